@@ -1,0 +1,48 @@
+// Diagnostics in the form people know from C compilers:
+//   file:line:col: error: message
+//     the source line
+//          ^
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "scangen/dsl/source.h"
+
+namespace scangen::dsl {
+
+enum class Severity { Error, Note };
+
+struct Diagnostic {
+  Severity severity = Severity::Error;
+  SourceLoc loc;
+  std::string message;
+};
+
+class Diagnostics {
+ public:
+  explicit Diagnostics(const SourceFile& file) : file_(&file) {}
+
+  void error(SourceLoc loc, std::string message);
+  // A note attached to the error just reported (for "first defined here").
+  void note(SourceLoc loc, std::string message);
+
+  bool has_errors() const { return error_count_ > 0; }
+  int error_count() const { return error_count_; }
+  // In the order they were reported.
+  const std::vector<Diagnostic>& all() const { return diags_; }
+  // In file order (each note stays after its error).
+  std::vector<Diagnostic> sorted() const;
+  const SourceFile& file() const { return *file_; }
+
+  // Every diagnostic, rendered with its source line and a caret.
+  std::string render() const;
+  static std::string render(const SourceFile& file, const Diagnostic& d);
+
+ private:
+  const SourceFile* file_;
+  std::vector<Diagnostic> diags_;
+  int error_count_ = 0;
+};
+
+}  // namespace scangen::dsl

@@ -1,0 +1,45 @@
+// scangen's DSL front end: text -> tokens -> ast::File -> Specs.
+//
+//   auto doc = scangen::dsl::load("sum.scan", text);
+//   if (!doc.ok()) std::cerr << doc.diagnostics().render();
+//   for (const Spec& s : doc.specs()) ...
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "scangen/dsl/ast.h"
+#include "scangen/dsl/checker.h"
+#include "scangen/dsl/diagnostics.h"
+#include "scangen/dsl/parser.h"
+#include "scangen/dsl/source.h"
+#include "scangen/dsl/spec.h"
+#include "scangen/dsl/types.h"
+
+namespace scangen::dsl {
+
+// A parsed and checked .scan file. Movable; owns its source text.
+class Document {
+ public:
+  bool ok() const { return !diags_->has_errors(); }
+  const SourceFile& file() const { return *file_; }
+  const Diagnostics& diagnostics() const { return *diags_; }
+  const ast::File& ast() const { return ast_; }
+  const std::vector<Spec>& specs() const { return specs_; }
+  // The scan called `name`, or null.
+  const Spec* find(std::string_view name) const;
+
+ private:
+  friend Document load(std::string name, std::string text);
+  std::unique_ptr<SourceFile> file_;
+  std::unique_ptr<Diagnostics> diags_;
+  ast::File ast_;
+  std::vector<Spec> specs_;
+};
+
+// Parses and checks `text`; `name` is used in diagnostics and #line directives.
+Document load(std::string name, std::string text);
+
+}  // namespace scangen::dsl

@@ -1,0 +1,20 @@
+#include "scangen/dsl/dsl.h"
+
+namespace scangen::dsl {
+
+const Spec* Document::find(std::string_view name) const {
+  for (const Spec& s : specs_)
+    if (s.name == name) return &s;
+  return nullptr;
+}
+
+Document load(std::string name, std::string text) {
+  Document doc;
+  doc.file_ = std::make_unique<SourceFile>(std::move(name), std::move(text));
+  doc.diags_ = std::make_unique<Diagnostics>(*doc.file_);
+  doc.ast_ = parse(*doc.file_, *doc.diags_);
+  doc.specs_ = check(doc.ast_, *doc.diags_);
+  return doc;
+}
+
+}  // namespace scangen::dsl

@@ -1,0 +1,403 @@
+#include "scangen/dsl/parser.h"
+
+#include "scangen/dsl/lexer.h"
+
+namespace scangen::dsl {
+
+namespace {
+
+// Thrown to abandon the current item; caught where the parser resynchronises.
+struct ParseError {};
+
+// Deep nesting would overflow the stack; no real operator needs this many levels.
+constexpr int kMaxDepth = 200;
+
+class Parser {
+ public:
+  Parser(std::vector<Token> toks, Diagnostics& diags) : toks_(std::move(toks)), diags_(diags) {}
+
+  // file = { type_decl | scan_decl } ;
+  ast::File parse_file() {
+    ast::File file;
+    while (!at(Tok::End)) {
+      try {
+        if (at(Tok::KwType)) {
+          file.types.push_back(parse_type_decl());
+        } else if (at(Tok::KwScan)) {
+          file.scans.push_back(parse_scan_decl(file));
+        } else {
+          fail(peek(), "expected 'type' or 'scan' at the top level, found " + describe(peek()));
+        }
+      } catch (ParseError&) {
+        skip_to_top_level();
+      }
+    }
+    return file;
+  }
+
+ private:
+  const Token& peek(size_t ahead = 0) const {
+    size_t i = pos_ + ahead;
+    return i < toks_.size() ? toks_[i] : toks_.back();
+  }
+  bool at(Tok k) const { return peek().kind == k; }
+  const Token& advance() {
+    const Token& t = peek();
+    if (pos_ + 1 < toks_.size()) ++pos_;
+    return t;
+  }
+  bool accept(Tok k) {
+    if (!at(k)) return false;
+    advance();
+    return true;
+  }
+  static std::string describe(const Token& t) {
+    switch (t.kind) {
+      case Tok::End: return "end of file";
+      case Tok::Ident: return "identifier '" + t.text + "'";
+      case Tok::Int:
+      case Tok::Float: return "number '" + t.text + "'";
+      default: return "'" + t.text + "'";
+    }
+  }
+  [[noreturn]] void fail(const Token& t, const std::string& message) {
+    diags_.error(t.loc, message);
+    throw ParseError{};
+  }
+  const Token& expect(Tok k, const char* context) {
+    if (!at(k)) {
+      std::string message = std::string("expected ") + to_string(k) + " " + context + ", found " + describe(peek());
+      // A missing ';' belongs at the end of what came before it, as in C compilers.
+      if (k == Tok::Semi && pos_ > 0) {
+        const Token& prev = toks_[pos_ - 1];
+        diags_.error({prev.loc.line, prev.loc.col + static_cast<int>(prev.text.size())}, message);
+        throw ParseError{};
+      }
+      fail(peek(), message);
+    }
+    return advance();
+  }
+  std::string expect_ident(const char* what) {
+    if (!at(Tok::Ident)) fail(peek(), std::string("expected ") + what + ", found " + describe(peek()));
+    return advance().text;
+  }
+
+  // After an error at the top level: skip to the next 'type' or 'scan' that
+  // starts a line of its own nesting level.
+  void skip_to_top_level() {
+    int depth = 0;
+    while (!at(Tok::End)) {
+      if (depth <= 0 && (at(Tok::KwType) || at(Tok::KwScan))) return;
+      if (at(Tok::LBrace)) ++depth;
+      if (at(Tok::RBrace)) --depth;
+      advance();
+    }
+  }
+
+  // After an error inside a scan: skip past the next ';' of this nesting level,
+  // or stop before the '}' that closes the scan.
+  void skip_item() {
+    int depth = 0;
+    while (!at(Tok::End)) {
+      if (at(Tok::LBrace) || at(Tok::LParen)) ++depth;
+      if (at(Tok::RParen)) depth = depth > 0 ? depth - 1 : 0;
+      if (at(Tok::RBrace)) {
+        if (depth == 0) return;
+        --depth;
+        if (depth == 0 && peek(1).kind != Tok::Semi && peek(1).kind != Tok::Comma && peek(1).kind != Tok::Dot) {
+          advance();
+          return;  // end of a block body such as combine(x, y) { ... }
+        }
+      }
+      if (at(Tok::Semi) && depth == 0) {
+        advance();
+        return;
+      }
+      if (depth == 0 && (at(Tok::KwScan) || at(Tok::KwType)) && peek(1).kind == Tok::Ident &&
+          peek(2).kind == Tok::LBrace)
+        return;  // the scan was never closed; let the caller report it
+      advance();
+    }
+  }
+
+  // type_ref = IDENT ;
+  ast::TypeName parse_type_name(const char* context) {
+    ast::TypeName t;
+    t.loc = peek().loc;
+    if (!at(Tok::Ident)) fail(peek(), std::string("expected a type name ") + context + ", found " + describe(peek()));
+    t.name = advance().text;
+    return t;
+  }
+
+  // type_decl = "type" IDENT "{" field { "," field } [ "," ] "}" ;
+  // field     = IDENT ":" type_ref ;
+  ast::TypeDecl parse_type_decl() {
+    expect(Tok::KwType, "");
+    ast::TypeDecl decl;
+    decl.loc = peek().loc;
+    decl.name = expect_ident("a name for the type after 'type'");
+    expect(Tok::LBrace, "to open the field list of the type");
+    while (!at(Tok::RBrace)) {
+      ast::FieldDecl f;
+      f.loc = peek().loc;
+      f.name = expect_ident("a field name");
+      expect(Tok::Colon, "between a field name and its type");
+      f.type = parse_type_name("for the field");
+      decl.fields.push_back(std::move(f));
+      if (!accept(Tok::Comma) && !accept(Tok::Semi)) {
+        if (!at(Tok::RBrace)) fail(peek(), "expected ',' or '}' after a field, found " + describe(peek()));
+      }
+    }
+    expect(Tok::RBrace, "to close the type");
+    accept(Tok::Semi);
+    return decl;
+  }
+
+  // scan_decl = "scan" IDENT "{" { item } "}" ;
+  ast::ScanDecl parse_scan_decl(ast::File&) {
+    expect(Tok::KwScan, "");
+    ast::ScanDecl decl;
+    decl.loc = peek().loc;
+    decl.name = expect_ident("a name for the scan after 'scan'");
+    expect(Tok::LBrace, "to open the scan");
+    while (!at(Tok::RBrace)) {
+      if (at(Tok::End)) fail(peek(), "scan '" + decl.name + "' is not closed; add '}'");
+      if ((at(Tok::KwScan) || at(Tok::KwType)) && peek(1).kind == Tok::Ident && peek(2).kind == Tok::LBrace) {
+        diags_.error(peek().loc, "scan '" + decl.name + "' is not closed before the next declaration; add '}'");
+        return decl;
+      }
+      try {
+        decl.items.push_back(parse_item());
+      } catch (ParseError&) {
+        decl.had_syntax_errors = true;
+        skip_item();
+      }
+    }
+    expect(Tok::RBrace, "to close the scan");
+    accept(Tok::Semi);
+    return decl;
+  }
+
+  // item = IDENT "=" expr { "," expr } ";"
+  //      | IDENT "(" [ IDENT { "," IDENT } ] ")" ( "=" expr ";" | block ) ;
+  ast::Item parse_item() {
+    ast::Item item;
+    item.loc = peek().loc;
+    if (at(Tok::KwType)) {
+      item.key = advance().text;  // `type = T;` uses the keyword as a setting name
+    } else {
+      item.key = expect_ident("a setting such as 'type', 'op', 'combine' or 'level'");
+    }
+    if (accept(Tok::LParen)) {
+      item.is_function = true;
+      if (!at(Tok::RParen)) {
+        do {
+          ast::Param p;
+          p.loc = peek().loc;
+          p.name = expect_ident("a parameter name");
+          item.params.push_back(std::move(p));
+        } while (accept(Tok::Comma));
+      }
+      expect(Tok::RParen, "to close the parameter list");
+      if (at(Tok::LBrace)) {
+        item.body = parse_block();
+      } else {
+        expect(Tok::Assign, "or '{' after the parameter list");
+        item.body.result = parse_expr();
+        expect(Tok::Semi, "after the expression");
+      }
+      return item;
+    }
+    expect(Tok::Assign, ("after '" + item.key + "'").c_str());
+    do {
+      item.values.push_back(parse_expr());
+    } while (accept(Tok::Comma));
+    expect(Tok::Semi, ("after the value of '" + item.key + "'").c_str());
+    return item;
+  }
+
+  // block = "{" { "let" IDENT [ ":" type_ref ] "=" expr ";" } "return" expr ";" "}" ;
+  ast::Body parse_block() {
+    expect(Tok::LBrace, "");
+    ast::Body body;
+    while (at(Tok::KwLet)) {
+      advance();
+      ast::Let let;
+      let.loc = peek().loc;
+      let.name = expect_ident("a name after 'let'");
+      if (accept(Tok::Colon)) let.type = parse_type_name("after ':' in 'let'");
+      expect(Tok::Assign, "after the name in 'let'");
+      let.value = parse_expr();
+      expect(Tok::Semi, "after a 'let' binding");
+      body.lets.push_back(std::move(let));
+    }
+    if (!at(Tok::KwReturn))
+      fail(peek(), "expected 'let' or 'return' in a function body, found " + describe(peek()));
+    advance();
+    body.result = parse_expr();
+    expect(Tok::Semi, "after the returned expression");
+    expect(Tok::RBrace, "to close the function body; 'return' must be its last statement");
+    return body;
+  }
+
+  ast::ExprPtr make(ast::ExprKind kind, SourceLoc loc, std::string text) {
+    auto e = std::make_unique<ast::Expr>();
+    e->kind = kind;
+    e->loc = loc;
+    e->text = std::move(text);
+    return e;
+  }
+
+  struct DepthGuard {
+    Parser& p;
+    explicit DepthGuard(Parser& parser) : p(parser) {
+      if (++p.depth_ > kMaxDepth) p.fail(p.peek(), "expression nested too deeply (limit " + std::to_string(kMaxDepth) + ")");
+    }
+    ~DepthGuard() { --p.depth_; }
+  };
+
+  // expr = logical_or [ "?" expr ":" expr ] ;
+  ast::ExprPtr parse_expr() {
+    DepthGuard guard(*this);
+    ast::ExprPtr cond = parse_binary(0);
+    if (!at(Tok::Question)) return cond;
+    SourceLoc loc = advance().loc;
+    auto e = make(ast::ExprKind::Ternary, loc, "?:");
+    e->kids.push_back(std::move(cond));
+    e->kids.push_back(parse_expr());
+    expect(Tok::Colon, "in a '?:' expression");
+    e->kids.push_back(parse_expr());
+    return e;
+  }
+
+  // Binary operators by C precedence, loosest first:
+  //   || , && , | , ^ , & , == != , < <= > >= , << >> , + - , * / %
+  static int precedence(Tok t) {
+    switch (t) {
+      case Tok::OrOr: return 1;
+      case Tok::AndAnd: return 2;
+      case Tok::Pipe: return 3;
+      case Tok::Caret: return 4;
+      case Tok::Amp: return 5;
+      case Tok::Eq: case Tok::Ne: return 6;
+      case Tok::Lt: case Tok::Le: case Tok::Gt: case Tok::Ge: return 7;
+      case Tok::Shl: case Tok::Shr: return 8;
+      case Tok::Plus: case Tok::Minus: return 9;
+      case Tok::Star: case Tok::Slash: case Tok::Percent: return 10;
+      default: return -1;
+    }
+  }
+
+  // binary = unary { binop unary } ;   (precedence climbing, left associative)
+  ast::ExprPtr parse_binary(int min_prec) {
+    ast::ExprPtr lhs = parse_unary();
+    for (;;) {
+      int prec = precedence(peek().kind);
+      if (prec < 0 || prec < min_prec) return lhs;
+      const Token& op = advance();
+      DepthGuard guard(*this);
+      ast::ExprPtr rhs = parse_binary(prec + 1);
+      auto e = make(ast::ExprKind::Binary, op.loc, op.text);
+      e->kids.push_back(std::move(lhs));
+      e->kids.push_back(std::move(rhs));
+      lhs = std::move(e);
+    }
+  }
+
+  // unary = ( "-" | "!" | "~" ) unary | postfix ;
+  ast::ExprPtr parse_unary() {
+    if (at(Tok::Minus) || at(Tok::Bang) || at(Tok::Tilde) || at(Tok::Plus)) {
+      const Token& op = advance();
+      DepthGuard guard(*this);
+      ast::ExprPtr operand = parse_unary();
+      if (op.kind == Tok::Plus) return operand;
+      auto e = make(ast::ExprKind::Unary, op.loc, op.text);
+      e->kids.push_back(std::move(operand));
+      return e;
+    }
+    return parse_postfix();
+  }
+
+  // postfix = primary { "." IDENT } ;
+  ast::ExprPtr parse_postfix() {
+    ast::ExprPtr e = parse_primary();
+    while (at(Tok::Dot)) {
+      advance();
+      SourceLoc loc = peek().loc;
+      std::string field = expect_ident("a field name after '.'");
+      auto m = make(ast::ExprKind::Member, loc, field);
+      m->kids.push_back(std::move(e));
+      e = std::move(m);
+    }
+    return e;
+  }
+
+  // primary = INT | FLOAT | "true" | "false" | "(" expr ")"
+  //         | IDENT "(" [ expr { "," expr } ] ")"                      (call or conversion)
+  //         | IDENT "{" [ init { "," init } [ "," ] ] "}"              (struct construction)
+  //         | IDENT ;
+  // init    = IDENT ":" expr | expr ;
+  ast::ExprPtr parse_primary() {
+    const Token& t = peek();
+    switch (t.kind) {
+      case Tok::Int: advance(); return make(ast::ExprKind::Int, t.loc, t.text);
+      case Tok::Float: advance(); return make(ast::ExprKind::Float, t.loc, t.text);
+      case Tok::KwTrue:
+      case Tok::KwFalse: advance(); return make(ast::ExprKind::Bool, t.loc, t.text);
+      case Tok::LParen: {
+        advance();
+        ast::ExprPtr e = parse_expr();
+        expect(Tok::RParen, "to close '('");
+        return e;
+      }
+      case Tok::Ident: break;
+      default: fail(t, "expected an expression, found " + describe(t));
+    }
+    const Token& name = advance();
+    if (at(Tok::LParen)) {
+      advance();
+      auto call = make(ast::ExprKind::Call, name.loc, name.text);
+      if (!at(Tok::RParen)) {
+        do {
+          call->kids.push_back(parse_expr());
+        } while (accept(Tok::Comma));
+      }
+      expect(Tok::RParen, "to close the argument list");
+      return call;
+    }
+    if (at(Tok::LBrace)) {
+      advance();
+      auto c = make(ast::ExprKind::Construct, name.loc, name.text);
+      bool named = at(Tok::Ident) && peek(1).kind == Tok::Colon;
+      while (!at(Tok::RBrace)) {
+        if (named) {
+          c->field_locs.push_back(peek().loc);
+          c->field_names.push_back(expect_ident("a field name (all fields named, or none)"));
+          expect(Tok::Colon, "after the field name; either name every field or none");
+        } else if (at(Tok::Ident) && peek(1).kind == Tok::Colon) {
+          fail(peek(), "mixed named and positional fields in '" + name.text + " { ... }'; name every field or none");
+        }
+        c->kids.push_back(parse_expr());
+        if (!accept(Tok::Comma) && !at(Tok::RBrace))
+          fail(peek(), "expected ',' or '}' in '" + name.text + " { ... }', found " + describe(peek()));
+      }
+      advance();
+      return c;
+    }
+    return make(ast::ExprKind::Name, name.loc, name.text);
+  }
+
+  std::vector<Token> toks_;
+  size_t pos_ = 0;
+  int depth_ = 0;
+  Diagnostics& diags_;
+};
+
+}  // namespace
+
+ast::File parse(const SourceFile& file, Diagnostics& diags) {
+  Parser parser(tokenize(file, diags), diags);
+  return parser.parse_file();
+}
+
+}  // namespace scangen::dsl

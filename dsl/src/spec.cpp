@@ -1,0 +1,334 @@
+#include "scangen/dsl/spec.h"
+
+#include <charconv>
+#include <cmath>
+#include <cstring>
+
+namespace scangen::dsl {
+
+// ---- Enumerations ----------------------------------------------------------
+
+namespace {
+
+template <class E, size_t N>
+std::optional<E> lookup(const char* const (&names)[N], std::string_view s) {
+  for (size_t i = 0; i < N; ++i)
+    if (s == names[i]) return static_cast<E>(i);
+  return std::nullopt;
+}
+
+const char* const kLevelNames[] = {
+#define X(e, s, d) s,
+    SCANGEN_LEVELS(X)
+#undef X
+};
+const char* const kLevelDescriptions[] = {
+#define X(e, s, d) d,
+    SCANGEN_LEVELS(X)
+#undef X
+};
+const char* const kAlgorithmNames[] = {
+#define X(e, s, l, d) s,
+    SCANGEN_ALGORITHMS(X)
+#undef X
+};
+const char* const kAlgorithmDescriptions[] = {
+#define X(e, s, l, d) d,
+    SCANGEN_ALGORITHMS(X)
+#undef X
+};
+const Level kAlgorithmLevels[] = {
+#define X(e, s, l, d) Level::l,
+    SCANGEN_ALGORITHMS(X)
+#undef X
+};
+const char* const kModeNames[] = {
+#define X(e, s) s,
+    SCANGEN_MODES(X)
+#undef X
+};
+const char* const kTargetNames[] = {
+#define X(e, s) s,
+    SCANGEN_TARGETS(X)
+#undef X
+};
+const char* const kBuiltinOpNames[] = {
+#define X(e, s, i) s,
+    SCANGEN_BUILTIN_OPS(X)
+#undef X
+};
+const bool kBuiltinOpIntegerOnly[] = {
+#define X(e, s, i) i,
+    SCANGEN_BUILTIN_OPS(X)
+#undef X
+};
+const char* const kUnaryNames[] = {
+#define X(e, s) s,
+    SCANGEN_UNARY_OPS(X)
+#undef X
+};
+const char* const kBinaryNames[] = {
+#define X(e, s) s,
+    SCANGEN_BINARY_OPS(X)
+#undef X
+};
+const char* const kMathNames[] = {
+#define X(e, s, n, f) s,
+    SCANGEN_MATH_FNS(X)
+#undef X
+};
+const int kMathArity[] = {
+#define X(e, s, n, f) n,
+    SCANGEN_MATH_FNS(X)
+#undef X
+};
+const bool kMathFloatsOnly[] = {
+#define X(e, s, n, f) f,
+    SCANGEN_MATH_FNS(X)
+#undef X
+};
+
+template <class E, size_t N>
+std::vector<E> all_of(const char* const (&)[N]) {
+  std::vector<E> out;
+  for (size_t i = 0; i < N; ++i) out.push_back(static_cast<E>(i));
+  return out;
+}
+
+}  // namespace
+
+const char* to_string(Level v) { return kLevelNames[static_cast<int>(v)]; }
+const char* to_string(Algorithm v) { return kAlgorithmNames[static_cast<int>(v)]; }
+const char* to_string(Mode v) { return kModeNames[static_cast<int>(v)]; }
+const char* to_string(Target v) { return kTargetNames[static_cast<int>(v)]; }
+const char* to_string(BuiltinOp v) { return kBuiltinOpNames[static_cast<int>(v)]; }
+const char* to_string(UnaryOp v) { return kUnaryNames[static_cast<int>(v)]; }
+const char* to_string(BinaryOp v) { return kBinaryNames[static_cast<int>(v)]; }
+const char* to_string(MathFn v) { return kMathNames[static_cast<int>(v)]; }
+const char* describe(Level v) { return kLevelDescriptions[static_cast<int>(v)]; }
+const char* describe(Algorithm v) { return kAlgorithmDescriptions[static_cast<int>(v)]; }
+Level level_of(Algorithm a) { return kAlgorithmLevels[static_cast<int>(a)]; }
+int math_fn_arity(MathFn f) { return kMathArity[static_cast<int>(f)]; }
+bool math_fn_floats_only(MathFn f) { return kMathFloatsOnly[static_cast<int>(f)]; }
+bool builtin_op_integer_only(BuiltinOp op) { return kBuiltinOpIntegerOnly[static_cast<int>(op)]; }
+
+Algorithm default_algorithm(Level level) {
+  switch (level) {
+    case Level::Warp: return Algorithm::KoggeStone;
+    case Level::Block: return Algorithm::Raking;
+    case Level::Device: return Algorithm::DecoupledLookback;
+  }
+  return Algorithm::DecoupledLookback;
+}
+
+std::optional<Level> level_from_name(std::string_view s) { return lookup<Level>(kLevelNames, s); }
+std::optional<Algorithm> algorithm_from_name(std::string_view s) { return lookup<Algorithm>(kAlgorithmNames, s); }
+std::optional<Mode> mode_from_name(std::string_view s) { return lookup<Mode>(kModeNames, s); }
+std::optional<Target> target_from_name(std::string_view s) { return lookup<Target>(kTargetNames, s); }
+std::optional<BuiltinOp> builtin_op_from_name(std::string_view s) { return lookup<BuiltinOp>(kBuiltinOpNames, s); }
+std::optional<MathFn> math_fn_from_name(std::string_view s) { return lookup<MathFn>(kMathNames, s); }
+std::vector<Algorithm> all_algorithms() { return all_of<Algorithm>(kAlgorithmNames); }
+std::vector<BuiltinOp> all_builtin_ops() { return all_of<BuiltinOp>(kBuiltinOpNames); }
+std::vector<MathFn> all_math_fns() { return all_of<MathFn>(kMathNames); }
+
+// ---- Expressions -----------------------------------------------------------
+
+bool operator==(const Expr& a, const Expr& b) {
+  if (a.kind != b.kind || a.type != b.type || a.index != b.index || a.args.size() != b.args.size()) return false;
+  switch (a.kind) {
+    case ExprKind::Literal:
+      if (a.type.is_float()) {
+        // Compare bit patterns so that NaN == NaN and -0 != +0.
+        return std::memcmp(&a.lit.value, &b.lit.value, sizeof(double)) == 0;
+      }
+      return a.lit.bits == b.lit.bits;
+    case ExprKind::Unary:
+      if (a.unary_op != b.unary_op) return false;
+      break;
+    case ExprKind::Binary:
+      if (a.binary_op != b.binary_op) return false;
+      break;
+    case ExprKind::Call:
+      if (a.math_fn != b.math_fn) return false;
+      break;
+    default: break;
+  }
+  for (size_t i = 0; i < a.args.size(); ++i)
+    if (!(*a.args[i] == *b.args[i])) return false;
+  return true;
+}
+
+namespace {
+
+std::string shortest(double v, bool as_float) {
+  char buf[64];
+  auto res = as_float ? std::to_chars(buf, buf + sizeof buf, static_cast<float>(v))
+                      : std::to_chars(buf, buf + sizeof buf, v);
+  std::string s(buf, res.ptr);
+  if (s.find_first_of(".eEn") == std::string::npos) s += ".0";  // keep it a float literal
+  return s;
+}
+
+}  // namespace
+
+std::string literal_to_string(const Type& t, const Literal& lit) {
+  ScalarKind k = t.scalar_kind();
+  std::string text;
+  if (k == ScalarKind::Bool) return lit.bits ? "true" : "false";
+  if (is_float(k)) {
+    if (std::isnan(lit.value)) text = "nan";
+    else if (std::isinf(lit.value)) text = lit.value < 0 ? "-inf" : "inf";
+    else text = shortest(lit.value, k != ScalarKind::F64);
+    return k == ScalarKind::F64 ? text : std::string(to_string(k)) + "(" + text + ")";
+  }
+  text = is_signed(k) ? std::to_string(static_cast<int64_t>(lit.bits)) : std::to_string(lit.bits);
+  return k == ScalarKind::I32 ? text : std::string(to_string(k)) + "(" + text + ")";
+}
+
+std::string to_string(const Expr& e) {
+  switch (e.kind) {
+    case ExprKind::Literal: return literal_to_string(e.type, e.lit);
+    case ExprKind::Param:
+    case ExprKind::Local: return e.name;
+    case ExprKind::Field: return to_string(*e.args[0]) + "." + e.name;
+    case ExprKind::Construct: {
+      std::string out = e.type.name() + " { ";
+      const StructType& st = e.type.struct_type();
+      for (size_t i = 0; i < e.args.size(); ++i) {
+        if (i) out += ", ";
+        out += st.fields[i].name + ": " + to_string(*e.args[i]);
+      }
+      return out + " }";
+    }
+    case ExprKind::Unary: return std::string(to_string(e.unary_op)) + to_string(*e.args[0]);
+    case ExprKind::Binary:
+      return "(" + to_string(*e.args[0]) + " " + to_string(e.binary_op) + " " + to_string(*e.args[1]) + ")";
+    case ExprKind::Cond:
+      return "(" + to_string(*e.args[0]) + " ? " + to_string(*e.args[1]) + " : " + to_string(*e.args[2]) + ")";
+    case ExprKind::Call: {
+      std::string out = std::string(to_string(e.math_fn)) + "(";
+      for (size_t i = 0; i < e.args.size(); ++i) out += (i ? ", " : "") + to_string(*e.args[i]);
+      return out + ")";
+    }
+    case ExprKind::Convert: return e.type.name() + "(" + to_string(*e.args[0]) + ")";
+    case ExprKind::Let:
+      // Lets only stand at the top of a function body; Function printing peels
+      // them. Nested, print them in block form anyway so nothing is lost.
+      return "{ let " + e.name + ": " + e.args[0]->type.name() + " = " + to_string(*e.args[0]) + "; return " +
+             to_string(*e.args[1]) + "; }";
+  }
+  return "?";
+}
+
+bool is_constant(const Expr& e) {
+  if (e.kind == ExprKind::Param) return false;
+  for (const ExprPtr& a : e.args)
+    if (!is_constant(*a)) return false;
+  return true;
+}
+
+bool operator==(const Function& a, const Function& b) {
+  if (a.params != b.params || a.param_types != b.param_types || a.result != b.result ||
+      a.num_locals != b.num_locals)
+    return false;
+  if (!a.body || !b.body) return a.body == b.body;
+  return *a.body == *b.body;
+}
+
+namespace {
+
+std::string function_to_string(const std::string& name, const Function& f) {
+  std::string out = name + "(";
+  for (size_t i = 0; i < f.params.size(); ++i) out += (i ? ", " : "") + f.params[i];
+  out += ")";
+  const Expr* e = f.body.get();
+  if (e->kind != ExprKind::Let) return out + " = " + to_string(*e) + ";";
+  out += " {\n";
+  while (e->kind == ExprKind::Let) {
+    out += "    let " + e->name + ": " + e->args[0]->type.name() + " = " + to_string(*e->args[0]) + ";\n";
+    e = e->args[1].get();
+  }
+  return out + "    return " + to_string(*e) + ";\n  }";
+}
+
+bool same_expr(const ExprPtr& a, const ExprPtr& b) {
+  if (!a || !b) return a == b;
+  return *a == *b;
+}
+
+}  // namespace
+
+// ---- Spec ------------------------------------------------------------------
+
+bool Spec::targets_backend(Target t) const {
+  for (Target x : targets)
+    if (x == t) return true;
+  return false;
+}
+
+uint64_t Spec::segment_size() const {
+  switch (level) {
+    case Level::Warp: return static_cast<uint64_t>(warp_width) * items;
+    case Level::Block: return static_cast<uint64_t>(threads) * items;
+    case Level::Device: return 0;
+  }
+  return 0;
+}
+
+std::string Spec::to_string() const {
+  std::string out;
+  std::vector<std::shared_ptr<const StructType>> structs;
+  collect_structs(input, structs);
+  collect_structs(type, structs);
+  for (const auto& s : structs) {
+    out += "type " + s->name + " {";
+    for (size_t i = 0; i < s->fields.size(); ++i)
+      out += std::string(i ? ", " : " ") + s->fields[i].name + ": " + s->fields[i].type.name();
+    out += " }  # size " + std::to_string(s->size) + ", align " + std::to_string(s->align) + ", offsets";
+    for (const Field& f : s->fields) out += " " + std::to_string(f.offset);
+    out += "\n";
+  }
+  out += "scan " + name + " {\n";
+  out += "  type = " + type.name() + ";\n";
+  out += "  input = " + input.name() + ";\n";
+  if (op) out += std::string("  op = ") + dsl::to_string(*op) + ";\n";
+  out += "  " + function_to_string("combine", combine) + "\n";
+  if (convert) out += "  " + function_to_string("convert", *convert) + "\n";
+  out += "  identity = " + dsl::to_string(*identity) + ";\n";
+  out += "  level = " + std::string(dsl::to_string(level));
+  if (level == Level::Warp) out += "(" + std::to_string(warp_width) + ")";
+  out += ";\n";
+  out += std::string("  algorithm = ") + dsl::to_string(algorithm) + ";\n";
+  out += "  threads = " + (threads ? std::to_string(threads) : std::string("auto")) + ";\n";
+  out += "  items = " + (items ? std::to_string(items) : std::string("auto")) + ";\n";
+  out += std::string("  mode = ") + dsl::to_string(mode) + ";\n";
+  out += "  init = " + (init ? dsl::to_string(*init) : dsl::to_string(*identity)) + ";\n";
+  out += "  outputs = ";
+  if (!aggregate && !running_total) out += "none";
+  if (aggregate) out += "aggregate";
+  if (running_total) out += aggregate ? ", running_total" : "running_total";
+  out += ";\n  targets = ";
+  for (size_t i = 0; i < targets.size(); ++i) out += (i ? ", " : "") + std::string(dsl::to_string(targets[i]));
+  out += std::string(";\n  deterministic = ") + (deterministic ? "true" : "false") + ";\n}\n";
+  return out;
+}
+
+uint64_t Spec::hash() const {
+  // FNV-1a over the canonical text: equal specs print equally.
+  uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : to_string()) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+bool operator==(const Spec& a, const Spec& b) {
+  return a.name == b.name && a.type == b.type && a.input == b.input && a.op == b.op && a.combine == b.combine &&
+         a.convert == b.convert && same_expr(a.identity, b.identity) && a.level == b.level &&
+         a.warp_width == b.warp_width && a.algorithm == b.algorithm && a.threads == b.threads &&
+         a.items == b.items && a.mode == b.mode && same_expr(a.init ? a.init : a.identity, b.init ? b.init : b.identity) && a.aggregate == b.aggregate &&
+         a.running_total == b.running_total && a.targets == b.targets && a.deterministic == b.deterministic;
+}
+
+}  // namespace scangen::dsl

@@ -1,0 +1,99 @@
+// The CPU reference: interprets a Spec's operator on host arrays with exactly
+// the semantics of each level and mode. Every execution test compares a
+// kernel's output against it.
+//
+// Values are bytes in the element layout of the Spec's types (C struct rules,
+// see dsl::StructType), so device buffers can be compared byte for byte.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "scangen/dsl/spec.h"
+
+namespace scangen::ref {
+
+class Program;
+
+class Evaluator {
+ public:
+  struct Options {
+    // Compute f16/f32 arithmetic in f64. `scangen check` uses this so that
+    // rounding noise neither hides nor fakes a failure of associativity.
+    bool widen_floats = false;
+  };
+
+  explicit Evaluator(const dsl::Spec& spec);
+  Evaluator(const dsl::Spec& spec, Options options);
+  ~Evaluator();
+  Evaluator(Evaluator&&) noexcept;
+  Evaluator& operator=(Evaluator&&) noexcept;
+
+  const dsl::Spec& spec() const { return spec_; }
+  size_t element_size() const { return spec_.type.size(); }
+  size_t input_size() const { return spec_.input.size(); }
+
+  // Single-element operations; every pointer is one element.
+  void identity(void* out) const;
+  void init(void* out) const;
+  void combine(const void* x, const void* y, void* out) const;
+  void convert(const void* in, void* out) const;  // input type -> scan type
+
+  struct Result {
+    std::vector<uint8_t> inclusive;      // n elements, when the mode has it
+    std::vector<uint8_t> exclusive;      // n elements, when the mode has it
+    std::vector<uint8_t> aggregates;     // one per segment (one for device), when asked for
+    std::vector<uint8_t> running_total;  // one element: the counter after the call, when asked for
+  };
+
+  // Scans `n` input elements with the semantics of the Spec's level:
+  // warp: independent segments of W x items; block: threads x items; device:
+  // the whole array. Each segment starts from `init`, or, with the
+  // running_total output, from the counter, which then absorbs the segment's
+  // total (segments in ascending order). `running_total_in` is the counter's
+  // value before the call (null = identity).
+  Result scan(const void* input, uint64_t n, const void* running_total_in = nullptr) const;
+
+ private:
+  dsl::Spec spec_;
+  std::unique_ptr<Program> combine_;
+  std::unique_ptr<Program> convert_;  // null when input == type and no convert was given
+  std::vector<uint8_t> identity_;
+  std::vector<uint8_t> init_;
+};
+
+// ---- values ------------------------------------------------------------------
+
+// Fills `count` elements of type `t` with random values: integers over their
+// whole range (with extra weight on 0, 1, -1, min and max), floats uniform in
+// [-4, 4] rounded to their type.
+void fill_random(const dsl::Type& t, void* out, uint64_t count, std::mt19937_64& rng);
+
+// "{a: 1.5, b: -2}" or "17".
+std::string format_value(const dsl::Type& t, const void* value);
+
+// Float scalars match when |a - b| <= abs + rel * max(|a|, |b|) (NaN matches
+// NaN); integers must be equal.
+struct Tolerance {
+  double rel = 0;
+  double abs = 0;
+};
+bool values_match(const dsl::Type& t, const void* a, const void* b, Tolerance tol);
+
+// ---- operator check ---------------------------------------------------------
+
+struct OperatorReport {
+  bool ok = true;
+  std::string message;  // what failed, with the values; empty when ok
+  int samples = 0;
+};
+
+// Tests the identity (e.x == x == x.e) and associativity ((a.b).c == a.(b.c))
+// of the Spec's operator on `samples` random values drawn from `seed`. Floats
+// are evaluated in f64 and compared with a relative tolerance of 1e-9.
+OperatorReport check_operator(const dsl::Spec& spec, uint64_t seed, int samples = 2000);
+
+}  // namespace scangen::ref

@@ -1,0 +1,143 @@
+#include "scangen/reference/reference.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstring>
+#include <stdexcept>
+
+#include "program.h"
+
+namespace scangen::ref {
+
+using dsl::ScalarKind;
+
+namespace {
+
+// A compiled function with its own register file, for one thread's use.
+struct Runner {
+  const Program* program;
+  std::vector<Slot> regs;
+  explicit Runner(const Program& p) : program(&p), regs(p.make_registers()) {}
+  Slot* param(size_t i) { return regs.data() + program->params()[i].base; }
+  const Slot* result() const { return regs.data() + program->result().base; }
+  void run() { program->run(regs.data()); }
+};
+
+std::vector<uint8_t> evaluate_constant(const dsl::Expr& e) {
+  Program p = Program::compile_constant(e, false);
+  std::vector<Slot> regs = p.make_registers();
+  p.run(regs.data());
+  std::vector<uint8_t> out(e.type.size(), 0);
+  Program::store(dsl::flatten(e.type), regs.data() + p.result().base, out.data());
+  return out;
+}
+
+}  // namespace
+
+Evaluator::Evaluator(const dsl::Spec& spec) : Evaluator(spec, Options{}) {}
+
+Evaluator::Evaluator(const dsl::Spec& spec, Options options) : spec_(spec) {
+  if (!spec_.combine.body || !spec_.identity) throw std::invalid_argument("reference: the spec has no operator");
+  combine_ = std::make_unique<Program>(Program::compile(spec_.combine, options.widen_floats));
+  if (spec_.convert) convert_ = std::make_unique<Program>(Program::compile(*spec_.convert, options.widen_floats));
+  identity_ = evaluate_constant(*spec_.identity);
+  init_ = spec_.init ? evaluate_constant(*spec_.init) : identity_;
+}
+
+Evaluator::~Evaluator() = default;
+Evaluator::Evaluator(Evaluator&&) noexcept = default;
+Evaluator& Evaluator::operator=(Evaluator&&) noexcept = default;
+
+void Evaluator::identity(void* out) const { std::memcpy(out, identity_.data(), identity_.size()); }
+void Evaluator::init(void* out) const { std::memcpy(out, init_.data(), init_.size()); }
+
+void Evaluator::combine(const void* x, const void* y, void* out) const {
+  auto layout = dsl::flatten(spec_.type);
+  Runner r(*combine_);
+  Program::load(layout, x, r.param(0));
+  Program::load(layout, y, r.param(1));
+  r.run();
+  Program::store(layout, r.result(), out);
+}
+
+void Evaluator::convert(const void* in, void* out) const {
+  if (!convert_) {
+    std::memcpy(out, in, element_size());
+    return;
+  }
+  Runner r(*convert_);
+  Program::load(dsl::flatten(spec_.input), in, r.param(0));
+  r.run();
+  Program::store(dsl::flatten(spec_.type), r.result(), out);
+}
+
+Evaluator::Result Evaluator::scan(const void* input, uint64_t n, const void* running_total_in) const {
+  const auto layout = dsl::flatten(spec_.type);
+  const auto in_layout = dsl::flatten(spec_.input);
+  const size_t k = layout.size();
+  const size_t esize = element_size();
+  const size_t isize = input_size();
+  const uint64_t seg = spec_.level == dsl::Level::Device ? std::max<uint64_t>(n, 1) : spec_.segment_size();
+  if (seg == 0) throw std::invalid_argument("reference: the spec has an empty segment size");
+  const uint64_t segments = spec_.level == dsl::Level::Device ? 1 : (n + seg - 1) / seg;
+  if (n > 0 && input == nullptr) throw std::invalid_argument("reference: null input");
+
+  Result res;
+  if (spec_.has_inclusive()) res.inclusive.resize(n * esize);
+  if (spec_.has_exclusive()) res.exclusive.resize(n * esize);
+  if (spec_.aggregate) res.aggregates.resize(segments * esize);
+
+  Runner comb(*combine_);
+  std::unique_ptr<Runner> conv;
+  if (convert_) conv = std::make_unique<Runner>(*convert_);
+  // dst = a . b (dst may alias a or b).
+  auto apply = [&](const Slot* a, const Slot* b, Slot* dst) {
+    std::copy(a, a + k, comb.param(0));
+    std::copy(b, b + k, comb.param(1));
+    comb.run();
+    std::copy(comb.result(), comb.result() + k, dst);
+  };
+
+  // The counter of running_total; otherwise every segment starts from init.
+  std::vector<Slot> counter(k), seed(k), identity(k), agg(k), prefix(k), elem(k);
+  Program::load(layout, identity_.data(), identity.data());
+  if (spec_.running_total)
+    Program::load(layout, running_total_in ? running_total_in : identity_.data(), counter.data());
+  else
+    Program::load(layout, init_.data(), seed.data());
+
+  const auto* in_bytes = static_cast<const uint8_t*>(input);
+  for (uint64_t s = 0; s < segments; ++s) {
+    uint64_t begin = s * seg;
+    uint64_t end = std::min(n, begin + seg);
+    const std::vector<Slot>& start = spec_.running_total ? counter : seed;
+    // Starting from the identity, the final prefix is the aggregate; otherwise accumulate it apart.
+    bool separate_aggregate = spec_.aggregate && std::memcmp(start.data(), identity.data(), k * sizeof(Slot)) != 0;
+    prefix = start;
+    agg = identity;
+    for (uint64_t i = begin; i < end; ++i) {
+      if (conv) {
+        Program::load(in_layout, in_bytes + i * isize, conv->param(0));
+        conv->run();
+        std::copy(conv->result(), conv->result() + k, elem.begin());
+      } else {
+        Program::load(layout, in_bytes + i * isize, elem.data());
+      }
+      if (spec_.has_exclusive()) Program::store(layout, prefix.data(), res.exclusive.data() + i * esize);
+      apply(prefix.data(), elem.data(), prefix.data());
+      if (spec_.has_inclusive()) Program::store(layout, prefix.data(), res.inclusive.data() + i * esize);
+      if (separate_aggregate) apply(agg.data(), elem.data(), agg.data());
+    }
+    if (spec_.aggregate)
+      Program::store(layout, separate_aggregate ? agg.data() : prefix.data(), res.aggregates.data() + s * esize);
+    if (spec_.running_total) counter = prefix;
+  }
+  if (spec_.running_total) {
+    res.running_total.resize(esize);
+    Program::store(layout, counter.data(), res.running_total.data());
+  }
+  return res;
+}
+
+}  // namespace scangen::ref
