@@ -89,6 +89,8 @@ std::string int128_to_string(i128 v) {
 }
 
 ExprPtr make_literal(const Type& t, Literal lit, SourceLoc loc) {
+  // One NaN, so that printing and re-reading a spec gives an equal spec.
+  if (t.is_float() && std::isnan(lit.value)) lit.value = std::numeric_limits<double>::quiet_NaN();
   auto e = std::make_shared<Expr>();
   e->kind = ExprKind::Literal;
   e->type = t;
@@ -156,7 +158,12 @@ class Checker {
       }
       int errors_before = diags_.error_count();
       Spec spec = check_scan(scan);
-      if (diags_.error_count() == errors_before) specs.push_back(std::move(spec));
+      // Checks that depend on something already reported (a broken type, say)
+      // are skipped quietly, so "no new errors" alone does not mean complete.
+      bool complete = spec.type.valid() && spec.input.valid() && spec.combine.body && spec.identity &&
+                      spec.init && (spec.input == spec.type || spec.convert);
+      if (diags_.error_count() == errors_before && !scan.had_syntax_errors && complete)
+        specs.push_back(std::move(spec));
     }
     return specs;
   }

@@ -130,8 +130,9 @@ std::vector<Token> tokenize(const SourceFile& file, Diagnostics& diags) {
     std::string shown = uc >= 0x20 && uc < 0x7f ? std::string(1, c) : "\\x" + std::string(1, "0123456789abcdef"[uc >> 4]) + "0123456789abcdef"[uc & 15];
     diags.error(loc, "unexpected character '" + shown + "'; scan files use ASCII identifiers, numbers and C operators");
     ++i;
-    // Skip the rest of a multi-byte UTF-8 sequence so it is reported once.
-    while (i < s.size() && (static_cast<unsigned char>(s[i]) & 0xC0) == 0x80) ++i;
+    // Report a run of such bytes (a UTF-8 sequence, say) once.
+    auto stray = [](unsigned char b) { return b >= 0x7f || (b < 0x20 && !std::isspace(b)); };
+    while (i < s.size() && stray(static_cast<unsigned char>(s[i]))) ++i;
   }
   out.push_back({Tok::End, file.loc_at(s.size()), ""});
   return out;

@@ -291,10 +291,13 @@ std::string Spec::to_string() const {
   out += "scan " + name + " {\n";
   out += "  type = " + type.name() + ";\n";
   out += "  input = " + input.name() + ";\n";
+  // With a built-in op, combine and identity are implied: print them as
+  // comments so the text still parses back to the same Spec.
+  const char* implied = op ? "# " : "";
   if (op) out += std::string("  op = ") + dsl::to_string(*op) + ";\n";
-  out += "  " + function_to_string("combine", combine) + "\n";
+  out += "  " + std::string(implied) + function_to_string("combine", combine) + "\n";
   if (convert) out += "  " + function_to_string("convert", *convert) + "\n";
-  out += "  identity = " + dsl::to_string(*identity) + ";\n";
+  out += "  " + std::string(implied) + "identity = " + dsl::to_string(*identity) + ";\n";
   out += "  level = " + std::string(dsl::to_string(level));
   if (level == Level::Warp) out += "(" + std::to_string(warp_width) + ")";
   out += ";\n";
@@ -302,7 +305,8 @@ std::string Spec::to_string() const {
   out += "  threads = " + (threads ? std::to_string(threads) : std::string("auto")) + ";\n";
   out += "  items = " + (items ? std::to_string(items) : std::string("auto")) + ";\n";
   out += std::string("  mode = ") + dsl::to_string(mode) + ";\n";
-  out += "  init = " + (init ? dsl::to_string(*init) : dsl::to_string(*identity)) + ";\n";
+  // running_total replaces init as the seed.
+  if (!running_total) out += "  init = " + (init ? dsl::to_string(*init) : dsl::to_string(*identity)) + ";\n";
   out += "  outputs = ";
   if (!aggregate && !running_total) out += "none";
   if (aggregate) out += "aggregate";

@@ -1,0 +1,32 @@
+# The CLI's contract: 0 success, 1 a problem in the input, 2 an internal error.
+function(expect_exit code)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL code)
+    message(FATAL_ERROR "expected exit ${code}, got ${rc}: ${ARGN}\nstdout: ${out}\nstderr: ${err}")
+  endif()
+endfunction()
+
+set(tmp "${CMAKE_CURRENT_BINARY_DIR}/exit_codes_tmp")
+file(MAKE_DIRECTORY "${tmp}")
+file(WRITE "${tmp}/nonassoc.scan" "scan minus { type = i32; combine(x, y) = x - y; identity = 0; }\n")
+file(WRITE "${tmp}/badident.scan" "scan m { type = i32; combine(x, y) = x * y; identity = 0; }\n")
+file(WRITE "${tmp}/syntax.scan" "scan s { type = i32 op = add; }\n")
+
+expect_exit(0 ${SCANGEN} check ${SOURCE_DIR}/examples/prefix_sum.scan)
+expect_exit(0 ${SCANGEN} explain ${SOURCE_DIR}/examples/affine.scan)
+expect_exit(0 ${SCANGEN} explain --dump=ast ${SOURCE_DIR}/examples/affine.scan)
+expect_exit(0 ${SCANGEN} --help)
+expect_exit(1 ${SCANGEN} check ${tmp}/nonassoc.scan)
+expect_exit(1 ${SCANGEN} check ${tmp}/badident.scan)
+expect_exit(1 ${SCANGEN} check ${tmp}/syntax.scan)
+expect_exit(1 ${SCANGEN} check ${tmp}/does-not-exist.scan)
+expect_exit(1 ${SCANGEN} check)
+expect_exit(1 ${SCANGEN} frobnicate)
+expect_exit(1 ${SCANGEN} explain --dump=plan ${SOURCE_DIR}/examples/affine.scan)
+expect_exit(1 ${SCANGEN} check --seed banana ${SOURCE_DIR}/examples/affine.scan)
+
+# The counterexample names the seed, so a failure can be replayed.
+execute_process(COMMAND ${SCANGEN} check --seed 42 ${tmp}/nonassoc.scan ERROR_VARIABLE err RESULT_VARIABLE rc)
+if(NOT err MATCHES "does not look associative" OR NOT err MATCHES "seed 42")
+  message(FATAL_ERROR "the associativity failure does not name its values and seed:\n${err}")
+endif()

@@ -1,0 +1,37 @@
+// Feeds arbitrary bytes to the front end; whatever checks cleanly goes on to
+// the Spec's value operations and the CPU reference. Nothing may crash, hang
+// or trip a sanitizer.
+
+#include <cstddef>
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "scangen/dsl/dsl.h"
+#include "scangen/reference/reference.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  std::string text(reinterpret_cast<const char*>(data), size);
+  scangen::dsl::Document doc = scangen::dsl::load("fuzz.scan", text);
+  (void)doc.diagnostics().render();
+  (void)scangen::dsl::ast::dump(doc.ast());
+  for (const scangen::dsl::Spec& spec : doc.specs()) {
+    std::string printed = spec.to_string();
+    scangen::dsl::Spec copy = spec;
+    if (!(copy == spec) || copy.hash() != spec.hash()) __builtin_trap();
+    // The printed form must itself be a valid scan file with the same meaning.
+    scangen::dsl::Document again = scangen::dsl::load("printed.scan", printed);
+    if (!again.ok() || again.specs().size() != 1 || !(again.specs()[0] == spec)) __builtin_trap();
+
+    scangen::ref::check_operator(spec, 1, 4);
+    scangen::ref::Evaluator eval(spec);
+    std::mt19937_64 rng(size);
+    const uint64_t n = 37;
+    std::vector<uint8_t> input(n * spec.input.size());
+    scangen::ref::fill_random(spec.input, input.data(), n, rng);
+    scangen::ref::Evaluator::Result r = eval.scan(input.data(), n);
+    (void)r;
+  }
+  return 0;
+}
