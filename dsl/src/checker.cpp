@@ -18,6 +18,7 @@ __extension__ using u128 = unsigned __int128;
 constexpr int kMaxThreads = 1024;
 constexpr int kMaxItems = 32;
 constexpr int kMaxWarp = 32;
+constexpr size_t kMaxTypeNesting = 64;  // structs inside structs; bounds recursion
 
 // ---- small helpers ---------------------------------------------------------
 
@@ -201,6 +202,10 @@ class Checker {
       return {};
     }
     if (failed_types_.count(name)) return {};
+    if (resolving_.size() >= kMaxTypeNesting) {
+      error(use_loc, "types nested more than " + std::to_string(kMaxTypeNesting) + " deep");
+      return {};
+    }
     resolving_.insert(name);
     auto st = std::make_shared<StructType>();
     st->name = name;

@@ -9,8 +9,11 @@ namespace {
 // Thrown to abandon the current item; caught where the parser resynchronises.
 struct ParseError {};
 
-// Deep nesting would overflow the stack; no real operator needs this many levels.
-constexpr int kMaxDepth = 200;
+// Every later stage walks expressions recursively; bounding their depth here
+// keeps a hostile or generated file from overflowing the stack. No real
+// operator comes near these limits.
+constexpr int kMaxDepth = 256;
+constexpr size_t kMaxLets = 256;
 
 class Parser {
  public:
@@ -221,6 +224,8 @@ class Parser {
     expect(Tok::LBrace, "");
     ast::Body body;
     while (at(Tok::KwLet)) {
+      if (body.lets.size() == kMaxLets)
+        fail(peek(), "more than " + std::to_string(kMaxLets) + " 'let' bindings in one body");
       advance();
       ast::Let let;
       let.loc = peek().loc;
@@ -251,7 +256,9 @@ class Parser {
   struct DepthGuard {
     Parser& p;
     explicit DepthGuard(Parser& parser) : p(parser) {
-      if (++p.depth_ > kMaxDepth) p.fail(p.peek(), "expression nested too deeply (limit " + std::to_string(kMaxDepth) + ")");
+      if (++p.depth_ > kMaxDepth)
+        p.fail(p.peek(), "expression too deeply nested or too long (limit " + std::to_string(kMaxDepth) +
+                             " levels); split it with 'let'");
     }
     ~DepthGuard() { --p.depth_; }
   };
@@ -291,9 +298,13 @@ class Parser {
   // binary = unary { binop unary } ;   (precedence climbing, left associative)
   ast::ExprPtr parse_binary(int min_prec) {
     ast::ExprPtr lhs = parse_unary();
+    int chain = 0;  // a long chain a + b + c ... nests as deeply as parentheses do
     for (;;) {
       int prec = precedence(peek().kind);
       if (prec < 0 || prec < min_prec) return lhs;
+      if (depth_ + ++chain > kMaxDepth)
+        fail(peek(), "expression too deeply nested or too long (limit " + std::to_string(kMaxDepth) +
+                         " levels); split it with 'let'");
       const Token& op = advance();
       DepthGuard guard(*this);
       ast::ExprPtr rhs = parse_binary(prec + 1);
