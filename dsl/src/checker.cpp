@@ -35,17 +35,30 @@ size_t edit_distance(std::string_view a, std::string_view b) {
 }
 
 // "; did you mean 'x'?" when one candidate is close, else "".
+// Only a clear winner is suggested: close enough for the name's length, not
+// a rewrite of every letter, and no other candidate equally close.
 std::string suggest(std::string_view name, const std::vector<std::string>& candidates) {
+  auto lower = [](std::string_view v) {
+    std::string out(v);
+    for (char& ch : out) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    return out;
+  };
+  size_t limit = name.size() <= 2 ? 1 : name.size() <= 5 ? 2 : 3;
   std::string best;
-  size_t best_d = std::max<size_t>(2, name.size() / 3) + 1;
+  size_t best_d = limit + 1;
+  bool tie = false;
   for (const std::string& c : candidates) {
-    size_t d = edit_distance(name, c);
+    size_t d = lower(name) == lower(c) ? 0 : edit_distance(name, c);
+    if (d >= name.size() && d > 0) continue;
     if (d < best_d) {
       best_d = d;
       best = c;
+      tie = false;
+    } else if (d == best_d && c != best) {
+      tie = true;
     }
   }
-  return best.empty() ? "" : "; did you mean '" + best + "'?";
+  return best.empty() || tie ? "" : "; did you mean '" + best + "'?";
 }
 
 std::string join(const std::vector<std::string>& v, const char* sep = ", ") {
@@ -203,7 +216,9 @@ class Checker {
     }
     if (failed_types_.count(name)) return {};
     if (resolving_.size() >= kMaxTypeNesting) {
+      // Deeper than the limit allows (checked again below, whatever the declaration order).
       error(use_loc, "types nested more than " + std::to_string(kMaxTypeNesting) + " deep");
+      failed_types_.insert(name);
       return {};
     }
     resolving_.insert(name);
@@ -236,6 +251,16 @@ class Checker {
       return {};
     }
     st->compute_layout();
+    int depth = 1;
+    for (const Field& f : st->fields)
+      if (f.type.is_struct()) depth = std::max(depth, 1 + nesting_.at(f.type.name()));
+    if (depth > static_cast<int>(kMaxTypeNesting)) {
+      error(decl.loc, "type '" + name + "' nests structs " + std::to_string(depth) + " deep; the limit is " +
+                          std::to_string(kMaxTypeNesting));
+      failed_types_.insert(name);
+      return {};
+    }
+    nesting_[name] = depth;
     Type t = Type::structure(st);
     structs_.emplace(name, t);
     return t;
@@ -297,12 +322,12 @@ class Checker {
       if (c != '_') digits += c;
     int base = 10;
     size_t i = 0;
-    if (digits.size() > 2 && digits[0] == '0' && (digits[1] == 'x' || digits[1] == 'X')) {
+    if (digits.size() >= 2 && digits[0] == '0' && (digits[1] == 'x' || digits[1] == 'X')) {
       base = 16;
       i = 2;
     }
     if (i == digits.size()) {
-      error(e.loc, "malformed integer literal '" + e.text + "'");
+      error(e.loc, "'" + e.text + "' has no hexadecimal digits; write e.g. 0xFF");
       return false;
     }
     u128 v = 0;
@@ -320,21 +345,28 @@ class Checker {
   }
 
   // An integer or float literal (possibly negated) of type `t`.
-  ExprPtr literal(const ast::Expr& e, bool negate, const Type* hint) {
-    if (e.kind == ast::ExprKind::Unary) return literal(*e.kids[0], !negate, hint);
+  ExprPtr literal(const ast::Expr& outer, bool negate, const Type* hint) {
+    // Errors point at the whole literal, minus sign included.
+    const ast::Expr* inner = &outer;
+    while (inner->kind == ast::ExprKind::Unary) {
+      negate = !negate;
+      inner = inner->kids[0].get();
+    }
+    const ast::Expr& e = *inner;
+    const SourceLoc at = outer.begin.valid() ? outer.begin : outer.loc;
     bool is_float_lit = e.kind == ast::ExprKind::Float || e.kind == ast::ExprKind::Name;
     ScalarKind k = is_float_lit ? ScalarKind::F64 : ScalarKind::I32;
     if (hint && hint->is_scalar() && is_numeric(hint->scalar_kind())) {
       k = hint->scalar_kind();
     } else if (hint && hint->valid()) {
-      error(e.loc, std::string(is_float_lit ? "a floating-point" : "an integer") + " literal where " + hint->name() +
+      error(at, std::string(is_float_lit ? "a floating-point" : "an integer") + " literal where " + hint->name() +
                        " is expected" +
                        (hint->is_bool() ? "; write a comparison such as 'x != 0', or true/false" : ""));
       return nullptr;
     }
     std::string shown = (negate ? "-" : "") + e.text;
     if (is_float_lit && is_integer(k)) {
-      error(e.loc, "floating-point literal '" + shown + "' where " + std::string(to_string(k)) +
+      error(at, "floating-point literal '" + shown + "' where " + std::string(to_string(k)) +
                        " is expected; write an integer, or convert with " + to_string(k) + "(...)");
       return nullptr;
     }
@@ -346,11 +378,11 @@ class Checker {
       i128 lo, hi;
       integer_range(k, lo, hi);
       if (v < lo || v > hi) {
-        error(e.loc, "literal " + int128_to_string(v) + " is out of range for " + to_string(k) + " (" +
+        error(at, "literal '" + shown + "' is out of range for " + to_string(k) + " (" +
                          int128_to_string(lo) + " to " + int128_to_string(hi) + ")");
         return nullptr;
       }
-      return make_literal(t, integer_literal(k, v), e.loc);
+      return make_literal(t, integer_literal(k, v), at);
     }
     double v;
     if (e.kind == ast::ExprKind::Name) {
@@ -365,18 +397,18 @@ class Checker {
         if (c != '_') digits += c;
       v = std::strtod(digits.c_str(), nullptr);
       if (std::isinf(v)) {
-        error(e.loc, "literal '" + shown + "' is out of range for every float type");
+        error(at, "literal '" + shown + "' is out of range for every float type");
         return nullptr;
       }
     }
     if (negate) v = -v;
     double r = round_to_float_kind(k, v);
     if (std::isinf(r) && !std::isinf(v)) {
-      error(e.loc, "literal " + shown + " is out of range for " + to_string(k) + " (largest finite value " +
+      error(at, "literal '" + shown + "' is out of range for " + to_string(k) + " (largest finite value " +
                        literal_to_string(Type::scalar(ScalarKind::F64), float_literal(float_kind_max(k))) + ")");
       return nullptr;
     }
-    return make_literal(t, float_literal(r), e.loc);
+    return make_literal(t, float_literal(r), at);
   }
 
   ExprPtr make(ExprKind kind, const Type& t, SourceLoc loc, std::vector<ExprPtr> args = {}) {
@@ -427,8 +459,10 @@ class Checker {
       return literal(e, false, hint);
     }
     if (scalar_kind_from_name(e.text) || type_decls_.count(e.text)) {
-      error(e.loc, "'" + e.text + "' is a type, not a value; write " + e.text +
-                       (type_decls_.count(e.text) ? " { ... } to build one" : "(...) to convert to it"));
+      std::string how = type_decls_.count(e.text) ? "; write " + e.text + " { ... } to build one"
+                        : e.text == "bool"        ? "; write true, false or a comparison"
+                                                  : "; write " + e.text + "(...) to convert to it";
+      error(e.loc, "'" + e.text + "' is a type, not a value" + how);
       return nullptr;
     }
     std::vector<std::string> names;
@@ -565,28 +599,40 @@ class Checker {
         return nullptr;
       }
       const Type& t = a->type;
-      std::string problem;
+      std::string problem, advice;
       switch (*op) {
         case BinaryOp::Add: case BinaryOp::Sub: case BinaryOp::Mul: case BinaryOp::Div:
         case BinaryOp::Lt: case BinaryOp::Le: case BinaryOp::Gt: case BinaryOp::Ge:
           if (!t.is_scalar() || !is_numeric(t.scalar_kind())) problem = "numbers";
           break;
         case BinaryOp::Rem:
-          if (!t.is_integer()) problem = "integers (there is no floating-point remainder)";
+          if (!t.is_integer()) {
+            problem = "integers";
+            if (t.is_float()) advice = "; there is no floating-point remainder";
+          }
           break;
         case BinaryOp::BitAnd: case BinaryOp::BitOr: case BinaryOp::BitXor:
-          if (!t.is_integer()) problem = t.is_bool() ? "integers; for bools use && and ||" : "integers";
+          if (!t.is_integer()) {
+            problem = "integers";
+            if (t.is_bool()) advice = "; for bools use && and ||";
+          }
           break;
         case BinaryOp::Eq: case BinaryOp::Ne:
-          if (!t.is_scalar()) problem = "scalars; compare structs field by field";
+          if (!t.is_scalar()) {
+            problem = "scalars";
+            advice = "; compare structs field by field";
+          }
           break;
         case BinaryOp::And: case BinaryOp::Or:
-          if (!t.is_bool()) problem = "bools; write a comparison such as 'x != 0'";
+          if (!t.is_bool()) {
+            problem = "bools";
+            advice = "; write a comparison such as 'x != 0'";
+          }
           break;
         default: break;
       }
       if (!problem.empty()) {
-        error(e.loc, "operator '" + e.text + "' needs " + problem + ", not " + t.name());
+        error(e.loc, "operator '" + e.text + "' needs " + problem + ", not " + t.name() + advice);
         return nullptr;
       }
     }
@@ -602,7 +648,7 @@ class Checker {
     auto arms = unify({e.kids[1].get(), e.kids[2].get()}, hint);
     if (!c || arms.empty()) return nullptr;
     if (!c->type.is_bool()) {
-      error(e.kids[0]->loc, "the condition of '?:' must be a bool, not " + c->type.name() +
+      error(e.kids[0]->begin, "the condition of '?:' must be a bool, not " + c->type.name() +
                                 "; write a comparison such as 'x != 0'");
       return nullptr;
     }
@@ -629,7 +675,7 @@ class Checker {
       ExprPtr a = expr(*e.kids[0], is_untyped(*e.kids[0]) ? &target : nullptr);
       if (!a) return nullptr;
       if (!a->type.is_scalar() || !is_numeric(a->type.scalar_kind())) {
-        error(e.kids[0]->loc, "cannot convert " + a->type.name() + " to " + e.text +
+        error(e.kids[0]->begin, "cannot convert " + a->type.name() + " to " + e.text +
                                   (a->type.is_bool() ? "; write 'c ? 1 : 0'" : "; convert fields one by one"));
         return nullptr;
       }
@@ -667,7 +713,7 @@ class Checker {
         return nullptr;
       }
       if (!c->type.is_bool()) {
-        error(e.kids[2]->loc, "the third argument of 'select(a, b, c)' is the condition and must be a bool, not " +
+        error(e.kids[2]->begin, "the third argument of 'select(a, b, c)' is the condition and must be a bool, not " +
                                   c->type.name());
         return nullptr;
       }
@@ -718,8 +764,11 @@ class Checker {
     std::vector<const ast::Expr*> sources(st.fields.size(), nullptr);
     if (e.field_names.empty()) {
       if (e.kids.size() != st.fields.size()) {
-        error(e.loc, "'" + st.name + "' has " + std::to_string(st.fields.size()) + " fields but " +
-                         std::to_string(e.kids.size()) + " values were given");
+        auto count = [](size_t n, const char* what) {
+          return std::to_string(n) + " " + what + (n == 1 ? "" : "s");
+        };
+        error(e.loc, "'" + st.name + "' has " + count(st.fields.size(), "field") + " but " +
+                         count(e.kids.size(), "value") + (e.kids.size() == 1 ? " was" : " were") + " given");
         return nullptr;
       }
       for (size_t i = 0; i < e.kids.size(); ++i) sources[i] = e.kids[i].get();
@@ -756,7 +805,7 @@ class Checker {
         continue;
       }
       if (args[i]->type != st.fields[i].type) {
-        error(sources[i]->loc, "field '" + st.fields[i].name + "' of '" + st.name + "' is " +
+        error(sources[i]->begin, "field '" + st.fields[i].name + "' of '" + st.name + "' is " +
                                    st.fields[i].type.name() + " but the value is " + args[i]->type.name());
         ok = false;
       }
@@ -801,7 +850,7 @@ class Checker {
       }
       ExprPtr v = let.value ? expr(*let.value, annotated.valid() ? &annotated : nullptr) : nullptr;
       if (v && annotated.valid() && v->type != annotated) {
-        error(let.value->loc, "'let " + let.name + ": " + annotated.name() + "' is given a value of type " +
+        error(let.value->begin, "'let " + let.name + ": " + annotated.name() + "' is given a value of type " +
                                   v->type.name());
         v = nullptr;
       }
@@ -826,7 +875,7 @@ class Checker {
     scope_.clear();
     if (!body || !ok) return std::nullopt;
     if (body->type != result) {
-      error(item.body.result->loc, what + " returns " + body->type.name() + " but must return " + result.name());
+      error(item.body.result->begin, what + " returns " + body->type.name() + " but must return " + result.name());
       return std::nullopt;
     }
     for (auto it = lets.rbegin(); it != lets.rend(); ++it) {
@@ -856,7 +905,7 @@ class Checker {
     names_allowed_ = true;
     if (!v) return nullptr;
     if (v->type != t) {
-      error(item.values[0]->loc, std::string("'") + what + "' has type " + v->type.name() +
+      error(item.values[0]->begin, std::string("'") + what + "' has type " + v->type.name() +
                                      " but the scan's type is " + t.name());
       return nullptr;
     }
@@ -1223,7 +1272,9 @@ class Checker {
         int t = *n;
         if (t == 0 && device) {
           spec.threads = 0;
-        } else if (t < 1 || t > kMaxThreads) {
+        } else if (t < 1) {
+          error(loc, "a block needs at least 1 thread; 'threads' must be 1 to " + std::to_string(kMaxThreads));
+        } else if (t > kMaxThreads) {
           error(loc, "block too large: " + std::to_string(t) + " threads; a block has 1 to " +
                          std::to_string(kMaxThreads) + " threads on CUDA and common OpenCL devices");
         } else if (level == Level::Warp && t % spec.warp_width != 0) {
@@ -1257,6 +1308,7 @@ class Checker {
   Diagnostics& diags_;
   std::map<std::string, const ast::TypeDecl*> type_decls_;
   std::map<std::string, Type> structs_;
+  std::map<std::string, int> nesting_;  // struct name -> depth of struct nesting (1 = flat)
   std::set<std::string> resolving_;
   std::set<std::string> failed_types_;
   std::vector<Binding> scope_;

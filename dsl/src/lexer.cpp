@@ -85,6 +85,7 @@ std::vector<Token> tokenize(const SourceFile& file, Diagnostics& diags) {
       bool is_float = false;
       if (c == '0' && i + 1 < s.size() && (s[i + 1] == 'x' || s[i + 1] == 'X')) {
         i += 2;
+        // '0x' with no digits is reported where the literal's value is needed.
         while (i < s.size() && (std::isxdigit(static_cast<unsigned char>(s[i])) || s[i] == '_')) ++i;
       } else {
         while (i < s.size() && (std::isdigit(static_cast<unsigned char>(s[i])) || s[i] == '_')) ++i;
@@ -103,6 +104,7 @@ std::vector<Token> tokenize(const SourceFile& file, Diagnostics& diags) {
           }
         }
       }
+      size_t number_end = i;
       // A letter glued to a number ("12abc", "1.0f") is a mistake worth naming.
       if (i < s.size() && ident_char(s[i])) {
         size_t j = i;
@@ -112,7 +114,7 @@ std::vector<Token> tokenize(const SourceFile& file, Diagnostics& diags) {
                                         "f32(1.5) or i64(3) to name one");
         i = j;
       }
-      out.push_back({is_float ? Tok::Float : Tok::Int, loc, s.substr(start, i - start)});
+      out.push_back({is_float ? Tok::Float : Tok::Int, loc, s.substr(start, number_end - start)});
       continue;
     }
     bool matched = false;

@@ -97,17 +97,25 @@ class Parser {
     }
   }
 
-  // After an error inside a scan: skip past the next ';' of this nesting level,
-  // or stop before the '}' that closes the scan.
-  void skip_item() {
+  // After an error inside a scan item that began at token `start`: rescan the
+  // item from its first token, tracking nesting, and stop after its end — the
+  // ';' at its own level, or the '}' closing a block body — or before the '}'
+  // that closes the scan. Rescanning from the start (rather than from the
+  // error) keeps a '}' inside a body from being taken for the end of the scan.
+  void skip_item(size_t start) {
+    pos_ = start;
     int depth = 0;
     while (!at(Tok::End)) {
+      if ((at(Tok::KwScan) || at(Tok::KwType)) && peek(1).kind == Tok::Ident && peek(2).kind == Tok::LBrace &&
+          pos_ != start)
+        return;  // the item or scan was never closed; let the caller report it
       if (at(Tok::LBrace) || at(Tok::LParen)) ++depth;
       if (at(Tok::RParen)) depth = depth > 0 ? depth - 1 : 0;
       if (at(Tok::RBrace)) {
         if (depth == 0) return;
         --depth;
-        if (depth == 0 && peek(1).kind != Tok::Semi && peek(1).kind != Tok::Comma && peek(1).kind != Tok::Dot) {
+        Tok next = peek(1).kind;
+        if (depth == 0 && (next == Tok::Ident || next == Tok::RBrace || next == Tok::End || next == Tok::KwType)) {
           advance();
           return;  // end of a block body such as combine(x, y) { ... }
         }
@@ -116,9 +124,6 @@ class Parser {
         advance();
         return;
       }
-      if (depth == 0 && (at(Tok::KwScan) || at(Tok::KwType)) && peek(1).kind == Tok::Ident &&
-          peek(2).kind == Tok::LBrace)
-        return;  // the scan was never closed; let the caller report it
       advance();
     }
   }
@@ -164,16 +169,21 @@ class Parser {
     decl.name = expect_ident("a name for the scan after 'scan'");
     expect(Tok::LBrace, "to open the scan");
     while (!at(Tok::RBrace)) {
-      if (at(Tok::End)) fail(peek(), "scan '" + decl.name + "' is not closed; add '}'");
+      if (at(Tok::End)) {
+        diags_.error(peek().loc, "scan '" + decl.name + "' is not closed; add '}'");
+        diags_.note(decl.loc, "the scan starts here");
+        throw ParseError{};
+      }
       if ((at(Tok::KwScan) || at(Tok::KwType)) && peek(1).kind == Tok::Ident && peek(2).kind == Tok::LBrace) {
         diags_.error(peek().loc, "scan '" + decl.name + "' is not closed before the next declaration; add '}'");
         return decl;
       }
+      size_t item_start = pos_;
       try {
         decl.items.push_back(parse_item());
       } catch (ParseError&) {
         decl.had_syntax_errors = true;
-        skip_item();
+        skip_item(item_start);
       }
     }
     expect(Tok::RBrace, "to close the scan");
@@ -249,6 +259,7 @@ class Parser {
     auto e = std::make_unique<ast::Expr>();
     e->kind = kind;
     e->loc = loc;
+    e->begin = loc;
     e->text = std::move(text);
     return e;
   }
@@ -270,6 +281,7 @@ class Parser {
     if (!at(Tok::Question)) return cond;
     SourceLoc loc = advance().loc;
     auto e = make(ast::ExprKind::Ternary, loc, "?:");
+    e->begin = cond->begin;
     e->kids.push_back(std::move(cond));
     e->kids.push_back(parse_expr());
     expect(Tok::Colon, "in a '?:' expression");
@@ -309,6 +321,7 @@ class Parser {
       DepthGuard guard(*this);
       ast::ExprPtr rhs = parse_binary(prec + 1);
       auto e = make(ast::ExprKind::Binary, op.loc, op.text);
+      e->begin = lhs->begin;
       e->kids.push_back(std::move(lhs));
       e->kids.push_back(std::move(rhs));
       lhs = std::move(e);
@@ -337,6 +350,7 @@ class Parser {
       SourceLoc loc = peek().loc;
       std::string field = expect_ident("a field name after '.'");
       auto m = make(ast::ExprKind::Member, loc, field);
+      m->begin = e->begin;
       m->kids.push_back(std::move(e));
       e = std::move(m);
     }
@@ -359,6 +373,7 @@ class Parser {
         advance();
         ast::ExprPtr e = parse_expr();
         expect(Tok::RParen, "to close '('");
+        e->begin = t.loc;
         return e;
       }
       case Tok::Ident: break;

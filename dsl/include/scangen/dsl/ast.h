@@ -27,7 +27,8 @@ using ExprPtr = std::unique_ptr<Expr>;
 
 struct Expr {
   ExprKind kind;
-  SourceLoc loc;
+  SourceLoc loc;    // the operator, name or literal the node is about
+  SourceLoc begin;  // the first character of the whole expression
   std::string text;
   std::vector<ExprPtr> kids;
   std::vector<std::string> field_names;
