@@ -133,6 +133,7 @@ int cmd_check(const std::vector<std::string>& args) {
       status = kUserError;
       continue;
     }
+    if (doc.specs().empty() && !quiet) std::cout << doc.file().name() << ": no scans to check\n";
     for (const scangen::dsl::Spec& spec : doc.specs()) {
       scangen::ref::OperatorReport r = scangen::ref::check_operator(spec, *seed, samples);
       if (!r.ok) {

@@ -302,11 +302,32 @@ class Checker {
     if (e.kind == ast::ExprKind::Unary && e.text == "-") return is_untyped_literal(*e.kids[0]);
     return false;
   }
+  bool is_untyped_constant_name(const ast::Expr& e) const {
+    return e.kind == ast::ExprKind::Name && (e.text == "inf" || e.text == "nan") && !lookup(e.text);
+  }
+  // An expression built only from literals with arithmetic, bitwise and shift
+  // operators, e.g. (1 + 2) or -inf: it has no type of its own and takes the
+  // type its context needs, whichever side of an operator it stands on.
   bool is_untyped(const ast::Expr& e) const {
-    if (is_untyped_literal(e)) return true;
-    const ast::Expr* x = &e;
-    if (x->kind == ast::ExprKind::Unary && x->text == "-") x = x->kids[0].get();
-    return x->kind == ast::ExprKind::Name && (x->text == "inf" || x->text == "nan") && !lookup(x->text);
+    switch (e.kind) {
+      case ast::ExprKind::Int:
+      case ast::ExprKind::Float: return true;
+      case ast::ExprKind::Name: return is_untyped_constant_name(e);
+      case ast::ExprKind::Unary: return e.text != "!" && is_untyped(*e.kids[0]);
+      case ast::ExprKind::Binary: {
+        static const char* const kArith[] = {"+", "-", "*", "/", "%", "&", "|", "^", "<<", ">>"};
+        bool arith = std::any_of(std::begin(kArith), std::end(kArith), [&](const char* op) { return e.text == op; });
+        return arith && is_untyped(*e.kids[0]) && is_untyped(*e.kids[1]);
+      }
+      default: return false;
+    }
+  }
+
+  static bool contains_float_literal(const ast::Expr& e) {
+    if (e.kind == ast::ExprKind::Float || e.kind == ast::ExprKind::Name) return true;
+    for (const ast::ExprPtr& k : e.kids)
+      if (contains_float_literal(*k)) return true;
+    return false;
   }
 
   const Binding* lookup(const std::string& name) const {
@@ -516,7 +537,7 @@ class Checker {
   }
 
   ExprPtr unary(const ast::Expr& e, const Type* hint) {
-    if (e.text == "-" && is_untyped(e)) {
+    if (e.text == "-" && (is_untyped_literal(e) || is_untyped_constant_name(*e.kids[0]))) {
       const ast::Expr* inner = e.kids[0].get();
       if (inner->kind == ast::ExprKind::Name) {  // -inf
         ExprPtr v = name(*inner, hint);
@@ -595,7 +616,7 @@ class Checker {
       b = ops[1];
       if (a->type != b->type) {
         error(e.loc, "operands of '" + e.text + "' have different types, " + a->type.name() + " and " +
-                         b->type.name() + "; convert one, e.g. " + a->type.name() + "(...)");
+                         b->type.name() + "; convert one with " + a->type.name() + "(...) or " + b->type.name() + "(...)");
         return nullptr;
       }
       const Type& t = a->type;
@@ -672,7 +693,10 @@ class Checker {
         return nullptr;
       }
       Type target = Type::scalar(*k);
-      ExprPtr a = expr(*e.kids[0], is_untyped(*e.kids[0]) ? &target : nullptr);
+      // A literal argument takes the target type directly (one rounding), unless
+      // it is a float literal converted to an integer type: that is a real conversion.
+      bool direct = is_untyped(*e.kids[0]) && !(target.is_integer() && contains_float_literal(*e.kids[0]));
+      ExprPtr a = expr(*e.kids[0], direct ? &target : nullptr);
       if (!a) return nullptr;
       if (!a->type.is_scalar() || !is_numeric(a->type.scalar_kind())) {
         error(e.kids[0]->begin, "cannot convert " + a->type.name() + " to " + e.text +
@@ -927,12 +951,13 @@ class Checker {
     return item.values[0].get();
   }
 
-  // A positive integer setting, or `auto` (returned as 0) where allowed.
+  static constexpr int kAuto = -1;
+  // A whole-number setting, or `auto` (returned as kAuto) where allowed.
   std::optional<int> int_setting(const ast::Item& item, bool allow_auto) {
     const ast::Expr* v = single_value(item);
     if (!v) return std::nullopt;
     if (v->kind == ast::ExprKind::Name && v->text == "auto") {
-      if (allow_auto) return 0;
+      if (allow_auto) return kAuto;
       error(v->loc, "'" + item.key + " = auto' is only allowed for device-level scans; give a number");
       return std::nullopt;
     }
@@ -1116,7 +1141,9 @@ class Checker {
         else spec.deterministic = v->text == "true";
       }
     }
-    if (spec.deterministic && spec.level == Level::Device && spec.type.valid() && spec.type.contains_float()) {
+    bool float_math = (spec.type.valid() && spec.type.contains_float()) ||
+                      (spec.combine.body && uses_float(*spec.combine.body));
+    if (spec.deterministic && spec.level == Level::Device && float_math) {
       if (const ast::Item* it = get("algorithm")) {
         if (spec.algorithm == Algorithm::DecoupledLookback)
           error(it->loc, "'deterministic = true' with floating-point values needs a fixed order of combination, and "
@@ -1127,6 +1154,13 @@ class Checker {
       }
     }
     return spec;
+  }
+
+  static bool uses_float(const Expr& e) {
+    if (e.type.contains_float()) return true;
+    for (const ExprPtr& a : e.args)
+      if (uses_float(*a)) return true;
+    return false;
   }
 
   std::optional<Function> implicit_convert(const Type& from, const Type& to, SourceLoc loc) {
@@ -1270,7 +1304,7 @@ class Checker {
       if (auto n = int_setting(*it, device)) {
         SourceLoc loc = it->values.empty() ? it->loc : it->values[0]->loc;
         int t = *n;
-        if (t == 0 && device) {
+        if (t == kAuto) {
           spec.threads = 0;
         } else if (t < 1) {
           error(loc, "a block needs at least 1 thread; 'threads' must be 1 to " + std::to_string(kMaxThreads));
@@ -1296,7 +1330,7 @@ class Checker {
     if (const ast::Item* it = get("items")) {
       if (auto n = int_setting(*it, device)) {
         SourceLoc loc = it->values.empty() ? it->loc : it->values[0]->loc;
-        if (*n == 0 && device) spec.items = 0;
+        if (*n == kAuto) spec.items = 0;
         else if (*n < 1 || *n > kMaxItems)
           error(loc, "items per thread must be 1 to " + std::to_string(kMaxItems) + ", not " + std::to_string(*n));
         else spec.items = *n;

@@ -124,6 +124,11 @@ class Parser {
         advance();
         return;
       }
+      // A forgotten ';' at the end of a line: the next line's `key =` or
+      // `key(` starts a new item, so keep it rather than swallow it.
+      if (depth == 0 && pos_ != start && at(Tok::Ident) && peek().loc.line > toks_[pos_ - 1].loc.line &&
+          (peek(1).kind == Tok::Assign || peek(1).kind == Tok::LParen))
+        return;
       advance();
     }
   }

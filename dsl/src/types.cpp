@@ -1,6 +1,7 @@
 #include "scangen/dsl/types.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 
 namespace scangen::dsl {
@@ -178,7 +179,16 @@ float half_bits_to_float(uint16_t h) {
 
 double round_to_float_kind(ScalarKind k, double v) {
   switch (k) {
-    case ScalarKind::F16: return half_bits_to_float(float_to_half_bits(static_cast<float>(v)));
+    case ScalarKind::F16: {
+      // Round straight from double (going through float would round twice).
+      if (!std::isfinite(v) || v == 0) return half_bits_to_float(float_to_half_bits(static_cast<float>(v)));
+      int e = std::ilogb(v);
+      if (e < -14) e = -14;  // subnormal halves share the smallest exponent
+      double ulp = std::ldexp(1.0, e - 10);
+      double r = std::nearbyint(v / ulp) * ulp;  // round to nearest even
+      if (std::fabs(r) > 65504.0) return std::copysign(HUGE_VAL, v);
+      return r;
+    }
     case ScalarKind::F32: return static_cast<float>(v);
     default: return v;
   }

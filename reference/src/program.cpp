@@ -109,9 +109,13 @@ void op_fclamp(Slot* r, const Instr& in) { r[in.d].f = std::fmin(std::fmax(r[in.
 void op_ffma(Slot* r, const Instr& in) {
   if (in.kind == ScalarKind::F64) {
     r[in.d].f = std::fma(r[in.a].f, r[in.b].f, r[in.c].f);
+  } else if (in.kind == ScalarKind::F32) {
+    r[in.d].f = std::fmaf(static_cast<float>(r[in.a].f), static_cast<float>(r[in.b].f), static_cast<float>(r[in.c].f));
   } else {
-    float v = std::fmaf(static_cast<float>(r[in.a].f), static_cast<float>(r[in.b].f), static_cast<float>(r[in.c].f));
-    r[in.d].f = round_kind(in.kind, v);
+    // f16: one fma in double, then a rounding to half. Rounding twice can differ
+    // from rounding once only when the addend is tiny next to the product's
+    // last bits (beyond double's 53), which half operands rarely produce.
+    r[in.d].f = round_kind(in.kind, std::fma(r[in.a].f, r[in.b].f, r[in.c].f));
   }
 }
 void op_fsqrt(Slot* r, const Instr& in) { r[in.d].f = round_kind(in.kind, std::sqrt(r[in.a].f)); }

@@ -219,7 +219,7 @@ struct Spec {
 
   std::optional<BuiltinOp> op;  // set when the operator is a built-in
   Function combine;             // always present (a built-in op is spelled out)
-  std::optional<Function> convert;  // input -> type; present iff input != type
+  std::optional<Function> convert;  // input -> type; present when input != type or a convert was written
   ExprPtr identity;                 // constant of `type`
 
   Level level = Level::Device;
