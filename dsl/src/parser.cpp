@@ -272,9 +272,11 @@ class Parser {
   struct DepthGuard {
     Parser& p;
     explicit DepthGuard(Parser& parser) : p(parser) {
-      if (++p.depth_ > kMaxDepth)
+      if (++p.depth_ > kMaxDepth) {
+        --p.depth_;  // the destructor will not run when the constructor throws
         p.fail(p.peek(), "expression too deeply nested or too long (limit " + std::to_string(kMaxDepth) +
                              " levels); split it with 'let'");
+      }
     }
     ~DepthGuard() { --p.depth_; }
   };

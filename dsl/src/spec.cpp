@@ -134,7 +134,10 @@ std::vector<MathFn> all_math_fns() { return all_of<MathFn>(kMathNames); }
 // ---- Expressions -----------------------------------------------------------
 
 bool operator==(const Expr& a, const Expr& b) {
-  if (a.kind != b.kind || a.type != b.type || a.index != b.index || a.args.size() != b.args.size()) return false;
+  // Names count: they are part of the printed form, which hash() is built from.
+  if (a.kind != b.kind || a.type != b.type || a.index != b.index || a.name != b.name ||
+      a.args.size() != b.args.size())
+    return false;
   switch (a.kind) {
     case ExprKind::Literal:
       if (a.type.is_float()) {
@@ -171,7 +174,7 @@ std::string shortest(double v, bool as_float) {
 
 }  // namespace
 
-std::string literal_to_string(const Type& t, const Literal& lit) {
+std::string literal_to_string(const Type& t, const Literal& lit, bool explicit_type) {
   ScalarKind k = t.scalar_kind();
   std::string text;
   if (k == ScalarKind::Bool) return lit.bits ? "true" : "false";
@@ -179,11 +182,20 @@ std::string literal_to_string(const Type& t, const Literal& lit) {
     if (std::isnan(lit.value)) text = "nan";
     else if (std::isinf(lit.value)) text = lit.value < 0 ? "-inf" : "inf";
     else text = shortest(lit.value, k != ScalarKind::F64);
-    return k == ScalarKind::F64 ? text : std::string(to_string(k)) + "(" + text + ")";
+    return k == ScalarKind::F64 && !explicit_type ? text : std::string(to_string(k)) + "(" + text + ")";
   }
   text = is_signed(k) ? std::to_string(static_cast<int64_t>(lit.bits)) : std::to_string(lit.bits);
-  return k == ScalarKind::I32 ? text : std::string(to_string(k)) + "(" + text + ")";
+  return k == ScalarKind::I32 && !explicit_type ? text : std::string(to_string(k)) + "(" + text + ")";
 }
+
+namespace {
+// Where a bare literal would take another type from its context when read
+// back (the operand of a conversion, of a unary operator, a shift count), it
+// is printed with its type.
+std::string typed_operand(const Expr& e) {
+  return e.kind == ExprKind::Literal ? literal_to_string(e.type, e.lit, true) : to_string(e);
+}
+}  // namespace
 
 std::string to_string(const Expr& e) {
   switch (e.kind) {
@@ -200,9 +212,12 @@ std::string to_string(const Expr& e) {
       }
       return out + " }";
     }
-    case ExprKind::Unary: return std::string(to_string(e.unary_op)) + to_string(*e.args[0]);
-    case ExprKind::Binary:
-      return "(" + to_string(*e.args[0]) + " " + to_string(e.binary_op) + " " + to_string(*e.args[1]) + ")";
+    case ExprKind::Unary: return std::string(to_string(e.unary_op)) + "(" + typed_operand(*e.args[0]) + ")";
+    case ExprKind::Binary: {
+      bool shift = e.binary_op == BinaryOp::Shl || e.binary_op == BinaryOp::Shr;
+      return "(" + to_string(*e.args[0]) + " " + to_string(e.binary_op) + " " +
+             (shift ? typed_operand(*e.args[1]) : to_string(*e.args[1])) + ")";
+    }
     case ExprKind::Cond:
       return "(" + to_string(*e.args[0]) + " ? " + to_string(*e.args[1]) + " : " + to_string(*e.args[2]) + ")";
     case ExprKind::Call: {
@@ -210,7 +225,7 @@ std::string to_string(const Expr& e) {
       for (size_t i = 0; i < e.args.size(); ++i) out += (i ? ", " : "") + to_string(*e.args[i]);
       return out + ")";
     }
-    case ExprKind::Convert: return e.type.name() + "(" + to_string(*e.args[0]) + ")";
+    case ExprKind::Convert: return e.type.name() + "(" + typed_operand(*e.args[0]) + ")";
     case ExprKind::Let:
       // Lets only stand at the top of a function body; Function printing peels
       // them. Nested, print them in block form anyway so nothing is lost.

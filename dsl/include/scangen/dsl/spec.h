@@ -192,7 +192,8 @@ bool operator==(const Expr& a, const Expr& b);
 inline bool operator!=(const Expr& a, const Expr& b) { return !(a == b); }
 // DSL-like text of the expression (literals spelled so they re-parse to the same value).
 std::string to_string(const Expr& e);
-std::string literal_to_string(const Type& t, const Literal& lit);
+// `explicit_type`: spell i32 and f64 literals as i32(...) / f64(...) too.
+std::string literal_to_string(const Type& t, const Literal& lit, bool explicit_type = false);
 // True if the expression mentions no parameter (a constant such as an identity).
 bool is_constant(const Expr& e);
 
