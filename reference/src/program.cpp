@@ -134,7 +134,7 @@ void op_fne(Slot* r, const Instr& in) { r[in.d].u = r[in.a].f != r[in.b].f; }
 // truncates toward zero and saturates, NaN -> 0; to float rounds to nearest.
 void op_cvt(Slot* r, const Instr& in) {
   Slot a = r[in.a];
-  Slot out;
+  Slot out{};
   bool from_float = dsl::is_float(in.from);
   bool to_float = dsl::is_float(in.kind);
   if (!from_float && !to_float) {
@@ -378,7 +378,7 @@ void Program::load(const std::vector<dsl::ScalarSlot>& layout, const void* src, 
   const auto* bytes = static_cast<const uint8_t*>(src);
   for (size_t i = 0; i < layout.size(); ++i) {
     const uint8_t* p = bytes + layout[i].offset;
-    Slot s;
+    Slot s{};
     switch (layout[i].kind) {
       case ScalarKind::I8: s.i = static_cast<int8_t>(*p); break;
       case ScalarKind::U8: s.u = *p; break;

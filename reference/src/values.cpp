@@ -14,7 +14,7 @@ namespace {
 
 // A random scalar, normalised as in the evaluator's registers.
 Slot random_scalar(ScalarKind k, std::mt19937_64& rng) {
-  Slot s;
+  Slot s{};
   if (dsl::is_float(k)) {
     std::uniform_real_distribution<double> dist(-4.0, 4.0);
     s.f = dsl::round_to_float_kind(k, dist(rng));
