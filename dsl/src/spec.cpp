@@ -189,51 +189,102 @@ std::string literal_to_string(const Type& t, const Literal& lit, bool explicit_t
 }
 
 namespace {
-// Where a bare literal would take another type from its context when read
-// back (the operand of a conversion, of a unary operator, a shift count), it
-// is printed with its type.
-std::string typed_operand(const Expr& e) {
-  return e.kind == ExprKind::Literal ? literal_to_string(e.type, e.lit, true) : to_string(e);
-}
-}  // namespace
 
-std::string to_string(const Expr& e) {
+// Printing uses as few parentheses as C precedence allows, so the printed
+// form nests no deeper than the source (the parser bounds nesting depth).
+constexpr int kPrecCond = 0;
+constexpr int kPrecUnary = 11;
+constexpr int kPrecPrimary = 12;
+
+int binary_precedence(BinaryOp op) {
+  switch (op) {
+    case BinaryOp::Or: return 1;
+    case BinaryOp::And: return 2;
+    case BinaryOp::BitOr: return 3;
+    case BinaryOp::BitXor: return 4;
+    case BinaryOp::BitAnd: return 5;
+    case BinaryOp::Eq: case BinaryOp::Ne: return 6;
+    case BinaryOp::Lt: case BinaryOp::Le: case BinaryOp::Gt: case BinaryOp::Ge: return 7;
+    case BinaryOp::Shl: case BinaryOp::Shr: return 8;
+    case BinaryOp::Add: case BinaryOp::Sub: return 9;
+    case BinaryOp::Mul: case BinaryOp::Div: case BinaryOp::Rem: return 10;
+  }
+  return kPrecPrimary;
+}
+
+struct Printed {
+  std::string text;
+  int prec;
+};
+
+Printed print(const Expr& e, bool typed_literal = false);
+
+std::string at_least(const Expr& e, int min_prec, bool typed_literal = false) {
+  Printed p = print(e, typed_literal);
+  return p.prec < min_prec ? "(" + p.text + ")" : p.text;
+}
+
+// `typed_literal`: spell a literal with its type (i32(5), f64(1.5)), where a
+// bare one would read back as something else.
+Printed print(const Expr& e, bool typed_literal) {
   switch (e.kind) {
-    case ExprKind::Literal: return literal_to_string(e.type, e.lit);
+    case ExprKind::Literal: {
+      std::string t = literal_to_string(e.type, e.lit, typed_literal);
+      return {t, t[0] == '-' ? kPrecUnary : kPrecPrimary};
+    }
     case ExprKind::Param:
-    case ExprKind::Local: return e.name;
-    case ExprKind::Field: return to_string(*e.args[0]) + "." + e.name;
+    case ExprKind::Local: return {e.name, kPrecPrimary};
+    case ExprKind::Field: return {at_least(*e.args[0], kPrecPrimary) + "." + e.name, kPrecPrimary};
     case ExprKind::Construct: {
       std::string out = e.type.name() + " { ";
       const StructType& st = e.type.struct_type();
       for (size_t i = 0; i < e.args.size(); ++i) {
         if (i) out += ", ";
-        out += st.fields[i].name + ": " + to_string(*e.args[i]);
+        out += st.fields[i].name + ": " + print(*e.args[i]).text;
       }
-      return out + " }";
+      return {out + " }", kPrecPrimary};
     }
-    case ExprKind::Unary: return std::string(to_string(e.unary_op)) + "(" + typed_operand(*e.args[0]) + ")";
+    case ExprKind::Unary:
+      // '-' before a bare literal would fold into a negative literal.
+      return {std::string(to_string(e.unary_op)) + at_least(*e.args[0], kPrecUnary, e.unary_op == UnaryOp::Neg),
+              kPrecUnary};
     case ExprKind::Binary: {
+      int p = binary_precedence(e.binary_op);
       bool shift = e.binary_op == BinaryOp::Shl || e.binary_op == BinaryOp::Shr;
-      return "(" + to_string(*e.args[0]) + " " + to_string(e.binary_op) + " " +
-             (shift ? typed_operand(*e.args[1]) : to_string(*e.args[1])) + ")";
+      // Left-associative: the right operand needs parentheses at equal precedence.
+      // A bare shift count takes the type of the value shifted.
+      bool typed_count = shift && e.args[1]->type != e.args[0]->type;
+      return {at_least(*e.args[0], p) + " " + to_string(e.binary_op) + " " + at_least(*e.args[1], p + 1, typed_count),
+              p};
     }
     case ExprKind::Cond:
-      return "(" + to_string(*e.args[0]) + " ? " + to_string(*e.args[1]) + " : " + to_string(*e.args[2]) + ")";
+      return {at_least(*e.args[0], kPrecCond + 1) + " ? " + print(*e.args[1]).text + " : " + print(*e.args[2]).text,
+              kPrecCond};
     case ExprKind::Call: {
       std::string out = std::string(to_string(e.math_fn)) + "(";
-      for (size_t i = 0; i < e.args.size(); ++i) out += (i ? ", " : "") + to_string(*e.args[i]);
-      return out + ")";
+      for (size_t i = 0; i < e.args.size(); ++i) out += (i ? ", " : "") + print(*e.args[i]).text;
+      return {out + ")", kPrecPrimary};
     }
-    case ExprKind::Convert: return e.type.name() + "(" + typed_operand(*e.args[0]) + ")";
+    case ExprKind::Convert: {
+      // A bare literal argument takes the target type, except a float literal
+      // converted to an integer type, which stays f64.
+      const Expr& a = *e.args[0];
+      bool bare_ok = a.type == Type::scalar(ScalarKind::F64) && e.type.is_integer();
+      return {e.type.name() + "(" + print(a, !bare_ok).text + ")", kPrecPrimary};
+    }
     case ExprKind::Let:
       // Lets only stand at the top of a function body; Function printing peels
       // them. Nested, print them in block form anyway so nothing is lost.
-      return "{ let " + e.name + ": " + e.args[0]->type.name() + " = " + to_string(*e.args[0]) + "; return " +
-             to_string(*e.args[1]) + "; }";
+      return {"{ let " + e.name + ": " + e.args[0]->type.name() + " = " + print(*e.args[0]).text + "; return " +
+                  print(*e.args[1]).text + "; }",
+              kPrecPrimary};
   }
-  return "?";
+  return {"?", kPrecPrimary};
 }
+
+}  // namespace
+
+std::string to_string(const Expr& e) { return print(e).text; }
 
 bool is_constant(const Expr& e) {
   if (e.kind == ExprKind::Param) return false;

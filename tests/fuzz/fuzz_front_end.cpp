@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <random>
 #include <string>
 #include <vector>
@@ -19,10 +20,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (const scangen::dsl::Spec& spec : doc.specs()) {
     std::string printed = spec.to_string();
     scangen::dsl::Spec copy = spec;
-    if (!(copy == spec) || copy.hash() != spec.hash()) __builtin_trap();
+    if (!(copy == spec) || copy.hash() != spec.hash()) {
+      std::fprintf(stderr, "a copy of the spec differs from it:\n%s", printed.c_str());
+      __builtin_trap();
+    }
     // The printed form must itself be a valid scan file with the same meaning.
     scangen::dsl::Document again = scangen::dsl::load("printed.scan", printed);
-    if (!again.ok() || again.specs().size() != 1 || !(again.specs()[0] == spec)) __builtin_trap();
+    if (!again.ok() || again.specs().size() != 1 || !(again.specs()[0] == spec)) {
+      std::fprintf(stderr, "the printed spec does not read back as the same spec:\n%s\n%s%s", printed.c_str(),
+                   again.diagnostics().render().c_str(),
+                   again.specs().empty() ? "" : again.specs()[0].to_string().c_str());
+      __builtin_trap();
+    }
 
     scangen::ref::check_operator(spec, 1, 4);
     scangen::ref::Evaluator eval(spec);

@@ -493,7 +493,7 @@ TEST_CASE("checker: defaults filled in per level", "[dsl][checker]") {
     CHECK(*s.init == *s.identity);  // no init: the identity seeds every scan
     REQUIRE(s.combine.body != nullptr);
     CHECK(s.combine.params == std::vector<std::string>{"x", "y"});
-    CHECK(dsl::to_string(*s.combine.body) == "(x + y)");
+    CHECK(dsl::to_string(*s.combine.body) == "x + y");
     CHECK(dsl::to_string(*s.identity) == "0");
   }
   SECTION("device with explicit auto") {
@@ -580,7 +580,7 @@ TEST_CASE("checker: literals take their type from context", "[dsl][checker]") {
   SECTION("a literal in an expression takes the other operand's type") {
     dsl::Spec s = spec_of("scan s { type = u8; combine(x, y) = x + y * 2; identity = 0; }");
     // (x + (y * 2)) with the 2 typed u8: printed as u8(2).
-    CHECK(dsl::to_string(*s.combine.body) == "(x + (y * u8(2)))");
+    CHECK(dsl::to_string(*s.combine.body) == "x + y * u8(2)");
     CHECK(s.combine.body->args[1]->args[1]->type == dsl::Type::scalar(dsl::ScalarKind::U8));
     dsl::Spec f = spec_of("scan s { type = f32; combine(x, y) = x > 0 ? x + y : y; identity = 0; }");
     CHECK(f.identity->type == dsl::Type::scalar(dsl::ScalarKind::F32));
@@ -629,13 +629,13 @@ TEST_CASE("checker: implicit and explicit input conversion", "[dsl][checker]") {
   dsl::Spec same = spec_of("scan s { type = u32; input = u8; op = add; convert(v) = u32(v); }");
   CHECK(same == imp);
   dsl::Spec exp = spec_of("scan s { type = u32; input = u8; op = add; convert(v) = u32(v) * 2; }");
-  CHECK(dsl::to_string(*exp.convert->body) == "(u32(v) * u32(2))");
+  CHECK(dsl::to_string(*exp.convert->body) == "u32(v) * u32(2)");
   CHECK_FALSE(exp == imp);
 
   // Same type in and out: no conversion at all; conversion to itself is dropped.
   CHECK_FALSE(spec_of("scan s { type = u32; op = add; }").convert.has_value());
   dsl::Spec self = spec_of("scan s { type = i32; combine(x, y) = i32(x) + y; identity = 0; }");
-  CHECK(dsl::to_string(*self.combine.body) == "(x + y)");
+  CHECK(dsl::to_string(*self.combine.body) == "x + y");
 
   // A scalar to a struct needs an explicit convert.
   std::vector<std::string> e =
@@ -804,7 +804,7 @@ TEST_CASE("Spec: to_string shows every resolved setting", "[dsl][spec]") {
   dsl::Spec s = spec_of(kBaseBuiltin);
   const std::string text = s.to_string();
   INFO(text);
-  for (const char* want : {"scan s {", "type = i32;", "input = i32;", "op = add;", "combine(x, y) = (x + y);",
+  for (const char* want : {"scan s {", "type = i32;", "input = i32;", "op = add;", "combine(x, y) = x + y;",
                            "identity = 0;", "level = block;", "algorithm = raking;", "threads = 128;", "items = 2;",
                            "mode = inclusive;", "init = 5;", "outputs = aggregate;", "targets = cuda, opencl;",
                            "deterministic = false;"}) {
@@ -832,7 +832,7 @@ TEST_CASE("Spec: to_string shows every resolved setting", "[dsl][spec]") {
   const std::string ct = c.to_string();
   INFO(ct);
   for (const char* want : {"type P { a: f32, b: u8 }", "size 8, align 4, offsets 0 4", "input = f32;",
-                           "convert(v) = P { a: v, b: u8(1) };", "let s: f32 = (x.a + y.a);", "return P { a: s, b: y.b };",
+                           "convert(v) = P { a: v, b: u8(1) };", "let s: f32 = x.a + y.a;", "return P { a: s, b: y.b };",
                            "identity = P { a: f32(0.0), b: u8(0) };", "outputs = running_total;", "threads = 64;",
                            "items = auto;", "level = device;", "algorithm = decoupled_lookback;"}) {
     INFO("missing: " << want);
