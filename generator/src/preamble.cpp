@@ -1,0 +1,204 @@
+#include "scangen/generator/preamble.h"
+
+#include <algorithm>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "c_names.h"
+#include "expression.h"
+#include "scalar_library.h"
+
+namespace scangen::generator {
+
+using namespace detail;
+
+namespace {
+
+bool mentions_f64(const dsl::Type& t) {
+  for (const dsl::ScalarSlot& s : dsl::flatten(t))
+    if (s.kind == dsl::ScalarKind::F64) return true;
+  return false;
+}
+
+bool mentions_f64(const dsl::Expr* e) {
+  if (!e) return false;
+  if (mentions_f64(e->type)) return true;
+  return std::any_of(e->args.begin(), e->args.end(), [](const dsl::ExprPtr& a) { return mentions_f64(a.get()); });
+}
+
+// The spec's expressions: combine, identity, init, convert (those present).
+std::vector<const dsl::Expr*> expressions(const dsl::Spec& spec) {
+  std::vector<const dsl::Expr*> out = {spec.combine.body.get(), spec.identity.get()};
+  if (spec.init) out.push_back(spec.init.get());
+  if (spec.convert) out.push_back(spec.convert->body.get());
+  return out;
+}
+
+bool needs_f64(const dsl::Spec& spec) {
+  const auto exprs = expressions(spec);
+  return mentions_f64(spec.type) || mentions_f64(spec.input) ||
+         std::any_of(exprs.begin(), exprs.end(), [](const dsl::Expr* e) { return mentions_f64(e); });
+}
+
+void collect_expr_structs(const dsl::Expr* e, std::vector<std::shared_ptr<const dsl::StructType>>& out) {
+  for (const dsl::ExprPtr& a : e->args) collect_expr_structs(a.get(), out);
+  dsl::collect_structs(e->type, out);
+}
+
+// Every struct type the spec uses, innermost first: those of T and In, and
+// any other that a let or a construction builds.
+std::vector<std::shared_ptr<const dsl::StructType>> structs_of(const dsl::Spec& spec) {
+  std::vector<std::shared_ptr<const dsl::StructType>> out;
+  dsl::collect_structs(spec.type, out);
+  dsl::collect_structs(spec.input, out);
+  for (const dsl::Expr* e : expressions(spec)) collect_expr_structs(e, out);
+  return out;
+}
+
+std::string parameter_list(const std::vector<std::string>& types, const std::vector<std::string>& names) {
+  if (names.empty()) return "void";
+  std::string s;
+  for (size_t i = 0; i < names.size(); ++i) s += (i ? ", " : "") + types[i] + " " + names[i];
+  return s;
+}
+
+// The struct, a check of its layout, and its make function, which takes the
+// fields in storage form (the parameters take a suffix, so none is `r`).
+std::string struct_definition(const dsl::StructType& st, const std::string& prefix, const ScalarLibrary& lib) {
+  const std::string name = struct_name(prefix, st);
+  const std::vector<std::string> fields = field_names(st, prefix);
+  std::string s = "typedef struct " + name + " {\n";
+  for (size_t i = 0; i < fields.size(); ++i)
+    s += "  " + c_type(st.fields[i].type, prefix, Form::Storage) + " " + fields[i] + ";  // offset " +
+         std::to_string(st.fields[i].offset) + "\n";
+  s += "} " + name + ";\n";
+  // Host code and the reference read these bytes with dsl::StructType's layout.
+  const std::string size = std::to_string(st.size), align = std::to_string(st.align);
+  if (lib.backend() == Backend::Cuda)
+    s += "static_assert(sizeof(" + name + ") == " + size + " && alignof(" + name + ") == " + align + ", \"" + name +
+         " must have scangen's layout: " + size + " bytes, aligned to " + align + "\");\n";
+  else  // OpenCL C 1.2 has no static_assert: an array of size -1 does not compile.
+    s += "typedef char " + name + "_has_scangen_layout[sizeof(" + name + ") == " + size + " ? 1 : -1];\n";
+
+  std::vector<std::string> types, params;
+  std::string body;
+  for (size_t i = 0; i < fields.size(); ++i) {
+    types.push_back(c_type(st.fields[i].type, prefix, Form::Storage));
+    params.push_back(fields[i] + "_v");
+    body += "  r." + fields[i] + " = " + params[i] + ";\n";
+  }
+  s += std::string(lib.function_qualifiers()) + " " + name + " " + name + "_make(" + parameter_list(types, params) +
+       ") {\n  " + name + " r;\n" + body + "  return r;\n}\n";
+  return s;
+}
+
+// Appends text while counting lines, so that a #line directive can name the
+// line it maps the following text back to.
+class Writer {
+ public:
+  Writer(std::string file, std::string source_name, int first_line)
+      : file_(std::move(file)), source_name_(std::move(source_name)), first_line_(first_line) {}
+
+  Writer& operator<<(const std::string& s) {
+    out_ += s;
+    return *this;
+  }
+
+  // One function: signature, body statements (each mapped to its .scan line),
+  // and the mapping back to the generated text before the closing brace.
+  void function(const std::string& signature, const FunctionBody& body) {
+    out_ += signature + " {\n";
+    bool mapped = false;
+    for (const Statement& s : body.statements) {
+      if (!file_.empty() && s.loc.valid()) {
+        out_ += "#line " + std::to_string(s.loc.line) + " \"" + c_string_escape(file_) + "\"\n";
+        mapped = true;
+      } else if (mapped) {
+        map_back();
+        mapped = false;
+      }
+      out_ += "  " + s.text + "\n";
+    }
+    if (mapped) map_back();
+    out_ += "}\n";
+  }
+
+  std::string take() { return std::move(out_); }
+
+ private:
+  // Numbers the next line as its line of the generated source: this
+  // directive is the preamble's line `lines + 1`.
+  void map_back() {
+    const long lines = std::count(out_.begin(), out_.end(), '\n');
+    out_ += "#line " + std::to_string(first_line_ + lines + 1) + " \"" + c_string_escape(source_name_) + "\"\n";
+  }
+
+  std::string out_;
+  std::string file_;
+  std::string source_name_;
+  int first_line_;
+};
+
+}  // namespace
+
+PreambleNames preamble_names(const dsl::Spec& spec) {
+  const std::string& p = spec.name;
+  return {p + "_T", p + "_In", p + "_combine", p + "_identity", p + "_init", p + "_convert"};
+}
+
+const char* exact_float_options(Backend backend) {
+  return backend == Backend::OpenCL ? "-cl-fp32-correctly-rounded-divide-sqrt" : "";
+}
+
+std::string emit_preamble(const dsl::Spec& spec, Backend backend, const PreambleOptions& options) {
+  const std::string& prefix = spec.name;
+  const PreambleNames names = preamble_names(spec);
+  const bool cuda = backend == Backend::Cuda;
+  ScalarLibrary lib(backend);
+  const std::string fn = lib.function_qualifiers();
+
+  // Translate first: the helpers the bodies use are emitted before them.
+  FunctionBody combine = translate_function(spec.combine, prefix, lib);
+  FunctionBody identity = translate_constant(*spec.identity, prefix, lib);
+  std::optional<FunctionBody> init, convert;
+  if (spec.init) init = translate_constant(*spec.init, prefix, lib);
+  if (spec.convert) convert = translate_function(*spec.convert, prefix, lib);
+
+  const std::string source_name =
+      options.source_name.empty() ? spec.name + source_extension(backend) : options.source_name;
+  Writer w(spec.file, source_name, options.first_line);
+
+  w << "// Operator preamble of scan '" + spec.name + "'" + (spec.file.empty() ? "" : " (" + spec.file + ")") +
+           ", generated by scangen for " + (cuda ? "CUDA" : "OpenCL C 1.2") + ".\n";
+  const bool f64 = needs_f64(spec);
+  if (!cuda) {
+    if (f64) w << "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n";
+    // OpenCL C may fuse a * b + c into an fma by default; the reference rounds each operation.
+    w << "#pragma OPENCL FP_CONTRACT OFF\n";
+  }
+  w << lib.scalar_typedefs(f64) << lib.definitions();
+  for (const auto& st : structs_of(spec)) w << struct_definition(*st, prefix, lib);
+
+  w << "typedef " + c_type(spec.type, prefix, Form::Storage) + " " + names.value_type + ";\n";
+  w << "typedef " + c_type(spec.input, prefix, Form::Storage) + " " + names.input_type + ";\n";
+
+  const std::string& T = names.value_type;
+  w.function(fn + " " + T + " " + names.combine + "(" + parameter_list({T, T}, combine.params) + ")", combine);
+  w.function(fn + " " + T + " " + names.identity + "(void)", identity);
+  if (init) {
+    w.function(fn + " " + T + " " + names.init + "(void)", *init);
+  } else {
+    w << fn + " " + T + " " + names.init + "(void) { return " + names.identity + "(); }\n";
+  }
+  if (convert) {
+    w.function(fn + " " + T + " " + names.convert + "(" + parameter_list({names.input_type}, convert->params) + ")",
+               *convert);
+  } else {
+    w << fn + " " + T + " " + names.convert + "(" + names.input_type + " v) { return v; }\n";
+  }
+  return w.take();
+}
+
+}  // namespace scangen::generator

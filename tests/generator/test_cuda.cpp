@@ -1,0 +1,184 @@
+// Every sweep spec's operator, compiled by NVRTC and run elementwise on a
+// CUDA GPU, gives the CPU reference's results, as on OpenCL.
+//
+// libcuda is opened with dlopen, so the test builds and starts anywhere; with
+// no driver or no GPU it exits with code 4, which CTest reports as skipped.
+#include <cuda.h>
+#include <dlfcn.h>
+#include <nvrtc.h>
+
+#include <catch2/catch.hpp>
+#include <cstdlib>
+#include <iostream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "operator_sweep.h"
+
+namespace {
+
+using scangen::generator::Backend;
+using scangen::test::SweepSpec;
+
+// The driver functions the test calls, by their versioned symbol names.
+#define SCANGEN_CUDA_FUNCTIONS(X)                                                               \
+  X(cuInit, "cuInit") X(cuDeviceGetCount, "cuDeviceGetCount") X(cuDeviceGet, "cuDeviceGet")     \
+  X(cuDeviceGetAttribute, "cuDeviceGetAttribute") X(cuDeviceGetName, "cuDeviceGetName")         \
+  X(cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain")                                       \
+  X(cuDevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2") X(cuCtxSetCurrent, "cuCtxSetCurrent") \
+  X(cuModuleLoadData, "cuModuleLoadData") X(cuModuleUnload, "cuModuleUnload")                   \
+  X(cuModuleGetFunction, "cuModuleGetFunction") X(cuMemAlloc, "cuMemAlloc_v2")                  \
+  X(cuMemFree, "cuMemFree_v2") X(cuMemcpyHtoD, "cuMemcpyHtoD_v2") X(cuMemcpyDtoH, "cuMemcpyDtoH_v2") \
+  X(cuLaunchKernel, "cuLaunchKernel") X(cuCtxSynchronize, "cuCtxSynchronize")                   \
+  X(cuGetErrorName, "cuGetErrorName")
+
+struct Driver {
+#define X(fn, symbol) decltype(&::fn) fn = nullptr;
+  SCANGEN_CUDA_FUNCTIONS(X)
+#undef X
+  CUdevice device = 0;
+  CUcontext context = nullptr;
+  std::string name;
+  int major = 0, minor = 0;
+};
+
+// The driver with a GPU, or exits with 4 (skipped) where there is none.
+Driver& driver() {
+  static Driver d = [] {
+    Driver x;
+    void* lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    auto skip = [](const std::string& why) {
+      std::cout << "skipped: " << why << "\n";
+      std::exit(4);
+    };
+    if (!lib) skip(std::string("no CUDA driver (") + dlerror() + ")");
+#define X(fn, symbol)                                                     \
+  x.fn = reinterpret_cast<decltype(&::fn)>(dlsym(lib, symbol));           \
+  if (!x.fn) skip("the CUDA driver has no " symbol);
+    SCANGEN_CUDA_FUNCTIONS(X)
+#undef X
+    int count = 0;
+    if (x.cuInit(0) != CUDA_SUCCESS || x.cuDeviceGetCount(&count) != CUDA_SUCCESS || count == 0) skip("no CUDA GPU");
+    if (x.cuDeviceGet(&x.device, 0) != CUDA_SUCCESS ||
+        x.cuDevicePrimaryCtxRetain(&x.context, x.device) != CUDA_SUCCESS ||
+        x.cuCtxSetCurrent(x.context) != CUDA_SUCCESS)
+      skip("cannot open a context on GPU 0");
+    char name[256] = {};
+    x.cuDeviceGetName(name, sizeof name - 1, x.device);
+    x.name = name;
+    x.cuDeviceGetAttribute(&x.major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, x.device);
+    x.cuDeviceGetAttribute(&x.minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, x.device);
+    return x;
+  }();
+  return d;
+}
+
+#define CU_CHECK(call)                                                         \
+  do {                                                                         \
+    CUresult r_ = (call);                                                      \
+    if (r_ != CUDA_SUCCESS) {                                                  \
+      const char* n_ = "?";                                                    \
+      driver().cuGetErrorName(r_, &n_);                                        \
+      FAIL(#call << " failed: " << n_);                                        \
+    }                                                                          \
+  } while (0)
+
+#define NVRTC_CHECK(call)                                                          \
+  do {                                                                             \
+    nvrtcResult r_ = (call);                                                       \
+    if (r_ != NVRTC_SUCCESS) FAIL(#call << " failed: " << nvrtcGetErrorString(r_)); \
+  } while (0)
+
+class Module {
+ public:
+  // One module of every spec's test kernels, compiled for the GPU's architecture.
+  explicit Module(const std::vector<SweepSpec>& specs) {
+    Driver& d = driver();
+    std::string source;
+    for (const SweepSpec& s : specs) source += scangen::test::test_program(s.spec, Backend::Cuda);
+    nvrtcProgram prog;
+    NVRTC_CHECK(nvrtcCreateProgram(&prog, source.c_str(), "sweep.cu", 0, nullptr, nullptr));
+    const std::string arch = "--gpu-architecture=sm_" + std::to_string(d.major * 10 + d.minor);
+    const char* options[] = {arch.c_str()};
+    nvrtcResult built = nvrtcCompileProgram(prog, 1, options);
+    size_t size = 0;
+    NVRTC_CHECK(nvrtcGetProgramLogSize(prog, &size));
+    std::string log(size, '\0');
+    NVRTC_CHECK(nvrtcGetProgramLog(prog, log.data()));
+    INFO("NVRTC log:\n" << log);
+    REQUIRE(built == NVRTC_SUCCESS);
+    NVRTC_CHECK(nvrtcGetCUBINSize(prog, &size));
+    std::vector<char> cubin(size);
+    NVRTC_CHECK(nvrtcGetCUBIN(prog, cubin.data()));
+    NVRTC_CHECK(nvrtcDestroyProgram(&prog));
+    CU_CHECK(d.cuModuleLoadData(&module_, cubin.data()));
+  }
+  ~Module() {
+    if (module_) driver().cuModuleUnload(module_);
+  }
+  Module(const Module&) = delete;
+  Module& operator=(const Module&) = delete;
+
+  // A scangen::test::RunKernel.
+  std::vector<uint8_t> run(const std::string& kernel, const std::vector<const std::vector<uint8_t>*>& inputs,
+                           size_t out_bytes, size_t n, bool pass_n) {
+    Driver& d = driver();
+    CUfunction fn;
+    CU_CHECK(d.cuModuleGetFunction(&fn, module_, kernel.c_str()));
+    std::vector<CUdeviceptr> buffers;
+    auto release = [&] {
+      for (CUdeviceptr p : buffers) d.cuMemFree(p);
+    };
+    std::vector<uint8_t> out(out_bytes, 0xAB);
+    std::vector<const std::vector<uint8_t>*> all = inputs;
+    all.push_back(&out);
+    for (const auto* host : all) {
+      CUdeviceptr p = 0;
+      CU_CHECK(d.cuMemAlloc(&p, host->size() + 1));  // + 1: never zero bytes
+      buffers.push_back(p);
+      CU_CHECK(d.cuMemcpyHtoD(p, host->data(), host->size()));
+    }
+    std::vector<void*> args;
+    for (CUdeviceptr& p : buffers) args.push_back(&p);
+    unsigned int count = static_cast<unsigned int>(n);
+    if (pass_n) args.push_back(&count);
+    const unsigned int block = 128;
+    const unsigned int grid = static_cast<unsigned int>((n + block - 1) / block);
+    CU_CHECK(d.cuLaunchKernel(fn, grid, 1, 1, block, 1, 1, 0, nullptr, args.data(), nullptr));
+    CU_CHECK(d.cuCtxSynchronize());
+    CU_CHECK(d.cuMemcpyDtoH(out.data(), buffers.back(), out.size()));
+    release();
+    return out;
+  }
+
+ private:
+  CUmodule module_ = nullptr;
+};
+
+void sweep(const std::vector<SweepSpec>& specs) {
+  Driver& d = driver();
+  INFO("GPU: " << d.name << " (sm_" << d.major << d.minor << ")");
+  Module module(specs);
+  const uint64_t seed = scangen::test::test_seed();
+  INFO("seed " << seed << " (replay with SCANGEN_TEST_SEED=" << seed << ")");
+  std::mt19937_64 rng(seed);
+  auto run = [&](const std::string& kernel, const std::vector<const std::vector<uint8_t>*>& inputs, size_t out_bytes,
+                 size_t n, bool pass_n) { return module.run(kernel, inputs, out_bytes, n, pass_n); };
+  for (const SweepSpec& s : specs) {
+    INFO("spec '" << s.spec.name << "' from " << s.spec.file);
+    const std::string report = scangen::test::run_and_compare(s, 100003, rng, run);  // 100003: no block multiple
+    INFO(report);
+    CHECK(report.empty());
+  }
+}
+
+}  // namespace
+
+TEST_CASE("every example's operator runs on a CUDA GPU as the reference computes it", "[gpu]") {
+  sweep(scangen::test::example_specs());
+}
+
+TEST_CASE("every type, operator, built-in and conversion runs on a CUDA GPU as the reference computes it", "[gpu]") {
+  sweep(scangen::test::coverage_specs());
+}

@@ -1,0 +1,210 @@
+// Every sweep spec's operator, run elementwise on an OpenCL device (PoCL in
+// CI), gives the CPU reference's results: integers to the bit, floats exactly
+// but for exp and log, which get the spec's stated tolerance.
+//
+// Without an OpenCL platform the tests fail, unless SCANGEN_ALLOW_NO_OPENCL=1.
+#include <CL/cl.h>
+#include <CL/cl_ext.h>  // CL_PLATFORM_NOT_FOUND_KHR: the ICD loader found no platform
+
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "operator_sweep.h"
+#include "scangen/generator/preamble.h"
+
+namespace {
+
+using scangen::generator::Backend;
+using scangen::test::SweepSpec;
+
+#define CL_CHECK(call)                                                         \
+  do {                                                                         \
+    cl_int e_ = (call);                                                        \
+    if (e_ != CL_SUCCESS) FAIL(#call << " failed with OpenCL error " << e_);    \
+  } while (0)
+
+// An OpenCL object released when it goes out of scope.
+template <typename T, cl_int (*Release)(T)>
+class Handle {
+ public:
+  Handle() = default;
+  explicit Handle(T h) : h_(h) {}
+  ~Handle() {
+    if (h_) Release(h_);
+  }
+  Handle(const Handle&) = delete;
+  Handle& operator=(const Handle&) = delete;
+  Handle(Handle&& o) noexcept : h_(o.h_) { o.h_ = nullptr; }
+  Handle& operator=(Handle&& o) noexcept {
+    std::swap(h_, o.h_);
+    return *this;
+  }
+  T get() const { return h_; }
+
+ private:
+  T h_ = nullptr;
+};
+using Context = Handle<cl_context, clReleaseContext>;
+using Queue = Handle<cl_command_queue, clReleaseCommandQueue>;
+using Program = Handle<cl_program, clReleaseProgram>;
+using Kernel = Handle<cl_kernel, clReleaseKernel>;
+using Buffer = Handle<cl_mem, clReleaseMemObject>;
+
+struct Device {
+  cl_device_id id = nullptr;
+  std::string name;
+  bool fp64 = false;
+  bool exact_divide_sqrt = false;
+};
+
+// The first device of the first platform that has one; null id when there is none.
+Device find_device() {
+  Device d;
+  cl_uint count = 0;
+  cl_int err = clGetPlatformIDs(0, nullptr, &count);
+  if (err == CL_PLATFORM_NOT_FOUND_KHR || count == 0) return d;
+  CL_CHECK(err);
+  std::vector<cl_platform_id> platforms(count);
+  CL_CHECK(clGetPlatformIDs(count, platforms.data(), nullptr));
+  for (cl_platform_id p : platforms) {
+    cl_uint n = 0;
+    err = clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 1, &d.id, &n);
+    if (err == CL_SUCCESS && n > 0) break;
+    d.id = nullptr;
+  }
+  if (!d.id) return d;
+  char name[256] = {};
+  CL_CHECK(clGetDeviceInfo(d.id, CL_DEVICE_NAME, sizeof name - 1, name, nullptr));
+  d.name = name;
+  cl_device_fp_config fp = 0;
+  CL_CHECK(clGetDeviceInfo(d.id, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof fp, &fp, nullptr));
+  d.fp64 = fp != 0;
+  CL_CHECK(clGetDeviceInfo(d.id, CL_DEVICE_SINGLE_FP_CONFIG, sizeof fp, &fp, nullptr));
+  d.exact_divide_sqrt = (fp & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) != 0;
+  return d;
+}
+
+// Whether the spec's OpenCL code needs cl_khr_fp64 (the preamble enables it then).
+bool uses_f64(const scangen::dsl::Spec& s) {
+  return scangen::generator::emit_preamble(s, Backend::OpenCL).find("cl_khr_fp64 : enable") != std::string::npos;
+}
+
+class Runner {
+ public:
+  explicit Runner(const Device& device) : device_(device) {
+    cl_int err = CL_SUCCESS;
+    context_ = Context(clCreateContext(nullptr, 1, &device_.id, nullptr, nullptr, &err));
+    CL_CHECK(err);
+    queue_ = Queue(clCreateCommandQueue(context_.get(), device_.id, 0, &err));
+    CL_CHECK(err);
+  }
+
+  // Builds one program from every spec's test program (PoCL takes about a
+  // second per build, whatever its size).
+  void build(const std::vector<SweepSpec>& specs) {
+    std::string source;
+    for (const SweepSpec& s : specs) source += scangen::test::test_program(s.spec, Backend::OpenCL);
+    const char* text = source.c_str();
+    cl_int err = CL_SUCCESS;
+    program_ = Program(clCreateProgramWithSource(context_.get(), 1, &text, nullptr, &err));
+    CL_CHECK(err);
+    err = clBuildProgram(program_.get(), 1, &device_.id, scangen::generator::exact_float_options(Backend::OpenCL),
+                         nullptr, nullptr);
+    size_t size = 0;
+    CL_CHECK(clGetProgramBuildInfo(program_.get(), device_.id, CL_PROGRAM_BUILD_LOG, 0, nullptr, &size));
+    std::string log(size, '\0');
+    CL_CHECK(clGetProgramBuildInfo(program_.get(), device_.id, CL_PROGRAM_BUILD_LOG, size, log.data(), nullptr));
+    INFO("source:\n" << source << "\nbuild log:\n" << log);
+    REQUIRE(err == CL_SUCCESS);
+    CHECK(log.find("warning") == std::string::npos);
+  }
+
+  // A scangen::test::RunKernel.
+  std::vector<uint8_t> run(const std::string& name, const std::vector<const std::vector<uint8_t>*>& inputs,
+                           size_t out_bytes, size_t n, bool pass_n) {
+    cl_int err = CL_SUCCESS;
+    Kernel kernel(clCreateKernel(program_.get(), name.c_str(), &err));
+    CL_CHECK(err);
+    std::vector<Buffer> buffers;
+    for (const auto* in : inputs) {
+      buffers.emplace_back(clCreateBuffer(context_.get(), CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, in->size(),
+                                          const_cast<uint8_t*>(in->data()), &err));
+      CL_CHECK(err);
+    }
+    std::vector<uint8_t> out(out_bytes, 0xAB);
+    buffers.emplace_back(
+        clCreateBuffer(context_.get(), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, out.size(), out.data(), &err));
+    CL_CHECK(err);
+    cl_uint arg = 0;
+    for (const Buffer& b : buffers) {
+      cl_mem m = b.get();
+      CL_CHECK(clSetKernelArg(kernel.get(), arg++, sizeof m, &m));
+    }
+    if (pass_n) {
+      const cl_uint count = static_cast<cl_uint>(n);
+      CL_CHECK(clSetKernelArg(kernel.get(), arg++, sizeof count, &count));
+    }
+    const size_t global = n;
+    CL_CHECK(clEnqueueNDRangeKernel(queue_.get(), kernel.get(), 1, nullptr, &global, nullptr, 0, nullptr, nullptr));
+    CL_CHECK(clEnqueueReadBuffer(queue_.get(), buffers.back().get(), CL_TRUE, 0, out.size(), out.data(), 0, nullptr,
+                                 nullptr));
+    return out;
+  }
+
+ private:
+  Device device_;
+  Context context_;
+  Queue queue_;
+  Program program_;
+};
+
+// Runs the combine, convert and constant kernels of every spec on random
+// inputs and compares them with the reference.
+void sweep(std::vector<SweepSpec> specs) {
+  Device device = find_device();
+  if (!device.id) {
+    const char* allow = std::getenv("SCANGEN_ALLOW_NO_OPENCL");
+    if (allow && std::string(allow) == "1") {
+      WARN("no OpenCL device; skipped because SCANGEN_ALLOW_NO_OPENCL=1");
+      return;
+    }
+    FAIL("no OpenCL platform with a device (install PoCL, or set SCANGEN_ALLOW_NO_OPENCL=1 to skip)");
+  }
+  INFO("OpenCL device: " << device.name);
+  REQUIRE(device.exact_divide_sqrt);  // exact_float_options() needs it
+  if (!device.fp64) {
+    WARN("the device has no fp64: specs that use f64 are left out");
+    specs.erase(std::remove_if(specs.begin(), specs.end(), [](const SweepSpec& s) { return uses_f64(s.spec); }),
+                specs.end());
+  }
+  Runner runner(device);
+  runner.build(specs);
+
+  const uint64_t seed = scangen::test::test_seed();
+  INFO("seed " << seed << " (replay with SCANGEN_TEST_SEED=" << seed << ")");
+  std::mt19937_64 rng(seed);
+  auto run = [&](const std::string& kernel, const std::vector<const std::vector<uint8_t>*>& inputs, size_t out_bytes,
+                 size_t n, bool pass_n) { return runner.run(kernel, inputs, out_bytes, n, pass_n); };
+  for (const SweepSpec& s : specs) {
+    INFO("spec '" << s.spec.name << "' from " << s.spec.file);
+    const std::string report = scangen::test::run_and_compare(s, 3001, rng, run);  // 3001: no work-group multiple
+    INFO(report);
+    CHECK(report.empty());
+  }
+}
+
+}  // namespace
+
+TEST_CASE("every example's operator runs on OpenCL as the reference computes it", "[opencl]") {
+  sweep(scangen::test::example_specs());
+}
+
+TEST_CASE("every type, operator, built-in and conversion runs on OpenCL as the reference computes it", "[opencl]") {
+  sweep(scangen::test::coverage_specs());
+}
