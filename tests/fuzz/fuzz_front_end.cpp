@@ -1,6 +1,6 @@
 // Feeds arbitrary bytes to the front end; whatever checks cleanly goes on to
-// the Spec's value operations and the CPU reference. Nothing may crash, hang
-// or trip a sanitizer.
+// the Spec's value operations, the generator's preamble and the CPU
+// reference. Nothing may crash, hang or trip a sanitizer.
 
 #include <cstddef>
 #include <cstdint>
@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "scangen/dsl/dsl.h"
+#include "scangen/generator/preamble.h"
 #include "scangen/reference/reference.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -33,6 +34,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       __builtin_trap();
     }
 
+    (void)scangen::generator::emit_preamble(spec, scangen::generator::Backend::Cuda);
+    (void)scangen::generator::emit_preamble(spec, scangen::generator::Backend::OpenCL);
     scangen::ref::check_operator(spec, 1, 4);
     scangen::ref::Evaluator eval(spec);
     std::mt19937_64 rng(size);
