@@ -217,10 +217,19 @@ const double kFloatEdges[] = {
 
 }  // namespace
 
-std::vector<SweepSpec> example_specs() { return load_dir(SCANGEN_EXAMPLES_DIR); }
+// The folders are compiled in; an environment variable of the same name moves
+// them, for binaries run from another checkout (scripts/gpu-check).
+std::filesystem::path spec_dir(const char* variable, const char* built_in) {
+  const char* moved = std::getenv(variable);
+  return moved && *moved ? moved : built_in;
+}
+
+std::vector<SweepSpec> example_specs() {
+  return load_dir(spec_dir("SCANGEN_EXAMPLES_DIR", SCANGEN_EXAMPLES_DIR));
+}
 
 std::vector<SweepSpec> coverage_specs() {
-  std::vector<SweepSpec> out = load_dir(SCANGEN_GENERATOR_SPECS_DIR);
+  std::vector<SweepSpec> out = load_dir(spec_dir("SCANGEN_GENERATOR_SPECS_DIR", SCANGEN_GENERATOR_SPECS_DIR));
   auto add = [&](const std::string& name, const std::string& text, ref::Tolerance tol = {}) {
     for (dsl::Spec& s : load(name, text)) out.push_back({std::move(s), tol});
   };
