@@ -27,6 +27,7 @@
 
 #include "scangen/dsl/dsl.h"
 #include "scangen/dsl/lexer.h"
+#include "spec_support.h"
 
 namespace dsl = scangen::dsl;
 
@@ -41,26 +42,8 @@ namespace {
 
 // ---- helpers -------------------------------------------------------------------
 
-// Loads `text`; REQUIREs that it checks cleanly (printing the diagnostics if not).
-dsl::Document load_ok(const std::string& text, const std::string& name = "test.scan") {
-  dsl::Document doc = dsl::load(name, text);
-  INFO("source:\n" << text << "\ndiagnostics:\n" << doc.diagnostics().render());
-  REQUIRE(doc.ok());
-  return doc;
-}
-
-// The only (or the named) Spec of `text`, which must check cleanly.
-dsl::Spec spec_of(const std::string& text, const std::string& scan = "") {
-  dsl::Document doc = load_ok(text);
-  INFO("source:\n" << text);
-  if (scan.empty()) {
-    REQUIRE(doc.specs().size() == 1);
-    return doc.specs().front();
-  }
-  const dsl::Spec* s = doc.find(scan);
-  REQUIRE(s != nullptr);
-  return *s;
-}
+using scangen::test::load_ok;
+using scangen::test::spec_of;
 
 // The error messages of `text`, in file order.
 std::vector<std::string> errors_of(const std::string& text) {

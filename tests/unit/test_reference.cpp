@@ -19,6 +19,7 @@
 
 #include "scangen/dsl/dsl.h"
 #include "scangen/reference/reference.h"
+#include "spec_support.h"
 
 namespace dsl = scangen::dsl;
 namespace ref = scangen::ref;
@@ -27,19 +28,7 @@ namespace {
 
 // ---- helpers -------------------------------------------------------------------
 
-// The Spec of `text` (its only scan, or the one named `scan`); REQUIREs a clean load.
-dsl::Spec spec_of(const std::string& text, const std::string& scan = "") {
-  dsl::Document doc = dsl::load("test.scan", text);
-  INFO("source:\n" << text << "\ndiagnostics:\n" << doc.diagnostics().render());
-  REQUIRE(doc.ok());
-  if (scan.empty()) {
-    REQUIRE(doc.specs().size() == 1);
-    return doc.specs().front();
-  }
-  const dsl::Spec* s = doc.find(scan);
-  REQUIRE(s != nullptr);
-  return *s;
-}
+using scangen::test::spec_of;
 
 template <class T>
 std::vector<uint8_t> pack(const std::vector<T>& values) {
