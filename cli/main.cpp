@@ -1,7 +1,9 @@
 // scangen: the command-line front end.
 //
 //   scangen check FILE...            parse, check, and test each operator
-//   scangen explain FILE [--dump=ast|spec] [--scan NAME]
+//   scangen explain FILE [--dump=ast|spec|plan] [--scan NAME] [--target cuda|opencl]
+//   scangen emit FILE [--target cuda|opencl] [--scan NAME] [-o OUT]
+//   scangen emit --opencl-builtins [-o OUT]
 //
 // Exit status: 0 success, 1 a problem in the input, 2 an internal error.
 
@@ -13,10 +15,14 @@
 #include <optional>
 #include <random>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "scangen/dsl/dsl.h"
+#include "scangen/generator/emit.h"
+#include "scangen/generator/opencl_builtins.h"
+#include "scangen/generator/plan.h"
 #include "scangen/reference/reference.h"
 
 namespace {
@@ -30,7 +36,9 @@ const char* const kUsage =
     "commands:\n"
     "  check FILE...     parse and check scan files, then test each operator's identity and\n"
     "                    associativity on random values with the CPU reference\n"
-    "  explain FILE      print each scan fully resolved, defaults filled in\n"
+    "  explain FILE      print each scan fully resolved, defaults filled in, and the\n"
+    "                    generator's plan for each of its targets\n"
+    "  emit FILE         write the CUDA or OpenCL C source of the file's scans\n"
     "  help              this text\n"
     "\n"
     "FILE may be '-' for standard input. Run 'scangen <command> --help' for a command's options.\n";
@@ -48,11 +56,28 @@ const char* const kCheckUsage =
     "  --quiet       print nothing on success\n";
 
 const char* const kExplainUsage =
-    "usage: scangen explain [--dump=ast|spec] [--scan NAME] FILE\n"
+    "usage: scangen explain [--dump=ast|spec|plan] [--scan NAME] [--target cuda|opencl] FILE\n"
     "\n"
-    "  --dump=spec   (default) each scan as the checked Spec, every default filled in\n"
+    "  (default)     each scan as the checked Spec, every default filled in, then its plan\n"
+    "  --dump=spec   only the Spec\n"
+    "  --dump=plan   only the plans: every decision the generator makes for a backend\n"
     "  --dump=ast    the parse tree, before names and types are resolved\n"
-    "  --scan NAME   only the scan called NAME\n";
+    "  --scan NAME   only the scan called NAME\n"
+    "  --target T    only the plan for backend T (cuda or opencl)\n";
+
+const char* const kEmitUsage =
+    "usage: scangen emit [--target cuda|opencl] [--scan NAME] [-o OUT] FILE\n"
+    "       scangen emit --opencl-builtins [-o OUT]\n"
+    "\n"
+    "Writes one self-contained source file (no #include) holding every scan of FILE that\n"
+    "lists the target: CUDA C++ for NVRTC or nvcc, or OpenCL C 1.2. docs/generated-code.md\n"
+    "describes what it defines and how to call it.\n"
+    "\n"
+    "  --target T          cuda (default) or opencl\n"
+    "  --scan NAME         only the scan called NAME\n"
+    "  -o OUT              write to OUT instead of standard output\n"
+    "  --opencl-builtins   write OpenCL 2.0's work_group_scan_* / work_group_reduce_*\n"
+    "                      for OpenCL 1.2 devices instead (docs/opencl-builtins.md)\n";
 
 struct UserError {
   std::string message;
@@ -83,6 +108,12 @@ uint64_t parse_number(const std::string& flag, const std::string& text) {
   if (text.empty() || *end != '\0' || errno != 0 || text[0] == '-')
     throw UserError{flag + " expects a non-negative whole number, not '" + text + "'"};
   return v;
+}
+
+scangen::generator::Backend parse_backend(const std::string& name) {
+  auto b = scangen::generator::backend_from_name(name);
+  if (!b) throw UserError{"unknown target '" + name + "' (targets: cuda, opencl)"};
+  return *b;
 }
 
 int cmd_check(const std::vector<std::string>& args) {
@@ -150,8 +181,18 @@ int cmd_check(const std::vector<std::string>& args) {
   return status;
 }
 
+// The plan of `spec` for `backend`, or why there is none.
+std::string plan_text(const scangen::dsl::Spec& spec, scangen::generator::Backend backend) {
+  try {
+    return scangen::generator::to_string(scangen::generator::make_plan(spec, backend));
+  } catch (const std::invalid_argument& e) {
+    return std::string("no plan for ") + scangen::generator::to_string(backend) + ": " + e.what() + "\n";
+  }
+}
+
 int cmd_explain(const std::vector<std::string>& args) {
-  std::string dump = "spec";
+  std::string dump = "all";
+  std::optional<scangen::generator::Backend> target;
   std::string only;
   std::vector<std::string> files;
   for (size_t i = 0; i < args.size(); ++i) {
@@ -161,10 +202,14 @@ int cmd_explain(const std::vector<std::string>& args) {
       return kOk;
     } else if (a.rfind("--dump=", 0) == 0) {
       dump = a.substr(7);
-      if (dump != "ast" && dump != "spec") throw UserError{"--dump takes 'ast' or 'spec', not '" + dump + "'"};
+      if (dump != "ast" && dump != "spec" && dump != "plan")
+        throw UserError{"--dump takes 'ast', 'spec' or 'plan', not '" + dump + "'"};
     } else if (a == "--scan") {
       if (i + 1 >= args.size()) throw UserError{"--scan needs a scan name"};
       only = args[++i];
+    } else if (a == "--target") {
+      if (i + 1 >= args.size()) throw UserError{"--target needs cuda or opencl"};
+      target = parse_backend(args[++i]);
     } else if (a.size() > 1 && a[0] == '-') {
       throw UserError{"unknown option '" + a + "' for explain\n" + kExplainUsage};
     } else {
@@ -180,14 +225,115 @@ int cmd_explain(const std::vector<std::string>& args) {
     std::cerr << doc.diagnostics().render();
     return kUserError;
   }
-  if (dump == "spec") {
+  if (dump != "ast") {
     bool found = false;
     for (const scangen::dsl::Spec& spec : doc.specs()) {
       if (!only.empty() && spec.name != only) continue;
       found = true;
-      std::cout << spec.to_string();
+      if (dump != "plan") std::cout << spec.to_string();
+      if (dump == "spec") continue;
+      for (scangen::dsl::Target t : spec.targets) {
+        scangen::generator::Backend b = scangen::generator::backend_for(t);
+        if (target && *target != b) continue;
+        std::string text = plan_text(spec, b);
+        // Inside the spec's text, the plan reads as a comment.
+        if (dump != "plan") {
+          std::string commented;
+          size_t start = 0;
+          while (start < text.size()) {
+            size_t end = text.find('\n', start);
+            commented += "# " + text.substr(start, end - start) + "\n";
+            start = end + 1;
+          }
+          text = commented;
+        }
+        std::cout << text;
+      }
     }
     if (!found && !only.empty()) throw UserError{"no scan named '" + only + "' in " + files[0]};
+  }
+  return kOk;
+}
+
+int cmd_emit(const std::vector<std::string>& args) {
+  std::vector<std::string> files;
+  std::string only, out_path;
+  bool builtins = false;
+  scangen::generator::Backend target = scangen::generator::Backend::Cuda;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= args.size()) throw UserError{a + " needs a value"};
+      return args[++i];
+    };
+    if (a == "--help" || a == "-h") {
+      std::cout << kEmitUsage;
+      return kOk;
+    } else if (a == "--target") {
+      target = parse_backend(value());
+    } else if (a == "--scan") {
+      only = value();
+    } else if (a == "-o") {
+      out_path = value();
+    } else if (a == "--opencl-builtins") {
+      builtins = true;
+    } else if (a.size() > 1 && a[0] == '-') {
+      throw UserError{"unknown option '" + a + "' for emit\n" + kEmitUsage};
+    } else {
+      files.push_back(a);
+    }
+  }
+  std::string text;
+  if (builtins) {
+    if (!files.empty() || !only.empty()) throw UserError{"--opencl-builtins takes no FILE and no --scan"};
+    text = scangen::generator::emit_opencl_builtins();
+  } else {
+    if (files.size() != 1) throw UserError{std::string("emit takes one FILE\n") + kEmitUsage};
+    scangen::dsl::Document doc = load(files[0]);
+    if (!doc.ok()) {
+      std::cerr << doc.diagnostics().render();
+      return kUserError;
+    }
+    std::vector<scangen::generator::Plan> plans;
+    for (const scangen::dsl::Spec& spec : doc.specs()) {
+      if (!only.empty() && spec.name != only) continue;
+      bool listed = false;
+      for (scangen::dsl::Target t : spec.targets) listed = listed || scangen::generator::backend_for(t) == target;
+      if (!listed && only.empty()) continue;  // a scan for the other backend
+      try {
+        plans.push_back(scangen::generator::make_plan(spec, target));
+      } catch (const std::invalid_argument& e) {
+        throw UserError{doc.file().name() + ":" + std::to_string(spec.loc.line) + ":" + std::to_string(spec.loc.col) +
+                        ": " + e.what()};
+      }
+    }
+    if (plans.empty()) {
+      if (!only.empty()) throw UserError{"no scan named '" + only + "' in " + files[0]};
+      throw UserError{"no scan in " + files[0] + " lists target '" + scangen::generator::to_string(target) + "'"};
+    }
+    scangen::generator::EmitOptions options;
+    if (!out_path.empty()) {
+      size_t slash = out_path.find_last_of('/');
+      options.source_name = slash == std::string::npos ? out_path : out_path.substr(slash + 1);
+    }
+    text = scangen::generator::emit(plans, options);
+  }
+  if (out_path.empty() || out_path == "-") {
+    std::cout << text;
+    return kOk;
+  }
+  // Write next to the destination, then rename: a reader never sees half a file.
+  const std::string tmp = out_path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary);
+    if (!out) throw UserError{"cannot write '" + tmp + "'"};
+    out << text;
+    out.close();
+    if (!out) throw UserError{"cannot write '" + tmp + "'"};
+  }
+  if (std::rename(tmp.c_str(), out_path.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    throw UserError{"cannot write '" + out_path + "'"};
   }
   return kOk;
 }
@@ -205,6 +351,7 @@ int main(int argc, char** argv) {
     args.erase(args.begin());
     if (cmd == "check") return cmd_check(args);
     if (cmd == "explain") return cmd_explain(args);
+    if (cmd == "emit") return cmd_emit(args);
     if (cmd == "help" || cmd == "--help" || cmd == "-h") {
       std::cout << kUsage;
       return kOk;

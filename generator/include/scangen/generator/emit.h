@@ -1,0 +1,46 @@
+// Plan -> source: the complete, self-contained CUDA C++ or OpenCL C 1.2 text
+// of one or several warp- and block-level scans (no #include; NVRTC, nvcc and
+// any OpenCL 1.2 compiler take it as is).
+//
+// For a scan P the text defines, besides the operator preamble (preamble.h):
+//
+//   P_temp                 one group's scratch; declare one per group (a
+//                          logical warp or a block) in __shared__ / __local
+//                          memory
+//   P_inclusive, P_exclusive, P_inclusive_exclusive, P_reduce, P_broadcast
+//                          device functions to call from your own kernels
+//                          (templates/common/api.h documents them), and the
+//                          *_update variants with outputs = running_total
+//   P_scan_kernel          the array-level entry kernel (extern "C" on CUDA)
+//
+// See docs/generated-code.md for calling them.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "scangen/generator/plan.h"
+
+namespace scangen::generator {
+
+struct EmitOptions {
+  // The name the text is compiled under (#line directives map the operator
+  // preamble back to it); empty: the first scan's name + ".cu" / ".cl".
+  std::string source_name;
+};
+
+// One scan.
+std::string emit(const Plan& plan, const EmitOptions& options = {});
+// Several scans in one translation unit (one .cu file, one OpenCL program).
+// All plans must be for the same backend and have different names.
+std::string emit(const std::vector<Plan>& plans, const EmitOptions& options = {});
+
+// Compiler options the emitted text needs (exact float semantics, see
+// exact_float_options); "" for CUDA.
+std::string compile_options(Backend backend);
+
+// A hash of every embedded template, part of a compiled kernel's identity.
+uint64_t templates_hash();
+
+}  // namespace scangen::generator

@@ -1,0 +1,88 @@
+// Spec -> Plan: every decision the generator makes for one scan on one
+// backend, before any text is written. `scangen explain` prints it; the
+// emitter only follows it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "scangen/dsl/spec.h"
+#include "scangen/generator/backend.h"
+
+namespace scangen::generator {
+
+// How the lanes of a group exchange values (the backend's lane scan).
+// X(enumerator, spelling, template file, description)
+#define SCANGEN_LANE_EXCHANGES(X)                                                                              \
+  X(Shuffle, "shuffle", "cuda/lanes_shfl.cuh", "register shuffles, word by word")                            \
+  X(SharedMemory, "shared_memory", "cuda/lanes_shared.cuh", "shared memory, __syncwarp between steps")       \
+  X(ActiveLanes, "active_lanes", "cuda/lanes_coalesced.cuh", "shuffles over the lanes active at the call")   \
+  X(LocalMemory, "local_memory", "opencl/lanes_local.cl", "local memory, a work-group barrier between steps")
+
+enum class LaneExchange : uint8_t {
+#define X(e, s, f, d) e,
+  SCANGEN_LANE_EXCHANGES(X)
+#undef X
+};
+const char* to_string(LaneExchange e);
+const char* template_file(LaneExchange e);
+const char* describe(LaneExchange e);
+
+// A parameter of the entry kernel.
+struct KernelParam {
+  std::string type;  // in the dialect: "const P_In*", "P_T*", "u64"
+  std::string name;
+  std::string meaning;
+};
+
+struct Plan {
+  dsl::Spec spec;
+  Backend backend = Backend::Cuda;
+
+  // Group shape. A group is a logical warp (warp level) or a block.
+  int group_threads = 0;   // W or threads
+  int items = 0;           // per thread, blocked arrangement
+  uint64_t segment = 0;    // elements one group scans: group_threads * items
+  int block_threads = 0;   // threads per block of the entry kernel
+  int groups_per_block = 0;
+
+  // The lane scan: used for the whole group (warp level), the raking warp
+  // (raking), each warp (warp_scans); not by hillis_steele / blelloch.
+  LaneExchange exchange = LaneExchange::Shuffle;
+  int shuffle_words = 0;     // 32-bit words per element through a shuffle
+  int lane_scratch = 0;      // elements of lane scratch per lane group
+
+  // Block algorithms.
+  int rake_threads = 0;  // raking
+  int rake_segment = 0;  // partials each raking thread reduces
+  int rake_padding = 0;  // spare slots after each raking segment
+  int blelloch_pad_shift = 0;  // one spare slot every 2^shift tree nodes
+
+  bool seeded = false;  // init is not the identity
+
+  size_t element_bytes = 0;
+  size_t input_bytes = 0;
+  size_t temp_bytes = 0;          // sizeof(P_temp): one group's scratch
+  size_t block_shared_bytes = 0;  // static shared/local memory of the entry kernel
+
+  // The templates, in order, after the dialect and the preamble.
+  std::vector<std::string> templates;
+  // The constants the templates are written against (SG_*), in order.
+  std::vector<std::pair<std::string, std::string>> constants;
+
+  std::string entry_kernel;  // P_scan_kernel
+  std::vector<KernelParam> entry_params;
+  std::vector<std::string> device_functions;  // the public ones, P_inclusive ...
+};
+
+// The plan of a warp- or block-level scan. Throws std::invalid_argument when
+// the spec cannot be generated for the backend (a device-level spec, a target
+// the spec does not list, coalesced on OpenCL).
+Plan make_plan(const dsl::Spec& spec, Backend backend);
+
+// Readable, one decision per line, for `scangen explain`.
+std::string to_string(const Plan& plan);
+
+}  // namespace scangen::generator

@@ -1,0 +1,44 @@
+// What differs between the backends when a plan becomes text. One
+// implementation per backend (emit_cuda.cpp, emit_opencl.cpp), found through
+// emitter_for(); the algorithms themselves are templates.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "scangen/generator/plan.h"
+
+namespace scangen::generator::detail {
+
+class BackendEmitter {
+ public:
+  virtual ~BackendEmitter() = default;
+  // The dialect template (SG_FN, SG_LOCAL, SG_BARRIER, ...).
+  virtual const char* dialect_template() const = 0;
+  // Text before everything else: extensions the plans need.
+  virtual std::string prologue(const std::vector<Plan>& plans) const = 0;
+  // P_sg_atomic_combine(counter, v): combines v into *counter atomically,
+  // returns the old value (plans with outputs = running_total only).
+  virtual std::string atomic_combine(const Plan& plan) const = 0;
+};
+
+const BackendEmitter& cuda_emitter();
+const BackendEmitter& opencl_emitter();
+
+inline const BackendEmitter& emitter_for(Backend b) {
+  switch (b) {
+    case Backend::Cuda: return cuda_emitter();
+    case Backend::OpenCL: return opencl_emitter();
+  }
+  return cuda_emitter();
+}
+
+// The scalar kind of a running_total counter: a 32- or 64-bit integer with a
+// built-in operator other than mul; throws std::invalid_argument otherwise.
+struct AtomicCounter {
+  dsl::ScalarKind kind;
+  dsl::BuiltinOp op;
+};
+AtomicCounter atomic_counter(const Plan& plan);
+
+}  // namespace scangen::generator::detail

@@ -1,0 +1,104 @@
+// The public device functions of a warp- or block-level scan, built on the
+// level's sg_group_exclusive. With P the scan's name and ITEMS = SG_ITEMS,
+// each thread holds ITEMS consecutive elements (blocked arrangement: thread
+// r of the group holds elements r*ITEMS .. r*ITEMS + ITEMS - 1 of the
+// group's segment). Every thread of the group calls, with the group's
+// scratch (P_temp).
+//
+//   P_T P_inclusive(temp, in, out)              out[i] = init . x0 . ... . xi
+//   P_T P_exclusive(temp, in, out)              out[i] = init . x0 . ... . x(i-1)
+//   P_T P_inclusive_exclusive(temp, in, inc, exc)   both at once
+//   P_T P_reduce(temp, in)                      the group's total
+//   P_T P_broadcast(temp, v, src)               v of the group member of rank src
+//
+// Each returns the group's total (x0 . ... . xlast, without init) to every
+// thread. `out` may be `in`. With outputs = running_total:
+//
+//   P_T P_inclusive_update(temp, in, out, counter)
+//   P_T P_exclusive_update(temp, in, out, counter)
+//   P_T P_inclusive_exclusive_update(temp, in, inc, exc, counter)
+//
+// combine the group's total into *counter atomically and seed the scan with
+// the counter's old value instead of init (cooperative groups'
+// exclusive_scan_update).
+//
+// Needs: SG_ITEMS, SG_SEEDED (1 when init is not the identity).
+
+SG_FN SG_T SG_NAME(sg_reduce_items)(const SG_T* in) {
+  SG_T p = in[0];
+#pragma unroll
+  for (int i = 1; i < SG_ITEMS; ++i) p = SG_COMBINE(p, in[i]);
+  return p;
+}
+
+// The thread's items scanned from `prefix`; either output may be null.
+SG_FN void SG_NAME(sg_items_from)(SG_T prefix, const SG_T* in, SG_T* inclusive, SG_T* exclusive) {
+#pragma unroll
+  for (int i = 0; i < SG_ITEMS; ++i) {
+    const SG_T x = in[i];
+    if (exclusive) exclusive[i] = prefix;
+    prefix = SG_COMBINE(prefix, x);
+    if (inclusive) inclusive[i] = prefix;
+  }
+}
+
+SG_FN SG_T SG_NAME(sg_scan)(SG_LOCAL SG_NAME(temp)* temp, const SG_T* in, SG_T* inclusive, SG_T* exclusive) {
+  SG_T aggregate;
+  SG_T prefix = SG_NAME(sg_group_exclusive)(temp, SG_NAME(sg_reduce_items)(in), &aggregate);
+#if SG_SEEDED
+  prefix = SG_COMBINE(SG_INIT(), prefix);
+#endif
+  SG_NAME(sg_items_from)(prefix, in, inclusive, exclusive);
+  return aggregate;
+}
+
+SG_FN SG_T SG_NAME(inclusive)(SG_LOCAL SG_NAME(temp)* temp, const SG_T* in, SG_T* out) {
+  return SG_NAME(sg_scan)(temp, in, out, 0);
+}
+
+SG_FN SG_T SG_NAME(exclusive)(SG_LOCAL SG_NAME(temp)* temp, const SG_T* in, SG_T* out) {
+  return SG_NAME(sg_scan)(temp, in, 0, out);
+}
+
+SG_FN SG_T SG_NAME(inclusive_exclusive)(SG_LOCAL SG_NAME(temp)* temp, const SG_T* in, SG_T* inclusive,
+                                        SG_T* exclusive) {
+  return SG_NAME(sg_scan)(temp, in, inclusive, exclusive);
+}
+
+SG_FN SG_T SG_NAME(reduce)(SG_LOCAL SG_NAME(temp)* temp, const SG_T* in) {
+  SG_T aggregate;
+  (void)SG_NAME(sg_group_exclusive)(temp, SG_NAME(sg_reduce_items)(in), &aggregate);
+  return aggregate;
+}
+
+SG_FN SG_T SG_NAME(broadcast)(SG_LOCAL SG_NAME(temp)* temp, SG_T v, int src) {
+  return SG_NAME(sg_group_broadcast)(temp, v, src);
+}
+
+#if SG_RUNNING_TOTAL
+SG_FN SG_T SG_NAME(sg_scan_update)(SG_LOCAL SG_NAME(temp)* temp, const SG_T* in, SG_T* inclusive, SG_T* exclusive,
+                                   SG_GLOBAL SG_T* counter) {
+  SG_T aggregate;
+  const SG_T prefix = SG_NAME(sg_group_exclusive)(temp, SG_NAME(sg_reduce_items)(in), &aggregate);
+  SG_T old = SG_IDENTITY();
+  if (SG_NAME(sg_group_rank)() == 0) old = SG_NAME(sg_atomic_combine)(counter, aggregate);
+  old = SG_NAME(sg_group_broadcast)(temp, old, 0);
+  SG_NAME(sg_items_from)(SG_COMBINE(old, prefix), in, inclusive, exclusive);
+  return aggregate;
+}
+
+SG_FN SG_T SG_NAME(inclusive_update)(SG_LOCAL SG_NAME(temp)* temp, const SG_T* in, SG_T* out,
+                                     SG_GLOBAL SG_T* counter) {
+  return SG_NAME(sg_scan_update)(temp, in, out, 0, counter);
+}
+
+SG_FN SG_T SG_NAME(exclusive_update)(SG_LOCAL SG_NAME(temp)* temp, const SG_T* in, SG_T* out,
+                                     SG_GLOBAL SG_T* counter) {
+  return SG_NAME(sg_scan_update)(temp, in, 0, out, counter);
+}
+
+SG_FN SG_T SG_NAME(inclusive_exclusive_update)(SG_LOCAL SG_NAME(temp)* temp, const SG_T* in, SG_T* inclusive,
+                                               SG_T* exclusive, SG_GLOBAL SG_T* counter) {
+  return SG_NAME(sg_scan_update)(temp, in, inclusive, exclusive, counter);
+}
+#endif

@@ -1,0 +1,79 @@
+// The array-level entry kernel of a warp- or block-level scan: each group
+// (logical warp or block) scans its segment of SG_GROUP_THREADS * SG_ITEMS
+// consecutive elements; the last segment may be short. Launch it with
+// SG_BLOCK_THREADS threads per block (SG_GROUPS groups each) and
+// ceil(segments / SG_GROUPS) blocks, 1-D.
+//
+//   P_scan_kernel(in, [out | inclusive, exclusive], [aggregates], [running_total], n)
+//
+// in: n elements of P_In; out: n elements of P_T (may be `in` when the types
+// agree); aggregates: one element per segment; running_total: one element,
+// the counter (read, combined with every segment's total, written).
+//
+// Needs: SG_IN, SG_CONVERT, SG_GROUPS, SG_GROUP_THREADS, SG_BLOCK_THREADS,
+// SG_INCLUSIVE_OUT, SG_EXCLUSIVE_OUT, SG_AGGREGATE_OUT, SG_RUNNING_TOTAL.
+
+SG_KERNEL void SG_NAME(scan_kernel)(const SG_GLOBAL SG_IN* in,
+#if SG_INCLUSIVE_OUT
+                                    SG_GLOBAL SG_T* inclusive,
+#endif
+#if SG_EXCLUSIVE_OUT
+                                    SG_GLOBAL SG_T* exclusive,
+#endif
+#if SG_AGGREGATE_OUT
+                                    SG_GLOBAL SG_T* aggregates,
+#endif
+#if SG_RUNNING_TOTAL
+                                    SG_GLOBAL SG_T* running_total,
+#endif
+                                    scangen_u64 n) {
+  SG_SHARED SG_NAME(temp) temp[SG_GROUPS];
+  const int tid = SG_THREAD();
+  const int group = tid / SG_GROUP_THREADS;
+  const int rank = tid % SG_GROUP_THREADS;
+  const scangen_u64 segment = SG_BLOCK() * SG_GROUPS + (scangen_u64)group;
+  const scangen_u64 first = segment * (scangen_u64)(SG_GROUP_THREADS * SG_ITEMS) + (scangen_u64)rank * SG_ITEMS;
+
+  SG_T items[SG_ITEMS];
+#pragma unroll
+  for (int i = 0; i < SG_ITEMS; ++i)
+    items[i] = first + (scangen_u64)i < n ? SG_CONVERT(in[first + (scangen_u64)i]) : SG_IDENTITY();
+
+#if SG_INCLUSIVE_OUT
+  SG_T inc[SG_ITEMS];
+#endif
+#if SG_EXCLUSIVE_OUT
+  SG_T exc[SG_ITEMS];
+#endif
+#if SG_INCLUSIVE_OUT && SG_EXCLUSIVE_OUT
+#define SG_OUTS inc, exc
+#elif SG_INCLUSIVE_OUT
+#define SG_OUTS inc, 0
+#else
+#define SG_OUTS 0, exc
+#endif
+#if SG_RUNNING_TOTAL
+  // Groups past the end combine the identity: harmless to the counter.
+  const SG_T total = SG_NAME(sg_scan_update)(&temp[group], items, SG_OUTS, running_total);
+#else
+  const SG_T total = SG_NAME(sg_scan)(&temp[group], items, SG_OUTS);
+#endif
+#undef SG_OUTS
+
+#pragma unroll
+  for (int i = 0; i < SG_ITEMS; ++i) {
+    if (first + (scangen_u64)i < n) {
+#if SG_INCLUSIVE_OUT
+      inclusive[first + (scangen_u64)i] = inc[i];
+#endif
+#if SG_EXCLUSIVE_OUT
+      exclusive[first + (scangen_u64)i] = exc[i];
+#endif
+    }
+  }
+#if SG_AGGREGATE_OUT
+  if (rank == 0 && segment * (scangen_u64)(SG_GROUP_THREADS * SG_ITEMS) < n) aggregates[segment] = total;
+#else
+  (void)total;
+#endif
+}

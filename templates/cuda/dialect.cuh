@@ -1,0 +1,22 @@
+// The portable dialect, CUDA side. The templates under common/ are written
+// once against these macros; opencl/dialect.cl defines the same names.
+//
+//   SG_FN             qualifiers of a device function (inlined, may go unused)
+//   SG_KERNEL         qualifiers of an entry kernel
+//   SG_LOCAL          address space of a pointer to block-shared memory
+//   SG_GLOBAL         address space of a pointer to device memory
+//   SG_SHARED         declares block-shared memory at kernel scope
+//   SG_BARRIER()      block-wide barrier that also orders shared memory
+//   SG_THREAD()       this thread's index in its (1-D) block
+//   SG_BLOCK()        this block's index in the (1-D) grid, 64-bit
+#ifndef SCANGEN_DIALECT
+#define SCANGEN_DIALECT
+#define SG_FN static __device__ __forceinline__ __attribute__((unused))
+#define SG_KERNEL extern "C" __global__
+#define SG_LOCAL
+#define SG_GLOBAL
+#define SG_SHARED __shared__
+#define SG_BARRIER() __syncthreads()
+#define SG_THREAD() ((int)threadIdx.x)
+#define SG_BLOCK() ((unsigned long long)blockIdx.x)
+#endif

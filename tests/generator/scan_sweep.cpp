@@ -1,0 +1,435 @@
+#include "scan_sweep.h"
+
+#include <algorithm>
+#include <cstring>
+#include <sstream>
+#include <stdexcept>
+
+#include "operator_sweep.h"
+#include "scangen/dsl/dsl.h"
+#include "scangen/reference/reference.h"
+
+namespace scangen::test {
+
+using dsl::Algorithm;
+using dsl::Level;
+
+namespace {
+
+// An element type of the sweep: its declarations, its operator, and how its
+// inputs are drawn.
+struct ElementKind {
+  const char* name;      // for scan names
+  const char* types;     // type declarations
+  const char* type;      // `type = ...`
+  const char* operator_; // `op = add;` or combine + identity
+  const char* values;
+};
+
+const ElementKind kI8 = {"i8", "", "i8", "op = add;", "int"};
+const ElementKind kI32 = {"i32", "", "i32", "op = add;", "int"};
+const ElementKind kI64 = {"i64", "", "i64", "op = add;", "int"};
+const ElementKind kF16 = {"f16", "", "f16", "op = add;", "small"};
+const ElementKind kF32 = {"f32", "", "f32", "op = add;", "small"};
+const ElementKind kF64 = {"f64", "", "f64", "op = add;", "small"};
+// 8 bytes: x -> a*x + b maps, composed (non-commutative).
+const ElementKind kAffine = {"affine", "type Affine { a: f32, b: f32 }\n", "Affine",
+                             "combine(x, y) = Affine { a: y.a * x.a, b: y.a * x.b + y.b };\n"
+                             "  identity = Affine { a: 1.0, b: 0.0 };",
+                             "affine"};
+// 16 bytes: 2x2 matrix product (non-commutative).
+const ElementKind kMatrix = {"mat2", "type Mat2 { a: f32, b: f32, c: f32, d: f32 }\n", "Mat2",
+                             "combine(x, y) = Mat2 { a: x.a * y.a + x.b * y.c, b: x.a * y.b + x.b * y.d,\n"
+                             "                       c: x.c * y.a + x.d * y.c, d: x.c * y.b + x.d * y.d };\n"
+                             "  identity = Mat2 { 1.0, 0.0, 0.0, 1.0 };",
+                             "matrix"};
+// 24 bytes (20 and 4 of padding): f64 affine maps with a count.
+const ElementKind kAffine64 = {
+    "affine64", "type Affine64 { a: f64, b: f64, count: u32 }\n", "Affine64",
+    "combine(x, y) = Affine64 { a: y.a * x.a, b: y.a * x.b + y.b, count: x.count + y.count };\n"
+    "  identity = Affine64 { a: 1.0, b: 0.0, count: 0 };",
+    "affine64"};
+
+const ElementKind* const kAllKinds[] = {&kI8, &kI32, &kI64, &kF16, &kF32, &kF64, &kAffine, &kMatrix, &kAffine64};
+
+struct Shape {
+  int width;  // warp level: W; block level: 0
+  int threads;
+  int items;
+};
+
+std::string spec_text(const std::string& name, const ElementKind& k, Algorithm a, const Shape& s, dsl::Mode mode,
+                      const std::string& extra) {
+  std::ostringstream t;
+  t << k.types << "scan " << name << " {\n  type = " << k.type << ";\n  " << k.operator_ << "\n";
+  if (s.width) t << "  level = warp(" << s.width << ");\n";
+  else t << "  level = block;\n";
+  t << "  algorithm = " << dsl::to_string(a) << ";\n  threads = " << s.threads << ";\n  items = " << s.items
+    << ";\n  mode = " << dsl::to_string(mode) << ";\n"
+    << extra;
+  if (a == Algorithm::Coalesced) t << "  targets = cuda;\n";
+  t << "}\n";
+  return t.str();
+}
+
+dsl::Spec load_spec(const std::string& name, const std::string& text) {
+  dsl::Document doc = dsl::load(name + ".scan", text);
+  if (!doc.ok() || doc.specs().size() != 1)
+    throw std::logic_error("scan sweep: spec '" + name + "' does not load:\n" + doc.diagnostics().render() + text);
+  return doc.specs().front();
+}
+
+bool is_warp(Algorithm a) {
+  return a == Algorithm::KoggeStone || a == Algorithm::KoggeStoneLocal || a == Algorithm::Coalesced;
+}
+
+// The group shapes an algorithm runs at.
+std::vector<Shape> shapes(Algorithm a) {
+  if (is_warp(a)) {
+    // Several logical warps per block, blocks of fewer than 32 threads, a block of one lane.
+    return {{1, 32, 1}, {2, 6, 3}, {4, 12, 2}, {8, 64, 1}, {16, 48, 4}, {32, 32, 1}, {32, 64, 7}, {32, 128, 32},
+            {4, 32, 16}, {1, 1, 5}};
+  }
+  switch (a) {
+    case Algorithm::WarpScans:
+      return {{0, 32, 1}, {0, 64, 3}, {0, 96, 2}, {0, 128, 4}, {0, 256, 1}, {0, 1024, 2}, {0, 160, 32}, {0, 512, 7}};
+    case Algorithm::Blelloch:
+      return {{0, 1, 3}, {0, 2, 1}, {0, 32, 4}, {0, 64, 1}, {0, 128, 2}, {0, 256, 7}, {0, 1024, 1}, {0, 512, 32}};
+    default:  // raking, raking_memoize, hillis_steele: any count
+      return {{0, 1, 1}, {0, 7, 3}, {0, 32, 1}, {0, 33, 2}, {0, 100, 4}, {0, 128, 7}, {0, 256, 1}, {0, 1000, 2},
+              {0, 1024, 1}, {0, 64, 32}};
+  }
+}
+
+std::vector<Algorithm> algorithms(generator::Backend backend) {
+  std::vector<Algorithm> v = {Algorithm::KoggeStone,    Algorithm::KoggeStoneLocal, Algorithm::Raking,
+                              Algorithm::RakingMemoize, Algorithm::WarpScans,       Algorithm::HillisSteele,
+                              Algorithm::Blelloch};
+  if (backend == generator::Backend::Cuda) v.insert(v.begin() + 2, Algorithm::Coalesced);
+  return v;
+}
+
+const dsl::Mode kModes[] = {dsl::Mode::Inclusive, dsl::Mode::Exclusive, dsl::Mode::Both};
+
+// Whether the plan fits (the shared-memory bound); the sweep leaves out the
+// few shape x type pairs that do not, as a user would get an error for them.
+bool plannable(const dsl::Spec& s, generator::Backend b) {
+  try {
+    generator::make_plan(s, b);
+    return true;
+  } catch (const std::invalid_argument&) {
+    return false;
+  }
+}
+
+}  // namespace
+
+std::vector<ScanCase> scan_cases(generator::Backend backend) {
+  std::vector<ScanCase> out;
+  auto add = [&](const std::string& name, const ElementKind& k, Algorithm a, const Shape& s, dsl::Mode m,
+                 const std::string& extra = "") {
+    dsl::Spec spec = load_spec(name, spec_text(name, k, a, s, m, extra));
+    if (plannable(spec, backend)) out.push_back({std::move(spec), k.values});
+  };
+  for (Algorithm a : algorithms(backend)) {
+    const std::vector<Shape> sh = shapes(a);
+    const std::string an = dsl::to_string(a);
+    int i = 0;
+    // Every type in every mode, the shapes taken in turn.
+    for (const ElementKind* k : kAllKinds) {
+      for (dsl::Mode m : kModes) {
+        add(an + "_" + k->name + "_" + dsl::to_string(m), *k, a, sh[static_cast<size_t>(i) % sh.size()], m);
+        ++i;
+      }
+    }
+    // Every shape with i32 and with the matrix product.
+    for (size_t j = 0; j < sh.size(); ++j) {
+      add(an + "_shape" + std::to_string(j) + "_i32", kI32, a, sh[j], kModes[j % 3]);
+      add(an + "_shape" + std::to_string(j) + "_mat2", kMatrix, a, sh[j], kModes[(j + 1) % 3]);
+    }
+    const Shape s0 = sh[1], s1 = sh[sh.size() / 2];
+    // init, aggregates, u8 in u32, running totals.
+    add(an + "_init_aggregate", kI32, a, s0, dsl::Mode::Both, "  init = 5;\n  outputs = aggregate;\n");
+    add(an + "_mat2_init", kMatrix, a, s1, dsl::Mode::Both,
+        "  init = Mat2 { 0.0, 1.0, -1.0, 0.0 };\n  outputs = aggregate;\n");
+    ElementKind bytes = {"u8u32", "", "u32", "input = u8;\n  op = add;", "int"};
+    add(an + "_u8_in_u32", bytes, a, s1, dsl::Mode::Inclusive, "  outputs = aggregate;\n");
+    ElementKind u32x = {"u32xor", "", "u32", "op = xor;", "int"};
+    add(an + "_running_xor", u32x, a, s0, dsl::Mode::Exclusive, "  outputs = running_total, aggregate;\n");
+    ElementKind i64max = {"i64max", "", "i64", "op = max;", "int"};
+    add(an + "_running_max", i64max, a, s1, dsl::Mode::Both, "  outputs = running_total;\n");
+    add(an + "_running_add", kI32, a, sh.back(), dsl::Mode::Both, "  outputs = running_total;\n");
+  }
+  return out;
+}
+
+std::vector<ScanCase> compile_cases() {
+  std::vector<ScanCase> out;
+  for (Algorithm a : algorithms(generator::Backend::Cuda)) {
+    const Shape s = is_warp(a) ? Shape{32, 128, 4} : Shape{0, 256, 4};
+    for (const ElementKind* k : kAllKinds)
+      for (dsl::Mode m : kModes) {
+        const std::string name = std::string(dsl::to_string(a)) + "_" + k->name + "_" + dsl::to_string(m);
+        out.push_back({load_spec(name, spec_text(name, *k, a, s, m, "")), k->values});
+      }
+  }
+  return out;
+}
+
+std::vector<uint64_t> scan_sizes(const generator::Plan& plan, std::mt19937_64& rng) {
+  const uint64_t seg = plan.segment;
+  const uint64_t block = seg * static_cast<uint64_t>(plan.groups_per_block);
+  std::vector<uint64_t> v = {0, 1, 2, seg - 1, seg, seg + 1, block + 1,
+                             std::uniform_int_distribution<uint64_t>(1, 4 * block + 3)(rng)};
+  std::sort(v.begin(), v.end());
+  v.erase(std::unique(v.begin(), v.end()), v.end());
+  return v;
+}
+
+namespace {
+
+// n input values drawn as the case says.
+std::vector<uint8_t> draw(const ScanCase& c, uint64_t n, std::mt19937_64& rng) {
+  const dsl::Type& t = c.spec.input;
+  const size_t size = t.size();
+  std::vector<uint8_t> out(n * size);
+  if (c.values == "int") return random_values(t, n, rng);
+  auto small_int = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  auto sign = [&] { return small_int(0, 1) ? 1.0 : -1.0; };
+  for (uint64_t i = 0; i < n; ++i) {
+    uint8_t* e = out.data() + i * size;
+    if (c.values == "small") {
+      const auto k = t.scalar_kind();
+      // f16 sums stay exact below 2048: small steps keep a random walk there.
+      const double v = small_int(k == dsl::ScalarKind::F16 ? -2 : -8, k == dsl::ScalarKind::F16 ? 2 : 8);
+      if (k == dsl::ScalarKind::F16) {
+        const uint16_t h = dsl::float_to_half_bits(static_cast<float>(v));
+        std::memcpy(e, &h, 2);
+      } else if (k == dsl::ScalarKind::F32) {
+        const float f = static_cast<float>(v);
+        std::memcpy(e, &f, 4);
+      } else {
+        std::memcpy(e, &v, 8);
+      }
+    } else if (c.values == "affine") {
+      const float ab[2] = {static_cast<float>(sign()), static_cast<float>(small_int(-8, 8))};
+      std::memcpy(e, ab, 8);
+    } else if (c.values == "affine64") {
+      const double ab[2] = {sign(), static_cast<double>(small_int(-8, 8))};
+      const uint32_t count = static_cast<uint32_t>(rng());
+      std::memcpy(e, ab, 16);
+      std::memcpy(e + 16, &count, 4);
+      std::memset(e + 20, 0, 4);
+    } else if (c.values == "matrix") {
+      // A signed permutation matrix: products stay signed permutations, exact.
+      const bool swap = small_int(0, 1) != 0;
+      const float s1 = static_cast<float>(sign()), s2 = static_cast<float>(sign());
+      const float m[4] = {swap ? 0.0f : s1, swap ? s1 : 0.0f, swap ? s2 : 0.0f, swap ? 0.0f : s2};
+      std::memcpy(e, m, 16);
+    } else {
+      throw std::logic_error("scan sweep: unknown value kind '" + c.values + "'");
+    }
+  }
+  return out;
+}
+
+std::vector<uint8_t> poisoned(uint64_t elements, size_t size) { return std::vector<uint8_t>(elements * size, 0xAB); }
+
+// Compares `count` elements of got and want; appends the first mismatches.
+bool compare(const std::string& what, const dsl::Type& t, const uint8_t* got, const uint8_t* want, uint64_t count,
+             uint64_t segment, std::string& report) {
+  const size_t size = t.size();
+  int shown = 0;
+  uint64_t bad = 0;
+  for (uint64_t i = 0; i < count; ++i) {
+    if (ref::values_match(t, got + i * size, want + i * size, ref::Tolerance{})) continue;
+    ++bad;
+    if (shown++ < 5)
+      report += "  " + what + "[" + std::to_string(i) + "] (segment " + std::to_string(segment ? i / segment : 0) +
+                ", position " + std::to_string(segment ? i % segment : i) + "): got " +
+                ref::format_value(t, got + i * size) + ", want " + ref::format_value(t, want + i * size) + "\n";
+  }
+  if (bad) report += "  " + what + ": " + std::to_string(bad) + " of " + std::to_string(count) + " differ\n";
+  return bad == 0;
+}
+
+// The tail past the n elements must still hold the poison.
+bool tail_intact(const std::string& what, const std::vector<uint8_t>& buf, size_t used, std::string& report) {
+  for (size_t i = used; i < buf.size(); ++i)
+    if (buf[i] != 0xAB) {
+      report += "  " + what + ": the kernel wrote past the end (byte " + std::to_string(i) + ")\n";
+      return false;
+    }
+  return true;
+}
+
+constexpr uint64_t kTail = 3;  // poisoned elements after every output
+
+}  // namespace
+
+std::string run_scan_case(const ScanCase& c, const generator::Plan& plan, uint64_t n, std::mt19937_64& rng,
+                          const LaunchKernel& launch) {
+  const dsl::Spec& s = c.spec;
+  const size_t es = s.type.size();
+  const uint64_t seg = plan.segment;
+  const uint64_t segments = (n + seg - 1) / seg;
+  const uint64_t gpb = static_cast<uint64_t>(plan.groups_per_block);
+  const uint64_t blocks = (segments + gpb - 1) / gpb;
+
+  std::vector<std::vector<uint8_t>> buffers;
+  buffers.push_back(draw(c, n, rng));
+  const size_t inc = s.has_inclusive() ? buffers.size() : 0;
+  if (s.has_inclusive()) buffers.push_back(poisoned(n + kTail, es));
+  const size_t exc = s.has_exclusive() ? buffers.size() : 0;
+  if (s.has_exclusive()) buffers.push_back(poisoned(n + kTail, es));
+  const size_t agg = s.aggregate ? buffers.size() : 0;
+  if (s.aggregate) buffers.push_back(poisoned(segments + kTail, es));
+  const size_t run = s.running_total ? buffers.size() : 0;
+  std::vector<uint8_t> counter0;
+  if (s.running_total) {
+    counter0 = random_values(s.type, 1, rng);
+    buffers.push_back(counter0);
+  }
+  const std::vector<uint8_t> input = buffers[0];
+  launch(plan.entry_kernel, buffers, n, blocks, plan.block_threads);
+
+  ref::Evaluator::Options wide;
+  wide.widen_floats = true;  // the float64 reference
+  const ref::Evaluator ev(s, wide);
+  const ref::Evaluator::Result want = ev.scan(input.data(), n, s.running_total ? counter0.data() : nullptr);
+  std::string report;
+  if (buffers[0] != input) report += "  the input changed\n";
+  if (s.has_inclusive()) tail_intact("inclusive", buffers[inc], n * es, report);
+  if (s.has_exclusive()) tail_intact("exclusive", buffers[exc], n * es, report);
+  if (s.aggregate) {
+    tail_intact("aggregates", buffers[agg], segments * es, report);
+    compare("aggregates", s.type, buffers[agg].data(), want.aggregates.data(), segments, 0, report);
+  }
+  if (!s.running_total) {
+    if (s.has_inclusive()) compare("inclusive", s.type, buffers[inc].data(), want.inclusive.data(), n, seg, report);
+    if (s.has_exclusive()) compare("exclusive", s.type, buffers[exc].data(), want.exclusive.data(), n, seg, report);
+    return report;
+  }
+  // Running total: the counter's final value is exact (the operator
+  // commutes); the groups took their turns in any order, so each segment is
+  // checked against its own old counter value (its first exclusive result),
+  // and those values must chain: some order of the segments passes each from
+  // one to the next.
+  compare("running_total", s.type, buffers[run].data(), want.running_total.data(), 1, 0, report);
+  std::vector<std::vector<uint8_t>> olds(segments), totals(segments);
+  for (uint64_t g = 0; g < segments; ++g) {
+    const uint64_t first = g * seg, len = std::min(n, first + seg) - first;
+    olds[g].assign(buffers[exc].begin() + static_cast<long>(first * es),
+                   buffers[exc].begin() + static_cast<long>((first + 1) * es));
+    const ref::Evaluator::Result one = ev.scan(input.data() + first * s.input.size(), len, olds[g].data());
+    const std::string where = "segment " + std::to_string(g) + " ";
+    if (s.has_inclusive())
+      compare(where + "inclusive", s.type, buffers[inc].data() + first * es, one.inclusive.data(), len, 0, report);
+    compare(where + "exclusive", s.type, buffers[exc].data() + first * es, one.exclusive.data(), len, 0, report);
+    const ref::Evaluator::Result alone = ev.scan(input.data() + first * s.input.size(), len, nullptr);
+    totals[g] = alone.running_total;
+  }
+  std::vector<uint8_t> current = counter0;
+  std::vector<bool> used(segments, false);
+  for (uint64_t step = 0; step < segments; ++step) {
+    // Prefer a segment that leaves the counter as it is (its order does not matter).
+    int64_t pick = -1;
+    std::vector<uint8_t> next(es);
+    for (uint64_t g = 0; g < segments; ++g) {
+      if (used[g] || olds[g] != current) continue;
+      ev.combine(current.data(), totals[g].data(), next.data());
+      if (pick < 0 || next == current) pick = static_cast<int64_t>(g);
+      if (next == current) break;
+    }
+    if (pick < 0) {
+      report += "  the segments' old counter values do not chain: after " + std::to_string(step) +
+                " segments no segment started from " + ref::format_value(s.type, current.data()) + "\n";
+      break;
+    }
+    used[static_cast<size_t>(pick)] = true;
+    ev.combine(current.data(), totals[static_cast<size_t>(pick)].data(), next.data());
+    current = next;
+  }
+  return report;
+}
+
+std::string api_test_kernel(const generator::Plan& plan) {
+  const std::string P = plan.spec.name;
+  const std::string G = std::to_string(plan.group_threads), I = std::to_string(plan.items),
+                    B = std::to_string(plan.groups_per_block);
+  std::string k = R"(
+// A user's kernel: the public device functions of scan P.
+SG_KERNEL void P_api_kernel(const SG_GLOBAL P_In* in, SG_GLOBAL P_T* inclusive, SG_GLOBAL P_T* exclusive,
+                            SG_GLOBAL P_T* reduced, SG_GLOBAL P_T* broadcast, scangen_u64 n) {
+  SG_SHARED P_temp temp[$B];
+  const int group = SG_THREAD() / $G, rank = SG_THREAD() % $G;
+  const scangen_u64 segment = SG_BLOCK() * $B + (scangen_u64)group;
+  const scangen_u64 start = segment * ($G * $I);
+  const scangen_u64 first = start + (scangen_u64)rank * $I;
+  P_T items[$I], inc[$I], exc[$I];
+  for (int i = 0; i < $I; ++i) items[i] = first + (scangen_u64)i < n ? P_convert(in[first + (scangen_u64)i]) : P_identity();
+  P_inclusive_exclusive(&temp[group], items, inc, exc);
+  const P_T total = P_reduce(&temp[group], items);
+  const P_T last = P_broadcast(&temp[group], items[0], $G - 1);
+  for (int i = 0; i < $I; ++i) {
+    if (first + (scangen_u64)i < n) {
+      inclusive[first + (scangen_u64)i] = inc[i];
+      exclusive[first + (scangen_u64)i] = exc[i];
+    }
+  }
+  if (start < n) {
+    if (rank == 0) reduced[segment] = total;
+    broadcast[segment * $G + (scangen_u64)rank] = last;
+  }
+}
+)";
+  auto replace = [&](const std::string& from, const std::string& to) {
+    for (size_t p = k.find(from); p != std::string::npos; p = k.find(from, p + to.size())) k.replace(p, from.size(), to);
+  };
+  replace("P_", P + "_");
+  replace("$G", G);
+  replace("$I", I);
+  replace("$B", B);
+  return k;
+}
+
+std::string run_api_case(const ScanCase& c, const generator::Plan& plan, uint64_t n, std::mt19937_64& rng,
+                         const LaunchKernel& launch) {
+  dsl::Spec s = c.spec;
+  const size_t es = s.type.size();
+  const uint64_t seg = plan.segment;
+  const uint64_t segments = (n + seg - 1) / seg;
+  const uint64_t gpb = static_cast<uint64_t>(plan.groups_per_block);
+  const uint64_t g = static_cast<uint64_t>(plan.group_threads);
+  std::vector<std::vector<uint8_t>> buffers = {draw(c, n, rng), poisoned(n + kTail, es), poisoned(n + kTail, es),
+                                               poisoned(segments + kTail, es), poisoned(segments * g + kTail, es)};
+  const std::vector<uint8_t> input = buffers[0];
+  launch(s.name + "_api_kernel", buffers, n, (segments + gpb - 1) / gpb, plan.block_threads);
+
+  s.mode = dsl::Mode::Both;
+  s.aggregate = true;
+  s.running_total = false;
+  ref::Evaluator::Options wide;
+  wide.widen_floats = true;
+  const ref::Evaluator ev(s, wide);
+  const ref::Evaluator::Result want = ev.scan(input.data(), n);
+  std::string report;
+  compare("P_inclusive_exclusive inclusive", s.type, buffers[1].data(), want.inclusive.data(), n, seg, report);
+  compare("P_inclusive_exclusive exclusive", s.type, buffers[2].data(), want.exclusive.data(), n, seg, report);
+  compare("P_reduce", s.type, buffers[3].data(), want.aggregates.data(), segments, 0, report);
+  // P_broadcast(items[0], rank G-1): the last rank's first item, or the identity past n.
+  std::vector<uint8_t> bcast(segments * g * es), value(es);
+  for (uint64_t k = 0; k < segments; ++k) {
+    const uint64_t src = k * seg + (g - 1) * static_cast<uint64_t>(plan.items);
+    if (src < n) ev.convert(input.data() + src * s.input.size(), value.data());
+    else ev.identity(value.data());
+    for (uint64_t r = 0; r < g; ++r) std::memcpy(bcast.data() + (k * g + r) * es, value.data(), es);
+  }
+  compare("P_broadcast", s.type, buffers[4].data(), bcast.data(), segments * g, g, report);
+  for (size_t b = 1; b < buffers.size(); ++b)
+    tail_intact("output " + std::to_string(b), buffers[b], (b == 3 ? segments : b == 4 ? segments * g : n) * es,
+                report);
+  return report;
+}
+
+}  // namespace scangen::test

@@ -1,0 +1,61 @@
+// The warp- and block-level scans every backend's execution test sweeps:
+// every algorithm x element type (i8, i32, i64, f16, f32, f64, and structs
+// of 8, 16 and 24 bytes, the 16-byte one the non-commutative 2x2 matrix
+// product) x mode, over logical-warp widths, block sizes and items per thread
+// chosen so that every algorithm meets every width or size and every items
+// count, plus init, aggregates, running totals and u8 -> u32 input.
+//
+// Inputs are random with a fresh seed; float inputs are drawn so that every
+// partial result is exact (small integers, +-1 factors, signed permutation
+// matrices), so that a float result must equal the float64 reference
+// exactly, in whatever order the kernel combines (the stated tolerance is
+// zero). Outputs are poisoned, with a poisoned tail past n that must survive.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "scangen/dsl/spec.h"
+#include "scangen/generator/plan.h"
+
+namespace scangen::test {
+
+struct ScanCase {
+  dsl::Spec spec;
+  std::string values;  // how inputs are drawn: "int", "small", "affine", "matrix", "affine64"
+};
+
+// The sweep for a backend (coalesced only on CUDA).
+std::vector<ScanCase> scan_cases(generator::Backend backend);
+// The NVRTC compile sweep: every algorithm x {i8, i32, i64, f16, f32, f64,
+// 8-, 16-, 24-byte struct} x mode, at the algorithm's default shape.
+std::vector<ScanCase> compile_cases();
+
+// The counts to run a case at: 0, 1, 2, a segment -1 / +0 / +1, a block's
+// worth +1 and a random count of a few blocks.
+std::vector<uint64_t> scan_sizes(const generator::Plan& plan, std::mt19937_64& rng);
+
+// Launches `kernel` with `blocks` blocks of `threads` threads (no launch when
+// blocks == 0); its arguments are a device copy of each buffer in order, then
+// n as a 64-bit unsigned. Copies every buffer back afterwards.
+using LaunchKernel = std::function<void(const std::string& kernel, std::vector<std::vector<uint8_t>>& buffers,
+                                        uint64_t n, uint64_t blocks, int threads)>;
+
+// Runs the plan's entry kernel on n random inputs and compares every output
+// with the CPU reference: empty when all match, else what differs.
+std::string run_scan_case(const ScanCase& c, const generator::Plan& plan, uint64_t n, std::mt19937_64& rng,
+                          const LaunchKernel& launch);
+
+// A kernel of the test's own, written in the portable dialect, that calls the
+// public device functions of a scan (P_inclusive_exclusive, P_reduce,
+// P_broadcast) the way a user's kernel would: append its text after the
+// emitted source. P_api_kernel(in, inclusive, exclusive, reduced, broadcast, n)
+std::string api_test_kernel(const generator::Plan& plan);
+// Runs it on n random inputs and compares with the reference.
+std::string run_api_case(const ScanCase& c, const generator::Plan& plan, uint64_t n, std::mt19937_64& rng,
+                         const LaunchKernel& launch);
+
+}  // namespace scangen::test

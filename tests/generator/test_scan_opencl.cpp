@@ -1,0 +1,161 @@
+// Every warp- and block-level algorithm, emitted for OpenCL C 1.2 and run on
+// an OpenCL device (PoCL on the CPU in CI), against the CPU reference: every
+// element type x mode, the widths / block sizes / items counts of
+// scan_sweep.h, init, aggregates, running totals, u8 -> u32 input, and a
+// user's kernel calling the public device functions. All scans of one
+// algorithm go into one program (PoCL takes over a second per build).
+//
+// Without an OpenCL platform the tests fail, unless SCANGEN_ALLOW_NO_OPENCL=1.
+#include <catch2/catch.hpp>
+#include <cstdlib>
+#include <iostream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "opencl_support.h"
+#include "operator_sweep.h"
+#include "scan_sweep.h"
+#include "scangen/generator/emit.h"
+
+namespace {
+
+using namespace scangen::test::cl;
+using scangen::generator::Backend;
+using scangen::generator::Plan;
+using scangen::test::ScanCase;
+
+bool wants_api_kernel(const ScanCase& c) {
+  const std::string& n = c.spec.name;
+  return !c.spec.running_total && n.size() > 5 && n.compare(n.size() - 5, 5, "_both") == 0;
+}
+
+class ProgramRunner {
+ public:
+  ProgramRunner(const Device& device, const std::string& source) : device_(device) {
+    cl_int err = CL_SUCCESS;
+    context_ = Context(clCreateContext(nullptr, 1, &device_.id, nullptr, nullptr, &err));
+    CL_CHECK(err);
+    queue_ = Queue(clCreateCommandQueue(context_.get(), device_.id, 0, &err));
+    CL_CHECK(err);
+    const char* text = source.c_str();
+    program_ = Program(clCreateProgramWithSource(context_.get(), 1, &text, nullptr, &err));
+    CL_CHECK(err);
+    const std::string options = scangen::generator::compile_options(Backend::OpenCL);
+    err = clBuildProgram(program_.get(), 1, &device_.id, options.c_str(), nullptr, nullptr);
+    size_t size = 0;
+    CL_CHECK(clGetProgramBuildInfo(program_.get(), device_.id, CL_PROGRAM_BUILD_LOG, 0, nullptr, &size));
+    std::string log(size, '\0');
+    CL_CHECK(clGetProgramBuildInfo(program_.get(), device_.id, CL_PROGRAM_BUILD_LOG, size, log.data(), nullptr));
+    if (err != CL_SUCCESS) {
+      INFO("build log:\n" << log);
+      FAIL("clBuildProgram failed with OpenCL error " << err << " (source: " << source.size() << " bytes)");
+    }
+    CHECK(log.find("warning") == std::string::npos);
+  }
+
+  void launch(const std::string& name, std::vector<std::vector<uint8_t>>& host, uint64_t n, uint64_t blocks,
+              int threads) {
+    cl_int err = CL_SUCCESS;
+    Kernel kernel(clCreateKernel(program_.get(), name.c_str(), &err));
+    CL_CHECK(err);
+    std::vector<Buffer> buffers;
+    for (std::vector<uint8_t>& h : host) {
+      // OpenCL has no empty buffers: one byte then, which the kernel must not touch.
+      std::vector<uint8_t> init = h.empty() ? std::vector<uint8_t>{0xAB} : h;
+      buffers.emplace_back(
+          clCreateBuffer(context_.get(), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, init.size(), init.data(), &err));
+      CL_CHECK(err);
+    }
+    cl_uint arg = 0;
+    for (const Buffer& b : buffers) {
+      cl_mem m = b.get();
+      CL_CHECK(clSetKernelArg(kernel.get(), arg++, sizeof m, &m));
+    }
+    const cl_ulong count = n;
+    CL_CHECK(clSetKernelArg(kernel.get(), arg++, sizeof count, &count));
+    if (blocks > 0) {
+      const size_t local = static_cast<size_t>(threads);
+      const size_t global = static_cast<size_t>(blocks) * local;
+      CL_CHECK(clEnqueueNDRangeKernel(queue_.get(), kernel.get(), 1, nullptr, &global, &local, 0, nullptr, nullptr));
+    }
+    for (size_t i = 0; i < host.size(); ++i)
+      if (!host[i].empty())
+        CL_CHECK(clEnqueueReadBuffer(queue_.get(), buffers[i].get(), CL_TRUE, 0, host[i].size(), host[i].data(), 0,
+                                   nullptr, nullptr));
+  }
+
+ private:
+  Device device_;
+  Context context_;
+  Queue queue_;
+  Program program_;
+};
+
+void sweep(scangen::dsl::Algorithm algorithm) {
+  Device device = find_device();
+  if (!device.id) {
+    const char* allow = std::getenv("SCANGEN_ALLOW_NO_OPENCL");
+    if (allow && std::string(allow) == "1") {
+      WARN("no OpenCL device; skipped because SCANGEN_ALLOW_NO_OPENCL=1");
+      return;
+    }
+    FAIL("no OpenCL platform with a device (install PoCL, or set SCANGEN_ALLOW_NO_OPENCL=1 to skip)");
+  }
+  INFO("OpenCL device: " << device.name);
+  REQUIRE(device.exact_divide_sqrt);
+
+  std::vector<ScanCase> cases;
+  std::vector<Plan> plans;
+  int skipped_f64 = 0;
+  for (ScanCase& c : scangen::test::scan_cases(Backend::OpenCL)) {
+    if (c.spec.algorithm != algorithm) continue;
+    Plan p = scangen::generator::make_plan(c.spec, Backend::OpenCL);
+    if (!device.fp64 && scangen::generator::emit(p).find("cl_khr_fp64") != std::string::npos) {
+      ++skipped_f64;
+      continue;
+    }
+    plans.push_back(std::move(p));
+    cases.push_back(std::move(c));
+  }
+  if (skipped_f64) WARN("the device has no fp64: " << skipped_f64 << " f64 cases left out");
+  REQUIRE(!plans.empty());
+  std::string source = scangen::generator::emit(plans);
+  for (size_t i = 0; i < cases.size(); ++i)
+    if (wants_api_kernel(cases[i])) source += scangen::test::api_test_kernel(plans[i]);
+  ProgramRunner runner(device, source);
+
+  const uint64_t seed = scangen::test::test_seed();
+  INFO("seed " << seed << " (replay with SCANGEN_TEST_SEED=" << seed << ")");
+  std::mt19937_64 rng(seed);
+  auto launch = [&](const std::string& kernel, std::vector<std::vector<uint8_t>>& buffers, uint64_t n,
+                    uint64_t blocks, int threads) { runner.launch(kernel, buffers, n, blocks, threads); };
+  int runs = 0;
+  for (size_t i = 0; i < cases.size(); ++i) {
+    INFO("scan:\n" << cases[i].spec.to_string());
+    for (uint64_t n : scangen::test::scan_sizes(plans[i], rng)) {
+      INFO("n = " << n);
+      const std::string report = scangen::test::run_scan_case(cases[i], plans[i], n, rng, launch);
+      INFO(report);
+      CHECK(report.empty());
+      ++runs;
+      if (wants_api_kernel(cases[i])) {
+        const std::string api = scangen::test::run_api_case(cases[i], plans[i], n, rng, launch);
+        INFO("user kernel calling the device functions:\n" << api);
+        CHECK(api.empty());
+        ++runs;
+      }
+    }
+  }
+  std::cout << scangen::dsl::to_string(algorithm) << ": " << cases.size() << " scans, " << runs << " kernel runs\n";
+}
+
+}  // namespace
+
+TEST_CASE("OpenCL warp scan kogge_stone", "[opencl][scan]") { sweep(scangen::dsl::Algorithm::KoggeStone); }
+TEST_CASE("OpenCL warp scan kogge_stone_local", "[opencl][scan]") { sweep(scangen::dsl::Algorithm::KoggeStoneLocal); }
+TEST_CASE("OpenCL block scan raking", "[opencl][scan]") { sweep(scangen::dsl::Algorithm::Raking); }
+TEST_CASE("OpenCL block scan raking_memoize", "[opencl][scan]") { sweep(scangen::dsl::Algorithm::RakingMemoize); }
+TEST_CASE("OpenCL block scan warp_scans", "[opencl][scan]") { sweep(scangen::dsl::Algorithm::WarpScans); }
+TEST_CASE("OpenCL block scan hillis_steele", "[opencl][scan]") { sweep(scangen::dsl::Algorithm::HillisSteele); }
+TEST_CASE("OpenCL block scan blelloch", "[opencl][scan]") { sweep(scangen::dsl::Algorithm::Blelloch); }
