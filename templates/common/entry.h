@@ -2,7 +2,8 @@
 // (logical warp or block) scans its segment of SG_GROUP_THREADS * SG_ITEMS
 // consecutive elements; the last segment may be short. Launch it with
 // SG_BLOCK_THREADS threads per block (SG_GROUPS groups each) and
-// ceil(segments / SG_GROUPS) blocks, 1-D.
+// ceil(segments / SG_GROUPS) blocks, 1-D (OpenCL: the kernel requires that
+// work-group size).
 //
 //   P_scan_kernel(in, [out | inclusive, exclusive], [aggregates], [running_total], n)
 //
@@ -13,20 +14,20 @@
 // Needs: SG_IN, SG_CONVERT, SG_GROUPS, SG_GROUP_THREADS, SG_BLOCK_THREADS,
 // SG_INCLUSIVE_OUT, SG_EXCLUSIVE_OUT, SG_AGGREGATE_OUT, SG_RUNNING_TOTAL.
 
-SG_KERNEL void SG_NAME(scan_kernel)(const SG_GLOBAL SG_IN* in,
+SG_KERNEL SG_BOUNDS(SG_BLOCK_THREADS) void SG_NAME(scan_kernel)(const SG_GLOBAL SG_IN* in,
 #if SG_INCLUSIVE_OUT
-                                    SG_GLOBAL SG_T* inclusive,
+                                                           SG_GLOBAL SG_T* inclusive,
 #endif
 #if SG_EXCLUSIVE_OUT
-                                    SG_GLOBAL SG_T* exclusive,
+                                                           SG_GLOBAL SG_T* exclusive,
 #endif
 #if SG_AGGREGATE_OUT
-                                    SG_GLOBAL SG_T* aggregates,
+                                                           SG_GLOBAL SG_T* aggregates,
 #endif
 #if SG_RUNNING_TOTAL
-                                    SG_GLOBAL SG_T* running_total,
+                                                           SG_GLOBAL SG_T* running_total,
 #endif
-                                    scangen_u64 n) {
+                                                           scangen_u64 n) {
   SG_SHARED SG_NAME(temp) temp[SG_GROUPS];
   const int tid = SG_THREAD();
   const int group = tid / SG_GROUP_THREADS;

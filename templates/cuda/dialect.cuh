@@ -3,6 +3,8 @@
 //
 //   SG_FN             qualifiers of a device function (inlined, may go unused)
 //   SG_KERNEL         qualifiers of an entry kernel
+//   SG_BOUNDS(n)      an entry kernel is launched with n threads per block
+//                     (so the compiler fits its registers to n)
 //   SG_LOCAL          address space of a pointer to block-shared memory
 //   SG_GLOBAL         address space of a pointer to device memory
 //   SG_SHARED         declares block-shared memory at kernel scope
@@ -13,6 +15,7 @@
 #define SCANGEN_DIALECT
 #define SG_FN static __device__ __forceinline__ __attribute__((unused))
 #define SG_KERNEL extern "C" __global__
+#define SG_BOUNDS(n) __launch_bounds__(n)
 #define SG_LOCAL
 #define SG_GLOBAL
 #define SG_SHARED __shared__

@@ -3,6 +3,7 @@
 #define SCANGEN_DIALECT
 #define SG_FN static inline
 #define SG_KERNEL __kernel
+#define SG_BOUNDS(n) __attribute__((reqd_work_group_size(n, 1, 1)))
 #define SG_LOCAL __local
 #define SG_GLOBAL __global
 #define SG_SHARED __local

@@ -359,8 +359,9 @@ std::string api_test_kernel(const generator::Plan& plan) {
                     B = std::to_string(plan.groups_per_block);
   std::string k = R"(
 // A user's kernel: the public device functions of scan P.
-SG_KERNEL void P_api_kernel(const SG_GLOBAL P_In* in, SG_GLOBAL P_T* inclusive, SG_GLOBAL P_T* exclusive,
-                            SG_GLOBAL P_T* reduced, SG_GLOBAL P_T* broadcast, scangen_u64 n) {
+SG_KERNEL SG_BOUNDS($T) void P_api_kernel(const SG_GLOBAL P_In* in, SG_GLOBAL P_T* inclusive,
+                                          SG_GLOBAL P_T* exclusive, SG_GLOBAL P_T* reduced,
+                                          SG_GLOBAL P_T* broadcast, scangen_u64 n) {
   SG_SHARED P_temp temp[$B];
   const int group = SG_THREAD() / $G, rank = SG_THREAD() % $G;
   const scangen_u64 segment = SG_BLOCK() * $B + (scangen_u64)group;
@@ -390,6 +391,7 @@ SG_KERNEL void P_api_kernel(const SG_GLOBAL P_In* in, SG_GLOBAL P_T* inclusive, 
   replace("$G", G);
   replace("$I", I);
   replace("$B", B);
+  replace("$T", std::to_string(plan.block_threads));
   return k;
 }
 
