@@ -1,6 +1,8 @@
 #include "scangen/generator/emit.h"
 
 #include <algorithm>
+#include <cctype>
+#include <map>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -45,6 +47,44 @@ std::string banner(const std::string& title) {
   std::string line = "// ---- " + title + " ";
   if (line.size() < 100) line += std::string(100 - line.size(), '-');
   return line + "\n";
+}
+
+// The template with the scan's names written out: SG_NAME(x) as <scan>_x,
+// and SG_T, SG_IN, SG_COMBINE, ... as the preamble's names, so that the
+// emitted source names its functions and types plainly. (The templates stay
+// valid source on their own, where these are macros.)
+std::string expand_names(const std::string& text, const Plan& plan) {
+  const std::string& scan = plan.spec.name;
+  std::map<std::string, std::string> plain;
+  for (const auto& [k, v] : plan.constants)
+    if (k == "SG_T" || k == "SG_IN" || k == "SG_COMBINE" || k == "SG_IDENTITY" || k == "SG_INIT" || k == "SG_CONVERT")
+      plain[k] = v;
+  auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  std::string out;
+  out.reserve(text.size());
+  size_t i = 0;
+  while (i < text.size()) {
+    if (!word(text[i]) || (i > 0 && word(text[i - 1]))) {
+      out += text[i++];
+      continue;
+    }
+    size_t end = i;
+    while (end < text.size() && word(text[end])) ++end;
+    const std::string id = text.substr(i, end - i);
+    if (id == "SG_NAME" && end < text.size() && text[end] == '(') {
+      size_t close = end + 1;
+      while (close < text.size() && word(text[close])) ++close;
+      if (close < text.size() && text[close] == ')' && close > end + 1) {
+        out += scan + "_" + text.substr(end + 1, close - end - 1);
+        i = close + 1;
+        continue;
+      }
+    }
+    auto it = plain.find(id);
+    out += it != plain.end() ? it->second : id;
+    i = end;
+  }
+  return out;
 }
 
 }  // namespace
@@ -101,9 +141,9 @@ std::string emit(const std::vector<Plan>& plans, const EmitOptions& options) {
     for (const std::string& t : p.templates) {
       if (t == "common/api.h" && p.spec.running_total) {
         out += banner("scan '" + n + "': the running-total counter's atomic update");
-        out += be.atomic_combine(p);
+        out += expand_names(be.atomic_combine(p), p);
       }
-      out += banner("templates/" + t) + template_text(t);
+      out += banner("templates/" + t) + expand_names(template_text(t), p);
     }
     out += "#undef SG_NAME\n";
     for (const auto& kv : p.constants) out += "#undef " + kv.first + "\n";

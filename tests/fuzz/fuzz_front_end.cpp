@@ -6,10 +6,13 @@
 #include <cstdint>
 #include <cstdio>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "scangen/dsl/dsl.h"
+#include "scangen/generator/emit.h"
+#include "scangen/generator/plan.h"
 #include "scangen/generator/preamble.h"
 #include "scangen/reference/reference.h"
 
@@ -36,6 +39,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
     (void)scangen::generator::emit_preamble(spec, scangen::generator::Backend::Cuda);
     (void)scangen::generator::emit_preamble(spec, scangen::generator::Backend::OpenCL);
+    // Plan and emit for every target; a plan may refuse a spec (device level,
+    // a scratch too large), but only with std::invalid_argument.
+    for (scangen::dsl::Target t : spec.targets) {
+      try {
+        const scangen::generator::Plan plan = scangen::generator::make_plan(spec, scangen::generator::backend_for(t));
+        (void)scangen::generator::to_string(plan);
+        (void)scangen::generator::emit(plan);
+      } catch (const std::invalid_argument&) {
+      }
+    }
     scangen::ref::check_operator(spec, 1, 4);
     scangen::ref::Evaluator eval(spec);
     std::mt19937_64 rng(size);

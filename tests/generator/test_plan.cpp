@@ -1,0 +1,112 @@
+// Spec -> Plan decisions and the emitted text's shape: what can be checked
+// without a compiler.
+#include <catch2/catch.hpp>
+#include <stdexcept>
+#include <string>
+
+#include "scangen/dsl/dsl.h"
+#include "scangen/generator/emit.h"
+#include "scangen/generator/plan.h"
+
+namespace {
+
+using scangen::generator::Backend;
+using scangen::generator::LaneExchange;
+using scangen::generator::make_plan;
+using scangen::generator::Plan;
+
+scangen::dsl::Spec load_one(const std::string& text) {
+  scangen::dsl::Document doc = scangen::dsl::load("t.scan", text);
+  INFO(doc.diagnostics().render());
+  REQUIRE(doc.ok());
+  return doc.specs().at(0);
+}
+
+std::string plan_error(const std::string& text, Backend b) {
+  try {
+    make_plan(load_one(text), b);
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("warp scans shuffle elements up to 32 bytes and go through memory above", "[unit]") {
+  const Plan small = make_plan(load_one("scan s { type = i8; op = add; level = warp(8); }"), Backend::Cuda);
+  CHECK(small.exchange == LaneExchange::Shuffle);
+  CHECK(small.shuffle_words == 1);
+  CHECK(small.groups_per_block == 4);  // 32 threads by default
+  CHECK(small.segment == 8);
+  const Plan big = make_plan(load_one("type B { a: f64, b: f64, c: f64, d: f64, e: f64 }\n"
+                                      "scan s { type = B; combine(x, y) = B { x.a + y.a, x.b + y.b, x.c + y.c, "
+                                      "x.d + y.d, x.e + y.e }; identity = B { 0, 0, 0, 0, 0 }; level = warp; }"),
+                             Backend::Cuda);
+  CHECK(big.exchange == LaneExchange::SharedMemory);
+  CHECK(big.lane_scratch == 32);
+  CHECK(big.temp_bytes == 32 * 40);
+  const Plan cl = make_plan(load_one("scan s { type = i32; op = add; level = warp(16); }"), Backend::OpenCL);
+  CHECK(cl.exchange == LaneExchange::LocalMemory);
+  CHECK(cl.temp_bytes == 16 * 4);
+}
+
+TEST_CASE("raking uses one warp's worth of raking threads", "[unit]") {
+  const Plan p = make_plan(load_one("scan s { type = i32; op = add; level = block; threads = 100; items = 3; }"),
+                           Backend::Cuda);
+  CHECK(p.rake_segment == 4);
+  CHECK(p.rake_threads == 25);
+  CHECK(p.rake_padding == 1);
+  CHECK(p.segment == 300);
+  const Plan one = make_plan(load_one("scan s { type = i32; op = add; level = block; threads = 1; }"), Backend::Cuda);
+  CHECK(one.rake_threads == 1);
+  CHECK(one.rake_padding == 0);
+}
+
+TEST_CASE("a plan refuses what cannot be generated, saying why", "[unit]") {
+  CHECK_THAT(plan_error("scan s { type = i32; op = add; }", Backend::Cuda),
+             Catch::Contains("device-level scans are not generated yet"));
+  CHECK_THAT(plan_error("scan s { type = i32; op = add; level = block; targets = cuda; }", Backend::OpenCL),
+             Catch::Contains("does not list target 'opencl'"));
+  // 2 x 1024 threads x 24 bytes of double buffer exceed 48 KiB.
+  CHECK_THAT(plan_error("type S { a: f64, b: f64, c: f64 }\n"
+                        "scan s { type = S; combine(x, y) = S { x.a + y.a, x.b + y.b, x.c + y.c };"
+                        " identity = S { 0, 0, 0 }; level = block; algorithm = hillis_steele; threads = 1024; }",
+                        Backend::Cuda),
+             Catch::Contains("bytes of shared memory per block"));
+  CHECK_THAT(plan_error("type B { a: f64, b: f64, c: f64, d: f64, e: f64 }\n"
+                        "scan s { type = B; combine(x, y) = B { x.a + y.a, x.b + y.b, x.c + y.c, x.d + y.d, "
+                        "x.e + y.e }; identity = B { 0, 0, 0, 0, 0 }; level = warp; algorithm = coalesced; "
+                        "targets = cuda; }",
+                        Backend::Cuda),
+             Catch::Contains("at most 32 bytes"));
+}
+
+TEST_CASE("the emitted source names the scan's functions plainly and is self-contained", "[unit]") {
+  const Plan p = make_plan(load_one("scan pre { type = u32; op = add; level = block; mode = both; "
+                                    "outputs = aggregate, running_total; }"),
+                           Backend::Cuda);
+  const std::string text = scangen::generator::emit(p);
+  for (const char* name : {"pre_temp;", "pre_inclusive(", "pre_exclusive(", "pre_inclusive_exclusive(", "pre_reduce(",
+                           "pre_broadcast(", "pre_exclusive_update(", "pre_scan_kernel(", "atomicAdd("})
+    CHECK_THAT(text, Catch::Contains(name));
+  CHECK(text.find("#include") == std::string::npos);
+  // SG_NAME(x) is written out everywhere (its #define stays, for safety).
+  const size_t define = text.find("#define SG_NAME(");
+  REQUIRE(define != std::string::npos);
+  CHECK(text.find("SG_NAME(", define + 9) == std::string::npos);
+  CHECK(text.find("SG_NAME(") == define + 8);
+  const std::string explained = scangen::generator::to_string(p);
+  CHECK_THAT(explained, Catch::Contains("param running_total"));
+  CHECK_THAT(explained, Catch::Contains("raking"));
+}
+
+TEST_CASE("scans of one source need different names and one backend", "[unit]") {
+  const Plan a = make_plan(load_one("scan a { type = i32; op = add; level = block; }"), Backend::Cuda);
+  const Plan b = make_plan(load_one("scan a { type = i32; op = max; level = block; }"), Backend::Cuda);
+  const Plan c = make_plan(load_one("scan c { type = i32; op = max; level = block; }"), Backend::OpenCL);
+  CHECK_THROWS_WITH(scangen::generator::emit({a, b}), Catch::Contains("two scans named 'a'"));
+  CHECK_THROWS_WITH(scangen::generator::emit({a, c}), Catch::Contains("share a backend"));
+  CHECK_NOTHROW(scangen::generator::emit({a, make_plan(load_one("scan d { type = i32; op = max; level = block; }"),
+                                                       Backend::Cuda)}));
+}
