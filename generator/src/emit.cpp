@@ -139,7 +139,7 @@ std::string emit(const std::vector<Plan>& plans, const EmitOptions& options) {
     out += "#define SG_NAME(name) " + n + "_##name\n";
     for (const auto& [k, v] : p.constants) out += "#define " + k + " " + v + "\n";
     for (const std::string& t : p.templates) {
-      if (t == "common/api.h" && p.spec.running_total) {
+      if (t == "common/api.h" && p.spec.running_total && p.spec.level != dsl::Level::Device) {
         out += banner("scan '" + n + "': the running-total counter's atomic update");
         out += expand_names(be.atomic_combine(p), p);
       }

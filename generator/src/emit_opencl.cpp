@@ -13,7 +13,7 @@ class OpenCLEmitter final : public BackendEmitter {
   std::string prologue(const std::vector<Plan>& plans) const override {
     bool base = false, extended = false;
     for (const Plan& p : plans) {
-      if (!p.spec.running_total) continue;
+      if (!p.spec.running_total || p.spec.level == dsl::Level::Device) continue;
       const AtomicCounter c = atomic_counter(p);
       if (dsl::scalar_size(c.kind) != 8) continue;
       if (c.op == dsl::BuiltinOp::Add) base = true;

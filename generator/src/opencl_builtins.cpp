@@ -109,24 +109,37 @@ const char* const kHead = R"CL(/*
  *                   + get_local_id(2) * get_local_size(0) * get_local_size(1).
  * The exclusive scan of work-item 0 is the identity: add 0; min the type's
  * largest value (+INFINITY for floating point); max the type's smallest
- * (-INFINITY). Every work-item of the work-group gets its
- * result, and every work-item must make the same calls in the same order
- * (uniform control flow), as in OpenCL 2.0. Integer add wraps around (it is
- * computed unsigned: no signed-overflow undefined behaviour); floating-point
- * min and max are fmin and fmax (a NaN loses to a number). Floating-point add
- * combines in a tree, so its rounding may differ from a left-to-right sum.
+ * (-INFINITY). Every work-item of the work-group gets its result, and every
+ * work-item must make the same calls in the same order (uniform control
+ * flow), as in OpenCL 2.0. Integer add wraps around (it is computed
+ * unsigned: no signed-overflow undefined behaviour); floating-point min and
+ * max are fmin and fmax (a NaN loses to a number). Floating-point add is
+ * summed segment by segment, not strictly left to right, as OpenCL 2.0
+ * allows, so its rounding may differ from a sequential sum.
  *
- * ALGORITHM: every work-item stores its value in the scratch array; scans
- * run Hillis-Steele (two barriers per doubling step), reductions a halving
- * tree (one barrier per step). A work-group larger than the array is taken
- * in chunks of SCANGEN_WG_SCRATCH_ITEMS work-items, in order, with a carry,
- * so any work-group size and shape works. Every call ends with a barrier
- * after its last read of the array: calls may follow each other without a
- * barrier between them.
+ * ALGORITHM: raking. Every work-item stores its value in the scratch array;
+ * SCANGEN_WG_RAKERS work-items (32) each scan one segment of consecutive
+ * values; work-item 0 scans the segments' totals; every work-item combines
+ * its segment's prefix with its value. Four barriers per call (per chunk),
+ * whatever the work-group size. A work-group larger than SCANGEN_WG_SCRATCH_ITEMS is
+ * taken in chunks of that many work-items, in order, with a carry, so any
+ * work-group size and shape works. Every call ends with a barrier after its
+ * last read of the array: calls may follow each other without a barrier
+ * between them, whatever their types. The loops that contain barriers are
+ * do-while loops: every work-item passes every barrier on every path, which
+ * PoCL compiles without replicating code (a kernel with a few conditionally
+ * skipped barriers can take it minutes to compile).
  *
- * LOCAL MEMORY: SCANGEN_WG_SCRATCH_ITEMS slots of 8 bytes per kernel (1024,
- * 8 KiB, unless defined before this file, e.g. -DSCANGEN_WG_SCRATCH_ITEMS=256).
- * Work-groups of at most that many work-items take a single chunk.
+ * LOCAL MEMORY: SCANGEN_WG_SCRATCH_ITEMS + SCANGEN_WG_RAKERS + 1 slots of 8
+ * bytes per kernel (1057, 8456 bytes, unless SCANGEN_WG_SCRATCH_ITEMS or
+ * SCANGEN_WG_RAKERS are defined before this file, e.g. with
+ * -DSCANGEN_WG_SCRATCH_ITEMS=256). Work-groups of at most
+ * SCANGEN_WG_SCRATCH_ITEMS work-items take a single chunk.
+ *
+ * NAMES: besides the nine work_group_* macros and SCANGEN_WORK_GROUP_SCRATCH*,
+ * everything here is named scangen_wg_* or SCANGEN_WG_*. With -cl-std=CL2.0,
+ * where the compiler declares the built-ins itself (PoCL 3.1 declares them
+ * but its kernel library does not define them), the macros take precedence.
  */
 #ifndef SCANGEN_WG_BUILTINS
 #define SCANGEN_WG_BUILTINS
@@ -140,6 +153,9 @@ const char* const kHead = R"CL(/*
 
 #ifndef SCANGEN_WG_SCRATCH_ITEMS
 #define SCANGEN_WG_SCRATCH_ITEMS 1024
+#endif
+#ifndef SCANGEN_WG_RAKERS
+#define SCANGEN_WG_RAKERS 32
 #endif
 
 /* One scratch slot per work-item (of a chunk); each type uses its member. */
@@ -158,7 +174,8 @@ typedef union {
 } scangen_wg_slot;
 
 /* The line every kernel that calls a work-group function needs. */
-#define SCANGEN_WORK_GROUP_SCRATCH __local scangen_wg_slot scangen_wg_scratch[SCANGEN_WG_SCRATCH_ITEMS]
+#define SCANGEN_WORK_GROUP_SCRATCH \
+  __local scangen_wg_slot scangen_wg_scratch[SCANGEN_WG_SCRATCH_ITEMS + SCANGEN_WG_RAKERS + 1]
 /* The parameter of a helper function that calls them, and its argument. */
 #define SCANGEN_WORK_GROUP_SCRATCH_PARAM __local scangen_wg_slot* scangen_wg_scratch
 #define SCANGEN_WORK_GROUP_SCRATCH_ARG scangen_wg_scratch
@@ -172,9 +189,11 @@ enum {
       "parameter, passed SCANGEN_WORK_GROUP_SCRATCH_ARG)"))) = 0
 };
 
-/* Every function here: overloaded on the element type, and no warning
-   (-Wunused-function) for those a program does not call. */
-#define SCANGEN_WG_FUNCTION static inline __attribute__((overloadable, unused))
+/* Every function here: overloaded on the element type; always inlined (PoCL
+   3.1 crashes compiling a kernel that calls a static function with barriers
+   twice, unless the front end has inlined it); no warning (-Wunused-function)
+   for those a program does not call. */
+#define SCANGEN_WG_FUNCTION static inline __attribute__((overloadable, always_inline, unused))
 
 /* The number of work-items in the work-group, and this one's linear id. */
 SCANGEN_WG_FUNCTION uint scangen_wg_size(void) {
@@ -195,58 +214,94 @@ SCANGEN_WG_FUNCTION @T@ scangen_wg_@OP@(@T@ a, @T@ b) {
 const char* const kScan = R"CL(
 /* Inclusive or exclusive @OP@-scan of x over the work-group. */
 SCANGEN_WG_FUNCTION @T@ scangen_wg_scan_@OP@(@T@ x, bool inclusive, __local scangen_wg_slot* s) {
+  __local scangen_wg_slot* const totals = s + SCANGEN_WG_SCRATCH_ITEMS; /* per segment, then the chunk's */
   const uint n = scangen_wg_size();
   const uint id = scangen_wg_linear_id();
   @T@ carry = @IDENTITY@; /* the chunks before this one, combined (the identity before the first) */
   @T@ result = carry;
-  for (uint base = 0; base < n; base += SCANGEN_WG_SCRATCH_ITEMS) {
-    const uint m = min(n - base, (uint)SCANGEN_WG_SCRATCH_ITEMS); /* work-items in this chunk */
+  uint base = 0; /* the chunk's first work-item */
+  do {
+    const uint m = min(n - base, (uint)SCANGEN_WG_SCRATCH_ITEMS); /* work-items in the chunk */
+    const uint k = (m + SCANGEN_WG_RAKERS - 1) / SCANGEN_WG_RAKERS; /* work-items per segment */
+    const uint segments = (m + k - 1) / k;
     const uint j = id - base; /* this work-item's slot; >= m (wrapped around) outside the chunk */
     if (j < m) s[j].@M@ = x;
     barrier(CLK_LOCAL_MEM_FENCE);
-    /* Hillis-Steele: after the step of distance d, s[j] combines slots j-2d+1 .. j. */
-    for (uint d = 1; d < m; d <<= 1) {
-      const bool active = j < m && j >= d;
-      @T@ t = x;
-      if (active) t = scangen_wg_@OP@(s[j - d].@M@, s[j].@M@);
-      barrier(CLK_LOCAL_MEM_FENCE);
-      if (active) s[j].@M@ = t;
-      barrier(CLK_LOCAL_MEM_FENCE);
+    /* Work-item r scans segment r (slots r*k ..) in place and keeps its total. */
+    if (j < segments) {
+      const uint end = min(j * k + k, m);
+      @T@ acc = s[j * k].@M@;
+      for (uint i = j * k + 1; i < end; ++i) {
+        acc = scangen_wg_@OP@(acc, s[i].@M@);
+        s[i].@M@ = acc;
+      }
+      totals[j].@M@ = acc;
     }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    /* Work-item 0 turns the totals of segments 1.. into what precedes them,
+       and stores the chunk's total after them. */
+    if (j == 0) {
+      @T@ acc = totals[0].@M@;
+      for (uint r = 1; r < segments; ++r) {
+        const @T@ t = totals[r].@M@;
+        totals[r].@M@ = acc;
+        acc = scangen_wg_@OP@(acc, t);
+      }
+      totals[SCANGEN_WG_RAKERS].@M@ = acc;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
     if (j < m) {
-      if (inclusive)
-        result = base == 0 ? s[j].@M@ : scangen_wg_@OP@(carry, s[j].@M@);
-      else if (j == 0)
+      if (!inclusive && j == 0) {
         result = carry;
-      else
-        result = base == 0 ? s[j - 1].@M@ : scangen_wg_@OP@(carry, s[j - 1].@M@);
+      } else {
+        const uint last = inclusive ? j : j - 1; /* the last work-item the result covers */
+        const uint r = last / k;
+        const @T@ v = r == 0 ? s[last].@M@ : scangen_wg_@OP@(totals[r].@M@, s[last].@M@);
+        result = base == 0 ? v : scangen_wg_@OP@(carry, v);
+      }
     }
-    carry = base == 0 ? s[m - 1].@M@ : scangen_wg_@OP@(carry, s[m - 1].@M@);
-    barrier(CLK_LOCAL_MEM_FENCE); /* s is free again, for the next chunk or the next call */
-  }
+    const @T@ chunk = totals[SCANGEN_WG_RAKERS].@M@;
+    carry = base == 0 ? chunk : scangen_wg_@OP@(carry, chunk);
+    barrier(CLK_LOCAL_MEM_FENCE); /* the scratch is free again, for the next chunk or the next call */
+    base += SCANGEN_WG_SCRATCH_ITEMS;
+  } while (base < n);
   return result;
 }
 
 /* @OP@-reduction of x over the work-group. */
 SCANGEN_WG_FUNCTION @T@ scangen_wg_reduce_@OP@(@T@ x, __local scangen_wg_slot* s) {
+  __local scangen_wg_slot* const totals = s + SCANGEN_WG_SCRATCH_ITEMS;
   const uint n = scangen_wg_size();
   const uint id = scangen_wg_linear_id();
   @T@ total = x;
-  for (uint base = 0; base < n; base += SCANGEN_WG_SCRATCH_ITEMS) {
+  uint base = 0;
+  do {
     const uint m = min(n - base, (uint)SCANGEN_WG_SCRATCH_ITEMS);
+    const uint k = (m + SCANGEN_WG_RAKERS - 1) / SCANGEN_WG_RAKERS;
+    const uint segments = (m + k - 1) / k;
     const uint j = id - base;
     if (j < m) s[j].@M@ = x;
     barrier(CLK_LOCAL_MEM_FENCE);
-    /* Halving: slots [0, live) hold the chunk's value; fold the upper part onto the lower. */
-    for (uint live = m; live > 1;) {
-      const uint upper = (live + 1) / 2;
-      if (j < live - upper) s[j].@M@ = scangen_wg_@OP@(s[j].@M@, s[j + upper].@M@);
-      barrier(CLK_LOCAL_MEM_FENCE);
-      live = upper;
+    /* Work-item r combines segment r. */
+    if (j < segments) {
+      const uint end = min(j * k + k, m);
+      @T@ acc = s[j * k].@M@;
+      for (uint i = j * k + 1; i < end; ++i) acc = scangen_wg_@OP@(acc, s[i].@M@);
+      totals[j].@M@ = acc;
     }
-    total = base == 0 ? s[0].@M@ : scangen_wg_@OP@(total, s[0].@M@);
-    barrier(CLK_LOCAL_MEM_FENCE); /* s is free again, for the next chunk or the next call */
-  }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    /* Work-item 0 combines the segments. */
+    if (j == 0) {
+      @T@ acc = totals[0].@M@;
+      for (uint r = 1; r < segments; ++r) acc = scangen_wg_@OP@(acc, totals[r].@M@);
+      totals[SCANGEN_WG_RAKERS].@M@ = acc;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const @T@ chunk = totals[SCANGEN_WG_RAKERS].@M@;
+    total = base == 0 ? chunk : scangen_wg_@OP@(total, chunk);
+    barrier(CLK_LOCAL_MEM_FENCE); /* the scratch is free again, for the next chunk or the next call */
+    base += SCANGEN_WG_SCRATCH_ITEMS;
+  } while (base < n);
   return total;
 }
 )CL";

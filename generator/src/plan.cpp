@@ -1,6 +1,7 @@
 #include "scangen/generator/plan.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <stdexcept>
 #include <string>
 
@@ -49,6 +50,8 @@ constexpr size_t kMaxSharedBytes = 48 * 1024;
 // Register shuffles move an element of up to this many bytes; larger ones go
 // through shared memory.
 constexpr size_t kMaxShuffleBytes = 32;
+// Bytes before the tile statuses in a decoupled look-back workspace: the ticket.
+constexpr uint64_t kWorkspaceHeader = 16;
 
 [[noreturn]] void fail(const dsl::Spec& spec, const std::string& why) {
   throw std::invalid_argument("scan '" + spec.name + "': " + why);
@@ -72,11 +75,11 @@ bool through_memory(LaneExchange e) { return e == LaneExchange::SharedMemory || 
 void define(Plan& p, const std::string& name, const std::string& value) { p.constants.emplace_back(name, value); }
 void define(Plan& p, const std::string& name, long value) { define(p, name, std::to_string(value)); }
 
-std::vector<std::string> public_functions(const dsl::Spec& spec) {
+std::vector<std::string> public_functions(const dsl::Spec& spec, bool device) {
   const std::string& n = spec.name;
   std::vector<std::string> f = {n + "_inclusive", n + "_exclusive", n + "_inclusive_exclusive", n + "_reduce",
                                 n + "_broadcast"};
-  if (spec.running_total) {
+  if (spec.running_total && !device) {
     f.push_back(n + "_inclusive_update");
     f.push_back(n + "_exclusive_update");
     f.push_back(n + "_inclusive_exclusive_update");
@@ -84,22 +87,76 @@ std::vector<std::string> public_functions(const dsl::Spec& spec) {
   return f;
 }
 
+// Items per thread of a device scan's tile: about 64 bytes per thread, so a
+// tile of 256 threads holds 16 KiB.
+int device_items(size_t element_bytes) {
+  const size_t items = 64 / std::max<size_t>(element_bytes, 1);
+  return static_cast<int>(std::clamp<size_t>(items, 1, 32));
+}
+
+void add_device_kernels(Plan& p, const PreambleNames& names) {
+  const dsl::Spec& s = p.spec;
+  const std::string& n = s.name;
+  const std::string T = names.value_type;
+  std::vector<KernelParam> outs;
+  if (s.has_inclusive()) outs.push_back({T + "*", "inclusive", "n elements, the inclusive scan (may be in)"});
+  if (s.has_exclusive()) outs.push_back({T + "*", "exclusive", "n elements, the exclusive scan (may be in)"});
+  const KernelParam in{"const " + names.input_type + "*", "in", "n input elements"};
+  const KernelParam count{"u64", "n", "the element count"};
+  const KernelParam aggregate{T + "*", "aggregate", "one element: the total, without init"};
+  const KernelParam running{T + "*", "running_total", "one element: the carry, read and written back"};
+  const std::string grid = "max(1, ceil(n / " + std::to_string(p.tile) + "))";
+  if (s.algorithm == Algorithm::DecoupledLookback) {
+    Kernel k{n + "_scan_kernel", grid + " blocks", {in}};
+    k.params.insert(k.params.end(), outs.begin(), outs.end());
+    if (s.aggregate) k.params.push_back(aggregate);
+    if (s.running_total) k.params.push_back(running);
+    k.params.push_back(count);
+    k.params.push_back({"unsigned char*", "workspace",
+                        std::to_string(kWorkspaceHeader) + " + tiles x " + std::to_string(p.status_bytes) +
+                            " bytes, zeroed once when allocated"});
+    k.params.push_back({"u32", "epoch", "1 .. 2^30 - 1, different from the previous call's on this workspace"});
+    p.kernels = {k};
+  } else {
+    const KernelParam partials{T + "*", "partials", "tiles elements (the workspace)"};
+    Kernel reduce{n + "_reduce_kernel", grid + " blocks", {in, partials, count}};
+    Kernel spine{n + "_spine_kernel", "1 block", {partials}};
+    if (s.aggregate) spine.params.push_back(aggregate);
+    if (s.running_total) spine.params.push_back(running);
+    spine.params.push_back(count);
+    Kernel scan{n + "_scan_kernel", grid + " blocks", {in}};
+    scan.params.insert(scan.params.end(), outs.begin(), outs.end());
+    scan.params.push_back({"const " + T + "*", "partials", "from the spine kernel"});
+    scan.params.push_back(count);
+    p.kernels = {reduce, spine, scan};
+  }
+  p.entry_params = p.kernels.back().params;
+}
+
 }  // namespace
 
+uint64_t workspace_bytes(const Plan& plan, uint64_t n) {
+  if (plan.spec.level != Level::Device) return 0;
+  const uint64_t tiles = std::max<uint64_t>(1, (n + plan.tile - 1) / plan.tile);
+  if (plan.spec.algorithm == Algorithm::DecoupledLookback) return kWorkspaceHeader + tiles * plan.status_bytes;
+  return tiles * plan.element_bytes;
+}
+
 Plan make_plan(const dsl::Spec& spec, Backend backend) {
-  if (spec.level == Level::Device) fail(spec, "device-level scans are not generated yet");
   bool listed = false;
   for (dsl::Target t : spec.targets) listed = listed || backend_for(t) == backend;
   if (!listed) fail(spec, std::string("the scan does not list target '") + to_string(backend) + "'");
   if (spec.algorithm == Algorithm::Coalesced && backend != Backend::Cuda)
     fail(spec, "algorithm 'coalesced' exists only on CUDA");
-  if (spec.threads < 1 || spec.items < 1) fail(spec, "threads and items must be set for warp and block scans");
+  const bool device = spec.level == Level::Device;
+  if (!device && (spec.threads < 1 || spec.items < 1))
+    fail(spec, "threads and items must be set for warp and block scans");
 
   Plan p;
   p.spec = spec;
   p.backend = backend;
-  p.items = spec.items;
   p.element_bytes = spec.type.size();
+  p.items = spec.items > 0 ? spec.items : device_items(p.element_bytes);
   p.input_bytes = spec.input.size();
   const std::string& n = spec.name;
   const PreambleNames names = preamble_names(spec);
@@ -111,7 +168,7 @@ Plan make_plan(const dsl::Spec& spec, Backend backend) {
   define(p, "SG_IDENTITY", names.identity);
   define(p, "SG_INIT", names.init);
   define(p, "SG_CONVERT", names.convert);
-  define(p, "SG_ITEMS", spec.items);
+  define(p, "SG_ITEMS", p.items);
 
   // Scratch elements per group, besides the lane scratch.
   size_t temp_elements = 0;
@@ -126,13 +183,16 @@ Plan make_plan(const dsl::Spec& spec, Backend backend) {
     define(p, "SG_WIDTH", spec.warp_width);
     p.templates = {template_file(p.exchange), "common/warp.h"};
   } else {
-    const int t = spec.threads;
+    const int t = spec.threads > 0 ? spec.threads : 256;
     p.group_threads = t;
     p.block_threads = t;
     p.groups_per_block = 1;
     p.exchange = choose_exchange(spec, backend);
     define(p, "SG_THREADS", t);
-    switch (spec.algorithm) {
+    // A device scan scans each tile with a block algorithm: warp_scans on CUDA
+    // (shuffles, fewest barriers), raking on OpenCL (fewest local-memory steps).
+    p.tile_algorithm = !device ? spec.algorithm : backend == Backend::Cuda ? Algorithm::WarpScans : Algorithm::Raking;
+    switch (p.tile_algorithm) {
       case Algorithm::Raking:
       case Algorithm::RakingMemoize: {
         // As few raking threads as fill one warp's worth of segments.
@@ -145,7 +205,7 @@ Plan make_plan(const dsl::Spec& spec, Backend backend) {
         define(p, "SG_RAKE", p.rake_threads);
         define(p, "SG_SEG", p.rake_segment);
         define(p, "SG_PAD", p.rake_padding);
-        define(p, "SG_MEMOIZE", spec.algorithm == Algorithm::RakingMemoize ? 1 : 0);
+        define(p, "SG_MEMOIZE", p.tile_algorithm == Algorithm::RakingMemoize ? 1 : 0);
         p.templates = {template_file(p.exchange), "common/block_raking.h"};
         break;
       }
@@ -178,11 +238,38 @@ Plan make_plan(const dsl::Spec& spec, Backend backend) {
     }
     define(p, "SG_LANE_SCRATCH", p.lane_scratch);
   }
-  p.segment = static_cast<uint64_t>(p.group_threads) * static_cast<uint64_t>(p.items);
+  p.segment = device ? 0 : static_cast<uint64_t>(p.group_threads) * static_cast<uint64_t>(p.items);
+  p.tile = static_cast<uint64_t>(p.block_threads) * static_cast<uint64_t>(p.items);
   // Every member of P_temp is an array of P_T, whose size is a multiple of
   // its alignment: no padding between them.
   p.temp_bytes = temp_elements * p.element_bytes;
   p.block_shared_bytes = p.temp_bytes * static_cast<size_t>(p.groups_per_block);
+  if (device) {
+    p.status_words = static_cast<int>((p.element_bytes + 3) / 4);
+    if (spec.algorithm == Algorithm::DecoupledLookback) {
+      if (backend == Backend::Cuda) {
+        p.status_kind = p.element_bytes <= 4 ? 1 : p.element_bytes <= 8 ? 2 : 3;
+        p.status_bytes = p.status_kind == 1 ? 8 : p.status_kind == 2 ? 16 : 4 * static_cast<size_t>(1 + 2 * p.status_words);
+        p.block_shared_bytes += 8 + p.element_bytes;  // the tile id and its prefix
+      } else {
+        p.status_kind = 3;
+        p.status_bytes = 4 * static_cast<size_t>(1 + 2 * p.status_words);
+        p.lookback = 1;
+        p.spin = 4096;
+        p.block_shared_bytes += 8 + p.element_bytes;
+        define(p, "SG_SPIN", p.spin);
+      }
+      define(p, "SG_STATUS_KIND", p.status_kind);
+      define(p, "SG_STATUS_WORDS", p.status_words);
+    }
+    define(p, "SG_TILE", static_cast<long>(p.tile));
+  }
+  // Coalesced loads and stores through shared memory, where the exchange fits.
+  const size_t exchange_bytes = (p.tile + p.tile / 32 + static_cast<uint64_t>(p.groups_per_block)) * p.element_bytes;
+  p.staged_io = p.block_shared_bytes + exchange_bytes <= kMaxSharedBytes;
+  if (p.staged_io) p.block_shared_bytes += exchange_bytes;
+  define(p, "SG_STAGED_IO", p.staged_io ? 1 : 0);
+  define(p, "SG_EXCHANGE", p.staged_io ? static_cast<long>(p.tile + p.tile / 32 + static_cast<uint64_t>(p.groups_per_block)) : 1L);
   if (p.block_shared_bytes > kMaxSharedBytes)
     fail(spec, "the " + std::string(dsl::to_string(spec.algorithm)) + " scan needs " +
                    std::to_string(p.block_shared_bytes) + " bytes of shared memory per block, more than the " +
@@ -196,11 +283,27 @@ Plan make_plan(const dsl::Spec& spec, Backend backend) {
   define(p, "SG_EXCLUSIVE_OUT", spec.has_exclusive() ? 1 : 0);
   define(p, "SG_AGGREGATE_OUT", spec.aggregate ? 1 : 0);
   define(p, "SG_RUNNING_TOTAL", spec.running_total ? 1 : 0);
+  define(p, "SG_GROUP_UPDATE", spec.running_total && !device ? 1 : 0);
   p.templates.push_back("common/api.h");
-  p.templates.push_back("common/entry.h");
+  p.templates.push_back("common/io.h");
+  if (!device) {
+    p.templates.push_back("common/entry.h");
+  } else {
+    p.templates.push_back("common/device.h");
+    if (spec.algorithm == Algorithm::DecoupledLookback) {
+      p.templates.push_back(backend == Backend::Cuda ? "cuda/lookback.cuh" : "opencl/lookback.cl");
+      p.templates.push_back("common/device_lookback.h");
+    } else {
+      p.templates.push_back("common/device_reduce_then_scan.h");
+    }
+  }
 
-  p.device_functions = public_functions(spec);
+  p.device_functions = public_functions(spec, device);
   p.entry_kernel = n + "_scan_kernel";
+  if (device) {
+    add_device_kernels(p, names);
+    return p;
+  }
   p.entry_params.push_back({"const " + names.input_type + "*", "in", "n input elements"});
   if (spec.mode == dsl::Mode::Both) {
     p.entry_params.push_back({names.value_type + "*", "inclusive", "n elements, the inclusive scan"});
@@ -214,6 +317,9 @@ Plan make_plan(const dsl::Spec& spec, Backend backend) {
   if (spec.running_total)
     p.entry_params.push_back({names.value_type + "*", "running_total", "one element, the counter, updated"});
   p.entry_params.push_back({"u64", "n", "the element count"});
+  p.kernels = {{p.entry_kernel,
+                "ceil(n / " + std::to_string(p.segment * static_cast<uint64_t>(p.groups_per_block)) + ") blocks",
+                p.entry_params}};
   return p;
 }
 
@@ -226,8 +332,29 @@ std::string to_string(const Plan& p) {
                       (p.input_bytes != p.element_bytes || s.convert
                            ? " (input " + std::to_string(p.input_bytes) + " bytes, converted on load)"
                            : ""));
-  line("group", std::to_string(p.group_threads) + " threads x " + std::to_string(p.items) +
-                    " items = segments of " + std::to_string(p.segment) + " elements, blocked arrangement");
+  if (s.level == Level::Device) {
+    line("tile", std::to_string(p.block_threads) + " threads x " + std::to_string(p.items) + " items = " +
+                     std::to_string(p.tile) + " elements per block, scanned by " +
+                     dsl::to_string(p.tile_algorithm));
+    if (s.algorithm == Algorithm::DecoupledLookback) {
+      const char* kinds[] = {"", "one 64-bit word (value and tag)", "one 16-byte word (value and tag)",
+                             "a 32-bit tag, then the aggregate and the inclusive prefix apart (release / acquire)"};
+      line("tile status", std::string(kinds[p.status_kind]) + ", " + std::to_string(p.status_bytes) +
+                              " bytes per tile, tagged with the call's epoch");
+      line("look-back", p.backend == Backend::Cuda
+                            ? "the first warp, 32 predecessors at a time; tile ids from an atomic ticket"
+                            : "work-item 0, one predecessor at a time; after " + std::to_string(p.spin) +
+                                  " reads of a missing status it reduces that tile itself from the input");
+    } else {
+      line("passes", "reduce tiles, scan the tile totals in one block, scan tiles from their prefixes: "
+                     "3 launches, deterministic");
+    }
+  } else {
+    line("group", std::to_string(p.group_threads) + " threads x " + std::to_string(p.items) +
+                      " items = segments of " + std::to_string(p.segment) + " elements, blocked arrangement");
+  }
+  line("loads and stores", p.staged_io ? "coalesced, transposed through shared memory"
+                                       : "direct, blocked (the shared-memory exchange does not fit)");
   bool lanes = !p.templates.empty() && p.templates.front().rfind("common/", 0) != 0;
   if (lanes) {
     std::string ex = std::string(to_string(p.exchange)) + " (" + describe(p.exchange) + ")";
@@ -237,16 +364,18 @@ std::string to_string(const Plan& p) {
   if (p.rake_threads)
     line("raking", std::to_string(p.rake_threads) + " raking threads x " + std::to_string(p.rake_segment) +
                        " partials, " + std::to_string(p.rake_padding) + " padding slot(s) per segment" +
-                       (s.algorithm == Algorithm::RakingMemoize ? ", segments kept in registers" : ""));
+                       (p.tile_algorithm == Algorithm::RakingMemoize ? ", segments kept in registers" : ""));
   if (p.blelloch_pad_shift)
     line("tree", "one padding slot every " + std::to_string(1 << p.blelloch_pad_shift) + " nodes");
   line("seed", p.seeded ? "init, combined before each group's prefix" : "none (init is the identity)");
   line("scratch", std::to_string(p.temp_bytes) + " bytes per group (" + s.name + "_temp), " +
-                      std::to_string(p.block_shared_bytes) + " bytes per block of the entry kernel");
-  line("entry kernel", p.entry_kernel + ", " + std::to_string(p.block_threads) + " threads per block (" +
-                           std::to_string(p.groups_per_block) + " group(s)), ceil(n / " +
-                           std::to_string(p.segment * static_cast<uint64_t>(p.groups_per_block)) + ") blocks");
-  for (const KernelParam& k : p.entry_params) line("  param " + k.name, k.type + ": " + k.meaning);
+                      std::to_string(p.block_shared_bytes) + " bytes of shared memory per block of the kernels");
+  for (const Kernel& k : p.kernels) {
+    line("kernel", k.name + ", " + std::to_string(p.block_threads) + " threads per block" +
+                       (p.groups_per_block > 1 ? " (" + std::to_string(p.groups_per_block) + " groups)" : "") + ", " +
+                       k.grid);
+    for (const KernelParam& a : k.params) line("  param " + a.name, a.type + ": " + a.meaning);
+  }
   std::string fns;
   for (const std::string& f : p.device_functions) fns += (fns.empty() ? "" : ", ") + f;
   line("device functions", fns);

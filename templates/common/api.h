@@ -22,7 +22,8 @@
 // the counter's old value instead of init (cooperative groups'
 // exclusive_scan_update).
 //
-// Needs: SG_ITEMS, SG_SEEDED (1 when init is not the identity).
+// Needs: SG_ITEMS, SG_SEEDED (1 when init is not the identity), SG_GROUP_UPDATE
+// (1 for the *_update functions).
 
 SG_FN SG_T SG_NAME(sg_reduce_items)(const SG_T* in) {
   SG_T p = in[0];
@@ -75,7 +76,7 @@ SG_FN SG_T SG_NAME(broadcast)(SG_LOCAL SG_NAME(temp)* temp, SG_T v, int src) {
   return SG_NAME(sg_group_broadcast)(temp, v, src);
 }
 
-#if SG_RUNNING_TOTAL
+#if SG_GROUP_UPDATE
 SG_FN SG_T SG_NAME(sg_scan_update)(SG_LOCAL SG_NAME(temp)* temp, const SG_T* in, SG_T* inclusive, SG_T* exclusive,
                                    SG_GLOBAL SG_T* counter) {
   SG_T aggregate;

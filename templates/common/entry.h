@@ -11,7 +11,7 @@
 // agree); aggregates: one element per segment; running_total: one element,
 // the counter (read, combined with every segment's total, written).
 //
-// Needs: SG_IN, SG_CONVERT, SG_GROUPS, SG_GROUP_THREADS, SG_BLOCK_THREADS,
+// Needs: common/io.h, SG_IN, SG_CONVERT, SG_GROUPS, SG_GROUP_THREADS, SG_BLOCK_THREADS,
 // SG_INCLUSIVE_OUT, SG_EXCLUSIVE_OUT, SG_AGGREGATE_OUT, SG_RUNNING_TOTAL.
 
 SG_KERNEL SG_BOUNDS(SG_BLOCK_THREADS) void SG_NAME(scan_kernel)(const SG_GLOBAL SG_IN* in,
@@ -29,16 +29,14 @@ SG_KERNEL SG_BOUNDS(SG_BLOCK_THREADS) void SG_NAME(scan_kernel)(const SG_GLOBAL 
 #endif
                                                            scangen_u64 n) {
   SG_SHARED SG_NAME(temp) temp[SG_GROUPS];
+  SG_SHARED SG_T exchange[SG_EXCHANGE];
   const int tid = SG_THREAD();
   const int group = tid / SG_GROUP_THREADS;
-  const int rank = tid % SG_GROUP_THREADS;
-  const scangen_u64 segment = SG_BLOCK() * SG_GROUPS + (scangen_u64)group;
-  const scangen_u64 first = segment * (scangen_u64)(SG_GROUP_THREADS * SG_ITEMS) + (scangen_u64)rank * SG_ITEMS;
+  // The block's segments are consecutive: its first element, and this thread's items in order.
+  const scangen_u64 block_first = SG_BLOCK() * (scangen_u64)SG_BLOCK_ITEMS;
 
   SG_T items[SG_ITEMS];
-#pragma unroll
-  for (int i = 0; i < SG_ITEMS; ++i)
-    items[i] = first + (scangen_u64)i < n ? SG_CONVERT(in[first + (scangen_u64)i]) : SG_IDENTITY();
+  SG_NAME(sg_load)(in, block_first, n, items, exchange);
 
 #if SG_INCLUSIVE_OUT
   SG_T inc[SG_ITEMS];
@@ -61,19 +59,16 @@ SG_KERNEL SG_BOUNDS(SG_BLOCK_THREADS) void SG_NAME(scan_kernel)(const SG_GLOBAL 
 #endif
 #undef SG_OUTS
 
-#pragma unroll
-  for (int i = 0; i < SG_ITEMS; ++i) {
-    if (first + (scangen_u64)i < n) {
-#if SG_INCLUSIVE_OUT
-      inclusive[first + (scangen_u64)i] = inc[i];
+#if SG_INCLUSIVE_OUT && SG_EXCLUSIVE_OUT
+  SG_NAME(sg_store_both)(inclusive, exclusive, block_first, n, inc, exc, exchange);
+#elif SG_INCLUSIVE_OUT
+  SG_NAME(sg_store)(inclusive, block_first, n, inc, exchange);
+#else
+  SG_NAME(sg_store)(exclusive, block_first, n, exc, exchange);
 #endif
-#if SG_EXCLUSIVE_OUT
-      exclusive[first + (scangen_u64)i] = exc[i];
-#endif
-    }
-  }
 #if SG_AGGREGATE_OUT
-  if (rank == 0 && segment * (scangen_u64)(SG_GROUP_THREADS * SG_ITEMS) < n) aggregates[segment] = total;
+  const scangen_u64 segment = SG_BLOCK() * SG_GROUPS + (scangen_u64)group;
+  if (tid % SG_GROUP_THREADS == 0 && segment * (scangen_u64)(SG_GROUP_THREADS * SG_ITEMS) < n) aggregates[segment] = total;
 #else
   (void)total;
 #endif

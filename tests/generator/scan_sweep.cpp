@@ -1,6 +1,7 @@
 #include "scan_sweep.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <sstream>
 #include <stdexcept>
@@ -176,6 +177,13 @@ std::vector<ScanCase> compile_cases() {
   return out;
 }
 
+std::vector<KernelArg> buffers_then_n(size_t buffers, uint64_t n) {
+  std::vector<KernelArg> a;
+  for (size_t i = 0; i < buffers; ++i) a.push_back({KernelArg::Kind::Buffer, i});
+  a.push_back({KernelArg::Kind::U64, n});
+  return a;
+}
+
 std::vector<uint64_t> scan_sizes(const generator::Plan& plan, std::mt19937_64& rng) {
   const uint64_t seg = plan.segment;
   const uint64_t block = seg * static_cast<uint64_t>(plan.groups_per_block);
@@ -291,7 +299,7 @@ std::string run_scan_case(const ScanCase& c, const generator::Plan& plan, uint64
     buffers.push_back(counter0);
   }
   const std::vector<uint8_t> input = buffers[0];
-  launch(plan.entry_kernel, buffers, n, blocks, plan.block_threads);
+  launch(plan.entry_kernel, buffers, buffers_then_n(buffers.size(), n), blocks, plan.block_threads);
 
   ref::Evaluator::Options wide;
   wide.widen_floats = true;  // the float64 reference
@@ -406,7 +414,8 @@ std::string run_api_case(const ScanCase& c, const generator::Plan& plan, uint64_
   std::vector<std::vector<uint8_t>> buffers = {draw(c, n, rng), poisoned(n + kTail, es), poisoned(n + kTail, es),
                                                poisoned(segments + kTail, es), poisoned(segments * g + kTail, es)};
   const std::vector<uint8_t> input = buffers[0];
-  launch(s.name + "_api_kernel", buffers, n, (segments + gpb - 1) / gpb, plan.block_threads);
+  launch(s.name + "_api_kernel", buffers, buffers_then_n(buffers.size(), n), (segments + gpb - 1) / gpb,
+         plan.block_threads);
 
   s.mode = dsl::Mode::Both;
   s.aggregate = true;
@@ -431,6 +440,144 @@ std::string run_api_case(const ScanCase& c, const generator::Plan& plan, uint64_
   for (size_t b = 1; b < buffers.size(); ++b)
     tail_intact("output " + std::to_string(b), buffers[b], (b == 3 ? segments : b == 4 ? segments * g : n) * es,
                 report);
+  return report;
+}
+
+// ---- device level ----------------------------------------------------------
+
+std::vector<ScanCase> device_cases(generator::Backend backend) {
+  std::vector<ScanCase> out;
+  const ElementKind bytes = {"u8u32", "", "u32", "input = u8;\n  op = add;", "int"};
+  const ElementKind* kinds[] = {&kI32, &bytes, &kF32, &kF64, &kAffine, &kMatrix};
+  for (Algorithm a : {Algorithm::DecoupledLookback, Algorithm::ReduceThenScan}) {
+    const std::string an = a == Algorithm::DecoupledLookback ? "lookback" : "rts";
+    int i = 0;
+    for (const ElementKind* k : kinds) {
+      for (dsl::Mode m : kModes) {
+        std::string extra = "  algorithm = " + std::string(dsl::to_string(a)) + ";\n";
+        extra += "  mode = " + std::string(dsl::to_string(m)) + ";\n";
+        if (i % 3 == 1 && k != &kAffine && k != &kMatrix) extra += "  init = 3;\n";
+        if (i % 3 == 2) extra += "  outputs = aggregate;\n";
+        ++i;
+        const std::string name = an + "_" + k->name + "_" + dsl::to_string(m);
+        std::ostringstream t;
+        t << k->types << "scan " << name << " {\n  type = " << k->type << ";\n  " << k->operator_
+          << "\n  level = device;\n" << extra << "}\n";
+        dsl::Spec spec = load_spec(name, t.str());
+        if (plannable(spec, backend)) out.push_back({std::move(spec), k->values});
+      }
+    }
+    // A running total carried from call to call, a small tile (many tiles), a
+    // non-default shape.
+    const std::string alg = "  algorithm = " + std::string(dsl::to_string(a)) + ";\n";
+    auto add = [&](const std::string& name, const std::string& body, const char* values) {
+      dsl::Spec spec = load_spec(name, "type Mat2 { a: f32, b: f32, c: f32, d: f32 }\nscan " + name + " {\n" + body +
+                                           "  level = device;\n" + alg + "}\n");
+      if (plannable(spec, backend)) out.push_back({std::move(spec), values});
+    };
+    add(an + "_running_i64", "  type = i64;\n  op = add;\n  mode = both;\n  outputs = running_total, aggregate;\n",
+        "int");
+    add(an + "_running_mat2",
+        std::string("  type = Mat2;\n  ") + kMatrix.operator_ + "\n  mode = exclusive;\n  outputs = running_total;\n",
+        "matrix");
+    add(an + "_small_tiles", "  type = u32;\n  op = xor;\n  threads = 32;\n  items = 1;\n", "int");
+    add(an + "_i8_max", "  type = i8;\n  op = max;\n  threads = 64;\n  items = 3;\n", "int");
+  }
+  return out;
+}
+
+std::vector<uint64_t> device_sizes(const generator::Plan& plan, int log2_max) {
+  const uint64_t tile = plan.tile;
+  std::vector<uint64_t> v = {0, 1, 2, tile - 1, tile, tile + 1, 2 * tile + 1};
+  for (int k = 3; k <= log2_max; k += 3) {
+    v.push_back((1ull << k) - 1);
+    v.push_back((1ull << k) + 1);
+  }
+  std::sort(v.begin(), v.end());
+  v.erase(std::unique(v.begin(), v.end()), v.end());
+  return v;
+}
+
+std::string run_device_case(const ScanCase& c, const generator::Plan& plan, uint64_t n, std::mt19937_64& rng,
+                            const LaunchKernel& launch, DeviceState& state, std::vector<uint8_t>& counter) {
+  using K = KernelArg::Kind;
+  const dsl::Spec& s = c.spec;
+  const size_t es = s.type.size();
+  const uint64_t tiles = std::max<uint64_t>(1, (n + plan.tile - 1) / plan.tile);
+  const int threads = plan.block_threads;
+  if (s.running_total && counter.empty()) counter = draw(c, 1, rng);
+
+  std::vector<std::vector<uint8_t>> buffers;
+  buffers.push_back(draw(c, n, rng));
+  const std::vector<uint8_t> input = buffers[0];
+  std::vector<size_t> outs;
+  for (int k = 0; k < (s.mode == dsl::Mode::Both ? 2 : 1); ++k) {
+    outs.push_back(buffers.size());
+    buffers.push_back(poisoned(n + kTail, es));
+  }
+  const size_t agg = buffers.size();
+  if (s.aggregate) buffers.push_back(poisoned(1 + kTail, es));
+  const size_t run = buffers.size();
+  if (s.running_total) buffers.push_back(counter);
+  const std::vector<uint8_t> counter_in = counter;
+
+  auto buffer = [](size_t i) { return KernelArg{K::Buffer, i}; };
+  const KernelArg count{K::U64, n};
+  if (s.algorithm == Algorithm::DecoupledLookback) {
+    const uint64_t need = generator::workspace_bytes(plan, n);
+    if (state.workspace.size() < need) state.workspace.resize(need, 0);  // zeroed once; grown with zeros
+    if (++state.epoch >= (1u << 30)) state.epoch = 1;
+    const size_t ws = buffers.size();
+    buffers.push_back(state.workspace);
+    std::vector<KernelArg> args = {buffer(0)};
+    for (size_t o : outs) args.push_back(buffer(o));
+    if (s.aggregate) args.push_back(buffer(agg));
+    if (s.running_total) args.push_back(buffer(run));
+    args.push_back(count);
+    args.push_back(buffer(ws));
+    args.push_back({K::U32, state.epoch});
+    launch(plan.entry_kernel, buffers, args, tiles, threads);
+    state.workspace = buffers[ws];
+  } else {
+    const size_t partials = buffers.size();
+    buffers.push_back(poisoned(tiles, es));
+    launch(s.name + "_reduce_kernel", buffers, {buffer(0), buffer(partials), count}, tiles, threads);
+    std::vector<KernelArg> spine = {buffer(partials)};
+    if (s.aggregate) spine.push_back(buffer(agg));
+    if (s.running_total) spine.push_back(buffer(run));
+    spine.push_back(count);
+    launch(s.name + "_spine_kernel", buffers, spine, 1, threads);
+    std::vector<KernelArg> scan = {buffer(0)};
+    for (size_t o : outs) scan.push_back(buffer(o));
+    scan.push_back(buffer(partials));
+    scan.push_back(count);
+    launch(plan.entry_kernel, buffers, scan, tiles, threads);
+  }
+
+  ref::Evaluator::Options wide;
+  wide.widen_floats = true;
+  const ref::Evaluator ev(s, wide);
+  const ref::Evaluator::Result want = ev.scan(input.data(), n, s.running_total ? counter_in.data() : nullptr);
+  std::string report;
+  if (buffers[0] != input) report += "  the input changed\n";
+  size_t o = 0;
+  if (s.has_inclusive()) {
+    compare("inclusive", s.type, buffers[outs[o]].data(), want.inclusive.data(), n, plan.tile, report);
+    tail_intact("inclusive", buffers[outs[o]], n * es, report);
+    ++o;
+  }
+  if (s.has_exclusive()) {
+    compare("exclusive", s.type, buffers[outs[o]].data(), want.exclusive.data(), n, plan.tile, report);
+    tail_intact("exclusive", buffers[outs[o]], n * es, report);
+  }
+  if (s.aggregate) {
+    compare("aggregate", s.type, buffers[agg].data(), want.aggregates.data(), 1, 0, report);
+    tail_intact("aggregate", buffers[agg], es, report);
+  }
+  if (s.running_total) {
+    compare("running_total", s.type, buffers[run].data(), want.running_total.data(), 1, 0, report);
+    counter = buffers[run];
+  }
   return report;
 }
 

@@ -38,11 +38,19 @@ std::vector<ScanCase> compile_cases();
 // worth +1 and a random count of a few blocks.
 std::vector<uint64_t> scan_sizes(const generator::Plan& plan, std::mt19937_64& rng);
 
+// A kernel argument: a device copy of buffers[value], or a scalar.
+struct KernelArg {
+  enum class Kind { Buffer, U64, U32 } kind;
+  uint64_t value;
+};
+// The buffers in order, then n as a 64-bit unsigned.
+std::vector<KernelArg> buffers_then_n(size_t buffers, uint64_t n);
+
 // Launches `kernel` with `blocks` blocks of `threads` threads (no launch when
-// blocks == 0); its arguments are a device copy of each buffer in order, then
-// n as a 64-bit unsigned. Copies every buffer back afterwards.
+// blocks == 0) and the arguments `args`, having copied every buffer to the
+// device; copies every buffer back afterwards.
 using LaunchKernel = std::function<void(const std::string& kernel, std::vector<std::vector<uint8_t>>& buffers,
-                                        uint64_t n, uint64_t blocks, int threads)>;
+                                        const std::vector<KernelArg>& args, uint64_t blocks, int threads)>;
 
 // Runs the plan's entry kernel on n random inputs and compares every output
 // with the CPU reference: empty when all match, else what differs.
@@ -57,5 +65,28 @@ std::string api_test_kernel(const generator::Plan& plan);
 // Runs it on n random inputs and compares with the reference.
 std::string run_api_case(const ScanCase& c, const generator::Plan& plan, uint64_t n, std::mt19937_64& rng,
                          const LaunchKernel& launch);
+
+// ---- device level ----------------------------------------------------------
+
+// Device scans: both algorithms x {i32, u8 -> u32, f32, f64, affine, 2x2
+// matrix} x modes, with init, aggregate and running-total variants.
+std::vector<ScanCase> device_cases(generator::Backend backend);
+
+// The counts a device case runs at: 0, 1, 2, tile - 1, tile, tile + 1, and
+// 2^k - 1, 2^k + 1 for k up to log2_max.
+std::vector<uint64_t> device_sizes(const generator::Plan& plan, int log2_max);
+
+// What persists between calls of one device scan: the workspace (zeroed
+// once, never again) and the epoch.
+struct DeviceState {
+  std::vector<uint8_t> workspace;
+  uint32_t epoch = 0;
+};
+
+// One call of the device scan on n random inputs (the running total, where
+// there is one, carried in `counter` from call to call), compared with the
+// reference: empty when all match.
+std::string run_device_case(const ScanCase& c, const generator::Plan& plan, uint64_t n, std::mt19937_64& rng,
+                            const LaunchKernel& launch, DeviceState& state, std::vector<uint8_t>& counter);
 
 }  // namespace scangen::test

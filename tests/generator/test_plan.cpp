@@ -64,8 +64,6 @@ TEST_CASE("raking uses one warp's worth of raking threads", "[unit]") {
 }
 
 TEST_CASE("a plan refuses what cannot be generated, saying why", "[unit]") {
-  CHECK_THAT(plan_error("scan s { type = i32; op = add; }", Backend::Cuda),
-             Catch::Contains("device-level scans are not generated yet"));
   CHECK_THAT(plan_error("scan s { type = i32; op = add; level = block; targets = cuda; }", Backend::OpenCL),
              Catch::Contains("does not list target 'opencl'"));
   // 2 x 1024 threads x 24 bytes of double buffer exceed 48 KiB.
@@ -99,6 +97,31 @@ TEST_CASE("the emitted source names the scan's functions plainly and is self-con
   const std::string explained = scangen::generator::to_string(p);
   CHECK_THAT(explained, Catch::Contains("param running_total"));
   CHECK_THAT(explained, Catch::Contains("raking"));
+}
+
+TEST_CASE("device scans: tile, status word and workspace", "[unit]") {
+  const Plan i32 = make_plan(load_one("scan s { type = i32; op = add; }"), Backend::Cuda);
+  CHECK(i32.tile == 256 * 16);
+  CHECK(i32.status_kind == 1);
+  CHECK(scangen::generator::workspace_bytes(i32, 0) == 16 + 8);
+  CHECK(scangen::generator::workspace_bytes(i32, 4097) == 16 + 2 * 8);
+  CHECK(i32.staged_io);
+  const Plan f64 = make_plan(load_one("scan s { type = f64; op = add; }"), Backend::Cuda);
+  CHECK(f64.status_kind == 2);
+  const Plan m = make_plan(load_one("type M { a: f32, b: f32, c: f32, d: f32 }\n"
+                                    "scan s { type = M; combine(x, y) = M { x.a + y.a, x.b + y.b, x.c + y.c, "
+                                    "x.d + y.d }; identity = M { 0, 0, 0, 0 }; }"),
+                           Backend::Cuda);
+  CHECK(m.status_kind == 3);
+  CHECK(m.status_bytes == 4 * (1 + 2 * 4));
+  const Plan cl = make_plan(load_one("scan s { type = i32; op = add; }"), Backend::OpenCL);
+  CHECK(cl.status_kind == 3);
+  const Plan rts = make_plan(load_one("scan s { type = f32; op = add; deterministic = true; }"), Backend::Cuda);
+  CHECK(rts.spec.algorithm == scangen::dsl::Algorithm::ReduceThenScan);
+  CHECK(rts.kernels.size() == 3);
+  CHECK(scangen::generator::workspace_bytes(rts, 1u << 20) == ((1u << 20) / rts.tile) * 4);
+  // Counts beyond 2^32 elements: 64-bit all the way.
+  CHECK(scangen::generator::workspace_bytes(i32, (1ull << 32) + 7) == 16 + 8 * (((1ull << 32) + 7 + 4095) / 4096));
 }
 
 TEST_CASE("scans of one source need different names and one backend", "[unit]") {

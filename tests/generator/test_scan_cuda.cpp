@@ -54,8 +54,8 @@ class Module {
   Module& operator=(const Module&) = delete;
 
   // A scangen::test::LaunchKernel.
-  void launch(const std::string& kernel, std::vector<std::vector<uint8_t>>& host, uint64_t n, uint64_t blocks,
-              int threads) {
+  void launch(const std::string& kernel, std::vector<std::vector<uint8_t>>& host,
+              const std::vector<scangen::test::KernelArg>& kernel_args, uint64_t blocks, int threads) {
     Driver& d = driver();
     CUfunction fn;
     CU_CHECK(d.cuModuleGetFunction(&fn, module_, kernel.c_str()));
@@ -72,10 +72,24 @@ class Module {
       buffers.push_back(p);
       if (!h.empty()) CU_CHECK(d.cuMemcpyHtoD(p, h.data(), h.size()));
     }
+    // Scalars live in `values` (reserved: the pointers into it stay valid).
+    std::vector<unsigned long long> values;
+    values.reserve(kernel_args.size());
+    std::vector<unsigned int> values32;
+    values32.reserve(kernel_args.size());
     std::vector<void*> args;
-    for (CUdeviceptr& p : buffers) args.push_back(&p);
-    unsigned long long count = n;
-    args.push_back(&count);
+    for (const scangen::test::KernelArg& a : kernel_args) {
+      using K = scangen::test::KernelArg::Kind;
+      if (a.kind == K::Buffer) {
+        args.push_back(&buffers.at(a.value));
+      } else if (a.kind == K::U64) {
+        values.push_back(a.value);
+        args.push_back(&values.back());
+      } else {
+        values32.push_back(static_cast<unsigned int>(a.value));
+        args.push_back(&values32.back());
+      }
+    }
     if (blocks > 0) {
       REQUIRE(blocks < (1ull << 31));
       CU_CHECK(d.cuLaunchKernel(fn, static_cast<unsigned int>(blocks), 1, 1, static_cast<unsigned int>(threads), 1, 1,
@@ -114,8 +128,10 @@ void sweep(scangen::dsl::Algorithm algorithm) {
   const uint64_t seed = scangen::test::test_seed();
   INFO("seed " << seed << " (replay with SCANGEN_TEST_SEED=" << seed << ")");
   std::mt19937_64 rng(seed);
-  auto launch = [&](const std::string& kernel, std::vector<std::vector<uint8_t>>& buffers, uint64_t n,
-                    uint64_t blocks, int threads) { module.launch(kernel, buffers, n, blocks, threads); };
+  auto launch = [&](const std::string& kernel, std::vector<std::vector<uint8_t>>& buffers,
+                    const std::vector<scangen::test::KernelArg>& args, uint64_t blocks, int threads) {
+    module.launch(kernel, buffers, args, blocks, threads);
+  };
   int runs = 0;
   for (size_t i = 0; i < cases.size(); ++i) {
     INFO("scan:\n" << cases[i].spec.to_string());
@@ -192,7 +208,7 @@ extern "C" __global__ void active_kernel(const unsigned int* masks, const unsign
     std::memcpy(in.data() + i * 4, &v, 4);
   }
   std::vector<std::vector<uint8_t>> buffers = {masks, in, out, totals};
-  module.launch("active_kernel", buffers, n, warps * 32 / 256, 256);
+  module.launch("active_kernel", buffers, scangen::test::buffers_then_n(buffers.size(), n), warps * 32 / 256, 256);
   int bad = 0;
   for (uint64_t w = 0; w < warps; ++w) {
     uint32_t m;
@@ -220,4 +236,51 @@ extern "C" __global__ void active_kernel(const unsigned int* masks, const unsign
     }
   }
   CHECK(bad == 0);
+}
+
+namespace {
+
+void device_sweep(scangen::dsl::Algorithm algorithm, int log2_max) {
+  Driver& d = driver();
+  INFO("GPU: " << d.name);
+  std::vector<ScanCase> cases;
+  std::vector<Plan> plans;
+  for (ScanCase& c : scangen::test::device_cases(Backend::Cuda)) {
+    if (c.spec.algorithm != algorithm) continue;
+    plans.push_back(scangen::generator::make_plan(c.spec, Backend::Cuda));
+    cases.push_back(std::move(c));
+  }
+  REQUIRE(!plans.empty());
+  Module module(scangen::generator::emit(plans));
+  const uint64_t seed = scangen::test::test_seed();
+  INFO("seed " << seed << " (replay with SCANGEN_TEST_SEED=" << seed << ")");
+  std::mt19937_64 rng(seed);
+  auto launch = [&](const std::string& kernel, std::vector<std::vector<uint8_t>>& buffers,
+                    const std::vector<scangen::test::KernelArg>& args, uint64_t blocks, int threads) {
+    module.launch(kernel, buffers, args, blocks, threads);
+  };
+  int calls = 0;
+  for (size_t i = 0; i < cases.size(); ++i) {
+    INFO("scan:\n" << cases[i].spec.to_string());
+    scangen::test::DeviceState state;
+    std::vector<uint8_t> counter;
+    for (uint64_t n : scangen::test::device_sizes(plans[i], log2_max)) {
+      INFO("n = " << n << " (call " << state.epoch + 1 << " on this workspace)");
+      const std::string report = scangen::test::run_device_case(cases[i], plans[i], n, rng, launch, state, counter);
+      INFO(report);
+      CHECK(report.empty());
+      ++calls;
+    }
+  }
+  std::cout << scangen::dsl::to_string(algorithm) << ": " << cases.size() << " device scans, " << calls
+            << " calls on " << d.name << "\n";
+}
+
+}  // namespace
+
+TEST_CASE("CUDA device scan decoupled_lookback", "[gpu][scan][device]") {
+  device_sweep(scangen::dsl::Algorithm::DecoupledLookback, 22);
+}
+TEST_CASE("CUDA device scan reduce_then_scan", "[gpu][scan][device]") {
+  device_sweep(scangen::dsl::Algorithm::ReduceThenScan, 22);
 }

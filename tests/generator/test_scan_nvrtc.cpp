@@ -81,3 +81,11 @@ TEST_CASE("NVRTC compiles block scan hillis_steele", "[nvrtc][scan]") {
   compile_algorithm(scangen::dsl::Algorithm::HillisSteele);
 }
 TEST_CASE("NVRTC compiles block scan blelloch", "[nvrtc][scan]") { compile_algorithm(scangen::dsl::Algorithm::Blelloch); }
+
+TEST_CASE("NVRTC compiles the device scans", "[nvrtc][scan][device]") {
+  std::vector<scangen::generator::Plan> plans;
+  for (const scangen::test::ScanCase& c : scangen::test::device_cases(Backend::Cuda))
+    plans.push_back(scangen::generator::make_plan(c.spec, Backend::Cuda));
+  REQUIRE(plans.size() >= 20);
+  compile_clean(scangen::generator::emit(plans), "device_scans.cu");
+}

@@ -54,8 +54,8 @@ class ProgramRunner {
     CHECK(log.find("warning") == std::string::npos);
   }
 
-  void launch(const std::string& name, std::vector<std::vector<uint8_t>>& host, uint64_t n, uint64_t blocks,
-              int threads) {
+  void launch(const std::string& name, std::vector<std::vector<uint8_t>>& host,
+              const std::vector<scangen::test::KernelArg>& args, uint64_t blocks, int threads) {
     cl_int err = CL_SUCCESS;
     Kernel kernel(clCreateKernel(program_.get(), name.c_str(), &err));
     CL_CHECK(err);
@@ -67,13 +67,20 @@ class ProgramRunner {
           clCreateBuffer(context_.get(), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, init.size(), init.data(), &err));
       CL_CHECK(err);
     }
-    cl_uint arg = 0;
-    for (const Buffer& b : buffers) {
-      cl_mem m = b.get();
-      CL_CHECK(clSetKernelArg(kernel.get(), arg++, sizeof m, &m));
+    cl_uint index = 0;
+    for (const scangen::test::KernelArg& a : args) {
+      using K = scangen::test::KernelArg::Kind;
+      if (a.kind == K::Buffer) {
+        cl_mem m = buffers.at(a.value).get();
+        CL_CHECK(clSetKernelArg(kernel.get(), index++, sizeof m, &m));
+      } else if (a.kind == K::U64) {
+        const cl_ulong v = a.value;
+        CL_CHECK(clSetKernelArg(kernel.get(), index++, sizeof v, &v));
+      } else {
+        const cl_uint v = static_cast<cl_uint>(a.value);
+        CL_CHECK(clSetKernelArg(kernel.get(), index++, sizeof v, &v));
+      }
     }
-    const cl_ulong count = n;
-    CL_CHECK(clSetKernelArg(kernel.get(), arg++, sizeof count, &count));
     if (blocks > 0) {
       const size_t local = static_cast<size_t>(threads);
       const size_t global = static_cast<size_t>(blocks) * local;
@@ -92,24 +99,34 @@ class ProgramRunner {
   Program program_;
 };
 
-void sweep(scangen::dsl::Algorithm algorithm) {
+// The device, or none (the test then passes with a warning only where
+// SCANGEN_ALLOW_NO_OPENCL=1, and fails otherwise).
+Device device_or_skip() {
   Device device = find_device();
   if (!device.id) {
     const char* allow = std::getenv("SCANGEN_ALLOW_NO_OPENCL");
     if (allow && std::string(allow) == "1") {
       WARN("no OpenCL device; skipped because SCANGEN_ALLOW_NO_OPENCL=1");
-      return;
+      return device;
     }
     FAIL("no OpenCL platform with a device (install PoCL, or set SCANGEN_ALLOW_NO_OPENCL=1 to skip)");
   }
-  INFO("OpenCL device: " << device.name);
   REQUIRE(device.exact_divide_sqrt);
+  return device;
+}
+
+void sweep(scangen::dsl::Algorithm algorithm) {
+  Device device = device_or_skip();
+  if (!device.id) return;
+  INFO("OpenCL device: " << device.name);
 
   std::vector<ScanCase> cases;
   std::vector<Plan> plans;
   int skipped_f64 = 0;
+  const char* only = std::getenv("SCANGEN_SCAN_FILTER");  // for debugging: scans whose name contains it
   for (ScanCase& c : scangen::test::scan_cases(Backend::OpenCL)) {
     if (c.spec.algorithm != algorithm) continue;
+    if (only && c.spec.name.find(only) == std::string::npos) continue;
     Plan p = scangen::generator::make_plan(c.spec, Backend::OpenCL);
     if (!device.fp64 && scangen::generator::emit(p).find("cl_khr_fp64") != std::string::npos) {
       ++skipped_f64;
@@ -128,8 +145,10 @@ void sweep(scangen::dsl::Algorithm algorithm) {
   const uint64_t seed = scangen::test::test_seed();
   INFO("seed " << seed << " (replay with SCANGEN_TEST_SEED=" << seed << ")");
   std::mt19937_64 rng(seed);
-  auto launch = [&](const std::string& kernel, std::vector<std::vector<uint8_t>>& buffers, uint64_t n,
-                    uint64_t blocks, int threads) { runner.launch(kernel, buffers, n, blocks, threads); };
+  auto launch = [&](const std::string& kernel, std::vector<std::vector<uint8_t>>& buffers,
+                    const std::vector<scangen::test::KernelArg>& args, uint64_t blocks, int threads) {
+    runner.launch(kernel, buffers, args, blocks, threads);
+  };
   int runs = 0;
   for (size_t i = 0; i < cases.size(); ++i) {
     INFO("scan:\n" << cases[i].spec.to_string());
@@ -159,3 +178,58 @@ TEST_CASE("OpenCL block scan raking_memoize", "[opencl][scan]") { sweep(scangen:
 TEST_CASE("OpenCL block scan warp_scans", "[opencl][scan]") { sweep(scangen::dsl::Algorithm::WarpScans); }
 TEST_CASE("OpenCL block scan hillis_steele", "[opencl][scan]") { sweep(scangen::dsl::Algorithm::HillisSteele); }
 TEST_CASE("OpenCL block scan blelloch", "[opencl][scan]") { sweep(scangen::dsl::Algorithm::Blelloch); }
+
+namespace {
+
+// Device scans: every case at every size, calls on one workspace that is
+// zeroed once (the epochs keep the calls apart), running totals carried from
+// call to call.
+void device_sweep(scangen::dsl::Algorithm algorithm, int log2_max) {
+  Device device = device_or_skip();
+  if (!device.id) return;
+  INFO("OpenCL device: " << device.name);
+  std::vector<ScanCase> cases;
+  std::vector<Plan> plans;
+  const char* only = std::getenv("SCANGEN_SCAN_FILTER");  // for debugging: scans whose name contains it
+  for (ScanCase& c : scangen::test::device_cases(Backend::OpenCL)) {
+    if (c.spec.algorithm != algorithm) continue;
+    if (only && c.spec.name.find(only) == std::string::npos) continue;
+    Plan p = scangen::generator::make_plan(c.spec, Backend::OpenCL);
+    if (!device.fp64 && scangen::generator::emit(p).find("cl_khr_fp64") != std::string::npos) continue;
+    plans.push_back(std::move(p));
+    cases.push_back(std::move(c));
+  }
+  REQUIRE(!plans.empty());
+  ProgramRunner runner(device, scangen::generator::emit(plans));
+  const uint64_t seed = scangen::test::test_seed();
+  INFO("seed " << seed << " (replay with SCANGEN_TEST_SEED=" << seed << ")");
+  std::mt19937_64 rng(seed);
+  auto launch = [&](const std::string& kernel, std::vector<std::vector<uint8_t>>& buffers,
+                    const std::vector<scangen::test::KernelArg>& args, uint64_t blocks, int threads) {
+    runner.launch(kernel, buffers, args, blocks, threads);
+  };
+  int calls = 0;
+  for (size_t i = 0; i < cases.size(); ++i) {
+    INFO("scan:\n" << cases[i].spec.to_string());
+    scangen::test::DeviceState state;
+    std::vector<uint8_t> counter;
+    for (uint64_t n : scangen::test::device_sizes(plans[i], log2_max)) {
+      INFO("n = " << n << " (call " << state.epoch + 1 << " on this workspace)");
+      const std::string report = scangen::test::run_device_case(cases[i], plans[i], n, rng, launch, state, counter);
+      INFO(report);
+      CHECK(report.empty());
+      ++calls;
+    }
+  }
+  std::cout << scangen::dsl::to_string(algorithm) << ": " << cases.size() << " device scans, " << calls
+            << " calls\n";
+}
+
+}  // namespace
+
+TEST_CASE("OpenCL device scan decoupled_lookback", "[opencl][scan][device]") {
+  device_sweep(scangen::dsl::Algorithm::DecoupledLookback, 20);
+}
+TEST_CASE("OpenCL device scan reduce_then_scan", "[opencl][scan][device]") {
+  device_sweep(scangen::dsl::Algorithm::ReduceThenScan, 20);
+}

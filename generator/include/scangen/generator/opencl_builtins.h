@@ -17,7 +17,8 @@
 // work-item must make the call (uniform control flow). Integer add wraps
 // (computed unsigned, so there is no signed-overflow undefined behaviour);
 // floating-point min and max are fmin and fmax. Floating-point add is
-// combined in a tree, not left to right, as OpenCL 2.0 allows.
+// summed segment by segment, not strictly left to right, as OpenCL 2.0
+// allows.
 //
 // Use: prepend the file to a kernel written for OpenCL 2.0 and add one line,
 // `SCANGEN_WORK_GROUP_SCRATCH;`, at the outermost scope of each kernel that
@@ -46,18 +47,30 @@
 // a parameter and is passed SCANGEN_WORK_GROUP_SCRATCH_ARG.
 //
 // No name clashes: PoCL 3.1's kernel library defines no work_group_scan_* /
-// work_group_reduce_* (under -cl-std=CL2.0 its header declares them but a
-// call fails to link), and the file's own functions and types are named
-// scangen_wg_*.
+// work_group_reduce_* (under -cl-std=CL2.0 its header declares them, but a
+// call fails to link; the file's macros take precedence over those
+// declarations, so such a program builds too), and the file's own
+// functions, types and macros are named scangen_wg_* / SCANGEN_WG_*.
 //
-// Algorithm: each work-item stores its value in the scratch array, then a
-// Hillis-Steele scan (2 barriers per doubling step) or a halving tree
-// reduction (1 barrier per step). Work-groups larger than the scratch array
-// (SCANGEN_WG_SCRATCH_ITEMS slots of 8 bytes, 1024 unless defined before the
-// file) are processed in chunks of that many work-items, in order, with a
-// carry. Any work-group size and shape works. Each call ends with a barrier
-// after its last read of the scratch array, so calls may follow each other
-// without a barrier between them.
+// Algorithm: raking. Each work-item stores its value in the scratch array,
+// 32 work-items (SCANGEN_WG_RAKERS) each scan a segment of consecutive
+// values, work-item 0 scans the segments' totals, and each work-item
+// combines its segment's prefix with its value: four barriers per call (per
+// chunk).
+// Work-groups larger than the scratch array (SCANGEN_WG_SCRATCH_ITEMS, 1024
+// unless defined before the file) are taken in chunks of that many
+// work-items, in order, with a carry, so any work-group size and shape
+// works; the array takes (SCANGEN_WG_SCRATCH_ITEMS + SCANGEN_WG_RAKERS + 1)
+// * 8 bytes of local memory. Each call ends with a barrier after its last
+// read of the array, so calls may follow each other without a barrier
+// between them.
+//
+// Two things PoCL 3.1 needs, both explained in the file: the loops that
+// contain barriers are do-while loops, so that no path skips a barrier (PoCL
+// replicates the code after a conditional barrier, so that a kernel with a
+// handful of calls could take minutes to compile), and the functions are
+// always_inline (a kernel calling a static function with barriers twice
+// crashes its compiler otherwise).
 #pragma once
 
 #include <string>

@@ -37,6 +37,13 @@ struct KernelParam {
   std::string meaning;
 };
 
+// A kernel of the plan, launched with `grid` blocks of Plan::block_threads.
+struct Kernel {
+  std::string name;
+  std::string grid;
+  std::vector<KernelParam> params;
+};
+
 struct Plan {
   dsl::Spec spec;
   Backend backend = Backend::Cuda;
@@ -53,6 +60,18 @@ struct Plan {
   LaneExchange exchange = LaneExchange::Shuffle;
   int shuffle_words = 0;     // 32-bit words per element through a shuffle
   int lane_scratch = 0;      // elements of lane scratch per lane group
+
+  // The block algorithm that scans a group (a device scan's tile included).
+  dsl::Algorithm tile_algorithm = dsl::Algorithm::Raking;
+
+  // Device level: a tile of block_threads x items elements per block.
+  uint64_t tile = 0;
+  int status_kind = 0;      // 1: one 64-bit word, 2: one 16-byte word, 3: tag + value words
+  int status_words = 0;     // 32-bit words of a status value
+  size_t status_bytes = 0;  // workspace bytes per tile (decoupled look-back)
+  int lookback = 0;         // OpenCL: predecessors read at once (1)
+  int spin = 0;             // OpenCL: reads of a missing status before the fallback
+  bool staged_io = false;   // coalesced loads and stores through shared memory
 
   // Block algorithms.
   int rake_threads = 0;  // raking
@@ -74,13 +93,19 @@ struct Plan {
 
   std::string entry_kernel;  // P_scan_kernel
   std::vector<KernelParam> entry_params;
+  std::vector<Kernel> kernels;  // in launch order; the last is P_scan_kernel
   std::vector<std::string> device_functions;  // the public ones, P_inclusive ...
 };
 
-// The plan of a warp- or block-level scan. Throws std::invalid_argument when
-// the spec cannot be generated for the backend (a device-level spec, a target
-// the spec does not list, coalesced on OpenCL).
+// The plan of a scan for a backend. Throws std::invalid_argument when the
+// spec cannot be generated for it (a target the spec does not list, coalesced
+// on OpenCL, scratch beyond 48 KiB of shared memory).
 Plan make_plan(const dsl::Spec& spec, Backend backend);
+
+// Workspace bytes a device scan of n elements needs (0 for warp and block
+// scans): decoupled look-back, 16 bytes + a status per tile; reduce_then_scan,
+// one element per tile.
+uint64_t workspace_bytes(const Plan& plan, uint64_t n);
 
 // Readable, one decision per line, for `scangen explain`.
 std::string to_string(const Plan& plan);

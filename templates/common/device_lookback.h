@@ -1,0 +1,83 @@
+// Device level, decoupled_lookback: one launch. Each block takes a tile id
+// from an atomic ticket, so a tile only ever waits on tiles whose blocks
+// have started. It scans its tile, publishes the tile's total (AGGREGATE),
+// finds its prefix by looking back over its predecessors' statuses (the
+// backend's sg_tile_prefix), publishes the prefix and total (INCLUSIVE),
+// and writes its outputs. Status words carry the call's epoch, so statuses
+// of an earlier call read as "not yet" and no initialisation runs between
+// calls.
+//
+//   P_scan_kernel(in, outputs..., [aggregate], [running_total], n, workspace, epoch)
+//
+// grid = max(1, ceil(n / SG_TILE)) blocks of SG_THREADS. workspace: see the
+// plan (sg_workspace_bytes); zero it once when it is allocated. epoch: 1 ..
+// 2^30 - 1, different from the previous call's on this workspace; after
+// 2^30 - 1, zero the workspace and start again at 1.
+
+SG_KERNEL SG_BOUNDS(SG_THREADS) void SG_NAME(scan_kernel)(const SG_GLOBAL SG_IN* in,
+#if SG_INCLUSIVE_OUT
+                                                          SG_GLOBAL SG_T* inclusive,
+#endif
+#if SG_EXCLUSIVE_OUT
+                                                          SG_GLOBAL SG_T* exclusive,
+#endif
+#if SG_AGGREGATE_OUT
+                                                          SG_GLOBAL SG_T* aggregate,
+#endif
+#if SG_RUNNING_TOTAL
+                                                          SG_GLOBAL SG_T* running_total,
+#endif
+                                                          scangen_u64 n, SG_GLOBAL unsigned char* workspace,
+                                                          unsigned int epoch) {
+  SG_SHARED SG_NAME(temp) temp;
+  SG_SHARED SG_NAME(sg_lookback_shared) shared;
+  SG_SHARED SG_T exchange[SG_EXCHANGE];
+  const scangen_u64 tiles = SG_NAME(sg_tile_count)(n);
+  if (SG_THREAD() == 0) shared.tile = SG_NAME(sg_take_ticket)(workspace, tiles);
+  SG_BARRIER();
+  const scangen_u64 tile = shared.tile;
+#if SG_RUNNING_TOTAL
+  // Read before this tile publishes anything: the last tile writes it back
+  // only after every tile has published.
+  const SG_T seed = running_total[0];
+#elif SG_SEEDED
+  const SG_T seed = SG_INIT();
+#endif
+
+  SG_T items[SG_ITEMS];
+  SG_NAME(sg_load)(in, tile * SG_TILE, n, items, exchange);
+  SG_T total;
+  SG_T prefix = SG_NAME(sg_group_exclusive)(&temp, SG_NAME(sg_reduce_items)(items), &total);
+  // The tiles before this one, without the seed (tile 0: none).
+  const SG_T before = SG_NAME(sg_tile_prefix)(&shared, &temp, workspace, tile, epoch, total, in, n);
+  if (tile > 0) prefix = SG_COMBINE(before, prefix);
+#if SG_RUNNING_TOTAL || SG_SEEDED
+  prefix = SG_COMBINE(seed, prefix);
+#endif
+
+#if SG_INCLUSIVE_OUT && SG_EXCLUSIVE_OUT
+  SG_T inc[SG_ITEMS], exc[SG_ITEMS];
+  SG_NAME(sg_items_from)(prefix, items, inc, exc);
+  SG_NAME(sg_store_both)(inclusive, exclusive, tile * SG_TILE, n, inc, exc, exchange);
+#elif SG_INCLUSIVE_OUT
+  SG_T inc[SG_ITEMS];
+  SG_NAME(sg_items_from)(prefix, items, inc, 0);
+  SG_NAME(sg_store)(inclusive, tile * SG_TILE, n, inc, exchange);
+#else
+  SG_T exc[SG_ITEMS];
+  SG_NAME(sg_items_from)(prefix, items, 0, exc);
+  SG_NAME(sg_store)(exclusive, tile * SG_TILE, n, exc, exchange);
+#endif
+
+#if SG_AGGREGATE_OUT || SG_RUNNING_TOTAL
+  if (tile == tiles - 1 && SG_THREAD() == 0) {
+    const SG_T sum = tile > 0 ? SG_COMBINE(before, total) : total;
+#if SG_AGGREGATE_OUT
+    aggregate[0] = sum;
+#endif
+#if SG_RUNNING_TOTAL
+    running_total[0] = SG_COMBINE(seed, sum);
+#endif
+  }
+#endif
+}

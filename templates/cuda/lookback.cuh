@@ -1,0 +1,180 @@
+// Decoupled look-back, CUDA side: tile status words, the ticket, and the
+// warp-wide look-back (Merrill & Garland): the first warp reads the
+// statuses of 32 predecessors at once, waits until none is empty, combines
+// from the nearest INCLUSIVE one (or the whole window) onwards in tile order,
+// and moves 32 tiles back while it found none.
+//
+// Status of a tile, tagged (epoch << 2 | flag):
+//   SG_STATUS_KIND 1 (element <= 4 bytes): one 64-bit word, value in the low half;
+//   SG_STATUS_KIND 2 (element <= 8 bytes): one 16-byte word {value, tag}, stored
+//     and loaded with one 16-byte access;
+//   SG_STATUS_KIND 3 (larger): a 32-bit tag, then a place for the aggregate and
+//     one for the inclusive prefix (each written once per call); the value is
+//     written before the tag is released, and read after it is acquired.
+// Workspace: 16 bytes of header (the ticket), then the statuses.
+//
+// Needs: SG_STATUS_KIND, SG_STATUS_WORDS (32-bit words per value, kind 3).
+
+#define SG_FLAG_INVALID 0u
+#define SG_FLAG_AGGREGATE 1u
+#define SG_FLAG_INCLUSIVE 2u
+
+typedef struct {
+  unsigned long long tile;
+  SG_T prefix;
+} SG_NAME(sg_lookback_shared);
+
+typedef union {
+  SG_T value;
+  unsigned int word[(sizeof(SG_T) + 3) / 4];
+} SG_NAME(sg_status_value);
+
+SG_FN unsigned long long SG_NAME(sg_take_ticket)(SG_GLOBAL unsigned char* workspace, unsigned long long tiles) {
+  unsigned int* ticket = (unsigned int*)workspace;
+  const unsigned int t = atomicAdd(ticket, 1u);
+  // The last ticket of the call: every block has taken its own, so the
+  // counter can start over for the next call.
+  if ((unsigned long long)t == tiles - 1) atomicExch(ticket, 0u);
+  return t;
+}
+
+SG_FN void SG_NAME(sg_status_store)(SG_GLOBAL unsigned char* workspace, unsigned long long tile, unsigned int epoch,
+                                    unsigned int flag, SG_T v) {
+  const unsigned int tag = (epoch << 2) | flag;
+  SG_NAME(sg_status_value) u;
+#pragma unroll
+  for (int i = 0; i < (int)((sizeof(SG_T) + 3) / 4); ++i) u.word[i] = 0u;
+  u.value = v;
+#if SG_STATUS_KIND == 1
+  volatile unsigned long long* s = (volatile unsigned long long*)(workspace + 16) + tile;
+  *s = ((unsigned long long)tag << 32) | u.word[0];
+#elif SG_STATUS_KIND == 2
+  unsigned long long* s = (unsigned long long*)(workspace + 16) + 2 * tile;
+  unsigned long long lo = u.word[0];
+  if (sizeof(SG_T) > 4) lo |= (unsigned long long)u.word[(sizeof(SG_T) + 3) / 4 - 1] << 32;
+  const unsigned long long hi = tag;
+  // One 16-byte access: a reader sees the old word or the new one, never half of each.
+  asm volatile("st.relaxed.gpu.global.v2.u64 [%0], {%1, %2};" ::"l"(s), "l"(lo), "l"(hi) : "memory");
+#else
+  volatile unsigned int* slot = (volatile unsigned int*)(workspace + 16) + tile * (1 + 2 * SG_STATUS_WORDS);
+  // The aggregate and the inclusive prefix have a place each, both written
+  // once: a reader that saw one tag never reads a value being overwritten.
+  volatile unsigned int* value = slot + 1 + (flag == SG_FLAG_INCLUSIVE ? SG_STATUS_WORDS : 0);
+#pragma unroll
+  for (int i = 0; i < SG_STATUS_WORDS; ++i) value[i] = u.word[i];
+  __threadfence();  // the value before the tag
+  slot[0] = tag;
+#endif
+}
+
+// The flag of `tile` in this call (SG_FLAG_INVALID for a status of an
+// earlier call or none yet), and its value.
+SG_FN unsigned int SG_NAME(sg_status_load)(SG_GLOBAL unsigned char* workspace, unsigned long long tile,
+                                           unsigned int epoch, SG_T* v) {
+  SG_NAME(sg_status_value) u;
+#pragma unroll
+  for (int i = 0; i < (int)((sizeof(SG_T) + 3) / 4); ++i) u.word[i] = 0u;
+  unsigned int tag;
+#if SG_STATUS_KIND == 1
+  const unsigned long long w = *((volatile unsigned long long*)(workspace + 16) + tile);
+  tag = (unsigned int)(w >> 32);
+  u.word[0] = (unsigned int)w;
+#elif SG_STATUS_KIND == 2
+  unsigned long long lo, hi;
+  asm volatile("ld.relaxed.gpu.global.v2.u64 {%0, %1}, [%2];"
+               : "=l"(lo), "=l"(hi)
+               : "l"((unsigned long long*)(workspace + 16) + 2 * tile)
+               : "memory");
+  tag = (unsigned int)hi;
+  u.word[0] = (unsigned int)lo;
+  if (sizeof(SG_T) > 4) u.word[(sizeof(SG_T) + 3) / 4 - 1] = (unsigned int)(lo >> 32);
+#else
+  const volatile unsigned int* slot = (volatile unsigned int*)(workspace + 16) + tile * (1 + 2 * SG_STATUS_WORDS);
+  tag = slot[0];
+  __threadfence();  // the tag before the value
+  const volatile unsigned int* value = slot + 1 + ((tag & 3u) == SG_FLAG_INCLUSIVE ? SG_STATUS_WORDS : 0);
+#pragma unroll
+  for (int i = 0; i < SG_STATUS_WORDS; ++i) u.word[i] = value[i];
+#endif
+  *v = u.value;
+  return (tag >> 2) == epoch ? (tag & 3u) : SG_FLAG_INVALID;
+}
+
+SG_FN SG_T SG_NAME(sg_lb_shfl_down)(SG_T v, unsigned int delta) {
+  SG_NAME(sg_status_value) u;
+#pragma unroll
+  for (int i = 0; i < (int)((sizeof(SG_T) + 3) / 4); ++i) u.word[i] = 0u;
+  u.value = v;
+#pragma unroll
+  for (int i = 0; i < (int)((sizeof(SG_T) + 3) / 4); ++i) u.word[i] = __shfl_down_sync(0xffffffffu, u.word[i], delta);
+  return u.value;
+}
+
+SG_FN SG_T SG_NAME(sg_lb_shfl_idx)(SG_T v, int src) {
+  SG_NAME(sg_status_value) u;
+#pragma unroll
+  for (int i = 0; i < (int)((sizeof(SG_T) + 3) / 4); ++i) u.word[i] = 0u;
+  u.value = v;
+#pragma unroll
+  for (int i = 0; i < (int)((sizeof(SG_T) + 3) / 4); ++i) u.word[i] = __shfl_sync(0xffffffffu, u.word[i], src);
+  return u.value;
+}
+
+// The combine of the tiles before `tile` (not called for tile 0), by the 32
+// lanes of the first warp.
+SG_FN SG_T SG_NAME(sg_warp_lookback)(SG_GLOBAL unsigned char* workspace, unsigned long long tile, unsigned int epoch) {
+  const int lane = SG_THREAD() & 31;
+  SG_T prefix = SG_IDENTITY();
+  int have = 0;
+  long long end = (long long)tile - 1;  // the nearest tile of the window; lane l reads end - l
+  for (;;) {
+    const long long pred = end - lane;
+    SG_T v = SG_IDENTITY();
+    unsigned int flag = SG_FLAG_INCLUSIVE;  // before tile 0: nothing, and the look-back stops
+    if (pred >= 0) flag = SG_NAME(sg_status_load)(workspace, (unsigned long long)pred, epoch, &v);
+    while (__any_sync(0xffffffffu, flag == SG_FLAG_INVALID)) {
+      if (flag == SG_FLAG_INVALID) {
+        __nanosleep(32);
+        flag = SG_NAME(sg_status_load)(workspace, (unsigned long long)pred, epoch, &v);
+      }
+    }
+    const unsigned int inclusive = __ballot_sync(0xffffffffu, flag == SG_FLAG_INCLUSIVE);
+    const int stop = inclusive ? __ffs((int)inclusive) - 1 : 31;
+    // Lanes stop .. 0 in tile order, the farthest (highest lane) first.
+#pragma unroll
+    for (int d = 1; d < 32; d <<= 1) {
+      const SG_T farther = SG_NAME(sg_lb_shfl_down)(v, (unsigned int)d);
+      if ((lane & (2 * d - 1)) == 0 && lane + d <= stop) v = SG_COMBINE(farther, v);
+    }
+    const SG_T window = SG_NAME(sg_lb_shfl_idx)(v, 0);
+    prefix = have ? SG_COMBINE(window, prefix) : window;
+    have = 1;
+    if (inclusive) return prefix;
+    end -= 32;
+  }
+}
+
+// Collective over the block: publishes the tile's status and returns the
+// combine of the tiles before it (the identity for tile 0, which the caller
+// does not combine).
+SG_FN SG_T SG_NAME(sg_tile_prefix)(SG_LOCAL SG_NAME(sg_lookback_shared)* shared, SG_LOCAL SG_NAME(temp)* temp,
+                                   SG_GLOBAL unsigned char* workspace, unsigned long long tile, unsigned int epoch,
+                                   SG_T total, const SG_GLOBAL SG_IN* in, unsigned long long n) {
+  (void)temp;
+  (void)in;
+  (void)n;
+  if (tile == 0) {
+    if (SG_THREAD() == 0) SG_NAME(sg_status_store)(workspace, 0, epoch, SG_FLAG_INCLUSIVE, total);
+    return SG_IDENTITY();
+  }
+  if (SG_THREAD() < 32) {
+    if (SG_THREAD() == 0) SG_NAME(sg_status_store)(workspace, tile, epoch, SG_FLAG_AGGREGATE, total);
+    const SG_T prefix = SG_NAME(sg_warp_lookback)(workspace, tile, epoch);
+    if (SG_THREAD() == 0) {
+      SG_NAME(sg_status_store)(workspace, tile, epoch, SG_FLAG_INCLUSIVE, SG_COMBINE(prefix, total));
+      shared->prefix = prefix;
+    }
+  }
+  SG_BARRIER();
+  return shared->prefix;
+}

@@ -1,0 +1,121 @@
+// Decoupled look-back, OpenCL C 1.2 side, with a fallback against a lack of
+// forward progress.
+//
+// OpenCL promises nothing about work-groups running concurrently: a tile
+// whose predecessor's work-group has taken its ticket but is not being run
+// could wait forever. So the look-back spins a bounded number of times
+// (SG_SPIN reads) on a status that is not there yet, and then the waiting
+// work-group reduces the stalled tile's input itself and goes on with that
+// total ("decoupled fallback", Smith, Levien & Owens, SPAA 2025). The result
+// is the same: a tile's total is a function of its input. Ticket order
+// keeps each fallback to tiles that exist.
+//
+// The look-back is work-item 0's: one predecessor at a time, the farther
+// tile's value combined first, until an INCLUSIVE status (or tile 0); a
+// stalled tile is reduced by work-item 0 alone, from its input.
+//
+// Status of a tile: a 32-bit tag (epoch << 2 | flag), then the aggregate's
+// and the inclusive prefix's SG_STATUS_WORDS words each; a value is written
+// first, then a global fence, then the tag (atomic_xchg); read tag, fence,
+// the value the tag names. Workspace: 16 bytes of header (the
+// ticket), then the statuses.
+//
+// Needs: SG_TILE, SG_SPIN, SG_STATUS_WORDS.
+
+#define SG_FLAG_INVALID 0u
+#define SG_FLAG_AGGREGATE 1u
+#define SG_FLAG_INCLUSIVE 2u
+
+typedef struct {
+  ulong tile;
+  SG_T prefix;
+} SG_NAME(sg_lookback_shared);
+
+typedef union {
+  SG_T value;
+  uint word[SG_STATUS_WORDS];
+} SG_NAME(sg_status_value);
+
+SG_FN ulong SG_NAME(sg_take_ticket)(SG_GLOBAL unsigned char* workspace, ulong tiles) {
+  volatile __global uint* ticket = (volatile __global uint*)workspace;
+  const uint t = atomic_inc(ticket);
+  // The last ticket of the call: every work-group has taken its own, so the
+  // counter can start over for the next call.
+  if ((ulong)t == tiles - 1) atomic_xchg(ticket, 0u);
+  return t;
+}
+
+SG_FN void SG_NAME(sg_status_store)(SG_GLOBAL unsigned char* workspace, ulong tile, uint epoch, uint flag, SG_T v) {
+  SG_NAME(sg_status_value) u;
+  for (int i = 0; i < SG_STATUS_WORDS; ++i) u.word[i] = 0u;
+  u.value = v;
+  volatile __global uint* slot = (volatile __global uint*)(workspace + 16) + tile * (1 + 2 * SG_STATUS_WORDS);
+  // The aggregate and the inclusive prefix have a place each, both written
+  // once: a reader that saw one tag never reads a value being overwritten.
+  volatile __global uint* value = slot + 1 + (flag == SG_FLAG_INCLUSIVE ? SG_STATUS_WORDS : 0);
+  for (int i = 0; i < SG_STATUS_WORDS; ++i) value[i] = u.word[i];
+  mem_fence(CLK_GLOBAL_MEM_FENCE);  // the value before the tag
+  atomic_xchg(slot, (epoch << 2) | flag);
+}
+
+SG_FN uint SG_NAME(sg_status_load)(SG_GLOBAL unsigned char* workspace, ulong tile, uint epoch, SG_T* v) {
+  volatile __global uint* slot = (volatile __global uint*)(workspace + 16) + tile * (1 + 2 * SG_STATUS_WORDS);
+  const uint tag = atomic_or(slot, 0u);
+  if ((tag >> 2) != epoch || (tag & 3u) == SG_FLAG_INVALID) return SG_FLAG_INVALID;
+  mem_fence(CLK_GLOBAL_MEM_FENCE);  // the tag before the value
+  SG_NAME(sg_status_value) u;
+  volatile __global uint* value = slot + 1 + ((tag & 3u) == SG_FLAG_INCLUSIVE ? SG_STATUS_WORDS : 0);
+  for (int i = 0; i < SG_STATUS_WORDS; ++i) u.word[i] = value[i];
+  *v = u.value;
+  return tag & 3u;
+}
+
+// Work-item 0: the total of `tile` from its input, alone and in order (the
+// fallback; rare, so simple, and free of barriers).
+SG_FN SG_T SG_NAME(sg_reduce_alone)(const SG_GLOBAL SG_IN* in, ulong tile, ulong n) {
+  const ulong first = tile * SG_TILE;
+  const ulong last = first + SG_TILE < n ? first + SG_TILE : n;
+  SG_T sum = SG_IDENTITY();
+  for (ulong i = first; i < last; ++i) sum = i == first ? SG_CONVERT(in[i]) : SG_COMBINE(sum, SG_CONVERT(in[i]));
+  return sum;
+}
+
+// Collective over the work-group: publishes the tile's status and returns the
+// combine of the tiles before it (the identity for tile 0, which the caller
+// does not combine). Work-item 0 walks back one predecessor at a time, with
+// no barrier inside the walk: a loop of barriers whose trip count depends on
+// other work-groups is where compilers that turn a work-group into loops
+// (PoCL's among them) go wrong.
+SG_FN SG_T SG_NAME(sg_tile_prefix)(SG_LOCAL SG_NAME(sg_lookback_shared)* shared, SG_LOCAL SG_NAME(temp)* temp,
+                                   SG_GLOBAL unsigned char* workspace, ulong tile, uint epoch, SG_T total,
+                                   const SG_GLOBAL SG_IN* in, ulong n) {
+  (void)temp;
+  if (SG_THREAD() == 0) {
+    SG_T prefix = SG_IDENTITY();
+    if (tile == 0) {
+      SG_NAME(sg_status_store)(workspace, 0, epoch, SG_FLAG_INCLUSIVE, total);
+    } else {
+      SG_NAME(sg_status_store)(workspace, tile, epoch, SG_FLAG_AGGREGATE, total);
+      long pred = (long)tile - 1;
+      uint flag = SG_FLAG_INVALID;
+      int have = 0;
+      while (flag != SG_FLAG_INCLUSIVE) {
+        SG_T v = SG_IDENTITY();
+        flag = SG_NAME(sg_status_load)(workspace, (ulong)pred, epoch, &v);
+        for (int spin = 0; spin < SG_SPIN && flag == SG_FLAG_INVALID; ++spin)
+          flag = SG_NAME(sg_status_load)(workspace, (ulong)pred, epoch, &v);
+        if (flag == SG_FLAG_INVALID) {  // the fallback
+          v = SG_NAME(sg_reduce_alone)(in, (ulong)pred, n);
+          flag = pred == 0 ? SG_FLAG_INCLUSIVE : SG_FLAG_AGGREGATE;  // tile 0's total is its inclusive prefix
+        }
+        prefix = have ? SG_COMBINE(v, prefix) : v;  // the farther tile first
+        have = 1;
+        --pred;
+      }
+      SG_NAME(sg_status_store)(workspace, tile, epoch, SG_FLAG_INCLUSIVE, SG_COMBINE(prefix, total));
+    }
+    shared->prefix = prefix;
+  }
+  SG_BARRIER();
+  return shared->prefix;
+}
