@@ -40,6 +40,11 @@ SG_FN unsigned long long SG_NAME(sg_take_ticket)(SG_GLOBAL unsigned char* worksp
 
 SG_FN void SG_NAME(sg_status_store)(SG_GLOBAL unsigned char* workspace, unsigned long long tile, unsigned int epoch,
                                     unsigned int flag, SG_T v) {
+#ifdef SCANGEN_TEST_SLEEP
+  // Race hunting (tests only): about one tile in SCANGEN_TEST_SLEEP sleeps a
+  // while before it publishes, so that its successors find it late.
+  if (((tile * 2654435761ull + epoch) >> 7) % SCANGEN_TEST_SLEEP == 0) __nanosleep(20000);
+#endif
   const unsigned int tag = (epoch << 2) | flag;
   SG_NAME(sg_status_value) u;
 #pragma unroll
