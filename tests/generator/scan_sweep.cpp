@@ -499,7 +499,8 @@ std::vector<uint64_t> device_sizes(const generator::Plan& plan, int log2_max) {
 }
 
 std::string run_device_case(const ScanCase& c, const generator::Plan& plan, uint64_t n, std::mt19937_64& rng,
-                            const LaunchKernel& launch, DeviceState& state, std::vector<uint8_t>& counter) {
+                            const LaunchKernel& launch, DeviceState& state, std::vector<uint8_t>& counter,
+                            bool in_place) {
   using K = KernelArg::Kind;
   const dsl::Spec& s = c.spec;
   const size_t es = s.type.size();
@@ -511,9 +512,11 @@ std::string run_device_case(const ScanCase& c, const generator::Plan& plan, uint
   buffers.push_back(draw(c, n, rng));
   const std::vector<uint8_t> input = buffers[0];
   std::vector<size_t> outs;
+  if (in_place && (s.mode == dsl::Mode::Both || !(s.input == s.type)))
+    throw std::logic_error("scan sweep: an in-place scan needs one output of the input's type");
   for (int k = 0; k < (s.mode == dsl::Mode::Both ? 2 : 1); ++k) {
-    outs.push_back(buffers.size());
-    buffers.push_back(poisoned(n + kTail, es));
+    outs.push_back(in_place ? 0 : buffers.size());
+    if (!in_place) buffers.push_back(poisoned(n + kTail, es));
   }
   const size_t agg = buffers.size();
   if (s.aggregate) buffers.push_back(poisoned(1 + kTail, es));
@@ -559,16 +562,16 @@ std::string run_device_case(const ScanCase& c, const generator::Plan& plan, uint
   const ref::Evaluator ev(s, wide);
   const ref::Evaluator::Result want = ev.scan(input.data(), n, s.running_total ? counter_in.data() : nullptr);
   std::string report;
-  if (buffers[0] != input) report += "  the input changed\n";
+  if (!in_place && buffers[0] != input) report += "  the input changed\n";
   size_t o = 0;
   if (s.has_inclusive()) {
     compare("inclusive", s.type, buffers[outs[o]].data(), want.inclusive.data(), n, plan.tile, report);
-    tail_intact("inclusive", buffers[outs[o]], n * es, report);
+    if (!in_place) tail_intact("inclusive", buffers[outs[o]], n * es, report);
     ++o;
   }
   if (s.has_exclusive()) {
     compare("exclusive", s.type, buffers[outs[o]].data(), want.exclusive.data(), n, plan.tile, report);
-    tail_intact("exclusive", buffers[outs[o]], n * es, report);
+    if (!in_place) tail_intact("exclusive", buffers[outs[o]], n * es, report);
   }
   if (s.aggregate) {
     compare("aggregate", s.type, buffers[agg].data(), want.aggregates.data(), 1, 0, report);

@@ -86,7 +86,10 @@ struct DeviceState {
 // One call of the device scan on n random inputs (the running total, where
 // there is one, carried in `counter` from call to call), compared with the
 // reference: empty when all match.
+// With in_place (one output, input type == element type), the output is the
+// input buffer itself.
 std::string run_device_case(const ScanCase& c, const generator::Plan& plan, uint64_t n, std::mt19937_64& rng,
-                            const LaunchKernel& launch, DeviceState& state, std::vector<uint8_t>& counter);
+                            const LaunchKernel& launch, DeviceState& state, std::vector<uint8_t>& counter,
+                            bool in_place = false);
 
 }  // namespace scangen::test

@@ -9,6 +9,7 @@
 #include <catch2/catch.hpp>
 #include <cstdlib>
 #include <iostream>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -16,6 +17,7 @@
 #include "opencl_support.h"
 #include "operator_sweep.h"
 #include "scan_sweep.h"
+#include "scangen/dsl/dsl.h"
 #include "scangen/generator/emit.h"
 
 namespace {
@@ -232,4 +234,97 @@ TEST_CASE("OpenCL device scan decoupled_lookback", "[opencl][scan][device]") {
 }
 TEST_CASE("OpenCL device scan reduce_then_scan", "[opencl][scan][device]") {
   device_sweep(scangen::dsl::Algorithm::ReduceThenScan, 20);
+}
+
+namespace {
+
+// One device scan compiled alone, for the tests below.
+struct OneScan {
+  ScanCase scan;
+  Plan plan;
+  std::unique_ptr<ProgramRunner> runner;
+  scangen::test::LaunchKernel launch;
+};
+
+OneScan one_scan(const Device& device, const std::string& name, const std::string& text, const char* values) {
+  scangen::dsl::Document doc = scangen::dsl::load(name + ".scan", text);
+  INFO(doc.diagnostics().render());
+  REQUIRE(doc.ok());
+  OneScan o{{doc.specs().at(0), values}, {}, nullptr, {}};
+  o.plan = scangen::generator::make_plan(o.scan.spec, Backend::OpenCL);
+  o.runner = std::make_unique<ProgramRunner>(device, scangen::generator::emit(o.plan));
+  ProgramRunner* r = o.runner.get();
+  o.launch = [r](const std::string& kernel, std::vector<std::vector<uint8_t>>& buffers,
+                 const std::vector<scangen::test::KernelArg>& args, uint64_t blocks, int threads) {
+    r->launch(kernel, buffers, args, blocks, threads);
+  };
+  return o;
+}
+
+}  // namespace
+
+// Far more work-groups than cores (tiles of 32 elements: 2049 of them per
+// call), call after call on one workspace: no hang, no wrong answer. Work-
+// groups that wait on a predecessor that is not running fall back on
+// reducing its tile themselves.
+TEST_CASE("OpenCL decoupled look-back under stress", "[opencl][scan][device][stress]") {
+  Device device = device_or_skip();
+  if (!device.id) return;
+  const uint64_t seed = scangen::test::test_seed();
+  INFO("seed " << seed << " (replay with SCANGEN_TEST_SEED=" << seed << ")");
+  std::mt19937_64 rng(seed);
+  struct Kind {
+    const char* name;
+    const char* body;
+    const char* values;
+  };
+  const Kind kinds[] = {
+      {"stress_u32", "type = u32; op = add;", "int"},
+      {"stress_mat2", "type = Mat2; combine(x, y) = Mat2 { a: x.a * y.a + x.b * y.c, b: x.a * y.b + x.b * y.d, "
+                      "c: x.c * y.a + x.d * y.c, d: x.c * y.b + x.d * y.d }; identity = Mat2 { 1.0, 0.0, 0.0, 1.0 };",
+       "matrix"},
+  };
+  int calls = 0;
+  for (const Kind& k : kinds) {
+    OneScan o = one_scan(device, k.name,
+                         std::string("type Mat2 { a: f32, b: f32, c: f32, d: f32 }\nscan ") + k.name + " { " + k.body +
+                             " level = device; threads = 32; items = 1; mode = both; outputs = aggregate; }",
+                         k.values);
+    scangen::test::DeviceState state;
+    std::vector<uint8_t> counter;
+    for (int rep = 0; rep < 25; ++rep) {
+      const uint64_t n = (1ull << 16) + 3 + static_cast<uint64_t>(rep);
+      INFO(k.name << ", call " << rep + 1 << ", n = " << n);
+      const std::string report = scangen::test::run_device_case(o.scan, o.plan, n, rng, o.launch, state, counter);
+      INFO(report);
+      REQUIRE(report.empty());
+      ++calls;
+    }
+  }
+  std::cout << "look-back stress: " << calls << " calls of 2049+ work-groups\n";
+}
+
+// 2^24 +- 1 elements, and the output written over the input.
+TEST_CASE("OpenCL device scans of 16M elements and in place", "[opencl][scan][device]") {
+  Device device = device_or_skip();
+  if (!device.id) return;
+  const uint64_t seed = scangen::test::test_seed();
+  INFO("seed " << seed << " (replay with SCANGEN_TEST_SEED=" << seed << ")");
+  std::mt19937_64 rng(seed);
+  for (const char* algorithm : {"decoupled_lookback", "reduce_then_scan"}) {
+    OneScan o = one_scan(device, "big", std::string("scan big { type = i32; op = add; level = device; algorithm = ") +
+                                            algorithm + "; }",
+                         "int");
+    scangen::test::DeviceState state;
+    std::vector<uint8_t> counter;
+    for (uint64_t n : {(1ull << 24) - 1, (1ull << 24) + 1}) {
+      for (bool in_place : {false, true}) {
+        INFO(algorithm << ", n = " << n << (in_place ? ", in place" : ""));
+        const std::string report =
+            scangen::test::run_device_case(o.scan, o.plan, n, rng, o.launch, state, counter, in_place);
+        INFO(report);
+        CHECK(report.empty());
+      }
+    }
+  }
 }
