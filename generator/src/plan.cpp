@@ -269,6 +269,16 @@ Plan make_plan(const dsl::Spec& spec, Backend backend) {
   p.staged_io = p.block_shared_bytes + exchange_bytes <= kMaxSharedBytes;
   if (p.staged_io) p.block_shared_bytes += exchange_bytes;
   define(p, "SG_STAGED_IO", p.staged_io ? 1 : 0);
+  // 16-byte global accesses (CUDA), where whole 16-byte words of elements fill each thread's items.
+  auto vec = [&](size_t bytes) -> long {
+    if (backend != Backend::Cuda || !p.staged_io || bytes == 0 || 16 % bytes != 0) return 0;
+    const long v = static_cast<long>(16 / bytes);
+    return p.items % v == 0 ? v : 0;
+  };
+  p.vector_in = static_cast<int>(vec(p.input_bytes));
+  p.vector_out = static_cast<int>(vec(p.element_bytes));
+  define(p, "SG_VEC_IN", p.vector_in);
+  define(p, "SG_VEC_OUT", p.vector_out);
   define(p, "SG_EXCHANGE", p.staged_io ? static_cast<long>(p.tile + p.tile / 32 + static_cast<uint64_t>(p.groups_per_block)) : 1L);
   if (p.block_shared_bytes > kMaxSharedBytes)
     fail(spec, "the " + std::string(dsl::to_string(spec.algorithm)) + " scan needs " +
@@ -353,8 +363,12 @@ std::string to_string(const Plan& p) {
     line("group", std::to_string(p.group_threads) + " threads x " + std::to_string(p.items) +
                       " items = segments of " + std::to_string(p.segment) + " elements, blocked arrangement");
   }
-  line("loads and stores", p.staged_io ? "coalesced, transposed through shared memory"
-                                       : "direct, blocked (the shared-memory exchange does not fit)");
+  std::string io = p.staged_io ? "coalesced, transposed through shared memory" :
+                                 "direct, blocked (the shared-memory exchange does not fit)";
+  if (p.vector_in || p.vector_out)
+    io += "; 16-byte accesses: " + std::to_string(p.vector_in) + " inputs / " + std::to_string(p.vector_out) +
+          " outputs each (full, aligned blocks)";
+  line("loads and stores", io);
   bool lanes = !p.templates.empty() && p.templates.front().rfind("common/", 0) != 0;
   if (lanes) {
     std::string ex = std::string(to_string(p.exchange)) + " (" + describe(p.exchange) + ")";

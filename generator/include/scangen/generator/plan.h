@@ -72,6 +72,8 @@ struct Plan {
   int lookback = 0;         // OpenCL: predecessors read at once (1)
   int spin = 0;             // OpenCL: reads of a missing status before the fallback
   bool staged_io = false;   // coalesced loads and stores through shared memory
+  int vector_in = 0;        // inputs per 16-byte load (CUDA; 0: none)
+  int vector_out = 0;       // outputs per 16-byte store (CUDA; 0: none)
 
   // Block algorithms.
   int rake_threads = 0;  // raking
