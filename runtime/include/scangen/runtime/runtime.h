@@ -1,0 +1,169 @@
+// scangen's runtime: "this scan, now". A Runtime picks a device (a CUDA GPU
+// when a driver and a GPU are there, else an OpenCL device such as PoCL on
+// the CPU), compiles a scan's generated source through NVRTC or the OpenCL
+// driver, caches the result in memory and on disk, and hands back a Scan
+// that launches it on the caller's buffers.
+//
+//   scangen::Runtime rt;                                   // or Runtime({Backend::OpenCL})
+//   scangen::Scan sum = rt.compile("scan s { type = i32; op = add; }");
+//   sum.inclusive(d_in, d_out, n);                         // CUDA device pointers, default stream
+//
+// Errors are scangen::Error exceptions whose message names the call, the
+// code and, for compile errors, the compiler's log.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+#include "scangen/dsl/spec.h"
+#include "scangen/generator/backend.h"
+#include "scangen/generator/plan.h"
+
+// The OpenCL handle types, without the OpenCL headers.
+typedef struct _cl_mem* cl_mem;
+typedef struct _cl_command_queue* cl_command_queue;
+typedef struct _cl_context* cl_context;
+
+namespace scangen {
+
+using generator::Backend;
+
+class Error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct RuntimeOptions {
+  // The backend to use; none: CUDA when a driver and a GPU are present, else OpenCL.
+  std::optional<Backend> backend;
+  int cuda_device = 0;  // the CUDA device's ordinal
+  int opencl_platform = -1;  // -1: the first platform with a device
+};
+
+struct CacheStats {
+  uint64_t memory_hits = 0;
+  uint64_t disk_hits = 0;
+  uint64_t misses = 0;  // compiled
+  double compile_ms = 0;  // total time spent compiling
+};
+
+class Runtime;
+
+// A compiled scan on one device. Copies share the compiled code and the
+// managed workspace; a Scan must not be launched from two threads at once.
+class Scan {
+ public:
+  Scan();
+  ~Scan();
+  Scan(const Scan&);
+  Scan& operator=(const Scan&);
+
+  const dsl::Spec& spec() const;
+  const generator::Plan& plan() const;
+  Backend backend() const;
+  // Bytes of workspace a device-level scan of n elements needs (0 otherwise).
+  uint64_t workspace_bytes(uint64_t n) const;
+
+  // ---- CUDA: device pointers and a CUstream (null: the default stream) ----
+  // Outputs the spec does not have must be null; those it has must not be.
+  // The workspace: null to use one the Scan manages (grown on demand), or
+  // the caller's, of workspace_bytes(n) bytes, 16-byte aligned, zeroed
+  // before its first use and used by one stream at a time.
+  struct CudaArgs {
+    const void* in = nullptr;
+    void* inclusive = nullptr;
+    void* exclusive = nullptr;
+    void* aggregate = nullptr;      // outputs = aggregate (device: 1 element; else one per segment)
+    void* running_total = nullptr;  // outputs = running_total: 1 element, read and written
+    uint64_t n = 0;
+    void* workspace = nullptr;
+    uint64_t workspace_size = 0;
+    void* stream = nullptr;
+  };
+  void run(const CudaArgs& args) const;
+
+  // Typed shorthands; they check that In and T have the spec's sizes.
+  template <typename In, typename T>
+  void inclusive(const In* in, T* out, uint64_t n, void* stream = nullptr) const {
+    check_sizes(sizeof(In), sizeof(T));
+    CudaArgs a;
+    a.in = in;
+    a.inclusive = out;
+    a.n = n;
+    a.stream = stream;
+    run(a);
+  }
+  template <typename In, typename T>
+  void exclusive(const In* in, T* out, uint64_t n, void* stream = nullptr) const {
+    check_sizes(sizeof(In), sizeof(T));
+    CudaArgs a;
+    a.in = in;
+    a.exclusive = out;
+    a.n = n;
+    a.stream = stream;
+    run(a);
+  }
+
+  // ---- OpenCL: buffers and a queue of the Runtime's context ----
+  struct OpenCLArgs {
+    cl_mem in = nullptr;
+    cl_mem inclusive = nullptr;
+    cl_mem exclusive = nullptr;
+    cl_mem aggregate = nullptr;
+    cl_mem running_total = nullptr;
+    uint64_t n = 0;
+    cl_mem workspace = nullptr;  // null: managed by the Scan
+    uint64_t workspace_size = 0;
+    cl_command_queue queue = nullptr;  // null: the Runtime's queue
+  };
+  void run(const OpenCLArgs& args) const;
+
+  // The sizes of the element and input types (sizeof P_T, P_In).
+  size_t element_size() const;
+  size_t input_size() const;
+
+  struct State;  // the compiled code, the workspace and its epoch
+
+ private:
+  friend class Runtime;
+  explicit Scan(std::shared_ptr<State> s);
+  void check_sizes(size_t in, size_t t) const;
+  std::shared_ptr<State> s_;
+};
+
+class Runtime {
+ public:
+  explicit Runtime(RuntimeOptions options = {});
+  ~Runtime();
+  Runtime(const Runtime&) = delete;
+  Runtime& operator=(const Runtime&) = delete;
+
+  Backend backend() const;
+  std::string device_name() const;
+  // Why the default went to OpenCL (no driver, no GPU), or "".
+  std::string fallback_reason() const;
+
+  // From the text of a .scan file: the scan called `name`, or the only one.
+  Scan compile(const std::string& scan_text, const std::string& name = "");
+  // From a .scan file on disk.
+  Scan compile_file(const std::string& path, const std::string& name = "");
+  // From a checked Spec (e.g. built in C++ and checked by dsl::load).
+  Scan compile(const dsl::Spec& spec);
+
+  CacheStats stats() const;
+
+  // OpenCL: the context and queue the Runtime made (create buffers in it).
+  cl_context opencl_context() const;
+  cl_command_queue opencl_queue() const;
+
+  struct Impl;
+
+ private:
+  std::shared_ptr<Impl> impl_;
+};
+
+}  // namespace scangen

@@ -1,0 +1,37 @@
+// The CUDA driver API, loaded with dlopen through one table of functions, so
+// that the runtime builds and runs where there is no driver (and says so
+// when a CUDA launch is asked for there).
+#pragma once
+
+#include <cuda.h>
+
+#include <string>
+
+namespace scangen::runtime::detail {
+
+// X(member, versioned symbol)
+#define SCANGEN_DRIVER_FUNCTIONS(X)                                                                         \
+  X(cuInit, "cuInit") X(cuDriverGetVersion, "cuDriverGetVersion") X(cuDeviceGetCount, "cuDeviceGetCount")   \
+  X(cuDeviceGet, "cuDeviceGet") X(cuDeviceGetAttribute, "cuDeviceGetAttribute")                             \
+  X(cuDeviceGetName, "cuDeviceGetName") X(cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain")             \
+  X(cuDevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2") X(cuCtxSetCurrent, "cuCtxSetCurrent")       \
+  X(cuCtxGetCurrent, "cuCtxGetCurrent") X(cuModuleLoadData, "cuModuleLoadData")                             \
+  X(cuModuleUnload, "cuModuleUnload") X(cuModuleGetFunction, "cuModuleGetFunction")                         \
+  X(cuMemAlloc, "cuMemAlloc_v2") X(cuMemFree, "cuMemFree_v2") X(cuMemsetD8Async, "cuMemsetD8Async")         \
+  X(cuLaunchKernel, "cuLaunchKernel") X(cuGetErrorName, "cuGetErrorName")                                   \
+  X(cuGetErrorString, "cuGetErrorString")
+
+struct Driver {
+#define X(fn, symbol) decltype(&::fn) fn = nullptr;
+  SCANGEN_DRIVER_FUNCTIONS(X)
+#undef X
+};
+
+// The driver, or null with `why` set (no libcuda.so.1, a missing symbol, or
+// cuInit failing). Loaded once per process.
+const Driver* load_driver(std::string* why);
+
+// "cuLaunchKernel failed: CUDA_ERROR_INVALID_VALUE (invalid argument)".
+std::string describe(const Driver& d, const char* call, CUresult r);
+
+}  // namespace scangen::runtime::detail

@@ -1,0 +1,694 @@
+#include "scangen/runtime/runtime.h"
+
+#define CL_TARGET_OPENCL_VERSION 120
+#include <CL/cl.h>
+#include <nvrtc.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <sstream>
+#include <vector>
+
+#include "cache.h"
+#include "cuda_driver.h"
+#include "scangen/dsl/dsl.h"
+#include "scangen/generator/emit.h"
+
+namespace scangen {
+
+using runtime::detail::CacheKey;
+using runtime::detail::describe;
+using runtime::detail::DiskCache;
+using runtime::detail::Driver;
+using runtime::detail::load_driver;
+using runtime::detail::MemoryCache;
+using dsl::Algorithm;
+using dsl::Level;
+
+namespace {
+
+constexpr const char* kVersion = "scangen 0.1.0";
+constexpr const char* kCacheFormat = "1";
+
+[[noreturn]] void fail(const std::string& what) { throw Error("scangen: " + what); }
+
+std::string cl_error(const char* call, cl_int e) { return std::string(call) + " failed with OpenCL error " + std::to_string(e); }
+
+#define SG_CL(call)                                  \
+  do {                                               \
+    const cl_int e_ = (call);                        \
+    if (e_ != CL_SUCCESS) fail(cl_error(#call, e_)); \
+  } while (0)
+
+std::string cl_device_string(cl_device_id d, cl_device_info what) {
+  size_t size = 0;
+  if (clGetDeviceInfo(d, what, 0, nullptr, &size) != CL_SUCCESS) return "?";
+  std::string s(size, '\0');
+  if (clGetDeviceInfo(d, what, size, s.data(), nullptr) != CL_SUCCESS) return "?";
+  return s.c_str();
+}
+
+std::string cl_platform_string(cl_platform_id p, cl_platform_info what) {
+  size_t size = 0;
+  if (clGetPlatformInfo(p, what, 0, nullptr, &size) != CL_SUCCESS) return "?";
+  std::string s(size, '\0');
+  if (clGetPlatformInfo(p, what, size, s.data(), nullptr) != CL_SUCCESS) return "?";
+  return s.c_str();
+}
+
+double ms_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
+}
+
+}  // namespace
+
+// ---- the runtime -----------------------------------------------------------------
+
+struct Runtime::Impl {
+  Backend backend = Backend::Cuda;
+  std::string device_name, fallback_reason;
+
+  // CUDA
+  const Driver* driver = nullptr;
+  CUdevice cu_device = 0;
+  CUcontext cu_context = nullptr;
+  int sm = 0;  // 90 for sm_90
+
+  // OpenCL
+  cl_platform_id cl_platform = nullptr;
+  cl_device_id cl_dev = nullptr;
+  cl_context cl_ctx = nullptr;
+  cl_command_queue cl_queue = nullptr;
+  bool cl_exact_divide = false;
+
+  // The compiled code, by key; the disk cache under it.
+  MemoryCache<std::vector<uint8_t>> memory;
+  DiskCache disk;
+  mutable std::mutex stats_mutex;
+  CacheStats stats;
+
+  ~Impl() {
+    if (cl_queue) clReleaseCommandQueue(cl_queue);
+    if (cl_ctx) clReleaseContext(cl_ctx);
+    if (cu_context && driver) driver->cuDevicePrimaryCtxRelease(cu_device);
+  }
+
+  void open_cuda(int ordinal) {
+    std::string why;
+    driver = load_driver(&why);
+    if (!driver) fail(why + "; the OpenCL backend (Runtime({Backend::OpenCL})) needs no CUDA driver");
+    int count = 0;
+    CUresult r = driver->cuDeviceGetCount(&count);
+    if (r != CUDA_SUCCESS) fail(describe(*driver, "cuDeviceGetCount", r));
+    if (count == 0) fail("the CUDA driver sees no GPU; the OpenCL backend (Runtime({Backend::OpenCL})) may have a device");
+    if (ordinal < 0 || ordinal >= count)
+      fail("CUDA device " + std::to_string(ordinal) + " does not exist (" + std::to_string(count) + " present)");
+    if ((r = driver->cuDeviceGet(&cu_device, ordinal)) != CUDA_SUCCESS) fail(describe(*driver, "cuDeviceGet", r));
+    if ((r = driver->cuDevicePrimaryCtxRetain(&cu_context, cu_device)) != CUDA_SUCCESS)
+      fail(describe(*driver, "cuDevicePrimaryCtxRetain", r));
+    int major = 0, minor = 0;
+    driver->cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, cu_device);
+    driver->cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, cu_device);
+    sm = major * 10 + minor;
+    char name[256] = {};
+    driver->cuDeviceGetName(name, sizeof name - 1, cu_device);
+    device_name = name;
+    backend = Backend::Cuda;
+  }
+
+  void make_current() const {
+    const CUresult r = driver->cuCtxSetCurrent(cu_context);
+    if (r != CUDA_SUCCESS) fail(describe(*driver, "cuCtxSetCurrent", r));
+  }
+
+  void open_opencl(int platform_index) {
+    cl_uint count = 0;
+    cl_int e = clGetPlatformIDs(0, nullptr, &count);
+    if (e != CL_SUCCESS || count == 0)
+      fail("no OpenCL platform (clGetPlatformIDs: " + std::to_string(e) + "); install one, e.g. PoCL for the CPU");
+    std::vector<cl_platform_id> platforms(count);
+    SG_CL(clGetPlatformIDs(count, platforms.data(), nullptr));
+    for (cl_uint i = 0; i < count; ++i) {
+      if (platform_index >= 0 && static_cast<cl_uint>(platform_index) != i) continue;
+      cl_uint n = 0;
+      if (clGetDeviceIDs(platforms[i], CL_DEVICE_TYPE_ALL, 1, &cl_dev, &n) == CL_SUCCESS && n > 0) {
+        cl_platform = platforms[i];
+        break;
+      }
+    }
+    if (!cl_platform) fail("no OpenCL platform with a device");
+    cl_int err = CL_SUCCESS;
+    cl_ctx = clCreateContext(nullptr, 1, &cl_dev, nullptr, nullptr, &err);
+    if (err != CL_SUCCESS) fail(cl_error("clCreateContext", err));
+    cl_queue = clCreateCommandQueue(cl_ctx, cl_dev, 0, &err);
+    if (err != CL_SUCCESS) fail(cl_error("clCreateCommandQueue", err));
+    cl_device_fp_config fp = 0;
+    SG_CL(clGetDeviceInfo(cl_dev, CL_DEVICE_SINGLE_FP_CONFIG, sizeof fp, &fp, nullptr));
+    cl_exact_divide = (fp & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) != 0;
+    device_name = cl_device_string(cl_dev, CL_DEVICE_NAME);
+    backend = Backend::OpenCL;
+  }
+
+  void count(bool memory_hit, bool disk_hit, double ms) {
+    std::lock_guard<std::mutex> lock(stats_mutex);
+    if (memory_hit) ++stats.memory_hits;
+    else if (disk_hit) ++stats.disk_hits;
+    else ++stats.misses;
+    stats.compile_ms += ms;
+  }
+
+  // NVRTC: a cubin for the device's architecture, or PTX for the newest
+  // architecture NVRTC knows when the device is newer.
+  std::vector<uint8_t> nvrtc_compile(const std::string& source, const std::string& name, std::string& arch_used) const {
+    int n = 0;
+    nvrtcResult r = nvrtcGetNumSupportedArchs(&n);
+    if (r != NVRTC_SUCCESS) fail(std::string("nvrtcGetNumSupportedArchs failed: ") + nvrtcGetErrorString(r));
+    std::vector<int> archs(static_cast<size_t>(n));
+    if ((r = nvrtcGetSupportedArchs(archs.data())) != NVRTC_SUCCESS)
+      fail(std::string("nvrtcGetSupportedArchs failed: ") + nvrtcGetErrorString(r));
+    const bool known = std::find(archs.begin(), archs.end(), sm) != archs.end();
+    int ptx_arch = 0;
+    for (int a : archs)
+      if (a <= sm) ptx_arch = std::max(ptx_arch, a);
+    if (!known && ptx_arch == 0)
+      fail("NVRTC cannot compile for sm_" + std::to_string(sm) + " (it knows sm_" + std::to_string(archs.front()) +
+           " and newer)");
+    arch_used = known ? "sm_" + std::to_string(sm) : "compute_" + std::to_string(ptx_arch);
+    const std::string option = "--gpu-architecture=" + arch_used;
+    nvrtcProgram prog;
+    if ((r = nvrtcCreateProgram(&prog, source.c_str(), name.c_str(), 0, nullptr, nullptr)) != NVRTC_SUCCESS)
+      fail(std::string("nvrtcCreateProgram failed: ") + nvrtcGetErrorString(r));
+    const char* options[] = {option.c_str()};
+    const nvrtcResult built = nvrtcCompileProgram(prog, 1, options);
+    size_t size = 0;
+    nvrtcGetProgramLogSize(prog, &size);
+    std::string log(size, '\0');
+    if (size) nvrtcGetProgramLog(prog, log.data());
+    if (built != NVRTC_SUCCESS) {
+      nvrtcDestroyProgram(&prog);
+      fail(std::string("nvrtcCompileProgram failed: ") + nvrtcGetErrorString(built) + " (" + option + ")\n" +
+           log.c_str());
+    }
+    std::vector<uint8_t> code;
+    if (known) {
+      nvrtcGetCUBINSize(prog, &size);
+      code.resize(size);
+      r = nvrtcGetCUBIN(prog, reinterpret_cast<char*>(code.data()));
+    } else {
+      nvrtcGetPTXSize(prog, &size);
+      code.resize(size);
+      r = nvrtcGetPTX(prog, reinterpret_cast<char*>(code.data()));
+    }
+    nvrtcDestroyProgram(&prog);
+    if (r != NVRTC_SUCCESS) fail(std::string("nvrtcGetCUBIN/PTX failed: ") + nvrtcGetErrorString(r));
+    return code;
+  }
+
+  std::string nvrtc_version() const {
+    int major = 0, minor = 0;
+    nvrtcVersion(&major, &minor);
+    return std::to_string(major) + "." + std::to_string(minor);
+  }
+
+  cl_program cl_build(const std::string& source, const std::vector<uint8_t>* binary, std::vector<uint8_t>* out_binary) const {
+    cl_int err = CL_SUCCESS;
+    cl_program prog = nullptr;
+    if (binary) {
+      const unsigned char* bin = binary->data();
+      const size_t size = binary->size();
+      cl_int status = CL_SUCCESS;
+      prog = clCreateProgramWithBinary(cl_ctx, 1, &cl_dev, &size, &bin, &status, &err);
+      if (err != CL_SUCCESS || status != CL_SUCCESS) {
+        if (prog) clReleaseProgram(prog);
+        return nullptr;  // a binary the driver no longer takes: compile again
+      }
+    } else {
+      const char* text = source.c_str();
+      prog = clCreateProgramWithSource(cl_ctx, 1, &text, nullptr, &err);
+      if (err != CL_SUCCESS) fail(cl_error("clCreateProgramWithSource", err));
+    }
+    const std::string options = cl_exact_divide ? generator::compile_options(Backend::OpenCL) : "";
+    err = clBuildProgram(prog, 1, &cl_dev, options.c_str(), nullptr, nullptr);
+    if (err != CL_SUCCESS) {
+      size_t size = 0;
+      clGetProgramBuildInfo(prog, cl_dev, CL_PROGRAM_BUILD_LOG, 0, nullptr, &size);
+      std::string log(size, '\0');
+      if (size) clGetProgramBuildInfo(prog, cl_dev, CL_PROGRAM_BUILD_LOG, size, log.data(), nullptr);
+      clReleaseProgram(prog);
+      if (binary) return nullptr;
+      fail(cl_error("clBuildProgram", err) + "\n" + log.c_str());
+    }
+    if (out_binary) {
+      size_t size = 0;
+      if (clGetProgramInfo(prog, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, nullptr) == CL_SUCCESS && size > 0) {
+        out_binary->resize(size);
+        unsigned char* p = out_binary->data();
+        if (clGetProgramInfo(prog, CL_PROGRAM_BINARIES, sizeof p, &p, nullptr) != CL_SUCCESS) out_binary->clear();
+      }
+    }
+    return prog;
+  }
+};
+
+// ---- a compiled scan ---------------------------------------------------------------
+
+struct Scan::State {
+  std::shared_ptr<Runtime::Impl> rt;
+  generator::Plan plan;
+  // CUDA
+  CUmodule module = nullptr;
+  std::map<std::string, CUfunction> cu_functions;
+  // OpenCL
+  cl_program program = nullptr;
+  std::map<std::string, cl_kernel> cl_kernels;
+
+  // The managed workspace, and the epoch of every workspace seen.
+  mutable std::mutex mutex;
+  mutable CUdeviceptr cu_workspace = 0;
+  mutable cl_mem cl_workspace = nullptr;
+  mutable uint64_t workspace_size = 0;
+  mutable std::map<uint64_t, uint32_t> epochs;
+
+  ~State() {
+    for (auto& [n, k] : cl_kernels) clReleaseKernel(k);
+    if (program) clReleaseProgram(program);
+    if (cl_workspace) clReleaseMemObject(cl_workspace);
+    if (rt && rt->driver) {
+      if (module || cu_workspace) rt->driver->cuCtxSetCurrent(rt->cu_context);
+      if (cu_workspace) rt->driver->cuMemFree(cu_workspace);
+      if (module) rt->driver->cuModuleUnload(module);
+    }
+  }
+
+  // The next epoch for a workspace; true when it must be zeroed first (new or wrapped).
+  std::pair<uint32_t, bool> next_epoch(uint64_t workspace) const {
+    auto [it, fresh] = epochs.emplace(workspace, 0u);
+    bool zero = fresh;
+    if (++it->second >= (1u << 30)) {
+      it->second = 1;
+      zero = true;
+    }
+    return {it->second, zero};
+  }
+};
+
+Scan::Scan() = default;
+Scan::~Scan() = default;
+Scan::Scan(const Scan&) = default;
+Scan& Scan::operator=(const Scan&) = default;
+Scan::Scan(std::shared_ptr<State> s) : s_(std::move(s)) {}
+
+namespace {
+
+const Scan::State& state_of(const std::shared_ptr<Scan::State>& s) {
+  if (!s) fail("this Scan is empty (default-constructed); get one from Runtime::compile");
+  return *s;
+}
+
+}  // namespace
+
+const dsl::Spec& Scan::spec() const { return state_of(s_).plan.spec; }
+const generator::Plan& Scan::plan() const { return state_of(s_).plan; }
+Backend Scan::backend() const { return state_of(s_).plan.backend; }
+uint64_t Scan::workspace_bytes(uint64_t n) const { return generator::workspace_bytes(state_of(s_).plan, n); }
+size_t Scan::element_size() const { return state_of(s_).plan.element_bytes; }
+size_t Scan::input_size() const { return state_of(s_).plan.input_bytes; }
+
+void Scan::check_sizes(size_t in, size_t t) const {
+  const generator::Plan& p = state_of(s_).plan;
+  if (in != p.input_bytes || t != p.element_bytes)
+    fail("scan '" + p.spec.name + "' takes " + std::to_string(p.input_bytes) + "-byte inputs and " +
+         std::to_string(p.element_bytes) + "-byte elements; the pointers given are to " + std::to_string(in) +
+         "- and " + std::to_string(t) + "-byte types");
+}
+
+namespace {
+
+// One launch: a kernel name, the grid, and the arguments as (pointer to
+// value, size) pairs.
+struct Launch {
+  std::string kernel;
+  uint64_t blocks;
+  std::vector<std::pair<const void*, size_t>> args;
+};
+
+// What the outputs must be, given the spec; `present` says which the caller gave.
+void check_outputs(const generator::Plan& p, bool in, bool inc, bool exc, bool agg, bool run, uint64_t n) {
+  const dsl::Spec& s = p.spec;
+  const std::string who = "scan '" + s.name + "': ";
+  if (n > 0 && !in) fail(who + "the input is null");
+  auto need = [&](bool given, bool wanted, const char* name, const char* why) {
+    if (wanted && !given && (n > 0 || std::strcmp(name, "aggregate") == 0 || std::strcmp(name, "running_total") == 0))
+      fail(who + "the " + name + " output is null, but " + why);
+    if (!wanted && given) fail(who + "an " + name + " output was given, but the spec has none (" + why + ")");
+  };
+  const std::string mode = std::string("mode = ") + dsl::to_string(s.mode);
+  need(inc, s.has_inclusive(), "inclusive", mode.c_str());
+  need(exc, s.has_exclusive(), "exclusive", mode.c_str());
+  need(agg, s.aggregate, "aggregate", s.aggregate ? "outputs lists aggregate" : "outputs does not list aggregate");
+  need(run, s.running_total, "running_total",
+       s.running_total ? "outputs lists running_total" : "outputs does not list running_total");
+}
+
+std::vector<Launch> plan_launches(const generator::Plan& p, uint64_t n) {
+  std::vector<Launch> v;
+  if (p.spec.level != Level::Device) {
+    const uint64_t per_block = p.segment * static_cast<uint64_t>(p.groups_per_block);
+    const uint64_t blocks = (n + per_block - 1) / per_block;
+    if (blocks > 0) v.push_back({p.entry_kernel, blocks, {}});
+    return v;
+  }
+  const uint64_t tiles = std::max<uint64_t>(1, (n + p.tile - 1) / p.tile);
+  if (tiles >= (1ull << 31))
+    fail("scan '" + p.spec.name + "': " + std::to_string(n) + " elements make " + std::to_string(tiles) +
+         " tiles, more than one launch takes (2^31 - 1)");
+  if (p.spec.algorithm == Algorithm::DecoupledLookback) {
+    v.push_back({p.entry_kernel, tiles, {}});
+  } else {
+    v.push_back({p.spec.name + "_reduce_kernel", tiles, {}});
+    v.push_back({p.spec.name + "_spine_kernel", 1, {}});
+    v.push_back({p.entry_kernel, tiles, {}});
+  }
+  return v;
+}
+
+}  // namespace
+
+void Scan::run(const CudaArgs& a) const {
+  const State& st = state_of(s_);
+  const generator::Plan& p = st.plan;
+  if (p.backend != Backend::Cuda)
+    fail("scan '" + p.spec.name + "' was compiled for OpenCL; launch it with OpenCLArgs");
+  Runtime::Impl& rt = *st.rt;
+  const Driver& d = *rt.driver;
+  check_outputs(p, a.in, a.inclusive, a.exclusive, a.aggregate, a.running_total, a.n);
+  std::lock_guard<std::mutex> lock(st.mutex);
+  rt.make_current();
+  CUstream stream = static_cast<CUstream>(a.stream);
+
+  CUdeviceptr in = reinterpret_cast<CUdeviceptr>(a.in), inc = reinterpret_cast<CUdeviceptr>(a.inclusive),
+              exc = reinterpret_cast<CUdeviceptr>(a.exclusive), agg = reinterpret_cast<CUdeviceptr>(a.aggregate),
+              run_total = reinterpret_cast<CUdeviceptr>(a.running_total);
+  unsigned long long n = a.n;
+  CUdeviceptr ws = 0;
+  unsigned int epoch = 0;
+  const uint64_t need = generator::workspace_bytes(p, a.n);
+  if (need > 0) {
+    if (a.workspace) {
+      ws = reinterpret_cast<CUdeviceptr>(a.workspace);
+      if (a.workspace_size < need)
+        fail("scan '" + p.spec.name + "': the workspace has " + std::to_string(a.workspace_size) + " bytes; " +
+             std::to_string(a.n) + " elements need " + std::to_string(need));
+      if (ws % 16 != 0) fail("scan '" + p.spec.name + "': the workspace must be 16-byte aligned");
+    } else {
+      if (st.workspace_size < need) {
+        const uint64_t grown = std::max<uint64_t>(need, st.workspace_size * 2);
+        if (st.cu_workspace) d.cuMemFree(st.cu_workspace);
+        st.cu_workspace = 0;
+        st.workspace_size = 0;
+        const CUresult r = d.cuMemAlloc(&st.cu_workspace, grown);
+        if (r != CUDA_SUCCESS) fail(describe(d, "cuMemAlloc (the scan's workspace)", r));
+        st.workspace_size = grown;
+        st.epochs.erase(st.cu_workspace);
+      }
+      ws = st.cu_workspace;
+    }
+    if (p.spec.algorithm == Algorithm::DecoupledLookback) {
+      const auto [e, zero] = st.next_epoch(ws);
+      epoch = e;
+      if (zero) {
+        const uint64_t bytes = a.workspace ? a.workspace_size : st.workspace_size;
+        const CUresult r = d.cuMemsetD8Async(ws, 0, bytes, stream);
+        if (r != CUDA_SUCCESS) fail(describe(d, "cuMemsetD8Async (zeroing the workspace)", r));
+      }
+    }
+  }
+  std::vector<Launch> launches = plan_launches(p, a.n);
+  const bool device = p.spec.level == Level::Device;
+  for (Launch& l : launches) {
+    auto arg = [&](const void* v, size_t size) { l.args.push_back({v, size}); };
+    const bool reduce = l.kernel == p.spec.name + "_reduce_kernel", spine = l.kernel == p.spec.name + "_spine_kernel";
+    if (reduce) {
+      arg(&in, 8), arg(&ws, 8), arg(&n, 8);
+    } else if (spine) {
+      arg(&ws, 8);
+      if (p.spec.aggregate) arg(&agg, 8);
+      if (p.spec.running_total) arg(&run_total, 8);
+      arg(&n, 8);
+    } else {
+      arg(&in, 8);
+      if (p.spec.has_inclusive()) arg(&inc, 8);
+      if (p.spec.has_exclusive()) arg(&exc, 8);
+      if (device && p.spec.algorithm == Algorithm::ReduceThenScan) {
+        arg(&ws, 8);
+      } else {
+        if (p.spec.aggregate) arg(&agg, 8);
+        if (p.spec.running_total) arg(&run_total, 8);
+      }
+      arg(&n, 8);
+      if (device && p.spec.algorithm == Algorithm::DecoupledLookback) arg(&ws, 8), arg(&epoch, 4);
+    }
+    std::vector<void*> params;
+    for (auto& [v, size] : l.args) params.push_back(const_cast<void*>(v));
+    const CUfunction fn = st.cu_functions.at(l.kernel);
+    const CUresult r = d.cuLaunchKernel(fn, static_cast<unsigned int>(l.blocks), 1, 1,
+                                        static_cast<unsigned int>(p.block_threads), 1, 1, 0, stream, params.data(),
+                                        nullptr);
+    if (r != CUDA_SUCCESS) fail(describe(d, ("cuLaunchKernel (" + l.kernel + ")").c_str(), r));
+  }
+}
+
+void Scan::run(const OpenCLArgs& a) const {
+  const State& st = state_of(s_);
+  const generator::Plan& p = st.plan;
+  if (p.backend != Backend::OpenCL)
+    fail("scan '" + p.spec.name + "' was compiled for CUDA; launch it with CudaArgs");
+  Runtime::Impl& rt = *st.rt;
+  check_outputs(p, a.in, a.inclusive, a.exclusive, a.aggregate, a.running_total, a.n);
+  std::lock_guard<std::mutex> lock(st.mutex);
+  cl_command_queue queue = a.queue ? a.queue : rt.cl_queue;
+  const cl_ulong n = a.n;
+  cl_mem ws = nullptr;
+  cl_uint epoch = 0;
+  const uint64_t need = generator::workspace_bytes(p, a.n);
+  if (need > 0) {
+    if (a.workspace) {
+      ws = a.workspace;
+      size_t size = 0;
+      SG_CL(clGetMemObjectInfo(ws, CL_MEM_SIZE, sizeof size, &size, nullptr));
+      if (size < need)
+        fail("scan '" + p.spec.name + "': the workspace buffer has " + std::to_string(size) + " bytes; " +
+             std::to_string(a.n) + " elements need " + std::to_string(need));
+    } else {
+      if (st.workspace_size < need) {
+        const uint64_t grown = std::max<uint64_t>(need, st.workspace_size * 2);
+        if (st.cl_workspace) clReleaseMemObject(st.cl_workspace);
+        st.cl_workspace = nullptr;
+        st.workspace_size = 0;
+        cl_int err = CL_SUCCESS;
+        st.cl_workspace = clCreateBuffer(rt.cl_ctx, CL_MEM_READ_WRITE, grown, nullptr, &err);
+        if (err != CL_SUCCESS) fail(cl_error("clCreateBuffer (the scan's workspace)", err));
+        st.workspace_size = grown;
+        st.epochs.erase(reinterpret_cast<uint64_t>(st.cl_workspace));
+      }
+      ws = st.cl_workspace;
+    }
+    if (p.spec.algorithm == Algorithm::DecoupledLookback) {
+      const auto [e, zero] = st.next_epoch(reinterpret_cast<uint64_t>(ws));
+      epoch = e;
+      if (zero) {
+        size_t size = 0;
+        SG_CL(clGetMemObjectInfo(ws, CL_MEM_SIZE, sizeof size, &size, nullptr));
+        // OpenCL 1.2's clEnqueueFillBuffer.
+        const cl_uchar zero_byte = 0;
+        SG_CL(clEnqueueFillBuffer(queue, ws, &zero_byte, 1, 0, size, 0, nullptr, nullptr));
+      }
+    }
+  }
+  const bool device = p.spec.level == Level::Device;
+  for (const Launch& l : plan_launches(p, a.n)) {
+    cl_kernel k = st.cl_kernels.at(l.kernel);
+    cl_uint i = 0;
+    auto mem = [&](cl_mem m) { SG_CL(clSetKernelArg(k, i++, sizeof m, &m)); };
+    auto count = [&] { SG_CL(clSetKernelArg(k, i++, sizeof n, &n)); };
+    if (l.kernel == p.spec.name + "_reduce_kernel") {
+      mem(a.in), mem(ws), count();
+    } else if (l.kernel == p.spec.name + "_spine_kernel") {
+      mem(ws);
+      if (p.spec.aggregate) mem(a.aggregate);
+      if (p.spec.running_total) mem(a.running_total);
+      count();
+    } else {
+      mem(a.in);
+      if (p.spec.has_inclusive()) mem(a.inclusive);
+      if (p.spec.has_exclusive()) mem(a.exclusive);
+      if (device && p.spec.algorithm == Algorithm::ReduceThenScan) {
+        mem(ws);
+      } else {
+        if (p.spec.aggregate) mem(a.aggregate);
+        if (p.spec.running_total) mem(a.running_total);
+      }
+      count();
+      if (device && p.spec.algorithm == Algorithm::DecoupledLookback) {
+        mem(ws);
+        SG_CL(clSetKernelArg(k, i++, sizeof epoch, &epoch));
+      }
+    }
+    const size_t local = static_cast<size_t>(p.block_threads);
+    const size_t global = static_cast<size_t>(l.blocks) * local;
+    SG_CL(clEnqueueNDRangeKernel(queue, k, 1, nullptr, &global, &local, 0, nullptr, nullptr));
+  }
+}
+
+// ---- Runtime -----------------------------------------------------------------------
+
+Runtime::Runtime(RuntimeOptions options) : impl_(std::make_shared<Impl>()) {
+  if (options.backend == Backend::Cuda) {
+    impl_->open_cuda(options.cuda_device);
+  } else if (options.backend == Backend::OpenCL) {
+    impl_->open_opencl(options.opencl_platform);
+  } else {
+    try {
+      impl_->open_cuda(options.cuda_device);
+    } catch (const Error& e) {
+      impl_->fallback_reason = e.what();
+      impl_->open_opencl(options.opencl_platform);
+    }
+  }
+}
+
+Runtime::~Runtime() = default;
+Backend Runtime::backend() const { return impl_->backend; }
+std::string Runtime::device_name() const { return impl_->device_name; }
+std::string Runtime::fallback_reason() const { return impl_->fallback_reason; }
+cl_context Runtime::opencl_context() const { return impl_->cl_ctx; }
+cl_command_queue Runtime::opencl_queue() const { return impl_->cl_queue; }
+
+CacheStats Runtime::stats() const {
+  std::lock_guard<std::mutex> lock(impl_->stats_mutex);
+  return impl_->stats;
+}
+
+Scan Runtime::compile(const std::string& scan_text, const std::string& name) {
+  dsl::Document doc = dsl::load("<scan text>", scan_text);
+  if (!doc.ok()) fail("the scan text has errors:\n" + doc.diagnostics().render());
+  if (!name.empty()) {
+    const dsl::Spec* s = doc.find(name);
+    if (!s) fail("no scan named '" + name + "' in the text");
+    return compile(*s);
+  }
+  if (doc.specs().size() != 1)
+    fail("the text holds " + std::to_string(doc.specs().size()) + " scans; name the one to compile");
+  return compile(doc.specs().front());
+}
+
+Scan Runtime::compile_file(const std::string& path, const std::string& name) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) fail("cannot read '" + path + "'");
+  std::ostringstream ss;
+  ss << f.rdbuf();
+  dsl::Document doc = dsl::load(path, ss.str());
+  if (!doc.ok()) fail(path + " has errors:\n" + doc.diagnostics().render());
+  if (!name.empty()) {
+    const dsl::Spec* s = doc.find(name);
+    if (!s) fail("no scan named '" + name + "' in " + path);
+    return compile(*s);
+  }
+  if (doc.specs().size() != 1)
+    fail(path + " holds " + std::to_string(doc.specs().size()) + " scans; name the one to compile");
+  return compile(doc.specs().front());
+}
+
+Scan Runtime::compile(const dsl::Spec& spec) {
+  Impl& rt = *impl_;
+  generator::Plan plan;
+  try {
+    plan = generator::make_plan(spec, rt.backend);
+  } catch (const std::invalid_argument& e) {
+    fail(e.what());
+  }
+  generator::EmitOptions eo;
+  eo.source_name = spec.name + generator::source_extension(rt.backend);
+  const std::string source = generator::emit(plan, eo);
+
+  CacheKey key;
+  key.parts = {{"source", source},
+               {"scangen", kVersion},
+               {"format", kCacheFormat},
+               {"templates", std::to_string(generator::templates_hash())}};
+  if (rt.backend == Backend::Cuda) {
+    key.parts.push_back({"compiler", "nvrtc " + rt.nvrtc_version()});
+    key.parts.push_back({"arch", "sm_" + std::to_string(rt.sm)});
+  } else {
+    key.parts.push_back({"options", rt.cl_exact_divide ? generator::compile_options(Backend::OpenCL) : ""});
+    key.parts.push_back({"platform", cl_platform_string(rt.cl_platform, CL_PLATFORM_NAME) + " " +
+                                         cl_platform_string(rt.cl_platform, CL_PLATFORM_VERSION)});
+    key.parts.push_back({"device", cl_device_string(rt.cl_dev, CL_DEVICE_NAME) + " " +
+                                       cl_device_string(rt.cl_dev, CL_DEVICE_VERSION) + " " +
+                                       cl_device_string(rt.cl_dev, CL_DRIVER_VERSION)});
+  }
+  const std::string digest = key.digest();
+  // The memory key adds the context: compiled code belongs to one.
+  const std::string memory_key =
+      digest + "@" + std::to_string(rt.backend == Backend::Cuda ? reinterpret_cast<uint64_t>(rt.cu_context)
+                                                                : reinterpret_cast<uint64_t>(rt.cl_ctx));
+
+  bool made = false, from_disk = false;
+  double ms = 0;
+  std::shared_ptr<const std::vector<uint8_t>> code = rt.memory.get_or_create(memory_key, [&] {
+    made = true;
+    if (auto cached = rt.disk.load(key)) {
+      from_disk = true;
+      return std::make_shared<const std::vector<uint8_t>>(std::move(*cached));
+    }
+    const auto t0 = std::chrono::steady_clock::now();
+    std::vector<uint8_t> bytes;
+    if (rt.backend == Backend::Cuda) {
+      std::string arch;
+      bytes = rt.nvrtc_compile(source, eo.source_name, arch);
+    } else {
+      cl_program prog = rt.cl_build(source, nullptr, &bytes);
+      clReleaseProgram(prog);
+    }
+    ms = ms_since(t0);
+    if (!bytes.empty()) rt.disk.store(key, bytes);
+    return std::make_shared<const std::vector<uint8_t>>(std::move(bytes));
+  });
+  rt.count(!made, from_disk, ms);
+
+  auto st = std::make_shared<Scan::State>();
+  st->rt = impl_;
+  st->plan = plan;
+  std::vector<std::string> kernels;
+  for (const generator::Kernel& k : plan.kernels) kernels.push_back(k.name);
+  if (rt.backend == Backend::Cuda) {
+    rt.make_current();
+    std::vector<uint8_t> image = *code;
+    image.push_back(0);  // PTX is text: terminate it
+    CUresult r = rt.driver->cuModuleLoadData(&st->module, image.data());
+    if (r != CUDA_SUCCESS) fail(describe(*rt.driver, "cuModuleLoadData", r));
+    for (const std::string& k : kernels) {
+      CUfunction fn;
+      if ((r = rt.driver->cuModuleGetFunction(&fn, st->module, k.c_str())) != CUDA_SUCCESS)
+        fail(describe(*rt.driver, ("cuModuleGetFunction (" + k + ")").c_str(), r));
+      st->cu_functions[k] = fn;
+    }
+  } else {
+    cl_program prog = code->empty() ? nullptr : rt.cl_build(source, code.get(), nullptr);
+    if (!prog) prog = rt.cl_build(source, nullptr, nullptr);  // the binary was refused: from source
+    st->program = prog;
+    for (const std::string& k : kernels) {
+      cl_int err = CL_SUCCESS;
+      cl_kernel kernel = clCreateKernel(prog, k.c_str(), &err);
+      if (err != CL_SUCCESS) fail(cl_error(("clCreateKernel (" + k + ")").c_str(), err));
+      st->cl_kernels[k] = kernel;
+    }
+  }
+  return Scan(st);
+}
+
+}  // namespace scangen

@@ -1,0 +1,834 @@
+// The runtime's compiled-kernel caches: keys, the disk cache (round trip,
+// damaged entries, eviction, the environment, unusable directories, several
+// processes) and the memory cache (one make per key under contention,
+// failures not cached). Every test works in its own temporary directory.
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <optional>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "cache.h"
+
+extern char** environ;
+
+namespace fs = std::filesystem;
+using namespace scangen::runtime::detail;
+
+namespace {
+
+// A fresh directory, removed with everything in it.
+class TempDir {
+ public:
+  TempDir() {
+    std::string pattern = (fs::temp_directory_path() / "scangen-cache-test-XXXXXX").string();
+    if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
+    path_ = pattern;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::permissions(path_, fs::perms::owner_all, fs::perm_options::add, ec);
+    for (auto it = fs::recursive_directory_iterator(path_, ec); !ec && it != fs::recursive_directory_iterator();
+         it.increment(ec)) {
+      std::error_code ignored;
+      if (it->is_directory(ignored)) fs::permissions(it->path(), fs::perms::owner_all, fs::perm_options::add, ignored);
+    }
+    fs::remove_all(path_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+
+  const fs::path& path() const { return path_; }
+  std::string str() const { return path_.string(); }
+
+ private:
+  fs::path path_;
+};
+
+// Sets (or, with nullopt, unsets) an environment variable for one scope.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, std::optional<std::string> value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old;
+    if (value) {
+      setenv(name, value->c_str(), 1);
+    } else {
+      unsetenv(name);
+    }
+  }
+  ~ScopedEnv() {
+    if (old_) {
+      setenv(name_.c_str(), old_->c_str(), 1);
+    } else {
+      unsetenv(name_.c_str());
+    }
+  }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  std::string name_;
+  std::optional<std::string> old_;
+};
+
+// All the cache's variables unset, so that no test sees the user's settings
+// or touches the user's cache.
+struct CleanEnv {
+  ScopedEnv dir{"SCANGEN_CACHE_DIR", std::nullopt};
+  ScopedEnv disable{"SCANGEN_CACHE_DISABLE", std::nullopt};
+  ScopedEnv max{"SCANGEN_CACHE_MAX_BYTES", std::nullopt};
+  ScopedEnv xdg{"XDG_CACHE_HOME", std::nullopt};
+};
+
+DiskCache::Options options_for(const TempDir& dir, std::uint64_t max_bytes = DiskCache::kDefaultMaxBytes) {
+  DiskCache::Options options;
+  options.directory = dir.str();
+  options.max_bytes = max_bytes;
+  return options;
+}
+
+CacheKey test_key(int i) {
+  CacheKey key;
+  key.add("test", "key " + std::to_string(i));
+  return key;
+}
+
+std::vector<std::uint8_t> test_payload(int i, std::size_t size = 1000) {
+  std::vector<std::uint8_t> payload(size);
+  for (std::size_t j = 0; j < size; ++j) payload[j] = static_cast<std::uint8_t>(j * 31 + static_cast<std::size_t>(i) * 7);
+  return payload;
+}
+
+std::vector<std::uint8_t> read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::vector<std::uint8_t>(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+void write_file(const std::string& path, const std::vector<std::uint8_t>& bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+}
+
+std::set<std::string> entry_names(const TempDir& dir) {
+  std::set<std::string> names;
+  for (const auto& entry : fs::directory_iterator(dir.path())) names.insert(entry.path().filename().string());
+  return names;
+}
+
+std::uint64_t directory_bytes(const TempDir& dir) {
+  std::uint64_t total = 0;
+  for (const auto& entry : fs::directory_iterator(dir.path())) total += entry.file_size();
+  return total;
+}
+
+std::string sha_hex(std::string_view text) {
+  const auto d = Sha256::hash(text);
+  return to_hex(d.data(), d.size());
+}
+
+// Waits (up to 10 s) until `done` holds.
+template <class F>
+bool eventually(F done) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (!done()) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return true;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------
+// Hashing and keys
+
+TEST_CASE("cache: SHA-256 matches the FIPS 180-4 examples", "[runtime][cache]") {
+  CHECK(sha_hex("") == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  CHECK(sha_hex("abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  CHECK(sha_hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq") ==
+        "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+  CHECK(sha_hex("abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmnoijklmnopjklmnopqklmnopqrlmnopqrs"
+                "mnopqrstnopqrstu") == "cf5b16a778af8380036ce59e7b0492370b249b11e8f07a51afac45037afee9d1");
+  const std::string million(1000000, 'a');
+  CHECK(sha_hex(million) == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+
+  // Fed in pieces of every size from 1 to 130 bytes: the same digest.
+  std::string text;
+  for (int i = 0; i < 1000; ++i) text.push_back(static_cast<char>(i * 13));
+  const std::string whole = sha_hex(text);
+  for (std::size_t piece = 1; piece <= 130; ++piece) {
+    Sha256 h;
+    for (std::size_t at = 0; at < text.size(); at += piece) h.update(std::string_view(text).substr(at, piece));
+    const auto d = h.finish();
+    CHECK(to_hex(d.data(), d.size()) == whole);
+  }
+}
+
+TEST_CASE("cache: a key's digest depends on every part and on their order", "[runtime][cache]") {
+  const CacheKey base = make_kernel_key("__global__ void k() {}", "-arch=sm_90 -std=c++17", "nvrtc 12.4", "sm_90");
+  REQUIRE(base.parts.size() == 6);
+  const std::string digest = base.digest();
+  CHECK(is_valid_digest(digest));
+
+  SECTION("equal parts, equal digests") {
+    CHECK(make_kernel_key("__global__ void k() {}", "-arch=sm_90 -std=c++17", "nvrtc 12.4", "sm_90").digest() ==
+          digest);
+    CacheKey copy = base;
+    CHECK(copy.digest() == digest);
+  }
+  SECTION("changing any one part's value changes the digest") {
+    std::set<std::string> digests{digest};
+    for (std::size_t i = 0; i < base.parts.size(); ++i) {
+      CacheKey changed = base;
+      changed.parts[i].second += " ";
+      CHECK(changed.digest() != digest);
+      changed = base;
+      changed.parts[i].second = "";
+      CHECK(changed.digest() != digest);
+      digests.insert(changed.digest());
+    }
+    CHECK(digests.size() == base.parts.size() + 1);
+  }
+  SECTION("changing a part's name changes the digest") {
+    for (std::size_t i = 0; i < base.parts.size(); ++i) {
+      CacheKey changed = base;
+      changed.parts[i].first += "x";
+      CHECK(changed.digest() != digest);
+    }
+  }
+  SECTION("each input of make_kernel_key counts") {
+    CHECK(make_kernel_key("__global__ void k() {} ", "-arch=sm_90 -std=c++17", "nvrtc 12.4", "sm_90").digest() !=
+          digest);
+    CHECK(make_kernel_key("__global__ void k() {}", "-arch=sm_90", "nvrtc 12.4", "sm_90").digest() != digest);
+    CHECK(make_kernel_key("__global__ void k() {}", "-arch=sm_90 -std=c++17", "nvrtc 12.5", "sm_90").digest() !=
+          digest);
+    CHECK(make_kernel_key("__global__ void k() {}", "-arch=sm_90 -std=c++17", "nvrtc 12.4", "sm_80").digest() !=
+          digest);
+  }
+  SECTION("the scangen version and the format version are parts") {
+    CHECK(base.parts[4] == std::make_pair(std::string("scangen"), std::string(scangen_version())));
+    CHECK(base.parts[5] == std::make_pair(std::string("cache-format"), std::to_string(kCacheFormatVersion)));
+  }
+  SECTION("order matters") {
+    CacheKey swapped = base;
+    std::swap(swapped.parts[0], swapped.parts[1]);
+    CHECK(swapped.digest() != digest);
+    CacheKey a, b;
+    a.add("x", "1").add("y", "2");
+    b.add("y", "2").add("x", "1");
+    CHECK(a.digest() != b.digest());
+  }
+  SECTION("where one part ends and the next begins matters") {
+    CacheKey a, b, c, d, e;
+    a.add("ab", "c");
+    b.add("a", "bc");
+    c.add("a", "b").add("c", "");
+    d.add("a", "b");
+    e.add("a", "b").add("", "");
+    const std::set<std::string> digests{a.digest(), b.digest(), c.digest(), d.digest(), e.digest(),
+                                        CacheKey{}.digest()};
+    CHECK(digests.size() == 6);
+  }
+}
+
+TEST_CASE("cache: the memory key adds the context", "[runtime][cache]") {
+  int contexts[2];
+  const CacheKey key = test_key(1);
+  CHECK(memory_key(key, &contexts[0]) == memory_key(key, &contexts[0]));
+  CHECK(memory_key(key, &contexts[0]) != memory_key(key, &contexts[1]));
+  CHECK(memory_key(key, nullptr) != memory_key(test_key(2), nullptr));
+  CHECK(memory_key(key, nullptr).rfind(key.digest(), 0) == 0);
+}
+
+// ---------------------------------------------------------------------------
+// Disk cache
+
+TEST_CASE("cache: disk round trip", "[runtime][cache]") {
+  TempDir dir;
+  DiskCache cache(options_for(dir));
+  REQUIRE(cache.enabled());
+  CHECK(cache.disabled_reason().empty());
+  CHECK(cache.directory() == dir.str());
+
+  CHECK_FALSE(cache.load(test_key(1)));  // unknown key
+  const auto payload = test_payload(1, 5000);
+  cache.store(test_key(1), payload);
+  CHECK(fs::exists(cache.entry_path(test_key(1).digest())));
+  const auto loaded = cache.load(test_key(1));
+  REQUIRE(loaded);
+  CHECK(*loaded == payload);
+  CHECK_FALSE(cache.load(test_key(2)));
+
+  // An empty payload is a payload.
+  cache.store(test_key(3), {});
+  const auto empty = cache.load(test_key(3));
+  REQUIRE(empty);
+  CHECK(empty->empty());
+
+  // A second store replaces the entry.
+  const auto other = test_payload(9, 77);
+  cache.store(test_key(1), other);
+  CHECK(cache.load(test_key(1)) == other);
+
+  // Another cache object on the same directory sees the entries.
+  DiskCache second(options_for(dir));
+  CHECK(second.load(test_key(1)) == other);
+
+  // Nothing but the entries is left behind.
+  CHECK(entry_names(dir) ==
+        std::set<std::string>{test_key(1).digest() + ".bin", test_key(3).digest() + ".bin"});
+
+  const auto stats = cache.stats().snapshot();
+  CHECK(stats.disk_hits == 3);
+  CHECK(stats.disk_misses == 2);
+  CHECK(stats.entries_written == 3);
+  CHECK(stats.corrupt_entries == 0);
+  CHECK(stats.evictions == 0);
+  CHECK(stats.write_failures == 0);
+
+  // Not a digest: a miss, nothing written, no path outside the directory.
+  CHECK_FALSE(cache.load(std::string("../../etc/passwd")));
+  cache.store(std::string("../escape"), payload);
+  CHECK_FALSE(fs::exists(dir.path().parent_path() / "escape.bin"));
+}
+
+TEST_CASE("cache: a damaged entry is a miss, and the next store rewrites it", "[runtime][cache]") {
+  TempDir dir;
+  DiskCache cache(options_for(dir));
+  REQUIRE(cache.enabled());
+  const CacheKey key = test_key(1);
+  const auto payload = test_payload(1, 3000);
+  cache.store(key, payload);
+  const std::string path = cache.entry_path(key.digest());
+  const auto good = read_file(path);
+  REQUIRE(good.size() == DiskCache::kHeaderSize + payload.size());
+
+  std::vector<std::uint8_t> bad = good;
+  SECTION("truncated payload") { bad.resize(good.size() - 1); }
+  SECTION("truncated header") { bad.resize(DiskCache::kHeaderSize / 2); }
+  SECTION("empty file") { bad.clear(); }
+  SECTION("header only") { bad.resize(DiskCache::kHeaderSize); }
+  SECTION("a flipped payload byte") { bad[DiskCache::kHeaderSize + 1234] ^= 0x10; }
+  SECTION("a flipped checksum byte") { bad[100] ^= 0x01; }
+  SECTION("wrong magic") { bad[0] = 'X'; }
+  SECTION("wrong format version") { bad[8] = static_cast<std::uint8_t>(kCacheFormatVersion + 1); }
+  SECTION("wrong header size") { bad[12] = 0x7f; }
+  SECTION("header claims a larger size") { bad[80] = static_cast<std::uint8_t>(bad[80] + 1); }
+  SECTION("header claims a smaller size") { bad[80] = static_cast<std::uint8_t>(bad[80] - 1); }
+  SECTION("header claims a huge size") { bad[87] = 0xff; }
+  SECTION("extra bytes at the end") { bad.push_back(0); }
+  SECTION("another key's entry under this key's name") {
+    const CacheKey other = test_key(2);
+    cache.store(other, payload);
+    bad = read_file(cache.entry_path(other.digest()));
+  }
+  write_file(path, bad);
+
+  CHECK_FALSE(cache.load(key));
+  CHECK_FALSE(cache.load(key));  // still a miss, still no crash
+  CHECK(cache.stats().snapshot().corrupt_entries == 2);
+  CHECK(cache.enabled());
+
+  cache.store(key, payload);
+  CHECK(read_file(path) == good);
+  const auto loaded = cache.load(key);
+  REQUIRE(loaded);
+  CHECK(*loaded == payload);
+  CHECK(cache.stats().snapshot().corrupt_entries == 2);
+}
+
+TEST_CASE("cache: an entry that is a directory is a miss", "[runtime][cache]") {
+  TempDir dir;
+  DiskCache cache(options_for(dir));
+  const CacheKey key = test_key(1);
+  fs::create_directory(cache.entry_path(key.digest()));
+  CHECK_FALSE(cache.load(key));
+  cache.store(key, test_payload(1));  // cannot replace a directory: nothing kept, no throw
+  CHECK_FALSE(cache.load(key));
+  CHECK(cache.stats().snapshot().write_failures == 1);
+}
+
+TEST_CASE("cache: over the bound, the least recently used entries go", "[runtime][cache]") {
+  TempDir dir;
+  const std::size_t payload_size = 1000;
+  const std::uint64_t entry_size = DiskCache::kHeaderSize + payload_size;
+  DiskCache cache(options_for(dir, 5 * entry_size));  // room for five
+  REQUIRE(cache.enabled());
+
+  // A file of someone else's in the directory is neither counted nor deleted.
+  write_file((dir.path() / "README").string(), std::vector<std::uint8_t>(10 * entry_size, 'x'));
+
+  const auto store = [&](int i) {
+    cache.store(test_key(i), test_payload(i, payload_size));
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));  // distinct modification times
+  };
+  for (int i = 0; i < 5; ++i) store(i);
+  CHECK(cache.stats().snapshot().evictions == 0);
+  for (int i = 0; i < 5; ++i) CHECK(fs::exists(cache.entry_path(test_key(i).digest())));
+
+  store(5);  // 0 is the oldest
+  CHECK_FALSE(fs::exists(cache.entry_path(test_key(0).digest())));
+  CHECK(cache.stats().snapshot().evictions == 1);
+
+  // A hit makes 1 the most recent: storing 6 and 7 removes 2 and 3 instead.
+  std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  REQUIRE(cache.load(test_key(1)));
+  std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  store(6);
+  store(7);
+  CHECK(fs::exists(cache.entry_path(test_key(1).digest())));
+  CHECK_FALSE(fs::exists(cache.entry_path(test_key(2).digest())));
+  CHECK_FALSE(fs::exists(cache.entry_path(test_key(3).digest())));
+  for (int i : {1, 4, 5, 6, 7}) CHECK(cache.load(test_key(i)) == test_payload(i, payload_size));
+  CHECK(cache.stats().snapshot().evictions == 3);
+  CHECK(fs::exists(dir.path() / "README"));
+  CHECK(directory_bytes(dir) - 10 * entry_size <= 5 * entry_size);
+
+  // Larger entries: as many of the oldest go as it takes.
+  cache.store(test_key(100), test_payload(100, 3 * entry_size - DiskCache::kHeaderSize));
+  CHECK(directory_bytes(dir) - 10 * entry_size <= 5 * entry_size);
+  CHECK(cache.load(test_key(100)));
+  CHECK(cache.stats().snapshot().evictions == 6);
+
+  // A payload that could never fit is not written.
+  cache.store(test_key(200), test_payload(200, 5 * entry_size));
+  CHECK_FALSE(cache.load(test_key(200)));
+  CHECK(cache.load(test_key(100)));
+}
+
+TEST_CASE("cache: stale temporary files are cleaned up, fresh ones are left", "[runtime][cache]") {
+  TempDir dir;
+  DiskCache cache(options_for(dir, 1 << 20));
+  const fs::path stale = dir.path() / ".0123-dead.tmp";
+  const fs::path fresh = dir.path() / ".4567-busy.tmp";
+  write_file(stale.string(), {1, 2, 3});
+  write_file(fresh.string(), {1, 2, 3});
+  fs::last_write_time(stale, fs::file_time_type::clock::now() - std::chrono::hours(2));
+  cache.store(test_key(1), test_payload(1));
+  CHECK_FALSE(fs::exists(stale));
+  CHECK(fs::exists(fresh));
+}
+
+TEST_CASE("cache: the directory, the bound and the switch come from the environment", "[runtime][cache]") {
+  CleanEnv clean;
+  TempDir dir;
+
+  SECTION("SCANGEN_CACHE_DIR first") {
+    ScopedEnv a("SCANGEN_CACHE_DIR", dir.str() + "/explicit");
+    ScopedEnv b("XDG_CACHE_HOME", dir.str() + "/xdg");
+    ScopedEnv c("HOME", dir.str() + "/home");
+    const auto options = DiskCache::Options::from_environment();
+    CHECK(options.directory == dir.str() + "/explicit");
+    CHECK_FALSE(options.disabled);
+    DiskCache cache(options);
+    CHECK(cache.enabled());
+    CHECK(fs::is_directory(dir.path() / "explicit"));
+  }
+  SECTION("then $XDG_CACHE_HOME/scangen") {
+    ScopedEnv b("XDG_CACHE_HOME", dir.str() + "/xdg");
+    ScopedEnv c("HOME", dir.str() + "/home");
+    CHECK(DiskCache::Options::from_environment().directory == dir.str() + "/xdg/scangen");
+  }
+  SECTION("a relative XDG_CACHE_HOME is ignored") {
+    ScopedEnv b("XDG_CACHE_HOME", "relative/xdg");
+    ScopedEnv c("HOME", dir.str() + "/home");
+    CHECK(DiskCache::Options::from_environment().directory == dir.str() + "/home/.cache/scangen");
+  }
+  SECTION("then $HOME/.cache/scangen") {
+    ScopedEnv c("HOME", dir.str() + "/home");
+    const auto options = DiskCache::Options::from_environment();
+    CHECK(options.directory == dir.str() + "/home/.cache/scangen");
+    DiskCache cache(options);
+    CHECK(cache.enabled());
+    CHECK(fs::is_directory(dir.path() / "home" / ".cache" / "scangen"));
+  }
+  SECTION("no directory at all: disabled") {
+    ScopedEnv c("HOME", std::nullopt);
+    const auto options = DiskCache::Options::from_environment();
+    CHECK(options.disabled);
+    DiskCache cache(options);
+    CHECK_FALSE(cache.enabled());
+    CHECK_FALSE(cache.disabled_reason().empty());
+  }
+  SECTION("SCANGEN_CACHE_MAX_BYTES") {
+    ScopedEnv a("SCANGEN_CACHE_DIR", dir.str());
+    CHECK(DiskCache::Options::from_environment().max_bytes == DiskCache::kDefaultMaxBytes);
+    CHECK(DiskCache::kDefaultMaxBytes == 256u << 20);
+    const std::vector<std::pair<std::string, std::uint64_t>> cases = {
+        {"12345", 12345},       {"64K", 64u << 10},  {"3m", 3u << 20},
+        {"2GiB", 2ull << 30},   {"0", DiskCache::kDefaultMaxBytes}, {"lots", DiskCache::kDefaultMaxBytes},
+        {"-5", DiskCache::kDefaultMaxBytes}, {"99999999999999999999999", DiskCache::kDefaultMaxBytes},
+        {"10T", DiskCache::kDefaultMaxBytes}};
+    for (const auto& [text, bytes] : cases) {
+      ScopedEnv m("SCANGEN_CACHE_MAX_BYTES", text);
+      CAPTURE(text);
+      CHECK(DiskCache::Options::from_environment().max_bytes == bytes);
+    }
+  }
+}
+
+TEST_CASE("cache: SCANGEN_CACHE_DISABLE=1 turns the disk cache off", "[runtime][cache]") {
+  CleanEnv clean;
+  TempDir dir;
+  ScopedEnv a("SCANGEN_CACHE_DIR", dir.str());
+  {
+    DiskCache writer(DiskCache::Options::from_environment());
+    REQUIRE(writer.enabled());
+    writer.store(test_key(1), test_payload(1));
+  }
+  const auto before = entry_names(dir);
+  REQUIRE(before.size() == 1);
+
+  ScopedEnv b("SCANGEN_CACHE_DISABLE", "1");
+  DiskCache cache;  // from the environment
+  CHECK_FALSE(cache.enabled());
+  CHECK(cache.disabled_reason().find("SCANGEN_CACHE_DISABLE") != std::string::npos);
+  CHECK_FALSE(cache.load(test_key(1)));  // there, but not looked at
+  for (int i = 2; i < 10; ++i) cache.store(test_key(i), test_payload(i));
+  CHECK(entry_names(dir) == before);
+  const auto stats = cache.stats().snapshot();
+  CHECK(stats.disk_hits == 0);
+  CHECK(stats.entries_written == 0);
+
+  for (const char* off : {"0", "false", "OFF"}) {
+    ScopedEnv c("SCANGEN_CACHE_DISABLE", off);
+    CHECK(DiskCache().enabled());
+  }
+  ScopedEnv d("SCANGEN_CACHE_DISABLE", "yes");
+  CHECK_FALSE(DiskCache().enabled());
+}
+
+TEST_CASE("cache: a directory that cannot be made or written disables the disk cache", "[runtime][cache]") {
+  TempDir dir;
+  const auto check_disabled = [](DiskCache& cache, const std::string& mention) {
+    CHECK_FALSE(cache.enabled());
+    const std::string reason = cache.disabled_reason();
+    INFO(reason);
+    CHECK_FALSE(reason.empty());
+    CHECK(reason.find('\n') == std::string::npos);
+    CHECK(reason.find(mention) != std::string::npos);
+    CHECK_NOTHROW(cache.store(test_key(1), test_payload(1)));
+    CHECK_FALSE(cache.load(test_key(1)));
+  };
+
+  SECTION("below a regular file") {
+    write_file((dir.path() / "file").string(), {1});
+    DiskCache::Options options;
+    options.directory = (dir.path() / "file" / "cache").string();
+    DiskCache cache(options);
+    check_disabled(cache, options.directory);
+  }
+  SECTION("a regular file") {
+    write_file((dir.path() / "file").string(), {1});
+    DiskCache::Options options;
+    options.directory = (dir.path() / "file").string();
+    DiskCache cache(options);
+    check_disabled(cache, options.directory);
+  }
+  SECTION("an existing directory without write permission") {
+    // Permissions do not stop root; /proc refuses new files to everyone.
+    std::string unwritable = (dir.path() / "read-only").string();
+    if (geteuid() == 0) {
+      unwritable = "/proc";
+    } else {
+      fs::create_directory(unwritable);
+      fs::permissions(unwritable, fs::perms::owner_read | fs::perms::owner_exec);
+    }
+    DiskCache::Options options;
+    options.directory = unwritable;
+    DiskCache cache(options);
+    check_disabled(cache, unwritable);
+  }
+  SECTION("a directory that becomes unwritable later") {
+    if (geteuid() == 0) return;  // root writes anyway
+    const std::string path = (dir.path() / "later").string();
+    DiskCache::Options options;
+    options.directory = path;
+    DiskCache cache(options);
+    REQUIRE(cache.enabled());
+    fs::permissions(path, fs::perms::owner_read | fs::perms::owner_exec);
+    cache.store(test_key(1), test_payload(1));
+    check_disabled(cache, path);
+    CHECK(cache.stats().snapshot().write_failures >= 1);
+  }
+}
+
+TEST_CASE("cache: a removed directory is made again on the next store", "[runtime][cache]") {
+  TempDir dir;
+  const fs::path path = dir.path() / "cache";
+  DiskCache::Options options;
+  options.directory = path.string();
+  DiskCache nested(options);
+  REQUIRE(nested.enabled());
+  fs::remove_all(path);
+  CHECK_FALSE(nested.load(test_key(1)));
+  nested.store(test_key(1), test_payload(1));
+  CHECK(nested.enabled());
+  CHECK(nested.load(test_key(1)) == test_payload(1));
+}
+
+TEST_CASE("cache: threads storing and loading the same keys", "[runtime][cache]") {
+  TempDir dir;
+  DiskCache cache(options_for(dir, 10 * (DiskCache::kHeaderSize + 4000)));  // a third of the keys
+  std::atomic<int> wrong{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 8; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 300; ++i) {
+        const int k = (i * 7 + t) % 30;
+        if (i % 3 == 0) {
+          cache.store(test_key(k), test_payload(k, 1000 + static_cast<std::size_t>(k) * 100));
+        } else if (const auto loaded = cache.load(test_key(k))) {
+          if (*loaded != test_payload(k, 1000 + static_cast<std::size_t>(k) * 100)) ++wrong;
+        }
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  CHECK(wrong == 0);
+  const auto stats = cache.stats().snapshot();
+  CHECK(stats.corrupt_entries == 0);
+  CHECK(stats.write_failures == 0);
+  CHECK(stats.evictions > 0);
+  CHECK(cache.enabled());
+}
+
+// ---------------------------------------------------------------------------
+// Several processes on one directory
+
+namespace {
+
+pid_t spawn(const std::vector<std::string>& args) {
+  std::vector<char*> argv;
+  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  pid_t pid = 0;
+  const int error = posix_spawn(&pid, argv[0], nullptr, nullptr, argv.data(), environ);
+  if (error != 0) throw std::runtime_error("posix_spawn failed: " + std::to_string(error));
+  return pid;
+}
+
+int wait_exit_code(pid_t pid) {
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) return -1;
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+}
+
+}  // namespace
+
+TEST_CASE("cache: processes sharing one directory", "[runtime][cache]") {
+  TempDir dir;
+  const int workers = 4;
+  const int iterations = 1500;
+  // Roomy: the entries stay; tight: every store evicts.
+  const std::uint64_t bound = GENERATE(std::uint64_t{64} << 20, std::uint64_t{40} << 10);
+  CAPTURE(bound);
+  const std::string child = SCANGEN_CACHE_CHILD;
+  const std::string max = std::to_string(bound);
+
+  for (int round = 0; round < 2; ++round) {
+    std::vector<pid_t> pids;
+    for (int w = 0; w < workers; ++w) {
+      pids.push_back(spawn({child, dir.str(), max, "work", std::to_string(w), std::to_string(iterations)}));
+    }
+    for (int w = 0; w < workers; ++w) {
+      CAPTURE(round, w);
+      CHECK(wait_exit_code(pids[static_cast<std::size_t>(w)]) == 0);
+    }
+  }
+  CHECK(wait_exit_code(spawn({child, dir.str(), max, "verify", std::to_string(workers)})) == 0);
+
+  // No temporary file is left, and the bound holds.
+  std::uint64_t total = 0;
+  for (const auto& entry : fs::directory_iterator(dir.path())) {
+    const std::string name = entry.path().filename().string();
+    CHECK(name.size() == 64 + 4);
+    total += entry.file_size();
+  }
+  CHECK(total <= bound);
+}
+
+// ---------------------------------------------------------------------------
+// Memory cache
+
+TEST_CASE("cache: 16 threads asking for one key make it once", "[runtime][cache]") {
+  MemoryCache<std::string> cache;
+  std::atomic<int> makes{0};
+  std::atomic<int> ready{0};
+  std::atomic<bool> go{false};
+  const int threads_count = 16;
+  std::vector<std::shared_ptr<const std::string>> results(threads_count);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < threads_count; ++t) {
+    threads.emplace_back([&, t] {
+      ++ready;
+      while (!go) std::this_thread::yield();
+      results[static_cast<std::size_t>(t)] = cache.get_or_create("key", [&] {
+        ++makes;
+        // Hold the make until every other thread waits on it.
+        eventually([&] { return cache.stats().snapshot().memory_waits == threads_count - 1; });
+        return std::make_shared<const std::string>("value");
+      });
+    });
+  }
+  REQUIRE(eventually([&] { return ready == threads_count; }));
+  go = true;
+  for (auto& thread : threads) thread.join();
+
+  CHECK(makes == 1);
+  for (const auto& r : results) {
+    REQUIRE(r);
+    CHECK(r.get() == results[0].get());
+    CHECK(*r == "value");
+  }
+  auto stats = cache.stats().snapshot();
+  CHECK(stats.memory_misses == 1);
+  CHECK(stats.memory_hits == threads_count - 1);
+  CHECK(stats.memory_waits == threads_count - 1);
+
+  // Later: a plain hit; another key is made separately.
+  CHECK(cache.get_or_create("key", [&]() -> std::shared_ptr<const std::string> { throw std::logic_error("no"); }) ==
+        results[0]);
+  CHECK(cache.find("key") == results[0]);
+  CHECK(cache.find("other") == nullptr);
+  CHECK(*cache.get_or_create("other", [] { return std::make_shared<const std::string>("second"); }) == "second");
+  CHECK(cache.size() == 2);
+  stats = cache.stats().snapshot();
+  CHECK(stats.memory_misses == 2);
+  CHECK(stats.memory_hits == threads_count);
+  CHECK(stats.memory_waits == threads_count - 1);
+
+  CHECK(cache.erase("key"));
+  CHECK(cache.find("key") == nullptr);
+  cache.clear();
+  CHECK(cache.size() == 0);
+}
+
+TEST_CASE("cache: a failed make reaches every waiter and is not cached", "[runtime][cache]") {
+  auto stats = std::make_shared<CacheStats>();
+  MemoryCache<int> cache(stats);
+  std::atomic<int> makes{0};
+  std::atomic<int> failures{0};
+  std::atomic<int> other_errors{0};
+  const int threads_count = 16;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < threads_count; ++t) {
+    threads.emplace_back([&] {
+      try {
+        cache.get_or_create("key", [&]() -> std::shared_ptr<const int> {
+          ++makes;
+          eventually([&] { return stats->snapshot().memory_waits == threads_count - 1; });
+          throw std::runtime_error("compile error: line 1");
+        });
+      } catch (const std::runtime_error& e) {
+        if (std::string(e.what()) == "compile error: line 1") {
+          ++failures;
+        } else {
+          ++other_errors;
+        }
+      } catch (...) {
+        ++other_errors;
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  CHECK(makes == 1);
+  CHECK(failures == threads_count);
+  CHECK(other_errors == 0);
+  CHECK(cache.size() == 0);
+  CHECK(cache.find("key") == nullptr);
+
+  // The next request makes it again.
+  const auto value = cache.get_or_create("key", [&] {
+    ++makes;
+    return std::make_shared<const int>(42);
+  });
+  REQUIRE(value);
+  CHECK(*value == 42);
+  CHECK(makes == 2);
+  CHECK(cache.get_or_create("key", [&] {
+    ++makes;
+    return std::make_shared<const int>(0);
+  }) == value);
+  CHECK(makes == 2);
+
+  // A make that returns nothing is a failure too.
+  CHECK_THROWS_AS(cache.get_or_create("null", [] { return std::shared_ptr<const int>(); }), std::logic_error);
+  CHECK(cache.find("null") == nullptr);
+  CHECK(*cache.get_or_create("null", [] { return std::make_shared<const int>(7); }) == 7);
+}
+
+TEST_CASE("cache: compile time goes into the statistics", "[runtime][cache]") {
+  CacheStats stats;
+  {
+    ScopedCompileTimer timer(stats);
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  stats.record_compile(std::chrono::milliseconds(5));
+  auto snapshot = stats.snapshot();
+  CHECK(snapshot.compiles == 2);
+  CHECK(snapshot.compile_milliseconds >= 25.0);
+  CHECK(snapshot.compile_milliseconds < 5000.0);
+  stats.reset();
+  snapshot = stats.snapshot();
+  CHECK(snapshot.compiles == 0);
+  CHECK(snapshot.compile_milliseconds == 0.0);
+}
+
+TEST_CASE("cache: the runtime's path through both caches", "[runtime][cache]") {
+  // memory (digest + context) -> disk (digest) -> compile, as the runtime uses them.
+  TempDir dir;
+  auto stats = std::make_shared<CacheStats>();
+  MemoryCache<std::vector<std::uint8_t>> memory(stats);
+  int compiles = 0;
+  const auto get = [&](DiskCache& disk, const CacheKey& key, const void* context) {
+    const std::string digest = key.digest();
+    return memory.get_or_create(memory_key(digest, context), [&] {
+      if (auto binary = disk.load(digest)) return std::make_shared<const std::vector<std::uint8_t>>(std::move(*binary));
+      ScopedCompileTimer timer(*stats);
+      ++compiles;
+      auto binary = test_payload(compiles, 4096);
+      disk.store(digest, binary);
+      return std::make_shared<const std::vector<std::uint8_t>>(std::move(binary));
+    });
+  };
+  const CacheKey key = make_kernel_key("source", "-O3", "nvrtc 12.4", "sm_90");
+  int context_a = 0, context_b = 0;
+  {
+    DiskCache disk(options_for(dir), stats);
+    const auto first = get(disk, key, &context_a);
+    CHECK(get(disk, key, &context_a) == first);  // memory hit
+    const auto second = get(disk, key, &context_b);  // another context: from disk, no compile
+    CHECK(second != first);
+    CHECK(*second == *first);
+    CHECK(compiles == 1);
+  }
+  memory.clear();
+  {
+    DiskCache disk(options_for(dir), stats);  // "the next run"
+    get(disk, key, &context_a);
+    CHECK(compiles == 1);
+  }
+  const auto s = stats->snapshot();
+  CHECK(s.memory_misses == 3);
+  CHECK(s.memory_hits == 1);
+  CHECK(s.disk_misses == 1);
+  CHECK(s.disk_hits == 2);
+  CHECK(s.compiles == 1);
+  CHECK(s.entries_written == 1);
+}

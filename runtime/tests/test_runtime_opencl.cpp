@@ -1,0 +1,202 @@
+// The runtime on an OpenCL device (PoCL in CI): compile from text and from a
+// file, launch warp, block and device scans on the Runtime's buffers against
+// the CPU reference, the caches (memory hit, disk hit in a fresh Runtime),
+// and the error paths. Without an OpenCL platform the tests fail, unless
+// SCANGEN_ALLOW_NO_OPENCL=1.
+#define CL_TARGET_OPENCL_VERSION 120
+#include <CL/cl.h>
+#include <stdlib.h>
+
+#include <catch2/catch.hpp>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "scangen/reference/reference.h"
+#include "scangen/runtime/runtime.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// A cache directory of the test's own.
+struct TempCache {
+  fs::path dir;
+  TempCache() {
+    std::string t = (fs::temp_directory_path() / "scangen-rt-XXXXXX").string();
+    REQUIRE(mkdtemp(t.data()) != nullptr);
+    dir = t;
+    setenv("SCANGEN_CACHE_DIR", dir.c_str(), 1);
+    unsetenv("SCANGEN_CACHE_DISABLE");
+  }
+  ~TempCache() {
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+    unsetenv("SCANGEN_CACHE_DIR");
+  }
+};
+
+bool have_opencl() {
+  cl_uint n = 0;
+  if (clGetPlatformIDs(0, nullptr, &n) == CL_SUCCESS && n > 0) return true;
+  const char* allow = std::getenv("SCANGEN_ALLOW_NO_OPENCL");
+  if (allow && std::string(allow) == "1") {
+    WARN("no OpenCL platform: skipped because SCANGEN_ALLOW_NO_OPENCL=1");
+    return false;
+  }
+  FAIL("no OpenCL platform (install PoCL, or set SCANGEN_ALLOW_NO_OPENCL=1 to skip)");
+  return false;
+}
+
+cl_mem buffer(scangen::Runtime& rt, const std::vector<uint8_t>& host) {
+  cl_int err = CL_SUCCESS;
+  std::vector<uint8_t> init = host.empty() ? std::vector<uint8_t>{0} : host;
+  cl_mem m = clCreateBuffer(rt.opencl_context(), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, init.size(), init.data(),
+                            &err);
+  REQUIRE(err == CL_SUCCESS);
+  return m;
+}
+
+std::vector<uint8_t> read(scangen::Runtime& rt, cl_mem m, size_t bytes) {
+  std::vector<uint8_t> out(bytes);
+  if (bytes) REQUIRE(clEnqueueReadBuffer(rt.opencl_queue(), m, CL_TRUE, 0, bytes, out.data(), 0, nullptr, nullptr) ==
+                     CL_SUCCESS);
+  return out;
+}
+
+uint64_t seed() {
+  if (const char* s = std::getenv("SCANGEN_TEST_SEED")) return std::strtoull(s, nullptr, 0);
+  std::random_device rd;
+  return (static_cast<uint64_t>(rd()) << 32) ^ rd();
+}
+
+// Runs `scan` (inclusive or exclusive, one output) on n random inputs and compares with the reference.
+void check_scan(scangen::Runtime& rt, const scangen::Scan& scan, uint64_t n, std::mt19937_64& rng) {
+  const scangen::dsl::Spec& s = scan.spec();
+  std::vector<uint8_t> in(n * s.input.size());
+  scangen::ref::fill_random(s.input, in.data(), n, rng);
+  const size_t es = s.type.size();
+  std::vector<uint8_t> poison(n * es, 0xAB);
+  cl_mem d_in = buffer(rt, in), d_out = buffer(rt, poison);
+  scangen::Scan::OpenCLArgs a;
+  a.in = d_in;
+  (s.has_inclusive() ? a.inclusive : a.exclusive) = d_out;
+  a.n = n;
+  scan.run(a);
+  const std::vector<uint8_t> got = read(rt, d_out, n * es);
+  clReleaseMemObject(d_in);
+  clReleaseMemObject(d_out);
+  const scangen::ref::Evaluator ev(s);
+  const auto want = ev.scan(in.data(), n);
+  const std::vector<uint8_t>& w = s.has_inclusive() ? want.inclusive : want.exclusive;
+  uint64_t bad = 0;
+  for (uint64_t i = 0; i < n; ++i)
+    if (!scangen::ref::values_match(s.type, got.data() + i * es, w.data() + i * es, {})) ++bad;
+  INFO("scan '" << s.name << "', n = " << n << ": " << bad << " wrong");
+  CHECK(bad == 0);
+}
+
+}  // namespace
+
+TEST_CASE("the runtime compiles and runs warp, block and device scans on OpenCL", "[opencl][runtime]") {
+  if (!have_opencl()) return;
+  TempCache cache;
+  scangen::Runtime rt({scangen::Backend::OpenCL});
+  CHECK(rt.backend() == scangen::Backend::OpenCL);
+  const uint64_t s0 = seed();
+  INFO("seed " << s0 << " (replay with SCANGEN_TEST_SEED=" << s0 << ")");
+  std::mt19937_64 rng(s0);
+  for (const char* text : {"scan d { type = i32; op = add; level = device; }",
+                           "scan r { type = u32; op = max; level = device; algorithm = reduce_then_scan; mode = exclusive; }",
+                           "scan b { type = i64; op = add; level = block; threads = 100; items = 3; }",
+                           "scan w { type = u32; input = u8; op = add; level = warp(8); items = 2; }"}) {
+    scangen::Scan scan = rt.compile(text);
+    for (uint64_t n : {0ull, 1ull, 4095ull, 100001ull}) check_scan(rt, scan, n, rng);
+  }
+}
+
+TEST_CASE("the runtime caches compiled code in memory and on disk", "[opencl][runtime]") {
+  if (!have_opencl()) return;
+  TempCache cache;
+  const std::string text = "scan c { type = i64; op = add; level = device; }";
+  {
+    scangen::Runtime rt({scangen::Backend::OpenCL});
+    rt.compile(text);
+    CHECK(rt.stats().misses == 1);
+    rt.compile(text);
+    CHECK(rt.stats().memory_hits == 1);
+    CHECK(rt.stats().compile_ms > 0);
+  }
+  {
+    scangen::Runtime rt({scangen::Backend::OpenCL});
+    scangen::Scan s = rt.compile(text);
+    CHECK(rt.stats().disk_hits == 1);
+    CHECK(rt.stats().misses == 0);
+    std::mt19937_64 rng(1);
+    check_scan(rt, s, 5000, rng);  // the program built from the cached binary runs
+  }
+  setenv("SCANGEN_CACHE_DISABLE", "1", 1);
+  {
+    scangen::Runtime rt({scangen::Backend::OpenCL});
+    rt.compile(text);
+    CHECK(rt.stats().misses == 1);
+  }
+  unsetenv("SCANGEN_CACHE_DISABLE");
+}
+
+TEST_CASE("the runtime's errors say what is wrong", "[opencl][runtime]") {
+  if (!have_opencl()) return;
+  TempCache cache;
+  scangen::Runtime rt({scangen::Backend::OpenCL});
+  CHECK_THROWS_WITH(rt.compile("scan s { type = i32; op = add"), Catch::Contains("the scan text has errors"));
+  CHECK_THROWS_WITH(rt.compile("scan a { type = i32; op = add; } scan b { type = i32; op = max; }"),
+                    Catch::Contains("name the one to compile"));
+  CHECK_THROWS_WITH(rt.compile_file("/no/such/file.scan"), Catch::Contains("cannot read"));
+  CHECK_THROWS_WITH(rt.compile("scan w { type = u32; op = add; level = warp; algorithm = coalesced; targets = cuda; }"),
+                    Catch::Contains("does not list target 'opencl'"));
+  scangen::Scan s = rt.compile("scan s { type = i32; op = add; level = device; mode = both; outputs = aggregate; }");
+  std::vector<uint8_t> data(64 * 4, 0);
+  cl_mem m = buffer(rt, data), o = buffer(rt, data), agg = buffer(rt, data);
+  scangen::Scan::OpenCLArgs a;
+  a.in = m;
+  a.inclusive = o;
+  a.n = 64;
+  CHECK_THROWS_WITH(s.run(a), Catch::Contains("the exclusive output is null"));
+  a.exclusive = o;
+  CHECK_THROWS_WITH(s.run(a), Catch::Contains("the aggregate output is null"));
+  a.aggregate = agg;
+  a.running_total = agg;
+  CHECK_THROWS_WITH(s.run(a), Catch::Contains("the spec has none"));
+  a.running_total = nullptr;
+  a.in = nullptr;
+  CHECK_THROWS_WITH(s.run(a), Catch::Contains("the input is null"));
+  a.in = m;
+  a.workspace = m;  // 256 bytes: too small for 2^20 elements
+  a.n = 1 << 20;
+  CHECK_THROWS_WITH(s.run(a), Catch::Contains("the workspace buffer has"));
+  scangen::Scan::CudaArgs c;
+  CHECK_THROWS_WITH(s.run(c), Catch::Contains("was compiled for OpenCL"));
+  int x = 0;
+  double y = 0;
+  CHECK_THROWS_WITH(s.inclusive(&x, &y, 1), Catch::Contains("8-byte types"));
+  scangen::Scan empty;
+  CHECK_THROWS_WITH(empty.spec(), Catch::Contains("empty"));
+  clReleaseMemObject(m);
+  clReleaseMemObject(o);
+  clReleaseMemObject(agg);
+}
+
+TEST_CASE("without a CUDA driver the default runtime says why it chose OpenCL", "[opencl][runtime]") {
+  if (!have_opencl()) return;
+  TempCache cache;
+  scangen::Runtime rt;
+  if (rt.backend() == scangen::Backend::OpenCL) {
+    CHECK_FALSE(rt.fallback_reason().empty());
+    CHECK_THROWS_WITH(scangen::Runtime({scangen::Backend::Cuda}), Catch::Contains("OpenCL backend"));
+  } else {
+    WARN("a CUDA GPU is present: the default runtime uses it");
+  }
+}
