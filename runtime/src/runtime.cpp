@@ -85,6 +85,12 @@ struct Runtime::Impl {
   cl_command_queue cl_queue = nullptr;
   bool cl_exact_divide = false;
 
+  // Scans already compiled from a text (and name): the fast path of a
+  // memory hit, before any parsing or code generation. Weak: a Scan keeps
+  // the runtime alive, not the other way round.
+  std::mutex by_text_mutex;
+  std::map<std::string, std::weak_ptr<Scan::State>> by_text;
+
   // The compiled code, by key; the disk cache under it.
   MemoryCache<std::vector<uint8_t>> memory;
   DiskCache disk;
@@ -574,6 +580,24 @@ CacheStats Runtime::stats() const {
 }
 
 Scan Runtime::compile(const std::string& scan_text, const std::string& name) {
+  const std::string text_key = name + '\0' + scan_text;
+  {
+    std::lock_guard<std::mutex> lock(impl_->by_text_mutex);
+    auto it = impl_->by_text.find(text_key);
+    if (it != impl_->by_text.end()) {
+      if (std::shared_ptr<Scan::State> st = it->second.lock()) {
+        impl_->count(true, false, 0);
+        return Scan(std::move(st));
+      }
+    }
+  }
+  Scan scan = compile_text(scan_text, name);
+  std::lock_guard<std::mutex> lock(impl_->by_text_mutex);
+  impl_->by_text[text_key] = scan.s_;
+  return scan;
+}
+
+Scan Runtime::compile_text(const std::string& scan_text, const std::string& name) {
   dsl::Document doc = dsl::load("<scan text>", scan_text);
   if (!doc.ok()) fail("the scan text has errors:\n" + doc.diagnostics().render());
   if (!name.empty()) {

@@ -163,6 +163,7 @@ class Runtime {
   struct Impl;
 
  private:
+  Scan compile_text(const std::string& scan_text, const std::string& name);
   std::shared_ptr<Impl> impl_;
 };
 
