@@ -2,11 +2,14 @@
 //
 //   scangen check FILE...            parse, check, and test each operator
 //   scangen explain FILE [--dump=ast|spec|plan] [--scan NAME] [--target cuda|opencl]
-//   scangen emit FILE [--target cuda|opencl] [--scan NAME] [-o OUT]
+//   scangen emit FILE [--target cuda|opencl] [--scan NAME] [-o OUT] [--header H]
 //   scangen emit --opencl-builtins [-o OUT]
+//   scangen compile FILE --arch sm_XX|compute_XX [--scan NAME] [-o OUT]
+//   scangen list [types|operators|functions|levels|algorithms|modes|targets]
 //
 // Exit status: 0 success, 1 a problem in the input, 2 an internal error.
 
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -19,8 +22,10 @@
 #include <string>
 #include <vector>
 
+#include "nvrtc_compile.h"
 #include "scangen/dsl/dsl.h"
 #include "scangen/generator/emit.h"
+#include "scangen/generator/host.h"
 #include "scangen/generator/opencl_builtins.h"
 #include "scangen/generator/plan.h"
 #include "scangen/reference/reference.h"
@@ -29,6 +34,7 @@ namespace {
 
 constexpr int kOk = 0;
 constexpr int kUserError = 1;
+constexpr int kInternalError = 2;
 
 const char* const kUsage =
     "usage: scangen <command> [options] FILE...\n"
@@ -38,10 +44,15 @@ const char* const kUsage =
     "                    associativity on random values with the CPU reference\n"
     "  explain FILE      print each scan fully resolved, defaults filled in, and the\n"
     "                    generator's plan for each of its targets\n"
-    "  emit FILE         write the CUDA or OpenCL C source of the file's scans\n"
+    "  emit FILE         write the CUDA or OpenCL C source of the file's scans, and with\n"
+    "                    --header the typed host wrappers that launch them\n"
+    "  compile FILE      compile the file's CUDA scans with NVRTC: PTX or a cubin\n"
+    "  list              the element types, operators, functions, levels, algorithms, modes\n"
+    "                    and targets of the language\n"
     "  help              this text\n"
     "\n"
-    "FILE may be '-' for standard input. Run 'scangen <command> --help' for a command's options.\n";
+    "FILE may be '-' for standard input. Run 'scangen <command> --help' for a command's options.\n"
+    "Exit status: 0 success, 1 a problem in the input or the command line, 2 an internal error.\n";
 
 const char* const kCheckUsage =
     "usage: scangen check [--seed N] [--samples N] [--quiet] FILE...\n"
@@ -66,7 +77,7 @@ const char* const kExplainUsage =
     "  --target T    only the plan for backend T (cuda or opencl)\n";
 
 const char* const kEmitUsage =
-    "usage: scangen emit [--target cuda|opencl] [--scan NAME] [-o OUT] FILE\n"
+    "usage: scangen emit [--target cuda|opencl] [--scan NAME] [-o OUT] [--header H] FILE\n"
     "       scangen emit --opencl-builtins [-o OUT]\n"
     "\n"
     "Writes one self-contained source file (no #include) holding every scan of FILE that\n"
@@ -76,8 +87,33 @@ const char* const kEmitUsage =
     "  --target T          cuda (default) or opencl\n"
     "  --scan NAME         only the scan called NAME\n"
     "  -o OUT              write to OUT instead of standard output\n"
+    "  --header H          also write H, a C++ header of typed host wrappers: per scan, a\n"
+    "                      function that checks its arguments and launches the kernels\n"
+    "                      (CUDA: declared in H, defined at the end of the .cu; OpenCL: H\n"
+    "                      holds the source and builds it once per context). docs/cli.md\n"
     "  --opencl-builtins   write OpenCL 2.0's work_group_scan_* / work_group_reduce_*\n"
     "                      for OpenCL 1.2 devices instead (docs/opencl-builtins.md)\n";
+
+const char* const kCompileUsage =
+    "usage: scangen compile --arch sm_XX|compute_XX [--scan NAME] [-o OUT] FILE\n"
+    "\n"
+    "Emits the CUDA source of FILE's scans (as 'scangen emit --target cuda') and compiles it\n"
+    "with NVRTC: a cubin for --arch sm_XX, PTX text for --arch compute_XX. The kernels are\n"
+    "extern \"C\": load the result with cuModuleLoadData and launch them by name.\n"
+    "\n"
+    "  --arch A      sm_90, compute_90, ... (required)\n"
+    "  --scan NAME   only the scan called NAME\n"
+    "  -o OUT        write to OUT instead of standard output\n"
+    "\n"
+    "On a compile error the NVRTC log goes to standard error; exit 1 when it points at the\n"
+    "FILE or the architecture is unknown, 2 when it points at generated code.\n";
+
+const char* const kListUsage =
+    "usage: scangen list [types|operators|functions|levels|algorithms|modes|targets]\n"
+    "\n"
+    "Prints what a .scan file may name, with a line on each: element types, built-in\n"
+    "operators (op = ...), math functions, levels, algorithms, modes and targets; all of\n"
+    "them, or one group.\n";
 
 struct UserError {
   std::string message;
@@ -255,9 +291,61 @@ int cmd_explain(const std::vector<std::string>& args) {
   return kOk;
 }
 
+// The plans of FILE's scans for `target`: every scan that lists it, or only
+// the scan called `only`.
+std::vector<scangen::generator::Plan> select_plans(const scangen::dsl::Document& doc, const std::string& path,
+                                                   const std::string& only, scangen::generator::Backend target) {
+  std::vector<scangen::generator::Plan> plans;
+  for (const scangen::dsl::Spec& spec : doc.specs()) {
+    if (!only.empty() && spec.name != only) continue;
+    bool listed = false;
+    for (scangen::dsl::Target t : spec.targets) listed = listed || scangen::generator::backend_for(t) == target;
+    if (!listed && only.empty()) continue;  // a scan for the other backend
+    try {
+      plans.push_back(scangen::generator::make_plan(spec, target));
+    } catch (const std::invalid_argument& e) {
+      throw UserError{doc.file().name() + ":" + std::to_string(spec.loc.line) + ":" + std::to_string(spec.loc.col) +
+                      ": " + e.what()};
+    }
+  }
+  if (plans.empty()) {
+    if (!only.empty()) throw UserError{"no scan named '" + only + "' in " + path};
+    throw UserError{"no scan in " + path + " lists target '" + scangen::generator::to_string(target) + "'"};
+  }
+  return plans;
+}
+
+std::string base_name(const std::string& path) {
+  size_t slash = path.find_last_of('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+// Writes `text` to standard output ("" or "-") or to `path`, through a
+// temporary file renamed into place: a reader never sees half a file.
+void write_output(const std::string& path, const std::string& text) {
+  if (path.empty() || path == "-") {
+    std::cout << text;
+    std::cout.flush();
+    if (!std::cout) throw UserError{"cannot write to standard output"};
+    return;
+  }
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary);
+    if (!out) throw UserError{"cannot write '" + tmp + "'"};
+    out << text;
+    out.close();
+    if (!out) throw UserError{"cannot write '" + tmp + "'"};
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    throw UserError{"cannot write '" + path + "'"};
+  }
+}
+
 int cmd_emit(const std::vector<std::string>& args) {
   std::vector<std::string> files;
-  std::string only, out_path;
+  std::string only, out_path, header_path;
   bool builtins = false;
   scangen::generator::Backend target = scangen::generator::Backend::Cuda;
   for (size_t i = 0; i < args.size(); ++i) {
@@ -275,6 +363,9 @@ int cmd_emit(const std::vector<std::string>& args) {
       only = value();
     } else if (a == "-o") {
       out_path = value();
+    } else if (a == "--header") {
+      header_path = value();
+      if (header_path.empty() || header_path == "-") throw UserError{"--header needs a file name"};
     } else if (a == "--opencl-builtins") {
       builtins = true;
     } else if (a.size() > 1 && a[0] == '-') {
@@ -283,58 +374,231 @@ int cmd_emit(const std::vector<std::string>& args) {
       files.push_back(a);
     }
   }
-  std::string text;
+  std::string text, header;
   if (builtins) {
-    if (!files.empty() || !only.empty()) throw UserError{"--opencl-builtins takes no FILE and no --scan"};
+    if (!files.empty() || !only.empty() || !header_path.empty())
+      throw UserError{"--opencl-builtins takes no FILE, no --scan and no --header"};
     text = scangen::generator::emit_opencl_builtins();
   } else {
     if (files.size() != 1) throw UserError{std::string("emit takes one FILE\n") + kEmitUsage};
+    if (!header_path.empty() && header_path == out_path) throw UserError{"--header and -o name the same file"};
     scangen::dsl::Document doc = load(files[0]);
     if (!doc.ok()) {
       std::cerr << doc.diagnostics().render();
       return kUserError;
     }
-    std::vector<scangen::generator::Plan> plans;
-    for (const scangen::dsl::Spec& spec : doc.specs()) {
-      if (!only.empty() && spec.name != only) continue;
-      bool listed = false;
-      for (scangen::dsl::Target t : spec.targets) listed = listed || scangen::generator::backend_for(t) == target;
-      if (!listed && only.empty()) continue;  // a scan for the other backend
-      try {
-        plans.push_back(scangen::generator::make_plan(spec, target));
-      } catch (const std::invalid_argument& e) {
-        throw UserError{doc.file().name() + ":" + std::to_string(spec.loc.line) + ":" + std::to_string(spec.loc.col) +
-                        ": " + e.what()};
-      }
-    }
-    if (plans.empty()) {
-      if (!only.empty()) throw UserError{"no scan named '" + only + "' in " + files[0]};
-      throw UserError{"no scan in " + files[0] + " lists target '" + scangen::generator::to_string(target) + "'"};
-    }
+    const std::vector<scangen::generator::Plan> plans = select_plans(doc, files[0], only, target);
     scangen::generator::EmitOptions options;
-    if (!out_path.empty()) {
-      size_t slash = out_path.find_last_of('/');
-      options.source_name = slash == std::string::npos ? out_path : out_path.substr(slash + 1);
-    }
+    if (!out_path.empty() && out_path != "-") options.source_name = base_name(out_path);
     text = scangen::generator::emit(plans, options);
+    if (!header_path.empty()) {
+      scangen::generator::HostOptions host;
+      host.source_name = options.source_name.empty()
+                             ? plans.front().spec.name + scangen::generator::source_extension(target)
+                             : options.source_name;
+      host.header_name = base_name(header_path);
+      scangen::generator::HostCode code = scangen::generator::emit_host(plans, text, host);
+      text += code.source_tail;
+      header = std::move(code.header);
+    }
   }
-  if (out_path.empty() || out_path == "-") {
-    std::cout << text;
-    return kOk;
+  // The header first: a build that sees the new source sees its header too.
+  if (!header_path.empty()) write_output(header_path, header);
+  write_output(out_path, text);
+  return kOk;
+}
+
+// An NVRTC log line such as "affine.scan(8): error: ..." that points at `file`.
+bool log_points_at(const std::string& log, const std::string& file) {
+  if (file.empty()) return false;
+  size_t at = 0;
+  while ((at = log.find(file + "(", at)) != std::string::npos) {
+    if (at == 0 || log[at - 1] == '\n') return true;
+    at += file.size();
   }
-  // Write next to the destination, then rename: a reader never sees half a file.
-  const std::string tmp = out_path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary);
-    if (!out) throw UserError{"cannot write '" + tmp + "'"};
-    out << text;
-    out.close();
-    if (!out) throw UserError{"cannot write '" + tmp + "'"};
+  return false;
+}
+
+int cmd_compile(const std::vector<std::string>& args) {
+  std::vector<std::string> files;
+  std::string only, out_path, arch;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= args.size()) throw UserError{a + " needs a value"};
+      return args[++i];
+    };
+    if (a == "--help" || a == "-h") {
+      std::cout << kCompileUsage;
+      return kOk;
+    } else if (a == "--arch") {
+      arch = value();
+    } else if (a.rfind("--arch=", 0) == 0) {
+      arch = a.substr(7);
+    } else if (a == "--scan") {
+      only = value();
+    } else if (a == "-o") {
+      out_path = value();
+    } else if (a.size() > 1 && a[0] == '-') {
+      throw UserError{"unknown option '" + a + "' for compile\n" + kCompileUsage};
+    } else {
+      files.push_back(a);
+    }
   }
-  if (std::rename(tmp.c_str(), out_path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    throw UserError{"cannot write '" + out_path + "'"};
+  if (files.size() != 1) throw UserError{std::string("compile takes one FILE\n") + kCompileUsage};
+  auto arch_ok = [](const std::string& s) {
+    for (const char* prefix : {"sm_", "compute_"}) {
+      const std::string p = prefix;
+      if (s.rfind(p, 0) != 0 || s.size() == p.size() || !std::isdigit(static_cast<unsigned char>(s[p.size()])))
+        continue;
+      size_t i = p.size();
+      while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) ++i;
+      return i == s.size() || (i + 1 == s.size() && std::islower(static_cast<unsigned char>(s[i])));
+    }
+    return false;
+  };
+  if (arch.empty()) throw UserError{std::string("compile needs --arch\n") + kCompileUsage};
+  if (!arch_ok(arch))
+    throw UserError{"--arch takes sm_XX (a cubin) or compute_XX (PTX), such as sm_90 or compute_90, not '" + arch +
+                    "'"};
+  scangen::dsl::Document doc = load(files[0]);
+  if (!doc.ok()) {
+    std::cerr << doc.diagnostics().render();
+    return kUserError;
   }
+  const std::vector<scangen::generator::Plan> plans =
+      select_plans(doc, files[0], only, scangen::generator::Backend::Cuda);
+  const std::string name = plans.front().spec.name + ".cu";
+  scangen::generator::EmitOptions options;
+  options.source_name = name;
+  const std::string source = scangen::generator::emit(plans, options);
+
+  using Status = scangen::cli::NvrtcResult::Status;
+  scangen::cli::NvrtcResult r = scangen::cli::nvrtc_compile(source, name, arch);
+  switch (r.status) {
+    case Status::Ok:
+      write_output(out_path, r.output);
+      return kOk;
+    case Status::Unavailable:
+      throw UserError{"compile is unavailable: " + r.log};
+    case Status::BadArch:
+      if (!r.log.empty()) std::cerr << r.log << "\n";
+      throw UserError{scangen::cli::nvrtc_version() + " does not know --arch " + arch};
+    case Status::CompileError: {
+      std::cerr << r.log << (r.log.empty() || r.log.back() == '\n' ? "" : "\n");
+      bool user = false;
+      for (const scangen::generator::Plan& p : plans) user = user || log_points_at(r.log, p.spec.file);
+      if (user) throw UserError{"the scans of " + files[0] + " do not compile for " + arch + " (the log above)"};
+      std::cerr << "scangen: internal error: the generated source does not compile with "
+                << scangen::cli::nvrtc_version() << " for " << arch << " (the log above)\n";
+      return kInternalError;
+    }
+    case Status::Failed:
+      break;
+  }
+  std::cerr << "scangen: internal error: " << r.log << "\n";
+  return kInternalError;
+}
+
+int cmd_list(const std::vector<std::string>& args) {
+  std::string only;
+  for (const std::string& a : args) {
+    if (a == "--help" || a == "-h") {
+      std::cout << kListUsage;
+      return kOk;
+    }
+    if (a.size() > 1 && a[0] == '-') throw UserError{"unknown option '" + a + "' for list\n" + kListUsage};
+    if (!only.empty()) throw UserError{std::string("list takes at most one group\n") + kListUsage};
+    only = a;
+  }
+  const char* const groups[] = {"types", "operators", "functions", "levels", "algorithms", "modes", "targets"};
+  bool known = only.empty();
+  for (const char* g : groups) known = known || only == g;
+  if (!known)
+    throw UserError{"unknown group '" + only +
+                    "' (groups: types, operators, functions, levels, algorithms, modes, targets)"};
+  auto want = [&](const char* g) { return only.empty() || only == g; };
+  auto pad = [](std::string s, size_t w) { return s.size() < w ? s + std::string(w - s.size(), ' ') : s + " "; };
+  std::ostringstream o;
+  bool first = true;
+  auto heading = [&](const char* title) {
+    if (only.empty()) o << (first ? "" : "\n") << title << "\n";
+    first = false;
+  };
+
+  if (want("types")) {
+    heading("types (type = ..., struct fields, input = ...):");
+#define X(e, name, bytes, is_float_, is_signed_)                                                                 \
+  {                                                                                                              \
+    const scangen::dsl::ScalarKind k = scangen::dsl::ScalarKind::e;                                              \
+    std::string what = k == scangen::dsl::ScalarKind::Bool                                                       \
+                           ? "truth value of conditions (not an element or field type)"                          \
+                           : std::string(bytes == 1 ? "1 byte" : std::to_string(bytes) + " bytes") + ", " +      \
+                                 (is_float_ ? (k == scangen::dsl::ScalarKind::F16 ? "IEEE binary16, computed in f32" \
+                                                                                  : "IEEE float")                \
+                                            : (is_signed_ ? "signed integer, wraps around" : "unsigned integer, wraps around")); \
+    o << "  " << pad(name, 18) << what << "\n";                                                                  \
+  }
+    SCANGEN_SCALAR_KINDS(X)
+#undef X
+    o << "  " << pad("type S { ... }", 18) << "a struct of fields of these types and of other structs, C layout\n";
+  }
+  if (want("operators")) {
+    heading("operators (op = ...; sets combine, identity and init):");
+#define X(e, s, integer_only) o << "  " << pad(s, 18) << (integer_only ? "integer types" : "integer and float types") << "\n";
+    SCANGEN_BUILTIN_OPS(X)
+#undef X
+  }
+  if (want("functions")) {
+    heading("functions (in combine, identity, init and convert expressions):");
+#define X(e, s, arity, floats_only)                                                                           \
+  o << "  " << pad(std::string(s) + "(" + (arity == 1 ? "x" : arity == 2 ? "x, y" : "x, y, z") + ")", 18)   \
+    << (floats_only ? "float types" : "integer and float types") << "\n";
+    SCANGEN_MATH_FNS(X)
+#undef X
+  }
+  if (want("levels")) {
+    heading("levels (level = ...):");
+#define X(e, s, d) o << "  " << pad(s, 18) << d << "\n";
+    SCANGEN_LEVELS(X)
+#undef X
+  }
+  if (want("algorithms")) {
+    heading("algorithms (algorithm = ...), by level; * marks the level's default:");
+#define X(e, s, level, d)                                                                                       \
+  {                                                                                                             \
+    const scangen::dsl::Level l = scangen::dsl::Level::level;                                                   \
+    const bool is_default = scangen::dsl::default_algorithm(l) == scangen::dsl::Algorithm::e;                   \
+    o << "  " << pad(std::string(s) + (is_default ? " *" : ""), 21) << pad(scangen::dsl::to_string(l), 7) << d \
+      << "\n";                                                                                                  \
+  }
+    SCANGEN_ALGORITHMS(X)
+#undef X
+  }
+  if (want("modes")) {
+    heading("modes (mode = ...):");
+#define X(e, s)                                                                                                  \
+  o << "  " << pad(s, 18)                                                                                        \
+    << (scangen::dsl::Mode::e == scangen::dsl::Mode::Inclusive   ? "element k gets init . x0 . ... . xk (the default)" \
+        : scangen::dsl::Mode::e == scangen::dsl::Mode::Exclusive ? "element k gets init . x0 . ... . x(k-1)"           \
+                                                                 : "both, into two outputs")                           \
+    << "\n";
+    SCANGEN_MODES(X)
+#undef X
+  }
+  if (want("targets")) {
+    heading("targets (targets = ...; both by default):");
+#define X(e, s)                                                                                                   \
+  {                                                                                                               \
+    const scangen::generator::Backend b = scangen::generator::backend_for(scangen::dsl::Target::e);               \
+    o << "  " << pad(s, 18)                                                                                       \
+      << (b == scangen::generator::Backend::Cuda ? "CUDA C++ for nvcc or NVRTC" : "OpenCL C 1.2") << " ("       \
+      << scangen::generator::source_extension(b) << ")\n";                                                        \
+  }
+    SCANGEN_TARGETS(X)
+#undef X
+  }
+  std::cout << o.str();
   return kOk;
 }
 
@@ -352,6 +616,8 @@ int main(int argc, char** argv) {
     if (cmd == "check") return cmd_check(args);
     if (cmd == "explain") return cmd_explain(args);
     if (cmd == "emit") return cmd_emit(args);
+    if (cmd == "compile") return cmd_compile(args);
+    if (cmd == "list") return cmd_list(args);
     if (cmd == "help" || cmd == "--help" || cmd == "-h") {
       std::cout << kUsage;
       return kOk;
@@ -367,6 +633,6 @@ int main(int argc, char** argv) {
     return kUserError;
   } catch (const std::exception& e) {
     std::cerr << "scangen: internal error: " << e.what() << "\n";
-    return 2;
+    return kInternalError;
   }
 }

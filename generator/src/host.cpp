@@ -156,6 +156,12 @@ std::string scan_summary(const Scan& c) {
   return o + "\n";
 }
 
+// Where the results go, for the comments.
+std::string output_words(const Scan& c) {
+  if (c.outputs.size() != 1) return "inclusive[0 .. n) and exclusive[0 .. n)";
+  return c.plan->spec.input == c.plan->spec.type ? "out[0 .. n) (which may be in)" : "out[0 .. n)";
+}
+
 std::string workspace_bytes_body(const Scan& c, const std::string& indent) {
   return indent + "if (n < 0) return 0;\n" + indent + "const uint64_t tiles = n == 0 ? 1u : (static_cast<uint64_t>(n) + " +
          u64(c.per_block - 1) + ") / " + u64(c.per_block) + ";\n" + indent +
@@ -179,7 +185,7 @@ std::string cuda_params(const Scan& c, bool defaults) {
 std::string cuda_declarations(const Scan& c) {
   const dsl::Spec& s = c.plan->spec;
   std::string o;
-  const std::string outs = c.outputs.size() == 1 ? "out[0 .. n) (which may be in)" : "inclusive[0 .. n) and exclusive[0 .. n)";
+  const std::string outs = output_words(c);
   if (c.device) {
     o += "// Bytes of workspace a call of " + c.function + " with n elements needs; 0 when n < 0 or n is more\n"
          "// than one call scans.\n";
@@ -285,6 +291,7 @@ std::string cuda_definitions(const Scan& c) {
       o += "  return cudaGetLastError();\n}\n\n";
     } else {
       if (p.kernels.size() != 3) throw std::logic_error("scangen: reduce_then_scan without its three kernels");
+      o += "  scangen_cuda_workspace_overwritten_v1(workspace);\n";
       o += "  " + c.T + "* const partials = static_cast<" + c.T + "*>(workspace);\n";
       o += cuda_launch(c, p.kernels[0], grid, "  ");
       o += "  cudaError_t status = cudaGetLastError();\n  if (status != cudaSuccess) return status;\n";
@@ -345,6 +352,14 @@ inline void scangen_cuda_forget_workspace_v1(const void* workspace) {
   scangen_cuda_workspaces_v1& table = scangen_cuda_workspace_table_v1();
   std::lock_guard<std::mutex> lock(table.mutex);
   table.by_address.erase(workspace);
+}
+// A scan without epochs (reduce_then_scan) writes over `workspace`: the next
+// decoupled look-back call on it zeroes it first.
+inline void scangen_cuda_workspace_overwritten_v1(const void* workspace) {
+  scangen_cuda_workspaces_v1& table = scangen_cuda_workspace_table_v1();
+  std::lock_guard<std::mutex> lock(table.mutex);
+  auto it = table.by_address.find(workspace);
+  if (it != table.by_address.end()) it->second.owner = nullptr;
 }
 #endif
 )text";
@@ -449,6 +464,14 @@ inline cl_int scangen_opencl_next_epoch_v1(const void* owner, cl_command_queue q
     table.by_buffer.erase(workspace);
   }
   return status;
+}
+// A scan without epochs (reduce_then_scan) writes over `workspace`: the next
+// decoupled look-back call on it zeroes it first.
+inline void scangen_opencl_workspace_overwritten_v1(cl_mem workspace) {
+  scangen_opencl_workspaces_v1& table = scangen_opencl_workspace_table_v1();
+  std::lock_guard<std::mutex> lock(table.mutex);
+  auto it = table.by_buffer.find(workspace);
+  if (it != table.by_buffer.end()) it->second.owner = nullptr;
 }
 #endif
 )text";
@@ -645,7 +668,7 @@ std::string opencl_functions(const Scan& c, const std::string& ns, size_t first_
   const Plan& p = *c.plan;
   const dsl::Spec& s = p.spec;
   std::string o;
-  const std::string outs = c.outputs.size() == 1 ? "out[0 .. n) (which may be in)" : "inclusive[0 .. n) and exclusive[0 .. n)";
+  const std::string outs = output_words(c);
   o += "// Builds the program that holds " + c.P + " for every device of `context`, unless a call did already\n"
        "// (once per context; thread-safe). Returns CL_SUCCESS or the error, with the build log in *log.\n";
   o += "inline cl_int " + c.P + "_build(cl_context context, std::string* log = nullptr) {\n  return " + ns +
@@ -698,11 +721,10 @@ std::string opencl_functions(const Scan& c, const std::string& ns, size_t first_
         c.device ? "1" : "(n + " + std::to_string(p.segment - 1) + ") / " + std::to_string(p.segment);
     o += "  if (status == CL_SUCCESS) status = scangen_opencl_check_buffer_v1(" + c.aggregate + ", " + segments +
          ", sizeof(" + c.T + "));\n";
-    if (c.device) o += "  if (status == CL_SUCCESS && " + c.aggregate + " == nullptr) status = CL_INVALID_MEM_OBJECT;\n";
   }
   if (c.running_total)
     o += "  if (status == CL_SUCCESS) status = scangen_opencl_check_buffer_v1(running_total, 1, sizeof(" + c.T +
-         "));\n  if (status == CL_SUCCESS && running_total == nullptr) status = CL_INVALID_MEM_OBJECT;\n";
+         "));\n";
   if (c.device) {
     o += "  size_t workspace_size = 0;\n";
     o += "  if (status == CL_SUCCESS) status = scangen_opencl_buffer_size_v1(workspace, " + c.P +
@@ -719,6 +741,7 @@ std::string opencl_functions(const Scan& c, const std::string& ns, size_t first_
   o += "  const cl_ulong count = static_cast<cl_ulong>(n);\n";
   if (c.device && !c.lookback) {
     if (p.kernels.size() != 3) throw std::logic_error("scangen: reduce_then_scan without its three kernels");
+    o += "  scangen_opencl_workspace_overwritten_v1(workspace);\n";
     o += "  status = " + opencl_launch(c, ns, first_kernel, p.kernels[0], "blocks") + ";\n";
     o += "  if (status != CL_SUCCESS) return status;\n";
     o += "  status = " + opencl_launch(c, ns, first_kernel + 1, p.kernels[1], "1") + ";\n";

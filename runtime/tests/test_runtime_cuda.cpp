@@ -93,6 +93,7 @@ TEST_CASE("the runtime compiles and runs scans on a CUDA GPU", "[gpu][runtime]")
 }
 
 TEST_CASE("the CUDA runtime caches, and compiles once for many threads", "[gpu][runtime]") {
+  INFO("GPU: " << driver().name);  // exits 4 (skipped) where there is none
   TempCache cache;
   const std::string text = "scan c { type = i64; op = add; level = device; }";
   {
@@ -119,6 +120,7 @@ TEST_CASE("the CUDA runtime caches, and compiles once for many threads", "[gpu][
 }
 
 TEST_CASE("the CUDA runtime's errors say what is wrong", "[gpu][runtime]") {
+  INFO("GPU: " << driver().name);  // exits 4 (skipped) where there is none
   TempCache cache;
   scangen::Runtime rt({scangen::Backend::Cuda});
   scangen::Scan s = rt.compile("scan s { type = i32; op = add; level = device; mode = both; }");

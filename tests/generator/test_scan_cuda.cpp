@@ -453,3 +453,120 @@ TEST_CASE("CUDA deterministic float scan gives the same bits twice", "[gpu][scan
   const std::vector<uint8_t> second = device_inclusive(s, in, n, state);
   CHECK(first == second);
 }
+
+// The device sweep's element kinds at the largest sizes, both algorithms,
+// checked natively (the inputs keep every partial result exact, so the
+// order of the combines does not matter): i32 and u8 -> u32 wrapping sums,
+// f32 and f64 sums of small integers, affine maps with a = +-1, 2x2 signed
+// permutation matrices.
+TEST_CASE("CUDA device scans of every kind at 2^27 .. 2^30 elements", "[gpu][scan][device][large]") {
+  const uint64_t seed = scangen::test::test_seed();
+  INFO("seed " << seed << " (replay with SCANGEN_TEST_SEED=" << seed << ")");
+  std::mt19937_64 rng(seed);
+  struct Kind {
+    const char* name;
+    const char* body;
+    uint64_t n;
+  };
+  const Kind kinds[] = {
+      {"i32", "type = i32; op = add;", (1ull << 30) - 1},
+      {"u8u32", "type = u32; input = u8; op = add;", (1ull << 30) + 1},
+      {"f32", "type = f32; op = add;", (1ull << 28) - 1},
+      {"f64", "type = f64; op = add;", (1ull << 28) + 1},
+      {"affine", "type = Affine; combine(x, y) = Affine { a: y.a * x.a, b: y.a * x.b + y.b }; "
+                 "identity = Affine { a: 1.0, b: 0.0 };",
+       (1ull << 28) + 1},
+      {"mat2", "type = Mat2; combine(x, y) = Mat2 { a: x.a * y.a + x.b * y.c, b: x.a * y.b + x.b * y.d, "
+               "c: x.c * y.a + x.d * y.c, d: x.c * y.b + x.d * y.d }; identity = Mat2 { 1.0, 0.0, 0.0, 1.0 };",
+       (1ull << 27) + 1},
+  };
+  for (const char* algorithm : {"decoupled_lookback", "reduce_then_scan"}) {
+    for (const Kind& k : kinds) {
+      DeviceScan s(std::string("type Affine { a: f32, b: f32 }\ntype Mat2 { a: f32, b: f32, c: f32, d: f32 }\n") +
+                   "scan big_" + k.name + " { " + k.body + " level = device; algorithm = " + algorithm + "; }");
+      const uint64_t n = k.n;
+      const size_t is = s.plan().input_bytes;
+      std::vector<uint8_t> in(n * is);
+      const std::string kind = k.name;
+      // Inputs.
+      for (uint64_t i = 0; i < n; ++i) {
+        uint8_t* e = in.data() + i * is;
+        const uint64_t r = rng();
+        if (kind == "i32" || kind == "u8u32") {
+          std::memcpy(e, &r, is);
+        } else if (kind == "f32") {
+          const float v = static_cast<float>(static_cast<int>(r % 17) - 8);
+          std::memcpy(e, &v, 4);
+        } else if (kind == "f64") {
+          const double v = static_cast<double>(static_cast<int>(r % 17) - 8);
+          std::memcpy(e, &v, 8);
+        } else if (kind == "affine") {
+          const float ab[2] = {(r & 1) ? 1.0f : -1.0f, static_cast<float>(static_cast<int>((r >> 1) % 17) - 8)};
+          std::memcpy(e, ab, 8);
+        } else {
+          const float s1 = (r & 1) ? 1.0f : -1.0f, s2 = (r & 2) ? 1.0f : -1.0f;
+          const bool swap = (r & 4) != 0;
+          const float m[4] = {swap ? 0.0f : s1, swap ? s1 : 0.0f, swap ? s2 : 0.0f, swap ? 0.0f : s2};
+          std::memcpy(e, m, 16);
+        }
+      }
+      scangen::test::DeviceState state;
+      const std::vector<uint8_t> out = device_inclusive(s, in, n, state);
+      // Native check.
+      uint64_t bad = 0, first_bad = 0;
+      auto wrong = [&](uint64_t i) {
+        if (bad++ == 0) first_bad = i;
+      };
+      if (kind == "i32") {
+        bad = count_wrong_sums<uint32_t>(in, out, n, first_bad);
+      } else if (kind == "u8u32") {
+        uint32_t acc = 0;
+        for (uint64_t i = 0; i < n; ++i) {
+          acc += in[i];
+          uint32_t y;
+          std::memcpy(&y, out.data() + i * 4, 4);
+          if (y != acc) wrong(i);
+        }
+      } else if (kind == "f32" || kind == "f64") {
+        double acc = 0;
+        for (uint64_t i = 0; i < n; ++i) {
+          double x, y;
+          if (kind == "f32") {
+            float xf, yf;
+            std::memcpy(&xf, in.data() + i * 4, 4);
+            std::memcpy(&yf, out.data() + i * 4, 4);
+            x = xf, y = yf;
+          } else {
+            std::memcpy(&x, in.data() + i * 8, 8);
+            std::memcpy(&y, out.data() + i * 8, 8);
+          }
+          acc += x;
+          if (y != acc) wrong(i);
+        }
+      } else if (kind == "affine") {
+        double a = 1, b = 0;
+        for (uint64_t i = 0; i < n; ++i) {
+          float x[2], y[2];
+          std::memcpy(x, in.data() + i * 8, 8);
+          std::memcpy(y, out.data() + i * 8, 8);
+          b = x[0] * b + x[1];
+          a = x[0] * a;
+          if (y[0] != a || y[1] != b) wrong(i);
+        }
+      } else {
+        double m[4] = {1, 0, 0, 1};
+        for (uint64_t i = 0; i < n; ++i) {
+          float x[4], y[4];
+          std::memcpy(x, in.data() + i * 16, 16);
+          std::memcpy(y, out.data() + i * 16, 16);
+          const double r[4] = {m[0] * x[0] + m[1] * x[2], m[0] * x[1] + m[1] * x[3], m[2] * x[0] + m[3] * x[2],
+                               m[2] * x[1] + m[3] * x[3]};
+          std::memcpy(m, r, sizeof m);
+          if (y[0] != m[0] || y[1] != m[1] || y[2] != m[2] || y[3] != m[3]) wrong(i);
+        }
+      }
+      INFO(algorithm << ", " << kind << ", n = " << n << ": " << bad << " wrong, the first at " << first_bad);
+      CHECK(bad == 0);
+    }
+  }
+}

@@ -66,6 +66,8 @@ static inline block_blelloch_cursor_T block_blelloch_cursor_convert(block_blello
 #define SG_THREADS 128
 #define SG_PAD_SHIFT 5
 #define SG_STAGED_IO 1
+#define SG_VEC_IN 0
+#define SG_VEC_OUT 0
 #define SG_EXCHANGE 265
 #define SG_GROUP_THREADS 128
 #define SG_GROUPS 1
@@ -263,6 +265,22 @@ SG_FN block_blelloch_cursor_T block_blelloch_cursor_inclusive_exclusive_update(S
 #define SG_BLOCK_ITEMS (SG_BLOCK_THREADS * SG_ITEMS)
 #define SG_XPAD(i) ((i) + ((i) >> 5))
 
+// CUDA, SG_VEC_IN / SG_VEC_OUT > 0: a full block whose first element is
+// 16-byte aligned moves 16 bytes per thread and access (SG_VEC_IN inputs,
+// SG_VEC_OUT outputs), still in coalesced order.
+#if SG_VEC_IN
+typedef union {
+  uint4 v;
+  block_blelloch_cursor_In e[SG_VEC_IN];
+} block_blelloch_cursor_sg_vec_in;
+#endif
+#if SG_VEC_OUT
+typedef union {
+  uint4 v;
+  block_blelloch_cursor_T e[SG_VEC_OUT];
+} block_blelloch_cursor_sg_vec_out;
+#endif
+
 // Elements first .. first + SG_BLOCK_ITEMS - 1, this thread's share; the identity past n.
 SG_FN void block_blelloch_cursor_sg_load_direct(const SG_GLOBAL block_blelloch_cursor_In* in, scangen_u64 first, scangen_u64 n, block_blelloch_cursor_T* items) {
   const scangen_u64 mine = first + (scangen_u64)SG_THREAD() * SG_ITEMS;
@@ -275,6 +293,19 @@ SG_FN void block_blelloch_cursor_sg_load(const SG_GLOBAL block_blelloch_cursor_I
                             SG_LOCAL block_blelloch_cursor_T* exchange) {
 #if SG_STAGED_IO
   const int tid = SG_THREAD();
+#if SG_VEC_IN
+  if (first + SG_BLOCK_ITEMS <= n && ((unsigned long long)(in + first) & 15u) == 0) {
+    const uint4* src = (const uint4*)(in + first);
+#pragma unroll
+    for (int i = 0; i < SG_ITEMS / SG_VEC_IN; ++i) {
+      const int w = i * SG_BLOCK_THREADS + tid;
+      block_blelloch_cursor_sg_vec_in u;
+      u.v = src[w];
+#pragma unroll
+      for (int j = 0; j < SG_VEC_IN; ++j) exchange[SG_XPAD(w * SG_VEC_IN + j)] = block_blelloch_cursor_convert(u.e[j]);
+    }
+  } else
+#endif
   if (first + SG_BLOCK_ITEMS <= n) {
 #pragma unroll
     for (int i = 0; i < SG_ITEMS; ++i) {
@@ -305,6 +336,19 @@ SG_FN void block_blelloch_cursor_sg_store(SG_GLOBAL block_blelloch_cursor_T* out
 #pragma unroll
   for (int i = 0; i < SG_ITEMS; ++i) exchange[SG_XPAD(tid * SG_ITEMS + i)] = items[i];
   SG_BARRIER();
+#if SG_VEC_OUT
+  if (first + SG_BLOCK_ITEMS <= n && ((unsigned long long)(out + first) & 15u) == 0) {
+    uint4* dst = (uint4*)(out + first);
+#pragma unroll
+    for (int i = 0; i < SG_ITEMS / SG_VEC_OUT; ++i) {
+      const int w = i * SG_BLOCK_THREADS + tid;
+      block_blelloch_cursor_sg_vec_out u;
+#pragma unroll
+      for (int j = 0; j < SG_VEC_OUT; ++j) u.e[j] = exchange[SG_XPAD(w * SG_VEC_OUT + j)];
+      dst[w] = u.v;
+    }
+  } else
+#endif
   if (first + SG_BLOCK_ITEMS <= n) {
 #pragma unroll
     for (int i = 0; i < SG_ITEMS; ++i) {
@@ -450,6 +494,8 @@ SG_KERNEL SG_BOUNDS(SG_BLOCK_THREADS) void block_blelloch_cursor_scan_kernel(con
 #undef SG_THREADS
 #undef SG_PAD_SHIFT
 #undef SG_STAGED_IO
+#undef SG_VEC_IN
+#undef SG_VEC_OUT
 #undef SG_EXCHANGE
 #undef SG_GROUP_THREADS
 #undef SG_GROUPS

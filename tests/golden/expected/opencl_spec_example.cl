@@ -70,6 +70,8 @@ static inline work_group_scan_add_T work_group_scan_add_convert(work_group_scan_
 #define SG_MEMOIZE 0
 #define SG_LANE_SCRATCH 8
 #define SG_STAGED_IO 1
+#define SG_VEC_IN 0
+#define SG_VEC_OUT 0
 #define SG_EXCHANGE 9
 #define SG_GROUP_THREADS 8
 #define SG_GROUPS 1
@@ -329,6 +331,22 @@ SG_FN work_group_scan_add_T work_group_scan_add_inclusive_exclusive_update(SG_LO
 #define SG_BLOCK_ITEMS (SG_BLOCK_THREADS * SG_ITEMS)
 #define SG_XPAD(i) ((i) + ((i) >> 5))
 
+// CUDA, SG_VEC_IN / SG_VEC_OUT > 0: a full block whose first element is
+// 16-byte aligned moves 16 bytes per thread and access (SG_VEC_IN inputs,
+// SG_VEC_OUT outputs), still in coalesced order.
+#if SG_VEC_IN
+typedef union {
+  uint4 v;
+  work_group_scan_add_In e[SG_VEC_IN];
+} work_group_scan_add_sg_vec_in;
+#endif
+#if SG_VEC_OUT
+typedef union {
+  uint4 v;
+  work_group_scan_add_T e[SG_VEC_OUT];
+} work_group_scan_add_sg_vec_out;
+#endif
+
 // Elements first .. first + SG_BLOCK_ITEMS - 1, this thread's share; the identity past n.
 SG_FN void work_group_scan_add_sg_load_direct(const SG_GLOBAL work_group_scan_add_In* in, scangen_u64 first, scangen_u64 n, work_group_scan_add_T* items) {
   const scangen_u64 mine = first + (scangen_u64)SG_THREAD() * SG_ITEMS;
@@ -341,6 +359,19 @@ SG_FN void work_group_scan_add_sg_load(const SG_GLOBAL work_group_scan_add_In* i
                             SG_LOCAL work_group_scan_add_T* exchange) {
 #if SG_STAGED_IO
   const int tid = SG_THREAD();
+#if SG_VEC_IN
+  if (first + SG_BLOCK_ITEMS <= n && ((unsigned long long)(in + first) & 15u) == 0) {
+    const uint4* src = (const uint4*)(in + first);
+#pragma unroll
+    for (int i = 0; i < SG_ITEMS / SG_VEC_IN; ++i) {
+      const int w = i * SG_BLOCK_THREADS + tid;
+      work_group_scan_add_sg_vec_in u;
+      u.v = src[w];
+#pragma unroll
+      for (int j = 0; j < SG_VEC_IN; ++j) exchange[SG_XPAD(w * SG_VEC_IN + j)] = work_group_scan_add_convert(u.e[j]);
+    }
+  } else
+#endif
   if (first + SG_BLOCK_ITEMS <= n) {
 #pragma unroll
     for (int i = 0; i < SG_ITEMS; ++i) {
@@ -371,6 +402,19 @@ SG_FN void work_group_scan_add_sg_store(SG_GLOBAL work_group_scan_add_T* out, sc
 #pragma unroll
   for (int i = 0; i < SG_ITEMS; ++i) exchange[SG_XPAD(tid * SG_ITEMS + i)] = items[i];
   SG_BARRIER();
+#if SG_VEC_OUT
+  if (first + SG_BLOCK_ITEMS <= n && ((unsigned long long)(out + first) & 15u) == 0) {
+    uint4* dst = (uint4*)(out + first);
+#pragma unroll
+    for (int i = 0; i < SG_ITEMS / SG_VEC_OUT; ++i) {
+      const int w = i * SG_BLOCK_THREADS + tid;
+      work_group_scan_add_sg_vec_out u;
+#pragma unroll
+      for (int j = 0; j < SG_VEC_OUT; ++j) u.e[j] = exchange[SG_XPAD(w * SG_VEC_OUT + j)];
+      dst[w] = u.v;
+    }
+  } else
+#endif
   if (first + SG_BLOCK_ITEMS <= n) {
 #pragma unroll
     for (int i = 0; i < SG_ITEMS; ++i) {
@@ -520,6 +564,8 @@ SG_KERNEL SG_BOUNDS(SG_BLOCK_THREADS) void work_group_scan_add_scan_kernel(const
 #undef SG_MEMOIZE
 #undef SG_LANE_SCRATCH
 #undef SG_STAGED_IO
+#undef SG_VEC_IN
+#undef SG_VEC_OUT
 #undef SG_EXCHANGE
 #undef SG_GROUP_THREADS
 #undef SG_GROUPS
