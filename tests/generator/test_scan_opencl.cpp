@@ -230,10 +230,10 @@ void device_sweep(scangen::dsl::Algorithm algorithm, int log2_max) {
 }  // namespace
 
 TEST_CASE("OpenCL device scan decoupled_lookback", "[opencl][scan][device]") {
-  device_sweep(scangen::dsl::Algorithm::DecoupledLookback, 24);
+  device_sweep(scangen::dsl::Algorithm::DecoupledLookback, 20);
 }
 TEST_CASE("OpenCL device scan reduce_then_scan", "[opencl][scan][device]") {
-  device_sweep(scangen::dsl::Algorithm::ReduceThenScan, 24);
+  device_sweep(scangen::dsl::Algorithm::ReduceThenScan, 20);
 }
 
 namespace {
