@@ -254,7 +254,6 @@ Plan make_plan(const dsl::Spec& spec, Backend backend) {
       } else {
         p.status_kind = 3;
         p.status_bytes = 4 * static_cast<size_t>(1 + 2 * p.status_words);
-        p.lookback = 1;
         p.spin = 4096;
         p.block_shared_bytes += 8 + p.element_bytes;
         define(p, "SG_SPIN", p.spin);

@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstring>
 #include <fstream>
 #include <map>
 #include <mutex>
@@ -347,16 +346,16 @@ void check_outputs(const generator::Plan& p, bool in, bool inc, bool exc, bool a
   const dsl::Spec& s = p.spec;
   const std::string who = "scan '" + s.name + "': ";
   if (n > 0 && !in) fail(who + "the input is null");
-  auto need = [&](bool given, bool wanted, const char* name, const char* why) {
-    if (wanted && !given && (n > 0 || std::strcmp(name, "aggregate") == 0 || std::strcmp(name, "running_total") == 0))
-      fail(who + "the " + name + " output is null, but " + why);
+  // `even_if_empty`: written even when n == 0 (the aggregate, the running total).
+  auto need = [&](bool given, bool wanted, bool even_if_empty, const std::string& name, const std::string& why) {
+    if (wanted && !given && (n > 0 || even_if_empty)) fail(who + "the " + name + " output is null, but " + why);
     if (!wanted && given) fail(who + "an " + name + " output was given, but the spec has none (" + why + ")");
   };
   const std::string mode = std::string("mode = ") + dsl::to_string(s.mode);
-  need(inc, s.has_inclusive(), "inclusive", mode.c_str());
-  need(exc, s.has_exclusive(), "exclusive", mode.c_str());
-  need(agg, s.aggregate, "aggregate", s.aggregate ? "outputs lists aggregate" : "outputs does not list aggregate");
-  need(run, s.running_total, "running_total",
+  need(inc, s.has_inclusive(), false, "inclusive", mode);
+  need(exc, s.has_exclusive(), false, "exclusive", mode);
+  need(agg, s.aggregate, true, "aggregate", s.aggregate ? "outputs lists aggregate" : "outputs does not list aggregate");
+  need(run, s.running_total, true, "running_total",
        s.running_total ? "outputs lists running_total" : "outputs does not list running_total");
 }
 

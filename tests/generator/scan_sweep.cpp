@@ -1,7 +1,6 @@
 #include "scan_sweep.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <cstring>
 #include <sstream>
 #include <stdexcept>
@@ -359,6 +358,11 @@ std::string run_scan_case(const ScanCase& c, const generator::Plan& plan, uint64
     current = next;
   }
   return report;
+}
+
+bool has_api_kernel(const ScanCase& c) {
+  const std::string& n = c.spec.name;
+  return !c.spec.running_total && n.size() > 5 && n.compare(n.size() - 5, 5, "_both") == 0;
 }
 
 std::string api_test_kernel(const generator::Plan& plan) {

@@ -57,6 +57,10 @@ using LaunchKernel = std::function<void(const std::string& kernel, std::vector<s
 std::string run_scan_case(const ScanCase& c, const generator::Plan& plan, uint64_t n, std::mt19937_64& rng,
                           const LaunchKernel& launch);
 
+// Whether the sweeps also run api_test_kernel for a case: the per-type cases
+// in mode both, without a running total.
+bool has_api_kernel(const ScanCase& c);
+
 // A kernel of the test's own, written in the portable dialect, that calls the
 // public device functions of a scan (P_inclusive_exclusive, P_reduce,
 // P_broadcast) the way a user's kernel would: append its text after the

@@ -105,11 +105,6 @@ class Module {
   CUmodule module_ = nullptr;
 };
 
-bool wants_api_kernel(const ScanCase& c) {
-  const std::string& n = c.spec.name;
-  return !c.spec.running_total && n.size() > 5 && n.compare(n.size() - 5, 5, "_both") == 0;
-}
-
 void sweep(scangen::dsl::Algorithm algorithm) {
   Driver& d = driver();
   INFO("GPU: " << d.name << " (sm_" << d.major << d.minor << ")");
@@ -123,7 +118,7 @@ void sweep(scangen::dsl::Algorithm algorithm) {
   REQUIRE(!plans.empty());
   std::string source = scangen::generator::emit(plans);
   for (size_t i = 0; i < cases.size(); ++i)
-    if (wants_api_kernel(cases[i])) source += scangen::test::api_test_kernel(plans[i]);
+    if (scangen::test::has_api_kernel(cases[i])) source += scangen::test::api_test_kernel(plans[i]);
   Module module(source);
 
   const uint64_t seed = scangen::test::test_seed();
@@ -142,7 +137,7 @@ void sweep(scangen::dsl::Algorithm algorithm) {
       INFO(report);
       CHECK(report.empty());
       ++runs;
-      if (wants_api_kernel(cases[i])) {
+      if (scangen::test::has_api_kernel(cases[i])) {
         const std::string api = scangen::test::run_api_case(cases[i], plans[i], n, rng, launch);
         INFO("user kernel calling the device functions:\n" << api);
         CHECK(api.empty());

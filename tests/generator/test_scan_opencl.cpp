@@ -27,11 +27,6 @@ using scangen::generator::Backend;
 using scangen::generator::Plan;
 using scangen::test::ScanCase;
 
-bool wants_api_kernel(const ScanCase& c) {
-  const std::string& n = c.spec.name;
-  return !c.spec.running_total && n.size() > 5 && n.compare(n.size() - 5, 5, "_both") == 0;
-}
-
 class ProgramRunner {
  public:
   ProgramRunner(const Device& device, const std::string& source) : device_(device) {
@@ -141,7 +136,7 @@ void sweep(scangen::dsl::Algorithm algorithm) {
   REQUIRE(!plans.empty());
   std::string source = scangen::generator::emit(plans);
   for (size_t i = 0; i < cases.size(); ++i)
-    if (wants_api_kernel(cases[i])) source += scangen::test::api_test_kernel(plans[i]);
+    if (scangen::test::has_api_kernel(cases[i])) source += scangen::test::api_test_kernel(plans[i]);
   ProgramRunner runner(device, source);
 
   const uint64_t seed = scangen::test::test_seed();
@@ -160,7 +155,7 @@ void sweep(scangen::dsl::Algorithm algorithm) {
       INFO(report);
       CHECK(report.empty());
       ++runs;
-      if (wants_api_kernel(cases[i])) {
+      if (scangen::test::has_api_kernel(cases[i])) {
         const std::string api = scangen::test::run_api_case(cases[i], plans[i], n, rng, launch);
         INFO("user kernel calling the device functions:\n" << api);
         CHECK(api.empty());

@@ -69,7 +69,6 @@ struct Plan {
   int status_kind = 0;      // 1: one 64-bit word, 2: one 16-byte word, 3: tag + value words
   int status_words = 0;     // 32-bit words of a status value
   size_t status_bytes = 0;  // workspace bytes per tile (decoupled look-back)
-  int lookback = 0;         // OpenCL: predecessors read at once (1)
   int spin = 0;             // OpenCL: reads of a missing status before the fallback
   bool staged_io = false;   // coalesced loads and stores through shared memory
   int vector_in = 0;        // inputs per 16-byte load (CUDA; 0: none)
