@@ -87,13 +87,6 @@ std::vector<std::string> public_functions(const dsl::Spec& spec, bool device) {
   return f;
 }
 
-// Items per thread of a device scan's tile: about 64 bytes per thread, so a
-// tile of 256 threads holds 16 KiB.
-int device_items(size_t element_bytes) {
-  const size_t items = 64 / std::max<size_t>(element_bytes, 1);
-  return static_cast<int>(std::clamp<size_t>(items, 1, 32));
-}
-
 void add_device_kernels(Plan& p, const PreambleNames& names) {
   const dsl::Spec& s = p.spec;
   const std::string& n = s.name;
@@ -143,6 +136,10 @@ uint64_t workspace_bytes(const Plan& plan, uint64_t n) {
 }
 
 Plan make_plan(const dsl::Spec& spec, Backend backend) {
+  return make_plan(spec, backend, device_tuning(spec, backend));
+}
+
+Plan make_plan(const dsl::Spec& spec, Backend backend, const DeviceTuning& tuning) {
   bool listed = false;
   for (dsl::Target t : spec.targets) listed = listed || backend_for(t) == backend;
   if (!listed) fail(spec, std::string("the scan does not list target '") + to_string(backend) + "'");
@@ -156,7 +153,12 @@ Plan make_plan(const dsl::Spec& spec, Backend backend) {
   p.spec = spec;
   p.backend = backend;
   p.element_bytes = spec.type.size();
-  p.items = spec.items > 0 ? spec.items : device_items(p.element_bytes);
+  p.tuning = tuning;
+  if (device) {
+    if (spec.threads > 0) p.tuning.threads = spec.threads;
+    if (spec.items > 0) p.tuning.items = spec.items;
+  }
+  p.items = spec.items > 0 ? spec.items : p.tuning.items;
   p.input_bytes = spec.input.size();
   const std::string& n = spec.name;
   const PreambleNames names = preamble_names(spec);
@@ -183,7 +185,7 @@ Plan make_plan(const dsl::Spec& spec, Backend backend) {
     define(p, "SG_WIDTH", spec.warp_width);
     p.templates = {template_file(p.exchange), "common/warp.h"};
   } else {
-    const int t = spec.threads > 0 ? spec.threads : 256;
+    const int t = spec.threads > 0 ? spec.threads : p.tuning.threads;
     p.group_threads = t;
     p.block_threads = t;
     p.groups_per_block = 1;
@@ -251,6 +253,9 @@ Plan make_plan(const dsl::Spec& spec, Backend backend) {
         p.status_kind = p.element_bytes <= 4 ? 1 : p.element_bytes <= 8 ? 2 : 3;
         p.status_bytes = p.status_kind == 1 ? 8 : p.status_kind == 2 ? 16 : 4 * static_cast<size_t>(1 + 2 * p.status_words);
         p.block_shared_bytes += 8 + p.element_bytes;  // the tile id and its prefix
+        define(p, "SG_LB_FIRST_POLL_NS", p.tuning.first_poll_ns);
+        define(p, "SG_LB_FIRST_POLL_FROM", p.tuning.first_poll_from);
+        define(p, "SG_LB_POLL_NS", p.tuning.poll_ns);
       } else {
         p.status_kind = 3;
         p.status_bytes = 4 * static_cast<size_t>(1 + 2 * p.status_words);
@@ -258,6 +263,7 @@ Plan make_plan(const dsl::Spec& spec, Backend backend) {
         p.block_shared_bytes += 8 + p.element_bytes;
         define(p, "SG_SPIN", p.spin);
       }
+      define(p, "SG_MIN_BLOCKS", backend == Backend::Cuda ? p.tuning.min_blocks : 0);
       define(p, "SG_STATUS_KIND", p.status_kind);
       define(p, "SG_STATUS_WORDS", p.status_words);
     }
@@ -268,6 +274,7 @@ Plan make_plan(const dsl::Spec& spec, Backend backend) {
   p.staged_io = p.block_shared_bytes + exchange_bytes <= kMaxSharedBytes;
   if (p.staged_io) p.block_shared_bytes += exchange_bytes;
   define(p, "SG_STAGED_IO", p.staged_io ? 1 : 0);
+
   // 16-byte global accesses (CUDA), where whole 16-byte words of elements fill each thread's items.
   auto vec = [&](size_t bytes) -> long {
     if (backend != Backend::Cuda || !p.staged_io || bytes == 0 || 16 % bytes != 0) return 0;
@@ -351,9 +358,16 @@ std::string to_string(const Plan& p) {
       line("tile status", std::string(kinds[p.status_kind]) + ", " + std::to_string(p.status_bytes) +
                               " bytes per tile, tagged with the call's epoch");
       line("look-back", p.backend == Backend::Cuda
-                            ? "the first warp, 32 predecessors at a time; tile ids from an atomic ticket"
+                            ? std::string("the first warp, 32 predecessors at a time; tile ids from ") +
+                                  "an atomic ticket; sleeps " +
+                                  std::to_string(p.tuning.first_poll_ns) + " ns before its first read (from tile " +
+                                  std::to_string(p.tuning.first_poll_from) + " on), " +
+                                  std::to_string(p.tuning.poll_ns) + " ns between reads"
                             : "work-item 0, one predecessor at a time; after " + std::to_string(p.spin) +
                                   " reads of a missing status it reduces that tile itself from the input");
+      if (p.backend == Backend::Cuda && p.tuning.min_blocks > 0)
+        line("occupancy", "at least " + std::to_string(p.tuning.min_blocks) + " blocks per SM (__launch_bounds__)");
+
     } else {
       line("passes", "reduce tiles, scan the tile totals in one block, scan tiles from their prefixes: "
                      "3 launches, deterministic");

@@ -14,26 +14,31 @@
 // 2^30 - 1, different from the previous call's on this workspace; after
 // 2^30 - 1, zero the workspace and start again at 1.
 
-SG_KERNEL SG_BOUNDS(SG_THREADS) void SG_NAME(scan_kernel)(const SG_GLOBAL SG_IN* in,
+#if SG_MIN_BLOCKS > 0
+SG_KERNEL SG_BOUNDS_MIN(SG_THREADS, SG_MIN_BLOCKS)
+#else
+SG_KERNEL SG_BOUNDS(SG_THREADS)
+#endif
+void SG_NAME(scan_kernel)(const SG_GLOBAL SG_IN* in,
 #if SG_INCLUSIVE_OUT
-                                                          SG_GLOBAL SG_T* inclusive,
+                          SG_GLOBAL SG_T* inclusive,
 #endif
 #if SG_EXCLUSIVE_OUT
-                                                          SG_GLOBAL SG_T* exclusive,
+                          SG_GLOBAL SG_T* exclusive,
 #endif
 #if SG_AGGREGATE_OUT
-                                                          SG_GLOBAL SG_T* aggregate,
+                          SG_GLOBAL SG_T* aggregate,
 #endif
 #if SG_RUNNING_TOTAL
-                                                          SG_GLOBAL SG_T* running_total,
+                          SG_GLOBAL SG_T* running_total,
 #endif
-                                                          scangen_u64 n, SG_GLOBAL unsigned char* workspace,
-                                                          unsigned int epoch) {
+                          scangen_u64 n, SG_GLOBAL unsigned char* workspace,
+                          unsigned int epoch) {
   SG_SHARED SG_NAME(temp) temp;
   SG_SHARED SG_NAME(sg_lookback_shared) shared;
   SG_SHARED SG_T exchange[SG_EXCHANGE];
   const scangen_u64 tiles = SG_NAME(sg_tile_count)(n);
-  if (SG_THREAD() == 0) shared.tile = SG_NAME(sg_take_ticket)(workspace, tiles);
+  if (SG_THREAD() == 0) shared.tile = SG_NAME(sg_take_ticket)(workspace, tiles - 1);
   SG_BARRIER();
   const scangen_u64 tile = shared.tile;
 #if SG_RUNNING_TOTAL

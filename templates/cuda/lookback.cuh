@@ -13,7 +13,9 @@
 //     written before the tag is released, and read after it is acquired.
 // Workspace: 16 bytes of header (the ticket), then the statuses.
 //
-// Needs: SG_STATUS_KIND, SG_STATUS_WORDS (32-bit words per value, kind 3).
+// Needs: SG_STATUS_KIND, SG_STATUS_WORDS (32-bit words per value, kind 3),
+// SG_LB_FIRST_POLL_NS, SG_LB_FIRST_POLL_FROM, SG_LB_POLL_NS (sleeps of the
+// look-back, see the plan's tuning).
 
 #define SG_FLAG_INVALID 0u
 #define SG_FLAG_AGGREGATE 1u
@@ -29,12 +31,12 @@ typedef union {
   unsigned int word[(sizeof(SG_T) + 3) / 4];
 } SG_NAME(sg_status_value);
 
-SG_FN unsigned long long SG_NAME(sg_take_ticket)(SG_GLOBAL unsigned char* workspace, unsigned long long tiles) {
+// A ticket; `last` is the call's last one (every block has then taken all of
+// its own), whose taker resets the counter for the next call.
+SG_FN unsigned long long SG_NAME(sg_take_ticket)(SG_GLOBAL unsigned char* workspace, unsigned long long last) {
   unsigned int* ticket = (unsigned int*)workspace;
   const unsigned int t = atomicAdd(ticket, 1u);
-  // The last ticket of the call: every block has taken its own, so the
-  // counter can start over for the next call.
-  if ((unsigned long long)t == tiles - 1) atomicExch(ticket, 0u);
+  if ((unsigned long long)t == last) atomicExch(ticket, 0u);
   return t;
 }
 
@@ -139,7 +141,7 @@ SG_FN SG_T SG_NAME(sg_warp_lookback)(SG_GLOBAL unsigned char* workspace, unsigne
     if (pred >= 0) flag = SG_NAME(sg_status_load)(workspace, (unsigned long long)pred, epoch, &v);
     while (__any_sync(0xffffffffu, flag == SG_FLAG_INVALID)) {
       if (flag == SG_FLAG_INVALID) {
-        __nanosleep(32);
+        if (SG_LB_POLL_NS > 0) __nanosleep(SG_LB_POLL_NS);
         flag = SG_NAME(sg_status_load)(workspace, (unsigned long long)pred, epoch, &v);
       }
     }
@@ -174,6 +176,11 @@ SG_FN SG_T SG_NAME(sg_tile_prefix)(SG_LOCAL SG_NAME(sg_lookback_shared)* shared,
   }
   if (SG_THREAD() < 32) {
     if (SG_THREAD() == 0) SG_NAME(sg_status_store)(workspace, tile, epoch, SG_FLAG_AGGREGATE, total);
+    // The predecessors' statuses are seldom there at once: give them time
+    // rather than read them again and again.
+    // Not for the first tiles (SG_LB_FIRST_POLL_FROM): they start together,
+    // and a small scan is all latency.
+    if (SG_LB_FIRST_POLL_NS > 0 && tile >= SG_LB_FIRST_POLL_FROM) __nanosleep(SG_LB_FIRST_POLL_NS);
     const SG_T prefix = SG_NAME(sg_warp_lookback)(workspace, tile, epoch);
     if (SG_THREAD() == 0) {
       SG_NAME(sg_status_store)(workspace, tile, epoch, SG_FLAG_INCLUSIVE, SG_COMBINE(prefix, total));

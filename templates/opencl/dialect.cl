@@ -4,6 +4,7 @@
 #define SG_FN static inline
 #define SG_KERNEL __kernel
 #define SG_BOUNDS(n) __attribute__((reqd_work_group_size(n, 1, 1)))
+#define SG_BOUNDS_MIN(n, m) SG_BOUNDS(n)
 #define SG_LOCAL __local
 #define SG_GLOBAL __global
 #define SG_SHARED __local

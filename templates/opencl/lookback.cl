@@ -36,12 +36,12 @@ typedef union {
   uint word[SG_STATUS_WORDS];
 } SG_NAME(sg_status_value);
 
-SG_FN ulong SG_NAME(sg_take_ticket)(SG_GLOBAL unsigned char* workspace, ulong tiles) {
+// A ticket; `last` is the call's last one (every work-group has then taken
+// its own), whose taker resets the counter for the next call.
+SG_FN ulong SG_NAME(sg_take_ticket)(SG_GLOBAL unsigned char* workspace, ulong last) {
   volatile __global uint* ticket = (volatile __global uint*)workspace;
   const uint t = atomic_inc(ticket);
-  // The last ticket of the call: every work-group has taken its own, so the
-  // counter can start over for the next call.
-  if ((ulong)t == tiles - 1) atomic_xchg(ticket, 0u);
+  if ((ulong)t == last) atomic_xchg(ticket, 0u);
   return t;
 }
 

@@ -89,3 +89,19 @@ TEST_CASE("NVRTC compiles the device scans", "[nvrtc][scan][device]") {
   REQUIRE(plans.size() >= 20);
   compile_clean(scangen::generator::emit(plans), "device_scans.cu");
 }
+
+TEST_CASE("NVRTC compiles the device scans with a tuning of their own", "[nvrtc][scan][device]") {
+  std::vector<scangen::generator::Plan> plans;
+  for (const scangen::test::ScanCase& c : scangen::test::device_cases(Backend::Cuda)) {
+    if (c.spec.algorithm != scangen::dsl::Algorithm::DecoupledLookback) continue;
+    const scangen::generator::DeviceTuning t = scangen::generator::parse_tuning(
+        "threads=128 items=4 min_blocks=3 first_poll_ns=700 poll_ns=0",
+        scangen::generator::device_tuning(c.spec, Backend::Cuda));
+    plans.push_back(scangen::generator::make_plan(c.spec, Backend::Cuda, t));
+    // The spec's own threads / items win over the tuning's.
+    CHECK(plans.back().block_threads == (c.spec.threads > 0 ? c.spec.threads : 128));
+    CHECK(plans.back().items == (c.spec.items > 0 ? c.spec.items : 4));
+  }
+  REQUIRE(plans.size() >= 10);
+  compile_clean(scangen::generator::emit(plans), "device_scans_tuned.cu");
+}

@@ -7,6 +7,7 @@
 #define SG_FN static inline
 #define SG_KERNEL __kernel
 #define SG_BOUNDS(n) __attribute__((reqd_work_group_size(n, 1, 1)))
+#define SG_BOUNDS_MIN(n, m) SG_BOUNDS(n)
 #define SG_LOCAL __local
 #define SG_GLOBAL __global
 #define SG_SHARED __local
@@ -41,17 +42,17 @@ typedef scangen_u32 block_blelloch_cursor_In;
 static inline block_blelloch_cursor_T block_blelloch_cursor_combine(block_blelloch_cursor_T x, block_blelloch_cursor_T y) {
 #line 5 "tests/golden/specs/block_blelloch_running_total.scan"
   return scangen_add_u32(x, y);
-#line 45 "block_blelloch_cursor.cl"
+#line 46 "block_blelloch_cursor.cl"
 }
 static inline block_blelloch_cursor_T block_blelloch_cursor_identity(void) {
 #line 5 "tests/golden/specs/block_blelloch_running_total.scan"
   return ((scangen_u32)0U);
-#line 50 "block_blelloch_cursor.cl"
+#line 51 "block_blelloch_cursor.cl"
 }
 static inline block_blelloch_cursor_T block_blelloch_cursor_init(void) {
 #line 5 "tests/golden/specs/block_blelloch_running_total.scan"
   return ((scangen_u32)0U);
-#line 55 "block_blelloch_cursor.cl"
+#line 56 "block_blelloch_cursor.cl"
 }
 static inline block_blelloch_cursor_T block_blelloch_cursor_convert(block_blelloch_cursor_In v) { return v; }
 // ---- scan 'block_blelloch_cursor': the constants its templates are written against --------------

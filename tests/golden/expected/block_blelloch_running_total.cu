@@ -8,6 +8,7 @@
 //   SG_KERNEL         qualifiers of an entry kernel
 //   SG_BOUNDS(n)      an entry kernel is launched with n threads per block
 //                     (so the compiler fits its registers to n)
+//   SG_BOUNDS_MIN(n, m)  the same, and m blocks should fit on one SM at once
 //   SG_LOCAL          address space of a pointer to block-shared memory
 //   SG_GLOBAL         address space of a pointer to device memory
 //   SG_SHARED         declares block-shared memory at kernel scope
@@ -19,6 +20,7 @@
 #define SG_FN static __device__ __forceinline__ __attribute__((unused))
 #define SG_KERNEL extern "C" __global__
 #define SG_BOUNDS(n) __launch_bounds__(n)
+#define SG_BOUNDS_MIN(n, m) __launch_bounds__(n, m)
 #define SG_LOCAL
 #define SG_GLOBAL
 #define SG_SHARED __shared__
@@ -52,17 +54,17 @@ typedef scangen_u32 block_blelloch_cursor_In;
 static __device__ __forceinline__ __attribute__((unused)) block_blelloch_cursor_T block_blelloch_cursor_combine(block_blelloch_cursor_T x, block_blelloch_cursor_T y) {
 #line 5 "tests/golden/specs/block_blelloch_running_total.scan"
   return scangen_add_u32(x, y);
-#line 56 "block_blelloch_cursor.cu"
+#line 58 "block_blelloch_cursor.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) block_blelloch_cursor_T block_blelloch_cursor_identity(void) {
 #line 5 "tests/golden/specs/block_blelloch_running_total.scan"
   return ((scangen_u32)0U);
-#line 61 "block_blelloch_cursor.cu"
+#line 63 "block_blelloch_cursor.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) block_blelloch_cursor_T block_blelloch_cursor_init(void) {
 #line 5 "tests/golden/specs/block_blelloch_running_total.scan"
   return ((scangen_u32)0U);
-#line 66 "block_blelloch_cursor.cu"
+#line 68 "block_blelloch_cursor.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) block_blelloch_cursor_T block_blelloch_cursor_convert(block_blelloch_cursor_In v) { return v; }
 // ---- scan 'block_blelloch_cursor': the constants its templates are written against --------------

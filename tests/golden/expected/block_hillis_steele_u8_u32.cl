@@ -7,6 +7,7 @@
 #define SG_FN static inline
 #define SG_KERNEL __kernel
 #define SG_BOUNDS(n) __attribute__((reqd_work_group_size(n, 1, 1)))
+#define SG_BOUNDS_MIN(n, m) SG_BOUNDS(n)
 #define SG_LOCAL __local
 #define SG_GLOBAL __global
 #define SG_SHARED __local
@@ -41,22 +42,22 @@ typedef scangen_u8 block_hs_bytes_In;
 static inline block_hs_bytes_T block_hs_bytes_combine(block_hs_bytes_T x, block_hs_bytes_T y) {
 #line 5 "tests/golden/specs/block_hillis_steele_u8_u32.scan"
   return scangen_add_u32(x, y);
-#line 45 "block_hs_bytes.cl"
+#line 46 "block_hs_bytes.cl"
 }
 static inline block_hs_bytes_T block_hs_bytes_identity(void) {
 #line 5 "tests/golden/specs/block_hillis_steele_u8_u32.scan"
   return ((scangen_u32)0U);
-#line 50 "block_hs_bytes.cl"
+#line 51 "block_hs_bytes.cl"
 }
 static inline block_hs_bytes_T block_hs_bytes_init(void) {
 #line 5 "tests/golden/specs/block_hillis_steele_u8_u32.scan"
   return ((scangen_u32)0U);
-#line 55 "block_hs_bytes.cl"
+#line 56 "block_hs_bytes.cl"
 }
 static inline block_hs_bytes_T block_hs_bytes_convert(block_hs_bytes_In v) {
 #line 4 "tests/golden/specs/block_hillis_steele_u8_u32.scan"
   return ((scangen_u32)v);
-#line 60 "block_hs_bytes.cl"
+#line 61 "block_hs_bytes.cl"
 }
 // ---- scan 'block_hs_bytes': the constants its templates are written against ---------------------
 #define SG_NAME(name) block_hs_bytes_##name

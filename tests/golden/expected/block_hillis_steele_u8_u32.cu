@@ -8,6 +8,7 @@
 //   SG_KERNEL         qualifiers of an entry kernel
 //   SG_BOUNDS(n)      an entry kernel is launched with n threads per block
 //                     (so the compiler fits its registers to n)
+//   SG_BOUNDS_MIN(n, m)  the same, and m blocks should fit on one SM at once
 //   SG_LOCAL          address space of a pointer to block-shared memory
 //   SG_GLOBAL         address space of a pointer to device memory
 //   SG_SHARED         declares block-shared memory at kernel scope
@@ -19,6 +20,7 @@
 #define SG_FN static __device__ __forceinline__ __attribute__((unused))
 #define SG_KERNEL extern "C" __global__
 #define SG_BOUNDS(n) __launch_bounds__(n)
+#define SG_BOUNDS_MIN(n, m) __launch_bounds__(n, m)
 #define SG_LOCAL
 #define SG_GLOBAL
 #define SG_SHARED __shared__
@@ -52,22 +54,22 @@ typedef scangen_u8 block_hs_bytes_In;
 static __device__ __forceinline__ __attribute__((unused)) block_hs_bytes_T block_hs_bytes_combine(block_hs_bytes_T x, block_hs_bytes_T y) {
 #line 5 "tests/golden/specs/block_hillis_steele_u8_u32.scan"
   return scangen_add_u32(x, y);
-#line 56 "block_hs_bytes.cu"
+#line 58 "block_hs_bytes.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) block_hs_bytes_T block_hs_bytes_identity(void) {
 #line 5 "tests/golden/specs/block_hillis_steele_u8_u32.scan"
   return ((scangen_u32)0U);
-#line 61 "block_hs_bytes.cu"
+#line 63 "block_hs_bytes.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) block_hs_bytes_T block_hs_bytes_init(void) {
 #line 5 "tests/golden/specs/block_hillis_steele_u8_u32.scan"
   return ((scangen_u32)0U);
-#line 66 "block_hs_bytes.cu"
+#line 68 "block_hs_bytes.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) block_hs_bytes_T block_hs_bytes_convert(block_hs_bytes_In v) {
 #line 4 "tests/golden/specs/block_hillis_steele_u8_u32.scan"
   return ((scangen_u32)v);
-#line 71 "block_hs_bytes.cu"
+#line 73 "block_hs_bytes.cu"
 }
 // ---- scan 'block_hs_bytes': the constants its templates are written against ---------------------
 #define SG_NAME(name) block_hs_bytes_##name

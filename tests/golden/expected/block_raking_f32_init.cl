@@ -7,6 +7,7 @@
 #define SG_FN static inline
 #define SG_KERNEL __kernel
 #define SG_BOUNDS(n) __attribute__((reqd_work_group_size(n, 1, 1)))
+#define SG_BOUNDS_MIN(n, m) SG_BOUNDS(n)
 #define SG_LOCAL __local
 #define SG_GLOBAL __global
 #define SG_SHARED __local
@@ -37,17 +38,17 @@ typedef scangen_f32 block_raking_f32_In;
 static inline block_raking_f32_T block_raking_f32_combine(block_raking_f32_T x, block_raking_f32_T y) {
 #line 4 "tests/golden/specs/block_raking_f32_init.scan"
   return (x + y);
-#line 41 "block_raking_f32.cl"
+#line 42 "block_raking_f32.cl"
 }
 static inline block_raking_f32_T block_raking_f32_identity(void) {
 #line 4 "tests/golden/specs/block_raking_f32_init.scan"
   return 0x0p+0f;
-#line 46 "block_raking_f32.cl"
+#line 47 "block_raking_f32.cl"
 }
 static inline block_raking_f32_T block_raking_f32_init(void) {
 #line 10 "tests/golden/specs/block_raking_f32_init.scan"
   return 0x1.8p+0f;
-#line 51 "block_raking_f32.cl"
+#line 52 "block_raking_f32.cl"
 }
 static inline block_raking_f32_T block_raking_f32_convert(block_raking_f32_In v) { return v; }
 // ---- scan 'block_raking_f32': the constants its templates are written against -------------------

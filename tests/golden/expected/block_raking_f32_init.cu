@@ -8,6 +8,7 @@
 //   SG_KERNEL         qualifiers of an entry kernel
 //   SG_BOUNDS(n)      an entry kernel is launched with n threads per block
 //                     (so the compiler fits its registers to n)
+//   SG_BOUNDS_MIN(n, m)  the same, and m blocks should fit on one SM at once
 //   SG_LOCAL          address space of a pointer to block-shared memory
 //   SG_GLOBAL         address space of a pointer to device memory
 //   SG_SHARED         declares block-shared memory at kernel scope
@@ -19,6 +20,7 @@
 #define SG_FN static __device__ __forceinline__ __attribute__((unused))
 #define SG_KERNEL extern "C" __global__
 #define SG_BOUNDS(n) __launch_bounds__(n)
+#define SG_BOUNDS_MIN(n, m) __launch_bounds__(n, m)
 #define SG_LOCAL
 #define SG_GLOBAL
 #define SG_SHARED __shared__
@@ -48,17 +50,17 @@ typedef scangen_f32 block_raking_f32_In;
 static __device__ __forceinline__ __attribute__((unused)) block_raking_f32_T block_raking_f32_combine(block_raking_f32_T x, block_raking_f32_T y) {
 #line 4 "tests/golden/specs/block_raking_f32_init.scan"
   return __fadd_rn(x, y);
-#line 52 "block_raking_f32.cu"
+#line 54 "block_raking_f32.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) block_raking_f32_T block_raking_f32_identity(void) {
 #line 4 "tests/golden/specs/block_raking_f32_init.scan"
   return 0x0p+0f;
-#line 57 "block_raking_f32.cu"
+#line 59 "block_raking_f32.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) block_raking_f32_T block_raking_f32_init(void) {
 #line 10 "tests/golden/specs/block_raking_f32_init.scan"
   return 0x1.8p+0f;
-#line 62 "block_raking_f32.cu"
+#line 64 "block_raking_f32.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) block_raking_f32_T block_raking_f32_convert(block_raking_f32_In v) { return v; }
 // ---- scan 'block_raking_f32': the constants its templates are written against -------------------

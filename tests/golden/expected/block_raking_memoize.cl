@@ -7,6 +7,7 @@
 #define SG_FN static inline
 #define SG_KERNEL __kernel
 #define SG_BOUNDS(n) __attribute__((reqd_work_group_size(n, 1, 1)))
+#define SG_BOUNDS_MIN(n, m) SG_BOUNDS(n)
 #define SG_LOCAL __local
 #define SG_GLOBAL __global
 #define SG_SHARED __local
@@ -37,17 +38,17 @@ typedef scangen_u64 block_memoize_xor_In;
 static inline block_memoize_xor_T block_memoize_xor_combine(block_memoize_xor_T x, block_memoize_xor_T y) {
 #line 4 "tests/golden/specs/block_raking_memoize.scan"
   return ((scangen_u64)(x ^ y));
-#line 41 "block_memoize_xor.cl"
+#line 42 "block_memoize_xor.cl"
 }
 static inline block_memoize_xor_T block_memoize_xor_identity(void) {
 #line 4 "tests/golden/specs/block_raking_memoize.scan"
   return ((scangen_u64)0UL);
-#line 46 "block_memoize_xor.cl"
+#line 47 "block_memoize_xor.cl"
 }
 static inline block_memoize_xor_T block_memoize_xor_init(void) {
 #line 4 "tests/golden/specs/block_raking_memoize.scan"
   return ((scangen_u64)0UL);
-#line 51 "block_memoize_xor.cl"
+#line 52 "block_memoize_xor.cl"
 }
 static inline block_memoize_xor_T block_memoize_xor_convert(block_memoize_xor_In v) { return v; }
 // ---- scan 'block_memoize_xor': the constants its templates are written against ------------------

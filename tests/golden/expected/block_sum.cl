@@ -7,6 +7,7 @@
 #define SG_FN static inline
 #define SG_KERNEL __kernel
 #define SG_BOUNDS(n) __attribute__((reqd_work_group_size(n, 1, 1)))
+#define SG_BOUNDS_MIN(n, m) SG_BOUNDS(n)
 #define SG_LOCAL __local
 #define SG_GLOBAL __global
 #define SG_SHARED __local
@@ -41,17 +42,17 @@ typedef scangen_i32 block_sum_In;
 static inline block_sum_T block_sum_combine(block_sum_T x, block_sum_T y) {
 #line 6 "examples/own_kernel/block_sum.scan"
   return scangen_add_i32(x, y);
-#line 45 "block_sum.cl"
+#line 46 "block_sum.cl"
 }
 static inline block_sum_T block_sum_identity(void) {
 #line 6 "examples/own_kernel/block_sum.scan"
   return ((scangen_i32)0);
-#line 50 "block_sum.cl"
+#line 51 "block_sum.cl"
 }
 static inline block_sum_T block_sum_init(void) {
 #line 6 "examples/own_kernel/block_sum.scan"
   return ((scangen_i32)0);
-#line 55 "block_sum.cl"
+#line 56 "block_sum.cl"
 }
 static inline block_sum_T block_sum_convert(block_sum_In v) { return v; }
 // ---- scan 'block_sum': the constants its templates are written against --------------------------

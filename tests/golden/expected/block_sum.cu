@@ -8,6 +8,7 @@
 //   SG_KERNEL         qualifiers of an entry kernel
 //   SG_BOUNDS(n)      an entry kernel is launched with n threads per block
 //                     (so the compiler fits its registers to n)
+//   SG_BOUNDS_MIN(n, m)  the same, and m blocks should fit on one SM at once
 //   SG_LOCAL          address space of a pointer to block-shared memory
 //   SG_GLOBAL         address space of a pointer to device memory
 //   SG_SHARED         declares block-shared memory at kernel scope
@@ -19,6 +20,7 @@
 #define SG_FN static __device__ __forceinline__ __attribute__((unused))
 #define SG_KERNEL extern "C" __global__
 #define SG_BOUNDS(n) __launch_bounds__(n)
+#define SG_BOUNDS_MIN(n, m) __launch_bounds__(n, m)
 #define SG_LOCAL
 #define SG_GLOBAL
 #define SG_SHARED __shared__
@@ -52,17 +54,17 @@ typedef scangen_i32 block_sum_In;
 static __device__ __forceinline__ __attribute__((unused)) block_sum_T block_sum_combine(block_sum_T x, block_sum_T y) {
 #line 6 "examples/own_kernel/block_sum.scan"
   return scangen_add_i32(x, y);
-#line 56 "block_sum.cu"
+#line 58 "block_sum.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) block_sum_T block_sum_identity(void) {
 #line 6 "examples/own_kernel/block_sum.scan"
   return ((scangen_i32)0);
-#line 61 "block_sum.cu"
+#line 63 "block_sum.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) block_sum_T block_sum_init(void) {
 #line 6 "examples/own_kernel/block_sum.scan"
   return ((scangen_i32)0);
-#line 66 "block_sum.cu"
+#line 68 "block_sum.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) block_sum_T block_sum_convert(block_sum_In v) { return v; }
 // ---- scan 'block_sum': the constants its templates are written against --------------------------

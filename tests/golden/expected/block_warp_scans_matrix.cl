@@ -7,6 +7,7 @@
 #define SG_FN static inline
 #define SG_KERNEL __kernel
 #define SG_BOUNDS(n) __attribute__((reqd_work_group_size(n, 1, 1)))
+#define SG_BOUNDS_MIN(n, m) SG_BOUNDS(n)
 #define SG_LOCAL __local
 #define SG_GLOBAL __global
 #define SG_SHARED __local
@@ -52,17 +53,17 @@ typedef block_matrix_product_Mat2 block_matrix_product_In;
 static inline block_matrix_product_T block_matrix_product_combine(block_matrix_product_T x, block_matrix_product_T y) {
 #line 8 "tests/golden/specs/block_warp_scans_matrix.scan"
   return block_matrix_product_Mat2_make(((x.a * y.a) + (x.b * y.c)), ((x.a * y.b) + (x.b * y.d)), ((x.c * y.a) + (x.d * y.c)), ((x.c * y.b) + (x.d * y.d)));
-#line 56 "block_matrix_product.cl"
+#line 57 "block_matrix_product.cl"
 }
 static inline block_matrix_product_T block_matrix_product_identity(void) {
 #line 15 "tests/golden/specs/block_warp_scans_matrix.scan"
   return block_matrix_product_Mat2_make(0x1p+0f, 0x0p+0f, 0x0p+0f, 0x1p+0f);
-#line 61 "block_matrix_product.cl"
+#line 62 "block_matrix_product.cl"
 }
 static inline block_matrix_product_T block_matrix_product_init(void) {
 #line 15 "tests/golden/specs/block_warp_scans_matrix.scan"
   return block_matrix_product_Mat2_make(0x1p+0f, 0x0p+0f, 0x0p+0f, 0x1p+0f);
-#line 66 "block_matrix_product.cl"
+#line 67 "block_matrix_product.cl"
 }
 static inline block_matrix_product_T block_matrix_product_convert(block_matrix_product_In v) { return v; }
 // ---- scan 'block_matrix_product': the constants its templates are written against ---------------

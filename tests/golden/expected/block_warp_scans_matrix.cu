@@ -8,6 +8,7 @@
 //   SG_KERNEL         qualifiers of an entry kernel
 //   SG_BOUNDS(n)      an entry kernel is launched with n threads per block
 //                     (so the compiler fits its registers to n)
+//   SG_BOUNDS_MIN(n, m)  the same, and m blocks should fit on one SM at once
 //   SG_LOCAL          address space of a pointer to block-shared memory
 //   SG_GLOBAL         address space of a pointer to device memory
 //   SG_SHARED         declares block-shared memory at kernel scope
@@ -19,6 +20,7 @@
 #define SG_FN static __device__ __forceinline__ __attribute__((unused))
 #define SG_KERNEL extern "C" __global__
 #define SG_BOUNDS(n) __launch_bounds__(n)
+#define SG_BOUNDS_MIN(n, m) __launch_bounds__(n, m)
 #define SG_LOCAL
 #define SG_GLOBAL
 #define SG_SHARED __shared__
@@ -63,17 +65,17 @@ typedef block_matrix_product_Mat2 block_matrix_product_In;
 static __device__ __forceinline__ __attribute__((unused)) block_matrix_product_T block_matrix_product_combine(block_matrix_product_T x, block_matrix_product_T y) {
 #line 8 "tests/golden/specs/block_warp_scans_matrix.scan"
   return block_matrix_product_Mat2_make(__fadd_rn(__fmul_rn(x.a, y.a), __fmul_rn(x.b, y.c)), __fadd_rn(__fmul_rn(x.a, y.b), __fmul_rn(x.b, y.d)), __fadd_rn(__fmul_rn(x.c, y.a), __fmul_rn(x.d, y.c)), __fadd_rn(__fmul_rn(x.c, y.b), __fmul_rn(x.d, y.d)));
-#line 67 "block_matrix_product.cu"
+#line 69 "block_matrix_product.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) block_matrix_product_T block_matrix_product_identity(void) {
 #line 15 "tests/golden/specs/block_warp_scans_matrix.scan"
   return block_matrix_product_Mat2_make(0x1p+0f, 0x0p+0f, 0x0p+0f, 0x1p+0f);
-#line 72 "block_matrix_product.cu"
+#line 74 "block_matrix_product.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) block_matrix_product_T block_matrix_product_init(void) {
 #line 15 "tests/golden/specs/block_warp_scans_matrix.scan"
   return block_matrix_product_Mat2_make(0x1p+0f, 0x0p+0f, 0x0p+0f, 0x1p+0f);
-#line 77 "block_matrix_product.cu"
+#line 79 "block_matrix_product.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) block_matrix_product_T block_matrix_product_convert(block_matrix_product_In v) { return v; }
 // ---- scan 'block_matrix_product': the constants its templates are written against ---------------

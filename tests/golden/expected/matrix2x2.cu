@@ -8,6 +8,7 @@
 //   SG_KERNEL         qualifiers of an entry kernel
 //   SG_BOUNDS(n)      an entry kernel is launched with n threads per block
 //                     (so the compiler fits its registers to n)
+//   SG_BOUNDS_MIN(n, m)  the same, and m blocks should fit on one SM at once
 //   SG_LOCAL          address space of a pointer to block-shared memory
 //   SG_GLOBAL         address space of a pointer to device memory
 //   SG_SHARED         declares block-shared memory at kernel scope
@@ -19,6 +20,7 @@
 #define SG_FN static __device__ __forceinline__ __attribute__((unused))
 #define SG_KERNEL extern "C" __global__
 #define SG_BOUNDS(n) __launch_bounds__(n)
+#define SG_BOUNDS_MIN(n, m) __launch_bounds__(n, m)
 #define SG_LOCAL
 #define SG_GLOBAL
 #define SG_SHARED __shared__
@@ -63,17 +65,17 @@ typedef matrix_product_Mat2 matrix_product_In;
 static __device__ __forceinline__ __attribute__((unused)) matrix_product_T matrix_product_combine(matrix_product_T x, matrix_product_T y) {
 #line 8 "examples/matrix2x2.scan"
   return matrix_product_Mat2_make(__fadd_rn(__fmul_rn(x.a, y.a), __fmul_rn(x.b, y.c)), __fadd_rn(__fmul_rn(x.a, y.b), __fmul_rn(x.b, y.d)), __fadd_rn(__fmul_rn(x.c, y.a), __fmul_rn(x.d, y.c)), __fadd_rn(__fmul_rn(x.c, y.b), __fmul_rn(x.d, y.d)));
-#line 67 "matrix_product.cu"
+#line 69 "matrix_product.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) matrix_product_T matrix_product_identity(void) {
 #line 15 "examples/matrix2x2.scan"
   return matrix_product_Mat2_make(0x1p+0f, 0x0p+0f, 0x0p+0f, 0x1p+0f);
-#line 72 "matrix_product.cu"
+#line 74 "matrix_product.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) matrix_product_T matrix_product_init(void) {
 #line 15 "examples/matrix2x2.scan"
   return matrix_product_Mat2_make(0x1p+0f, 0x0p+0f, 0x0p+0f, 0x1p+0f);
-#line 77 "matrix_product.cu"
+#line 79 "matrix_product.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) matrix_product_T matrix_product_convert(matrix_product_In v) { return v; }
 // ---- scan 'matrix_product': the constants its templates are written against ---------------------

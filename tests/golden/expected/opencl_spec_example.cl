@@ -7,6 +7,7 @@
 #define SG_FN static inline
 #define SG_KERNEL __kernel
 #define SG_BOUNDS(n) __attribute__((reqd_work_group_size(n, 1, 1)))
+#define SG_BOUNDS_MIN(n, m) SG_BOUNDS(n)
 #define SG_LOCAL __local
 #define SG_GLOBAL __global
 #define SG_SHARED __local
@@ -41,17 +42,17 @@ typedef scangen_i32 work_group_scan_add_In;
 static inline work_group_scan_add_T work_group_scan_add_combine(work_group_scan_add_T x, work_group_scan_add_T y) {
 #line 7 "examples/opencl_spec_example.scan"
   return scangen_add_i32(x, y);
-#line 45 "work_group_scan_add.cl"
+#line 46 "work_group_scan_add.cl"
 }
 static inline work_group_scan_add_T work_group_scan_add_identity(void) {
 #line 7 "examples/opencl_spec_example.scan"
   return ((scangen_i32)0);
-#line 50 "work_group_scan_add.cl"
+#line 51 "work_group_scan_add.cl"
 }
 static inline work_group_scan_add_T work_group_scan_add_init(void) {
 #line 7 "examples/opencl_spec_example.scan"
   return ((scangen_i32)0);
-#line 55 "work_group_scan_add.cl"
+#line 56 "work_group_scan_add.cl"
 }
 static inline work_group_scan_add_T work_group_scan_add_convert(work_group_scan_add_In v) { return v; }
 // ---- scan 'work_group_scan_add': the constants its templates are written against ----------------

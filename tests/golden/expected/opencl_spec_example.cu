@@ -8,6 +8,7 @@
 //   SG_KERNEL         qualifiers of an entry kernel
 //   SG_BOUNDS(n)      an entry kernel is launched with n threads per block
 //                     (so the compiler fits its registers to n)
+//   SG_BOUNDS_MIN(n, m)  the same, and m blocks should fit on one SM at once
 //   SG_LOCAL          address space of a pointer to block-shared memory
 //   SG_GLOBAL         address space of a pointer to device memory
 //   SG_SHARED         declares block-shared memory at kernel scope
@@ -19,6 +20,7 @@
 #define SG_FN static __device__ __forceinline__ __attribute__((unused))
 #define SG_KERNEL extern "C" __global__
 #define SG_BOUNDS(n) __launch_bounds__(n)
+#define SG_BOUNDS_MIN(n, m) __launch_bounds__(n, m)
 #define SG_LOCAL
 #define SG_GLOBAL
 #define SG_SHARED __shared__
@@ -52,17 +54,17 @@ typedef scangen_i32 work_group_scan_add_In;
 static __device__ __forceinline__ __attribute__((unused)) work_group_scan_add_T work_group_scan_add_combine(work_group_scan_add_T x, work_group_scan_add_T y) {
 #line 7 "examples/opencl_spec_example.scan"
   return scangen_add_i32(x, y);
-#line 56 "work_group_scan_add.cu"
+#line 58 "work_group_scan_add.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) work_group_scan_add_T work_group_scan_add_identity(void) {
 #line 7 "examples/opencl_spec_example.scan"
   return ((scangen_i32)0);
-#line 61 "work_group_scan_add.cu"
+#line 63 "work_group_scan_add.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) work_group_scan_add_T work_group_scan_add_init(void) {
 #line 7 "examples/opencl_spec_example.scan"
   return ((scangen_i32)0);
-#line 66 "work_group_scan_add.cu"
+#line 68 "work_group_scan_add.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) work_group_scan_add_T work_group_scan_add_convert(work_group_scan_add_In v) { return v; }
 // ---- scan 'work_group_scan_add': the constants its templates are written against ----------------

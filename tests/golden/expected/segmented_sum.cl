@@ -7,6 +7,7 @@
 #define SG_FN static inline
 #define SG_KERNEL __kernel
 #define SG_BOUNDS(n) __attribute__((reqd_work_group_size(n, 1, 1)))
+#define SG_BOUNDS_MIN(n, m) SG_BOUNDS(n)
 #define SG_LOCAL __local
 #define SG_GLOBAL __global
 #define SG_SHARED __local
@@ -50,17 +51,17 @@ static inline segmented_sum_T segmented_sum_combine(segmented_sum_T x, segmented
   const bool starts = (y.flag != ((scangen_u32)0U));
 #line 9 "examples/segmented_sum.scan"
   return segmented_sum_Seg_make(((scangen_u32)(x.flag | y.flag)), (starts ? y.value : (x.value + y.value)));
-#line 54 "segmented_sum.cl"
+#line 55 "segmented_sum.cl"
 }
 static inline segmented_sum_T segmented_sum_identity(void) {
 #line 11 "examples/segmented_sum.scan"
   return segmented_sum_Seg_make(((scangen_u32)0U), 0x0p+0f);
-#line 59 "segmented_sum.cl"
+#line 60 "segmented_sum.cl"
 }
 static inline segmented_sum_T segmented_sum_init(void) {
 #line 11 "examples/segmented_sum.scan"
   return segmented_sum_Seg_make(((scangen_u32)0U), 0x0p+0f);
-#line 64 "segmented_sum.cl"
+#line 65 "segmented_sum.cl"
 }
 static inline segmented_sum_T segmented_sum_convert(segmented_sum_In v) { return v; }
 // ---- scan 'segmented_sum': the constants its templates are written against ----------------------

@@ -8,6 +8,7 @@
 //   SG_KERNEL         qualifiers of an entry kernel
 //   SG_BOUNDS(n)      an entry kernel is launched with n threads per block
 //                     (so the compiler fits its registers to n)
+//   SG_BOUNDS_MIN(n, m)  the same, and m blocks should fit on one SM at once
 //   SG_LOCAL          address space of a pointer to block-shared memory
 //   SG_GLOBAL         address space of a pointer to device memory
 //   SG_SHARED         declares block-shared memory at kernel scope
@@ -19,6 +20,7 @@
 #define SG_FN static __device__ __forceinline__ __attribute__((unused))
 #define SG_KERNEL extern "C" __global__
 #define SG_BOUNDS(n) __launch_bounds__(n)
+#define SG_BOUNDS_MIN(n, m) __launch_bounds__(n, m)
 #define SG_LOCAL
 #define SG_GLOBAL
 #define SG_SHARED __shared__
@@ -61,17 +63,17 @@ static __device__ __forceinline__ __attribute__((unused)) segmented_sum_T segmen
   const bool starts = (y.flag != ((scangen_u32)0U));
 #line 9 "examples/segmented_sum.scan"
   return segmented_sum_Seg_make(((scangen_u32)(x.flag | y.flag)), (starts ? y.value : __fadd_rn(x.value, y.value)));
-#line 65 "segmented_sum.cu"
+#line 67 "segmented_sum.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) segmented_sum_T segmented_sum_identity(void) {
 #line 11 "examples/segmented_sum.scan"
   return segmented_sum_Seg_make(((scangen_u32)0U), 0x0p+0f);
-#line 70 "segmented_sum.cu"
+#line 72 "segmented_sum.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) segmented_sum_T segmented_sum_init(void) {
 #line 11 "examples/segmented_sum.scan"
   return segmented_sum_Seg_make(((scangen_u32)0U), 0x0p+0f);
-#line 75 "segmented_sum.cu"
+#line 77 "segmented_sum.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) segmented_sum_T segmented_sum_convert(segmented_sum_In v) { return v; }
 // ---- scan 'segmented_sum': the constants its templates are written against ----------------------

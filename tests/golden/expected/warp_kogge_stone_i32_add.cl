@@ -7,6 +7,7 @@
 #define SG_FN static inline
 #define SG_KERNEL __kernel
 #define SG_BOUNDS(n) __attribute__((reqd_work_group_size(n, 1, 1)))
+#define SG_BOUNDS_MIN(n, m) SG_BOUNDS(n)
 #define SG_LOCAL __local
 #define SG_GLOBAL __global
 #define SG_SHARED __local
@@ -41,17 +42,17 @@ typedef scangen_i32 warp_ks_sum_In;
 static inline warp_ks_sum_T warp_ks_sum_combine(warp_ks_sum_T x, warp_ks_sum_T y) {
 #line 4 "tests/golden/specs/warp_kogge_stone_i32_add.scan"
   return scangen_add_i32(x, y);
-#line 45 "warp_ks_sum.cl"
+#line 46 "warp_ks_sum.cl"
 }
 static inline warp_ks_sum_T warp_ks_sum_identity(void) {
 #line 4 "tests/golden/specs/warp_kogge_stone_i32_add.scan"
   return ((scangen_i32)0);
-#line 50 "warp_ks_sum.cl"
+#line 51 "warp_ks_sum.cl"
 }
 static inline warp_ks_sum_T warp_ks_sum_init(void) {
 #line 4 "tests/golden/specs/warp_kogge_stone_i32_add.scan"
   return ((scangen_i32)0);
-#line 55 "warp_ks_sum.cl"
+#line 56 "warp_ks_sum.cl"
 }
 static inline warp_ks_sum_T warp_ks_sum_convert(warp_ks_sum_In v) { return v; }
 // ---- scan 'warp_ks_sum': the constants its templates are written against ------------------------

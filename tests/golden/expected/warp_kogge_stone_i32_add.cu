@@ -8,6 +8,7 @@
 //   SG_KERNEL         qualifiers of an entry kernel
 //   SG_BOUNDS(n)      an entry kernel is launched with n threads per block
 //                     (so the compiler fits its registers to n)
+//   SG_BOUNDS_MIN(n, m)  the same, and m blocks should fit on one SM at once
 //   SG_LOCAL          address space of a pointer to block-shared memory
 //   SG_GLOBAL         address space of a pointer to device memory
 //   SG_SHARED         declares block-shared memory at kernel scope
@@ -19,6 +20,7 @@
 #define SG_FN static __device__ __forceinline__ __attribute__((unused))
 #define SG_KERNEL extern "C" __global__
 #define SG_BOUNDS(n) __launch_bounds__(n)
+#define SG_BOUNDS_MIN(n, m) __launch_bounds__(n, m)
 #define SG_LOCAL
 #define SG_GLOBAL
 #define SG_SHARED __shared__
@@ -52,17 +54,17 @@ typedef scangen_i32 warp_ks_sum_In;
 static __device__ __forceinline__ __attribute__((unused)) warp_ks_sum_T warp_ks_sum_combine(warp_ks_sum_T x, warp_ks_sum_T y) {
 #line 4 "tests/golden/specs/warp_kogge_stone_i32_add.scan"
   return scangen_add_i32(x, y);
-#line 56 "warp_ks_sum.cu"
+#line 58 "warp_ks_sum.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) warp_ks_sum_T warp_ks_sum_identity(void) {
 #line 4 "tests/golden/specs/warp_kogge_stone_i32_add.scan"
   return ((scangen_i32)0);
-#line 61 "warp_ks_sum.cu"
+#line 63 "warp_ks_sum.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) warp_ks_sum_T warp_ks_sum_init(void) {
 #line 4 "tests/golden/specs/warp_kogge_stone_i32_add.scan"
   return ((scangen_i32)0);
-#line 66 "warp_ks_sum.cu"
+#line 68 "warp_ks_sum.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) warp_ks_sum_T warp_ks_sum_convert(warp_ks_sum_In v) { return v; }
 // ---- scan 'warp_ks_sum': the constants its templates are written against ------------------------

@@ -7,6 +7,7 @@
 #define SG_FN static inline
 #define SG_KERNEL __kernel
 #define SG_BOUNDS(n) __attribute__((reqd_work_group_size(n, 1, 1)))
+#define SG_BOUNDS_MIN(n, m) SG_BOUNDS(n)
 #define SG_LOCAL __local
 #define SG_GLOBAL __global
 #define SG_SHARED __local
@@ -41,17 +42,17 @@ typedef scangen_i64 warp_ksl_max_In;
 static inline warp_ksl_max_T warp_ksl_max_combine(warp_ksl_max_T x, warp_ksl_max_T y) {
 #line 5 "tests/golden/specs/warp_kogge_stone_local.scan"
   return scangen_max_i64(x, y);
-#line 45 "warp_ksl_max.cl"
+#line 46 "warp_ksl_max.cl"
 }
 static inline warp_ksl_max_T warp_ksl_max_identity(void) {
 #line 5 "tests/golden/specs/warp_kogge_stone_local.scan"
   return ((scangen_i64)(-9223372036854775807L - 1));
-#line 50 "warp_ksl_max.cl"
+#line 51 "warp_ksl_max.cl"
 }
 static inline warp_ksl_max_T warp_ksl_max_init(void) {
 #line 5 "tests/golden/specs/warp_kogge_stone_local.scan"
   return ((scangen_i64)(-9223372036854775807L - 1));
-#line 55 "warp_ksl_max.cl"
+#line 56 "warp_ksl_max.cl"
 }
 static inline warp_ksl_max_T warp_ksl_max_convert(warp_ksl_max_In v) { return v; }
 // ---- scan 'warp_ksl_max': the constants its templates are written against -----------------------

@@ -8,6 +8,7 @@
 //   SG_KERNEL         qualifiers of an entry kernel
 //   SG_BOUNDS(n)      an entry kernel is launched with n threads per block
 //                     (so the compiler fits its registers to n)
+//   SG_BOUNDS_MIN(n, m)  the same, and m blocks should fit on one SM at once
 //   SG_LOCAL          address space of a pointer to block-shared memory
 //   SG_GLOBAL         address space of a pointer to device memory
 //   SG_SHARED         declares block-shared memory at kernel scope
@@ -19,6 +20,7 @@
 #define SG_FN static __device__ __forceinline__ __attribute__((unused))
 #define SG_KERNEL extern "C" __global__
 #define SG_BOUNDS(n) __launch_bounds__(n)
+#define SG_BOUNDS_MIN(n, m) __launch_bounds__(n, m)
 #define SG_LOCAL
 #define SG_GLOBAL
 #define SG_SHARED __shared__
@@ -52,17 +54,17 @@ typedef scangen_i64 warp_ksl_max_In;
 static __device__ __forceinline__ __attribute__((unused)) warp_ksl_max_T warp_ksl_max_combine(warp_ksl_max_T x, warp_ksl_max_T y) {
 #line 5 "tests/golden/specs/warp_kogge_stone_local.scan"
   return scangen_max_i64(x, y);
-#line 56 "warp_ksl_max.cu"
+#line 58 "warp_ksl_max.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) warp_ksl_max_T warp_ksl_max_identity(void) {
 #line 5 "tests/golden/specs/warp_kogge_stone_local.scan"
   return ((scangen_i64)(-9223372036854775807LL - 1));
-#line 61 "warp_ksl_max.cu"
+#line 63 "warp_ksl_max.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) warp_ksl_max_T warp_ksl_max_init(void) {
 #line 5 "tests/golden/specs/warp_kogge_stone_local.scan"
   return ((scangen_i64)(-9223372036854775807LL - 1));
-#line 66 "warp_ksl_max.cu"
+#line 68 "warp_ksl_max.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) warp_ksl_max_T warp_ksl_max_convert(warp_ksl_max_In v) { return v; }
 // ---- scan 'warp_ksl_max': the constants its templates are written against -----------------------

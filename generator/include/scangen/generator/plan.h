@@ -10,6 +10,7 @@
 
 #include "scangen/dsl/spec.h"
 #include "scangen/generator/backend.h"
+#include "scangen/generator/tuning.h"
 
 namespace scangen::generator {
 
@@ -81,6 +82,9 @@ struct Plan {
   int blelloch_pad_shift = 0;  // one spare slot every 2^shift tree nodes
 
   bool seeded = false;  // init is not the identity
+  // Device level: the tuning the tile shape and the look-back follow (the
+  // table's entry, with the spec's threads / items where it gives them).
+  DeviceTuning tuning;
 
   size_t element_bytes = 0;
   size_t input_bytes = 0;
@@ -102,6 +106,9 @@ struct Plan {
 // spec cannot be generated for it (a target the spec does not list, coalesced
 // on OpenCL, scratch beyond 48 KiB of shared memory).
 Plan make_plan(const dsl::Spec& spec, Backend backend);
+// The same with a given tuning instead of the table's (device level; the
+// spec's threads / items still take precedence). For tuning experiments.
+Plan make_plan(const dsl::Spec& spec, Backend backend, const DeviceTuning& tuning);
 
 // Workspace bytes a device scan of n elements needs (0 for warp and block
 // scans): decoupled look-back, 16 bytes + a status per tile; reduce_then_scan,

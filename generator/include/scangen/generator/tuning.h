@@ -1,0 +1,45 @@
+// Tuning of device-level scans: the shape of a tile and the pacing of the
+// decoupled look-back, chosen per backend, element size and operator class
+// from one table (generator/src/tuning.cpp, where each entry carries the
+// measurement that justifies it). A spec's `threads` / `items` override the
+// table's; the rest is for experiments (bench/tune_bench, `scangen explain
+// --tune`).
+#pragma once
+
+#include <string>
+
+#include "scangen/dsl/spec.h"
+#include "scangen/generator/backend.h"
+
+namespace scangen::generator {
+
+// Built-in operators (add, max, ...) cost an instruction or two per combine;
+// a written combine may cost many (the 2x2 matrix product: twelve flops).
+enum class OpClass { Builtin, Custom };
+
+struct DeviceTuning {
+  int threads = 256;        // per block
+  int items = 16;           // per thread
+  int min_blocks = 0;       // CUDA: __launch_bounds__ minimum resident blocks per SM (0: none)
+  int first_poll_ns = 0;    // CUDA look-back: sleep after publishing the tile's total, before
+                            // the first read of the predecessors' statuses
+  int first_poll_from = 512;  // CUDA look-back: the first tile that sleeps so (the tiles before
+                            // it start together, and small scans are all latency)
+  int poll_ns = 32;         // CUDA look-back: sleep between reads of a status not yet written
+  const char* why = "";     // the measurement behind the entry
+};
+
+OpClass op_class(const dsl::Spec& spec);
+
+// The table's entry for a device scan on a backend.
+DeviceTuning device_tuning(const dsl::Spec& spec, Backend backend);
+
+// "threads=128 items=24 min_blocks=0 first_poll_ns=600 first_poll_from=512 poll_ns=100",
+// any subset, separated by spaces or commas, applied on top of `base`.
+// Throws std::invalid_argument naming the bad part.
+DeviceTuning parse_tuning(const std::string& text, DeviceTuning base);
+
+// The same form, every knob.
+std::string to_string(const DeviceTuning& t);
+
+}  // namespace scangen::generator

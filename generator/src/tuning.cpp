@@ -1,0 +1,130 @@
+#include "scangen/generator/tuning.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <stdexcept>
+
+namespace scangen::generator {
+
+OpClass op_class(const dsl::Spec& spec) { return spec.op ? OpClass::Builtin : OpClass::Custom; }
+
+namespace {
+
+// Items per thread for about `bytes` bytes per thread, 1..32.
+int items_for(size_t element_bytes, size_t bytes) {
+  const size_t items = bytes / std::max<size_t>(element_bytes, 1);
+  return static_cast<int>(std::clamp<size_t>(items, 1, 32));
+}
+
+}  // namespace
+
+// The table. CUDA entries: bench/tune_bench on an NVIDIA H100 80GB HBM3,
+// N = 2^28 unless said, fraction of a device-to-device copy of the same
+// bytes (bench/RESULTS.md, "Tuning", has every variant measured).
+DeviceTuning device_tuning(const dsl::Spec& spec, Backend backend) {
+  const size_t bytes = spec.type.size();
+  DeviceTuning t;
+  if (backend != Backend::Cuda) {
+    // OpenCL: 64 bytes per thread, 256 threads (untuned).
+    t.threads = 256;
+    t.items = items_for(bytes, 64);
+    t.why = "OpenCL: 64 bytes per thread, 256 threads (not tuned)";
+    return t;
+  }
+  // Every size: a sleep before the first read of the predecessors, from
+  // tile 512 on (about the tiles of the first wave on 132 SMs); without it,
+  // the first reads find the predecessors not yet published and the polling
+  // slows every block (i32 256 x 16: 0.70 -> 0.75 / 0.79 / 0.83 of copy with
+  // 1000 / 2000 / 3000 ns). From tile 64 on instead, 2^20 i32 took 10.8 us
+  // instead of 8.0.
+  t.first_poll_from = 512;
+  t.poll_ns = 32;  // 100 or 300 ns between reads: no difference (0.846 / 0.850 vs 0.847)
+  if (bytes <= 2) {
+    // i8 / i16 / f16: items at their maximum; 512 threads: 0.42 / 0.67 vs
+    // 0.44 / 0.67. Sleep 1500 ns: i8 0.39 -> 0.45, i16 0.59 -> 0.70; 3000 ns
+    // is worse (i8 0.37).
+    t.threads = 256;
+    t.items = 32;
+    t.first_poll_ns = 1500;
+    t.why = "1-2 bytes: 256 x 32, sleep 1500 ns: i8 0.45, i16 0.70 of copy";
+  } else if (bytes <= 4) {
+    // 128 bytes per thread: 256 x 32 with 3000 ns 0.883 of copy; 256 x 16
+    // 0.826; 256 x 24 0.76 (2000 ns); 128 x 32 0.884 (worse at 2^20 and
+    // 2^22); 4000 ns 0.888, 6000 ns 0.815.
+    t.threads = 256;
+    t.items = 32;
+    t.first_poll_ns = 3000;
+    t.why = "3-4 bytes: 256 x 32, sleep 3000 ns: i32 sum 0.883, max 0.885 of copy";
+  } else if (bytes <= 8) {
+    // 128 bytes per thread: 256 x 16 with 3000 ns: i64 0.931, affine 0.928;
+    // 256 x 8: 0.884 / 0.882; 128 x 16: 0.927.
+    t.threads = 256;
+    t.items = 16;
+    t.first_poll_ns = 3000;
+    t.why = "5-8 bytes: 256 x 16, sleep 3000 ns: i64 sum 0.931, affine 0.928 of copy";
+  } else {
+    // Large elements (the 16-byte 2x2 matrix product): 512 bytes per thread
+    // in small blocks: 64 x 32 0.741 of copy, 128 x 16 0.724, 256 x 8 0.620,
+    // 256 x 4 0.462 (3000 ns each).
+    t.threads = 64;
+    t.items = items_for(bytes, 512);
+    t.first_poll_ns = 3000;
+    t.why = "over 8 bytes: 64 threads x 512 bytes, sleep 3000 ns: 2x2 matrices 0.741 of copy";
+  }
+  (void)op_class(spec);
+  return t;
+}
+
+DeviceTuning parse_tuning(const std::string& text, DeviceTuning t) {
+  size_t i = 0;
+  while (i < text.size()) {
+    if (text[i] == ' ' || text[i] == ',' || text[i] == '\t') {
+      ++i;
+      continue;
+    }
+    size_t end = i;
+    while (end < text.size() && text[end] != ' ' && text[end] != ',' && text[end] != '\t') ++end;
+    const std::string part = text.substr(i, end - i);
+    i = end;
+    const size_t eq = part.find('=');
+    if (eq == std::string::npos)
+      throw std::invalid_argument("tuning: '" + part + "' is not of the form knob=value");
+    const std::string key = part.substr(0, eq), value = part.substr(eq + 1);
+    char* stop = nullptr;
+    const long v = std::strtol(value.c_str(), &stop, 10);
+    if (value.empty() || *stop != '\0' || v < 0 || v > 1000000)
+      throw std::invalid_argument("tuning: '" + part + "': the value must be an integer in 0..1000000");
+    const int iv = static_cast<int>(v);
+    if (key == "threads") {
+      if (iv < 32 || iv > 1024 || iv % 32 != 0)
+        throw std::invalid_argument("tuning: threads must be a multiple of 32 in 32..1024");
+      t.threads = iv;
+    } else if (key == "items") {
+      if (iv < 1 || iv > 32) throw std::invalid_argument("tuning: items must be in 1..32");
+      t.items = iv;
+    } else if (key == "min_blocks") {
+      if (iv > 32) throw std::invalid_argument("tuning: min_blocks must be in 0..32");
+      t.min_blocks = iv;
+    } else if (key == "first_poll_ns") {
+      t.first_poll_ns = iv;
+    } else if (key == "first_poll_from") {
+      t.first_poll_from = iv;
+    } else if (key == "poll_ns") {
+      t.poll_ns = iv;
+    } else {
+      throw std::invalid_argument("tuning: unknown knob '" + key +
+                                  "' (threads, items, min_blocks, first_poll_ns, first_poll_from, poll_ns)");
+    }
+  }
+  t.why = "given";
+  return t;
+}
+
+std::string to_string(const DeviceTuning& t) {
+  return "threads=" + std::to_string(t.threads) + " items=" + std::to_string(t.items) +
+         " min_blocks=" + std::to_string(t.min_blocks) + " first_poll_ns=" + std::to_string(t.first_poll_ns) +
+         " first_poll_from=" + std::to_string(t.first_poll_from) +
+         " poll_ns=" + std::to_string(t.poll_ns);
+}
+
+}  // namespace scangen::generator
