@@ -101,10 +101,12 @@ TEST_CASE("the emitted source names the scan's functions plainly and is self-con
 
 TEST_CASE("device scans: tile, status word and workspace", "[unit]") {
   const Plan i32 = make_plan(load_one("scan s { type = i32; op = add; }"), Backend::Cuda);
-  CHECK(i32.tile == 256 * 16);
+  // The tuning table's shape for 4-byte elements on CUDA: 256 x 32.
+  CHECK(i32.tile == 256 * 32);
+  CHECK(i32.tile == static_cast<uint64_t>(i32.tuning.threads) * static_cast<uint64_t>(i32.tuning.items));
   CHECK(i32.status_kind == 1);
   CHECK(scangen::generator::workspace_bytes(i32, 0) == 16 + 8);
-  CHECK(scangen::generator::workspace_bytes(i32, 4097) == 16 + 2 * 8);
+  CHECK(scangen::generator::workspace_bytes(i32, 8193) == 16 + 2 * 8);
   CHECK(i32.staged_io);
   const Plan f64 = make_plan(load_one("scan s { type = f64; op = add; }"), Backend::Cuda);
   CHECK(f64.status_kind == 2);
@@ -121,7 +123,34 @@ TEST_CASE("device scans: tile, status word and workspace", "[unit]") {
   CHECK(rts.kernels.size() == 3);
   CHECK(scangen::generator::workspace_bytes(rts, 1u << 20) == ((1u << 20) / rts.tile) * 4);
   // Counts beyond 2^32 elements: 64-bit all the way.
-  CHECK(scangen::generator::workspace_bytes(i32, (1ull << 32) + 7) == 16 + 8 * (((1ull << 32) + 7 + 4095) / 4096));
+  CHECK(scangen::generator::workspace_bytes(i32, (1ull << 32) + 7) == 16 + 8 * (((1ull << 32) + 7 + 8191) / 8192));
+  // A spec's threads / items win over the table; OpenCL keeps 256 x 16.
+  const Plan own = make_plan(load_one("scan s { type = i32; op = add; threads = 128; items = 4; }"), Backend::Cuda);
+  CHECK(own.tile == 128 * 4);
+  CHECK(cl.tile == 256 * 16);
+}
+
+TEST_CASE("device tuning: the table and given tunings", "[unit]") {
+  using scangen::generator::DeviceTuning;
+  using scangen::generator::parse_tuning;
+  const scangen::dsl::Spec i8 = load_one("scan s { type = i8; op = add; }");
+  const DeviceTuning t = scangen::generator::device_tuning(i8, Backend::Cuda);
+  CHECK(t.items == 32);
+  CHECK(std::string(t.why).find("i8") != std::string::npos);
+  const DeviceTuning u = parse_tuning("threads=128, items=8 first_poll_ns=700", t);
+  CHECK(u.threads == 128);
+  CHECK(u.items == 8);
+  CHECK(u.first_poll_ns == 700);
+  CHECK(u.poll_ns == t.poll_ns);
+  CHECK(parse_tuning(scangen::generator::to_string(u), DeviceTuning{}).first_poll_ns == 700);
+  CHECK_THROWS_WITH(parse_tuning("threads=100", t), Catch::Contains("multiple of 32"));
+  CHECK_THROWS_WITH(parse_tuning("items=0", t), Catch::Contains("1..32"));
+  CHECK_THROWS_WITH(parse_tuning("speed=3", t), Catch::Contains("unknown knob 'speed'"));
+  CHECK_THROWS_WITH(parse_tuning("items", t), Catch::Contains("knob=value"));
+  CHECK_THROWS_WITH(parse_tuning("items=-1", t), Catch::Contains("integer"));
+  // The plan prints the look-back's pacing.
+  const Plan p = make_plan(i8, Backend::Cuda, u);
+  CHECK(scangen::generator::to_string(p).find("sleeps 700 ns before its first read") != std::string::npos);
 }
 
 TEST_CASE("scans of one source need different names and one backend", "[unit]") {
