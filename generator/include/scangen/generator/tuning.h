@@ -1,6 +1,5 @@
 // Tuning of device-level scans: the shape of a tile and the pacing of the
-// decoupled look-back, chosen per backend, element size and operator class
-// from one table (generator/src/tuning.cpp, where each entry carries the
+// decoupled look-back, chosen per backend and element size from one table (generator/src/tuning.cpp, where each entry carries the
 // measurement that justifies it). A spec's `threads` / `items` override the
 // table's; the rest is for experiments (bench/tune_bench, `scangen explain
 // --tune`).
@@ -13,10 +12,6 @@
 
 namespace scangen::generator {
 
-// Built-in operators (add, max, ...) cost an instruction or two per combine;
-// a written combine may cost many (the 2x2 matrix product: twelve flops).
-enum class OpClass { Builtin, Custom };
-
 struct DeviceTuning {
   int threads = 256;        // per block
   int items = 16;           // per thread
@@ -28,8 +23,6 @@ struct DeviceTuning {
   int poll_ns = 32;         // CUDA look-back: sleep between reads of a status not yet written
   const char* why = "";     // the measurement behind the entry
 };
-
-OpClass op_class(const dsl::Spec& spec);
 
 // The table's entry for a device scan on a backend.
 DeviceTuning device_tuning(const dsl::Spec& spec, Backend backend);
