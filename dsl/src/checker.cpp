@@ -16,7 +16,7 @@ __extension__ using i128 = __int128;
 __extension__ using u128 = unsigned __int128;
 
 constexpr int kMaxThreads = 1024;
-constexpr int kMaxItems = 32;
+constexpr int kMaxItems = 128;
 constexpr int kMaxWarp = 32;
 constexpr size_t kMaxTypeNesting = 64;  // structs inside structs; bounds recursion
 

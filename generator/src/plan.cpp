@@ -275,17 +275,32 @@ Plan make_plan(const dsl::Spec& spec, Backend backend, const DeviceTuning& tunin
   if (p.staged_io) p.block_shared_bytes += exchange_bytes;
   define(p, "SG_STAGED_IO", p.staged_io ? 1 : 0);
 
-  // 16-byte global accesses (CUDA), where whole 16-byte words of elements fill each thread's items.
-  auto vec = [&](size_t bytes) -> long {
-    if (backend != Backend::Cuda || !p.staged_io || bytes == 0 || 16 % bytes != 0) return 0;
-    const long v = static_cast<long>(16 / bytes);
-    return p.items % v == 0 ? v : 0;
+  // 16-byte accesses (CUDA), where a thread's items fill whole 16-byte words:
+  // the words per thread, or 0. The inputs' words must fit the exchange too.
+  uint64_t exchange_elements = p.tile + p.tile / 32 + static_cast<uint64_t>(p.groups_per_block);
+  auto words = [&](size_t bytes) -> int {
+    if (backend != Backend::Cuda || !p.staged_io || bytes == 0) return 0;
+    const size_t chunk = static_cast<size_t>(p.items) * bytes;
+    return chunk % 16 == 0 ? static_cast<int>(chunk / 16) : 0;
   };
-  p.vector_in = static_cast<int>(vec(p.input_bytes));
-  p.vector_out = static_cast<int>(vec(p.element_bytes));
+  p.vector_in = words(p.input_bytes);
+  p.vector_out = words(p.element_bytes);
+  if (p.vector_in) {
+    const uint64_t need = (p.tile * p.input_bytes + p.element_bytes - 1) / p.element_bytes;
+    if (need > exchange_elements) {
+      const size_t extra = static_cast<size_t>(need - exchange_elements) * p.element_bytes;
+      if (p.block_shared_bytes + extra <= kMaxSharedBytes) {
+        p.block_shared_bytes += extra;
+        exchange_elements = need;
+      } else {
+        p.vector_in = 0;
+      }
+    }
+  }
   define(p, "SG_VEC_IN", p.vector_in);
   define(p, "SG_VEC_OUT", p.vector_out);
-  define(p, "SG_EXCHANGE", p.staged_io ? static_cast<long>(p.tile + p.tile / 32 + static_cast<uint64_t>(p.groups_per_block)) : 1L);
+  define(p, "SG_STREAMING", device && backend == Backend::Cuda ? p.tuning.streaming : 0);
+  define(p, "SG_EXCHANGE", p.staged_io ? static_cast<long>(exchange_elements) : 1L);
   if (p.block_shared_bytes > kMaxSharedBytes)
     fail(spec, "the " + std::string(dsl::to_string(spec.algorithm)) + " scan needs " +
                    std::to_string(p.block_shared_bytes) + " bytes of shared memory per block, more than the " +
@@ -379,8 +394,8 @@ std::string to_string(const Plan& p) {
   std::string io = p.staged_io ? "coalesced, transposed through shared memory" :
                                  "direct, blocked (the shared-memory exchange does not fit)";
   if (p.vector_in || p.vector_out)
-    io += "; 16-byte accesses: " + std::to_string(p.vector_in) + " inputs / " + std::to_string(p.vector_out) +
-          " outputs each (full, aligned blocks)";
+    io += "; 16-byte words: " + std::to_string(p.vector_in) + " of inputs / " + std::to_string(p.vector_out) +
+          " of outputs per thread (full, aligned blocks)";
   line("loads and stores", io);
   bool lanes = !p.templates.empty() && p.templates.front().rfind("common/", 0) != 0;
   if (lanes) {

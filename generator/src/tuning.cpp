@@ -100,7 +100,7 @@ DeviceTuning parse_tuning(const std::string& text, DeviceTuning t) {
         throw std::invalid_argument("tuning: threads must be a multiple of 32 in 32..1024");
       t.threads = iv;
     } else if (key == "items") {
-      if (iv < 1 || iv > 32) throw std::invalid_argument("tuning: items must be in 1..32");
+      if (iv < 1 || iv > 128) throw std::invalid_argument("tuning: items must be in 1..128");
       t.items = iv;
     } else if (key == "min_blocks") {
       if (iv > 32) throw std::invalid_argument("tuning: min_blocks must be in 0..32");
@@ -111,9 +111,12 @@ DeviceTuning parse_tuning(const std::string& text, DeviceTuning t) {
       t.first_poll_from = iv;
     } else if (key == "poll_ns") {
       t.poll_ns = iv;
+    } else if (key == "streaming") {
+      if (iv > 1) throw std::invalid_argument("tuning: streaming must be 0 or 1");
+      t.streaming = iv;
     } else {
       throw std::invalid_argument("tuning: unknown knob '" + key +
-                                  "' (threads, items, min_blocks, first_poll_ns, first_poll_from, poll_ns)");
+                                  "' (threads, items, min_blocks, first_poll_ns, first_poll_from, poll_ns, streaming)");
     }
   }
   t.why = "given";
@@ -124,7 +127,7 @@ std::string to_string(const DeviceTuning& t) {
   return "threads=" + std::to_string(t.threads) + " items=" + std::to_string(t.items) +
          " min_blocks=" + std::to_string(t.min_blocks) + " first_poll_ns=" + std::to_string(t.first_poll_ns) +
          " first_poll_from=" + std::to_string(t.first_poll_from) +
-         " poll_ns=" + std::to_string(t.poll_ns);
+         " poll_ns=" + std::to_string(t.poll_ns) + " streaming=" + std::to_string(t.streaming);
 }
 
 }  // namespace scangen::generator

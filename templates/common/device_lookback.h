@@ -36,7 +36,7 @@ void SG_NAME(scan_kernel)(const SG_GLOBAL SG_IN* in,
                           unsigned int epoch) {
   SG_SHARED SG_NAME(temp) temp;
   SG_SHARED SG_NAME(sg_lookback_shared) shared;
-  SG_SHARED SG_T exchange[SG_EXCHANGE];
+  SG_SHARED SG_ALIGN16 SG_T exchange[SG_EXCHANGE];
   const scangen_u64 tiles = SG_NAME(sg_tile_count)(n);
   if (SG_THREAD() == 0) shared.tile = SG_NAME(sg_take_ticket)(workspace, tiles - 1);
   SG_BARRIER();

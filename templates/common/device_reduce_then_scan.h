@@ -15,7 +15,7 @@
 SG_KERNEL SG_BOUNDS(SG_THREADS) void SG_NAME(reduce_kernel)(const SG_GLOBAL SG_IN* in, SG_GLOBAL SG_T* partials,
                                                             scangen_u64 n) {
   SG_SHARED SG_NAME(temp) temp;
-  SG_SHARED SG_T exchange[SG_EXCHANGE];
+  SG_SHARED SG_ALIGN16 SG_T exchange[SG_EXCHANGE];
   const scangen_u64 tile = SG_BLOCK();
   SG_T items[SG_ITEMS];
   SG_NAME(sg_load)(in, tile * SG_TILE, n, items, exchange);
@@ -77,7 +77,7 @@ SG_KERNEL SG_BOUNDS(SG_THREADS) void SG_NAME(scan_kernel)(const SG_GLOBAL SG_IN*
 #endif
                                                           const SG_GLOBAL SG_T* partials, scangen_u64 n) {
   SG_SHARED SG_NAME(temp) temp;
-  SG_SHARED SG_T exchange[SG_EXCHANGE];
+  SG_SHARED SG_ALIGN16 SG_T exchange[SG_EXCHANGE];
   const scangen_u64 tile = SG_BLOCK();
   SG_T items[SG_ITEMS];
   SG_NAME(sg_load)(in, tile * SG_TILE, n, items, exchange);

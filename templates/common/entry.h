@@ -29,7 +29,7 @@ SG_KERNEL SG_BOUNDS(SG_BLOCK_THREADS) void SG_NAME(scan_kernel)(const SG_GLOBAL 
 #endif
                                                            scangen_u64 n) {
   SG_SHARED SG_NAME(temp) temp[SG_GROUPS];
-  SG_SHARED SG_T exchange[SG_EXCHANGE];
+  SG_SHARED SG_ALIGN16 SG_T exchange[SG_EXCHANGE];
   const int tid = SG_THREAD();
   const int group = tid / SG_GROUP_THREADS;
   // The block's segments are consecutive: its first element, and this thread's items in order.

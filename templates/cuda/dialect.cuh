@@ -9,6 +9,7 @@
 //   SG_LOCAL          address space of a pointer to block-shared memory
 //   SG_GLOBAL         address space of a pointer to device memory
 //   SG_SHARED         declares block-shared memory at kernel scope
+//   SG_ALIGN16        aligns a declaration to 16 bytes (the exchange's words)
 //   SG_BARRIER()      block-wide barrier that also orders shared memory
 //   SG_THREAD()       this thread's index in its (1-D) block
 //   SG_BLOCK()        this block's index in the (1-D) grid, 64-bit
@@ -21,6 +22,7 @@
 #define SG_LOCAL
 #define SG_GLOBAL
 #define SG_SHARED __shared__
+#define SG_ALIGN16 __align__(16)
 #define SG_BARRIER() __syncthreads()
 #define SG_THREAD() ((int)threadIdx.x)
 #define SG_BLOCK() ((unsigned long long)blockIdx.x)

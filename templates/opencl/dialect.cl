@@ -8,6 +8,7 @@
 #define SG_LOCAL __local
 #define SG_GLOBAL __global
 #define SG_SHARED __local
+#define SG_ALIGN16 __attribute__((aligned(16)))
 #define SG_BARRIER() barrier(CLK_LOCAL_MEM_FENCE)
 #define SG_THREAD() ((int)get_local_id(0))
 #define SG_BLOCK() ((ulong)get_group_id(0))

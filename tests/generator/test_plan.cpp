@@ -144,7 +144,7 @@ TEST_CASE("device tuning: the table and given tunings", "[unit]") {
   CHECK(u.poll_ns == t.poll_ns);
   CHECK(parse_tuning(scangen::generator::to_string(u), DeviceTuning{}).first_poll_ns == 700);
   CHECK_THROWS_WITH(parse_tuning("threads=100", t), Catch::Contains("multiple of 32"));
-  CHECK_THROWS_WITH(parse_tuning("items=0", t), Catch::Contains("1..32"));
+  CHECK_THROWS_WITH(parse_tuning("items=0", t), Catch::Contains("1..128"));
   CHECK_THROWS_WITH(parse_tuning("speed=3", t), Catch::Contains("unknown knob 'speed'"));
   CHECK_THROWS_WITH(parse_tuning("items", t), Catch::Contains("knob=value"));
   CHECK_THROWS_WITH(parse_tuning("items=-1", t), Catch::Contains("integer"));

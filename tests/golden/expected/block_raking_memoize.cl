@@ -11,6 +11,7 @@
 #define SG_LOCAL __local
 #define SG_GLOBAL __global
 #define SG_SHARED __local
+#define SG_ALIGN16 __attribute__((aligned(16)))
 #define SG_BARRIER() barrier(CLK_LOCAL_MEM_FENCE)
 #define SG_THREAD() ((int)get_local_id(0))
 #define SG_BLOCK() ((ulong)get_group_id(0))
@@ -38,17 +39,17 @@ typedef scangen_u64 block_memoize_xor_In;
 static inline block_memoize_xor_T block_memoize_xor_combine(block_memoize_xor_T x, block_memoize_xor_T y) {
 #line 4 "tests/golden/specs/block_raking_memoize.scan"
   return ((scangen_u64)(x ^ y));
-#line 42 "block_memoize_xor.cl"
+#line 43 "block_memoize_xor.cl"
 }
 static inline block_memoize_xor_T block_memoize_xor_identity(void) {
 #line 4 "tests/golden/specs/block_raking_memoize.scan"
   return ((scangen_u64)0UL);
-#line 47 "block_memoize_xor.cl"
+#line 48 "block_memoize_xor.cl"
 }
 static inline block_memoize_xor_T block_memoize_xor_init(void) {
 #line 4 "tests/golden/specs/block_raking_memoize.scan"
   return ((scangen_u64)0UL);
-#line 52 "block_memoize_xor.cl"
+#line 53 "block_memoize_xor.cl"
 }
 static inline block_memoize_xor_T block_memoize_xor_convert(block_memoize_xor_In v) { return v; }
 // ---- scan 'block_memoize_xor': the constants its templates are written against ------------------
@@ -69,6 +70,7 @@ static inline block_memoize_xor_T block_memoize_xor_convert(block_memoize_xor_In
 #define SG_STAGED_IO 1
 #define SG_VEC_IN 0
 #define SG_VEC_OUT 0
+#define SG_STREAMING 0
 #define SG_EXCHANGE 619
 #define SG_GROUP_THREADS 200
 #define SG_GROUPS 1
@@ -328,20 +330,49 @@ SG_FN block_memoize_xor_T block_memoize_xor_inclusive_exclusive_update(SG_LOCAL 
 #define SG_BLOCK_ITEMS (SG_BLOCK_THREADS * SG_ITEMS)
 #define SG_XPAD(i) ((i) + ((i) >> 5))
 
-// CUDA, SG_VEC_IN / SG_VEC_OUT > 0: a full block whose first element is
-// 16-byte aligned moves 16 bytes per thread and access (SG_VEC_IN inputs,
-// SG_VEC_OUT outputs), still in coalesced order.
+// CUDA, SG_VEC_IN / SG_VEC_OUT > 0: a thread's items fill SG_VEC_IN (inputs)
+// or SG_VEC_OUT (outputs) 16-byte words, its chunk. A full block whose first
+// element is 16-byte aligned moves whole words both ways: global memory in
+// coalesced order (word i*SG_BLOCK_THREADS + r of the block by thread r),
+// shared memory a chunk per thread, each chunk's words permuted by an XOR of
+// the chunk's index (sg_word_at) so that neither the coalesced side nor the
+// chunk side has bank conflicts (16-byte accesses go 8 threads at a time).
+// Elements are then packed and unpacked in registers, never one by one
+// through shared memory.
 #if SG_VEC_IN
 typedef union {
-  uint4 v;
-  block_memoize_xor_In e[SG_VEC_IN];
-} block_memoize_xor_sg_vec_in;
+  uint4 v[SG_VEC_IN];
+  block_memoize_xor_In e[SG_ITEMS];
+} block_memoize_xor_sg_chunk_in;
+typedef char block_memoize_xor_sg_chunk_in_fills[sizeof(block_memoize_xor_In) * SG_ITEMS == 16 * SG_VEC_IN ? 1 : -1];
 #endif
 #if SG_VEC_OUT
 typedef union {
-  uint4 v;
-  block_memoize_xor_T e[SG_VEC_OUT];
-} block_memoize_xor_sg_vec_out;
+  uint4 v[SG_VEC_OUT];
+  block_memoize_xor_T e[SG_ITEMS];
+} block_memoize_xor_sg_chunk_out;
+typedef char block_memoize_xor_sg_chunk_out_fills[sizeof(block_memoize_xor_T) * SG_ITEMS == 16 * SG_VEC_OUT ? 1 : -1];
+#endif
+#if SG_VEC_IN || SG_VEC_OUT
+// SG_STREAMING: the words are read and written once; ask the caches to evict them first.
+// (One body for every scan of a file: the macros outlive the scan.)
+#define SG_LOAD_WORD(p) (SG_STREAMING ? __ldcs(p) : *(p))
+#define SG_STORE_WORD(p, v) \
+  do {                      \
+    if (SG_STREAMING)       \
+      __stcs((p), (v));     \
+    else                    \
+      *(p) = (v);           \
+  } while (0)
+// Where word o of chunk c lies, in words, for chunks of `words` words. For
+// 8 consecutive chunks (the 8 threads of a chunk-side access) the positions
+// fall in 8 different 16-byte bank groups; so do 8 consecutive words of the
+// coalesced side, which lie in one chunk (words % 8 == 0) or in 8 / words
+// consecutive chunks that share the XOR.
+SG_FN int block_memoize_xor_sg_word_at(int c, int o, int words) {
+  const int x = words % 8 == 0 ? (c & 7) : words == 4 ? ((c >> 1) & 3) : words == 2 ? ((c >> 2) & 1) : 0;
+  return c * words + (o ^ x);
+}
 #endif
 
 // Elements first .. first + SG_BLOCK_ITEMS - 1, this thread's share; the identity past n.
@@ -359,15 +390,21 @@ SG_FN void block_memoize_xor_sg_load(const SG_GLOBAL block_memoize_xor_In* in, s
 #if SG_VEC_IN
   if (first + SG_BLOCK_ITEMS <= n && ((unsigned long long)(in + first) & 15u) == 0) {
     const uint4* src = (const uint4*)(in + first);
+    SG_LOCAL uint4* words = (SG_LOCAL uint4*)exchange;
 #pragma unroll
-    for (int i = 0; i < SG_ITEMS / SG_VEC_IN; ++i) {
+    for (int i = 0; i < SG_VEC_IN; ++i) {
       const int w = i * SG_BLOCK_THREADS + tid;
-      block_memoize_xor_sg_vec_in u;
-      u.v = src[w];
-#pragma unroll
-      for (int j = 0; j < SG_VEC_IN; ++j) exchange[SG_XPAD(w * SG_VEC_IN + j)] = block_memoize_xor_convert(u.e[j]);
+      words[block_memoize_xor_sg_word_at(w / SG_VEC_IN, w % SG_VEC_IN, SG_VEC_IN)] = SG_LOAD_WORD(src + w);
     }
-  } else
+    SG_BARRIER();
+    block_memoize_xor_sg_chunk_in u;
+#pragma unroll
+    for (int o = 0; o < SG_VEC_IN; ++o) u.v[o] = words[block_memoize_xor_sg_word_at(tid, o, SG_VEC_IN)];
+#pragma unroll
+    for (int i = 0; i < SG_ITEMS; ++i) items[i] = block_memoize_xor_convert(u.e[i]);
+    SG_BARRIER();  // the exchange may be reused at once
+    return;
+  }
 #endif
   if (first + SG_BLOCK_ITEMS <= n) {
 #pragma unroll
@@ -396,22 +433,29 @@ SG_FN void block_memoize_xor_sg_store(SG_GLOBAL block_memoize_xor_T* out, scange
                              SG_LOCAL block_memoize_xor_T* exchange) {
 #if SG_STAGED_IO
   const int tid = SG_THREAD();
+#if SG_VEC_OUT
+  if (first + SG_BLOCK_ITEMS <= n && ((unsigned long long)(out + first) & 15u) == 0) {
+    SG_LOCAL uint4* words = (SG_LOCAL uint4*)exchange;
+    block_memoize_xor_sg_chunk_out u;
+#pragma unroll
+    for (int i = 0; i < SG_ITEMS; ++i) u.e[i] = items[i];
+#pragma unroll
+    for (int o = 0; o < SG_VEC_OUT; ++o) words[block_memoize_xor_sg_word_at(tid, o, SG_VEC_OUT)] = u.v[o];
+    SG_BARRIER();
+    uint4* dst = (uint4*)(out + first);
+#pragma unroll
+    for (int i = 0; i < SG_VEC_OUT; ++i) {
+      const int w = i * SG_BLOCK_THREADS + tid;
+      const uint4 word = words[block_memoize_xor_sg_word_at(w / SG_VEC_OUT, w % SG_VEC_OUT, SG_VEC_OUT)];
+      SG_STORE_WORD(dst + w, word);
+    }
+    SG_BARRIER();  // the exchange may be reused at once
+    return;
+  }
+#endif
 #pragma unroll
   for (int i = 0; i < SG_ITEMS; ++i) exchange[SG_XPAD(tid * SG_ITEMS + i)] = items[i];
   SG_BARRIER();
-#if SG_VEC_OUT
-  if (first + SG_BLOCK_ITEMS <= n && ((unsigned long long)(out + first) & 15u) == 0) {
-    uint4* dst = (uint4*)(out + first);
-#pragma unroll
-    for (int i = 0; i < SG_ITEMS / SG_VEC_OUT; ++i) {
-      const int w = i * SG_BLOCK_THREADS + tid;
-      block_memoize_xor_sg_vec_out u;
-#pragma unroll
-      for (int j = 0; j < SG_VEC_OUT; ++j) u.e[j] = exchange[SG_XPAD(w * SG_VEC_OUT + j)];
-      dst[w] = u.v;
-    }
-  } else
-#endif
   if (first + SG_BLOCK_ITEMS <= n) {
 #pragma unroll
     for (int i = 0; i < SG_ITEMS; ++i) {
@@ -502,7 +546,7 @@ SG_KERNEL SG_BOUNDS(SG_BLOCK_THREADS) void block_memoize_xor_scan_kernel(const S
 #endif
                                                            scangen_u64 n) {
   SG_SHARED block_memoize_xor_temp temp[SG_GROUPS];
-  SG_SHARED block_memoize_xor_T exchange[SG_EXCHANGE];
+  SG_SHARED SG_ALIGN16 block_memoize_xor_T exchange[SG_EXCHANGE];
   const int tid = SG_THREAD();
   const int group = tid / SG_GROUP_THREADS;
   // The block's segments are consecutive: its first element, and this thread's items in order.
@@ -563,6 +607,7 @@ SG_KERNEL SG_BOUNDS(SG_BLOCK_THREADS) void block_memoize_xor_scan_kernel(const S
 #undef SG_STAGED_IO
 #undef SG_VEC_IN
 #undef SG_VEC_OUT
+#undef SG_STREAMING
 #undef SG_EXCHANGE
 #undef SG_GROUP_THREADS
 #undef SG_GROUPS

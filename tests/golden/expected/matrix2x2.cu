@@ -12,6 +12,7 @@
 //   SG_LOCAL          address space of a pointer to block-shared memory
 //   SG_GLOBAL         address space of a pointer to device memory
 //   SG_SHARED         declares block-shared memory at kernel scope
+//   SG_ALIGN16        aligns a declaration to 16 bytes (the exchange's words)
 //   SG_BARRIER()      block-wide barrier that also orders shared memory
 //   SG_THREAD()       this thread's index in its (1-D) block
 //   SG_BLOCK()        this block's index in the (1-D) grid, 64-bit
@@ -24,6 +25,7 @@
 #define SG_LOCAL
 #define SG_GLOBAL
 #define SG_SHARED __shared__
+#define SG_ALIGN16 __align__(16)
 #define SG_BARRIER() __syncthreads()
 #define SG_THREAD() ((int)threadIdx.x)
 #define SG_BLOCK() ((unsigned long long)blockIdx.x)
@@ -65,17 +67,17 @@ typedef matrix_product_Mat2 matrix_product_In;
 static __device__ __forceinline__ __attribute__((unused)) matrix_product_T matrix_product_combine(matrix_product_T x, matrix_product_T y) {
 #line 8 "examples/matrix2x2.scan"
   return matrix_product_Mat2_make(__fadd_rn(__fmul_rn(x.a, y.a), __fmul_rn(x.b, y.c)), __fadd_rn(__fmul_rn(x.a, y.b), __fmul_rn(x.b, y.d)), __fadd_rn(__fmul_rn(x.c, y.a), __fmul_rn(x.d, y.c)), __fadd_rn(__fmul_rn(x.c, y.b), __fmul_rn(x.d, y.d)));
-#line 69 "matrix_product.cu"
+#line 71 "matrix_product.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) matrix_product_T matrix_product_identity(void) {
 #line 15 "examples/matrix2x2.scan"
   return matrix_product_Mat2_make(0x1p+0f, 0x0p+0f, 0x0p+0f, 0x1p+0f);
-#line 74 "matrix_product.cu"
+#line 76 "matrix_product.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) matrix_product_T matrix_product_init(void) {
 #line 15 "examples/matrix2x2.scan"
   return matrix_product_Mat2_make(0x1p+0f, 0x0p+0f, 0x0p+0f, 0x1p+0f);
-#line 79 "matrix_product.cu"
+#line 81 "matrix_product.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) matrix_product_T matrix_product_convert(matrix_product_In v) { return v; }
 // ---- scan 'matrix_product': the constants its templates are written against ---------------------
@@ -91,8 +93,9 @@ static __device__ __forceinline__ __attribute__((unused)) matrix_product_T matri
 #define SG_SHFL_WORDS 4
 #define SG_LANE_SCRATCH 1
 #define SG_STAGED_IO 1
-#define SG_VEC_IN 1
-#define SG_VEC_OUT 1
+#define SG_VEC_IN 4
+#define SG_VEC_OUT 4
+#define SG_STREAMING 0
 #define SG_EXCHANGE 529
 #define SG_GROUP_THREADS 128
 #define SG_GROUPS 1
@@ -349,20 +352,49 @@ SG_FN matrix_product_T matrix_product_inclusive_exclusive_update(SG_LOCAL matrix
 #define SG_BLOCK_ITEMS (SG_BLOCK_THREADS * SG_ITEMS)
 #define SG_XPAD(i) ((i) + ((i) >> 5))
 
-// CUDA, SG_VEC_IN / SG_VEC_OUT > 0: a full block whose first element is
-// 16-byte aligned moves 16 bytes per thread and access (SG_VEC_IN inputs,
-// SG_VEC_OUT outputs), still in coalesced order.
+// CUDA, SG_VEC_IN / SG_VEC_OUT > 0: a thread's items fill SG_VEC_IN (inputs)
+// or SG_VEC_OUT (outputs) 16-byte words, its chunk. A full block whose first
+// element is 16-byte aligned moves whole words both ways: global memory in
+// coalesced order (word i*SG_BLOCK_THREADS + r of the block by thread r),
+// shared memory a chunk per thread, each chunk's words permuted by an XOR of
+// the chunk's index (sg_word_at) so that neither the coalesced side nor the
+// chunk side has bank conflicts (16-byte accesses go 8 threads at a time).
+// Elements are then packed and unpacked in registers, never one by one
+// through shared memory.
 #if SG_VEC_IN
 typedef union {
-  uint4 v;
-  matrix_product_In e[SG_VEC_IN];
-} matrix_product_sg_vec_in;
+  uint4 v[SG_VEC_IN];
+  matrix_product_In e[SG_ITEMS];
+} matrix_product_sg_chunk_in;
+typedef char matrix_product_sg_chunk_in_fills[sizeof(matrix_product_In) * SG_ITEMS == 16 * SG_VEC_IN ? 1 : -1];
 #endif
 #if SG_VEC_OUT
 typedef union {
-  uint4 v;
-  matrix_product_T e[SG_VEC_OUT];
-} matrix_product_sg_vec_out;
+  uint4 v[SG_VEC_OUT];
+  matrix_product_T e[SG_ITEMS];
+} matrix_product_sg_chunk_out;
+typedef char matrix_product_sg_chunk_out_fills[sizeof(matrix_product_T) * SG_ITEMS == 16 * SG_VEC_OUT ? 1 : -1];
+#endif
+#if SG_VEC_IN || SG_VEC_OUT
+// SG_STREAMING: the words are read and written once; ask the caches to evict them first.
+// (One body for every scan of a file: the macros outlive the scan.)
+#define SG_LOAD_WORD(p) (SG_STREAMING ? __ldcs(p) : *(p))
+#define SG_STORE_WORD(p, v) \
+  do {                      \
+    if (SG_STREAMING)       \
+      __stcs((p), (v));     \
+    else                    \
+      *(p) = (v);           \
+  } while (0)
+// Where word o of chunk c lies, in words, for chunks of `words` words. For
+// 8 consecutive chunks (the 8 threads of a chunk-side access) the positions
+// fall in 8 different 16-byte bank groups; so do 8 consecutive words of the
+// coalesced side, which lie in one chunk (words % 8 == 0) or in 8 / words
+// consecutive chunks that share the XOR.
+SG_FN int matrix_product_sg_word_at(int c, int o, int words) {
+  const int x = words % 8 == 0 ? (c & 7) : words == 4 ? ((c >> 1) & 3) : words == 2 ? ((c >> 2) & 1) : 0;
+  return c * words + (o ^ x);
+}
 #endif
 
 // Elements first .. first + SG_BLOCK_ITEMS - 1, this thread's share; the identity past n.
@@ -380,15 +412,21 @@ SG_FN void matrix_product_sg_load(const SG_GLOBAL matrix_product_In* in, scangen
 #if SG_VEC_IN
   if (first + SG_BLOCK_ITEMS <= n && ((unsigned long long)(in + first) & 15u) == 0) {
     const uint4* src = (const uint4*)(in + first);
+    SG_LOCAL uint4* words = (SG_LOCAL uint4*)exchange;
 #pragma unroll
-    for (int i = 0; i < SG_ITEMS / SG_VEC_IN; ++i) {
+    for (int i = 0; i < SG_VEC_IN; ++i) {
       const int w = i * SG_BLOCK_THREADS + tid;
-      matrix_product_sg_vec_in u;
-      u.v = src[w];
-#pragma unroll
-      for (int j = 0; j < SG_VEC_IN; ++j) exchange[SG_XPAD(w * SG_VEC_IN + j)] = matrix_product_convert(u.e[j]);
+      words[matrix_product_sg_word_at(w / SG_VEC_IN, w % SG_VEC_IN, SG_VEC_IN)] = SG_LOAD_WORD(src + w);
     }
-  } else
+    SG_BARRIER();
+    matrix_product_sg_chunk_in u;
+#pragma unroll
+    for (int o = 0; o < SG_VEC_IN; ++o) u.v[o] = words[matrix_product_sg_word_at(tid, o, SG_VEC_IN)];
+#pragma unroll
+    for (int i = 0; i < SG_ITEMS; ++i) items[i] = matrix_product_convert(u.e[i]);
+    SG_BARRIER();  // the exchange may be reused at once
+    return;
+  }
 #endif
   if (first + SG_BLOCK_ITEMS <= n) {
 #pragma unroll
@@ -417,22 +455,29 @@ SG_FN void matrix_product_sg_store(SG_GLOBAL matrix_product_T* out, scangen_u64 
                              SG_LOCAL matrix_product_T* exchange) {
 #if SG_STAGED_IO
   const int tid = SG_THREAD();
+#if SG_VEC_OUT
+  if (first + SG_BLOCK_ITEMS <= n && ((unsigned long long)(out + first) & 15u) == 0) {
+    SG_LOCAL uint4* words = (SG_LOCAL uint4*)exchange;
+    matrix_product_sg_chunk_out u;
+#pragma unroll
+    for (int i = 0; i < SG_ITEMS; ++i) u.e[i] = items[i];
+#pragma unroll
+    for (int o = 0; o < SG_VEC_OUT; ++o) words[matrix_product_sg_word_at(tid, o, SG_VEC_OUT)] = u.v[o];
+    SG_BARRIER();
+    uint4* dst = (uint4*)(out + first);
+#pragma unroll
+    for (int i = 0; i < SG_VEC_OUT; ++i) {
+      const int w = i * SG_BLOCK_THREADS + tid;
+      const uint4 word = words[matrix_product_sg_word_at(w / SG_VEC_OUT, w % SG_VEC_OUT, SG_VEC_OUT)];
+      SG_STORE_WORD(dst + w, word);
+    }
+    SG_BARRIER();  // the exchange may be reused at once
+    return;
+  }
+#endif
 #pragma unroll
   for (int i = 0; i < SG_ITEMS; ++i) exchange[SG_XPAD(tid * SG_ITEMS + i)] = items[i];
   SG_BARRIER();
-#if SG_VEC_OUT
-  if (first + SG_BLOCK_ITEMS <= n && ((unsigned long long)(out + first) & 15u) == 0) {
-    uint4* dst = (uint4*)(out + first);
-#pragma unroll
-    for (int i = 0; i < SG_ITEMS / SG_VEC_OUT; ++i) {
-      const int w = i * SG_BLOCK_THREADS + tid;
-      matrix_product_sg_vec_out u;
-#pragma unroll
-      for (int j = 0; j < SG_VEC_OUT; ++j) u.e[j] = exchange[SG_XPAD(w * SG_VEC_OUT + j)];
-      dst[w] = u.v;
-    }
-  } else
-#endif
   if (first + SG_BLOCK_ITEMS <= n) {
 #pragma unroll
     for (int i = 0; i < SG_ITEMS; ++i) {
@@ -523,7 +568,7 @@ SG_KERNEL SG_BOUNDS(SG_BLOCK_THREADS) void matrix_product_scan_kernel(const SG_G
 #endif
                                                            scangen_u64 n) {
   SG_SHARED matrix_product_temp temp[SG_GROUPS];
-  SG_SHARED matrix_product_T exchange[SG_EXCHANGE];
+  SG_SHARED SG_ALIGN16 matrix_product_T exchange[SG_EXCHANGE];
   const int tid = SG_THREAD();
   const int group = tid / SG_GROUP_THREADS;
   // The block's segments are consecutive: its first element, and this thread's items in order.
@@ -581,6 +626,7 @@ SG_KERNEL SG_BOUNDS(SG_BLOCK_THREADS) void matrix_product_scan_kernel(const SG_G
 #undef SG_STAGED_IO
 #undef SG_VEC_IN
 #undef SG_VEC_OUT
+#undef SG_STREAMING
 #undef SG_EXCHANGE
 #undef SG_GROUP_THREADS
 #undef SG_GROUPS

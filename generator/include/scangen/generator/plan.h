@@ -72,8 +72,8 @@ struct Plan {
   size_t status_bytes = 0;  // workspace bytes per tile (decoupled look-back)
   int spin = 0;             // OpenCL: reads of a missing status before the fallback
   bool staged_io = false;   // coalesced loads and stores through shared memory
-  int vector_in = 0;        // inputs per 16-byte load (CUDA; 0: none)
-  int vector_out = 0;       // outputs per 16-byte store (CUDA; 0: none)
+  int vector_in = 0;        // 16-byte words of a thread's inputs (CUDA; 0: elements one by one)
+  int vector_out = 0;       // 16-byte words of a thread's outputs (CUDA; 0: elements one by one)
 
   // Block algorithms.
   int rake_threads = 0;  // raking

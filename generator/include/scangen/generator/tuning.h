@@ -21,13 +21,16 @@ struct DeviceTuning {
   int first_poll_from = 512;  // CUDA look-back: the first tile that sleeps so (the tiles before
                             // it start together, and small scans are all latency)
   int poll_ns = 32;         // CUDA look-back: sleep between reads of a status not yet written
+  int streaming = 0;        // CUDA: 1: the 16-byte loads and stores of full tiles are marked
+                            // streaming (evict first: ld.global.cs / st.global.cs)
   const char* why = "";     // the measurement behind the entry
 };
 
 // The table's entry for a device scan on a backend.
 DeviceTuning device_tuning(const dsl::Spec& spec, Backend backend);
 
-// "threads=128 items=24 min_blocks=0 first_poll_ns=600 first_poll_from=512 poll_ns=100",
+// "threads=128 items=24 min_blocks=0 first_poll_ns=600 first_poll_from=512 poll_ns=100
+// streaming=0",
 // any subset, separated by spaces or commas, applied on top of `base`.
 // Throws std::invalid_argument naming the bad part.
 DeviceTuning parse_tuning(const std::string& text, DeviceTuning base);
