@@ -691,6 +691,8 @@ int warmup_for(int runs, const Options& o) { return o.warmup >= 0 ? o.warmup : s
 // ---------------------------------------------------------------------------
 // Timing
 
+__global__ void empty_kernel() {}
+
 struct Timing {
   double median_us = 0, min_us = 0, max_us = 0;
 };
@@ -844,6 +846,10 @@ int main(int argc, char** argv) {
   CUDA_CHECK(cudaMalloc(&d_first, sizeof *d_first));
   cudaStream_t stream;
   CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  // The floor of a one-launch call as these events measure it: an empty
+  // kernel of one block, and of 64 blocks.
+  const Timing empty1 = time_calls([&] { empty_kernel<<<1, 256, 0, stream>>>(); CUDA_CHECK(cudaGetLastError()); }, 20, 200, stream, "empty kernel");
+  const Timing empty64 = time_calls([&] { empty_kernel<<<64, 256, 0, stream>>>(); CUDA_CHECK(cudaGetLastError()); }, 20, 200, stream, "empty kernel");
 
   std::vector<Row> rows;
   std::vector<std::string> failures;  // "case: what", for the report
@@ -1022,6 +1028,9 @@ int main(int argc, char** argv) {
     std::printf("- time: median of 200 calls (N <= 2^16), 100 (<= 2^22), 50 (<= 2^26), 25 (larger), after "
                 "max(3, runs / 10) warm-up calls, ");
   std::printf("CUDA events around each call, one stream\n");
+  std::printf("- an empty kernel, timed the same way (the floor of any one-launch call): %.1f us with 1 block, "
+              "%.1f us with 64 blocks of 256 threads (median of 200)\n",
+              empty1.median_us, empty64.median_us);
   std::printf("- GB/s = 2 * N * sizeof(element) / time (input read once, output written once; 1 GB = 1e9 bytes)\n");
   std::printf("- fraction of copy = copy time / scan time; vs CUB = CUB time / scangen time (above 1: scangen is "
               "faster)\n");
