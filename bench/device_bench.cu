@@ -528,13 +528,13 @@ static_assert(sizeof(__half) == 2, "__half is two bytes");
 //   scan         element  threads x items = tile  status        shared memory
 //   sum_i32      4 B      256 x 32 = 8192         8 B per tile  33876 B
 //   sum_f32      4 B      256 x 32 = 8192         8 B           33876 B
-//   sum_i64      8 B      256 x 16 = 4096         16 B          33952 B
-//   sum_f64      8 B      256 x 16 = 4096         16 B          33952 B
+//   sum_i64      8 B      128 x 32 = 4096         16 B          33888 B
+//   sum_f64      8 B      128 x 32 = 4096         16 B          33888 B
 //   max_i32      4 B      256 x 32 = 8192         8 B           33876 B
-//   sum_i8       1 B      256 x 32 = 8192         8 B            8475 B
-//   sum_i16      2 B      256 x 32 = 8192         8 B           16942 B
-//   sum_f16      2 B      256 x 32 = 8192         8 B           16942 B
-//   affine       8 B      256 x 16 = 4096         16 B          33952 B
+//   sum_i8       1 B      256 x 64 = 16384        8 B           16923 B
+//   sum_i16      2 B      256 x 64 = 16384        8 B           33838 B
+//   sum_f16      2 B      256 x 64 = 16384        8 B           33838 B
+//   affine       8 B      128 x 32 = 4096         16 B          33888 B
 //   mat2        16 B       64 x 32 = 2048         36 B          33912 B
 //   sum_i32_rts  4 B      256 x 32 = 8192         (partials: 4 B per tile)  33864 B
 std::vector<Case> all_cases() {
@@ -543,20 +543,20 @@ std::vector<Case> all_cases() {
                                       sum_i32_scan_kernel),
       lookback_case<FloatSum<float>>("sum_f32", "inclusive sum f32", "f32", "InclusiveSum", 256, 8192, 8, 33876,
                                      sum_f32_scan_kernel),
-      lookback_case<WrapSum<long long>>("sum_i64", "inclusive sum i64", "i64", "InclusiveSum", 256, 4096, 16, 33952,
+      lookback_case<WrapSum<long long>>("sum_i64", "inclusive sum i64", "i64", "InclusiveSum", 128, 4096, 16, 33888,
                                         sum_i64_scan_kernel),
-      lookback_case<FloatSum<double>>("sum_f64", "inclusive sum f64", "f64", "InclusiveSum", 256, 4096, 16, 33952,
+      lookback_case<FloatSum<double>>("sum_f64", "inclusive sum f64", "f64", "InclusiveSum", 128, 4096, 16, 33888,
                                       sum_f64_scan_kernel),
       lookback_case<MaxI32>("max_i32", "inclusive max i32", "i32", "InclusiveScan(cuda::maximum<>)", 256, 8192, 8,
                             33876, max_i32_scan_kernel),
-      lookback_case<WrapSum<signed char>>("sum_i8", "inclusive sum i8", "i8", "InclusiveSum", 256, 8192, 8, 8475,
+      lookback_case<WrapSum<signed char>>("sum_i8", "inclusive sum i8", "i8", "InclusiveSum", 256, 16384, 8, 16923,
                                           sum_i8_scan_kernel),
-      lookback_case<WrapSum<short>>("sum_i16", "inclusive sum i16", "i16", "InclusiveSum", 256, 8192, 8, 16942,
+      lookback_case<WrapSum<short>>("sum_i16", "inclusive sum i16", "i16", "InclusiveSum", 256, 16384, 8, 33838,
                                     sum_i16_scan_kernel),
-      lookback_case<HalfSum>("sum_f16", "inclusive sum f16", "f16", "InclusiveSum(__half)", 256, 8192, 8, 16942,
+      lookback_case<HalfSum>("sum_f16", "inclusive sum f16", "f16", "InclusiveSum(__half)", 256, 16384, 8, 33838,
                              sum_f16_scan_kernel),
-      lookback_case<AffineOp>("affine", "affine recurrence {a,b: f32}", "Affine", "InclusiveScan(functor)", 256, 4096,
-                              16, 33952, affine_scan_kernel),
+      lookback_case<AffineOp>("affine", "affine recurrence {a,b: f32}", "Affine", "InclusiveScan(functor)", 128, 4096,
+                              16, 33888, affine_scan_kernel),
       lookback_case<Mat2Op>("mat2", "2x2 matrix product f32", "Mat2", "InclusiveScan(functor)", 64, 2048, 36, 33912,
                             mat2_scan_kernel),
       rts_case<WrapSum<int32_t>>("sum_i32_rts", "inclusive sum i32, reduce_then_scan", "i32", "InclusiveSum", 256,

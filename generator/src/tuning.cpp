@@ -20,7 +20,7 @@ int items_for(size_t element_bytes, size_t bytes) {
 // N = 2^28 unless said, fraction of a device-to-device copy of the same
 // bytes (bench/RESULTS.md, "Tuning", has every variant measured). Keyed by
 // element size alone: at 8 bytes the written affine combine and the built-in
-// i64 sum tuned alike (0.928 / 0.931 with the same entry), and every larger
+// i64 sum tuned alike (0.956 / 0.957 with the same entry), and every larger
 // element is a written combine.
 DeviceTuning device_tuning(const dsl::Spec& spec, Backend backend) {
   const size_t bytes = spec.type.size();
@@ -40,37 +40,51 @@ DeviceTuning device_tuning(const dsl::Spec& spec, Backend backend) {
   // instead of 8.0.
   t.first_poll_from = 512;
   t.poll_ns = 32;  // 100 or 300 ns between reads: no difference (0.846 / 0.850 vs 0.847)
-  if (bytes <= 2) {
-    // i8 / i16 / f16: items at their maximum; 512 threads: 0.42 / 0.67 vs
-    // 0.44 / 0.67. Sleep 1500 ns: i8 0.39 -> 0.45, i16 0.59 -> 0.70; 3000 ns
-    // is worse (i8 0.37).
+  // The I/O moves 16-byte words through shared memory (templates/common/io.h),
+  // so a thread's bytes, not its elements, set the cost of a tile's loads.
+  if (bytes <= 1) {
+    // i8: 64 bytes per thread. 256 x 64 0.648 of copy, 128 x 128 0.640,
+    // 256 x 32 0.598, 256 x 128 0.465 (184 registers: one block per SM),
+    // 256 x 48 0.467 (100 registers); sleep 3000 ns 0.569. Every byte is a
+    // 32-bit register and an instruction: ncu read 51 % of DRAM peak.
     t.threads = 256;
-    t.items = 32;
+    t.items = 64;
     t.first_poll_ns = 1500;
-    t.why = "1-2 bytes: 256 x 32, sleep 1500 ns: i8 0.45, i16 0.70 of copy";
+    t.why = "1 byte: 256 x 64, sleep 1500 ns: i8 sum 0.648 of copy";
+  } else if (bytes <= 2) {
+    // i16 / f16: 128 bytes per thread. 256 x 64 with 3000 ns 0.859 of copy,
+    // 1500 ns 0.812; 256 x 32 0.78; 128 x 64 0.80; 256 x 96 and up no
+    // longer fit the exchange in shared memory (0.08, elements one by one).
+    t.threads = 256;
+    t.items = 64;
+    t.first_poll_ns = 3000;
+    t.why = "2 bytes: 256 x 64, sleep 3000 ns: i16 sum 0.859 of copy";
   } else if (bytes <= 4) {
-    // 128 bytes per thread: 256 x 32 with 3000 ns 0.883 of copy; 256 x 16
-    // 0.826; 256 x 24 0.76 (2000 ns); 128 x 32 0.884 (worse at 2^20 and
-    // 2^22); 4000 ns 0.888, 6000 ns 0.815.
+    // 128 bytes per thread: 256 x 32 with 3000 ns 0.895 of copy; 128 x 64
+    // 0.899 (within the noise); 256 x 16 0.876; 256 x 40 0.868 (80
+    // registers); 2000 ns 0.868, 4000 ns 0.893. (Before the 16-byte-word
+    // I/O: 0.883.)
     t.threads = 256;
     t.items = 32;
     t.first_poll_ns = 3000;
-    t.why = "3-4 bytes: 256 x 32, sleep 3000 ns: i32 sum 0.883, max 0.885 of copy";
+    t.why = "3-4 bytes: 256 x 32, sleep 3000 ns: i32 sum 0.895, max 0.895 of copy";
   } else if (bytes <= 8) {
-    // 128 bytes per thread: 256 x 16 with 3000 ns: i64 0.931, affine 0.928;
-    // 256 x 8: 0.884 / 0.882; 128 x 16: 0.927.
-    t.threads = 256;
-    t.items = 16;
+    // 256 bytes per thread in 128-thread blocks: 128 x 32 with 3000 ns i64
+    // 0.957, affine 0.956 of copy; 256 x 16 0.942 / 0.941; 64 x 64 0.891;
+    // 96 x 32 0.933; 2000 ns 0.944, 4000 ns 0.957.
+    t.threads = 128;
+    t.items = 32;
     t.first_poll_ns = 3000;
-    t.why = "5-8 bytes: 256 x 16, sleep 3000 ns: i64 sum 0.931, affine 0.928 of copy";
+    t.why = "5-8 bytes: 128 x 32, sleep 3000 ns: i64 sum 0.957, affine 0.956 of copy";
   } else {
     // Large elements (the 16-byte 2x2 matrix product): 512 bytes per thread
-    // in small blocks: 64 x 32 0.741 of copy, 128 x 16 0.724, 256 x 8 0.620,
-    // 256 x 4 0.462 (3000 ns each).
+    // in small blocks: 64 x 32 0.744 of copy, 128 x 16 0.722, 32 x 32 0.625,
+    // 64 x 16 0.579, 256 x 8 0.620 (3000 ns each); 1500 / 6000 / 0 ns 0.738
+    // / 0.744 / 0.717.
     t.threads = 64;
     t.items = items_for(bytes, 512);
     t.first_poll_ns = 3000;
-    t.why = "over 8 bytes: 64 threads x 512 bytes, sleep 3000 ns: 2x2 matrices 0.741 of copy";
+    t.why = "over 8 bytes: 64 threads x 512 bytes, sleep 3000 ns: 2x2 matrices 0.744 of copy";
   }
   return t;
 }

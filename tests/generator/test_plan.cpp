@@ -135,7 +135,11 @@ TEST_CASE("device tuning: the table and given tunings", "[unit]") {
   using scangen::generator::parse_tuning;
   const scangen::dsl::Spec i8 = load_one("scan s { type = i8; op = add; }");
   const DeviceTuning t = scangen::generator::device_tuning(i8, Backend::Cuda);
-  CHECK(t.items == 32);
+  CHECK(t.threads == 256);
+  CHECK(t.items == 64);
+  const DeviceTuning t8 = scangen::generator::device_tuning(load_one("scan s { type = i64; op = add; }"), Backend::Cuda);
+  CHECK(t8.threads == 128);
+  CHECK(t8.items == 32);
   CHECK(std::string(t.why).find("i8") != std::string::npos);
   const DeviceTuning u = parse_tuning("threads=128, items=8 first_poll_ns=700", t);
   CHECK(u.threads == 128);
@@ -148,9 +152,39 @@ TEST_CASE("device tuning: the table and given tunings", "[unit]") {
   CHECK_THROWS_WITH(parse_tuning("speed=3", t), Catch::Contains("unknown knob 'speed'"));
   CHECK_THROWS_WITH(parse_tuning("items", t), Catch::Contains("knob=value"));
   CHECK_THROWS_WITH(parse_tuning("items=-1", t), Catch::Contains("integer"));
+  CHECK_THROWS_WITH(parse_tuning("items=129", t), Catch::Contains("1..128"));
+  CHECK_THROWS_WITH(parse_tuning("streaming=2", t), Catch::Contains("0 or 1"));
+  CHECK(parse_tuning("streaming=1", t).streaming == 1);
   // The plan prints the look-back's pacing.
   const Plan p = make_plan(i8, Backend::Cuda, u);
   CHECK(scangen::generator::to_string(p).find("sleeps 700 ns before its first read") != std::string::npos);
+}
+
+TEST_CASE("staged I/O in 16-byte words where a thread's items fill them", "[unit]") {
+  // i8 x 64 items: 4 words per thread, in and out.
+  const Plan i8 = make_plan(load_one("scan s { type = i8; op = add; }"), Backend::Cuda);
+  CHECK(i8.staged_io);
+  CHECK(i8.vector_in == 4);
+  CHECK(i8.vector_out == 4);
+  // 3 x 4-byte items are 12 bytes: elements one by one.
+  const Plan odd = make_plan(load_one("scan s { type = i32; op = add; threads = 128; items = 3; }"), Backend::Cuda);
+  CHECK(odd.vector_in == 0);
+  CHECK(odd.vector_out == 0);
+  // u8 inputs converted to i64, 128 x 32: 32 input bytes (2 words) and 256 output bytes (16 words) per thread.
+  const Plan conv = make_plan(load_one("scan s { type = i64; input = u8; op = add; }"), Backend::Cuda);
+  CHECK(conv.vector_in == 2);
+  CHECK(conv.vector_out == 16);
+  // An input wider than the element: the exchange grows to hold the input words.
+  const Plan wide =
+      make_plan(load_one("scan s { type = f16; input = f64; op = max; threads = 128; items = 16; }"), Backend::Cuda);
+  CHECK(wide.vector_in == 8);
+  CHECK(wide.vector_out == 2);
+  CHECK(wide.block_shared_bytes >= 128 * 16 * 8);
+  // OpenCL: never.
+  const Plan cl = make_plan(load_one("scan s { type = i8; op = add; }"), Backend::OpenCL);
+  CHECK(cl.vector_in == 0);
+  CHECK(cl.vector_out == 0);
+  CHECK_THAT(scangen::generator::to_string(i8), Catch::Contains("16-byte words: 4 of inputs / 4 of outputs"));
 }
 
 TEST_CASE("scans of one source need different names and one backend", "[unit]") {
