@@ -61,6 +61,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cinttypes>
@@ -83,6 +84,14 @@
 constexpr int kExitWrongResult = 1;  // a kernel failed its correctness check
 constexpr int kExitCuda = 2;         // no usable CUDA device, or a CUDA call failed
 constexpr int kExitUsage = 3;        // bad command line
+
+// Timing mode. Blocked (the default): the calls are queued behind a kernel
+// that waits until the host has queued them all, so that the events time
+// the GPU's work alone, back to back, as in a stream kept busy; without it
+// (--host-paced) a call that takes less than the host needs to launch it is
+// timed at the host's launch rate (events around each call, nothing held).
+bool g_host_paced = false;
+
 
 #define CUDA_CHECK(call)                                                                           \
   do {                                                                                             \
@@ -631,6 +640,10 @@ void usage(FILE* f) {
                "  --warmup W     untimed calls first (default: max(3, runs / 10))\n"
                "  --device D     CUDA device index (default 0)\n"
                "  --csv FILE     also write the results as CSV to FILE\n"
+               "  --host-paced   time each call as the host launches it (events around each\n"
+               "                 call, nothing held back): small calls then measure the host's\n"
+               "                 launch rate; default: the calls are queued behind a waiting\n"
+               "                 kernel first, so the events time the GPU's work alone\n"
                "  --help         this text\n"
                "\n"
                "exit status: 0 all scangen scans correct (a wrong CUB result is reported, not timed), 1 a scangen scan gave wrong results, 2 no usable\n"
@@ -675,6 +688,8 @@ Options parse_options(int argc, char** argv) {
       o.device = int_arg("--device", value(), 0, 1024);
     } else if (a == "--csv") {
       o.csv = value();
+    } else if (a == "--host-paced") {
+      g_host_paced = true;
     } else {
       bad_usage("unknown option '" + a + "'");
     }
@@ -697,8 +712,53 @@ struct Timing {
   double median_us = 0, min_us = 0, max_us = 0;
 };
 
+// The blocking kernel: waits for *release (host memory, mapped) or, after
+// `timeout_ns`, gives up and says so in *timed_out.
+__global__ void hold_stream(const volatile int* release, int* timed_out, unsigned long long timeout_ns) {
+  unsigned long long t0, t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+  while (*release == 0) {
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    if (t - t0 > timeout_ns) {
+      *timed_out = 1;
+      return;
+    }
+    __nanosleep(1000);
+  }
+}
+
+struct StreamHold {
+  volatile int* release = nullptr;  // host-mapped
+  int* timed_out = nullptr;         // host-mapped
+  int* d_release = nullptr;
+  int* d_timed_out = nullptr;
+  StreamHold() {
+    CUDA_CHECK(cudaHostAlloc((void**)&release, sizeof(int), cudaHostAllocMapped));
+    CUDA_CHECK(cudaHostAlloc((void**)&timed_out, sizeof(int), cudaHostAllocMapped));
+    CUDA_CHECK(cudaHostGetDevicePointer((void**)&d_release, (void*)release, 0));
+    CUDA_CHECK(cudaHostGetDevicePointer((void**)&d_timed_out, (void*)timed_out, 0));
+    *release = 1;
+    *timed_out = 0;
+  }
+  void hold(cudaStream_t s) {
+    *release = 0;
+    hold_stream<<<1, 1, 0, s>>>(d_release, d_timed_out, 2000000000ull);
+    CUDA_CHECK(cudaGetLastError());
+  }
+  void let_go() {
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    *release = 1;
+  }
+};
+
+StreamHold& stream_hold() {
+  static StreamHold h;
+  return h;
+}
+
 // `warmup` calls, then `runs` calls each between its own pair of events; all
-// are queued before the one synchronisation.
+// are queued before the one synchronisation, in batches of 32 calls, each
+// batch held back until it is all queued (unless host-paced).
 template <typename Call>
 Timing time_calls(const Call& call, int warmup, int runs, cudaStream_t stream, const std::string& what) {
   for (int i = 0; i < warmup; ++i) call();
@@ -707,12 +767,25 @@ Timing time_calls(const Call& call, int warmup, int runs, cudaStream_t stream, c
     CUDA_CHECK(cudaEventCreate(&start[i]));
     CUDA_CHECK(cudaEventCreate(&stop[i]));
   }
+  StreamHold& hold = stream_hold();
+  constexpr int kBatch = 32;
   for (int i = 0; i < runs; ++i) {
+    if (!g_host_paced && i % kBatch == 0) {
+      if (i > 0) hold.let_go();
+      sync_stream(stream, what);  // the batch before has run: the next one is queued while nothing runs
+      hold.hold(stream);
+    }
     CUDA_CHECK(cudaEventRecord(start[i], stream));
     call();
     CUDA_CHECK(cudaEventRecord(stop[i], stream));
   }
+  if (!g_host_paced) hold.let_go();
   sync_stream(stream, what);
+  if (*hold.timed_out) {
+    std::fprintf(stderr, "device_bench: %s: the stream was let go before its calls were all queued (a launch took "
+                 "over 2 s to queue); rerun, or use --host-paced\n", what.c_str());
+    std::exit(kExitCuda);
+  }
   std::vector<double> us(runs);
   for (int i = 0; i < runs; ++i) {
     float ms = 0;
@@ -1027,7 +1100,10 @@ int main(int argc, char** argv) {
   else
     std::printf("- time: median of 200 calls (N <= 2^16), 100 (<= 2^22), 50 (<= 2^26), 25 (larger), after "
                 "max(3, runs / 10) warm-up calls, ");
-  std::printf("CUDA events around each call, one stream\n");
+  std::printf(g_host_paced ? "CUDA events around each call, one stream, host-paced (each call timed as the host "
+                             "launches it: small calls measure the launch rate)\n"
+                           : "CUDA events around each call, one stream; the calls queued (32 at a time) behind a "
+                             "kernel that waits until they all are, so the events time the GPU's work alone\n");
   std::printf("- an empty kernel, timed the same way (the floor of any one-launch call): %.1f us with 1 block, "
               "%.1f us with 64 blocks of 256 threads (median of 200)\n",
               empty1.median_us, empty64.median_us);

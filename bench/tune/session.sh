@@ -1,22 +1,34 @@
 #!/usr/bin/env bash
 # One GPU session of tuning experiments, after `scripts/gpu-check build`:
-#   bash bench/tune/session.sh [TAG]
-# tune_bench over the variant files of bench/tune, the SASS summary of the
-# table's kernels (bench/sass_summary.sh), and Nsight Compute counters of the
-# table's kernels at 2^28 (when ncu is there). Everything under $OUT.
+#   bash bench/tune/session.sh [TAG [SET [LOG2N]]]
+# tune_bench over the variant files bench/tune/SET_{narrow,4byte,8byte,16byte}.txt
+# (SET: words by default; a missing file is skipped) at N = 2^LOG2N (a list,
+# default 20,24,28), then, unless NCU=0, the SASS summary of the table's
+# kernels (bench/sass_summary.sh) and Nsight Compute counters of the table's
+# kernels at 2^28 (when ncu is there). Everything under $OUT, named TAG_*.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 out="${OUT:-/tmp/tune}"; mkdir -p "$out"
 tag="${1:-words}"
+set="${2:-words}"
+log2n="${3:-20,24,28}"
 spec=bench/specs/device_bench.scan
-tb() { .gpu/tune_bench --spec "$spec" --log2n 20,24,28 --runs 25 "$@"; }
+tb() { .gpu/tune_bench --spec "$spec" --log2n "$log2n" --runs "${RUNS:-25}" "$@"; }
+run_set() {  # class, cases...
+  local f="bench/tune/${set}_$1.txt"; shift
+  [ -f "$f" ] || return 0
+  local cases=()
+  for c in "$@"; do cases+=(--case "$c"); done
+  tb "${cases[@]}" --variants "$f" --csv "$out/${tag}_$(basename "$f" .txt | sed "s/^${set}_//").csv"
+}
 {
   nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
-  tb --case sum_i8 --case sum_i16 --case sum_f16 --variants bench/tune/words_narrow.txt --csv "$out/${tag}_narrow.csv"
-  tb --case sum_i32 --case max_i32 --case sum_f32 --variants bench/tune/words_4byte.txt --csv "$out/${tag}_4byte.csv"
-  tb --case sum_i64 --case affine --variants bench/tune/words_8byte.txt --csv "$out/${tag}_8byte.csv"
-  tb --case mat2 --variants bench/tune/words_16byte.txt --csv "$out/${tag}_16byte.csv"
+  run_set narrow sum_i8 sum_i16
+  run_set 4byte sum_i32 max_i32 sum_f32
+  run_set 8byte sum_i64 sum_f64 affine
+  run_set 16byte mat2
 } 2>&1 | tee "$out/${tag}_tune.log"
+[ "${NCU:-1}" = 0 ] && exit 0
 [ -d .gpu/cubin ] && bash bench/sass_summary.sh .gpu/cubin > "$out/${tag}_sass.txt" 2>&1
 if command -v ncu >/dev/null; then
   m=gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed
