@@ -255,8 +255,6 @@ Plan make_plan(const dsl::Spec& spec, Backend backend, const DeviceTuning& tunin
         p.block_shared_bytes += 8 + p.element_bytes;  // the tile id and its prefix
         define(p, "SG_LB_FIRST_POLL_NS", p.tuning.first_poll_ns);
         define(p, "SG_LB_FIRST_POLL_FROM", p.tuning.first_poll_from);
-        define(p, "SG_LB_PEEK", p.tuning.peek);
-        define(p, "SG_LB_GUESS_TILES", p.tuning.guess_tiles);
         define(p, "SG_LB_POLL_NS", p.tuning.poll_ns);
       } else {
         p.status_kind = 3;
@@ -264,7 +262,6 @@ Plan make_plan(const dsl::Spec& spec, Backend backend, const DeviceTuning& tunin
         p.spin = 4096;
         p.block_shared_bytes += 8 + p.element_bytes;
         define(p, "SG_SPIN", p.spin);
-        define(p, "SG_LB_GUESS_TILES", 0);
       }
       define(p, "SG_MIN_BLOCKS", backend == Backend::Cuda ? p.tuning.min_blocks : 0);
       define(p, "SG_STATUS_KIND", p.status_kind);
@@ -379,16 +376,10 @@ std::string to_string(const Plan& p) {
                             ? std::string("the first warp, 32 predecessors at a time; tile ids from ") +
                                   "an atomic ticket; sleeps " +
                                   std::to_string(p.tuning.first_poll_ns) + " ns before its first read (from tile " +
-                                  std::to_string(p.tuning.first_poll_from) + " on" +
-                                  (p.tuning.peek ? ", and only if a first read finds the prefix incomplete" : "") +
-                                  "), " +
+                                  std::to_string(p.tuning.first_poll_from) + " on), " +
                                   std::to_string(p.tuning.poll_ns) + " ns between reads"
                             : "work-item 0, one predecessor at a time; after " + std::to_string(p.spin) +
                                   " reads of a missing status it reduces that tile itself from the input");
-      if (p.backend == Backend::Cuda && p.tuning.guess_tiles > 0)
-        line("small scans", "up to " + std::to_string(p.tuning.guess_tiles) +
-                                " tiles: each block loads the tile of its own index while its ticket is on its "
-                                "way (again if the ticket differs)");
       if (p.backend == Backend::Cuda && p.tuning.min_blocks > 0)
         line("occupancy", "at least " + std::to_string(p.tuning.min_blocks) + " blocks per SM (__launch_bounds__)");
 

@@ -123,11 +123,6 @@ DeviceTuning parse_tuning(const std::string& text, DeviceTuning t) {
       t.first_poll_ns = iv;
     } else if (key == "first_poll_from") {
       t.first_poll_from = iv;
-    } else if (key == "peek") {
-      if (iv > 1) throw std::invalid_argument("tuning: peek must be 0 or 1");
-      t.peek = iv;
-    } else if (key == "guess_tiles") {
-      t.guess_tiles = iv;
     } else if (key == "poll_ns") {
       t.poll_ns = iv;
     } else if (key == "streaming") {
@@ -135,7 +130,7 @@ DeviceTuning parse_tuning(const std::string& text, DeviceTuning t) {
       t.streaming = iv;
     } else {
       throw std::invalid_argument("tuning: unknown knob '" + key +
-                                  "' (threads, items, min_blocks, first_poll_ns, first_poll_from, peek, guess_tiles, poll_ns, streaming)");
+                                  "' (threads, items, min_blocks, first_poll_ns, first_poll_from, poll_ns, streaming)");
     }
   }
   t.why = "given";
@@ -145,8 +140,7 @@ DeviceTuning parse_tuning(const std::string& text, DeviceTuning t) {
 std::string to_string(const DeviceTuning& t) {
   return "threads=" + std::to_string(t.threads) + " items=" + std::to_string(t.items) +
          " min_blocks=" + std::to_string(t.min_blocks) + " first_poll_ns=" + std::to_string(t.first_poll_ns) +
-         " first_poll_from=" + std::to_string(t.first_poll_from) + " peek=" + std::to_string(t.peek) +
-         " guess_tiles=" + std::to_string(t.guess_tiles) +
+         " first_poll_from=" + std::to_string(t.first_poll_from) +
          " poll_ns=" + std::to_string(t.poll_ns) + " streaming=" + std::to_string(t.streaming);
 }
 

@@ -38,28 +38,9 @@ void SG_NAME(scan_kernel)(const SG_GLOBAL SG_IN* in,
   SG_SHARED SG_NAME(sg_lookback_shared) shared;
   SG_SHARED SG_ALIGN16 SG_T exchange[SG_EXCHANGE];
   const scangen_u64 tiles = SG_NAME(sg_tile_count)(n);
-  SG_T items[SG_ITEMS];
-  scangen_u64 tile;
-#if SG_LB_GUESS_TILES > 0
-  if (tiles <= SG_LB_GUESS_TILES) {
-    // A small scan is all latency: load the tile of the block's own index
-    // while the ticket is on its way, and load again if the ticket differs.
-    const scangen_u64 guess = SG_BLOCK();
-    unsigned int drawn = 0;
-    if (SG_THREAD() == 0) drawn = SG_NAME(sg_ticket_draw)(workspace);
-    SG_NAME(sg_load)(in, guess * SG_TILE, n, items, exchange);
-    if (SG_THREAD() == 0) shared.tile = SG_NAME(sg_ticket_settle)(workspace, drawn, tiles - 1);
-    SG_BARRIER();
-    tile = shared.tile;
-    if (tile != guess) SG_NAME(sg_load)(in, tile * SG_TILE, n, items, exchange);
-  } else
-#endif
-  {
-    if (SG_THREAD() == 0) shared.tile = SG_NAME(sg_take_ticket)(workspace, tiles - 1);
-    SG_BARRIER();
-    tile = shared.tile;
-    SG_NAME(sg_load)(in, tile * SG_TILE, n, items, exchange);
-  }
+  if (SG_THREAD() == 0) shared.tile = SG_NAME(sg_take_ticket)(workspace, tiles - 1);
+  SG_BARRIER();
+  const scangen_u64 tile = shared.tile;
 #if SG_RUNNING_TOTAL
   // Read before this tile publishes anything: the last tile writes it back
   // only after every tile has published.
@@ -68,6 +49,8 @@ void SG_NAME(scan_kernel)(const SG_GLOBAL SG_IN* in,
   const SG_T seed = SG_INIT();
 #endif
 
+  SG_T items[SG_ITEMS];
+  SG_NAME(sg_load)(in, tile * SG_TILE, n, items, exchange);
   SG_T total;
   SG_T prefix = SG_NAME(sg_group_exclusive)(&temp, SG_NAME(sg_reduce_items)(items), &total);
   // The tiles before this one, without the seed (tile 0: none).

@@ -14,9 +14,8 @@
 // Workspace: 16 bytes of header (the ticket), then the statuses.
 //
 // Needs: SG_STATUS_KIND, SG_STATUS_WORDS (32-bit words per value, kind 3),
-// SG_LB_FIRST_POLL_NS, SG_LB_FIRST_POLL_FROM, SG_LB_PEEK, SG_LB_POLL_NS (sleeps of
-// the look-back, see the plan's tuning). The kernel (common/device_lookback.h)
-// also reads SG_LB_GUESS_TILES.
+// SG_LB_FIRST_POLL_NS, SG_LB_FIRST_POLL_FROM, SG_LB_POLL_NS (sleeps of the
+// look-back, see the plan's tuning).
 
 #define SG_FLAG_INVALID 0u
 #define SG_FLAG_AGGREGATE 1u
@@ -32,19 +31,13 @@ typedef union {
   unsigned int word[(sizeof(SG_T) + 3) / 4];
 } SG_NAME(sg_status_value);
 
-// A ticket, in two steps so that work can go on while it is on its way:
-// draw, then settle with the call's last ticket (`last`; every block has then
-// taken all of its own), whose taker resets the counter for the next call.
-SG_FN unsigned int SG_NAME(sg_ticket_draw)(SG_GLOBAL unsigned char* workspace) {
-  return atomicAdd((unsigned int*)workspace, 1u);
-}
-SG_FN unsigned long long SG_NAME(sg_ticket_settle)(SG_GLOBAL unsigned char* workspace, unsigned int t,
-                                                   unsigned long long last) {
-  if ((unsigned long long)t == last) atomicExch((unsigned int*)workspace, 0u);
-  return t;
-}
+// A ticket; `last` is the call's last one (every block has then taken all of
+// its own), whose taker resets the counter for the next call.
 SG_FN unsigned long long SG_NAME(sg_take_ticket)(SG_GLOBAL unsigned char* workspace, unsigned long long last) {
-  return SG_NAME(sg_ticket_settle)(workspace, SG_NAME(sg_ticket_draw)(workspace), last);
+  unsigned int* ticket = (unsigned int*)workspace;
+  const unsigned int t = atomicAdd(ticket, 1u);
+  if ((unsigned long long)t == last) atomicExch(ticket, 0u);
+  return t;
 }
 
 SG_FN void SG_NAME(sg_status_store)(SG_GLOBAL unsigned char* workspace, unsigned long long tile, unsigned int epoch,
@@ -136,36 +129,16 @@ SG_FN SG_T SG_NAME(sg_lb_shfl_idx)(SG_T v, int src) {
 
 // The combine of the tiles before `tile` (not called for tile 0), by the 32
 // lanes of the first warp.
-// `pace`: sleep SG_LB_FIRST_POLL_NS once before the look-back goes on; with
-// SG_LB_PEEK, only if the first read of the nearest window finds the prefix
-// not complete (then the window is read again after the sleep), so a tile
-// whose predecessors are done (the last ones of a scan) does not wait.
-SG_FN SG_T SG_NAME(sg_warp_lookback)(SG_GLOBAL unsigned char* workspace, unsigned long long tile, unsigned int epoch,
-                                     int pace) {
+SG_FN SG_T SG_NAME(sg_warp_lookback)(SG_GLOBAL unsigned char* workspace, unsigned long long tile, unsigned int epoch) {
   const int lane = SG_THREAD() & 31;
   SG_T prefix = SG_IDENTITY();
   int have = 0;
   long long end = (long long)tile - 1;  // the nearest tile of the window; lane l reads end - l
-#if !SG_LB_PEEK
-  if (pace) __nanosleep(SG_LB_FIRST_POLL_NS);
-#endif
   for (;;) {
     const long long pred = end - lane;
     SG_T v = SG_IDENTITY();
     unsigned int flag = SG_FLAG_INCLUSIVE;  // before tile 0: nothing, and the look-back stops
     if (pred >= 0) flag = SG_NAME(sg_status_load)(workspace, (unsigned long long)pred, epoch, &v);
-#if SG_LB_PEEK
-    if (pace) {
-      pace = 0;
-      // Complete: an INCLUSIVE status in the window, every nearer one written.
-      const unsigned int inc = __ballot_sync(0xffffffffu, flag == SG_FLAG_INCLUSIVE);
-      const unsigned int missing = __ballot_sync(0xffffffffu, flag == SG_FLAG_INVALID);
-      if (!inc || (missing & ((inc & (0u - inc)) - 1u))) {
-        __nanosleep(SG_LB_FIRST_POLL_NS);
-        if (pred >= 0) flag = SG_NAME(sg_status_load)(workspace, (unsigned long long)pred, epoch, &v);
-      }
-    }
-#endif
     while (__any_sync(0xffffffffu, flag == SG_FLAG_INVALID)) {
       if (flag == SG_FLAG_INVALID) {
         if (SG_LB_POLL_NS > 0) __nanosleep(SG_LB_POLL_NS);
@@ -207,8 +180,8 @@ SG_FN SG_T SG_NAME(sg_tile_prefix)(SG_LOCAL SG_NAME(sg_lookback_shared)* shared,
     // rather than read them again and again.
     // Not for the first tiles (SG_LB_FIRST_POLL_FROM): they start together,
     // and a small scan is all latency.
-    const SG_T prefix =
-        SG_NAME(sg_warp_lookback)(workspace, tile, epoch, SG_LB_FIRST_POLL_NS > 0 && tile >= SG_LB_FIRST_POLL_FROM);
+    if (SG_LB_FIRST_POLL_NS > 0 && tile >= SG_LB_FIRST_POLL_FROM) __nanosleep(SG_LB_FIRST_POLL_NS);
+    const SG_T prefix = SG_NAME(sg_warp_lookback)(workspace, tile, epoch);
     if (SG_THREAD() == 0) {
       SG_NAME(sg_status_store)(workspace, tile, epoch, SG_FLAG_INCLUSIVE, SG_COMBINE(prefix, total));
       shared->prefix = prefix;

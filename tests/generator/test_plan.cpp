@@ -155,20 +155,9 @@ TEST_CASE("device tuning: the table and given tunings", "[unit]") {
   CHECK_THROWS_WITH(parse_tuning("items=129", t), Catch::Contains("1..128"));
   CHECK_THROWS_WITH(parse_tuning("streaming=2", t), Catch::Contains("0 or 1"));
   CHECK(parse_tuning("streaming=1", t).streaming == 1);
-  CHECK_THROWS_WITH(parse_tuning("peek=2", t), Catch::Contains("0 or 1"));
-  CHECK(parse_tuning("peek=1", t).peek == 1);
-  CHECK(parse_tuning(scangen::generator::to_string(parse_tuning("peek=1", t)), DeviceTuning{}).peek == 1);
   // The plan prints the look-back's pacing.
   const Plan p = make_plan(i8, Backend::Cuda, u);
   CHECK(scangen::generator::to_string(p).find("sleeps 700 ns before its first read") != std::string::npos);
-  const Plan peek = make_plan(i8, Backend::Cuda, parse_tuning("peek=1", u));
-  CHECK(scangen::generator::to_string(peek).find("only if a first read finds the prefix incomplete") != std::string::npos);
-  bool peek_defined = false;
-  for (const auto& c : peek.constants) peek_defined |= c.first == "SG_LB_PEEK" && c.second == "1";
-  CHECK(peek_defined);
-  const Plan guess = make_plan(i8, Backend::Cuda, parse_tuning("guess_tiles=64", u));
-  CHECK(scangen::generator::to_string(guess).find("up to 64 tiles: each block loads the tile of its own index") !=
-        std::string::npos);
 }
 
 TEST_CASE("staged I/O in 16-byte words where a thread's items fill them", "[unit]") {

@@ -95,7 +95,7 @@ TEST_CASE("NVRTC compiles the device scans with a tuning of their own", "[nvrtc]
   for (const scangen::test::ScanCase& c : scangen::test::device_cases(Backend::Cuda)) {
     if (c.spec.algorithm != scangen::dsl::Algorithm::DecoupledLookback) continue;
     const scangen::generator::DeviceTuning t = scangen::generator::parse_tuning(
-        "threads=128 items=4 min_blocks=3 first_poll_ns=700 peek=1 guess_tiles=64 poll_ns=0",
+        "threads=128 items=4 min_blocks=3 first_poll_ns=700 poll_ns=0",
         scangen::generator::device_tuning(c.spec, Backend::Cuda));
     plans.push_back(scangen::generator::make_plan(c.spec, Backend::Cuda, t));
     // The spec's own threads / items win over the tuning's.

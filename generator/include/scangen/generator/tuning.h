@@ -20,10 +20,6 @@ struct DeviceTuning {
                             // the first read of the predecessors' statuses
   int first_poll_from = 512;  // CUDA look-back: the first tile that sleeps so (the tiles before
                             // it start together, and small scans are all latency)
-  int peek = 0;             // CUDA look-back: 1: read the nearest predecessors once first, and
-                            // sleep first_poll_ns only if the prefix is not complete from them
-  int guess_tiles = 0;      // CUDA: in scans of at most this many tiles, a block loads the tile of
-                            // its own index while its ticket is on its way (again if it differs)
   int poll_ns = 32;         // CUDA look-back: sleep between reads of a status not yet written
   int streaming = 0;        // CUDA: 1: the 16-byte loads and stores of full tiles are marked
                             // streaming (evict first: ld.global.cs / st.global.cs)
@@ -33,8 +29,8 @@ struct DeviceTuning {
 // The table's entry for a device scan on a backend.
 DeviceTuning device_tuning(const dsl::Spec& spec, Backend backend);
 
-// "threads=128 items=24 min_blocks=0 first_poll_ns=600 first_poll_from=512 peek=0
-// guess_tiles=0 poll_ns=100 streaming=0",
+// "threads=128 items=24 min_blocks=0 first_poll_ns=600 first_poll_from=512 poll_ns=100
+// streaming=0",
 // any subset, separated by spaces or commas, applied on top of `base`.
 // Throws std::invalid_argument naming the bad part.
 DeviceTuning parse_tuning(const std::string& text, DeviceTuning base);
