@@ -21,8 +21,7 @@
 // the chunk's index (sg_word_at) so that neither the coalesced side nor the
 // chunk side has bank conflicts (16-byte accesses go 8 threads at a time).
 // Elements are then packed and unpacked in registers, never one by one
-// through shared memory. A last, partial tile goes the same way, with the
-// word across n moved byte by byte (a scan smaller than a tile is one).
+// through shared memory.
 #if SG_VEC_IN
 typedef union {
   uint4 v[SG_VEC_IN];
@@ -72,48 +71,20 @@ SG_FN void SG_NAME(sg_load)(const SG_GLOBAL SG_IN* in, scangen_u64 first, scange
 #if SG_STAGED_IO
   const int tid = SG_THREAD();
 #if SG_VEC_IN
-  if (((unsigned long long)(in + first) & 15u) == 0) {
+  if (first + SG_BLOCK_ITEMS <= n && ((unsigned long long)(in + first) & 15u) == 0) {
     const uint4* src = (const uint4*)(in + first);
     SG_LOCAL uint4* words = (SG_LOCAL uint4*)exchange;
-    SG_NAME(sg_chunk_in) u;
-    if (first + SG_BLOCK_ITEMS <= n) {
 #pragma unroll
-      for (int i = 0; i < SG_VEC_IN; ++i) {
-        const int w = i * SG_BLOCK_THREADS + tid;
-        words[SG_NAME(sg_word_at)(w / SG_VEC_IN, w % SG_VEC_IN, SG_VEC_IN)] = SG_LOAD_WORD(src + w);
-      }
-      SG_BARRIER();
-#pragma unroll
-      for (int o = 0; o < SG_VEC_IN; ++o) u.v[o] = words[SG_NAME(sg_word_at)(tid, o, SG_VEC_IN)];
-#pragma unroll
-      for (int i = 0; i < SG_ITEMS; ++i) items[i] = SG_CONVERT(u.e[i]);
-    } else {
-      // The last tile: the words wholly before n as words, the one across n
-      // byte by byte, the rest zero; elements past n become the identity.
-      const scangen_u64 left = n - first;  // < SG_BLOCK_ITEMS
-      const scangen_u64 left_bytes = left * sizeof(SG_IN);
-#pragma unroll 1
-      for (int i = 0; i < SG_VEC_IN; ++i) {
-        const int w = i * SG_BLOCK_THREADS + tid;
-        SG_LOCAL uint4* word = words + SG_NAME(sg_word_at)(w / SG_VEC_IN, w % SG_VEC_IN, SG_VEC_IN);
-        if ((scangen_u64)(w + 1) * 16u <= left_bytes) {
-          *word = SG_LOAD_WORD(src + w);
-        } else if ((scangen_u64)w * 16u < left_bytes) {
-          const unsigned char* from = (const unsigned char*)(src + w);
-          SG_LOCAL unsigned char* to = (SG_LOCAL unsigned char*)word;
-#pragma unroll 1
-          for (int j = 0; j < 16; ++j) to[j] = (scangen_u64)w * 16u + (scangen_u64)j < left_bytes ? from[j] : 0;
-        } else {
-          *word = make_uint4(0u, 0u, 0u, 0u);
-        }
-      }
-      SG_BARRIER();
-#pragma unroll
-      for (int o = 0; o < SG_VEC_IN; ++o) u.v[o] = words[SG_NAME(sg_word_at)(tid, o, SG_VEC_IN)];
-#pragma unroll
-      for (int i = 0; i < SG_ITEMS; ++i)
-        items[i] = (scangen_u64)(tid * SG_ITEMS + i) < left ? SG_CONVERT(u.e[i]) : SG_IDENTITY();
+    for (int i = 0; i < SG_VEC_IN; ++i) {
+      const int w = i * SG_BLOCK_THREADS + tid;
+      words[SG_NAME(sg_word_at)(w / SG_VEC_IN, w % SG_VEC_IN, SG_VEC_IN)] = SG_LOAD_WORD(src + w);
     }
+    SG_BARRIER();
+    SG_NAME(sg_chunk_in) u;
+#pragma unroll
+    for (int o = 0; o < SG_VEC_IN; ++o) u.v[o] = words[SG_NAME(sg_word_at)(tid, o, SG_VEC_IN)];
+#pragma unroll
+    for (int i = 0; i < SG_ITEMS; ++i) items[i] = SG_CONVERT(u.e[i]);
     SG_BARRIER();  // the exchange may be reused at once
     return;
   }
@@ -146,7 +117,7 @@ SG_FN void SG_NAME(sg_store)(SG_GLOBAL SG_T* out, scangen_u64 first, scangen_u64
 #if SG_STAGED_IO
   const int tid = SG_THREAD();
 #if SG_VEC_OUT
-  if (((unsigned long long)(out + first) & 15u) == 0) {
+  if (first + SG_BLOCK_ITEMS <= n && ((unsigned long long)(out + first) & 15u) == 0) {
     SG_LOCAL uint4* words = (SG_LOCAL uint4*)exchange;
     SG_NAME(sg_chunk_out) u;
 #pragma unroll
@@ -155,32 +126,11 @@ SG_FN void SG_NAME(sg_store)(SG_GLOBAL SG_T* out, scangen_u64 first, scangen_u64
     for (int o = 0; o < SG_VEC_OUT; ++o) words[SG_NAME(sg_word_at)(tid, o, SG_VEC_OUT)] = u.v[o];
     SG_BARRIER();
     uint4* dst = (uint4*)(out + first);
-    if (first + SG_BLOCK_ITEMS <= n) {
 #pragma unroll
-      for (int i = 0; i < SG_VEC_OUT; ++i) {
-        const int w = i * SG_BLOCK_THREADS + tid;
-        const uint4 word = words[SG_NAME(sg_word_at)(w / SG_VEC_OUT, w % SG_VEC_OUT, SG_VEC_OUT)];
-        SG_STORE_WORD(dst + w, word);
-      }
-    } else {
-      // The last tile: the words wholly before n as words, the one across n
-      // byte by byte, nothing past n.
-      const scangen_u64 left_bytes = (n - first) * sizeof(SG_T);
-#pragma unroll 1
-      for (int i = 0; i < SG_VEC_OUT; ++i) {
-        const int w = i * SG_BLOCK_THREADS + tid;
-        if ((scangen_u64)w * 16u >= left_bytes) break;  // so are the later words of this thread
-        const SG_LOCAL uint4* word = words + SG_NAME(sg_word_at)(w / SG_VEC_OUT, w % SG_VEC_OUT, SG_VEC_OUT);
-        if ((scangen_u64)(w + 1) * 16u <= left_bytes) {
-          SG_STORE_WORD(dst + w, *word);
-        } else {
-          const SG_LOCAL unsigned char* from = (const SG_LOCAL unsigned char*)word;
-          unsigned char* to = (unsigned char*)(dst + w);
-#pragma unroll 1
-          for (int j = 0; j < 16; ++j)
-            if ((scangen_u64)w * 16u + (scangen_u64)j < left_bytes) to[j] = from[j];
-        }
-      }
+    for (int i = 0; i < SG_VEC_OUT; ++i) {
+      const int w = i * SG_BLOCK_THREADS + tid;
+      const uint4 word = words[SG_NAME(sg_word_at)(w / SG_VEC_OUT, w % SG_VEC_OUT, SG_VEC_OUT)];
+      SG_STORE_WORD(dst + w, word);
     }
     SG_BARRIER();  // the exchange may be reused at once
     return;
