@@ -27,7 +27,9 @@
 //     initialisation kernel and its scan kernel.
 //   - copy: cudaMemcpyAsync device to device of N * sizeof(element) bytes.
 // Every call is queued on one stream between its own pair of CUDA events;
-// warm-up calls first, then the timed ones; the median is reported.
+// warm-up calls first, then the timed ones, 32 at a time behind a kernel that
+// waits until they are queued (so the events time the GPU, not the host's
+// launch rate; --host-paced: without it); the median is reported.
 //
 // Correctness. Before timing, scangen and CUB each scan n = 1, 1000 and
 // 2^24 + 3 elements into an output filled with garbage, and the whole output

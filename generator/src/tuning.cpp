@@ -33,11 +33,12 @@ DeviceTuning device_tuning(const dsl::Spec& spec, Backend backend) {
     return t;
   }
   // Every size: a sleep before the first read of the predecessors, from
-  // tile 512 on (about the tiles of the first wave on 132 SMs); without it,
-  // the first reads find the predecessors not yet published and the polling
-  // slows every block (i32 256 x 16: 0.70 -> 0.75 / 0.79 / 0.83 of copy with
-  // 1000 / 2000 / 3000 ns). From tile 64 on instead, 2^20 i32 took 10.8 us
-  // instead of 8.0.
+  // tile 512 on (about the tiles of the first wave on 132 SMs): i32 256 x 16
+  // 0.70 -> 0.75 / 0.79 / 0.83 of copy with 1000 / 2000 / 3000 ns. It paces
+  // the blocks rather than sparing reads: sleeping only when a first read
+  // finds no complete prefix was as slow as no sleep (i32 0.79, i64 0.92),
+  // since most tiles find one at once. From tile 64 on instead, 2^20 i32
+  // took 10.8 us instead of 8.0.
   t.first_poll_from = 512;
   t.poll_ns = 32;  // 100 or 300 ns between reads: no difference (0.846 / 0.850 vs 0.847)
   // The I/O moves 16-byte words through shared memory (templates/common/io.h),
