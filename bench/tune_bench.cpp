@@ -24,6 +24,8 @@
 #include <cuda.h>
 #include <nvrtc.h>
 
+#include "nvrtc_builtins.h"
+
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -83,6 +85,8 @@ struct Compiled {
 
 Compiled compile(const gen::Plan& plan, int major, int minor) {
   const std::string src = gen::emit(plan);
+  const std::string& builtins = scangen::nvrtc_support::load_builtins();
+  if (!builtins.empty()) std::fprintf(stderr, "%s\n", builtins.c_str());
   nvrtcProgram prog;
   nvrtc_check(nvrtcCreateProgram(&prog, src.c_str(), (plan.spec.name + ".cu").c_str(), 0, nullptr, nullptr),
               "nvrtcCreateProgram");

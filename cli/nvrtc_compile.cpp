@@ -3,6 +3,8 @@
 #ifdef SCANGEN_HAVE_NVRTC
 #include <nvrtc.h>
 
+#include "nvrtc_builtins.h"
+
 #include <vector>
 #endif
 
@@ -31,6 +33,7 @@ NvrtcResult failed(const char* what, nvrtcResult r) {
 
 NvrtcResult nvrtc_compile(const std::string& source, const std::string& name, const std::string& arch) {
   const bool ptx = arch.rfind("compute_", 0) == 0;
+  const std::string& builtins = nvrtc_support::load_builtins();  // "" once loaded
   Program prog;
   nvrtcResult r = nvrtcCreateProgram(&prog.p, source.c_str(), name.c_str(), 0, nullptr, nullptr);
   if (r != NVRTC_SUCCESS) return failed("nvrtcCreateProgram", r);
@@ -55,6 +58,7 @@ NvrtcResult nvrtc_compile(const std::string& source, const std::string& name, co
   if (r != NVRTC_SUCCESS) {
     NvrtcResult f = failed("nvrtcCompileProgram", r);
     f.log += out.log.empty() ? "" : "\n" + out.log;
+    f.log += builtins.empty() ? "" : "\n" + builtins;
     return f;
   }
 

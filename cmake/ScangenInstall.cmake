@@ -28,7 +28,20 @@ list(APPEND scangen_install_targets ${extra_targets})
 list(APPEND scangen_install_headers ${extra_headers})
 set(SCANGEN_FIND_DEPENDENCIES "")
 foreach(dependency IN LISTS scangen_package_dependencies)
-  string(APPEND SCANGEN_FIND_DEPENDENCIES "find_dependency(${dependency})\n")
+  if(dependency STREQUAL "CUDAToolkit")
+    # Through scangen_find_cuda_toolkit (ScangenFindCUDAToolkit.cmake, installed
+    # beside the config), which works with Debian 12's CMake as well.
+    string(APPEND SCANGEN_FIND_DEPENDENCIES
+           "scangen_find_cuda_toolkit(QUIET)\n"
+           "if(NOT CUDAToolkit_FOUND)\n"
+           "  set(scangen_FOUND FALSE)\n"
+           "  set(scangen_NOT_FOUND_MESSAGE \"scangen's runtime needs the CUDA toolkit (NVRTC), and \"\n"
+           "      \"find_package(CUDAToolkit) did not find it: set CUDAToolkit_ROOT\")\n"
+           "  return()\n"
+           "endif()\n")
+  else()
+    string(APPEND SCANGEN_FIND_DEPENDENCIES "find_dependency(${dependency})\n")
+  endif()
 endforeach()
 
 install(TARGETS ${scangen_install_targets}
@@ -50,4 +63,5 @@ write_basic_package_version_file("${PROJECT_BINARY_DIR}/scangenConfigVersion.cma
                                  COMPATIBILITY SameMinorVersion)
 install(FILES "${PROJECT_BINARY_DIR}/scangenConfig.cmake" "${PROJECT_BINARY_DIR}/scangenConfigVersion.cmake"
               "${PROJECT_SOURCE_DIR}/cmake/ScangenGenerate.cmake"
+              "${PROJECT_SOURCE_DIR}/cmake/ScangenFindCUDAToolkit.cmake"
         DESTINATION "${scangen_cmake_dir}")

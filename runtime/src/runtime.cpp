@@ -4,6 +4,8 @@
 #include <CL/cl.h>
 #include <nvrtc.h>
 
+#include "nvrtc_builtins.h"
+
 #include <algorithm>
 #include <chrono>
 #include <fstream>
@@ -184,6 +186,7 @@ struct Runtime::Impl {
            " and newer)");
     arch_used = known ? "sm_" + std::to_string(sm) : "compute_" + std::to_string(ptx_arch);
     const std::string option = "--gpu-architecture=" + arch_used;
+    const std::string& builtins = nvrtc_support::load_builtins();  // "" once loaded
     nvrtcProgram prog;
     if ((r = nvrtcCreateProgram(&prog, source.c_str(), name.c_str(), 0, nullptr, nullptr)) != NVRTC_SUCCESS)
       fail(std::string("nvrtcCreateProgram failed: ") + nvrtcGetErrorString(r));
@@ -196,7 +199,7 @@ struct Runtime::Impl {
     if (built != NVRTC_SUCCESS) {
       nvrtcDestroyProgram(&prog);
       fail(std::string("nvrtcCompileProgram failed: ") + nvrtcGetErrorString(built) + " (" + option + ")\n" +
-           log.c_str());
+           log.c_str() + (builtins.empty() ? "" : "\n" + builtins));
     }
     std::vector<uint8_t> code;
     if (known) {

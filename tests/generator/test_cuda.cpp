@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "cuda_support.h"
+#include "nvrtc_builtins.h"
 #include "operator_sweep.h"
 
 namespace {
@@ -28,6 +29,7 @@ class Module {
     Driver& d = driver();
     std::string source;
     for (const SweepSpec& s : specs) source += scangen::test::test_program(s.spec, Backend::Cuda);
+    INFO(scangen::nvrtc_support::load_builtins());  // NVRTC's builtins from libnvrtc's directory
     nvrtcProgram prog;
     NVRTC_CHECK(nvrtcCreateProgram(&prog, source.c_str(), "sweep.cu", 0, nullptr, nullptr));
     const std::string arch = "--gpu-architecture=sm_" + std::to_string(d.major * 10 + d.minor);

@@ -4,6 +4,8 @@
 // .scan line of the operator and, after it, back at the generated source.
 #include <nvrtc.h>
 
+#include "nvrtc_builtins.h"
+
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <string>
@@ -30,6 +32,7 @@ struct NvrtcResult {
 
 // Compiles `source` (named `name`) for compute_90; the log, and whether it compiled.
 NvrtcResult compile(const std::string& source, const std::string& name, std::vector<const char*> extra = {}) {
+  INFO(scangen::nvrtc_support::load_builtins());  // NVRTC's builtins from libnvrtc's directory
   nvrtcProgram prog;
   NVRTC_CHECK(nvrtcCreateProgram(&prog, source.c_str(), name.c_str(), 0, nullptr, nullptr));
   std::vector<const char*> options = {"--gpu-architecture=compute_90"};

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "cuda_support.h"
+#include "nvrtc_builtins.h"
 #include "operator_sweep.h"
 #include "scan_sweep.h"
 #include "scangen/dsl/dsl.h"
@@ -31,6 +32,7 @@ class Module {
  public:
   explicit Module(const std::string& source) {
     Driver& d = driver();
+    INFO(scangen::nvrtc_support::load_builtins());  // NVRTC's builtins from libnvrtc's directory
     nvrtcProgram prog;
     NVRTC_CHECK(nvrtcCreateProgram(&prog, source.c_str(), "scan_sweep.cu", 0, nullptr, nullptr));
     const std::string arch = "--gpu-architecture=sm_" + std::to_string(d.major * 10 + d.minor);

@@ -5,6 +5,8 @@
 // file's scans together.
 #include <nvrtc.h>
 
+#include "nvrtc_builtins.h"
+
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <iostream>
@@ -26,6 +28,7 @@ using scangen::generator::Backend;
   } while (0)
 
 void compile_clean(const std::string& source, const std::string& name) {
+  INFO(scangen::nvrtc_support::load_builtins());  // NVRTC's builtins from libnvrtc's directory
   nvrtcProgram prog;
   NVRTC_CHECK(nvrtcCreateProgram(&prog, source.c_str(), name.c_str(), 0, nullptr, nullptr));
   const char* options[] = {"--gpu-architecture=sm_90"};
