@@ -28,20 +28,7 @@ list(APPEND scangen_install_targets ${extra_targets})
 list(APPEND scangen_install_headers ${extra_headers})
 set(SCANGEN_FIND_DEPENDENCIES "")
 foreach(dependency IN LISTS scangen_package_dependencies)
-  if(dependency STREQUAL "CUDAToolkit")
-    # Through scangen_find_cuda_toolkit (ScangenFindCUDAToolkit.cmake, installed
-    # beside the config), which works with Debian 12's CMake as well.
-    string(APPEND SCANGEN_FIND_DEPENDENCIES
-           "scangen_find_cuda_toolkit(QUIET)\n"
-           "if(NOT CUDAToolkit_FOUND)\n"
-           "  set(scangen_FOUND FALSE)\n"
-           "  set(scangen_NOT_FOUND_MESSAGE \"scangen's runtime needs the CUDA toolkit (NVRTC), and \"\n"
-           "      \"find_package(CUDAToolkit) did not find it: set CUDAToolkit_ROOT\")\n"
-           "  return()\n"
-           "endif()\n")
-  else()
-    string(APPEND SCANGEN_FIND_DEPENDENCIES "find_dependency(${dependency})\n")
-  endif()
+  string(APPEND SCANGEN_FIND_DEPENDENCIES "find_dependency(${dependency})\n")
 endforeach()
 
 install(TARGETS ${scangen_install_targets}
