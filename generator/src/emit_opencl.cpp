@@ -13,6 +13,7 @@ class OpenCLEmitter final : public BackendEmitter {
   std::string prologue(const std::vector<Plan>& plans) const override {
     bool base = false, extended = false;
     for (const Plan& p : plans) {
+      if (p.status_kind == 4) base = true;  // the look-back's tagged 64-bit status words
       if (!p.spec.running_total || p.spec.level == dsl::Level::Device) continue;
       const AtomicCounter c = atomic_counter(p);
       if (dsl::scalar_size(c.kind) != 8) continue;

@@ -257,8 +257,8 @@ Plan make_plan(const dsl::Spec& spec, Backend backend, const DeviceTuning& tunin
         define(p, "SG_LB_FIRST_POLL_FROM", p.tuning.first_poll_from);
         define(p, "SG_LB_POLL_NS", p.tuning.poll_ns);
       } else {
-        p.status_kind = 3;
-        p.status_bytes = 4 * static_cast<size_t>(1 + 2 * p.status_words);
+        p.status_kind = 4;
+        p.status_bytes = 8 * static_cast<size_t>(2 * p.status_words);
         p.spin = 4096;
         p.block_shared_bytes += 8 + p.element_bytes;
         define(p, "SG_SPIN", p.spin);
@@ -369,7 +369,9 @@ std::string to_string(const Plan& p) {
                      dsl::to_string(p.tile_algorithm));
     if (s.algorithm == Algorithm::DecoupledLookback) {
       const char* kinds[] = {"", "one 64-bit word (value and tag)", "one 16-byte word (value and tag)",
-                             "a 32-bit tag, then the aggregate and the inclusive prefix apart (release / acquire)"};
+                             "a 32-bit tag, then the aggregate and the inclusive prefix apart (release / acquire)",
+                             "the aggregate and the inclusive prefix apart, each 32-bit word with its own tag in a "
+                             "64-bit atomic"};
       line("tile status", std::string(kinds[p.status_kind]) + ", " + std::to_string(p.status_bytes) +
                               " bytes per tile, tagged with the call's epoch");
       line("look-back", p.backend == Backend::Cuda

@@ -14,11 +14,17 @@
 // tile's value combined first, until an INCLUSIVE status (or tile 0); a
 // stalled tile is reduced by work-item 0 alone, from its input.
 //
-// Status of a tile: a 32-bit tag (epoch << 2 | flag), then the aggregate's
-// and the inclusive prefix's SG_STATUS_WORDS words each; a value is written
-// first, then a global fence, then the tag (atomic_xchg); read tag, fence,
-// the value the tag names. Workspace: 16 bytes of header (the
-// ticket), then the statuses.
+// Status of a tile: two places, the aggregate's and the inclusive prefix's,
+// of SG_STATUS_WORDS 64-bit slots each. A slot holds one 32-bit word of the
+// value in its low half and the tag (epoch << 2 | flag) in its high half, and
+// is written with one 64-bit atomic exchange and read with one 64-bit atomic
+// add of 0 (cl_khr_int64_base_atomics). A place holds this call's value when
+// every one of its words carries this call's tag: each word vouches for
+// itself, so nothing depends on the order in which a GPU makes the writes of
+// another work-group visible (OpenCL 1.2's mem_fence orders them only as the
+// writing work-item sees them, and a tag read before its value could give a
+// value of an earlier call). Workspace: 16 bytes of header (the ticket), then
+// the statuses.
 //
 // Needs: SG_TILE, SG_SPIN, SG_STATUS_WORDS.
 
@@ -45,29 +51,42 @@ SG_FN ulong SG_NAME(sg_take_ticket)(SG_GLOBAL unsigned char* workspace, ulong la
   return t;
 }
 
+// The place of `flag` (AGGREGATE or INCLUSIVE) in the status of `tile`.
+SG_FN volatile __global ulong* SG_NAME(sg_status_place)(SG_GLOBAL unsigned char* workspace, ulong tile, uint flag) {
+  return (volatile __global ulong*)(workspace + 16) + tile * (2 * SG_STATUS_WORDS) +
+         (flag == SG_FLAG_INCLUSIVE ? SG_STATUS_WORDS : 0);
+}
+
+// Each place is written once per call: a reader that saw a word of this call
+// never sees it change.
 SG_FN void SG_NAME(sg_status_store)(SG_GLOBAL unsigned char* workspace, ulong tile, uint epoch, uint flag, SG_T v) {
   SG_NAME(sg_status_value) u;
   for (int i = 0; i < SG_STATUS_WORDS; ++i) u.word[i] = 0u;
   u.value = v;
-  volatile __global uint* slot = (volatile __global uint*)(workspace + 16) + tile * (1 + 2 * SG_STATUS_WORDS);
-  // The aggregate and the inclusive prefix have a place each, both written
-  // once: a reader that saw one tag never reads a value being overwritten.
-  volatile __global uint* value = slot + 1 + (flag == SG_FLAG_INCLUSIVE ? SG_STATUS_WORDS : 0);
-  for (int i = 0; i < SG_STATUS_WORDS; ++i) value[i] = u.word[i];
-  mem_fence(CLK_GLOBAL_MEM_FENCE);  // the value before the tag
-  atomic_xchg(slot, (epoch << 2) | flag);
+  volatile __global ulong* place = SG_NAME(sg_status_place)(workspace, tile, flag);
+  const ulong tag = (ulong)((epoch << 2) | flag) << 32;
+  for (int i = 0; i < SG_STATUS_WORDS; ++i) atom_xchg(place + i, tag | (ulong)u.word[i]);
 }
 
-SG_FN uint SG_NAME(sg_status_load)(SG_GLOBAL unsigned char* workspace, ulong tile, uint epoch, SG_T* v) {
-  volatile __global uint* slot = (volatile __global uint*)(workspace + 16) + tile * (1 + 2 * SG_STATUS_WORDS);
-  const uint tag = atomic_or(slot, 0u);
-  if ((tag >> 2) != epoch || (tag & 3u) == SG_FLAG_INVALID) return SG_FLAG_INVALID;
-  mem_fence(CLK_GLOBAL_MEM_FENCE);  // the tag before the value
+// 1 and the value when every word of the place carries this call's tag.
+SG_FN int SG_NAME(sg_status_read)(SG_GLOBAL unsigned char* workspace, ulong tile, uint epoch, uint flag, SG_T* v) {
+  volatile __global ulong* place = SG_NAME(sg_status_place)(workspace, tile, flag);
+  const uint tag = (epoch << 2) | flag;
   SG_NAME(sg_status_value) u;
-  volatile __global uint* value = slot + 1 + ((tag & 3u) == SG_FLAG_INCLUSIVE ? SG_STATUS_WORDS : 0);
-  for (int i = 0; i < SG_STATUS_WORDS; ++i) u.word[i] = value[i];
+  for (int i = 0; i < SG_STATUS_WORDS; ++i) {
+    const ulong slot = atom_add(place + i, (ulong)0);
+    if ((uint)(slot >> 32) != tag) return 0;
+    u.word[i] = (uint)slot;
+  }
   *v = u.value;
-  return tag & 3u;
+  return 1;
+}
+
+// The tile's status in this call: INCLUSIVE, AGGREGATE (with *v) or INVALID.
+SG_FN uint SG_NAME(sg_status_load)(SG_GLOBAL unsigned char* workspace, ulong tile, uint epoch, SG_T* v) {
+  if (SG_NAME(sg_status_read)(workspace, tile, epoch, SG_FLAG_INCLUSIVE, v)) return SG_FLAG_INCLUSIVE;
+  if (SG_NAME(sg_status_read)(workspace, tile, epoch, SG_FLAG_AGGREGATE, v)) return SG_FLAG_AGGREGATE;
+  return SG_FLAG_INVALID;
 }
 
 // Work-item 0: the total of `tile` from its input, alone and in order (the
@@ -106,7 +125,16 @@ SG_FN SG_T SG_NAME(sg_tile_prefix)(SG_LOCAL SG_NAME(sg_lookback_shared)* shared,
           flag = SG_NAME(sg_status_load)(workspace, (ulong)pred, epoch, &v);
         if (flag == SG_FLAG_INVALID) {  // the fallback
           v = SG_NAME(sg_reduce_alone)(in, (ulong)pred, n);
-          flag = pred == 0 ? SG_FLAG_INCLUSIVE : SG_FLAG_AGGREGATE;  // tile 0's total is its inclusive prefix
+          // In place, the stalled tile may have published and begun to write
+          // its outputs over the input just read; it publishes its aggregate
+          // before it writes anything, so a status still missing after the
+          // reduction means the input was untouched. Otherwise the published
+          // value stands.
+          mem_fence(CLK_GLOBAL_MEM_FENCE);
+          SG_T published = SG_IDENTITY();
+          flag = SG_NAME(sg_status_load)(workspace, (ulong)pred, epoch, &published);
+          if (flag != SG_FLAG_INVALID) v = published;
+          else flag = pred == 0 ? SG_FLAG_INCLUSIVE : SG_FLAG_AGGREGATE;  // tile 0's total is its inclusive prefix
         }
         prefix = have ? SG_COMBINE(v, prefix) : v;  // the farther tile first
         have = 1;

@@ -5,6 +5,7 @@
 #include <CL/cl_ext.h>  // CL_PLATFORM_NOT_FOUND_KHR: the ICD loader found no platform
 
 #include <catch2/catch.hpp>
+#include <iostream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -60,16 +61,25 @@ inline Device find_device() {
   CL_CHECK(err);
   std::vector<cl_platform_id> platforms(count);
   CL_CHECK(clGetPlatformIDs(count, platforms.data(), nullptr));
+  cl_platform_id platform = nullptr;
   for (cl_platform_id p : platforms) {
     cl_uint n = 0;
     err = clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 1, &d.id, &n);
-    if (err == CL_SUCCESS && n > 0) break;
+    if (err == CL_SUCCESS && n > 0) {
+      platform = p;
+      break;
+    }
     d.id = nullptr;
   }
   if (!d.id) return d;
-  char name[256] = {};
+  char name[256] = {}, platform_name[256] = {};
   CL_CHECK(clGetDeviceInfo(d.id, CL_DEVICE_NAME, sizeof name - 1, name, nullptr));
+  CL_CHECK(clGetPlatformInfo(platform, CL_PLATFORM_NAME, sizeof platform_name - 1, platform_name, nullptr));
   d.name = name;
+  // Once per program: which device the tests ran on (PoCL or a GPU's OpenCL).
+  static bool said = false;
+  if (!said) std::cerr << "OpenCL device: " << name << " (platform: " << platform_name << ")\n";
+  said = true;
   cl_device_fp_config fp = 0;
   CL_CHECK(clGetDeviceInfo(d.id, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof fp, &fp, nullptr));
   d.fp64 = fp != 0;

@@ -117,7 +117,17 @@ TEST_CASE("device scans: tile, status word and workspace", "[unit]") {
   CHECK(m.status_kind == 3);
   CHECK(m.status_bytes == 4 * (1 + 2 * 4));
   const Plan cl = make_plan(load_one("scan s { type = i32; op = add; }"), Backend::OpenCL);
-  CHECK(cl.status_kind == 3);
+  // OpenCL: each 32-bit word of the aggregate and of the inclusive prefix in a
+  // 64-bit atomic with its own tag (mem_fence does not order other
+  // work-groups' view of memory on a GPU).
+  CHECK(cl.status_kind == 4);
+  CHECK(cl.status_bytes == 8 * 2);
+  CHECK(scangen::generator::workspace_bytes(cl, 4097) == 16 + 2 * 16);
+  CHECK(make_plan(load_one("type M { a: f32, b: f32, c: f32, d: f32 }\n"
+                           "scan s { type = M; combine(x, y) = M { x.a + y.a, x.b + y.b, x.c + y.c, "
+                           "x.d + y.d }; identity = M { 0, 0, 0, 0 }; }"),
+                  Backend::OpenCL)
+            .status_bytes == 8 * 2 * 4);
   const Plan rts = make_plan(load_one("scan s { type = f32; op = add; deterministic = true; }"), Backend::Cuda);
   CHECK(rts.spec.algorithm == scangen::dsl::Algorithm::ReduceThenScan);
   CHECK(rts.kernels.size() == 3);

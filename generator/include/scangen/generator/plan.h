@@ -67,7 +67,8 @@ struct Plan {
 
   // Device level: a tile of block_threads x items elements per block.
   uint64_t tile = 0;
-  int status_kind = 0;      // 1: one 64-bit word, 2: one 16-byte word, 3: tag + value words
+  int status_kind = 0;      // 1: one 64-bit word, 2: one 16-byte word, 3: tag + value words,
+                            // 4: value words each tagged in a 64-bit atomic (OpenCL)
   int status_words = 0;     // 32-bit words of a status value
   size_t status_bytes = 0;  // workspace bytes per tile (decoupled look-back)
   int spin = 0;             // OpenCL: reads of a missing status before the fallback
