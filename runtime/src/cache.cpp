@@ -11,11 +11,9 @@
 #include <random>
 #include <system_error>
 
-#ifdef _WIN32
-#include <process.h>
-#else
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
-#endif
 
 #ifndef SCANGEN_VERSION
 #define SCANGEN_VERSION "unknown"
@@ -250,7 +248,9 @@ namespace {
 
 constexpr char kMagic[8] = {'S', 'C', 'A', 'N', 'G', 'E', 'N', 'K'};
 constexpr const char* kEntrySuffix = ".bin";
-constexpr const char* kTempSuffix = ".tmp";
+// Temporary files: made by mkstemp from this prefix and six characters; the
+// only files besides entries that clean-up deletes.
+constexpr const char* kTempPrefix = ".scangen-tmp-";
 // Temporary files older than this were left by a process that died mid-store.
 constexpr auto kStaleTempAge = std::chrono::hours(1);
 
@@ -292,25 +292,6 @@ std::optional<std::uint64_t> parse_byte_count(const std::string& text) {
   return value << shift;
 }
 
-// A name no other thread or process picks: the process id, a counter and
-// fresh randomness (a forked child shares the counter, not the pid).
-std::string unique_suffix() {
-  static std::atomic<std::uint64_t> counter{0};
-#ifdef _WIN32
-  const auto pid = static_cast<std::uint64_t>(_getpid());
-#else
-  const auto pid = static_cast<std::uint64_t>(getpid());
-#endif
-  std::uint32_t random = 0;
-  try {
-    std::random_device device;
-    random = device();
-  } catch (...) {
-    random = static_cast<std::uint32_t>(std::chrono::steady_clock::now().time_since_epoch().count());
-  }
-  return std::to_string(pid) + "-" + std::to_string(counter.fetch_add(1)) + "-" + std::to_string(random);
-}
-
 bool is_entry_name(const std::string& name) {
   const std::size_t suffix = std::strlen(kEntrySuffix);
   return name.size() == 64 + suffix && name.compare(64, suffix, kEntrySuffix) == 0 &&
@@ -318,14 +299,11 @@ bool is_entry_name(const std::string& name) {
 }
 
 bool is_temp_name(const std::string& name) {
-  const std::size_t suffix = std::strlen(kTempSuffix);
-  return name.size() > 1 + suffix && name[0] == '.' && name.compare(name.size() - suffix, suffix, kTempSuffix) == 0;
+  const std::size_t prefix = std::strlen(kTempPrefix);
+  if (name.size() != prefix + 6 || name.compare(0, prefix, kTempPrefix) != 0) return false;
+  return std::all_of(name.begin() + static_cast<std::ptrdiff_t>(prefix), name.end(),
+                     [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; });
 }
-
-struct FileCloser {
-  void operator()(std::FILE* f) const { std::fclose(f); }
-};
-using File = std::unique_ptr<std::FILE, FileCloser>;
 
 std::string errno_text(int error) { return std::strerror(error); }
 
@@ -334,22 +312,52 @@ void touch(const fs::path& path) {
   fs::last_write_time(path, fs::file_time_type::clock::now(), ec);  // best effort
 }
 
-// Writes `header` and `payload` into a new file at `path`. On failure, an
-// errno value (or EIO) and no file.
-int write_new_file(const fs::path& path, const std::uint8_t* header, std::size_t header_size,
-                   const std::vector<std::uint8_t>& payload) {
-  errno = 0;
-  std::FILE* raw = std::fopen(path.string().c_str(), "wbx");
-  if (raw == nullptr) return errno != 0 ? errno : EIO;
-  bool ok = std::fwrite(header, 1, header_size, raw) == header_size;
-  if (ok && !payload.empty()) ok = std::fwrite(payload.data(), 1, payload.size(), raw) == payload.size();
-  int error = ok ? 0 : (errno != 0 ? errno : EIO);
-  if (std::fclose(raw) != 0 && error == 0) error = errno != 0 ? errno : EIO;
-  if (error != 0) {
-    std::error_code ec;
-    fs::remove(path, ec);
+// Writes all of `size` bytes; an errno value on failure.
+int write_all(int fd, const std::uint8_t* data, std::size_t size) {
+  while (size > 0) {
+    const ssize_t n = ::write(fd, data, size);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return errno;
+    }
+    data += n;
+    size -= static_cast<std::size_t>(n);
   }
+  return 0;
+}
+
+// Writes `header` and `payload` into a new temporary file in `dir` (mkstemp:
+// readable and writable by this user alone) and puts its path in `path`. On
+// failure, an errno value (or EIO) and no file.
+int write_temp_file(const fs::path& dir, const std::uint8_t* header, std::size_t header_size,
+                    const std::vector<std::uint8_t>& payload, fs::path& path) {
+  std::string name = (dir / (std::string(kTempPrefix) + "XXXXXX")).string();
+  const int fd = ::mkstemp(name.data());
+  if (fd < 0) return errno != 0 ? errno : EIO;
+  path = name;
+  int error = write_all(fd, header, header_size);
+  if (error == 0 && !payload.empty()) error = write_all(fd, payload.data(), payload.size());
+  if (::close(fd) != 0 && error == 0) error = errno != 0 ? errno : EIO;
+  if (error != 0) ::unlink(name.c_str());
   return error;
+}
+
+// Why a directory may not hold the cache, or "" when it may: only a
+// directory that belongs to this user and that no one else can write is
+// trusted (anyone who can write it could plant an entry whose checksum holds).
+std::string untrusted_reason(const std::string& directory) {
+  struct stat st {};
+  if (::stat(directory.c_str(), &st) != 0) return "cannot stat it: " + std::string(std::strerror(errno));
+  if (st.st_uid != ::geteuid()) {
+    return "it belongs to user id " + std::to_string(st.st_uid) + ", not to this user (" +
+           std::to_string(::geteuid()) + ")";
+  }
+  if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
+    char mode[8];
+    std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
+    return std::string("its group or other users can write it (mode ") + mode + ")";
+  }
+  return "";
 }
 
 }  // namespace
@@ -393,6 +401,7 @@ DiskCache::DiskCache(Options options, std::shared_ptr<CacheStats> stats)
   }
   const fs::path dir(directory_);
   std::error_code ec;
+  const bool existed = fs::exists(dir, ec);
   fs::create_directories(dir, ec);
   if (ec) {
     disable("cannot create the cache directory '" + directory_ + "': " + ec.message());
@@ -402,11 +411,21 @@ DiskCache::DiskCache(Options options, std::shared_ptr<CacheStats> stats)
     disable("the cache path '" + directory_ + "' is not a directory");
     return;
   }
+  // A directory made here is this user's alone.
+  if (!existed && ::chmod(directory_.c_str(), S_IRWXU) != 0) {
+    disable("cannot make the cache directory '" + directory_ + "' private (chmod 0700): " + errno_text(errno));
+    return;
+  }
+  if (const std::string why = untrusted_reason(directory_); !why.empty()) {
+    disable("the cache directory '" + directory_ + "' is not trusted, so the disk cache is off: " + why +
+            "; use a directory of your own (SCANGEN_CACHE_DIR, or unset it for ~/.cache/scangen)");
+    return;
+  }
   // Can we create files here? (Permissions alone do not tell: root, ACLs,
   // read-only mounts.)
-  const fs::path probe = dir / ("." + std::string("probe-") + unique_suffix() + kTempSuffix);
+  fs::path probe;
   const std::uint8_t byte = 0;
-  if (const int error = write_new_file(probe, &byte, 1, {}); error != 0) {
+  if (const int error = write_temp_file(dir, &byte, 1, {}, probe); error != 0) {
     disable("cannot write into the cache directory '" + directory_ + "': " + errno_text(error));
     return;
   }
@@ -435,7 +454,7 @@ std::string DiskCache::entry_path(const std::string& digest) const {
   return (fs::path(directory_) / (digest + kEntrySuffix)).string();
 }
 
-std::optional<std::vector<std::uint8_t>> DiskCache::load(const std::string& digest) {
+std::optional<std::vector<std::uint8_t>> DiskCache::load(const std::string& digest, const Accept& accept) {
   if (!enabled()) return std::nullopt;
   if (!is_valid_digest(digest)) {
     stats_->record_disk_miss();
@@ -446,36 +465,55 @@ std::optional<std::vector<std::uint8_t>> DiskCache::load(const std::string& dige
     stats_->record_disk_miss();
     return std::nullopt;
   };
+  struct Fd {
+    int fd;
+    ~Fd() {
+      if (fd >= 0) ::close(fd);
+    }
+  };
   try {
     const fs::path path = entry_path(digest);
-    File file(std::fopen(path.string().c_str(), "rb"));
-    if (!file) {
-      stats_->record_disk_miss();
-      return std::nullopt;
+    // Never through a symbolic link, never blocking (a FIFO planted at the
+    // path opens at once and is refused below).
+    Fd file{::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)};
+    if (file.fd < 0) {
+      if (errno == ENOENT) {
+        stats_->record_disk_miss();
+        return std::nullopt;
+      }
+      return corrupt();  // a link (ELOOP), or unreadable: not an entry we wrote
     }
-    // The size of the file we opened (a concurrent store replaces the
+    // Only a regular file of this user's, of a size an entry can have. The
+    // size is that of the file opened (a concurrent store replaces the
     // directory entry, not this file).
-    if (std::fseek(file.get(), 0, SEEK_END) != 0) return corrupt();
-    const long end = std::ftell(file.get());
-    if (end < 0 || std::fseek(file.get(), 0, SEEK_SET) != 0) return corrupt();
-    const auto file_size = static_cast<std::uint64_t>(end);
+    struct stat st {};
+    if (::fstat(file.fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != ::geteuid()) return corrupt();
+    const auto file_size = static_cast<std::uint64_t>(st.st_size);
+    if (file_size < kHeaderSize || file_size - kHeaderSize > max_bytes_) return corrupt();
 
-    std::uint8_t header[kHeaderSize];
-    if (file_size < kHeaderSize || std::fread(header, 1, kHeaderSize, file.get()) != kHeaderSize) return corrupt();
+    std::vector<std::uint8_t> bytes(static_cast<std::size_t>(file_size) + 1);  // one more: it must not grow
+    std::size_t got = 0;
+    while (got < bytes.size()) {
+      const ssize_t n = ::read(file.fd, bytes.data() + got, bytes.size() - got);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) return corrupt();
+      if (n == 0) break;
+      got += static_cast<std::size_t>(n);
+    }
+    if (got != file_size) return corrupt();  // shrank or grew under us: not the file we measured
+    const std::uint8_t* header = bytes.data();
     if (std::memcmp(header, kMagic, sizeof kMagic) != 0) return corrupt();
     if (get_u32(header + 8) != kCacheFormatVersion || get_u32(header + 12) != kHeaderSize) return corrupt();
     if (std::memcmp(header + 16, digest.data(), 64) != 0) return corrupt();
     const std::uint64_t payload_size = get_u64(header + 80);
     if (payload_size != file_size - kHeaderSize) return corrupt();
-
-    std::vector<std::uint8_t> payload(static_cast<std::size_t>(payload_size));
-    if (!payload.empty() && std::fread(payload.data(), 1, payload.size(), file.get()) != payload.size()) {
-      return corrupt();
-    }
-    if (std::fgetc(file.get()) != EOF) return corrupt();  // grew under us: not the file we measured
+    std::vector<std::uint8_t> payload(bytes.begin() + static_cast<std::ptrdiff_t>(kHeaderSize),
+                                      bytes.begin() + static_cast<std::ptrdiff_t>(file_size));
     const Sha256::Digest checksum = Sha256::hash(payload.data(), payload.size());
     if (std::memcmp(header + 88, checksum.data(), checksum.size()) != 0) return corrupt();
-    file.reset();
+    // The backend's word: an entry it cannot load is no hit (the caller
+    // compiles, and its store replaces the entry).
+    if (accept && !accept(payload)) return corrupt();
 
     touch(path);
     stats_->record_disk_hit();
@@ -503,12 +541,13 @@ void DiskCache::store(const std::string& digest, const std::vector<std::uint8_t>
 
   try {
     const fs::path dir(directory_);
-    const fs::path temp = dir / ("." + digest + "-" + unique_suffix() + kTempSuffix);
-    int error = write_new_file(temp, header, kHeaderSize, payload);
-    if (error == ENOENT) {  // the directory was removed under us: make it again, once
+    fs::path temp;
+    int error = write_temp_file(dir, header, kHeaderSize, payload, temp);
+    if (error == ENOENT) {  // the directory was removed under us: make it again, once, private
       std::error_code ec;
       fs::create_directories(dir, ec);
-      error = write_new_file(temp, header, kHeaderSize, payload);
+      if (!ec && ::chmod(directory_.c_str(), S_IRWXU) != 0) error = errno;
+      else error = write_temp_file(dir, header, kHeaderSize, payload, temp);
     }
     if (error != 0) {
       stats_->record_write_failure();

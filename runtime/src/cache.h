@@ -266,11 +266,17 @@ class MemoryCache {
 //       88    32  SHA-256 of the payload
 //      120     -  payload
 //
-// A store writes a temporary file in the directory and renames it over the
-// entry, so that a reader sees the old entry or the new one, never a part.
+// Trust: the directory must belong to this user and be writable by no one
+// else, or the cache is off (a directory it creates is made 0700); an entry is
+// read only when it is a regular file of this user's, opened without
+// following links and without blocking, no larger than the bound allows.
+// A store writes a temporary file in the directory (mkstemp: mode 0600, named
+// .scangen-tmp-XXXXXX) and renames it over the entry, so that a reader sees
+// the old entry or the new one, never a part.
 // An entry that does not check out is a miss (counted as corrupt); the next
 // store replaces it. After each store, if the entries (`*.bin` files named by
-// a digest; nothing else in the directory is touched) add up to more than the
+// a digest; nothing else in the directory is touched but scangen's own
+// temporary files older than an hour) add up to more than the
 // bound, the least recently used ones (by modification time; a hit touches
 // its entry) are deleted until they fit. load and store never throw: a
 // directory that cannot be created or written disables the cache, with a
@@ -300,10 +306,17 @@ class DiskCache {
   DiskCache(const DiskCache&) = delete;
   DiskCache& operator=(const DiskCache&) = delete;
 
-  std::optional<std::vector<std::uint8_t>> load(const CacheKey& key) { return load(key.digest()); }
+  // Decides whether the backend can use an entry's payload (an OpenCL
+  // driver may refuse a binary whose checksum holds); a refused entry is a
+  // miss, counted as corrupt, which the caller's next store replaces.
+  using Accept = std::function<bool(const std::vector<std::uint8_t>&)>;
+
+  std::optional<std::vector<std::uint8_t>> load(const CacheKey& key, const Accept& accept = {}) {
+    return load(key.digest(), accept);
+  }
   void store(const CacheKey& key, const std::vector<std::uint8_t>& payload) { store(key.digest(), payload); }
   // The same, by a digest already computed (an invalid digest is a miss / stores nothing).
-  std::optional<std::vector<std::uint8_t>> load(const std::string& digest);
+  std::optional<std::vector<std::uint8_t>> load(const std::string& digest, const Accept& accept = {});
   void store(const std::string& digest, const std::vector<std::uint8_t>& payload);
 
   bool enabled() const { return enabled_.load(std::memory_order_acquire); }

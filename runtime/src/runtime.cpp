@@ -577,8 +577,14 @@ cl_context Runtime::opencl_context() const { return impl_->cl_ctx; }
 cl_command_queue Runtime::opencl_queue() const { return impl_->cl_queue; }
 
 CacheStats Runtime::stats() const {
-  std::lock_guard<std::mutex> lock(impl_->stats_mutex);
-  return impl_->stats;
+  CacheStats s;
+  {
+    std::lock_guard<std::mutex> lock(impl_->stats_mutex);
+    s = impl_->stats;
+  }
+  s.disk_cache_on = impl_->disk.enabled();
+  s.disk_cache_off_reason = impl_->disk.disabled_reason();
+  return s;
 }
 
 Scan Runtime::compile(const std::string& scan_text, const std::string& name) {
@@ -665,9 +671,20 @@ Scan Runtime::compile(const dsl::Spec& spec) {
 
   bool made = false, from_disk = false;
   double ms = 0;
+  // OpenCL: a disk entry counts only if the driver builds it (one it refuses,
+  // though its checksum holds, is compiled again and replaced); the program
+  // built then serves this Scan.
+  cl_program from_entry = nullptr;
+  DiskCache::Accept accept;
+  if (rt.backend == Backend::OpenCL) {
+    accept = [&](const std::vector<uint8_t>& binary) {
+      from_entry = rt.cl_build(source, &binary, nullptr);
+      return from_entry != nullptr;
+    };
+  }
   std::shared_ptr<const std::vector<uint8_t>> code = rt.memory.get_or_create(memory_key, [&] {
     made = true;
-    if (auto cached = rt.disk.load(key)) {
+    if (auto cached = rt.disk.load(key, accept)) {
       from_disk = true;
       return std::make_shared<const std::vector<uint8_t>>(std::move(*cached));
     }
@@ -704,7 +721,7 @@ Scan Runtime::compile(const dsl::Spec& spec) {
       st->cu_functions[k] = fn;
     }
   } else {
-    cl_program prog = code->empty() ? nullptr : rt.cl_build(source, code.get(), nullptr);
+    cl_program prog = from_entry ? from_entry : code->empty() ? nullptr : rt.cl_build(source, code.get(), nullptr);
     if (!prog) prog = rt.cl_build(source, nullptr, nullptr);  // the binary was refused: from source
     st->program = prog;
     for (const std::string& k : kernels) {

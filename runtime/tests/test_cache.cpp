@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <iterator>
 #include <optional>
 #include <set>
@@ -412,14 +413,138 @@ TEST_CASE("cache: over the bound, the least recently used entries go", "[runtime
 TEST_CASE("cache: stale temporary files are cleaned up, fresh ones are left", "[runtime][cache]") {
   TempDir dir;
   DiskCache cache(options_for(dir, 1 << 20));
-  const fs::path stale = dir.path() / ".0123-dead.tmp";
-  const fs::path fresh = dir.path() / ".4567-busy.tmp";
-  write_file(stale.string(), {1, 2, 3});
-  write_file(fresh.string(), {1, 2, 3});
-  fs::last_write_time(stale, fs::file_time_type::clock::now() - std::chrono::hours(2));
+  const auto two_hours_ago = fs::file_time_type::clock::now() - std::chrono::hours(2);
+  const fs::path stale = dir.path() / ".scangen-tmp-a1B2c3";
+  const fs::path fresh = dir.path() / ".scangen-tmp-d4E5f6";
+  // Other programs' files, however old and however named like temporaries,
+  // are theirs.
+  const fs::path foreign = dir.path() / ".0123-dead.tmp";
+  const fs::path foreign_like = dir.path() / ".scangen-tmp-notmine.txt";
+  for (const fs::path& p : {stale, fresh, foreign, foreign_like}) write_file(p.string(), {1, 2, 3});
+  for (const fs::path& p : {stale, foreign, foreign_like}) fs::last_write_time(p, two_hours_ago);
   cache.store(test_key(1), test_payload(1));
   CHECK_FALSE(fs::exists(stale));
   CHECK(fs::exists(fresh));
+  CHECK(fs::exists(foreign));
+  CHECK(fs::exists(foreign_like));
+}
+
+TEST_CASE("cache: the directory must be this user's and writable by no one else", "[runtime][cache]") {
+  TempDir dir;
+  SECTION("a directory it makes is private, and so are its entries") {
+    DiskCache::Options options;
+    options.directory = (dir.path() / "new" / "scangen").string();
+    DiskCache cache(options);
+    REQUIRE(cache.enabled());
+    CHECK((fs::status(options.directory).permissions() & fs::perms::all) == fs::perms::owner_all);
+    cache.store(test_key(1), test_payload(1));
+    CHECK((fs::status(cache.entry_path(test_key(1).digest())).permissions() & fs::perms::all) ==
+          (fs::perms::owner_read | fs::perms::owner_write));
+  }
+  SECTION("writable by others (a shared /tmp folder)") {
+    const std::string shared = (dir.path() / "shared").string();
+    fs::create_directory(shared);
+    fs::permissions(shared, fs::perms::all | fs::perms::sticky_bit);
+    DiskCache::Options options;
+    options.directory = shared;
+    DiskCache cache(options);
+    CHECK_FALSE(cache.enabled());
+    INFO(cache.disabled_reason());
+    CHECK(cache.disabled_reason().find("not trusted") != std::string::npos);
+    CHECK(cache.disabled_reason().find("mode 1777") != std::string::npos);
+    // Nothing is read from it, not even a valid entry someone planted.
+    DiskCache::Options own = options_for(dir);
+    own.directory = (dir.path() / "own").string();
+    DiskCache writer(own);
+    writer.store(test_key(2), test_payload(2));
+    fs::copy_file(writer.entry_path(test_key(2).digest()), cache.entry_path(test_key(2).digest()));
+    CHECK_FALSE(cache.load(test_key(2)));
+  }
+  SECTION("writable by its group") {
+    const std::string group = (dir.path() / "group").string();
+    fs::create_directory(group);
+    fs::permissions(group, fs::perms::owner_all | fs::perms::group_all);
+    DiskCache::Options options;
+    options.directory = group;
+    DiskCache cache(options);
+    CHECK_FALSE(cache.enabled());
+    CHECK(cache.disabled_reason().find("mode 0770") != std::string::npos);
+  }
+  SECTION("owned by another user") {
+    if (geteuid() != 0) {
+      WARN("skipped: only root can give a directory to another user here");
+      return;
+    }
+    const std::string theirs = (dir.path() / "theirs").string();
+    fs::create_directory(theirs);
+    fs::permissions(theirs, fs::perms::owner_all);
+    REQUIRE(chown(theirs.c_str(), 12345, 12345) == 0);
+    DiskCache::Options options;
+    options.directory = theirs;
+    DiskCache cache(options);
+    CHECK_FALSE(cache.enabled());
+    CHECK(cache.disabled_reason().find("belongs to user id 12345") != std::string::npos);
+  }
+}
+
+TEST_CASE("cache: only a regular file of this user's is an entry", "[runtime][cache]") {
+  TempDir dir;
+  DiskCache cache(options_for(dir));
+  REQUIRE(cache.enabled());
+  const std::string digest = test_key(1).digest();
+  const std::string entry = cache.entry_path(digest);
+  // A valid entry elsewhere, to point at or copy.
+  TempDir other;
+  DiskCache elsewhere(options_for(other));
+  elsewhere.store(test_key(1), test_payload(1));
+  const std::string valid = elsewhere.entry_path(digest);
+  REQUIRE(elsewhere.load(test_key(1)));
+
+  SECTION("a FIFO is skipped at once, not waited on") {
+    REQUIRE(mkfifo(entry.c_str(), 0600) == 0);
+    auto result = std::async(std::launch::async, [&] { return cache.load(test_key(1)).has_value(); });
+    REQUIRE(result.wait_for(std::chrono::seconds(10)) == std::future_status::ready);
+    CHECK_FALSE(result.get());
+    // and a store replaces it with an entry
+    cache.store(test_key(1), test_payload(1));
+    CHECK(cache.load(test_key(1)));
+  }
+  SECTION("a symbolic link is not followed") {
+    fs::create_symlink(valid, entry);
+    CHECK_FALSE(cache.load(test_key(1)));
+    CHECK(cache.stats().snapshot().corrupt_entries == 1);
+  }
+  SECTION("a file of another user's is not read") {
+    if (geteuid() != 0) {
+      WARN("skipped: only root can give a file to another user here");
+      return;
+    }
+    fs::copy_file(valid, entry);
+    REQUIRE(cache.load(test_key(1)));
+    REQUIRE(chown(entry.c_str(), 12345, 12345) == 0);
+    CHECK_FALSE(cache.load(test_key(1)));
+  }
+  SECTION("a file larger than the bound is not read") {
+    DiskCache small(options_for(dir, 100));
+    fs::copy_file(valid, entry);
+    CHECK_FALSE(small.load(test_key(1)));
+    CHECK(small.stats().snapshot().corrupt_entries == 1);
+  }
+}
+
+TEST_CASE("cache: an entry the backend refuses is a miss, and the next store replaces it", "[runtime][cache]") {
+  TempDir dir;
+  DiskCache cache(options_for(dir));
+  cache.store(test_key(1), test_payload(1));
+  const auto refuse = [](const std::vector<std::uint8_t>&) { return false; };
+  const auto take = [](const std::vector<std::uint8_t>&) { return true; };
+  CHECK_FALSE(cache.load(test_key(1), refuse));
+  auto s = cache.stats().snapshot();
+  CHECK(s.disk_hits == 0);
+  CHECK(s.disk_misses == 1);
+  CHECK(s.corrupt_entries == 1);
+  CHECK(cache.load(test_key(1), take));
+  CHECK(cache.stats().snapshot().disk_hits == 1);
 }
 
 TEST_CASE("cache: the directory, the bound and the switch come from the environment", "[runtime][cache]") {

@@ -18,6 +18,8 @@
 #include "scangen/reference/reference.h"
 #include "scangen/runtime/runtime.h"
 
+#include "cache.h"
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -145,6 +147,51 @@ TEST_CASE("the runtime caches compiled code in memory and on disk", "[opencl][ru
     CHECK(rt.stats().misses == 1);
   }
   unsetenv("SCANGEN_CACHE_DISABLE");
+}
+
+TEST_CASE("an entry the OpenCL driver refuses is compiled again and replaced", "[opencl][runtime]") {
+  if (!have_opencl()) return;
+  TempCache cache;
+  const std::string text = "scan c { type = i32; op = add; level = device; }";
+  { scangen::Runtime({scangen::Backend::OpenCL}).compile(text); }
+  // The entry's payload swapped for bytes no driver loads, under a checksum
+  // that holds.
+  std::vector<fs::path> entries;
+  for (const auto& e : fs::directory_iterator(cache.dir))
+    if (e.path().extension() == ".bin") entries.push_back(e.path());
+  REQUIRE(entries.size() == 1);
+  scangen::runtime::detail::DiskCache::Options options;
+  options.directory = cache.dir.string();
+  scangen::runtime::detail::DiskCache(options).store(entries[0].stem().string(), std::vector<uint8_t>(4096, 0x5a));
+  {
+    scangen::Runtime rt({scangen::Backend::OpenCL});
+    scangen::Scan s = rt.compile(text);
+    CHECK(rt.stats().disk_hits == 0);
+    CHECK(rt.stats().misses == 1);
+    std::mt19937_64 rng(2);
+    check_scan(rt, s, 3000, rng);
+  }
+  {
+    scangen::Runtime rt({scangen::Backend::OpenCL});
+    rt.compile(text);
+    CHECK(rt.stats().disk_hits == 1);  // replaced: a hit again
+    CHECK(rt.stats().misses == 0);
+  }
+}
+
+TEST_CASE("the runtime says why its disk cache is off", "[opencl][runtime]") {
+  if (!have_opencl()) return;
+  TempCache cache;
+  {
+    scangen::Runtime rt({scangen::Backend::OpenCL});
+    CHECK(rt.stats().disk_cache_on);
+    CHECK(rt.stats().disk_cache_off_reason.empty());
+  }
+  fs::permissions(cache.dir, fs::perms::all);  // writable by everyone: a planted entry would be used
+  scangen::Runtime rt({scangen::Backend::OpenCL});
+  CHECK_FALSE(rt.stats().disk_cache_on);
+  INFO(rt.stats().disk_cache_off_reason);
+  CHECK(rt.stats().disk_cache_off_reason.find("not trusted") != std::string::npos);
 }
 
 TEST_CASE("the runtime's errors say what is wrong", "[opencl][runtime]") {

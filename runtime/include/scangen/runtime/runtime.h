@@ -49,6 +49,11 @@ struct CacheStats {
   uint64_t disk_hits = 0;
   uint64_t misses = 0;  // compiled
   double compile_ms = 0;  // total time spent compiling
+  // The disk cache: on, or off and why (SCANGEN_CACHE_DISABLE, no directory,
+  // a directory that cannot be written, or one that is not trusted because it
+  // is not this user's or others can write it: runtime/README.md).
+  bool disk_cache_on = false;
+  std::string disk_cache_off_reason;
 };
 
 class Runtime;
