@@ -188,12 +188,14 @@ std::string CacheKey::digest() const {
   return to_hex(d.data(), d.size());
 }
 
-CacheKey make_kernel_key(std::string source, std::string options, std::string compiler, std::string architecture) {
+CacheKey make_kernel_key(std::string source, std::string options, std::string compiler, std::string architecture,
+                         std::uint64_t templates_hash) {
   CacheKey key;
   key.add("source", std::move(source))
       .add("options", std::move(options))
       .add("compiler", std::move(compiler))
       .add("architecture", std::move(architecture))
+      .add("templates", std::to_string(templates_hash))
       .add("scangen", scangen_version())
       .add("cache-format", std::to_string(kCacheFormatVersion));
   return key;

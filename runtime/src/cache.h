@@ -75,11 +75,13 @@ struct CacheKey {
   std::string digest() const;
 };
 
-// The key of one kernel: the generated source, the compile options, the
-// compiler (NVRTC version, or OpenCL platform + device + driver version), the
-// device architecture ("sm_90", an OpenCL device name), plus the scangen
-// version and kCacheFormatVersion.
-CacheKey make_kernel_key(std::string source, std::string options, std::string compiler, std::string architecture);
+// The key of one kernel, the one place it is made: the generated source, the
+// compile options, the compiler (NVRTC version, or OpenCL platform name and
+// version), the device ("sm_90", plus the driver version where the driver
+// compiles PTX; an OpenCL device's name, version and driver version), the
+// embedded templates' hash, the scangen version and kCacheFormatVersion.
+CacheKey make_kernel_key(std::string source, std::string options, std::string compiler, std::string architecture,
+                         std::uint64_t templates_hash = 0);
 
 // True for a 64-digit lower-case hex string (what CacheKey::digest gives).
 bool is_valid_digest(std::string_view digest) noexcept;

@@ -32,8 +32,6 @@ using dsl::Level;
 
 namespace {
 
-constexpr const char* kVersion = "scangen 0.1.0";
-constexpr const char* kCacheFormat = "1";
 
 [[noreturn]] void fail(const std::string& what) { throw Error("scangen: " + what); }
 
@@ -168,9 +166,9 @@ struct Runtime::Impl {
     stats.compile_ms += ms;
   }
 
-  // NVRTC: a cubin for the device's architecture, or PTX for the newest
-  // architecture NVRTC knows when the device is newer.
-  std::vector<uint8_t> nvrtc_compile(const std::string& source, const std::string& name, std::string& arch_used) const {
+  // What NVRTC compiles for: the device's architecture (a cubin), or PTX for
+  // the newest architecture NVRTC knows when the device is newer.
+  std::string nvrtc_arch() const {
     int n = 0;
     nvrtcResult r = nvrtcGetNumSupportedArchs(&n);
     if (r != NVRTC_SUCCESS) fail(std::string("nvrtcGetNumSupportedArchs failed: ") + nvrtcGetErrorString(r));
@@ -184,41 +182,61 @@ struct Runtime::Impl {
     if (!known && ptx_arch == 0)
       fail("NVRTC cannot compile for sm_" + std::to_string(sm) + " (it knows sm_" + std::to_string(archs.front()) +
            " and newer)");
-    arch_used = known ? "sm_" + std::to_string(sm) : "compute_" + std::to_string(ptx_arch);
-    const std::string option = "--gpu-architecture=" + arch_used;
+    return known ? "sm_" + std::to_string(sm) : "compute_" + std::to_string(ptx_arch);
+  }
+
+  // NVRTC's options for `arch` (nvrtc_arch()): part of the cache key.
+  static std::string nvrtc_option(const std::string& arch) { return "--gpu-architecture=" + arch; }
+
+  std::vector<uint8_t> nvrtc_compile(const std::string& source, const std::string& name, const std::string& arch) const {
+    nvrtcResult r = NVRTC_SUCCESS;
+    const std::string option = nvrtc_option(arch);
     const std::string& builtins = nvrtc_support::load_builtins();  // "" once loaded
     nvrtcProgram prog;
     if ((r = nvrtcCreateProgram(&prog, source.c_str(), name.c_str(), 0, nullptr, nullptr)) != NVRTC_SUCCESS)
       fail(std::string("nvrtcCreateProgram failed: ") + nvrtcGetErrorString(r));
     const char* options[] = {option.c_str()};
     const nvrtcResult built = nvrtcCompileProgram(prog, 1, options);
+    // Every call checked; the program destroyed on every way out.
+    const auto check = [&](nvrtcResult result, const char* call) {
+      if (result == NVRTC_SUCCESS) return;
+      nvrtcDestroyProgram(&prog);
+      fail(std::string(call) + " failed: " + nvrtcGetErrorString(result));
+    };
     size_t size = 0;
-    nvrtcGetProgramLogSize(prog, &size);
+    check(nvrtcGetProgramLogSize(prog, &size), "nvrtcGetProgramLogSize");
     std::string log(size, '\0');
-    if (size) nvrtcGetProgramLog(prog, log.data());
+    if (size) check(nvrtcGetProgramLog(prog, log.data()), "nvrtcGetProgramLog");
     if (built != NVRTC_SUCCESS) {
       nvrtcDestroyProgram(&prog);
       fail(std::string("nvrtcCompileProgram failed: ") + nvrtcGetErrorString(built) + " (" + option + ")\n" +
            log.c_str() + (builtins.empty() ? "" : "\n" + builtins));
     }
     std::vector<uint8_t> code;
-    if (known) {
-      nvrtcGetCUBINSize(prog, &size);
+    if (arch.rfind("sm_", 0) == 0) {
+      check(nvrtcGetCUBINSize(prog, &size), "nvrtcGetCUBINSize");
       code.resize(size);
-      r = nvrtcGetCUBIN(prog, reinterpret_cast<char*>(code.data()));
+      check(nvrtcGetCUBIN(prog, reinterpret_cast<char*>(code.data())), "nvrtcGetCUBIN");
     } else {
-      nvrtcGetPTXSize(prog, &size);
+      check(nvrtcGetPTXSize(prog, &size), "nvrtcGetPTXSize");
       code.resize(size);
-      r = nvrtcGetPTX(prog, reinterpret_cast<char*>(code.data()));
+      check(nvrtcGetPTX(prog, reinterpret_cast<char*>(code.data())), "nvrtcGetPTX");
     }
     nvrtcDestroyProgram(&prog);
-    if (r != NVRTC_SUCCESS) fail(std::string("nvrtcGetCUBIN/PTX failed: ") + nvrtcGetErrorString(r));
     return code;
+  }
+
+  std::string cuda_driver_version() const {
+    int v = 0;
+    const CUresult r = driver->cuDriverGetVersion(&v);
+    if (r != CUDA_SUCCESS) fail(describe(*driver, "cuDriverGetVersion", r));
+    return std::to_string(v);
   }
 
   std::string nvrtc_version() const {
     int major = 0, minor = 0;
-    nvrtcVersion(&major, &minor);
+    const nvrtcResult r = nvrtcVersion(&major, &minor);
+    if (r != NVRTC_SUCCESS) fail(std::string("nvrtcVersion failed: ") + nvrtcGetErrorString(r));
     return std::to_string(major) + "." + std::to_string(minor);
   }
 
@@ -647,22 +665,23 @@ Scan Runtime::compile(const dsl::Spec& spec) {
   eo.source_name = spec.name + generator::source_extension(rt.backend);
   const std::string source = generator::emit(plan, eo);
 
-  CacheKey key;
-  key.parts = {{"source", source},
-               {"scangen", kVersion},
-               {"format", kCacheFormat},
-               {"templates", std::to_string(generator::templates_hash())}};
-  if (rt.backend == Backend::Cuda) {
-    key.parts.push_back({"compiler", "nvrtc " + rt.nvrtc_version()});
-    key.parts.push_back({"arch", "sm_" + std::to_string(rt.sm)});
-  } else {
-    key.parts.push_back({"options", rt.cl_exact_divide ? generator::compile_options(Backend::OpenCL) : ""});
-    key.parts.push_back({"platform", cl_platform_string(rt.cl_platform, CL_PLATFORM_NAME) + " " +
-                                         cl_platform_string(rt.cl_platform, CL_PLATFORM_VERSION)});
-    key.parts.push_back({"device", cl_device_string(rt.cl_dev, CL_DEVICE_NAME) + " " +
-                                       cl_device_string(rt.cl_dev, CL_DEVICE_VERSION) + " " +
-                                       cl_device_string(rt.cl_dev, CL_DRIVER_VERSION)});
-  }
+  // Everything that changes the binary (runtime/README.md, "What is keyed").
+  const std::string cuda_arch = rt.backend == Backend::Cuda ? rt.nvrtc_arch() : "";
+  const CacheKey key = rt.backend == Backend::Cuda
+                           ? runtime::detail::make_kernel_key(
+                                 source, Impl::nvrtc_option(cuda_arch), "nvrtc " + rt.nvrtc_version(),
+                                 "sm_" + std::to_string(rt.sm) +
+                                     // PTX is compiled by the driver when loaded: its version counts too
+                                     (cuda_arch.rfind("compute_", 0) == 0 ? " driver " + rt.cuda_driver_version() : ""),
+                                 generator::templates_hash())
+                           : runtime::detail::make_kernel_key(
+                                 source, rt.cl_exact_divide ? generator::compile_options(Backend::OpenCL) : "",
+                                 cl_platform_string(rt.cl_platform, CL_PLATFORM_NAME) + " " +
+                                     cl_platform_string(rt.cl_platform, CL_PLATFORM_VERSION),
+                                 cl_device_string(rt.cl_dev, CL_DEVICE_NAME) + " " +
+                                     cl_device_string(rt.cl_dev, CL_DEVICE_VERSION) + " " +
+                                     cl_device_string(rt.cl_dev, CL_DRIVER_VERSION),
+                                 generator::templates_hash());
   const std::string digest = key.digest();
   // The memory key adds the context: compiled code belongs to one.
   const std::string memory_key =
@@ -691,8 +710,7 @@ Scan Runtime::compile(const dsl::Spec& spec) {
     const auto t0 = std::chrono::steady_clock::now();
     std::vector<uint8_t> bytes;
     if (rt.backend == Backend::Cuda) {
-      std::string arch;
-      bytes = rt.nvrtc_compile(source, eo.source_name, arch);
+      bytes = rt.nvrtc_compile(source, eo.source_name, cuda_arch);
     } else {
       cl_program prog = rt.cl_build(source, nullptr, &bytes);
       clReleaseProgram(prog);

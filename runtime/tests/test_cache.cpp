@@ -180,7 +180,7 @@ TEST_CASE("cache: SHA-256 matches the FIPS 180-4 examples", "[runtime][cache]") 
 
 TEST_CASE("cache: a key's digest depends on every part and on their order", "[runtime][cache]") {
   const CacheKey base = make_kernel_key("__global__ void k() {}", "-arch=sm_90 -std=c++17", "nvrtc 12.4", "sm_90");
-  REQUIRE(base.parts.size() == 6);
+  REQUIRE(base.parts.size() == 7);
   const std::string digest = base.digest();
   CHECK(is_valid_digest(digest));
 
@@ -218,10 +218,16 @@ TEST_CASE("cache: a key's digest depends on every part and on their order", "[ru
           digest);
     CHECK(make_kernel_key("__global__ void k() {}", "-arch=sm_90 -std=c++17", "nvrtc 12.4", "sm_80").digest() !=
           digest);
+    CHECK(make_kernel_key("__global__ void k() {}", "-arch=sm_90 -std=c++17", "nvrtc 12.4", "sm_90 driver 13000")
+              .digest() != digest);
+    CHECK(make_kernel_key("__global__ void k() {}", "-arch=sm_90 -std=c++17", "nvrtc 12.4", "sm_90", 42).digest() !=
+          digest);
   }
-  SECTION("the scangen version and the format version are parts") {
-    CHECK(base.parts[4] == std::make_pair(std::string("scangen"), std::string(scangen_version())));
-    CHECK(base.parts[5] == std::make_pair(std::string("cache-format"), std::to_string(kCacheFormatVersion)));
+  SECTION("the templates, the scangen version (the build's) and the format version are parts") {
+    CHECK(base.parts[4] == std::make_pair(std::string("templates"), std::string("0")));
+    CHECK(base.parts[5] == std::make_pair(std::string("scangen"), std::string(scangen_version())));
+    CHECK(std::string(scangen_version()) == SCANGEN_TEST_PROJECT_VERSION);
+    CHECK(base.parts[6] == std::make_pair(std::string("cache-format"), std::to_string(kCacheFormatVersion)));
   }
   SECTION("order matters") {
     CacheKey swapped = base;
