@@ -10,6 +10,7 @@
 #include <chrono>
 #include <fstream>
 #include <map>
+#include <limits>
 #include <mutex>
 #include <sstream>
 #include <vector>
@@ -495,8 +496,47 @@ void Scan::run(const OpenCLArgs& a) const {
     fail("scan '" + p.spec.name + "' was compiled for CUDA; launch it with CudaArgs");
   Runtime::Impl& rt = *st.rt;
   check_outputs(p, a.in, a.inclusive, a.exclusive, a.aggregate, a.running_total, a.n);
+  // Every buffer holds what the kernels will touch (they do not check).
+  const std::string who = "scan '" + p.spec.name + "': ";
+  auto check_buffer = [&](cl_mem m, const char* what, uint64_t count, uint64_t element, const std::string& type) {
+    if (!m || count == 0) return;
+    if (count > std::numeric_limits<uint64_t>::max() / element)
+      fail(who + std::to_string(count) + " " + type + " elements of " + std::to_string(element) +
+           " bytes overflow 64 bits");
+    size_t size = 0;
+    SG_CL(clGetMemObjectInfo(m, CL_MEM_SIZE, sizeof size, &size, nullptr));
+    if (size < count * element)
+      fail(who + "the " + what + " buffer has " + std::to_string(size) + " bytes, but " + std::to_string(count) +
+           " elements of " + type + " (" + std::to_string(element) + " bytes each) need " +
+           std::to_string(count * element));
+  };
+  const std::string t = p.spec.type.name(), in_t = p.spec.input.name();
+  check_buffer(a.in, "input", a.n, p.input_bytes, in_t);
+  check_buffer(a.inclusive, "inclusive", a.n, p.element_bytes, t);
+  check_buffer(a.exclusive, "exclusive", a.n, p.element_bytes, t);
+  check_buffer(a.aggregate, "aggregate",
+               p.spec.level == Level::Device ? 1 : (a.n + p.segment - 1) / p.segment, p.element_bytes, t);
+  check_buffer(a.running_total, "running_total", 1, p.element_bytes, t);
   std::lock_guard<std::mutex> lock(st.mutex);
   cl_command_queue queue = a.queue ? a.queue : rt.cl_queue;
+  // The commands of one call depend on each other (the zeroing of a new
+  // workspace, then up to three kernels): each waits on the one before, so
+  // an out-of-order queue runs them in order too, and a barrier after the
+  // last holds back what the caller queues next.
+  cl_event last = nullptr;
+  struct EventGuard {
+    cl_event& e;
+    ~EventGuard() {
+      if (e) clReleaseEvent(e);
+    }
+  } last_guard{last};
+  auto after_last = [&](const char* call, auto enqueue) {
+    cl_event next = nullptr;
+    const cl_int err = enqueue(last ? 1u : 0u, last ? &last : nullptr, &next);
+    if (err != CL_SUCCESS) fail(cl_error(call, err));
+    if (last) clReleaseEvent(last);
+    last = next;
+  };
   const cl_ulong n = a.n;
   cl_mem ws = nullptr;
   cl_uint epoch = 0;
@@ -531,7 +571,10 @@ void Scan::run(const OpenCLArgs& a) const {
         SG_CL(clGetMemObjectInfo(ws, CL_MEM_SIZE, sizeof size, &size, nullptr));
         // OpenCL 1.2's clEnqueueFillBuffer.
         const cl_uchar zero_byte = 0;
-        SG_CL(clEnqueueFillBuffer(queue, ws, &zero_byte, 1, 0, size, 0, nullptr, nullptr));
+        after_last("clEnqueueFillBuffer (zeroing the workspace)",
+                   [&](cl_uint waits, const cl_event* wait, cl_event* done) {
+                     return clEnqueueFillBuffer(queue, ws, &zero_byte, 1, 0, size, waits, wait, done);
+                   });
       }
     }
   }
@@ -566,8 +609,11 @@ void Scan::run(const OpenCLArgs& a) const {
     }
     const size_t local = static_cast<size_t>(p.block_threads);
     const size_t global = static_cast<size_t>(l.blocks) * local;
-    SG_CL(clEnqueueNDRangeKernel(queue, k, 1, nullptr, &global, &local, 0, nullptr, nullptr));
+    after_last("clEnqueueNDRangeKernel", [&](cl_uint waits, const cl_event* wait, cl_event* done) {
+      return clEnqueueNDRangeKernel(queue, k, 1, nullptr, &global, &local, waits, wait, done);
+    });
   }
+  if (last) SG_CL(clEnqueueBarrierWithWaitList(queue, 1, &last, nullptr));
 }
 
 // ---- Runtime -----------------------------------------------------------------------

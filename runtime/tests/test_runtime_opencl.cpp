@@ -62,10 +62,11 @@ cl_mem buffer(scangen::Runtime& rt, const std::vector<uint8_t>& host) {
   return m;
 }
 
-std::vector<uint8_t> read(scangen::Runtime& rt, cl_mem m, size_t bytes) {
+std::vector<uint8_t> read(scangen::Runtime& rt, cl_mem m, size_t bytes, cl_command_queue queue = nullptr) {
   std::vector<uint8_t> out(bytes);
-  if (bytes) REQUIRE(clEnqueueReadBuffer(rt.opencl_queue(), m, CL_TRUE, 0, bytes, out.data(), 0, nullptr, nullptr) ==
-                     CL_SUCCESS);
+  if (bytes)
+    REQUIRE(clEnqueueReadBuffer(queue ? queue : rt.opencl_queue(), m, CL_TRUE, 0, bytes, out.data(), 0, nullptr,
+                                nullptr) == CL_SUCCESS);
   return out;
 }
 
@@ -76,7 +77,8 @@ uint64_t seed() {
 }
 
 // Runs `scan` (inclusive or exclusive, one output) on n random inputs and compares with the reference.
-void check_scan(scangen::Runtime& rt, const scangen::Scan& scan, uint64_t n, std::mt19937_64& rng) {
+void check_scan(scangen::Runtime& rt, const scangen::Scan& scan, uint64_t n, std::mt19937_64& rng,
+                cl_command_queue queue = nullptr) {
   const scangen::dsl::Spec& s = scan.spec();
   std::vector<uint8_t> in(n * s.input.size());
   scangen::ref::fill_random(s.input, in.data(), n, rng);
@@ -87,8 +89,9 @@ void check_scan(scangen::Runtime& rt, const scangen::Scan& scan, uint64_t n, std
   a.in = d_in;
   (s.has_inclusive() ? a.inclusive : a.exclusive) = d_out;
   a.n = n;
+  a.queue = queue;
   scan.run(a);
-  const std::vector<uint8_t> got = read(rt, d_out, n * es);
+  const std::vector<uint8_t> got = read(rt, d_out, n * es, queue);
   clReleaseMemObject(d_in);
   clReleaseMemObject(d_out);
   const scangen::ref::Evaluator ev(s);
@@ -194,6 +197,69 @@ TEST_CASE("the runtime says why its disk cache is off", "[opencl][runtime]") {
   CHECK(rt.stats().disk_cache_off_reason.find("not trusted") != std::string::npos);
 }
 
+TEST_CASE("buffers too small for n are refused before a launch", "[opencl][runtime]") {
+  if (!have_opencl()) return;
+  TempCache cache;
+  scangen::Runtime rt({scangen::Backend::OpenCL});
+  const std::vector<uint8_t> small(1024 * 4, 0), big(65536 * 4, 0);
+  cl_mem s = buffer(rt, small), b = buffer(rt, big), b2 = buffer(rt, big);
+  scangen::Scan device = rt.compile("scan d { type = i32; op = add; level = device; }");
+  scangen::Scan::OpenCLArgs a;
+  a.n = 65536;
+  a.in = b;
+  a.inclusive = s;  // 1024 elements for 65536: the kernel would write far past its end
+  CHECK_THROWS_WITH(device.run(a), Catch::Contains("the inclusive buffer has 4096 bytes, but 65536 elements of i32 "
+                                                   "(4 bytes each) need 262144"));
+  a.inclusive = b2;
+  a.in = s;
+  CHECK_THROWS_WITH(device.run(a), Catch::Contains("the input buffer has 4096 bytes"));
+  a.in = b;
+  CHECK_NOTHROW(device.run(a));
+  // Block level: one aggregate per segment; u8 input, u32 elements.
+  scangen::Scan block =
+      rt.compile("scan k { type = u32; input = u8; op = add; level = block; threads = 64; items = 4; outputs = aggregate; }");
+  scangen::Scan::OpenCLArgs k;
+  k.n = 65536;  // 256 segments of 256
+  k.in = s;     // 4096 bytes of u8: too few
+  k.inclusive = b;
+  k.aggregate = s;
+  CHECK_THROWS_WITH(block.run(k), Catch::Contains("the input buffer has 4096 bytes, but 65536 elements of u8"));
+  k.in = b2;
+  CHECK_NOTHROW(block.run(k));  // 256 aggregates of 4 bytes fit in 4096
+  k.n = 65536 * 4;              // 1024 segments: 4096 bytes of aggregates fit exactly; the input does
+  k.inclusive = nullptr;
+  CHECK_THROWS_WITH(block.run(k), Catch::Contains("the inclusive output is null"));
+  for (cl_mem m : {s, b, b2}) clReleaseMemObject(m);
+}
+
+TEST_CASE("an out-of-order queue runs a call's kernels in order", "[opencl][runtime]") {
+  if (!have_opencl()) return;
+  TempCache cache;
+  scangen::Runtime rt({scangen::Backend::OpenCL});
+  cl_device_id device = nullptr;
+  REQUIRE(clGetCommandQueueInfo(rt.opencl_queue(), CL_QUEUE_DEVICE, sizeof device, &device, nullptr) == CL_SUCCESS);
+  cl_command_queue_properties supported = 0;
+  REQUIRE(clGetDeviceInfo(device, CL_DEVICE_QUEUE_PROPERTIES, sizeof supported, &supported, nullptr) == CL_SUCCESS);
+  if (!(supported & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE)) {
+    WARN("skipped: this OpenCL device has no out-of-order queues");
+    return;
+  }
+  cl_int err = CL_SUCCESS;
+  cl_command_queue queue =
+      clCreateCommandQueue(rt.opencl_context(), device, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE, &err);
+  REQUIRE(err == CL_SUCCESS);
+  const uint64_t s0 = seed();
+  INFO("seed " << s0 << " (replay with SCANGEN_TEST_SEED=" << s0 << ")");
+  std::mt19937_64 rng(s0);
+  // Three kernels a call (reduce, spine, scan), and a zeroed workspace before the look-back.
+  for (const char* text : {"scan r { type = i32; op = add; level = device; algorithm = reduce_then_scan; }",
+                           "scan l { type = i64; op = add; level = device; }"}) {
+    scangen::Scan scan = rt.compile(text);
+    for (int call = 0; call < 5; ++call) check_scan(rt, scan, 300001, rng, queue);
+  }
+  clReleaseCommandQueue(queue);
+}
+
 TEST_CASE("the runtime's errors say what is wrong", "[opencl][runtime]") {
   if (!have_opencl()) return;
   TempCache cache;
@@ -223,7 +289,11 @@ TEST_CASE("the runtime's errors say what is wrong", "[opencl][runtime]") {
   a.in = m;
   a.workspace = m;  // 256 bytes: too small for 2^20 elements
   a.n = 1 << 20;
+  const std::vector<uint8_t> big((1 << 20) * 4, 0);
+  cl_mem big_in = buffer(rt, big), big_inc = buffer(rt, big), big_exc = buffer(rt, big);
+  a.in = big_in, a.inclusive = big_inc, a.exclusive = big_exc;
   CHECK_THROWS_WITH(s.run(a), Catch::Contains("the workspace buffer has"));
+  for (cl_mem b : {big_in, big_inc, big_exc}) clReleaseMemObject(b);
   scangen::Scan::CudaArgs c;
   CHECK_THROWS_WITH(s.run(c), Catch::Contains("was compiled for OpenCL"));
   int x = 0;
