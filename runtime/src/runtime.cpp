@@ -10,6 +10,9 @@
 #include <chrono>
 #include <fstream>
 #include <map>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
 #include <limits>
 #include <mutex>
 #include <sstream>
@@ -684,7 +687,8 @@ Scan Runtime::compile_text(const std::string& scan_text, const std::string& name
 
 Scan Runtime::compile_file(const std::string& path, const std::string& name) {
   std::ifstream f(path, std::ios::binary);
-  if (!f) fail("cannot read '" + path + "'");
+  if (!f) fail("cannot read '" + path + "': " + std::strerror(errno));
+  if (std::filesystem::is_directory(path)) fail("cannot read '" + path + "': it is a directory, not a .scan file");
   std::ostringstream ss;
   ss << f.rdbuf();
   dsl::Document doc = dsl::load(path, ss.str());

@@ -267,7 +267,9 @@ TEST_CASE("the runtime's errors say what is wrong", "[opencl][runtime]") {
   CHECK_THROWS_WITH(rt.compile("scan s { type = i32; op = add"), Catch::Contains("the scan text has errors"));
   CHECK_THROWS_WITH(rt.compile("scan a { type = i32; op = add; } scan b { type = i32; op = max; }"),
                     Catch::Contains("name the one to compile"));
-  CHECK_THROWS_WITH(rt.compile_file("/no/such/file.scan"), Catch::Contains("cannot read"));
+  CHECK_THROWS_WITH(rt.compile_file("/no/such/file.scan"),
+                    Catch::Contains("cannot read '/no/such/file.scan': No such file or directory"));
+  CHECK_THROWS_WITH(rt.compile_file(cache.dir.string()), Catch::Contains("it is a directory"));
   CHECK_THROWS_WITH(rt.compile("scan w { type = u32; op = add; level = warp; algorithm = coalesced; targets = cuda; }"),
                     Catch::Contains("does not list target 'opencl'"));
   scangen::Scan s = rt.compile("scan s { type = i32; op = add; level = device; mode = both; outputs = aggregate; }");
