@@ -6,12 +6,13 @@
 namespace scangen::dsl {
 
 void Diagnostics::error(SourceLoc loc, std::string message) {
-  diags_.push_back({Severity::Error, loc, std::move(message)});
+  dropping_ = error_count_ >= kMaxErrors;
+  if (!dropping_) diags_.push_back({Severity::Error, loc, std::move(message)});
   ++error_count_;
 }
 
 void Diagnostics::note(SourceLoc loc, std::string message) {
-  diags_.push_back({Severity::Note, loc, std::move(message)});
+  if (!dropping_) diags_.push_back({Severity::Note, loc, std::move(message)});
 }
 
 std::string Diagnostics::render(const SourceFile& file, const Diagnostic& d) {
@@ -22,11 +23,24 @@ std::string Diagnostics::render(const SourceFile& file, const Diagnostic& d) {
   out += '\n';
   if (!d.loc.valid()) return out;
   std::string_view line = file.line_text(d.loc.line);
-  out += "  ";
+  int caret = d.loc.col - 1;  // in `line`
+  // A long line: a window around the caret, "..." where it was cut, so that
+  // the output grows with the number of errors, not with the line's length.
+  std::string before, after;
+  if (line.size() > static_cast<size_t>(kMaxEchoedLine)) {
+    const int half = kMaxEchoedLine / 2;
+    const int first = std::max(0, std::min(caret - half, static_cast<int>(line.size()) - kMaxEchoedLine));
+    if (first > 0) before = "...";
+    if (static_cast<size_t>(first + kMaxEchoedLine) < line.size()) after = "...";
+    line = line.substr(static_cast<size_t>(first), static_cast<size_t>(kMaxEchoedLine));
+    caret -= first;
+  }
+  out += "  " + before;
   out += line;
-  out += "\n  ";
+  out += after + "\n  ";
+  out += std::string(before.size(), ' ');
   // Keep tabs so the caret lines up under the same column in a terminal.
-  for (int i = 0; i + 1 < d.loc.col && i < static_cast<int>(line.size()); ++i) out += line[i] == '\t' ? '\t' : ' ';
+  for (int i = 0; i < caret && i < static_cast<int>(line.size()); ++i) out += line[i] == '\t' ? '\t' : ' ';
   out += "^\n";
   return out;
 }
@@ -50,6 +64,11 @@ std::vector<Diagnostic> Diagnostics::sorted() const {
 std::string Diagnostics::render() const {
   std::string out;
   for (const Diagnostic& d : sorted()) out += render(*file_, d);
+  const int left_out = error_count_ - std::min(error_count_, kMaxErrors);
+  if (left_out > 0) {
+    out += file_->name() + ": error: too many errors: " + std::to_string(left_out) + " more not shown (the first " +
+           std::to_string(kMaxErrors) + " are above; fix them first)\n";
+  }
   return out;
 }
 

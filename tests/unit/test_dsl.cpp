@@ -1336,3 +1336,28 @@ TEST_CASE("robustness: random mutations of the examples never crash the front en
     }
   }
 }
+
+TEST_CASE("diagnostics: a limit on errors and a window on long lines keep the output linear", "[dsl][diagnostics]") {
+  // 10,000 errors on one line of 20,000 characters.
+  std::string text;
+  for (int i = 0; i < 10000; ++i) text += "@ ";
+  dsl::Document many = dsl::load("many.scan", text);
+  REQUIRE(many.diagnostics().error_count() == 10000);
+  const std::string rendered = many.diagnostics().render();
+  CHECK(rendered.size() < 64 * 1024);
+  CHECK(rendered.find("too many errors: 9950 more not shown") != std::string::npos);
+  // One error far along a long line: the echoed line is a window, with the
+  // caret under the offending name.
+  const std::string long_line = "scan s { type = i32; op = add; " + std::string(4000, ' ') + "init = zz; }";
+  dsl::Document one = dsl::load("long.scan", long_line);
+  const std::string r = one.diagnostics().render();
+  INFO(r);
+  CHECK(r.size() < 600);
+  const size_t first_nl = r.find('\n'), second_nl = r.find('\n', first_nl + 1);
+  REQUIRE(second_nl != std::string::npos);
+  const std::string source = r.substr(first_nl + 1, second_nl - first_nl - 1);
+  const std::string caret = r.substr(second_nl + 1, r.find('\n', second_nl + 1) - second_nl - 1);
+  CHECK(source.rfind("  ...", 0) == 0);
+  CHECK(source.compare(caret.size() - 1, 2, "zz") == 0);
+  CHECK(caret.back() == '^');
+}

@@ -21,6 +21,12 @@ struct Diagnostic {
 
 class Diagnostics {
  public:
+  // Errors kept per file, as compilers stop at a limit: the rest are counted
+  // (has_errors, error_count) and render() says how many were left out.
+  static constexpr int kMaxErrors = 50;
+  // A source line longer than this is echoed as a window around the caret.
+  static constexpr int kMaxEchoedLine = 160;
+
   explicit Diagnostics(const SourceFile& file) : file_(&file) {}
 
   void error(SourceLoc loc, std::string message);
@@ -43,6 +49,7 @@ class Diagnostics {
   const SourceFile* file_;
   std::vector<Diagnostic> diags_;
   int error_count_ = 0;
+  bool dropping_ = false;  // the last error was over the limit: so are its notes
 };
 
 }  // namespace scangen::dsl
