@@ -10,6 +10,7 @@
 #include <chrono>
 #include <fstream>
 #include <map>
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -134,22 +135,76 @@ struct Runtime::Impl {
     if (r != CUDA_SUCCESS) fail(describe(*driver, "cuCtxSetCurrent", r));
   }
 
-  void open_opencl(int platform_index) {
+  void open_opencl(int platform_index, std::string selector) {
     cl_uint count = 0;
     cl_int e = clGetPlatformIDs(0, nullptr, &count);
     if (e != CL_SUCCESS || count == 0)
       fail("no OpenCL platform (clGetPlatformIDs: " + std::to_string(e) + "); install one, e.g. PoCL for the CPU");
     std::vector<cl_platform_id> platforms(count);
     SG_CL(clGetPlatformIDs(count, platforms.data(), nullptr));
+    struct Candidate {
+      cl_platform_id platform;
+      cl_device_id device;
+      std::string label;  // "P:D platform / device"
+      cl_device_type type;
+    };
+    std::vector<Candidate> all;
     for (cl_uint i = 0; i < count; ++i) {
       if (platform_index >= 0 && static_cast<cl_uint>(platform_index) != i) continue;
       cl_uint n = 0;
-      if (clGetDeviceIDs(platforms[i], CL_DEVICE_TYPE_ALL, 1, &cl_dev, &n) == CL_SUCCESS && n > 0) {
-        cl_platform = platforms[i];
-        break;
+      if (clGetDeviceIDs(platforms[i], CL_DEVICE_TYPE_ALL, 0, nullptr, &n) != CL_SUCCESS || n == 0) continue;
+      std::vector<cl_device_id> devices(n);
+      SG_CL(clGetDeviceIDs(platforms[i], CL_DEVICE_TYPE_ALL, n, devices.data(), nullptr));
+      for (cl_uint d = 0; d < n; ++d) {
+        cl_device_type type = 0;
+        SG_CL(clGetDeviceInfo(devices[d], CL_DEVICE_TYPE, sizeof type, &type, nullptr));
+        all.push_back({platforms[i], devices[d],
+                       std::to_string(i) + ":" + std::to_string(d) + " " +
+                           cl_platform_string(platforms[i], CL_PLATFORM_NAME) + " / " +
+                           cl_device_string(devices[d], CL_DEVICE_NAME),
+                       type});
       }
     }
-    if (!cl_platform) fail("no OpenCL platform with a device");
+    if (all.empty()) fail("no OpenCL platform with a device");
+    std::string source = "RuntimeOptions::opencl_device";
+    if (selector.empty()) {
+      if (const char* env = std::getenv("SCANGEN_OPENCL_DEVICE")) selector = env, source = "SCANGEN_OPENCL_DEVICE";
+    }
+    const Candidate* chosen = nullptr;
+    if (!selector.empty()) {
+      const auto lower = [](std::string t) {
+        for (char& c : t) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        return t;
+      };
+      const bool indices = selector.find_first_not_of("0123456789:") == std::string::npos;
+      for (const Candidate& c : all) {
+        const std::string index = c.label.substr(0, c.label.find(' '));
+        if (indices ? (index == selector || index == selector + ":0")
+                    : lower(c.label.substr(c.label.find(' ') + 1)).find(lower(selector)) != std::string::npos) {
+          chosen = &c;
+          break;
+        }
+      }
+      if (!chosen) {
+        std::string list;
+        for (const Candidate& c : all) list += "\n  " + c.label;
+        fail("no OpenCL device matches '" + selector + "' (" + source +
+             "; give \"P:D\" or a piece of a platform's or device's name); there are:" + list);
+      }
+    } else {
+      // A GPU first, then an accelerator, then whatever there is (PoCL's CPU).
+      for (cl_device_type want : {cl_device_type(CL_DEVICE_TYPE_GPU), cl_device_type(CL_DEVICE_TYPE_ACCELERATOR),
+                                  cl_device_type(CL_DEVICE_TYPE_ALL)}) {
+        for (const Candidate& c : all)
+          if (c.type & want) {
+            chosen = &c;
+            break;
+          }
+        if (chosen) break;
+      }
+    }
+    cl_platform = chosen->platform;
+    cl_dev = chosen->device;
     cl_int err = CL_SUCCESS;
     cl_ctx = clCreateContext(nullptr, 1, &cl_dev, nullptr, nullptr, &err);
     if (err != CL_SUCCESS) fail(cl_error("clCreateContext", err));
@@ -625,13 +680,13 @@ Runtime::Runtime(RuntimeOptions options) : impl_(std::make_shared<Impl>()) {
   if (options.backend == Backend::Cuda) {
     impl_->open_cuda(options.cuda_device);
   } else if (options.backend == Backend::OpenCL) {
-    impl_->open_opencl(options.opencl_platform);
+    impl_->open_opencl(options.opencl_platform, options.opencl_device);
   } else {
     try {
       impl_->open_cuda(options.cuda_device);
     } catch (const Error& e) {
       impl_->fallback_reason = e.what();
-      impl_->open_opencl(options.opencl_platform);
+      impl_->open_opencl(options.opencl_platform, options.opencl_device);
     }
   }
 }

@@ -7,7 +7,9 @@
 #include <CL/cl.h>
 #include <stdlib.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
+#include <cctype>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -258,6 +260,63 @@ TEST_CASE("an out-of-order queue runs a call's kernels in order", "[opencl][runt
     for (int call = 0; call < 5; ++call) check_scan(rt, scan, 300001, rng, queue);
   }
   clReleaseCommandQueue(queue);
+}
+
+TEST_CASE("the OpenCL device is chosen by index or by name, and a wrong choice lists the devices", "[opencl][runtime]") {
+  if (!have_opencl()) return;
+  TempCache cache;
+  unsetenv("SCANGEN_OPENCL_DEVICE");
+  scangen::Runtime first({scangen::Backend::OpenCL});
+  const std::string name = first.device_name();
+  REQUIRE_FALSE(name.empty());
+  scangen::RuntimeOptions by_index;
+  by_index.backend = scangen::Backend::OpenCL;
+  by_index.opencl_device = "0:0";
+  CHECK_NOTHROW(scangen::Runtime(by_index));
+  // A piece of the device's name, in another case.
+  scangen::RuntimeOptions by_name = by_index;
+  std::string piece = name.substr(0, std::min<size_t>(name.size(), 6));
+  for (char& c : piece) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  by_name.opencl_device = piece;
+  CHECK(scangen::Runtime(by_name).device_name() == name);
+  scangen::RuntimeOptions wrong = by_index;
+  wrong.opencl_device = "no-such-device-anywhere";
+  CHECK_THROWS_WITH(scangen::Runtime(wrong), Catch::Contains("no OpenCL device matches 'no-such-device-anywhere'") &&
+                                                 Catch::Contains("there are:") && Catch::Contains(name));
+  wrong.opencl_device = "7:3";
+  CHECK_THROWS_WITH(scangen::Runtime(wrong), Catch::Contains("no OpenCL device matches '7:3'"));
+  // The environment, where the options say nothing.
+  setenv("SCANGEN_OPENCL_DEVICE", "no-such-device-anywhere", 1);
+  CHECK_THROWS_WITH(scangen::Runtime({scangen::Backend::OpenCL}), Catch::Contains("SCANGEN_OPENCL_DEVICE"));
+  setenv("SCANGEN_OPENCL_DEVICE", "0:0", 1);
+  CHECK(scangen::Runtime({scangen::Backend::OpenCL}).device_name() == name);
+  unsetenv("SCANGEN_OPENCL_DEVICE");
+}
+
+TEST_CASE("by default the runtime takes a GPU over the CPU", "[opencl][runtime]") {
+  if (!have_opencl()) return;
+  TempCache cache;
+  unsetenv("SCANGEN_OPENCL_DEVICE");
+  cl_uint count = 0;
+  REQUIRE(clGetPlatformIDs(0, nullptr, &count) == CL_SUCCESS);
+  std::vector<cl_platform_id> platforms(count);
+  REQUIRE(clGetPlatformIDs(count, platforms.data(), nullptr) == CL_SUCCESS);
+  std::string gpu;
+  for (cl_platform_id p : platforms) {
+    cl_device_id d = nullptr;
+    cl_uint n = 0;
+    if (clGetDeviceIDs(p, CL_DEVICE_TYPE_GPU, 1, &d, &n) == CL_SUCCESS && n > 0) {
+      char name[256] = {};
+      REQUIRE(clGetDeviceInfo(d, CL_DEVICE_NAME, sizeof name - 1, name, nullptr) == CL_SUCCESS);
+      gpu = name;
+      break;
+    }
+  }
+  if (gpu.empty()) {
+    WARN("skipped: no OpenCL GPU here (scripts/gpu-check run-opencl runs this on one)");
+    return;
+  }
+  CHECK(scangen::Runtime({scangen::Backend::OpenCL}).device_name() == gpu);
 }
 
 TEST_CASE("the runtime's errors say what is wrong", "[opencl][runtime]") {

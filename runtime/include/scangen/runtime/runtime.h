@@ -41,7 +41,13 @@ struct RuntimeOptions {
   // The backend to use; none: CUDA when a driver and a GPU are present, else OpenCL.
   std::optional<Backend> backend;
   int cuda_device = 0;  // the CUDA device's ordinal
-  int opencl_platform = -1;  // -1: the first platform with a device
+  int opencl_platform = -1;  // -1: any platform; else only the platform of this index
+  // The OpenCL device: "P:D" (platform and device indices, as clinfo -l
+  // lists them) or a piece of the platform's or device's name, any case
+  // ("nvidia", "pocl", "H100"). Empty: SCANGEN_OPENCL_DEVICE, and without it
+  // the first GPU, else the first device of any kind. device_name() says
+  // which was taken.
+  std::string opencl_device = {};
 };
 
 struct CacheStats {
