@@ -679,13 +679,15 @@ std::string opencl_functions(const Scan& c, const std::string& ns, size_t first_
   if (c.device) {
     o += "// Bytes of workspace a call of " + c.function + " with n elements needs; 0 when n < 0 or n is more\n"
          "// than one call scans.\n";
-    o += "inline size_t " + c.P + "_workspace_bytes(int64_t n) {\n" + workspace_bytes_body(c, "  ") + "}\n\n";
+    // Named for its backend: the CUDA wrappers' P_workspace_bytes has the same
+    // parameters and another tile, and a program may include both headers.
+    o += "inline size_t " + c.P + "_opencl_workspace_bytes(int64_t n) {\n" + workspace_bytes_body(c, "  ") + "}\n\n";
     o += std::string("// The ") + mode_words(s.mode) + " of in[0 .. n) into " + outs + ", enqueued on `queue`";
     o += c.lookback ? " (one kernel, decoupled look-back).\n" : " (three kernels, reduce then scan).\n";
     if (!c.aggregate.empty()) o += "// aggregate receives the total of the n elements, without init (one element).\n";
     if (c.running_total)
       o += "// running_total (one element) is the seed of the call and receives the seed combined with the total.\n";
-    o += "// workspace: a buffer of at least " + c.P + "_workspace_bytes(n) bytes, kept from call to call.";
+    o += "// workspace: a buffer of at least " + c.P + "_opencl_workspace_bytes(n) bytes, kept from call to call.";
     if (c.lookback)
       o += " The first call that\n// sees it zeroes it; each call then takes the next epoch of it (forgotten when the buffer is\n"
            "// released). One workspace serves one queue at a time.\n";
@@ -728,7 +730,7 @@ std::string opencl_functions(const Scan& c, const std::string& ns, size_t first_
   if (c.device) {
     o += "  size_t workspace_size = 0;\n";
     o += "  if (status == CL_SUCCESS) status = scangen_opencl_buffer_size_v1(workspace, " + c.P +
-         "_workspace_bytes(n), &workspace_size);\n";
+         "_opencl_workspace_bytes(n), &workspace_size);\n";
   }
   o += "  " + ns + "::Program* program = nullptr;\n";
   o += "  if (status == CL_SUCCESS) status = " + ns + "::program_for(queue, &program);\n";

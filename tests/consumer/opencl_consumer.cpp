@@ -4,6 +4,12 @@
 // against CPU loops. Exit 0 when every check passes, 1 otherwise.
 #include "affine_opencl.h"
 #include "block_sum_opencl.h"
+#ifdef SCANGEN_CONSUMER_BOTH_HEADERS
+// Both backends' headers of the same specs in one program, the CUDA wrappers
+// linked in (consumer/both_headers): no host function may collide.
+#include "affine_cuda.h"
+#include "block_sum_cuda.h"
+#endif
 
 #include <cstdint>
 #include <cstdio>
@@ -101,6 +107,12 @@ bool block_sum_case(cl_context context, cl_command_queue q, int64_t n, uint32_t 
 }  // namespace
 
 int main() {
+#ifdef SCANGEN_CONSUMER_BOTH_HEADERS
+  // The CUDA wrappers' workspace size (a host function of the .cu), beside
+  // the OpenCL one used below: two functions, two tiles.
+  std::printf("workspace for 2^20 elements: CUDA %zu bytes, OpenCL %zu bytes\n",
+              affine_recurrence_workspace_bytes(1 << 20), affine_recurrence_opencl_workspace_bytes(1 << 20));
+#endif
   cl_device_id device = first_device();
   if (device == nullptr) {
     std::fprintf(stderr, "opencl_consumer: no OpenCL device (install PoCL: pocl-opencl-icd)\n");
@@ -133,12 +145,12 @@ int main() {
   f.expect(affine_recurrence_build(nullptr) == CL_INVALID_CONTEXT, "a null context is refused");
 
   const int64_t max_n = (1 << 20) + 3;
-  const size_t ws_bytes = affine_recurrence_workspace_bytes(max_n);
-  f.expect(ws_bytes > 0 && affine_recurrence_workspace_bytes(-1) == 0, "affine_recurrence_workspace_bytes");
+  const size_t ws_bytes = affine_recurrence_opencl_workspace_bytes(max_n);
+  f.expect(ws_bytes > 0 && affine_recurrence_opencl_workspace_bytes(-1) == 0, "affine_recurrence_opencl_workspace_bytes");
   {
     // Argument checks: nothing is enqueued.
     Buffer in(context, 64 * sizeof(Affine)), out(context, 64 * sizeof(Affine)), small(context, 8);
-    Buffer ws(context, affine_recurrence_workspace_bytes(64));
+    Buffer ws(context, affine_recurrence_opencl_workspace_bytes(64));
     f.expect(affine_recurrence_inclusive(q, in.mem, out.mem, -1, ws.mem) == CL_INVALID_VALUE, "n < 0");
     f.expect(affine_recurrence_inclusive(q, nullptr, out.mem, 64, ws.mem) == CL_INVALID_MEM_OBJECT, "null input");
     f.expect(affine_recurrence_inclusive(q, in.mem, out.mem, 64, nullptr) == CL_INVALID_MEM_OBJECT, "null workspace");
