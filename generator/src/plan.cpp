@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <limits>
 #include <stdexcept>
 #include <string>
 
@@ -130,9 +131,15 @@ void add_device_kernels(Plan& p, const PreambleNames& names) {
 
 uint64_t workspace_bytes(const Plan& plan, uint64_t n) {
   if (plan.spec.level != Level::Device) return 0;
-  const uint64_t tiles = std::max<uint64_t>(1, (n + plan.tile - 1) / plan.tile);
-  if (plan.spec.algorithm == Algorithm::DecoupledLookback) return kWorkspaceHeader + tiles * plan.status_bytes;
-  return tiles * plan.element_bytes;
+  // Rounded up without n + tile - 1, which wraps for n near 2^64.
+  const uint64_t tiles = std::max<uint64_t>(1, n / plan.tile + (n % plan.tile != 0 ? 1 : 0));
+  const bool lookback = plan.spec.algorithm == Algorithm::DecoupledLookback;
+  const uint64_t per_tile = lookback ? plan.status_bytes : plan.element_bytes;
+  const uint64_t header = lookback ? kWorkspaceHeader : 0;
+  if (tiles > (std::numeric_limits<uint64_t>::max() - header) / per_tile)
+    throw std::overflow_error("scan '" + plan.spec.name + "': the workspace of " + std::to_string(n) +
+                              " elements does not fit in 64 bits");
+  return header + tiles * per_tile;
 }
 
 Plan make_plan(const dsl::Spec& spec, Backend backend) {

@@ -441,13 +441,18 @@ void check_outputs(const generator::Plan& p, bool in, bool inc, bool exc, bool a
 
 std::vector<Launch> plan_launches(const generator::Plan& p, uint64_t n) {
   std::vector<Launch> v;
+  // Rounded up without n + d - 1, which wraps for n near 2^64.
+  const auto blocks_for = [](uint64_t count, uint64_t per) { return count / per + (count % per != 0 ? 1 : 0); };
   if (p.spec.level != Level::Device) {
     const uint64_t per_block = p.segment * static_cast<uint64_t>(p.groups_per_block);
-    const uint64_t blocks = (n + per_block - 1) / per_block;
+    const uint64_t blocks = blocks_for(n, per_block);
+    if (blocks >= (1ull << 31))
+      fail("scan '" + p.spec.name + "': " + std::to_string(n) + " elements make " + std::to_string(blocks) +
+           " blocks of " + std::to_string(per_block) + ", more than one launch takes (2^31 - 1)");
     if (blocks > 0) v.push_back({p.entry_kernel, blocks, {}});
     return v;
   }
-  const uint64_t tiles = std::max<uint64_t>(1, (n + p.tile - 1) / p.tile);
+  const uint64_t tiles = std::max<uint64_t>(1, blocks_for(n, p.tile));
   if (tiles >= (1ull << 31))
     fail("scan '" + p.spec.name + "': " + std::to_string(n) + " elements make " + std::to_string(tiles) +
          " tiles, more than one launch takes (2^31 - 1)");
@@ -471,6 +476,7 @@ void Scan::run(const CudaArgs& a) const {
   Runtime::Impl& rt = *st.rt;
   const Driver& d = *rt.driver;
   check_outputs(p, a.in, a.inclusive, a.exclusive, a.aggregate, a.running_total, a.n);
+  std::vector<Launch> launches = plan_launches(p, a.n);  // refuses an n no launch takes
   std::lock_guard<std::mutex> lock(st.mutex);
   rt.make_current();
   CUstream stream = static_cast<CUstream>(a.stream);
@@ -512,7 +518,6 @@ void Scan::run(const CudaArgs& a) const {
       }
     }
   }
-  std::vector<Launch> launches = plan_launches(p, a.n);
   const bool device = p.spec.level == Level::Device;
   for (Launch& l : launches) {
     auto arg = [&](const void* v, size_t size) { l.args.push_back({v, size}); };
@@ -554,6 +559,7 @@ void Scan::run(const OpenCLArgs& a) const {
     fail("scan '" + p.spec.name + "' was compiled for CUDA; launch it with CudaArgs");
   Runtime::Impl& rt = *st.rt;
   check_outputs(p, a.in, a.inclusive, a.exclusive, a.aggregate, a.running_total, a.n);
+  const std::vector<Launch> launches = plan_launches(p, a.n);  // refuses an n no launch takes
   // Every buffer holds what the kernels will touch (they do not check).
   const std::string who = "scan '" + p.spec.name + "': ";
   auto check_buffer = [&](cl_mem m, const char* what, uint64_t count, uint64_t element, const std::string& type) {
@@ -637,7 +643,7 @@ void Scan::run(const OpenCLArgs& a) const {
     }
   }
   const bool device = p.spec.level == Level::Device;
-  for (const Launch& l : plan_launches(p, a.n)) {
+  for (const Launch& l : launches) {
     cl_kernel k = st.cl_kernels.at(l.kernel);
     cl_uint i = 0;
     auto mem = [&](cl_mem m) { SG_CL(clSetKernelArg(k, i++, sizeof m, &m)); };

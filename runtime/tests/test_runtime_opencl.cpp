@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <limits>
 #include <random>
 #include <string>
 #include <vector>
@@ -231,6 +232,13 @@ TEST_CASE("buffers too small for n are refused before a launch", "[opencl][runti
   k.n = 65536 * 4;              // 1024 segments: 4096 bytes of aggregates fit exactly; the input does
   k.inclusive = nullptr;
   CHECK_THROWS_WITH(block.run(k), Catch::Contains("the inclusive output is null"));
+  // Counts no launch takes are refused with the limit, before any size
+  // arithmetic could wrap.
+  a.n = std::numeric_limits<uint64_t>::max() - 5;
+  CHECK_THROWS_WITH(device.run(a), Catch::Contains("more than one launch takes (2^31 - 1)"));
+  k.n = std::numeric_limits<uint64_t>::max() / 2;
+  k.inclusive = b;
+  CHECK_THROWS_WITH(block.run(k), Catch::Contains("more than one launch takes (2^31 - 1)"));
   for (cl_mem m : {s, b, b2}) clReleaseMemObject(m);
 }
 

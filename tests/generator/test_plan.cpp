@@ -1,6 +1,7 @@
 // Spec -> Plan decisions and the emitted text's shape: what can be checked
 // without a compiler.
 #include <catch2/catch.hpp>
+#include <limits>
 #include <stdexcept>
 #include <string>
 
@@ -205,4 +206,17 @@ TEST_CASE("scans of one source need different names and one backend", "[unit]") 
   CHECK_THROWS_WITH(scangen::generator::emit({a, c}), Catch::Contains("share a backend"));
   CHECK_NOTHROW(scangen::generator::emit({a, make_plan(load_one("scan d { type = i32; op = max; level = block; }"),
                                                        Backend::Cuda)}));
+}
+
+TEST_CASE("workspace sizes near 2^64 elements do not wrap", "[unit]") {
+  for (Backend b : {Backend::Cuda, Backend::OpenCL}) {
+    const Plan p = make_plan(load_one("scan s { type = i32; op = add; }"), b);
+    const uint64_t n = std::numeric_limits<uint64_t>::max();
+    const uint64_t tiles = n / p.tile + 1;  // n is not a multiple of a power-of-two tile
+    CHECK(scangen::generator::workspace_bytes(p, n) == 16 + tiles * p.status_bytes);
+    CHECK(scangen::generator::workspace_bytes(p, n - 1) == 16 + tiles * p.status_bytes);
+  }
+  const Plan rts = make_plan(load_one("scan s { type = f64; op = add; deterministic = true; }"), Backend::Cuda);
+  CHECK(scangen::generator::workspace_bytes(rts, std::numeric_limits<uint64_t>::max()) ==
+        (std::numeric_limits<uint64_t>::max() / rts.tile + 1) * 8);
 }
