@@ -118,6 +118,24 @@ class Scan {
     a.stream = stream;
     run(a);
   }
+  // The same on OpenCL, with buffers (their sizes are checked against n and
+  // the spec's types) and a queue (null: the Runtime's).
+  void inclusive(cl_mem in, cl_mem out, uint64_t n, cl_command_queue queue = nullptr) const {
+    OpenCLArgs a;
+    a.in = in;
+    a.inclusive = out;
+    a.n = n;
+    a.queue = queue;
+    run(a);
+  }
+  void exclusive(cl_mem in, cl_mem out, uint64_t n, cl_command_queue queue = nullptr) const {
+    OpenCLArgs a;
+    a.in = in;
+    a.exclusive = out;
+    a.n = n;
+    a.queue = queue;
+    run(a);
+  }
 
   // ---- OpenCL: buffers and a queue of the Runtime's context ----
   struct OpenCLArgs {
