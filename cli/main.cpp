@@ -56,12 +56,13 @@ const char* const kUsage =
     "  list              the element types, operators, functions, levels, algorithms, modes\n"
     "                    and targets of the language\n"
     "  help              this text\n"
+    "  --version         the version of scangen\n"
     "\n"
     "FILE may be '-' for standard input. Run 'scangen <command> --help' for a command's options.\n"
     "Exit status: 0 success, 1 a problem in the input or the command line, 2 an internal error.\n";
 
 const char* const kCheckUsage =
-    "usage: scangen check [--seed N] [--samples N] [--quiet] FILE...\n"
+    "usage: scangen check [--seed N] [--samples N] [-q|--quiet] FILE...\n"
     "\n"
     "Parses and checks every FILE, then tests each scan's operator on random values:\n"
     "identity (combine(e, x) == x == combine(x, e)) and associativity\n"
@@ -70,7 +71,7 @@ const char* const kCheckUsage =
     "\n"
     "  --seed N      random seed (default: a fresh one, printed when a test fails)\n"
     "  --samples N   random triples per scan (default 2000)\n"
-    "  --quiet       print nothing on success\n";
+    "  -q, --quiet   print nothing on success\n";
 
 const char* const kExplainUsage =
     "usage: scangen explain [--dump=ast|spec|plan] [--scan NAME] [--target cuda|opencl] FILE\n"
