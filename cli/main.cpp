@@ -327,6 +327,10 @@ std::vector<scangen::generator::Plan> select_plans(const scangen::dsl::Document&
     bool listed = false;
     for (scangen::dsl::Target t : spec.targets) listed = listed || scangen::generator::backend_for(t) == target;
     if (!listed && only.empty()) continue;  // a scan for the other backend
+    // The operator check of `scangen check`, on every path that makes a kernel.
+    if (const std::string refusal = scangen::ref::refuse_operator(spec); !refusal.empty())
+      throw UserError{doc.file().name() + ":" + std::to_string(spec.loc.line) + ":" + std::to_string(spec.loc.col) +
+                      ": " + refusal};
     try {
       plans.push_back(scangen::generator::make_plan(spec, target));
     } catch (const std::invalid_argument& e) {

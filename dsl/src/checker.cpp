@@ -1028,7 +1028,8 @@ class Checker {
 
     static const std::vector<std::string> kKeys = {"type",  "input", "op",        "combine", "convert",
                                                    "identity", "level", "algorithm", "threads", "items",
-                                                   "mode",  "init",  "outputs",   "targets", "deterministic"};
+                                                   "mode",  "init",  "outputs",   "targets", "deterministic",
+                                                   "assume_associative"};
     std::map<std::string, const ast::Item*> items;
     for (const ast::Item& item : scan.items) {
       if (std::find(kKeys.begin(), kKeys.end(), item.key) == kKeys.end()) {
@@ -1175,6 +1176,12 @@ class Checker {
       if (const ast::Expr* v = single_value(*it)) {
         if (v->kind != ast::ExprKind::Bool) error(v->loc, "'deterministic' takes true or false");
         else spec.deterministic = v->text == "true";
+      }
+    }
+    if (const ast::Item* it = get("assume_associative")) {
+      if (const ast::Expr* v = single_value(*it)) {
+        if (v->kind != ast::ExprKind::Bool) error(v->loc, "'assume_associative' takes true or false");
+        else spec.assume_associative = v->text == "true";
       }
     }
     bool float_math = (spec.type.valid() && spec.type.contains_float()) ||

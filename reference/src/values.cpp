@@ -163,4 +163,13 @@ OperatorReport check_operator(const dsl::Spec& spec, uint64_t seed, int samples)
   return report;
 }
 
+std::string refuse_operator(const dsl::Spec& spec, uint64_t seed) {
+  if (spec.assume_associative) return "";
+  const OperatorReport r = check_operator(spec, seed);
+  if (r.ok) return "";
+  return r.message + " (seed " + std::to_string(seed) +
+         "); no kernel is made from it. If the operator is associative and the values only show rounding, say "
+         "'assume_associative = true;' in the scan";
+}
+
 }  // namespace scangen::ref

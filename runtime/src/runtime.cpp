@@ -23,6 +23,7 @@
 #include "cuda_driver.h"
 #include "scangen/dsl/dsl.h"
 #include "scangen/generator/emit.h"
+#include "scangen/reference/reference.h"
 
 namespace scangen {
 
@@ -766,6 +767,8 @@ Scan Runtime::compile_file(const std::string& path, const std::string& name) {
 
 Scan Runtime::compile(const dsl::Spec& spec) {
   Impl& rt = *impl_;
+  // The operator check of `scangen check`, as on every path that makes a kernel.
+  if (const std::string refusal = ref::refuse_operator(spec); !refusal.empty()) fail(refusal);
   generator::Plan plan;
   try {
     plan = generator::make_plan(spec, rt.backend);

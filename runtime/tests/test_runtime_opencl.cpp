@@ -363,6 +363,11 @@ TEST_CASE("the runtime's errors say what is wrong", "[opencl][runtime]") {
   CHECK_THROWS_WITH(rt.compile("scan s { type = i32; op = add"), Catch::Contains("the scan text has errors"));
   CHECK_THROWS_WITH(rt.compile("scan a { type = i32; op = add; } scan b { type = i32; op = max; }"),
                     Catch::Contains("name the one to compile"));
+  // A non-associative operator makes no kernel, unless the spec says it knows better.
+  CHECK_THROWS_WITH(rt.compile("scan minus { type = i32; combine(x, y) = x - y; identity = 0; level = device; }"),
+                    Catch::Contains("no kernel is made from it") && Catch::Contains("assume_associative"));
+  CHECK_NOTHROW(rt.compile("scan minus { type = i32; combine(x, y) = x - y; identity = 0; level = block; "
+                           "assume_associative = true; }"));
   CHECK_THROWS_WITH(rt.compile_file("/no/such/file.scan"),
                     Catch::Contains("cannot read '/no/such/file.scan': No such file or directory"));
   CHECK_THROWS_WITH(rt.compile_file(cache.dir.string()), Catch::Contains("it is a directory"));

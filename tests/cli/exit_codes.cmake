@@ -155,3 +155,12 @@ execute_process(COMMAND test -c /dev/null RESULT_VARIABLE still_device)
 if(NOT still_device EQUAL 0)
   message(FATAL_ERROR "scangen emit -o /dev/null replaced the device")
 endif()
+
+# No kernel from an operator that fails the check (emit, compile, and so
+# scangen_generate), unless the spec says assume_associative = true.
+expect_error(1 "no kernel is made from it" ${SCANGEN} emit ${tmp}/nonassoc.scan -o ${tmp}/nonassoc.cu)
+expect_error(1 "no kernel is made from it" ${SCANGEN} compile --arch sm_90 ${tmp}/nonassoc.scan -o ${tmp}/nonassoc.cubin)
+file(WRITE "${tmp}/assumed.scan"
+     "scan minus { type = i32; combine(x, y) = x - y; identity = 0; assume_associative = true; }\n")
+expect_exit(0 ${SCANGEN} emit ${tmp}/assumed.scan -o ${tmp}/assumed.cu)
+expect_exit(1 ${SCANGEN} check ${tmp}/assumed.scan)  # check still reports

@@ -235,6 +235,10 @@ struct Spec {
   bool running_total = false;
   std::vector<Target> targets{Target::Cuda, Target::OpenCL};
   bool deterministic = false;
+  // Set by `assume_associative = true;`: the operator check that every path
+  // making a kernel runs (scangen emit / compile, scangen_generate,
+  // Runtime::compile) is skipped; `scangen check` still reports.
+  bool assume_associative = false;
 
   bool has_inclusive() const { return mode != Mode::Exclusive; }
   bool has_exclusive() const { return mode != Mode::Inclusive; }

@@ -96,4 +96,10 @@ struct OperatorReport {
 // are evaluated in f64 and compared with a relative tolerance of 1e-9.
 OperatorReport check_operator(const dsl::Spec& spec, uint64_t seed, int samples = 2000);
 
+// The check every path that makes a kernel runs (scangen emit and compile,
+// scangen_generate, Runtime::compile), with a fixed seed so that a build
+// gives the same answer every time: "" when the operator passes or the spec
+// says `assume_associative = true;`, else why the kernel is refused.
+std::string refuse_operator(const dsl::Spec& spec, uint64_t seed = 1);
+
 }  // namespace scangen::ref
