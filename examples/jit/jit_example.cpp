@@ -3,6 +3,8 @@
 // result against scangen's CPU reference.
 //
 //   jit_example [FILE.scan [SCAN]] [N]     (default: bytes summed in u32, 1,000,000 elements)
+//   jit_example FILE.scan [SCAN] --in=3,1,7,0  the given integers as the input (a scalar integer
+//                                              input type), printed with the results
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
 #include <dlfcn.h>
@@ -68,6 +70,17 @@ int main(int argc, char** argv) {
   std::string file, name;
   uint64_t n = 1000000;
   std::vector<std::string> args(argv + 1, argv + argc);
+  std::vector<long long> given;  // --in=...
+  for (auto it = args.begin(); it != args.end();) {
+    if (it->rfind("--in=", 0) == 0) {
+      std::string list = it->substr(5) + ",";
+      for (size_t start = 0, comma; (comma = list.find(',', start)) != std::string::npos; start = comma + 1)
+        if (comma > start) given.push_back(std::strtoll(list.substr(start, comma - start).c_str(), nullptr, 10));
+      it = args.erase(it);
+    } else {
+      ++it;
+    }
+  }
   if (!args.empty() && args.back().find_first_not_of("0123456789") == std::string::npos) {
     n = std::strtoull(args.back().c_str(), nullptr, 10);
     args.pop_back();
@@ -76,9 +89,10 @@ int main(int argc, char** argv) {
   if (args.size() > 1) name = args[1];
   try {
     scangen::Runtime rt;
-    std::printf("device: %s (%s)%s%s\n", rt.device_name().c_str(),
-                rt.backend() == scangen::Backend::Cuda ? "CUDA" : "OpenCL",
-                rt.fallback_reason().empty() ? "" : "; no CUDA: ", rt.fallback_reason().c_str());
+    std::printf("device: %s (%s)\n", rt.device_name().c_str(), rt.backend() == scangen::Backend::Cuda ? "CUDA" : "OpenCL");
+    if (!rt.fallback_reason().empty())
+      std::printf("  no CUDA GPU could be used, so the scan runs on this OpenCL device instead (%s)\n",
+                  rt.fallback_reason().c_str());
     const auto t0 = std::chrono::steady_clock::now();
     scangen::Scan scan = file.empty() ? rt.compile(kDefaultScan) : rt.compile_file(file, name);
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
@@ -89,8 +103,17 @@ int main(int argc, char** argv) {
                 st.misses ? "compiled" : st.disk_hits ? "from the disk cache" : "from memory");
 
     std::mt19937_64 rng(12345);
+    if (!given.empty()) n = given.size();
     std::vector<uint8_t> in(n * s.input.size() + 1);  // + 1: never empty
     scangen::ref::fill_random(s.input, in.data(), n, rng);
+    if (!given.empty()) {
+      const size_t is = s.input.size();
+      check(s.input.is_scalar() && !s.input.contains_float(), "--in (the input type must be a scalar integer)");
+      for (size_t i = 0; i < given.size(); ++i) {
+        const unsigned long long v = static_cast<unsigned long long>(given[i]);
+        for (size_t b = 0; b < is; ++b) in[i * is + b] = static_cast<uint8_t>(v >> (8 * b));  // little-endian
+      }
+    }
     const size_t es = s.type.size();
     const size_t out_elems = s.mode == scangen::dsl::Mode::Both ? 2 * n : n;
     std::vector<uint8_t> out(out_elems * es, 0xAB);
@@ -170,7 +193,24 @@ int main(int argc, char** argv) {
                   static_cast<unsigned long long>(first_bad));
       return 1;
     }
-    std::printf("OK: %llu elements match the CPU reference\n", static_cast<unsigned long long>(n));
+    if (!given.empty()) {  // the values themselves
+      auto row = [&](const char* label, const uint8_t* p, const scangen::dsl::Type& t) {
+        std::printf("  %-9s [", label);
+        for (uint64_t i = 0; i < n; ++i)
+          std::printf("%s%s", i ? " " : "", scangen::ref::format_value(t, p + i * t.size()).c_str());
+        std::printf("]\n");
+      };
+      row("in", in.data(), s.input);
+      if (s.has_inclusive()) row("inclusive", out.data(), s.type);
+      if (s.has_exclusive()) row("exclusive", out.data() + (s.has_inclusive() ? n * es : 0), s.type);
+    }
+    std::printf("OK: %llu elements match the CPU reference", static_cast<unsigned long long>(n));
+    if (n > 0) {
+      const bool inc = s.has_inclusive();
+      const uint8_t* last = out.data() + (inc ? (n - 1) * es : (out_elems - 1) * es);
+      std::printf("; the last %s prefix is %s", inc ? "inclusive" : "exclusive", scangen::ref::format_value(s.type, last).c_str());
+    }
+    std::printf("\n");
     return 0;
   } catch (const scangen::Error& e) {
     std::fprintf(stderr, "%s\n", e.what());
