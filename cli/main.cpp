@@ -627,7 +627,10 @@ int cmd_list(const std::vector<std::string>& args) {
     heading("functions (in combine, identity, init and convert expressions):");
 #define X(e, s, arity, floats_only)                                                                           \
   o << "  " << pad(std::string(s) + "(" + (arity == 1 ? "x" : arity == 2 ? "x, y" : "x, y, z") + ")", 18)   \
-    << (floats_only ? "float types" : "integer and float types") << "\n";
+    << (std::string(s) == "select" ? "x, y of one type (scalar or struct), z a bool: z ? y : x"                 \
+        : floats_only              ? "float types"                                                             \
+                                   : "integer and float types")                                               \
+    << "\n";
     SCANGEN_MATH_FNS(X)
 #undef X
   }

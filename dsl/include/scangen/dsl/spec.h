@@ -31,8 +31,7 @@ enum class Level : uint8_t {
 // X(enumerator, spelling, level, description)
 #define SCANGEN_ALGORITHMS(X)                                                                                       \
   X(KoggeStone, "kogge_stone", Warp,                                                                                \
-    "Kogge-Stone (Hillis-Steele) scan in log2(W) steps: register shuffles on CUDA, sub-group built-ins or local "   \
-    "memory on OpenCL")                                                                                             \
+    "Kogge-Stone (Hillis-Steele) scan in log2(W) steps: register shuffles on CUDA, local memory on OpenCL")         \
   X(KoggeStoneLocal, "kogge_stone_local", Warp,                                                                     \
     "Kogge-Stone scan through shared/local memory: any element size, any OpenCL device")                            \
   X(Coalesced, "coalesced", Warp,                                                                                   \
