@@ -15,10 +15,11 @@
 // What one call is. Each implementation is timed per call, the way a program
 // would call it, host-side dispatch included:
 //   - scangen, decoupled_lookback: one launch of P_scan_kernel(in, inclusive,
-//     n, workspace, epoch) with max(1, ceil(n / tile)) blocks of the plan's
+//     n, workspace) with max(1, ceil(n / tile)) blocks of the plan's
 //     threads. The workspace (16 + tiles x status bytes, as the plan says) is
-//     allocated and zeroed once per case, before any call; the epoch goes up
-//     by one with every call, starting at 1, as the kernel's contract asks.
+//     allocated and zeroed once per case, before any call; each call leaves
+//     it zeroed (its last block zeroes the statuses), as the kernel's
+//     contract says.
 //   - scangen, reduce_then_scan: its three launches (reduce, spine, scan),
 //     the partials (one element per tile) allocated once.
 //   - CUB: cub::DeviceScan::InclusiveSum (sums) or InclusiveScan with a
@@ -581,23 +582,15 @@ std::vector<Case> all_cases() {
 struct Workspace {
   unsigned char* p = nullptr;
   uint64_t bytes = 0;
-  unsigned int epoch = 0;  // of the last call; the next is epoch + 1
 };
-
-constexpr unsigned int kMaxEpoch = (1u << 30) - 1;
 
 void scangen_call(const Case& c, const void* in, void* out, uint64_t n, Workspace& ws, cudaStream_t s) {
   const uint64_t tiles = c.tiles(n);
   const dim3 grid((unsigned)tiles), block((unsigned)c.threads);
   unsigned long long n_arg = n;
   if (c.algo == Algo::Lookback) {
-    if (ws.epoch == kMaxEpoch) {  // the kernel's contract: zero the workspace, start again at 1
-      CUDA_CHECK(cudaMemsetAsync(ws.p, 0, ws.bytes, s));
-      ws.epoch = 0;
-    }
-    unsigned int epoch = ++ws.epoch;
     unsigned char* workspace = ws.p;
-    void* args[] = {&in, &out, &n_arg, &workspace, &epoch};
+    void* args[] = {&in, &out, &n_arg, &workspace};
     CUDA_CHECK(cudaLaunchKernel(c.scan, grid, block, args, 0, s));
   } else {
     void* partials = ws.p;
@@ -1092,7 +1085,7 @@ int main(int argc, char** argv) {
               __CUDACC_VER_MAJOR__, __CUDACC_VER_MINOR__);
   std::printf("- date: %s\n", date.c_str());
   std::printf("- one call: scangen = its launch(es) as a library would make them (decoupled_lookback: one launch, "
-              "workspace zeroed once beforehand, a new epoch per call; reduce_then_scan: three launches); "
+              "workspace zeroed once beforehand, left zeroed by every call; reduce_then_scan: three launches); "
               "CUB = cub::DeviceScan::InclusiveSum / InclusiveScan with temporary storage allocated beforehand, "
               "its host-side dispatch and all its launches included; copy = cudaMemcpyAsync device to device of N * "
               "sizeof(element) bytes\n");

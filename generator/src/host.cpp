@@ -197,20 +197,13 @@ std::string cuda_declarations(const Scan& c) {
       o += "// *running_total is the seed of the call and receives the seed combined with the total.\n";
     o += "// workspace: device memory of at least " + c.P +
          "_workspace_bytes(n) bytes, 16-byte aligned (as cudaMalloc\n"
-         "// gives), kept from call to call.";
-    if (c.lookback)
-      o += " The first call that sees it zeroes it on `stream`; each call then\n"
-           "// takes the next epoch of it. One workspace serves one stream at a time: calls that share a\n"
-           "// workspace must not run concurrently.\n";
-    else
-      o += " It holds one element per tile; calls that share it must not run\n// concurrently.\n";
+         "// gives), zeroed once when it is allocated (cudaMemset) and kept from call to call: every\n"
+         "// call leaves it zeroed, so any scan of scangen's may use it next. One workspace serves one\n"
+         "// call at a time: calls that share a workspace must not run concurrently.\n";
     o += "// Returns cudaErrorInvalidValue, launching nothing, when n < 0, a pointer is null (in and the\n"
          "// outputs may be null when n == 0), the workspace is too small or not 16-byte aligned;\n"
          "// otherwise the status of the launches (cudaGetLastError).\n";
-    o += "cudaError_t " + c.function + "(" + cuda_params(c, true) + ");\n\n";
-    o += "// Forgets `workspace`: the next call that gets this address zeroes the memory first. Call it\n"
-         "// before freeing a workspace whose address a later allocation could get.\n";
-    o += "void " + c.P + "_forget_workspace(const void* workspace);\n";
+    o += "cudaError_t " + c.function + "(" + cuda_params(c, true) + ");\n";
   } else {
     o += std::string("// The ") + mode_words(s.mode) + " of every segment of " + std::to_string(s.segment_size()) +
          " elements of in[0 .. n), each on its own, into\n// " + outs + ", on `stream`: one launch of " +
@@ -233,7 +226,6 @@ std::string cuda_argument(const Scan& c, const KernelParam& k) {
   if (k.name == "inclusive" || k.name == "exclusive") return c.outputs.size() == 1 ? "out" : k.name;
   if (k.name == "n") return "static_cast<unsigned long long>(n)";
   if (k.name == "workspace") return "static_cast<unsigned char*>(workspace)";
-  if (k.name == "epoch") return "epoch";
   if (k.name == "partials") return "partials";
   throw std::logic_error("scangen: the host wrapper of scan '" + c.P + "' knows no kernel parameter '" + k.name + "'");
 }
@@ -280,18 +272,12 @@ std::string cuda_definitions(const Scan& c) {
   const std::string grid = "static_cast<unsigned int>(blocks)";
   if (c.device) {
     o += "size_t " + c.P + "_workspace_bytes(int64_t n) {\n" + workspace_bytes_body(c, "  ") + "}\n\n";
-    if (c.lookback) o += "static const char scangen_owner_" + c.P + " = 0;  // identifies the scan in the epoch table\n\n";
     o += "cudaError_t " + c.function + "(" + cuda_params(c, false) + ") {\n" + cuda_checks(c);
     if (c.lookback) {
-      o += "  unsigned int epoch = 0;\n"
-           "  const cudaError_t status = scangen_cuda_next_epoch_v1(&scangen_owner_" + c.P +
-           ", workspace, workspace_bytes, stream, &epoch);\n"
-           "  if (status != cudaSuccess) return status;\n";
       o += cuda_launch(c, p.kernels.at(0), grid, "  ");
       o += "  return cudaGetLastError();\n}\n\n";
     } else {
       if (p.kernels.size() != 3) throw std::logic_error("scangen: reduce_then_scan without its three kernels");
-      o += "  scangen_cuda_workspace_overwritten_v1(workspace);\n";
       o += "  " + c.T + "* const partials = static_cast<" + c.T + "*>(workspace);\n";
       o += cuda_launch(c, p.kernels[0], grid, "  ");
       o += "  cudaError_t status = cudaGetLastError();\n  if (status != cudaSuccess) return status;\n";
@@ -300,7 +286,6 @@ std::string cuda_definitions(const Scan& c) {
       o += cuda_launch(c, p.kernels[2], grid, "  ");
       o += "  return cudaGetLastError();\n}\n\n";
     }
-    o += "void " + c.P + "_forget_workspace(const void* workspace) { scangen_cuda_forget_workspace_v1(workspace); }\n";
   } else {
     o += "cudaError_t " + c.function + "(" + cuda_params(c, false) + ") {\n" + cuda_checks(c);
     o += cuda_launch(c, p.kernels.at(0), grid, "  ");
@@ -308,61 +293,6 @@ std::string cuda_definitions(const Scan& c) {
   }
   return o;
 }
-
-// Identical in every generated .cu (an ODR-safe inline function's static):
-// one table per program, whichever generated sources it links.
-const char* const kCudaEpochTable = R"text(#ifndef SCANGEN_CUDA_EPOCHS_V1
-#define SCANGEN_CUDA_EPOCHS_V1
-// The epochs of the device scans' workspaces, one table per program, by address.
-struct scangen_cuda_workspace_v1 {
-  const void* owner;   // the scan that used it last
-  size_t bytes;        // the bytes zeroed
-  unsigned int epoch;  // of the last call
-};
-struct scangen_cuda_workspaces_v1 {
-  std::mutex mutex;
-  std::unordered_map<const void*, scangen_cuda_workspace_v1> by_address;
-};
-inline scangen_cuda_workspaces_v1& scangen_cuda_workspace_table_v1() {
-  static scangen_cuda_workspaces_v1* const table = new scangen_cuda_workspaces_v1;  // never destroyed
-  return *table;
-}
-// The epoch of the next call of scan `owner` on `workspace`: zeroes the
-// workspace on `stream` first when it is new to the table, when another scan
-// used it last, when it is larger than before, and after epoch 2^30 - 1.
-inline cudaError_t scangen_cuda_next_epoch_v1(const void* owner, void* workspace, size_t bytes, cudaStream_t stream,
-                                              unsigned int* epoch) {
-  scangen_cuda_workspaces_v1& table = scangen_cuda_workspace_table_v1();
-  std::lock_guard<std::mutex> lock(table.mutex);
-  scangen_cuda_workspace_v1& w = table.by_address[workspace];
-  if (w.owner != owner || bytes > w.bytes || w.epoch >= (1u << 30) - 1u) {
-    const cudaError_t status = cudaMemsetAsync(workspace, 0, bytes, stream);
-    if (status != cudaSuccess) {
-      table.by_address.erase(workspace);
-      return status;
-    }
-    w.owner = owner;
-    w.bytes = bytes;
-    w.epoch = 0;
-  }
-  *epoch = ++w.epoch;
-  return cudaSuccess;
-}
-inline void scangen_cuda_forget_workspace_v1(const void* workspace) {
-  scangen_cuda_workspaces_v1& table = scangen_cuda_workspace_table_v1();
-  std::lock_guard<std::mutex> lock(table.mutex);
-  table.by_address.erase(workspace);
-}
-// A scan without epochs (reduce_then_scan) writes over `workspace`: the next
-// decoupled look-back call on it zeroes it first.
-inline void scangen_cuda_workspace_overwritten_v1(const void* workspace) {
-  scangen_cuda_workspaces_v1& table = scangen_cuda_workspace_table_v1();
-  std::lock_guard<std::mutex> lock(table.mutex);
-  auto it = table.by_address.find(workspace);
-  if (it != table.by_address.end()) it->second.owner = nullptr;
-}
-#endif
-)text";
 
 std::string cuda_header(const std::vector<Scan>& scans, const std::string& device_source, const HostOptions& o) {
   const std::string guard = "SCANGEN_CUDA_HOST_" + hex(fnv1a(device_source)) + "_H";
@@ -387,8 +317,6 @@ std::string cuda_tail(const std::vector<Scan>& scans, const std::string& header,
   t += "// Host code for nvcc; NVRTC compiles the kernels above without it.\n#ifndef __CUDACC_RTC__\n";
   for (const Scan& c : scans) t += "#define SCANGEN_TYPES_" + c.P + "  // the preamble above defines the types\n";
   t += "// ---- " + o.header_name + ":\n" + header + "// ---- end of " + o.header_name + "\n\n";
-  const bool device = std::any_of(scans.begin(), scans.end(), [](const Scan& c) { return c.device; });
-  if (device) t += std::string("#include <mutex>\n#include <unordered_map>\n\n") + kCudaEpochTable;
   for (const Scan& c : scans) t += "\n" + cuda_definitions(c);
   t += "#endif  // __CUDACC_RTC__\n";
   return t;
@@ -399,8 +327,7 @@ std::string cuda_tail(const std::vector<Scan>& scans, const std::string& header,
 // Identical in every generated OpenCL header.
 const char* const kOpenclShared = R"text(#ifndef SCANGEN_OPENCL_HOST_V1
 #define SCANGEN_OPENCL_HOST_V1
-// What every OpenCL header of scangen shares: buffer checks, and the epochs
-// of the device scans' workspaces, one table per program, by buffer.
+// What every OpenCL header of scangen shares: buffer checks.
 inline cl_int scangen_opencl_buffer_size_v1(cl_mem buffer, size_t needed, size_t* size) {
   if (buffer == nullptr) return CL_INVALID_MEM_OBJECT;
   const cl_int status = clGetMemObjectInfo(buffer, CL_MEM_SIZE, sizeof *size, size, nullptr);
@@ -413,65 +340,6 @@ inline cl_int scangen_opencl_check_buffer_v1(cl_mem buffer, int64_t count, size_
   if (static_cast<uint64_t>(count) > SIZE_MAX / element_bytes) return CL_INVALID_VALUE;
   size_t size = 0;
   return scangen_opencl_buffer_size_v1(buffer, static_cast<size_t>(count) * element_bytes, &size);
-}
-struct scangen_opencl_workspace_v1 {
-  const void* owner;  // the scan that used it last
-  size_t bytes;       // the bytes zeroed
-  cl_uint epoch;      // of the last call
-  bool watched;       // a destructor callback removes the entry
-};
-struct scangen_opencl_workspaces_v1 {
-  std::mutex mutex;
-  std::unordered_map<cl_mem, scangen_opencl_workspace_v1> by_buffer;
-};
-inline scangen_opencl_workspaces_v1& scangen_opencl_workspace_table_v1() {
-  static scangen_opencl_workspaces_v1* const table = new scangen_opencl_workspaces_v1;  // never destroyed
-  return *table;
-}
-inline void CL_CALLBACK scangen_opencl_workspace_released_v1(cl_mem buffer, void*) {
-  scangen_opencl_workspaces_v1& table = scangen_opencl_workspace_table_v1();
-  std::lock_guard<std::mutex> lock(table.mutex);
-  table.by_buffer.erase(buffer);
-}
-// The epoch of the next call of scan `owner` on `workspace` (`bytes` long):
-// zeroes the workspace on `queue` first when it is new to the table, when
-// another scan used it last, when it is larger than before, and after epoch
-// 2^30 - 1. No OpenCL call runs under the table's lock.
-inline cl_int scangen_opencl_next_epoch_v1(const void* owner, cl_command_queue queue, cl_mem workspace, size_t bytes,
-                                           cl_uint* epoch) {
-  scangen_opencl_workspaces_v1& table = scangen_opencl_workspace_table_v1();
-  bool watch = false, zero = false;
-  {
-    std::lock_guard<std::mutex> lock(table.mutex);
-    scangen_opencl_workspace_v1& w = table.by_buffer[workspace];
-    if (!w.watched) watch = w.watched = true;
-    if (w.owner != owner || bytes > w.bytes || w.epoch >= (1u << 30) - 1u) {
-      zero = true;
-      w.owner = owner;
-      w.bytes = bytes;
-      w.epoch = 0;
-    }
-    *epoch = ++w.epoch;
-  }
-  cl_int status = CL_SUCCESS;
-  if (watch) status = clSetMemObjectDestructorCallback(workspace, scangen_opencl_workspace_released_v1, nullptr);
-  if (status == CL_SUCCESS && zero) {
-    const cl_uchar zero_byte = 0;
-    status = clEnqueueFillBuffer(queue, workspace, &zero_byte, 1, 0, bytes, 0, nullptr, nullptr);
-  }
-  if (status != CL_SUCCESS) {
-    std::lock_guard<std::mutex> lock(table.mutex);
-    table.by_buffer.erase(workspace);
-  }
-  return status;
-}
-// A scan without epochs (reduce_then_scan) writes over `workspace`: the next
-// decoupled look-back call on it zeroes it first.
-inline void scangen_opencl_workspace_overwritten_v1(cl_mem workspace) {
-  scangen_opencl_workspaces_v1& table = scangen_opencl_workspace_table_v1();
-  std::lock_guard<std::mutex> lock(table.mutex);
-  auto it = table.by_buffer.find(workspace);
-  if (it != table.by_buffer.end()) it->second.owner = nullptr;
 }
 #endif
 )text";
@@ -652,7 +520,6 @@ std::string opencl_argument(const Scan& c, const KernelParam& k) {
   if (k.name == "inclusive" || k.name == "exclusive") return mem(c.outputs.size() == 1 ? "out" : k.name);
   if (k.name == "n") return "{sizeof count, &count}";
   if (k.name == "workspace" || k.name == "partials") return mem("workspace");
-  if (k.name == "epoch") return "{sizeof epoch, &epoch}";
   throw std::logic_error("scangen: the host wrapper of scan '" + c.P + "' knows no kernel parameter '" + k.name + "'");
 }
 
@@ -687,12 +554,9 @@ std::string opencl_functions(const Scan& c, const std::string& ns, size_t first_
     if (!c.aggregate.empty()) o += "// aggregate receives the total of the n elements, without init (one element).\n";
     if (c.running_total)
       o += "// running_total (one element) is the seed of the call and receives the seed combined with the total.\n";
-    o += "// workspace: a buffer of at least " + c.P + "_opencl_workspace_bytes(n) bytes, kept from call to call.";
-    if (c.lookback)
-      o += " The first call that\n// sees it zeroes it; each call then takes the next epoch of it (forgotten when the buffer is\n"
-           "// released). One workspace serves one queue at a time.\n";
-    else
-      o += "\n";
+    o += "// workspace: a buffer of at least " + c.P + "_opencl_workspace_bytes(n) bytes, zeroed once when it\n"
+         "// is allocated (clEnqueueFillBuffer) and kept from call to call: every call leaves it zeroed, so any\n"
+         "// scan of scangen's may use it next. One workspace serves one call at a time.\n";
   } else {
     o += std::string("// The ") + mode_words(s.mode) + " of every segment of " + std::to_string(s.segment_size()) +
          " elements of in[0 .. n), each on its own, into\n// " + outs + ", enqueued on `queue`: one launch of " +
@@ -734,16 +598,10 @@ std::string opencl_functions(const Scan& c, const std::string& ns, size_t first_
   }
   o += "  " + ns + "::Program* program = nullptr;\n";
   o += "  if (status == CL_SUCCESS) status = " + ns + "::program_for(queue, &program);\n";
-  if (c.lookback) {
-    o += "  cl_uint epoch = 0;\n";
-    o += "  if (status == CL_SUCCESS)\n    status = scangen_opencl_next_epoch_v1(" + ns + "::owner_" + c.P +
-         "(), queue, workspace, workspace_size, &epoch);\n";
-  }
   o += "  if (status != CL_SUCCESS) return status;\n";
   o += "  const cl_ulong count = static_cast<cl_ulong>(n);\n";
   if (c.device && !c.lookback) {
     if (p.kernels.size() != 3) throw std::logic_error("scangen: reduce_then_scan without its three kernels");
-    o += "  scangen_opencl_workspace_overwritten_v1(workspace);\n";
     o += "  status = " + opencl_launch(c, ns, first_kernel, p.kernels[0], "blocks") + ";\n";
     o += "  if (status != CL_SUCCESS) return status;\n";
     o += "  status = " + opencl_launch(c, ns, first_kernel + 1, p.kernels[1], "1") + ";\n";
@@ -789,10 +647,6 @@ std::string opencl_header(const std::vector<Scan>& scans, const std::string& dev
   h += "const char* const kKernelNames[kKernels] = {";
   for (size_t i = 0; i < kernels.size(); ++i) h += (i ? ", \"" : "\"") + kernels[i] + "\"";
   h += "};\n";
-  for (const Scan& c : scans)
-    if (c.lookback)
-      h += "inline const void* owner_" + c.P + "() {  // identifies the scan in the epoch table\n"
-           "  static const char key = 0;\n  return &key;\n}\n";
   h += "\n";
   h += kOpenclProgram;
   h += "\n}  // namespace " + ns + "\n";

@@ -352,12 +352,12 @@ struct Scan::State {
   cl_program program = nullptr;
   std::map<std::string, cl_kernel> cl_kernels;
 
-  // The managed workspace, and the epoch of every workspace seen.
+  // The managed workspace: zeroed when it is allocated; every call leaves it
+  // zeroed (the kernels' rule, as for a workspace of the caller's).
   mutable std::mutex mutex;
   mutable CUdeviceptr cu_workspace = 0;
   mutable cl_mem cl_workspace = nullptr;
   mutable uint64_t workspace_size = 0;
-  mutable std::map<uint64_t, uint32_t> epochs;
 
   ~State() {
     for (auto& [n, k] : cl_kernels) clReleaseKernel(k);
@@ -370,16 +370,6 @@ struct Scan::State {
     }
   }
 
-  // The next epoch for a workspace; true when it must be zeroed first (new or wrapped).
-  std::pair<uint32_t, bool> next_epoch(uint64_t workspace) const {
-    auto [it, fresh] = epochs.emplace(workspace, 0u);
-    bool zero = fresh;
-    if (++it->second >= (1u << 30)) {
-      it->second = 1;
-      zero = true;
-    }
-    return {it->second, zero};
-  }
 };
 
 Scan::Scan() = default;
@@ -487,7 +477,6 @@ void Scan::run(const CudaArgs& a) const {
               run_total = reinterpret_cast<CUdeviceptr>(a.running_total);
   unsigned long long n = a.n;
   CUdeviceptr ws = 0;
-  unsigned int epoch = 0;
   const uint64_t need = generator::workspace_bytes(p, a.n);
   if (need > 0) {
     if (a.workspace) {
@@ -502,21 +491,17 @@ void Scan::run(const CudaArgs& a) const {
         if (st.cu_workspace) d.cuMemFree(st.cu_workspace);
         st.cu_workspace = 0;
         st.workspace_size = 0;
-        const CUresult r = d.cuMemAlloc(&st.cu_workspace, grown);
+        CUresult r = d.cuMemAlloc(&st.cu_workspace, grown);
         if (r != CUDA_SUCCESS) fail(describe(d, "cuMemAlloc (the scan's workspace)", r));
+        r = d.cuMemsetD8Async(st.cu_workspace, 0, grown, stream);
+        if (r != CUDA_SUCCESS) {
+          d.cuMemFree(st.cu_workspace);
+          st.cu_workspace = 0;
+          fail(describe(d, "cuMemsetD8Async (zeroing the scan's workspace)", r));
+        }
         st.workspace_size = grown;
-        st.epochs.erase(st.cu_workspace);
       }
       ws = st.cu_workspace;
-    }
-    if (p.spec.algorithm == Algorithm::DecoupledLookback) {
-      const auto [e, zero] = st.next_epoch(ws);
-      epoch = e;
-      if (zero) {
-        const uint64_t bytes = a.workspace ? a.workspace_size : st.workspace_size;
-        const CUresult r = d.cuMemsetD8Async(ws, 0, bytes, stream);
-        if (r != CUDA_SUCCESS) fail(describe(d, "cuMemsetD8Async (zeroing the workspace)", r));
-      }
     }
   }
   const bool device = p.spec.level == Level::Device;
@@ -541,7 +526,7 @@ void Scan::run(const CudaArgs& a) const {
         if (p.spec.running_total) arg(&run_total, 8);
       }
       arg(&n, 8);
-      if (device && p.spec.algorithm == Algorithm::DecoupledLookback) arg(&ws, 8), arg(&epoch, 4);
+      if (device && p.spec.algorithm == Algorithm::DecoupledLookback) arg(&ws, 8);
     }
     std::vector<void*> params;
     for (auto& [v, size] : l.args) params.push_back(const_cast<void*>(v));
@@ -585,7 +570,7 @@ void Scan::run(const OpenCLArgs& a) const {
   std::lock_guard<std::mutex> lock(st.mutex);
   cl_command_queue queue = a.queue ? a.queue : rt.cl_queue;
   // The commands of one call depend on each other (the zeroing of a new
-  // workspace, then up to three kernels): each waits on the one before, so
+  // managed workspace, then up to three kernels): each waits on the one before, so
   // an out-of-order queue runs them in order too, and a barrier after the
   // last holds back what the caller queues next.
   cl_event last = nullptr;
@@ -604,7 +589,6 @@ void Scan::run(const OpenCLArgs& a) const {
   };
   const cl_ulong n = a.n;
   cl_mem ws = nullptr;
-  cl_uint epoch = 0;
   const uint64_t need = generator::workspace_bytes(p, a.n);
   if (need > 0) {
     if (a.workspace) {
@@ -623,24 +607,16 @@ void Scan::run(const OpenCLArgs& a) const {
         cl_int err = CL_SUCCESS;
         st.cl_workspace = clCreateBuffer(rt.cl_ctx, CL_MEM_READ_WRITE, grown, nullptr, &err);
         if (err != CL_SUCCESS) fail(cl_error("clCreateBuffer (the scan's workspace)", err));
-        st.workspace_size = grown;
-        st.epochs.erase(reinterpret_cast<uint64_t>(st.cl_workspace));
-      }
-      ws = st.cl_workspace;
-    }
-    if (p.spec.algorithm == Algorithm::DecoupledLookback) {
-      const auto [e, zero] = st.next_epoch(reinterpret_cast<uint64_t>(ws));
-      epoch = e;
-      if (zero) {
-        size_t size = 0;
-        SG_CL(clGetMemObjectInfo(ws, CL_MEM_SIZE, sizeof size, &size, nullptr));
+        ws = st.cl_workspace;
         // OpenCL 1.2's clEnqueueFillBuffer.
         const cl_uchar zero_byte = 0;
-        after_last("clEnqueueFillBuffer (zeroing the workspace)",
+        after_last("clEnqueueFillBuffer (zeroing the scan's workspace)",
                    [&](cl_uint waits, const cl_event* wait, cl_event* done) {
-                     return clEnqueueFillBuffer(queue, ws, &zero_byte, 1, 0, size, waits, wait, done);
+                     return clEnqueueFillBuffer(queue, ws, &zero_byte, 1, 0, grown, waits, wait, done);
                    });
+        st.workspace_size = grown;
       }
+      ws = st.cl_workspace;
     }
   }
   const bool device = p.spec.level == Level::Device;
@@ -667,10 +643,7 @@ void Scan::run(const OpenCLArgs& a) const {
         if (p.spec.running_total) mem(a.running_total);
       }
       count();
-      if (device && p.spec.algorithm == Algorithm::DecoupledLookback) {
-        mem(ws);
-        SG_CL(clSetKernelArg(k, i++, sizeof epoch, &epoch));
-      }
+      if (device && p.spec.algorithm == Algorithm::DecoupledLookback) mem(ws);
     }
     const size_t local = static_cast<size_t>(p.block_threads);
     const size_t global = static_cast<size_t>(l.blocks) * local;

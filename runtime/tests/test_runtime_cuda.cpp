@@ -3,6 +3,7 @@
 // (skipped) where there is no driver or no GPU.
 #include <stdlib.h>
 
+#include <algorithm>
 #include <atomic>
 #include <catch2/catch.hpp>
 #include <cstring>
@@ -48,7 +49,8 @@ struct DeviceBuffer {
   void* get() const { return reinterpret_cast<void*>(p); }
 };
 
-void check_scan(const scangen::Scan& scan, uint64_t n, std::mt19937_64& rng) {
+void check_scan(const scangen::Scan& scan, uint64_t n, std::mt19937_64& rng, void* workspace = nullptr,
+                uint64_t workspace_size = 0) {
   const scangen::dsl::Spec& s = scan.spec();
   std::vector<uint8_t> in(n * s.input.size() + 1);
   scangen::ref::fill_random(s.input, in.data(), n, rng);
@@ -59,6 +61,8 @@ void check_scan(const scangen::Scan& scan, uint64_t n, std::mt19937_64& rng) {
   a.in = d_in.get();
   (s.has_inclusive() ? a.inclusive : a.exclusive) = d_out.get();
   a.n = n;
+  a.workspace = workspace;
+  a.workspace_size = workspace_size;
   scan.run(a);
   CU_CHECK(driver().cuCtxSynchronize());
   std::vector<uint8_t> got(n * es + 1);
@@ -89,6 +93,44 @@ TEST_CASE("the runtime compiles and runs scans on a CUDA GPU", "[gpu][runtime]")
                            "scan w { type = u32; input = u8; op = add; level = warp(8); items = 2; }"}) {
     scangen::Scan scan = rt.compile(text);
     for (uint64_t n : {0ull, 1ull, 4095ull, 1000001ull}) check_scan(scan, n, rng);
+  }
+}
+
+// Several Scans take turns on one workspace of the caller's: look-back scans
+// of the three status layouts (4-, 8- and 16-byte elements) and a
+// reduce-then-scan. Every call leaves the workspace zero; a workspace freed
+// and allocated again (zeroed, often at the same address) works the same.
+TEST_CASE("CUDA Scans of several layouts and algorithms take turns on one workspace", "[gpu][runtime]") {
+  INFO("GPU: " << driver().name);
+  TempCache cache;
+  scangen::Runtime rt({scangen::Backend::Cuda});
+  const uint64_t s0 = seed();
+  INFO("seed " << s0 << " (replay with SCANGEN_TEST_SEED=" << s0 << ")");
+  std::mt19937_64 rng(s0);
+  std::vector<scangen::Scan> scans = {
+      rt.compile("scan a { type = i32; op = add; level = device; }"),
+      rt.compile("scan b { type = i32; op = add; level = device; mode = exclusive; }"),
+      rt.compile("scan l { type = i64; op = add; level = device; }"),
+      rt.compile("type M { a: i32, b: i32, c: i32, d: i32 }\n"
+                 "scan m { type = M; combine(x, y) = M { a: x.a * y.a + x.b * y.c, b: x.a * y.b + x.b * y.d,"
+                 " c: x.c * y.a + x.d * y.c, d: x.c * y.b + x.d * y.d };"
+                 " identity = M { a: 1, b: 0, c: 0, d: 1 }; level = device; }"),
+      rt.compile("scan r { type = i32; op = add; level = device; algorithm = reduce_then_scan; }")};
+  const uint64_t max_n = (1ull << 22) + 7;
+  uint64_t bytes = 0;
+  for (const scangen::Scan& s : scans) bytes = std::max(bytes, s.workspace_bytes(max_n));
+  for (int round = 0; round < 3; ++round) {  // then freed and allocated again
+    INFO("workspace " << round + 1);
+    CUdeviceptr ws = 0;
+    CU_CHECK(driver().cuMemAlloc(&ws, bytes));
+    CU_CHECK(driver().cuMemsetD8(ws, 0, bytes));
+    for (int repeat = 0; repeat < 3; ++repeat)
+      for (uint64_t n : std::vector<uint64_t>{max_n, 5000, 1, 1000001, 65536, max_n})
+        for (const scangen::Scan& s : scans) check_scan(s, n, rng, reinterpret_cast<void*>(ws), bytes);
+    std::vector<uint8_t> after(bytes, 1);
+    CU_CHECK(driver().cuMemcpyDtoH(after.data(), ws, bytes));
+    CHECK(std::count(after.begin(), after.end(), uint8_t{0}) == static_cast<std::ptrdiff_t>(bytes));
+    CU_CHECK(driver().cuMemFree(ws));
   }
 }
 

@@ -81,7 +81,7 @@ uint64_t seed() {
 
 // Runs `scan` (inclusive or exclusive, one output) on n random inputs and compares with the reference.
 void check_scan(scangen::Runtime& rt, const scangen::Scan& scan, uint64_t n, std::mt19937_64& rng,
-                cl_command_queue queue = nullptr) {
+                cl_command_queue queue = nullptr, cl_mem workspace = nullptr, uint64_t workspace_size = 0) {
   const scangen::dsl::Spec& s = scan.spec();
   std::vector<uint8_t> in(n * s.input.size());
   scangen::ref::fill_random(s.input, in.data(), n, rng);
@@ -93,6 +93,8 @@ void check_scan(scangen::Runtime& rt, const scangen::Scan& scan, uint64_t n, std
   (s.has_inclusive() ? a.inclusive : a.exclusive) = d_out;
   a.n = n;
   a.queue = queue;
+  a.workspace = workspace;
+  a.workspace_size = workspace_size;
   scan.run(a);
   const std::vector<uint8_t> got = read(rt, d_out, n * es, queue);
   clReleaseMemObject(d_in);
@@ -123,6 +125,40 @@ TEST_CASE("the runtime compiles and runs warp, block and device scans on OpenCL"
                            "scan w { type = u32; input = u8; op = add; level = warp(8); items = 2; }"}) {
     scangen::Scan scan = rt.compile(text);
     for (uint64_t n : {0ull, 1ull, 4095ull, 100001ull}) check_scan(rt, scan, n, rng);
+  }
+}
+
+// Several Scans take turns on one workspace of the caller's: look-back scans
+// of two status layouts (4-byte and 16-byte elements) and a reduce-then-scan.
+// Every call leaves the workspace zero, so none sees another's statuses; a
+// workspace released and created again (zeroed) works the same.
+TEST_CASE("Scans of several layouts and algorithms take turns on one workspace", "[opencl][runtime]") {
+  if (!have_opencl()) return;
+  TempCache cache;
+  scangen::Runtime rt({scangen::Backend::OpenCL});
+  const uint64_t s0 = seed();
+  INFO("seed " << s0 << " (replay with SCANGEN_TEST_SEED=" << s0 << ")");
+  std::mt19937_64 rng(s0);
+  std::vector<scangen::Scan> scans = {
+      rt.compile("scan a { type = i32; op = add; level = device; }"),
+      rt.compile("scan b { type = i32; op = add; level = device; mode = exclusive; }"),
+      rt.compile("type M { a: i32, b: i32, c: i32, d: i32 }\n"
+                 "scan m { type = M; combine(x, y) = M { a: x.a * y.a + x.b * y.c, b: x.a * y.b + x.b * y.d,"
+                 " c: x.c * y.a + x.d * y.c, d: x.c * y.b + x.d * y.d };"
+                 " identity = M { a: 1, b: 0, c: 0, d: 1 }; level = device; }"),
+      rt.compile("scan r { type = i32; op = add; level = device; algorithm = reduce_then_scan; }")};
+  const uint64_t max_n = 300007;
+  uint64_t bytes = 0;
+  for (const scangen::Scan& s : scans) bytes = std::max(bytes, s.workspace_bytes(max_n));
+  for (int round = 0; round < 2; ++round) {  // the second: released and created again
+    INFO("workspace " << round + 1);
+    std::vector<uint8_t> zeros(bytes, 0);
+    cl_mem ws = buffer(rt, zeros);
+    for (uint64_t n : std::vector<uint64_t>{max_n, 5000, 1, 100001, 65536, max_n})
+      for (const scangen::Scan& s : scans) check_scan(rt, s, n, rng, nullptr, ws, bytes);
+    const std::vector<uint8_t> after = read(rt, ws, bytes);
+    CHECK(std::count(after.begin(), after.end(), uint8_t{0}) == static_cast<std::ptrdiff_t>(bytes));
+    clReleaseMemObject(ws);
   }
 }
 

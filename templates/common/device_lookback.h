@@ -3,16 +3,15 @@
 // have started. It scans its tile, publishes the tile's total (AGGREGATE),
 // finds its prefix by looking back over its predecessors' statuses (the
 // backend's sg_tile_prefix), publishes the prefix and total (INCLUSIVE),
-// and writes its outputs. Status words carry the call's epoch, so statuses
-// of an earlier call read as "not yet" and no initialisation runs between
-// calls.
+// and writes its outputs; the last block to finish zeroes the statuses
+// again (sg_lookback_finish). A workspace is zero between calls: no
+// initialisation runs before a call, and any scan may take it next.
 //
-//   P_scan_kernel(in, outputs..., [aggregate], [running_total], n, workspace, epoch)
+//   P_scan_kernel(in, outputs..., [aggregate], [running_total], n, workspace)
 //
 // grid = max(1, ceil(n / SG_TILE)) blocks of SG_THREADS. workspace: see the
-// plan (sg_workspace_bytes); zero it once when it is allocated. epoch: 1 ..
-// 2^30 - 1, different from the previous call's on this workspace; after
-// 2^30 - 1, zero the workspace and start again at 1.
+// plan (sg_workspace_bytes); zero it once when it is allocated, and use it
+// for one call at a time.
 
 #if SG_MIN_BLOCKS > 0
 SG_KERNEL SG_BOUNDS_MIN(SG_THREADS, SG_MIN_BLOCKS)
@@ -32,8 +31,7 @@ void SG_NAME(scan_kernel)(const SG_GLOBAL SG_IN* in,
 #if SG_RUNNING_TOTAL
                           SG_GLOBAL SG_T* running_total,
 #endif
-                          scangen_u64 n, SG_GLOBAL unsigned char* workspace,
-                          unsigned int epoch) {
+                          scangen_u64 n, SG_GLOBAL unsigned char* workspace) {
   SG_SHARED SG_NAME(temp) temp;
   SG_SHARED SG_NAME(sg_lookback_shared) shared;
   SG_SHARED SG_ALIGN16 SG_T exchange[SG_EXCHANGE];
@@ -54,7 +52,7 @@ void SG_NAME(scan_kernel)(const SG_GLOBAL SG_IN* in,
   SG_T total;
   SG_T prefix = SG_NAME(sg_group_exclusive)(&temp, SG_NAME(sg_reduce_items)(items), &total);
   // The tiles before this one, without the seed (tile 0: none).
-  const SG_T before = SG_NAME(sg_tile_prefix)(&shared, &temp, workspace, tile, epoch, total, in, n);
+  const SG_T before = SG_NAME(sg_tile_prefix)(&shared, &temp, workspace, tile, total, in, n);
   if (tile > 0) prefix = SG_COMBINE(before, prefix);
 #if SG_RUNNING_TOTAL || SG_SEEDED
   prefix = SG_COMBINE(seed, prefix);
@@ -85,4 +83,5 @@ void SG_NAME(scan_kernel)(const SG_GLOBAL SG_IN* in,
 #endif
   }
 #endif
+  SG_NAME(sg_lookback_finish)(&shared, workspace, tiles);
 }

@@ -4,16 +4,22 @@
 // from the nearest INCLUSIVE one (or the whole window) onwards in tile order,
 // and moves 32 tiles back while it found none.
 //
-// Status of a tile, tagged (epoch << 2 | flag):
+// Status of a tile, tagged with its flag (0: not published in this call):
 //   SG_STATUS_KIND 1 (element <= 4 bytes): one 64-bit word, value in the low half;
 //   SG_STATUS_KIND 2 (element <= 8 bytes): one 16-byte word {value, tag}, stored
 //     and loaded with one 16-byte access;
 //   SG_STATUS_KIND 3 (larger): a 32-bit tag, then a place for the aggregate and
 //     one for the inclusive prefix (each written once per call); the value is
 //     written before the tag is released, and read after it is acquired.
-// Workspace: 16 bytes of header (the ticket), then the statuses.
+// Workspace: 16 bytes of header (the ticket, then the count of finished
+// blocks), then the statuses. Zero between calls: the ticket's last taker
+// resets the ticket, and the last block to finish resets the count and zeroes
+// the statuses of the call's tiles (sg_lookback_finish), so whatever scan
+// takes the workspace next, of whatever layout, finds it as it was
+// allocated and zeroed.
 //
 // Needs: SG_STATUS_KIND, SG_STATUS_WORDS (32-bit words per value, kind 3),
+// SG_STATUS_BYTES (bytes per tile),
 // SG_LB_FIRST_POLL_NS, SG_LB_FIRST_POLL_FROM, SG_LB_POLL_NS (sleeps of the
 // look-back, see the plan's tuning).
 
@@ -24,6 +30,7 @@
 typedef struct {
   unsigned long long tile;
   SG_T prefix;
+  int last;  // this block finished last (sg_lookback_finish)
 } SG_NAME(sg_lookback_shared);
 
 typedef union {
@@ -40,14 +47,14 @@ SG_FN unsigned long long SG_NAME(sg_take_ticket)(SG_GLOBAL unsigned char* worksp
   return t;
 }
 
-SG_FN void SG_NAME(sg_status_store)(SG_GLOBAL unsigned char* workspace, unsigned long long tile, unsigned int epoch,
-                                    unsigned int flag, SG_T v) {
+SG_FN void SG_NAME(sg_status_store)(SG_GLOBAL unsigned char* workspace, unsigned long long tile, unsigned int flag,
+                                    SG_T v) {
 #ifdef SCANGEN_TEST_SLEEP
   // Race hunting (tests only): about one tile in SCANGEN_TEST_SLEEP sleeps a
   // while before it publishes, so that its successors find it late.
-  if (((tile * 2654435761ull + epoch) >> 7) % SCANGEN_TEST_SLEEP == 0) __nanosleep(20000);
+  if (((tile * 2654435761ull) >> 7) % SCANGEN_TEST_SLEEP == 0) __nanosleep(20000);
 #endif
-  const unsigned int tag = (epoch << 2) | flag;
+  const unsigned int tag = flag;
   SG_NAME(sg_status_value) u;
 #pragma unroll
   for (int i = 0; i < (int)((sizeof(SG_T) + 3) / 4); ++i) u.word[i] = 0u;
@@ -74,10 +81,9 @@ SG_FN void SG_NAME(sg_status_store)(SG_GLOBAL unsigned char* workspace, unsigned
 #endif
 }
 
-// The flag of `tile` in this call (SG_FLAG_INVALID for a status of an
-// earlier call or none yet), and its value.
-SG_FN unsigned int SG_NAME(sg_status_load)(SG_GLOBAL unsigned char* workspace, unsigned long long tile,
-                                           unsigned int epoch, SG_T* v) {
+// The flag of `tile` (SG_FLAG_INVALID while it has published nothing), and
+// its value.
+SG_FN unsigned int SG_NAME(sg_status_load)(SG_GLOBAL unsigned char* workspace, unsigned long long tile, SG_T* v) {
   SG_NAME(sg_status_value) u;
 #pragma unroll
   for (int i = 0; i < (int)((sizeof(SG_T) + 3) / 4); ++i) u.word[i] = 0u;
@@ -104,7 +110,7 @@ SG_FN unsigned int SG_NAME(sg_status_load)(SG_GLOBAL unsigned char* workspace, u
   for (int i = 0; i < SG_STATUS_WORDS; ++i) u.word[i] = value[i];
 #endif
   *v = u.value;
-  return (tag >> 2) == epoch ? (tag & 3u) : SG_FLAG_INVALID;
+  return tag & 3u;
 }
 
 SG_FN SG_T SG_NAME(sg_lb_shfl_down)(SG_T v, unsigned int delta) {
@@ -129,7 +135,7 @@ SG_FN SG_T SG_NAME(sg_lb_shfl_idx)(SG_T v, int src) {
 
 // The combine of the tiles before `tile` (not called for tile 0), by the 32
 // lanes of the first warp.
-SG_FN SG_T SG_NAME(sg_warp_lookback)(SG_GLOBAL unsigned char* workspace, unsigned long long tile, unsigned int epoch) {
+SG_FN SG_T SG_NAME(sg_warp_lookback)(SG_GLOBAL unsigned char* workspace, unsigned long long tile) {
   const int lane = SG_THREAD() & 31;
   SG_T prefix = SG_IDENTITY();
   int have = 0;
@@ -138,11 +144,11 @@ SG_FN SG_T SG_NAME(sg_warp_lookback)(SG_GLOBAL unsigned char* workspace, unsigne
     const long long pred = end - lane;
     SG_T v = SG_IDENTITY();
     unsigned int flag = SG_FLAG_INCLUSIVE;  // before tile 0: nothing, and the look-back stops
-    if (pred >= 0) flag = SG_NAME(sg_status_load)(workspace, (unsigned long long)pred, epoch, &v);
+    if (pred >= 0) flag = SG_NAME(sg_status_load)(workspace, (unsigned long long)pred, &v);
     while (__any_sync(0xffffffffu, flag == SG_FLAG_INVALID)) {
       if (flag == SG_FLAG_INVALID) {
         if (SG_LB_POLL_NS > 0) __nanosleep(SG_LB_POLL_NS);
-        flag = SG_NAME(sg_status_load)(workspace, (unsigned long long)pred, epoch, &v);
+        flag = SG_NAME(sg_status_load)(workspace, (unsigned long long)pred, &v);
       }
     }
     const unsigned int inclusive = __ballot_sync(0xffffffffu, flag == SG_FLAG_INCLUSIVE);
@@ -165,28 +171,56 @@ SG_FN SG_T SG_NAME(sg_warp_lookback)(SG_GLOBAL unsigned char* workspace, unsigne
 // combine of the tiles before it (the identity for tile 0, which the caller
 // does not combine).
 SG_FN SG_T SG_NAME(sg_tile_prefix)(SG_LOCAL SG_NAME(sg_lookback_shared)* shared, SG_LOCAL SG_NAME(temp)* temp,
-                                   SG_GLOBAL unsigned char* workspace, unsigned long long tile, unsigned int epoch,
-                                   SG_T total, const SG_GLOBAL SG_IN* in, unsigned long long n) {
+                                   SG_GLOBAL unsigned char* workspace, unsigned long long tile, SG_T total,
+                                   const SG_GLOBAL SG_IN* in, unsigned long long n) {
   (void)temp;
   (void)in;
   (void)n;
   if (tile == 0) {
-    if (SG_THREAD() == 0) SG_NAME(sg_status_store)(workspace, 0, epoch, SG_FLAG_INCLUSIVE, total);
+    if (SG_THREAD() == 0) SG_NAME(sg_status_store)(workspace, 0, SG_FLAG_INCLUSIVE, total);
     return SG_IDENTITY();
   }
   if (SG_THREAD() < 32) {
-    if (SG_THREAD() == 0) SG_NAME(sg_status_store)(workspace, tile, epoch, SG_FLAG_AGGREGATE, total);
+    if (SG_THREAD() == 0) SG_NAME(sg_status_store)(workspace, tile, SG_FLAG_AGGREGATE, total);
     // The predecessors' statuses are seldom there at once: give them time
     // rather than read them again and again.
     // Not for the first tiles (SG_LB_FIRST_POLL_FROM): they start together,
     // and a small scan is all latency.
     if (SG_LB_FIRST_POLL_NS > 0 && tile >= SG_LB_FIRST_POLL_FROM) __nanosleep(SG_LB_FIRST_POLL_NS);
-    const SG_T prefix = SG_NAME(sg_warp_lookback)(workspace, tile, epoch);
+    const SG_T prefix = SG_NAME(sg_warp_lookback)(workspace, tile);
     if (SG_THREAD() == 0) {
-      SG_NAME(sg_status_store)(workspace, tile, epoch, SG_FLAG_INCLUSIVE, SG_COMBINE(prefix, total));
+      SG_NAME(sg_status_store)(workspace, tile, SG_FLAG_INCLUSIVE, SG_COMBINE(prefix, total));
       shared->prefix = prefix;
     }
   }
   SG_BARRIER();
   return shared->prefix;
+}
+
+// Collective over the block, after its last read or write of a status: the
+// last block to get here (every other block has then read and written all
+// its statuses) resets the count and zeroes the statuses of tiles 0 ..
+// tiles - 1, the only ones this call wrote.
+SG_FN void SG_NAME(sg_lookback_finish)(SG_LOCAL SG_NAME(sg_lookback_shared)* shared,
+                                       SG_GLOBAL unsigned char* workspace, unsigned long long tiles) {
+  if (SG_THREAD() == 0) {
+    unsigned int* finished = (unsigned int*)workspace + 1;
+    __threadfence();  // this block's status reads and writes before its count
+    const unsigned int f = atomicAdd(finished, 1u);
+    shared->last = (unsigned long long)f == tiles - 1;
+    if (shared->last) {
+      atomicExch(finished, 0u);
+      __threadfence();  // every block's count before the zeroing
+    }
+  }
+  SG_BARRIER();
+  if (!shared->last) return;
+  const unsigned long long bytes = tiles * SG_STATUS_BYTES;
+  if (bytes % 16 == 0) {
+    uint4* s = (uint4*)(workspace + 16);
+    for (unsigned long long i = SG_THREAD(); i < bytes / 16; i += SG_THREADS) s[i] = make_uint4(0u, 0u, 0u, 0u);
+  } else {
+    unsigned int* s = (unsigned int*)(workspace + 16);
+    for (unsigned long long i = SG_THREAD(); i < bytes / 4; i += SG_THREADS) s[i] = 0u;
+  }
 }

@@ -16,17 +16,21 @@
 //
 // Status of a tile: two places, the aggregate's and the inclusive prefix's,
 // of SG_STATUS_WORDS 64-bit slots each. A slot holds one 32-bit word of the
-// value in its low half and the tag (epoch << 2 | flag) in its high half, and
+// value in its low half and the tag (the flag; 0 before it is written) in its high half, and
 // is written with one 64-bit atomic exchange and read with one 64-bit atomic
-// add of 0 (cl_khr_int64_base_atomics). A place holds this call's value when
-// every one of its words carries this call's tag: each word vouches for
-// itself, so nothing depends on the order in which a GPU makes the writes of
-// another work-group visible (OpenCL 1.2's mem_fence orders them only as the
-// writing work-item sees them, and a tag read before its value could give a
-// value of an earlier call). Workspace: 16 bytes of header (the ticket), then
-// the statuses.
+// add of 0 (cl_khr_int64_base_atomics). A place holds its value when every
+// one of its words carries its tag: each word vouches for itself, so nothing
+// depends on the order in which a GPU makes the writes of another work-group
+// visible (OpenCL 1.2's mem_fence orders them only as the writing work-item
+// sees them, and a tag read before its value could give a value not yet
+// written). Workspace: 16 bytes of header (the ticket, then the count of
+// finished work-groups), then the statuses. Zero between calls: the ticket's
+// last taker resets the ticket, and the last work-group to finish resets the
+// count and zeroes the statuses of the call's tiles (sg_lookback_finish), so
+// whatever scan takes the workspace next, of whatever layout, finds it as it
+// was allocated and zeroed.
 //
-// Needs: SG_TILE, SG_SPIN, SG_STATUS_WORDS.
+// Needs: SG_TILE, SG_SPIN, SG_STATUS_WORDS, SG_STATUS_BYTES (bytes per tile).
 
 #define SG_FLAG_INVALID 0u
 #define SG_FLAG_AGGREGATE 1u
@@ -35,6 +39,8 @@
 typedef struct {
   ulong tile;
   SG_T prefix;
+  ulong before;  // what the status stores replaced (zero), for sg_lookback_finish
+  int last;      // this work-group finished last (sg_lookback_finish)
 } SG_NAME(sg_lookback_shared);
 
 typedef union {
@@ -57,21 +63,25 @@ SG_FN volatile __global ulong* SG_NAME(sg_status_place)(SG_GLOBAL unsigned char*
          (flag == SG_FLAG_INCLUSIVE ? SG_STATUS_WORDS : 0);
 }
 
-// Each place is written once per call: a reader that saw a word of this call
+// Each place is written once per call: a reader that saw a word written
 // never sees it change.
-SG_FN void SG_NAME(sg_status_store)(SG_GLOBAL unsigned char* workspace, ulong tile, uint epoch, uint flag, SG_T v) {
+// Returns the words' earlier contents OR-ed together (zero): a use of it
+// waits until every exchange has been done.
+SG_FN ulong SG_NAME(sg_status_store)(SG_GLOBAL unsigned char* workspace, ulong tile, uint flag, SG_T v) {
   SG_NAME(sg_status_value) u;
   for (int i = 0; i < SG_STATUS_WORDS; ++i) u.word[i] = 0u;
   u.value = v;
   volatile __global ulong* place = SG_NAME(sg_status_place)(workspace, tile, flag);
-  const ulong tag = (ulong)((epoch << 2) | flag) << 32;
-  for (int i = 0; i < SG_STATUS_WORDS; ++i) atom_xchg(place + i, tag | (ulong)u.word[i]);
+  const ulong tag = (ulong)flag << 32;
+  ulong before = 0;
+  for (int i = 0; i < SG_STATUS_WORDS; ++i) before |= atom_xchg(place + i, tag | (ulong)u.word[i]);
+  return before;
 }
 
-// 1 and the value when every word of the place carries this call's tag.
-SG_FN int SG_NAME(sg_status_read)(SG_GLOBAL unsigned char* workspace, ulong tile, uint epoch, uint flag, SG_T* v) {
+// 1 and the value when every word of the place carries its tag.
+SG_FN int SG_NAME(sg_status_read)(SG_GLOBAL unsigned char* workspace, ulong tile, uint flag, SG_T* v) {
   volatile __global ulong* place = SG_NAME(sg_status_place)(workspace, tile, flag);
-  const uint tag = (epoch << 2) | flag;
+  const uint tag = flag;
   SG_NAME(sg_status_value) u;
   for (int i = 0; i < SG_STATUS_WORDS; ++i) {
     const ulong slot = atom_add(place + i, (ulong)0);
@@ -82,10 +92,10 @@ SG_FN int SG_NAME(sg_status_read)(SG_GLOBAL unsigned char* workspace, ulong tile
   return 1;
 }
 
-// The tile's status in this call: INCLUSIVE, AGGREGATE (with *v) or INVALID.
-SG_FN uint SG_NAME(sg_status_load)(SG_GLOBAL unsigned char* workspace, ulong tile, uint epoch, SG_T* v) {
-  if (SG_NAME(sg_status_read)(workspace, tile, epoch, SG_FLAG_INCLUSIVE, v)) return SG_FLAG_INCLUSIVE;
-  if (SG_NAME(sg_status_read)(workspace, tile, epoch, SG_FLAG_AGGREGATE, v)) return SG_FLAG_AGGREGATE;
+// The tile's status: INCLUSIVE, AGGREGATE (with *v) or INVALID.
+SG_FN uint SG_NAME(sg_status_load)(SG_GLOBAL unsigned char* workspace, ulong tile, SG_T* v) {
+  if (SG_NAME(sg_status_read)(workspace, tile, SG_FLAG_INCLUSIVE, v)) return SG_FLAG_INCLUSIVE;
+  if (SG_NAME(sg_status_read)(workspace, tile, SG_FLAG_AGGREGATE, v)) return SG_FLAG_AGGREGATE;
   return SG_FLAG_INVALID;
 }
 
@@ -106,23 +116,24 @@ SG_FN SG_T SG_NAME(sg_reduce_alone)(const SG_GLOBAL SG_IN* in, ulong tile, ulong
 // other work-groups is where compilers that turn a work-group into loops
 // (PoCL's among them) go wrong.
 SG_FN SG_T SG_NAME(sg_tile_prefix)(SG_LOCAL SG_NAME(sg_lookback_shared)* shared, SG_LOCAL SG_NAME(temp)* temp,
-                                   SG_GLOBAL unsigned char* workspace, ulong tile, uint epoch, SG_T total,
+                                   SG_GLOBAL unsigned char* workspace, ulong tile, SG_T total,
                                    const SG_GLOBAL SG_IN* in, ulong n) {
   (void)temp;
   if (SG_THREAD() == 0) {
     SG_T prefix = SG_IDENTITY();
+    ulong before = 0;
     if (tile == 0) {
-      SG_NAME(sg_status_store)(workspace, 0, epoch, SG_FLAG_INCLUSIVE, total);
+      before = SG_NAME(sg_status_store)(workspace, 0, SG_FLAG_INCLUSIVE, total);
     } else {
-      SG_NAME(sg_status_store)(workspace, tile, epoch, SG_FLAG_AGGREGATE, total);
+      before = SG_NAME(sg_status_store)(workspace, tile, SG_FLAG_AGGREGATE, total);
       long pred = (long)tile - 1;
       uint flag = SG_FLAG_INVALID;
       int have = 0;
       while (flag != SG_FLAG_INCLUSIVE) {
         SG_T v = SG_IDENTITY();
-        flag = SG_NAME(sg_status_load)(workspace, (ulong)pred, epoch, &v);
+        flag = SG_NAME(sg_status_load)(workspace, (ulong)pred, &v);
         for (int spin = 0; spin < SG_SPIN && flag == SG_FLAG_INVALID; ++spin)
-          flag = SG_NAME(sg_status_load)(workspace, (ulong)pred, epoch, &v);
+          flag = SG_NAME(sg_status_load)(workspace, (ulong)pred, &v);
         if (flag == SG_FLAG_INVALID) {  // the fallback
           v = SG_NAME(sg_reduce_alone)(in, (ulong)pred, n);
           // In place, the stalled tile may have published and begun to write
@@ -132,7 +143,7 @@ SG_FN SG_T SG_NAME(sg_tile_prefix)(SG_LOCAL SG_NAME(sg_lookback_shared)* shared,
           // value stands.
           mem_fence(CLK_GLOBAL_MEM_FENCE);
           SG_T published = SG_IDENTITY();
-          flag = SG_NAME(sg_status_load)(workspace, (ulong)pred, epoch, &published);
+          flag = SG_NAME(sg_status_load)(workspace, (ulong)pred, &published);
           if (flag != SG_FLAG_INVALID) v = published;
           else flag = pred == 0 ? SG_FLAG_INCLUSIVE : SG_FLAG_AGGREGATE;  // tile 0's total is its inclusive prefix
         }
@@ -140,10 +151,35 @@ SG_FN SG_T SG_NAME(sg_tile_prefix)(SG_LOCAL SG_NAME(sg_lookback_shared)* shared,
         have = 1;
         --pred;
       }
-      SG_NAME(sg_status_store)(workspace, tile, epoch, SG_FLAG_INCLUSIVE, SG_COMBINE(prefix, total));
+      before |= SG_NAME(sg_status_store)(workspace, tile, SG_FLAG_INCLUSIVE, SG_COMBINE(prefix, total));
     }
     shared->prefix = prefix;
+    shared->before = before;
   }
   SG_BARRIER();
   return shared->prefix;
+}
+
+// Collective over the work-group, after its last read or write of a status:
+// the last work-group to get here (every other one has then read and written
+// all its statuses) resets the count and zeroes the statuses of tiles 0 ..
+// tiles - 1, the only ones this call wrote.
+SG_FN void SG_NAME(sg_lookback_finish)(SG_LOCAL SG_NAME(sg_lookback_shared)* shared,
+                                       SG_GLOBAL unsigned char* workspace, ulong tiles) {
+  if (SG_THREAD() == 0) {
+    volatile __global uint* finished = (volatile __global uint*)workspace + 1;
+    // The count must not go up before this work-group's status exchanges are
+    // done (mem_fence orders nothing between work-groups on some GPUs): it
+    // adds a function of their replies. Those are zero in their high bits
+    // (tags are at most 2), so it adds 1. The look-back's reads were atomics
+    // whose replies the walk has used already.
+    const uint f = atomic_add(finished, 1u + (uint)(shared->before >> 62));
+    shared->last = (ulong)f == tiles - 1;
+    if (shared->last) atomic_xchg(finished, 0u);
+  }
+  SG_BARRIER();
+  if (!shared->last) return;
+  const ulong bytes = tiles * SG_STATUS_BYTES;  // a multiple of 16: two places of 64-bit slots
+  __global uint4* s = (__global uint4*)(workspace + 16);
+  for (ulong i = SG_THREAD(); i < bytes / 16; i += SG_THREADS) s[i] = (uint4)(0u);
 }

@@ -35,13 +35,13 @@ file(READ "${WORK_DIR}/host_wrappers.cu" cu)
 file(READ "${WORK_DIR}/host_wrappers_cuda.h" cuh)
 file(READ "${WORK_DIR}/host_wrappers_opencl.h" clh)
 foreach(want "#ifndef __CUDACC_RTC__" "cudaError_t dev_all_inclusive_exclusive(const dev_all_In* in"
-             "dev_rts_reduce_kernel<<<" "dev_rts_spine_kernel<<<1, " "scangen_cuda_next_epoch_v1(")
+             "dev_rts_reduce_kernel<<<" "dev_rts_spine_kernel<<<1, " "dev_all_scan_kernel<<<")
   string(FIND "${cu}" "${want}" at)
   if(at EQUAL -1)
     message(FATAL_ERROR "host_wrappers.cu holds no '${want}'")
   endif()
 endforeach()
-foreach(want "size_t dev_all_workspace_bytes(int64_t n);" "void dev_all_forget_workspace(const void* workspace);"
+foreach(want "size_t dev_all_workspace_bytes(int64_t n);"
              "cudaError_t blk_inclusive_exclusive(const blk_In* in, blk_T* inclusive, blk_T* exclusive, blk_T* aggregates, blk_T* running_total, int64_t n, cudaStream_t stream = 0);"
              "cudaError_t wrp_exclusive(const wrp_In* in, wrp_T* out, wrp_T* aggregates, int64_t n, cudaStream_t stream = 0);")
   string(FIND "${cuh}" "${want}" at)

@@ -25,7 +25,7 @@ namespace scangen::test::cuda {
   X(cuModuleGetFunction, "cuModuleGetFunction") X(cuMemAlloc, "cuMemAlloc_v2")                  \
   X(cuMemFree, "cuMemFree_v2") X(cuMemcpyHtoD, "cuMemcpyHtoD_v2") X(cuMemcpyDtoH, "cuMemcpyDtoH_v2") \
   X(cuLaunchKernel, "cuLaunchKernel") X(cuCtxSynchronize, "cuCtxSynchronize")                   \
-  X(cuGetErrorName, "cuGetErrorName")
+  X(cuGetErrorName, "cuGetErrorName") X(cuMemsetD8, "cuMemsetD8_v2")
 
 struct Driver {
 #define X(fn, symbol) decltype(&::fn) fn = nullptr;

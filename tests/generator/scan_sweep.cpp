@@ -530,24 +530,21 @@ std::string run_device_case(const ScanCase& c, const generator::Plan& plan, uint
 
   auto buffer = [](size_t i) { return KernelArg{K::Buffer, i}; };
   const KernelArg count{K::U64, n};
+  const uint64_t need = generator::workspace_bytes(plan, n);
+  if (state.workspace.size() < need) state.workspace.resize(need, 0);  // zeroed once; grown with zeros
+  ++state.calls;
+  const size_t ws = buffers.size();
+  buffers.push_back(state.workspace);
   if (s.algorithm == Algorithm::DecoupledLookback) {
-    const uint64_t need = generator::workspace_bytes(plan, n);
-    if (state.workspace.size() < need) state.workspace.resize(need, 0);  // zeroed once; grown with zeros
-    if (++state.epoch >= (1u << 30)) state.epoch = 1;
-    const size_t ws = buffers.size();
-    buffers.push_back(state.workspace);
     std::vector<KernelArg> args = {buffer(0)};
     for (size_t o : outs) args.push_back(buffer(o));
     if (s.aggregate) args.push_back(buffer(agg));
     if (s.running_total) args.push_back(buffer(run));
     args.push_back(count);
     args.push_back(buffer(ws));
-    args.push_back({K::U32, state.epoch});
     launch(plan.entry_kernel, buffers, args, tiles, threads);
-    state.workspace = buffers[ws];
   } else {
-    const size_t partials = buffers.size();
-    buffers.push_back(poisoned(tiles, es));
+    const size_t partials = ws;
     launch(s.name + "_reduce_kernel", buffers, {buffer(0), buffer(partials), count}, tiles, threads);
     std::vector<KernelArg> spine = {buffer(partials)};
     if (s.aggregate) spine.push_back(buffer(agg));
@@ -561,11 +558,20 @@ std::string run_device_case(const ScanCase& c, const generator::Plan& plan, uint
     launch(plan.entry_kernel, buffers, scan, tiles, threads);
   }
 
+  state.workspace = buffers[ws];
+  std::string report;
+  for (size_t i = 0; i < state.workspace.size(); ++i)
+    if (state.workspace[i] != 0) {
+      report += "  the workspace is not zero after the call: byte " + std::to_string(i) + " of " +
+                std::to_string(state.workspace.size()) + " is " + std::to_string(state.workspace[i]) + "\n";
+      std::fill(state.workspace.begin(), state.workspace.end(), 0);  // one report, not one per later call
+      break;
+    }
+
   ref::Evaluator::Options wide;
   wide.widen_floats = true;
   const ref::Evaluator ev(s, wide);
   const ref::Evaluator::Result want = ev.scan(input.data(), n, s.running_total ? counter_in.data() : nullptr);
-  std::string report;
   if (!in_place && buffers[0] != input) report += "  the input changed\n";
   size_t o = 0;
   if (s.has_inclusive()) {

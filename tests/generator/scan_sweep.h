@@ -80,11 +80,12 @@ std::vector<ScanCase> device_cases(generator::Backend backend);
 // 2^k - 1, 2^k + 1 for k up to log2_max.
 std::vector<uint64_t> device_sizes(const generator::Plan& plan, int log2_max);
 
-// What persists between calls of one device scan: the workspace (zeroed
-// once, never again) and the epoch.
+// What persists between calls of device scans: the workspace, zeroed once
+// (grown with zeros), never again; any scan of either algorithm may take it
+// next. Every call must leave it zeroed, and run_device_case checks that.
 struct DeviceState {
   std::vector<uint8_t> workspace;
-  uint32_t epoch = 0;
+  uint64_t calls = 0;
 };
 
 // One call of the device scan on n random inputs (the running total, where

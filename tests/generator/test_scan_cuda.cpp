@@ -6,6 +6,7 @@
 //
 // libcuda is opened with dlopen: with no driver or no GPU the test exits with
 // code 4, which CTest reports as skipped.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstring>
 #include <iostream>
@@ -238,13 +239,13 @@ extern "C" __global__ void active_kernel(const unsigned int* masks, const unsign
 
 namespace {
 
-void device_sweep(scangen::dsl::Algorithm algorithm, int log2_max) {
+void device_sweep(std::vector<scangen::dsl::Algorithm> algorithms, int log2_max) {
   Driver& d = driver();
   INFO("GPU: " << d.name);
   std::vector<ScanCase> cases;
   std::vector<Plan> plans;
   for (ScanCase& c : scangen::test::device_cases(Backend::Cuda)) {
-    if (c.spec.algorithm != algorithm) continue;
+    if (std::find(algorithms.begin(), algorithms.end(), c.spec.algorithm) == algorithms.end()) continue;
     plans.push_back(scangen::generator::make_plan(c.spec, Backend::Cuda));
     cases.push_back(std::move(c));
   }
@@ -257,30 +258,44 @@ void device_sweep(scangen::dsl::Algorithm algorithm, int log2_max) {
                     const std::vector<scangen::test::KernelArg>& args, uint64_t blocks, int threads) {
     module.launch(kernel, buffers, args, blocks, threads);
   };
+  // One workspace for every call: the scans take turns on it, different
+  // layouts and algorithms one after another (each call must leave it zero).
+  // In rounds: each scan's next size in turn.
+  scangen::test::DeviceState state;
+  std::vector<std::vector<uint8_t>> counters(cases.size());
+  std::vector<std::vector<uint64_t>> sizes;
+  size_t rounds = 0;
+  for (const Plan& p : plans) {
+    sizes.push_back(scangen::test::device_sizes(p, log2_max));
+    rounds = std::max(rounds, sizes.back().size());
+  }
   int calls = 0;
-  for (size_t i = 0; i < cases.size(); ++i) {
-    INFO("scan:\n" << cases[i].spec.to_string());
-    scangen::test::DeviceState state;
-    std::vector<uint8_t> counter;
-    for (uint64_t n : scangen::test::device_sizes(plans[i], log2_max)) {
-      INFO("n = " << n << " (call " << state.epoch + 1 << " on this workspace)");
-      const std::string report = scangen::test::run_device_case(cases[i], plans[i], n, rng, launch, state, counter);
+  for (size_t r = 0; r < rounds; ++r)
+    for (size_t i = 0; i < cases.size(); ++i) {
+      if (r >= sizes[i].size()) continue;
+      const uint64_t n = sizes[i][r];
+      INFO("scan:\n" << cases[i].spec.to_string());
+      INFO("n = " << n << " (call " << state.calls + 1 << " on the shared workspace)");
+      const std::string report =
+          scangen::test::run_device_case(cases[i], plans[i], n, rng, launch, state, counters[i]);
       INFO(report);
       CHECK(report.empty());
       ++calls;
     }
-  }
-  std::cout << scangen::dsl::to_string(algorithm) << ": " << cases.size() << " device scans, " << calls
-            << " calls on " << d.name << "\n";
 }
 
 }  // namespace
 
 TEST_CASE("CUDA device scan decoupled_lookback", "[gpu][scan][device]") {
-  device_sweep(scangen::dsl::Algorithm::DecoupledLookback, 22);
+  device_sweep({scangen::dsl::Algorithm::DecoupledLookback}, 22);
 }
 TEST_CASE("CUDA device scan reduce_then_scan", "[gpu][scan][device]") {
-  device_sweep(scangen::dsl::Algorithm::ReduceThenScan, 22);
+  device_sweep({scangen::dsl::Algorithm::ReduceThenScan}, 22);
+}
+// A workspace is zero between calls, whoever used it: scans of both
+// algorithms and of every status layout take turns on one workspace.
+TEST_CASE("CUDA device scans of both algorithms take turns on one workspace", "[gpu][scan][device]") {
+  device_sweep({scangen::dsl::Algorithm::DecoupledLookback, scangen::dsl::Algorithm::ReduceThenScan}, 16);
 }
 
 // ---- device scans at scale --------------------------------------------------
@@ -317,20 +332,20 @@ std::vector<uint8_t> device_inclusive(DeviceScan& s, const std::vector<uint8_t>&
   std::vector<std::vector<uint8_t>> buffers = {in, std::vector<uint8_t>(n * p.element_bytes, 0xAB)};
   auto buffer = [](size_t i) { return scangen::test::KernelArg{K::Buffer, i}; };
   const scangen::test::KernelArg count{K::U64, n};
+  const uint64_t need = scangen::generator::workspace_bytes(p, n);
+  if (state.workspace.size() < need) state.workspace.resize(need, 0);
+  ++state.calls;
+  buffers.push_back(state.workspace);
   if (p.spec.algorithm == scangen::dsl::Algorithm::DecoupledLookback) {
-    const uint64_t need = scangen::generator::workspace_bytes(p, n);
-    if (state.workspace.size() < need) state.workspace.resize(need, 0);
-    ++state.epoch;
-    buffers.push_back(state.workspace);
-    s.module().launch(p.entry_kernel, buffers, {buffer(0), buffer(1), count, buffer(2), {K::U32, state.epoch}}, tiles,
-                      p.block_threads);
-    state.workspace = buffers[2];
+    s.module().launch(p.entry_kernel, buffers, {buffer(0), buffer(1), count, buffer(2)}, tiles, p.block_threads);
   } else {
-    buffers.push_back(std::vector<uint8_t>(tiles * p.element_bytes, 0xAB));
     s.module().launch(p.spec.name + "_reduce_kernel", buffers, {buffer(0), buffer(2), count}, tiles, p.block_threads);
     s.module().launch(p.spec.name + "_spine_kernel", buffers, {buffer(2), count}, 1, p.block_threads);
     s.module().launch(p.entry_kernel, buffers, {buffer(0), buffer(1), buffer(2), count}, tiles, p.block_threads);
   }
+  state.workspace = buffers[2];
+  // Every call leaves its workspace zeroed.
+  CHECK(std::all_of(state.workspace.begin(), state.workspace.end(), [](uint8_t b) { return b == 0; }));
   return buffers[1];
 }
 

@@ -6,6 +6,7 @@
 // algorithm go into one program (PoCL takes over a second per build).
 //
 // Without an OpenCL platform the tests fail, unless SCANGEN_ALLOW_NO_OPENCL=1.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdlib>
 #include <iostream>
@@ -178,10 +179,10 @@ TEST_CASE("OpenCL block scan blelloch", "[opencl][scan]") { sweep(scangen::dsl::
 
 namespace {
 
-// Device scans: every case at every size, calls on one workspace that is
-// zeroed once (the epochs keep the calls apart), running totals carried from
+// Device scans: every case at every size, all calls on one workspace that
+// is zeroed once (every call leaves it zero), running totals carried from
 // call to call.
-void device_sweep(scangen::dsl::Algorithm algorithm, int log2_max) {
+void device_sweep(std::vector<scangen::dsl::Algorithm> algorithms, int log2_max) {
   Device device = device_or_skip();
   if (!device.id) return;
   INFO("OpenCL device: " << device.name);
@@ -189,7 +190,7 @@ void device_sweep(scangen::dsl::Algorithm algorithm, int log2_max) {
   std::vector<Plan> plans;
   const char* only = std::getenv("SCANGEN_SCAN_FILTER");  // for debugging: scans whose name contains it
   for (ScanCase& c : scangen::test::device_cases(Backend::OpenCL)) {
-    if (c.spec.algorithm != algorithm) continue;
+    if (std::find(algorithms.begin(), algorithms.end(), c.spec.algorithm) == algorithms.end()) continue;
     if (only && c.spec.name.find(only) == std::string::npos) continue;
     Plan p = scangen::generator::make_plan(c.spec, Backend::OpenCL);
     if (!device.fp64 && scangen::generator::emit(p).find("cl_khr_fp64") != std::string::npos) continue;
@@ -205,30 +206,44 @@ void device_sweep(scangen::dsl::Algorithm algorithm, int log2_max) {
                     const std::vector<scangen::test::KernelArg>& args, uint64_t blocks, int threads) {
     runner.launch(kernel, buffers, args, blocks, threads);
   };
+  // One workspace for every call: the scans take turns on it, different
+  // layouts and algorithms one after another (each call must leave it zero).
+  // In rounds: each scan's next size in turn.
+  scangen::test::DeviceState state;
+  std::vector<std::vector<uint8_t>> counters(cases.size());
+  std::vector<std::vector<uint64_t>> sizes;
+  size_t rounds = 0;
+  for (const Plan& p : plans) {
+    sizes.push_back(scangen::test::device_sizes(p, log2_max));
+    rounds = std::max(rounds, sizes.back().size());
+  }
   int calls = 0;
-  for (size_t i = 0; i < cases.size(); ++i) {
-    INFO("scan:\n" << cases[i].spec.to_string());
-    scangen::test::DeviceState state;
-    std::vector<uint8_t> counter;
-    for (uint64_t n : scangen::test::device_sizes(plans[i], log2_max)) {
-      INFO("n = " << n << " (call " << state.epoch + 1 << " on this workspace)");
-      const std::string report = scangen::test::run_device_case(cases[i], plans[i], n, rng, launch, state, counter);
+  for (size_t r = 0; r < rounds; ++r)
+    for (size_t i = 0; i < cases.size(); ++i) {
+      if (r >= sizes[i].size()) continue;
+      const uint64_t n = sizes[i][r];
+      INFO("scan:\n" << cases[i].spec.to_string());
+      INFO("n = " << n << " (call " << state.calls + 1 << " on the shared workspace)");
+      const std::string report =
+          scangen::test::run_device_case(cases[i], plans[i], n, rng, launch, state, counters[i]);
       INFO(report);
       CHECK(report.empty());
       ++calls;
     }
-  }
-  std::cout << scangen::dsl::to_string(algorithm) << ": " << cases.size() << " device scans, " << calls
-            << " calls\n";
 }
 
 }  // namespace
 
 TEST_CASE("OpenCL device scan decoupled_lookback", "[opencl][scan][device]") {
-  device_sweep(scangen::dsl::Algorithm::DecoupledLookback, 20);
+  device_sweep({scangen::dsl::Algorithm::DecoupledLookback}, 20);
 }
 TEST_CASE("OpenCL device scan reduce_then_scan", "[opencl][scan][device]") {
-  device_sweep(scangen::dsl::Algorithm::ReduceThenScan, 20);
+  device_sweep({scangen::dsl::Algorithm::ReduceThenScan}, 20);
+}
+// A workspace is zero between calls, whoever used it: scans of both
+// algorithms and of every status layout take turns on one workspace.
+TEST_CASE("OpenCL device scans of both algorithms take turns on one workspace", "[opencl][scan][device]") {
+  device_sweep({scangen::dsl::Algorithm::DecoupledLookback, scangen::dsl::Algorithm::ReduceThenScan}, 16);
 }
 
 namespace {

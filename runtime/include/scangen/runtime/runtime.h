@@ -82,8 +82,11 @@ class Scan {
   // ---- CUDA: device pointers and a CUstream (null: the default stream) ----
   // Outputs the spec does not have must be null; those it has must not be.
   // The workspace: null to use one the Scan manages (grown on demand), or
-  // the caller's, of workspace_bytes(n) bytes, 16-byte aligned, zeroed
-  // before its first use and used by one stream at a time.
+  // the caller's, of workspace_bytes(n) bytes, 16-byte aligned, zeroed when
+  // it is allocated. Every call leaves it zeroed, so any number of Scans
+  // (and generated host wrappers) may take turns on one workspace, one call
+  // at a time; a workspace that held anything else meanwhile (memory freed
+  // and allocated again) must be zeroed again.
   struct CudaArgs {
     const void* in = nullptr;
     void* inclusive = nullptr;
@@ -145,7 +148,7 @@ class Scan {
     cl_mem aggregate = nullptr;
     cl_mem running_total = nullptr;
     uint64_t n = 0;
-    cl_mem workspace = nullptr;  // null: managed by the Scan
+    cl_mem workspace = nullptr;  // null: managed by the Scan; else as for CudaArgs (zeroed when created)
     uint64_t workspace_size = 0;
     cl_command_queue queue = nullptr;  // null: the Runtime's queue
   };
@@ -155,7 +158,7 @@ class Scan {
   size_t element_size() const;
   size_t input_size() const;
 
-  struct State;  // the compiled code, the workspace and its epoch
+  struct State;  // the compiled code and the managed workspace
 
  private:
   friend class Runtime;
