@@ -19,7 +19,7 @@ namespace scangen::runtime::detail {
   X(cuModuleUnload, "cuModuleUnload") X(cuModuleGetFunction, "cuModuleGetFunction")                         \
   X(cuMemAlloc, "cuMemAlloc_v2") X(cuMemFree, "cuMemFree_v2") X(cuMemsetD8Async, "cuMemsetD8Async")         \
   X(cuLaunchKernel, "cuLaunchKernel") X(cuGetErrorName, "cuGetErrorName")                                   \
-  X(cuGetErrorString, "cuGetErrorString")
+  X(cuGetErrorString, "cuGetErrorString") X(cuMemGetAddressRange, "cuMemGetAddressRange_v2")
 
 struct Driver {
 #define X(fn, symbol) decltype(&::fn) fn = nullptr;

@@ -470,6 +470,36 @@ void Scan::run(const CudaArgs& a) const {
   std::vector<Launch> launches = plan_launches(p, a.n);  // refuses an n no launch takes
   std::lock_guard<std::mutex> lock(st.mutex);
   rt.make_current();
+  // Every pointer to memory the driver allocated (cuMemAlloc, cudaMalloc,
+  // managed memory) must hold what the kernels will touch from where it
+  // points; the driver cannot size other memory (host-registered or mapped
+  // by the virtual memory API): that is the caller's to get right.
+  const std::string who = "scan '" + p.spec.name + "': ";
+  auto check_range = [&](const void* ptr, const char* what, uint64_t count, uint64_t element, const std::string& type) {
+    if (!ptr || count == 0) return;
+    if (count > std::numeric_limits<uint64_t>::max() / element)
+      fail(who + std::to_string(count) + " " + type + " elements of " + std::to_string(element) +
+           " bytes overflow 64 bits");
+    CUdeviceptr base = 0;
+    size_t size = 0;
+    const CUdeviceptr at = reinterpret_cast<CUdeviceptr>(ptr);
+    if (d.cuMemGetAddressRange(&base, &size, at) != CUDA_SUCCESS) return;  // not the driver's to size
+    const uint64_t room = base + size - at;
+    if (room < count * element)
+      fail(who + "the " + what + " pointer has " + std::to_string(room) + " bytes of its allocation after it, but " +
+           std::to_string(count) + " elements of " + type + " (" + std::to_string(element) + " bytes each) need " +
+           std::to_string(count * element));
+  };
+  {
+    const std::string t = p.spec.type.name(), in_t = p.spec.input.name();
+    check_range(a.in, "input", a.n, p.input_bytes, in_t);
+    check_range(a.inclusive, "inclusive", a.n, p.element_bytes, t);
+    check_range(a.exclusive, "exclusive", a.n, p.element_bytes, t);
+    check_range(a.aggregate, "aggregate",
+                p.spec.level == Level::Device ? 1 : a.n / p.segment + (a.n % p.segment != 0 ? 1 : 0), p.element_bytes, t);
+    check_range(a.running_total, "running_total", 1, p.element_bytes, t);
+    if (a.workspace) check_range(a.workspace, "workspace", generator::workspace_bytes(p, a.n), 1, "workspace byte");
+  }
   CUstream stream = static_cast<CUstream>(a.stream);
 
   CUdeviceptr in = reinterpret_cast<CUdeviceptr>(a.in), inc = reinterpret_cast<CUdeviceptr>(a.inclusive),

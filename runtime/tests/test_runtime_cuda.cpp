@@ -179,6 +179,28 @@ TEST_CASE("the CUDA runtime's errors say what is wrong", "[gpu][runtime]") {
   a.workspace = static_cast<char*>(buf.get()) + 4;
   a.workspace_size = 4096;
   CHECK_THROWS_WITH(s.run(a), Catch::Contains("16-byte aligned"));
+  // Allocations the driver can size are checked against n before a launch
+  // (1024 elements given, 65536 asked for: out-of-bounds writes otherwise).
+  {
+    DeviceBuffer small_in(1024 * 4), small_out(1024 * 4), big(1 << 20), tiny(16);
+    scangen::Scan::CudaArgs b;
+    b.in = small_in.get();
+    b.inclusive = big.get();
+    b.exclusive = big.get();
+    b.n = 65536;
+    CHECK_THROWS_WITH(s.run(b), Catch::Contains("the input pointer has") &&
+                                    Catch::Contains("bytes of its allocation after it, but 65536 elements of i32 (4 "
+                                                    "bytes each) need 262144"));
+    b.in = big.get();
+    b.exclusive = small_out.get();
+    CHECK_THROWS_WITH(s.run(b), Catch::Contains("the exclusive pointer has"));
+    b.exclusive = static_cast<char*>(big.get()) + (1 << 20) - 1024;  // near the end of its allocation
+    CHECK_THROWS_WITH(s.run(b), Catch::Contains("the exclusive pointer has"));
+    b.exclusive = big.get();
+    b.workspace = tiny.get();  // claims more than its allocation holds
+    b.workspace_size = 1 << 20;
+    CHECK_THROWS_WITH(s.run(b), Catch::Contains("the workspace pointer has"));
+  }
   scangen::Scan::OpenCLArgs o;
   CHECK_THROWS_WITH(s.run(o), Catch::Contains("was compiled for CUDA"));
   CHECK_THROWS_WITH(rt.compile("type B { a: f64, b: f64, c: f64 }\n"
