@@ -137,6 +137,12 @@ struct Runtime::Impl {
   }
 
   void open_opencl(int platform_index, std::string selector) {
+    // One thread at a time asks for platforms and devices and makes a
+    // context: some OpenCL implementations (PoCL among them) set their
+    // devices up at the first such call and, asked from several threads at
+    // once, report none to all but one.
+    static std::mutex discovery;
+    std::lock_guard<std::mutex> lock(discovery);
     cl_uint count = 0;
     cl_int e = clGetPlatformIDs(0, nullptr, &count);
     if (e != CL_SUCCESS || count == 0)

@@ -16,6 +16,7 @@
 #include <limits>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "scangen/reference/reference.h"
@@ -159,6 +160,47 @@ TEST_CASE("Scans of several layouts and algorithms take turns on one workspace",
     const std::vector<uint8_t> after = read(rt, ws, bytes);
     CHECK(std::count(after.begin(), after.end(), uint8_t{0}) == static_cast<std::ptrdiff_t>(bytes));
     clReleaseMemObject(ws);
+  }
+}
+
+// Runtimes made on several threads at once, each the process's first use of
+// OpenCL (ctest runs every test case in a process of its own): each finds its
+// device and runs a scan.
+TEST_CASE("Runtimes made on several threads at once each find the device", "[opencl][runtime]") {
+  if (!have_opencl()) return;
+  TempCache cache;
+  constexpr int kThreads = 8;
+  std::vector<std::string> errors(kThreads);
+  std::vector<int32_t> totals(kThreads, -1);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([t, &errors, &totals] {
+      try {
+        scangen::Runtime rt({scangen::Backend::OpenCL});
+        scangen::Scan scan = rt.compile("scan t { type = i32; op = add; level = device; }");
+        std::vector<int32_t> in(10000 + static_cast<size_t>(t), 1), out(in.size(), 0);
+        cl_int err = CL_SUCCESS;
+        cl_mem d_in = clCreateBuffer(rt.opencl_context(), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                                     in.size() * 4, in.data(), &err);
+        cl_mem d_out = clCreateBuffer(rt.opencl_context(), CL_MEM_READ_WRITE, out.size() * 4, nullptr, &err);
+        scangen::Scan::OpenCLArgs a;
+        a.in = d_in;
+        a.inclusive = d_out;
+        a.n = in.size();
+        scan.run(a);
+        clEnqueueReadBuffer(rt.opencl_queue(), d_out, CL_TRUE, 0, out.size() * 4, out.data(), 0, nullptr, nullptr);
+        clReleaseMemObject(d_in);
+        clReleaseMemObject(d_out);
+        totals[static_cast<size_t>(t)] = out.back();
+      } catch (const std::exception& e) {
+        errors[static_cast<size_t>(t)] = e.what();
+      }
+    });
+  for (std::thread& th : threads) th.join();
+  for (int t = 0; t < kThreads; ++t) {
+    INFO("thread " << t);
+    CHECK(errors[static_cast<size_t>(t)] == "");
+    CHECK(totals[static_cast<size_t>(t)] == 10000 + t);
   }
 }
 
