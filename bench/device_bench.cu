@@ -16,10 +16,10 @@
 // would call it, host-side dispatch included:
 //   - scangen, decoupled_lookback: one launch of P_scan_kernel(in, inclusive,
 //     n, workspace) with max(1, ceil(n / tile)) blocks of the plan's
-//     threads. The workspace (16 + tiles x status bytes, as the plan says) is
-//     allocated and zeroed once per case, before any call; each call leaves
-//     it zeroed (its last block zeroes the statuses), as the kernel's
-//     contract says.
+//     threads, after a cudaMemsetAsync of the 16 + tiles x status bytes of
+//     workspace it uses (as the plan says), as the kernel's contract asks and
+//     the runtime and the host wrappers do. The workspace is allocated once
+//     per case.
 //   - scangen, reduce_then_scan: its three launches (reduce, spine, scan),
 //     the partials (one element per tile) allocated once.
 //   - CUB: cub::DeviceScan::InclusiveSum (sums) or InclusiveScan with a
@@ -590,6 +590,7 @@ void scangen_call(const Case& c, const void* in, void* out, uint64_t n, Workspac
   unsigned long long n_arg = n;
   if (c.algo == Algo::Lookback) {
     unsigned char* workspace = ws.p;
+    CUDA_CHECK(cudaMemsetAsync(workspace, 0, c.workspace_bytes(n), s));
     void* args[] = {&in, &out, &n_arg, &workspace};
     CUDA_CHECK(cudaLaunchKernel(c.scan, grid, block, args, 0, s));
   } else {
@@ -954,7 +955,7 @@ int main(int argc, char** argv) {
     }
 
     // Input (an index hash: a prefix of it is the input of every smaller
-    // size), workspace zeroed once, CUB's temporary storage.
+    // size), the workspace, CUB's temporary storage.
     c.fill(d_in, max_n, seed, stream);
     Workspace ws;
     ws.bytes = c.workspace_bytes(max_n);
@@ -1085,7 +1086,7 @@ int main(int argc, char** argv) {
               __CUDACC_VER_MAJOR__, __CUDACC_VER_MINOR__);
   std::printf("- date: %s\n", date.c_str());
   std::printf("- one call: scangen = its launch(es) as a library would make them (decoupled_lookback: one launch, "
-              "workspace zeroed once beforehand, left zeroed by every call; reduce_then_scan: three launches); "
+              "its statuses zeroed by a memset before each call; reduce_then_scan: three launches); "
               "CUB = cub::DeviceScan::InclusiveSum / InclusiveScan with temporary storage allocated beforehand, "
               "its host-side dispatch and all its launches included; copy = cudaMemcpyAsync device to device of N * "
               "sizeof(element) bytes\n");

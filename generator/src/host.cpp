@@ -197,9 +197,10 @@ std::string cuda_declarations(const Scan& c) {
       o += "// *running_total is the seed of the call and receives the seed combined with the total.\n";
     o += "// workspace: device memory of at least " + c.P +
          "_workspace_bytes(n) bytes, 16-byte aligned (as cudaMalloc\n"
-         "// gives), zeroed once when it is allocated (cudaMemset) and kept from call to call: every\n"
-         "// call leaves it zeroed, so any scan of scangen's may use it next. One workspace serves one\n"
-         "// call at a time: calls that share a workspace must not run concurrently.\n";
+         "// gives), best kept from call to call; it needs no initialisation";
+    o += c.lookback ? " (each call zeroes the part it\n// uses, with cudaMemsetAsync on `stream`, before its kernel)"
+                    : " (it holds one element per tile)";
+    o += ". One workspace serves one call at a\n// time: calls that share a workspace must not run concurrently.\n";
     o += "// Returns cudaErrorInvalidValue, launching nothing, when n < 0, a pointer is null (in and the\n"
          "// outputs may be null when n == 0), the workspace is too small or not 16-byte aligned;\n"
          "// otherwise the status of the launches (cudaGetLastError).\n";
@@ -274,6 +275,8 @@ std::string cuda_definitions(const Scan& c) {
     o += "size_t " + c.P + "_workspace_bytes(int64_t n) {\n" + workspace_bytes_body(c, "  ") + "}\n\n";
     o += "cudaError_t " + c.function + "(" + cuda_params(c, false) + ") {\n" + cuda_checks(c);
     if (c.lookback) {
+      o += "  const cudaError_t zeroed = cudaMemsetAsync(workspace, 0, needed, stream);  // the statuses of its tiles\n"
+           "  if (zeroed != cudaSuccess) return zeroed;\n";
       o += cuda_launch(c, p.kernels.at(0), grid, "  ");
       o += "  return cudaGetLastError();\n}\n\n";
     } else {
@@ -554,9 +557,11 @@ std::string opencl_functions(const Scan& c, const std::string& ns, size_t first_
     if (!c.aggregate.empty()) o += "// aggregate receives the total of the n elements, without init (one element).\n";
     if (c.running_total)
       o += "// running_total (one element) is the seed of the call and receives the seed combined with the total.\n";
-    o += "// workspace: a buffer of at least " + c.P + "_opencl_workspace_bytes(n) bytes, zeroed once when it\n"
-         "// is allocated (clEnqueueFillBuffer) and kept from call to call: every call leaves it zeroed, so any\n"
-         "// scan of scangen's may use it next. One workspace serves one call at a time.\n";
+    o += "// workspace: a buffer of at least " + c.P + "_opencl_workspace_bytes(n) bytes, best kept from call to\n"
+         "// call; it needs no initialisation";
+    o += c.lookback ? " (each call zeroes the part it uses, with clEnqueueFillBuffer, before its\n// kernel)"
+                    : " (it holds one element per tile)";
+    o += ". One workspace serves one call at a time.\n";
   } else {
     o += std::string("// The ") + mode_words(s.mode) + " of every segment of " + std::to_string(s.segment_size()) +
          " elements of in[0 .. n), each on its own, into\n// " + outs + ", enqueued on `queue`: one launch of " +
@@ -599,6 +604,12 @@ std::string opencl_functions(const Scan& c, const std::string& ns, size_t first_
   o += "  " + ns + "::Program* program = nullptr;\n";
   o += "  if (status == CL_SUCCESS) status = " + ns + "::program_for(queue, &program);\n";
   o += "  if (status != CL_SUCCESS) return status;\n";
+  if (c.lookback) {
+    o += "  const cl_uchar zero = 0;  // the statuses of its tiles, before the kernel (the queue is in order)\n";
+    o += "  status = clEnqueueFillBuffer(queue, workspace, &zero, 1, 0, " + c.P +
+         "_opencl_workspace_bytes(n), 0, nullptr, nullptr);\n";
+    o += "  if (status != CL_SUCCESS) return status;\n";
+  }
   o += "  const cl_ulong count = static_cast<cl_ulong>(n);\n";
   if (c.device && !c.lookback) {
     if (p.kernels.size() != 3) throw std::logic_error("scangen: reduce_then_scan without its three kernels");

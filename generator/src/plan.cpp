@@ -108,7 +108,7 @@ void add_device_kernels(Plan& p, const PreambleNames& names) {
     k.params.push_back(count);
     k.params.push_back({"unsigned char*", "workspace",
                         std::to_string(kWorkspaceHeader) + " + tiles x " + std::to_string(p.status_bytes) +
-                            " bytes, zeroed once when allocated; every call leaves it zeroed"});
+                            " bytes; the first workspace_bytes(n) zeroed before each call"});
     p.kernels = {k};
   } else {
     const KernelParam partials{T + "*", "partials", "tiles elements (the workspace)"};
@@ -119,7 +119,7 @@ void add_device_kernels(Plan& p, const PreambleNames& names) {
     spine.params.push_back(count);
     Kernel scan{n + "_scan_kernel", grid + " blocks", {in}};
     scan.params.insert(scan.params.end(), outs.begin(), outs.end());
-    scan.params.push_back({T + "*", "partials", "from the spine kernel; each block zeroes its own"});
+    scan.params.push_back({"const " + T + "*", "partials", "from the spine kernel"});
     scan.params.push_back(count);
     p.kernels = {reduce, spine, scan};
   }
@@ -258,7 +258,7 @@ Plan make_plan(const dsl::Spec& spec, Backend backend, const DeviceTuning& tunin
       if (backend == Backend::Cuda) {
         p.status_kind = p.element_bytes <= 4 ? 1 : p.element_bytes <= 8 ? 2 : 3;
         p.status_bytes = p.status_kind == 1 ? 8 : p.status_kind == 2 ? 16 : 4 * static_cast<size_t>(1 + 2 * p.status_words);
-        p.block_shared_bytes += 8 + p.element_bytes + 16;  // the tile id, its prefix, the last-block flag (padded)
+        p.block_shared_bytes += 8 + p.element_bytes;  // the tile id and its prefix
         define(p, "SG_LB_FIRST_POLL_NS", p.tuning.first_poll_ns);
         define(p, "SG_LB_FIRST_POLL_FROM", p.tuning.first_poll_from);
         define(p, "SG_LB_POLL_NS", p.tuning.poll_ns);
@@ -266,13 +266,12 @@ Plan make_plan(const dsl::Spec& spec, Backend backend, const DeviceTuning& tunin
         p.status_kind = 4;
         p.status_bytes = 8 * static_cast<size_t>(2 * p.status_words);
         p.spin = 4096;
-        p.block_shared_bytes += 8 + p.element_bytes + 16;  // and the status stores' replies
+        p.block_shared_bytes += 8 + p.element_bytes;
         define(p, "SG_SPIN", p.spin);
       }
       define(p, "SG_MIN_BLOCKS", backend == Backend::Cuda ? p.tuning.min_blocks : 0);
       define(p, "SG_STATUS_KIND", p.status_kind);
       define(p, "SG_STATUS_WORDS", p.status_words);
-      define(p, "SG_STATUS_BYTES", static_cast<long>(p.status_bytes));
     }
     define(p, "SG_TILE", static_cast<long>(p.tile));
   }
@@ -380,7 +379,7 @@ std::string to_string(const Plan& p) {
                              "the aggregate and the inclusive prefix apart, each 32-bit word with its own tag in a "
                              "64-bit atomic"};
       line("tile status", std::string(kinds[p.status_kind]) + ", " + std::to_string(p.status_bytes) +
-                              " bytes per tile, zeroed again by the call's last block");
+                              " bytes per tile, zeroed by the host before each call");
       line("look-back", p.backend == Backend::Cuda
                             ? std::string("the first warp, 32 predecessors at a time; tile ids from ") +
                                   "an atomic ticket; sleeps " +

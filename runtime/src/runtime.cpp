@@ -358,8 +358,8 @@ struct Scan::State {
   cl_program program = nullptr;
   std::map<std::string, cl_kernel> cl_kernels;
 
-  // The managed workspace: zeroed when it is allocated; every call leaves it
-  // zeroed (the kernels' rule, as for a workspace of the caller's).
+  // The managed workspace (a decoupled look-back call zeroes the part it
+  // uses before its kernel, in whichever workspace it runs).
   mutable std::mutex mutex;
   mutable CUdeviceptr cu_workspace = 0;
   mutable cl_mem cl_workspace = nullptr;
@@ -527,17 +527,15 @@ void Scan::run(const CudaArgs& a) const {
         if (st.cu_workspace) d.cuMemFree(st.cu_workspace);
         st.cu_workspace = 0;
         st.workspace_size = 0;
-        CUresult r = d.cuMemAlloc(&st.cu_workspace, grown);
+        const CUresult r = d.cuMemAlloc(&st.cu_workspace, grown);
         if (r != CUDA_SUCCESS) fail(describe(d, "cuMemAlloc (the scan's workspace)", r));
-        r = d.cuMemsetD8Async(st.cu_workspace, 0, grown, stream);
-        if (r != CUDA_SUCCESS) {
-          d.cuMemFree(st.cu_workspace);
-          st.cu_workspace = 0;
-          fail(describe(d, "cuMemsetD8Async (zeroing the scan's workspace)", r));
-        }
         st.workspace_size = grown;
       }
       ws = st.cu_workspace;
+    }
+    if (p.spec.algorithm == Algorithm::DecoupledLookback) {  // the statuses of this call's tiles
+      const CUresult r = d.cuMemsetD8Async(ws, 0, need, stream);
+      if (r != CUDA_SUCCESS) fail(describe(d, "cuMemsetD8Async (zeroing the workspace's statuses)", r));
     }
   }
   const bool device = p.spec.level == Level::Device;
@@ -605,8 +603,8 @@ void Scan::run(const OpenCLArgs& a) const {
   check_buffer(a.running_total, "running_total", 1, p.element_bytes, t);
   std::lock_guard<std::mutex> lock(st.mutex);
   cl_command_queue queue = a.queue ? a.queue : rt.cl_queue;
-  // The commands of one call depend on each other (the zeroing of a new
-  // managed workspace, then up to three kernels): each waits on the one before, so
+  // The commands of one call depend on each other (the zeroing of the
+  // statuses, then up to three kernels): each waits on the one before, so
   // an out-of-order queue runs them in order too, and a barrier after the
   // last holds back what the caller queues next.
   cl_event last = nullptr;
@@ -643,16 +641,16 @@ void Scan::run(const OpenCLArgs& a) const {
         cl_int err = CL_SUCCESS;
         st.cl_workspace = clCreateBuffer(rt.cl_ctx, CL_MEM_READ_WRITE, grown, nullptr, &err);
         if (err != CL_SUCCESS) fail(cl_error("clCreateBuffer (the scan's workspace)", err));
-        ws = st.cl_workspace;
-        // OpenCL 1.2's clEnqueueFillBuffer.
-        const cl_uchar zero_byte = 0;
-        after_last("clEnqueueFillBuffer (zeroing the scan's workspace)",
-                   [&](cl_uint waits, const cl_event* wait, cl_event* done) {
-                     return clEnqueueFillBuffer(queue, ws, &zero_byte, 1, 0, grown, waits, wait, done);
-                   });
         st.workspace_size = grown;
       }
       ws = st.cl_workspace;
+    }
+    if (p.spec.algorithm == Algorithm::DecoupledLookback) {  // the statuses of this call's tiles
+      const cl_uchar zero_byte = 0;  // OpenCL 1.2's clEnqueueFillBuffer
+      after_last("clEnqueueFillBuffer (zeroing the workspace's statuses)",
+                 [&](cl_uint waits, const cl_event* wait, cl_event* done) {
+                   return clEnqueueFillBuffer(queue, ws, &zero_byte, 1, 0, need, waits, wait, done);
+                 });
     }
   }
   const bool device = p.spec.level == Level::Device;

@@ -98,8 +98,9 @@ TEST_CASE("the runtime compiles and runs scans on a CUDA GPU", "[gpu][runtime]")
 
 // Several Scans take turns on one workspace of the caller's: look-back scans
 // of the three status layouts (4-, 8- and 16-byte elements) and a
-// reduce-then-scan. Every call leaves the workspace zero; a workspace freed
-// and allocated again (zeroed, often at the same address) works the same.
+// reduce-then-scan. The workspace starts as garbage and holds what the call
+// before left: each look-back call zeroes what it uses first; a workspace
+// freed and allocated again (often at the same address) works the same.
 TEST_CASE("CUDA Scans of several layouts and algorithms take turns on one workspace", "[gpu][runtime]") {
   INFO("GPU: " << driver().name);
   TempCache cache;
@@ -123,13 +124,10 @@ TEST_CASE("CUDA Scans of several layouts and algorithms take turns on one worksp
     INFO("workspace " << round + 1);
     CUdeviceptr ws = 0;
     CU_CHECK(driver().cuMemAlloc(&ws, bytes));
-    CU_CHECK(driver().cuMemsetD8(ws, 0, bytes));
+    CU_CHECK(driver().cuMemsetD8(ws, static_cast<unsigned char>(0xA5 + round), bytes));
     for (int repeat = 0; repeat < 3; ++repeat)
       for (uint64_t n : std::vector<uint64_t>{max_n, 5000, 1, 1000001, 65536, max_n})
         for (const scangen::Scan& s : scans) check_scan(s, n, rng, reinterpret_cast<void*>(ws), bytes);
-    std::vector<uint8_t> after(bytes, 1);
-    CU_CHECK(driver().cuMemcpyDtoH(after.data(), ws, bytes));
-    CHECK(std::count(after.begin(), after.end(), uint8_t{0}) == static_cast<std::ptrdiff_t>(bytes));
     CU_CHECK(driver().cuMemFree(ws));
   }
 }

@@ -131,8 +131,9 @@ TEST_CASE("the runtime compiles and runs warp, block and device scans on OpenCL"
 
 // Several Scans take turns on one workspace of the caller's: look-back scans
 // of two status layouts (4-byte and 16-byte elements) and a reduce-then-scan.
-// Every call leaves the workspace zero, so none sees another's statuses; a
-// workspace released and created again (zeroed) works the same.
+// The workspace starts as garbage and holds what the call before left: each
+// look-back call zeroes what it uses first, so none sees another's statuses;
+// a workspace released and created again works the same.
 TEST_CASE("Scans of several layouts and algorithms take turns on one workspace", "[opencl][runtime]") {
   if (!have_opencl()) return;
   TempCache cache;
@@ -153,12 +154,10 @@ TEST_CASE("Scans of several layouts and algorithms take turns on one workspace",
   for (const scangen::Scan& s : scans) bytes = std::max(bytes, s.workspace_bytes(max_n));
   for (int round = 0; round < 2; ++round) {  // the second: released and created again
     INFO("workspace " << round + 1);
-    std::vector<uint8_t> zeros(bytes, 0);
-    cl_mem ws = buffer(rt, zeros);
+    std::vector<uint8_t> garbage(bytes, static_cast<uint8_t>(0xA5 + round));
+    cl_mem ws = buffer(rt, garbage);
     for (uint64_t n : std::vector<uint64_t>{max_n, 5000, 1, 100001, 65536, max_n})
       for (const scangen::Scan& s : scans) check_scan(rt, s, n, rng, nullptr, ws, bytes);
-    const std::vector<uint8_t> after = read(rt, ws, bytes);
-    CHECK(std::count(after.begin(), after.end(), uint8_t{0}) == static_cast<std::ptrdiff_t>(bytes));
     clReleaseMemObject(ws);
   }
 }

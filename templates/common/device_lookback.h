@@ -3,15 +3,14 @@
 // have started. It scans its tile, publishes the tile's total (AGGREGATE),
 // finds its prefix by looking back over its predecessors' statuses (the
 // backend's sg_tile_prefix), publishes the prefix and total (INCLUSIVE),
-// and writes its outputs; the last block to finish zeroes the statuses
-// again (sg_lookback_finish). A workspace is zero between calls: no
-// initialisation runs before a call, and any scan may take it next.
+// and writes its outputs.
 //
 //   P_scan_kernel(in, outputs..., [aggregate], [running_total], n, workspace)
 //
 // grid = max(1, ceil(n / SG_TILE)) blocks of SG_THREADS. workspace: see the
-// plan (sg_workspace_bytes); zero it once when it is allocated, and use it
-// for one call at a time.
+// plan (sg_workspace_bytes); its first sg_workspace_bytes(n) bytes zeroed
+// before each call (a memset on the same stream), so no status of an earlier
+// call, or anything else the memory held, is taken for one of this call.
 
 #if SG_MIN_BLOCKS > 0
 SG_KERNEL SG_BOUNDS_MIN(SG_THREADS, SG_MIN_BLOCKS)
@@ -83,5 +82,4 @@ void SG_NAME(scan_kernel)(const SG_GLOBAL SG_IN* in,
 #endif
   }
 #endif
-  SG_NAME(sg_lookback_finish)(&shared, workspace, tiles);
 }

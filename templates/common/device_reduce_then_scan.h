@@ -6,13 +6,11 @@
 //   P_spine_kernel(partials, [aggregate], [running_total], n)
 //                                            one block: partials[t] = seed . total of tiles < t
 //   P_scan_kernel(in, outputs..., partials, n)
-//                                            grid = tiles: each tile scans from partials[t],
-//                                            then zeroes it
+//                                            grid = tiles: each tile scans from partials[t]
 //
 // tiles = max(1, ceil(n / SG_TILE)); partials holds `tiles` elements (the
-// workspace), zero again when the call is done, as a decoupled look-back
-// scan that takes the workspace next expects it. The seed is init, or the
-// running total read before the spine writes it back.
+// workspace). The seed is init, or the running total read before the spine
+// writes it back.
 
 SG_KERNEL SG_BOUNDS(SG_THREADS) void SG_NAME(reduce_kernel)(const SG_GLOBAL SG_IN* in, SG_GLOBAL SG_T* partials,
                                                             scangen_u64 n) {
@@ -77,11 +75,10 @@ SG_KERNEL SG_BOUNDS(SG_THREADS) void SG_NAME(scan_kernel)(const SG_GLOBAL SG_IN*
 #if SG_EXCLUSIVE_OUT
                                                           SG_GLOBAL SG_T* exclusive,
 #endif
-                                                          SG_GLOBAL SG_T* partials, scangen_u64 n) {
+                                                          const SG_GLOBAL SG_T* partials, scangen_u64 n) {
   SG_SHARED SG_NAME(temp) temp;
   SG_SHARED SG_ALIGN16 SG_T exchange[SG_EXCHANGE];
   const scangen_u64 tile = SG_BLOCK();
-  const SG_T base = partials[tile];
   SG_T items[SG_ITEMS];
   SG_NAME(sg_load)(in, tile * SG_TILE, n, items, exchange);
   SG_T total;
@@ -89,21 +86,15 @@ SG_KERNEL SG_BOUNDS(SG_THREADS) void SG_NAME(scan_kernel)(const SG_GLOBAL SG_IN*
   (void)total;
 #if SG_INCLUSIVE_OUT && SG_EXCLUSIVE_OUT
   SG_T inc[SG_ITEMS], exc[SG_ITEMS];
-  SG_NAME(sg_items_from)(SG_COMBINE(base, prefix), items, inc, exc);
+  SG_NAME(sg_items_from)(SG_COMBINE(partials[tile], prefix), items, inc, exc);
   SG_NAME(sg_store_both)(inclusive, exclusive, tile * SG_TILE, n, inc, exc, exchange);
 #elif SG_INCLUSIVE_OUT
   SG_T inc[SG_ITEMS];
-  SG_NAME(sg_items_from)(SG_COMBINE(base, prefix), items, inc, 0);
+  SG_NAME(sg_items_from)(SG_COMBINE(partials[tile], prefix), items, inc, 0);
   SG_NAME(sg_store)(inclusive, tile * SG_TILE, n, inc, exchange);
 #else
   SG_T exc[SG_ITEMS];
-  SG_NAME(sg_items_from)(SG_COMBINE(base, prefix), items, 0, exc);
+  SG_NAME(sg_items_from)(SG_COMBINE(partials[tile], prefix), items, 0, exc);
   SG_NAME(sg_store)(exclusive, tile * SG_TILE, n, exc, exchange);
 #endif
-  // Every thread has read partials[tile]: zero it for the next call.
-  SG_BARRIER();
-  if (SG_THREAD() == 0) {
-    SG_GLOBAL unsigned char* bytes = (SG_GLOBAL unsigned char*)(partials + tile);
-    for (int i = 0; i < (int)sizeof(SG_T); ++i) bytes[i] = 0;
-  }
 }

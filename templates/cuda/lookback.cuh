@@ -11,15 +11,11 @@
 //   SG_STATUS_KIND 3 (larger): a 32-bit tag, then a place for the aggregate and
 //     one for the inclusive prefix (each written once per call); the value is
 //     written before the tag is released, and read after it is acquired.
-// Workspace: 16 bytes of header (the ticket, then the count of finished
-// blocks), then the statuses. Zero between calls: the ticket's last taker
-// resets the ticket, and the last block to finish resets the count and zeroes
-// the statuses of the call's tiles (sg_lookback_finish), so whatever scan
-// takes the workspace next, of whatever layout, finds it as it was
-// allocated and zeroed.
+// Workspace: 16 bytes of header (the ticket), then the statuses; the host
+// zeroes the header and the statuses of the call's tiles before each call,
+// so a status is not there until this call publishes it.
 //
 // Needs: SG_STATUS_KIND, SG_STATUS_WORDS (32-bit words per value, kind 3),
-// SG_STATUS_BYTES (bytes per tile),
 // SG_LB_FIRST_POLL_NS, SG_LB_FIRST_POLL_FROM, SG_LB_POLL_NS (sleeps of the
 // look-back, see the plan's tuning).
 
@@ -30,7 +26,6 @@
 typedef struct {
   unsigned long long tile;
   SG_T prefix;
-  int last;  // this block finished last (sg_lookback_finish)
 } SG_NAME(sg_lookback_shared);
 
 typedef union {
@@ -197,30 +192,3 @@ SG_FN SG_T SG_NAME(sg_tile_prefix)(SG_LOCAL SG_NAME(sg_lookback_shared)* shared,
   return shared->prefix;
 }
 
-// Collective over the block, after its last read or write of a status: the
-// last block to get here (every other block has then read and written all
-// its statuses) resets the count and zeroes the statuses of tiles 0 ..
-// tiles - 1, the only ones this call wrote.
-SG_FN void SG_NAME(sg_lookback_finish)(SG_LOCAL SG_NAME(sg_lookback_shared)* shared,
-                                       SG_GLOBAL unsigned char* workspace, unsigned long long tiles) {
-  if (SG_THREAD() == 0) {
-    unsigned int* finished = (unsigned int*)workspace + 1;
-    __threadfence();  // this block's status reads and writes before its count
-    const unsigned int f = atomicAdd(finished, 1u);
-    shared->last = (unsigned long long)f == tiles - 1;
-    if (shared->last) {
-      atomicExch(finished, 0u);
-      __threadfence();  // every block's count before the zeroing
-    }
-  }
-  SG_BARRIER();
-  if (!shared->last) return;
-  const unsigned long long bytes = tiles * SG_STATUS_BYTES;
-  if (bytes % 16 == 0) {
-    uint4* s = (uint4*)(workspace + 16);
-    for (unsigned long long i = SG_THREAD(); i < bytes / 16; i += SG_THREADS) s[i] = make_uint4(0u, 0u, 0u, 0u);
-  } else {
-    unsigned int* s = (unsigned int*)(workspace + 16);
-    for (unsigned long long i = SG_THREAD(); i < bytes / 4; i += SG_THREADS) s[i] = 0u;
-  }
-}

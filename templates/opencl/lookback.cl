@@ -23,14 +23,11 @@
 // depends on the order in which a GPU makes the writes of another work-group
 // visible (OpenCL 1.2's mem_fence orders them only as the writing work-item
 // sees them, and a tag read before its value could give a value not yet
-// written). Workspace: 16 bytes of header (the ticket, then the count of
-// finished work-groups), then the statuses. Zero between calls: the ticket's
-// last taker resets the ticket, and the last work-group to finish resets the
-// count and zeroes the statuses of the call's tiles (sg_lookback_finish), so
-// whatever scan takes the workspace next, of whatever layout, finds it as it
-// was allocated and zeroed.
+// written). Workspace: 16 bytes of header (the ticket), then the statuses;
+// the host zeroes the header and the statuses of the call's tiles before
+// each call, so a status is not there until this call publishes it.
 //
-// Needs: SG_TILE, SG_SPIN, SG_STATUS_WORDS, SG_STATUS_BYTES (bytes per tile).
+// Needs: SG_TILE, SG_SPIN, SG_STATUS_WORDS.
 
 #define SG_FLAG_INVALID 0u
 #define SG_FLAG_AGGREGATE 1u
@@ -39,8 +36,6 @@
 typedef struct {
   ulong tile;
   SG_T prefix;
-  ulong before;  // what the status stores replaced (zero), for sg_lookback_finish
-  int last;      // this work-group finished last (sg_lookback_finish)
 } SG_NAME(sg_lookback_shared);
 
 typedef union {
@@ -65,17 +60,13 @@ SG_FN volatile __global ulong* SG_NAME(sg_status_place)(SG_GLOBAL unsigned char*
 
 // Each place is written once per call: a reader that saw a word written
 // never sees it change.
-// Returns the words' earlier contents OR-ed together (zero): a use of it
-// waits until every exchange has been done.
-SG_FN ulong SG_NAME(sg_status_store)(SG_GLOBAL unsigned char* workspace, ulong tile, uint flag, SG_T v) {
+SG_FN void SG_NAME(sg_status_store)(SG_GLOBAL unsigned char* workspace, ulong tile, uint flag, SG_T v) {
   SG_NAME(sg_status_value) u;
   for (int i = 0; i < SG_STATUS_WORDS; ++i) u.word[i] = 0u;
   u.value = v;
   volatile __global ulong* place = SG_NAME(sg_status_place)(workspace, tile, flag);
   const ulong tag = (ulong)flag << 32;
-  ulong before = 0;
-  for (int i = 0; i < SG_STATUS_WORDS; ++i) before |= atom_xchg(place + i, tag | (ulong)u.word[i]);
-  return before;
+  for (int i = 0; i < SG_STATUS_WORDS; ++i) atom_xchg(place + i, tag | (ulong)u.word[i]);
 }
 
 // 1 and the value when every word of the place carries its tag.
@@ -121,11 +112,10 @@ SG_FN SG_T SG_NAME(sg_tile_prefix)(SG_LOCAL SG_NAME(sg_lookback_shared)* shared,
   (void)temp;
   if (SG_THREAD() == 0) {
     SG_T prefix = SG_IDENTITY();
-    ulong before = 0;
     if (tile == 0) {
-      before = SG_NAME(sg_status_store)(workspace, 0, SG_FLAG_INCLUSIVE, total);
+      SG_NAME(sg_status_store)(workspace, 0, SG_FLAG_INCLUSIVE, total);
     } else {
-      before = SG_NAME(sg_status_store)(workspace, tile, SG_FLAG_AGGREGATE, total);
+      SG_NAME(sg_status_store)(workspace, tile, SG_FLAG_AGGREGATE, total);
       long pred = (long)tile - 1;
       uint flag = SG_FLAG_INVALID;
       int have = 0;
@@ -151,35 +141,11 @@ SG_FN SG_T SG_NAME(sg_tile_prefix)(SG_LOCAL SG_NAME(sg_lookback_shared)* shared,
         have = 1;
         --pred;
       }
-      before |= SG_NAME(sg_status_store)(workspace, tile, SG_FLAG_INCLUSIVE, SG_COMBINE(prefix, total));
+      SG_NAME(sg_status_store)(workspace, tile, SG_FLAG_INCLUSIVE, SG_COMBINE(prefix, total));
     }
     shared->prefix = prefix;
-    shared->before = before;
   }
   SG_BARRIER();
   return shared->prefix;
 }
 
-// Collective over the work-group, after its last read or write of a status:
-// the last work-group to get here (every other one has then read and written
-// all its statuses) resets the count and zeroes the statuses of tiles 0 ..
-// tiles - 1, the only ones this call wrote.
-SG_FN void SG_NAME(sg_lookback_finish)(SG_LOCAL SG_NAME(sg_lookback_shared)* shared,
-                                       SG_GLOBAL unsigned char* workspace, ulong tiles) {
-  if (SG_THREAD() == 0) {
-    volatile __global uint* finished = (volatile __global uint*)workspace + 1;
-    // The count must not go up before this work-group's status exchanges are
-    // done (mem_fence orders nothing between work-groups on some GPUs): it
-    // adds a function of their replies. Those are zero in their high bits
-    // (tags are at most 2), so it adds 1. The look-back's reads were atomics
-    // whose replies the walk has used already.
-    const uint f = atomic_add(finished, 1u + (uint)(shared->before >> 62));
-    shared->last = (ulong)f == tiles - 1;
-    if (shared->last) atomic_xchg(finished, 0u);
-  }
-  SG_BARRIER();
-  if (!shared->last) return;
-  const ulong bytes = tiles * SG_STATUS_BYTES;  // a multiple of 16: two places of 64-bit slots
-  __global uint4* s = (__global uint4*)(workspace + 16);
-  for (ulong i = SG_THREAD(); i < bytes / 16; i += SG_THREADS) s[i] = (uint4)(0u);
-}

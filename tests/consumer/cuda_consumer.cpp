@@ -124,21 +124,18 @@ int main() {
   cudaStream_t stream = nullptr;
   if (!ok(cudaStreamCreate(&stream), "cudaStreamCreate")) return 1;
 
-  // One workspace for a run of calls, zeroed once when it is allocated:
-  // every call leaves it zeroed.
+  // One workspace for a run of calls, filled with garbage first: it needs no
+  // initialisation (each call zeroes what it uses). Then freed and allocated
+  // again (perhaps at the same address) with other garbage in it.
   const int64_t max_n = (1 << 22) + 3;
   const size_t bytes = affine_recurrence_workspace_bytes(max_n);
-  for (int round = 0; round < 2; ++round) {  // the second: freed and allocated again, perhaps at the same address
+  for (int round = 0; round < 2; ++round) {
     Device<unsigned char> workspace(bytes);
-    f.expect(ok(cudaMemset(workspace.p, 0, bytes), "cudaMemset"), "zero the workspace");
+    f.expect(ok(cudaMemset(workspace.p, round == 0 ? 0xff : 0x5a, bytes), "cudaMemset"), "fill the workspace");
     uint32_t seed = 1 + 100u * static_cast<uint32_t>(round);
     for (int64_t n : {int64_t{1}, int64_t{2047}, int64_t{2048}, int64_t{2049}, int64_t{1000000}, max_n, int64_t{5}})
       f.expect(affine_case(n, workspace.p, bytes, false, seed++, stream), "affine scan");
     f.expect(affine_case(700001, workspace.p, bytes, true, 99, stream), "affine scan in place");
-    std::vector<unsigned char> back(bytes, 1);
-    f.expect(ok(cudaMemcpy(back.data(), workspace.p, bytes, cudaMemcpyDeviceToHost), "cudaMemcpy"), "read the workspace");
-    f.expect(std::all_of(back.begin(), back.end(), [](unsigned char b) { return b == 0; }),
-             "the workspace is zero after the calls");
   }
   for (int64_t n : {int64_t{1}, int64_t{512}, int64_t{513}, int64_t{1000007}})
     f.expect(block_sum_case(n, static_cast<uint32_t>(n), stream), "block_sum");

@@ -65,14 +65,6 @@ bool read(cl_command_queue q, cl_mem m, std::vector<T>& v) {
   return v.empty() || clEnqueueReadBuffer(q, m, CL_TRUE, 0, v.size() * sizeof(T), v.data(), 0, nullptr, nullptr) == CL_SUCCESS;
 }
 
-bool all_zero(cl_command_queue q, cl_mem m, size_t bytes) {
-  std::vector<unsigned char> v(bytes, 1);
-  if (!read(q, m, v)) return false;
-  for (unsigned char b : v)
-    if (b != 0) return false;
-  return true;
-}
-
 bool same(const Affine& x, const Affine& y) { return x.a == y.a && x.b == y.b; }
 
 // One affine scan of n elements through the wrapper; `workspace` kept by the caller.
@@ -170,24 +162,22 @@ int main() {
     f.expect(block_sum_inclusive(q, in.mem, out.mem, -2) == CL_INVALID_VALUE, "block_sum: n < 0");
   }
 
-  // One workspace for a run of calls, zeroed once when it is created: every
-  // call leaves it zeroed.
+  // One workspace for a run of calls, filled with garbage first: it needs no
+  // initialisation (each call zeroes what it uses).
   {
     Buffer ws(context, ws_bytes);
-    f.expect(fill(q, ws.mem, 0, ws_bytes), "zero the workspace");
+    f.expect(fill(q, ws.mem, 0xff, ws_bytes), "fill the workspace");
     uint32_t seed = 1;
     for (int64_t n : {int64_t{1}, int64_t{2047}, int64_t{2048}, int64_t{2049}, int64_t{100000}, max_n, int64_t{5}})
       f.expect(affine_case(context, q, n, ws.mem, false, seed++), "affine scan");
     f.expect(affine_case(context, q, 70001, ws.mem, true, 99), "affine scan in place");
-    f.expect(all_zero(q, ws.mem, ws_bytes), "the workspace is zero after the calls");
   }
   // A workspace released and another created (perhaps with the same handle),
-  // zeroed when it is created.
+  // with other garbage in it.
   for (int round = 0; round < 3; ++round) {
     Buffer ws(context, ws_bytes);
-    f.expect(fill(q, ws.mem, 0, ws_bytes), "zero the workspace");
+    f.expect(fill(q, ws.mem, static_cast<unsigned char>(0x5a + round), ws_bytes), "fill the workspace");
     f.expect(affine_case(context, q, 300000, ws.mem, false, 40u + static_cast<uint32_t>(round)), "affine scan on a new workspace");
-    f.expect(all_zero(q, ws.mem, ws_bytes), "the workspace is zero after the call");
   }
 
   for (int64_t n : {int64_t{1}, int64_t{512}, int64_t{513}, int64_t{100007}})

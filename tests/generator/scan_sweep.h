@@ -80,9 +80,10 @@ std::vector<ScanCase> device_cases(generator::Backend backend);
 // 2^k - 1, 2^k + 1 for k up to log2_max.
 std::vector<uint64_t> device_sizes(const generator::Plan& plan, int log2_max);
 
-// What persists between calls of device scans: the workspace, zeroed once
-// (grown with zeros), never again; any scan of either algorithm may take it
-// next. Every call must leave it zeroed, and run_device_case checks that.
+// What persists between calls of device scans: the workspace, with what
+// every call left in it; any scan of either algorithm may take it next
+// (run_device_case zeroes what a decoupled look-back call uses first, as the
+// runtime and the host wrappers do).
 struct DeviceState {
   std::vector<uint8_t> workspace;
   uint64_t calls = 0;

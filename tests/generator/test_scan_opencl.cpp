@@ -179,9 +179,9 @@ TEST_CASE("OpenCL block scan blelloch", "[opencl][scan]") { sweep(scangen::dsl::
 
 namespace {
 
-// Device scans: every case at every size, all calls on one workspace that
-// is zeroed once (every call leaves it zero), running totals carried from
-// call to call.
+// Device scans: every case at every size, all calls on one workspace (each
+// finds what the one before left; run_device_case zeroes what a look-back
+// call uses, as the host does), running totals carried from call to call.
 void device_sweep(std::vector<scangen::dsl::Algorithm> algorithms, int log2_max) {
   Device device = device_or_skip();
   if (!device.id) return;
@@ -207,7 +207,7 @@ void device_sweep(std::vector<scangen::dsl::Algorithm> algorithms, int log2_max)
     runner.launch(kernel, buffers, args, blocks, threads);
   };
   // One workspace for every call: the scans take turns on it, different
-  // layouts and algorithms one after another (each call must leave it zero).
+  // layouts and algorithms one after another.
   // In rounds: each scan's next size in turn.
   scangen::test::DeviceState state;
   std::vector<std::vector<uint8_t>> counters(cases.size());
@@ -240,8 +240,8 @@ TEST_CASE("OpenCL device scan decoupled_lookback", "[opencl][scan][device]") {
 TEST_CASE("OpenCL device scan reduce_then_scan", "[opencl][scan][device]") {
   device_sweep({scangen::dsl::Algorithm::ReduceThenScan}, 20);
 }
-// A workspace is zero between calls, whoever used it: scans of both
-// algorithms and of every status layout take turns on one workspace.
+// Scans of both algorithms and of every status layout take turns on one
+// workspace, each finding what the one before left there.
 TEST_CASE("OpenCL device scans of both algorithms take turns on one workspace", "[opencl][scan][device]") {
   device_sweep({scangen::dsl::Algorithm::DecoupledLookback, scangen::dsl::Algorithm::ReduceThenScan}, 16);
 }

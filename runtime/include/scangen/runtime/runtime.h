@@ -82,11 +82,10 @@ class Scan {
   // ---- CUDA: device pointers and a CUstream (null: the default stream) ----
   // Outputs the spec does not have must be null; those it has must not be.
   // The workspace: null to use one the Scan manages (grown on demand), or
-  // the caller's, of workspace_bytes(n) bytes, 16-byte aligned, zeroed when
-  // it is allocated. Every call leaves it zeroed, so any number of Scans
-  // (and generated host wrappers) may take turns on one workspace, one call
-  // at a time; a workspace that held anything else meanwhile (memory freed
-  // and allocated again) must be zeroed again.
+  // the caller's, of workspace_bytes(n) bytes, 16-byte aligned, used by one
+  // call at a time. It needs no initialisation: a decoupled look-back call
+  // zeroes the part it uses on the call's stream before its kernel, so any
+  // number of Scans and generated host wrappers may take turns on it.
   struct CudaArgs {
     const void* in = nullptr;
     void* inclusive = nullptr;
@@ -148,7 +147,7 @@ class Scan {
     cl_mem aggregate = nullptr;
     cl_mem running_total = nullptr;
     uint64_t n = 0;
-    cl_mem workspace = nullptr;  // null: managed by the Scan; else as for CudaArgs (zeroed when created)
+    cl_mem workspace = nullptr;  // null: managed by the Scan; else as for CudaArgs
     uint64_t workspace_size = 0;
     cl_command_queue queue = nullptr;  // null: the Runtime's queue
   };
