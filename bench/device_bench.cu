@@ -17,9 +17,9 @@
 //   - scangen, decoupled_lookback: one launch of P_scan_kernel(in, inclusive,
 //     n, workspace) with max(1, ceil(n / tile)) blocks of the plan's
 //     threads, after a cudaMemsetAsync of the 16 + tiles x status bytes of
-//     workspace it uses (as the plan says), as the kernel's contract asks and
-//     the runtime and the host wrappers do. The workspace is allocated once
-//     per case.
+//     workspace it uses (as the plan says) when there is more than one tile,
+//     as the kernel's contract asks and the runtime and the host wrappers do.
+//     The workspace is allocated once per case.
 //   - scangen, reduce_then_scan: its three launches (reduce, spine, scan),
 //     the partials (one element per tile) allocated once.
 //   - CUB: cub::DeviceScan::InclusiveSum (sums) or InclusiveScan with a
@@ -480,7 +480,7 @@ Case with_ops(Case c) {
 template <typename Op, typename GIn, typename GT>
 Case lookback_case(const char* name, const char* what, const char* type, const char* cub_name, int threads,
                    uint64_t tile, size_t status_bytes, size_t smem,
-                   void (*scan)(const GIn*, GT*, scangen_u64, unsigned char*, unsigned int)) {
+                   void (*scan)(const GIn*, GT*, scangen_u64, unsigned char*)) {
   check_types<Op, GIn, GT>();
   Case c{};
   c.name = name;
@@ -590,7 +590,7 @@ void scangen_call(const Case& c, const void* in, void* out, uint64_t n, Workspac
   unsigned long long n_arg = n;
   if (c.algo == Algo::Lookback) {
     unsigned char* workspace = ws.p;
-    CUDA_CHECK(cudaMemsetAsync(workspace, 0, c.workspace_bytes(n), s));
+    if (tiles > 1) CUDA_CHECK(cudaMemsetAsync(workspace, 0, c.workspace_bytes(n), s));  // one tile reads none
     void* args[] = {&in, &out, &n_arg, &workspace};
     CUDA_CHECK(cudaLaunchKernel(c.scan, grid, block, args, 0, s));
   } else {

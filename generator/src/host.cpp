@@ -275,8 +275,9 @@ std::string cuda_definitions(const Scan& c) {
     o += "size_t " + c.P + "_workspace_bytes(int64_t n) {\n" + workspace_bytes_body(c, "  ") + "}\n\n";
     o += "cudaError_t " + c.function + "(" + cuda_params(c, false) + ") {\n" + cuda_checks(c);
     if (c.lookback) {
-      o += "  const cudaError_t zeroed = cudaMemsetAsync(workspace, 0, needed, stream);  // the statuses of its tiles\n"
-           "  if (zeroed != cudaSuccess) return zeroed;\n";
+      o += "  if (blocks > 1) {  // the ticket and the statuses of its tiles (one tile reads neither)\n"
+           "    const cudaError_t zeroed = cudaMemsetAsync(workspace, 0, needed, stream);\n"
+           "    if (zeroed != cudaSuccess) return zeroed;\n  }\n";
       o += cuda_launch(c, p.kernels.at(0), grid, "  ");
       o += "  return cudaGetLastError();\n}\n\n";
     } else {
@@ -605,10 +606,11 @@ std::string opencl_functions(const Scan& c, const std::string& ns, size_t first_
   o += "  if (status == CL_SUCCESS) status = " + ns + "::program_for(queue, &program);\n";
   o += "  if (status != CL_SUCCESS) return status;\n";
   if (c.lookback) {
-    o += "  const cl_uchar zero = 0;  // the statuses of its tiles, before the kernel (the queue is in order)\n";
-    o += "  status = clEnqueueFillBuffer(queue, workspace, &zero, 1, 0, " + c.P +
+    o += "  if (blocks > 1) {  // the ticket and the statuses of its tiles, before the kernel (one tile reads neither)\n";
+    o += "    const cl_uchar zero = 0;\n";
+    o += "    status = clEnqueueFillBuffer(queue, workspace, &zero, 1, 0, " + c.P +
          "_opencl_workspace_bytes(n), 0, nullptr, nullptr);\n";
-    o += "  if (status != CL_SUCCESS) return status;\n";
+    o += "    if (status != CL_SUCCESS) return status;\n  }\n";
   }
   o += "  const cl_ulong count = static_cast<cl_ulong>(n);\n";
   if (c.device && !c.lookback) {

@@ -141,6 +141,12 @@ uint64_t workspace_bytes(const Plan& plan, uint64_t n) {
   return header + tiles * per_tile;
 }
 
+uint64_t workspace_zero_bytes(const Plan& plan, uint64_t n) {
+  if (plan.spec.level != Level::Device || plan.spec.algorithm != Algorithm::DecoupledLookback || n <= plan.tile)
+    return 0;
+  return workspace_bytes(plan, n);
+}
+
 Plan make_plan(const dsl::Spec& spec, Backend backend) {
   return make_plan(spec, backend, device_tuning(spec, backend));
 }

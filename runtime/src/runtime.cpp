@@ -533,8 +533,8 @@ void Scan::run(const CudaArgs& a) const {
       }
       ws = st.cu_workspace;
     }
-    if (p.spec.algorithm == Algorithm::DecoupledLookback) {  // the statuses of this call's tiles
-      const CUresult r = d.cuMemsetD8Async(ws, 0, need, stream);
+    if (const uint64_t zero = generator::workspace_zero_bytes(p, a.n)) {  // the ticket and the statuses
+      const CUresult r = d.cuMemsetD8Async(ws, 0, zero, stream);
       if (r != CUDA_SUCCESS) fail(describe(d, "cuMemsetD8Async (zeroing the workspace's statuses)", r));
     }
   }
@@ -645,11 +645,11 @@ void Scan::run(const OpenCLArgs& a) const {
       }
       ws = st.cl_workspace;
     }
-    if (p.spec.algorithm == Algorithm::DecoupledLookback) {  // the statuses of this call's tiles
+    if (const uint64_t zero = generator::workspace_zero_bytes(p, a.n)) {  // the ticket and the statuses
       const cl_uchar zero_byte = 0;  // OpenCL 1.2's clEnqueueFillBuffer
       after_last("clEnqueueFillBuffer (zeroing the workspace's statuses)",
                  [&](cl_uint waits, const cl_event* wait, cl_event* done) {
-                   return clEnqueueFillBuffer(queue, ws, &zero_byte, 1, 0, need, waits, wait, done);
+                   return clEnqueueFillBuffer(queue, ws, &zero_byte, 1, 0, zero, waits, wait, done);
                  });
     }
   }

@@ -8,9 +8,10 @@
 //   P_scan_kernel(in, outputs..., [aggregate], [running_total], n, workspace)
 //
 // grid = max(1, ceil(n / SG_TILE)) blocks of SG_THREADS. workspace: see the
-// plan (sg_workspace_bytes); its first sg_workspace_bytes(n) bytes zeroed
-// before each call (a memset on the same stream), so no status of an earlier
-// call, or anything else the memory held, is taken for one of this call.
+// plan (sg_workspace_bytes); with more than one tile, its first
+// sg_workspace_bytes(n) bytes zeroed before each call (a memset on the same
+// stream), so no status of an earlier call, or anything else the memory
+// held, is taken for one of this call.
 
 #if SG_MIN_BLOCKS > 0
 SG_KERNEL SG_BOUNDS_MIN(SG_THREADS, SG_MIN_BLOCKS)
@@ -35,7 +36,9 @@ void SG_NAME(scan_kernel)(const SG_GLOBAL SG_IN* in,
   SG_SHARED SG_NAME(sg_lookback_shared) shared;
   SG_SHARED SG_ALIGN16 SG_T exchange[SG_EXCHANGE];
   const scangen_u64 tiles = SG_NAME(sg_tile_count)(n);
-  if (SG_THREAD() == 0) shared.tile = SG_NAME(sg_take_ticket)(workspace, tiles - 1);
+  // One tile takes no ticket: a call of one tile touches no workspace
+  // memory it reads, and the host zeroes nothing for it.
+  if (SG_THREAD() == 0) shared.tile = tiles == 1 ? 0 : SG_NAME(sg_take_ticket)(workspace, tiles - 1);
   SG_BARRIER();
   const scangen_u64 tile = shared.tile;
 #if SG_RUNNING_TOTAL

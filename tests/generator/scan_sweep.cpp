@@ -531,14 +531,15 @@ std::string run_device_case(const ScanCase& c, const generator::Plan& plan, uint
   auto buffer = [](size_t i) { return KernelArg{K::Buffer, i}; };
   const KernelArg count{K::U64, n};
   // The workspace as the host rule leaves it: whatever the calls before
-  // wrote (other scans, other layouts), then poisoned past what this call
-  // uses, and for decoupled look-back its first workspace_bytes(n) bytes
-  // zeroed before the call (the runtime's and the wrappers' memset).
+  // wrote (other scans, other layouts), poisoned past what this call uses,
+  // and its first workspace_zero_bytes(n) bytes zeroed (the runtime's and
+  // the wrappers' memset; none for one tile, whose statuses are whatever the
+  // call before left).
   const uint64_t need = generator::workspace_bytes(plan, n);
   if (state.workspace.size() < need) state.workspace.resize(need, 0xAB);
   std::fill(state.workspace.begin() + static_cast<std::ptrdiff_t>(need), state.workspace.end(), uint8_t{0xAB});
-  if (s.algorithm == Algorithm::DecoupledLookback)
-    std::fill(state.workspace.begin(), state.workspace.begin() + static_cast<std::ptrdiff_t>(need), uint8_t{0});
+  const uint64_t zero = generator::workspace_zero_bytes(plan, n);
+  std::fill(state.workspace.begin(), state.workspace.begin() + static_cast<std::ptrdiff_t>(zero), uint8_t{0});
   ++state.calls;
   const size_t ws = buffers.size();
   buffers.push_back(state.workspace);

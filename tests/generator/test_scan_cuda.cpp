@@ -334,8 +334,8 @@ std::vector<uint8_t> device_inclusive(DeviceScan& s, const std::vector<uint8_t>&
   const scangen::test::KernelArg count{K::U64, n};
   const uint64_t need = scangen::generator::workspace_bytes(p, n);
   if (state.workspace.size() < need) state.workspace.resize(need, 0xAB);
-  if (p.spec.algorithm == scangen::dsl::Algorithm::DecoupledLookback)  // the host's memset before each call
-    std::fill(state.workspace.begin(), state.workspace.begin() + static_cast<std::ptrdiff_t>(need), uint8_t{0});
+  const uint64_t zero = scangen::generator::workspace_zero_bytes(p, n);  // the host's memset before each call
+  std::fill(state.workspace.begin(), state.workspace.begin() + static_cast<std::ptrdiff_t>(zero), uint8_t{0});
   ++state.calls;
   buffers.push_back(state.workspace);
   if (p.spec.algorithm == scangen::dsl::Algorithm::DecoupledLookback) {

@@ -115,6 +115,11 @@ Plan make_plan(const dsl::Spec& spec, Backend backend, const DeviceTuning& tunin
 // scans): decoupled look-back, 16 bytes + a status per tile; reduce_then_scan,
 // one element per tile.
 uint64_t workspace_bytes(const Plan& plan, uint64_t n);
+// The bytes of that workspace to zero before a call with n elements: all of
+// them for a decoupled look-back scan of more than one tile (the ticket and
+// the statuses), else 0 (one tile takes no ticket and reads no status;
+// reduce_then_scan writes its partials before it reads them).
+uint64_t workspace_zero_bytes(const Plan& plan, uint64_t n);
 
 // Readable, one decision per line, for `scangen explain`.
 std::string to_string(const Plan& plan);
