@@ -1,10 +1,12 @@
 // A second (third, ...) process for the disk cache tests: stores and loads
 // keys in one cache directory and checks every payload it loads.
 //
-//   scangen_runtime_cache_child DIR MAX_BYTES work WORKER ITERATIONS
+//   scangen_runtime_cache_child DIR MAX_BYTES work WORKER ITERATIONS [THREADS]
 //     random stores and loads of keys shared by all workers and of keys only
 //     this worker writes; exits 1 on a wrong payload, 2 if an entry was found
-//     corrupt (a reader must never see a half-written file).
+//     corrupt (a reader must never see a half-written file). With THREADS,
+//     that many threads share one cache object, each a worker of its own
+//     (WORKER x THREADS + t).
 //   scangen_runtime_cache_child DIR MAX_BYTES verify WORKERS
 //     loads every key once and checks what it finds.
 //
@@ -16,6 +18,7 @@
 #include <cstdlib>
 #include <map>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "cache.h"
@@ -82,12 +85,7 @@ DiskCache open_cache(const char* dir, const char* max_bytes) {
   return DiskCache(options);
 }
 
-int work(const char* dir, const char* max_bytes, int worker, int iterations) {
-  DiskCache cache = open_cache(dir, max_bytes);
-  if (!cache.enabled()) {
-    std::fprintf(stderr, "worker %d: cache disabled: %s\n", worker, cache.disabled_reason().c_str());
-    return 3;
-  }
+int work_as(DiskCache& cache, int worker, int iterations) {
   std::map<std::string, std::vector<std::uint8_t>> last_private;  // what this worker stored last
   std::uint64_t state = seed_of("worker " + std::to_string(worker));
   int loads = 0, hits = 0, stores = 0;
@@ -118,11 +116,27 @@ int work(const char* dir, const char* max_bytes, int worker, int iterations) {
       return 1;
     }
   }
+  std::printf("worker %d: %d stores, %d loads, %d hits\n", worker, stores, loads, hits);
+  return 0;
+}
+
+int work(const char* dir, const char* max_bytes, int worker, int iterations, int threads) {
+  DiskCache cache = open_cache(dir, max_bytes);
+  if (!cache.enabled()) {
+    std::fprintf(stderr, "worker %d: cache disabled: %s\n", worker, cache.disabled_reason().c_str());
+    return 3;
+  }
+  std::vector<int> results(static_cast<std::size_t>(threads), 0);
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; ++t)
+    pool.emplace_back([&, t] { results[static_cast<std::size_t>(t)] = work_as(cache, worker * threads + t, iterations); });
+  for (std::thread& th : pool) th.join();
   const auto stats = cache.stats().snapshot();
-  std::printf("worker %d: %d stores, %d loads, %d hits, %llu evictions, %llu corrupt, %llu write failures\n", worker,
-              stores, loads, hits, static_cast<unsigned long long>(stats.evictions),
-              static_cast<unsigned long long>(stats.corrupt_entries),
+  std::printf("process %d (%d threads): %llu evictions, %llu corrupt, %llu write failures\n", worker, threads,
+              static_cast<unsigned long long>(stats.evictions), static_cast<unsigned long long>(stats.corrupt_entries),
               static_cast<unsigned long long>(stats.write_failures));
+  for (int r : results)
+    if (r != 0) return r;
   if (stats.corrupt_entries != 0 || stats.write_failures != 0 || !cache.enabled()) return 2;
   return 0;
 }
@@ -152,10 +166,11 @@ int verify(const char* dir, const char* max_bytes, int workers) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc == 6 && std::string(argv[3]) == "work") {
-    return work(argv[1], argv[2], std::atoi(argv[4]), std::atoi(argv[5]));
+  if ((argc == 6 || argc == 7) && std::string(argv[3]) == "work") {
+    return work(argv[1], argv[2], std::atoi(argv[4]), std::atoi(argv[5]), argc == 7 ? std::atoi(argv[6]) : 1);
   }
   if (argc == 5 && std::string(argv[3]) == "verify") return verify(argv[1], argv[2], std::atoi(argv[4]));
-  std::fprintf(stderr, "usage: %s DIR MAX_BYTES work WORKER ITERATIONS | DIR MAX_BYTES verify WORKERS\n", argv[0]);
+  std::fprintf(stderr, "usage: %s DIR MAX_BYTES work WORKER ITERATIONS [THREADS] | DIR MAX_BYTES verify WORKERS\n",
+               argv[0]);
   return 64;
 }

@@ -794,6 +794,32 @@ TEST_CASE("cache: processes sharing one directory", "[runtime][cache]") {
   CHECK(total <= bound);
 }
 
+// The stress test: 4 processes of 4 threads each (one cache object per
+// process, as a Runtime has) on one directory, roomy and tight.
+TEST_CASE("cache: processes of several threads sharing one directory", "[runtime][cache]") {
+  TempDir dir;
+  const int processes = 4, threads = 4, iterations = 600;
+  const std::uint64_t bound = GENERATE(std::uint64_t{64} << 20, std::uint64_t{40} << 10);
+  CAPTURE(bound);
+  const std::string child = SCANGEN_CACHE_CHILD;
+  const std::string max = std::to_string(bound);
+  std::vector<pid_t> pids;
+  for (int w = 0; w < processes; ++w)
+    pids.push_back(spawn({child, dir.str(), max, "work", std::to_string(w), std::to_string(iterations),
+                          std::to_string(threads)}));
+  for (int w = 0; w < processes; ++w) {
+    CAPTURE(w);
+    CHECK(wait_exit_code(pids[static_cast<std::size_t>(w)]) == 0);
+  }
+  CHECK(wait_exit_code(spawn({child, dir.str(), max, "verify", std::to_string(processes * threads)})) == 0);
+  std::uint64_t total = 0;
+  for (const auto& entry : fs::directory_iterator(dir.path())) {
+    CHECK(entry.path().filename().string().size() == 64 + 4);  // no temporary left
+    total += entry.file_size();
+  }
+  CHECK(total <= bound);
+}
+
 // ---------------------------------------------------------------------------
 // Memory cache
 
