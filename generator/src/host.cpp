@@ -221,14 +221,20 @@ std::string cuda_declarations(const Scan& c) {
   return o;
 }
 
-// The argument of a kernel parameter, in the wrapper's terms.
+// The argument of a kernel parameter, in the wrapper's terms, by its role.
 std::string cuda_argument(const Scan& c, const KernelParam& k) {
-  if (k.name == "in" || k.name == "aggregate" || k.name == "aggregates" || k.name == "running_total") return k.name;
-  if (k.name == "inclusive" || k.name == "exclusive") return c.outputs.size() == 1 ? "out" : k.name;
-  if (k.name == "n") return "static_cast<unsigned long long>(n)";
-  if (k.name == "workspace") return "static_cast<unsigned char*>(workspace)";
-  if (k.name == "partials") return "partials";
-  throw std::logic_error("scangen: the host wrapper of scan '" + c.P + "' knows no kernel parameter '" + k.name + "'");
+  switch (k.role) {
+    case ParamRole::Input: return "in";
+    case ParamRole::Inclusive: return c.outputs.size() == 1 ? "out" : "inclusive";
+    case ParamRole::Exclusive: return c.outputs.size() == 1 ? "out" : "exclusive";
+    case ParamRole::Aggregate:
+    case ParamRole::Aggregates: return c.aggregate;
+    case ParamRole::RunningTotal: return "running_total";
+    case ParamRole::Count: return "static_cast<unsigned long long>(n)";
+    case ParamRole::Workspace: return "static_cast<unsigned char*>(workspace)";
+    case ParamRole::Partials: return "partials";
+  }
+  throw std::logic_error("scangen: the host wrapper of scan '" + c.P + "' knows no role of parameter '" + k.name + "'");
 }
 
 std::string cuda_launch(const Scan& c, const Kernel& k, const std::string& grid, const std::string& indent) {
@@ -519,12 +525,18 @@ std::string opencl_params(const Scan& c) {
 
 std::string opencl_argument(const Scan& c, const KernelParam& k) {
   auto mem = [](const std::string& v) { return "{sizeof(cl_mem), &" + v + "}"; };
-  if (k.name == "in" || k.name == "aggregate" || k.name == "aggregates" || k.name == "running_total")
-    return mem(k.name);
-  if (k.name == "inclusive" || k.name == "exclusive") return mem(c.outputs.size() == 1 ? "out" : k.name);
-  if (k.name == "n") return "{sizeof count, &count}";
-  if (k.name == "workspace" || k.name == "partials") return mem("workspace");
-  throw std::logic_error("scangen: the host wrapper of scan '" + c.P + "' knows no kernel parameter '" + k.name + "'");
+  switch (k.role) {
+    case ParamRole::Input: return mem("in");
+    case ParamRole::Inclusive: return mem(c.outputs.size() == 1 ? "out" : "inclusive");
+    case ParamRole::Exclusive: return mem(c.outputs.size() == 1 ? "out" : "exclusive");
+    case ParamRole::Aggregate:
+    case ParamRole::Aggregates: return mem(c.aggregate);
+    case ParamRole::RunningTotal: return mem("running_total");
+    case ParamRole::Count: return "{sizeof count, &count}";
+    case ParamRole::Workspace:
+    case ParamRole::Partials: return mem("workspace");
+  }
+  throw std::logic_error("scangen: the host wrapper of scan '" + c.P + "' knows no role of parameter '" + k.name + "'");
 }
 
 std::string opencl_launch(const Scan& c, const std::string& ns, size_t kernel_index, const Kernel& k,

@@ -92,34 +92,35 @@ void add_device_kernels(Plan& p, const PreambleNames& names) {
   const dsl::Spec& s = p.spec;
   const std::string& n = s.name;
   const std::string T = names.value_type;
+  using R = ParamRole;
   std::vector<KernelParam> outs;
-  if (s.has_inclusive()) outs.push_back({T + "*", "inclusive", "n elements, the inclusive scan (may be in)"});
-  if (s.has_exclusive()) outs.push_back({T + "*", "exclusive", "n elements, the exclusive scan (may be in)"});
-  const KernelParam in{"const " + names.input_type + "*", "in", "n input elements"};
-  const KernelParam count{"u64", "n", "the element count"};
-  const KernelParam aggregate{T + "*", "aggregate", "one element: the total, without init"};
-  const KernelParam running{T + "*", "running_total", "one element: the carry, read and written back"};
+  if (s.has_inclusive()) outs.push_back({R::Inclusive, T + "*", "inclusive", "n elements, the inclusive scan (may be in)"});
+  if (s.has_exclusive()) outs.push_back({R::Exclusive, T + "*", "exclusive", "n elements, the exclusive scan (may be in)"});
+  const KernelParam in{R::Input, "const " + names.input_type + "*", "in", "n input elements"};
+  const KernelParam count{R::Count, "u64", "n", "the element count"};
+  const KernelParam aggregate{R::Aggregate, T + "*", "aggregate", "one element: the total, without init"};
+  const KernelParam running{R::RunningTotal, T + "*", "running_total", "one element: the carry, read and written back"};
   const std::string grid = "max(1, ceil(n / " + std::to_string(p.tile) + "))";
   if (s.algorithm == Algorithm::DecoupledLookback) {
-    Kernel k{n + "_scan_kernel", grid + " blocks", {in}};
+    Kernel k{n + "_scan_kernel", grid + " blocks", Grid::Tiles, {in}};
     k.params.insert(k.params.end(), outs.begin(), outs.end());
     if (s.aggregate) k.params.push_back(aggregate);
     if (s.running_total) k.params.push_back(running);
     k.params.push_back(count);
-    k.params.push_back({"unsigned char*", "workspace",
+    k.params.push_back({R::Workspace, "unsigned char*", "workspace",
                         std::to_string(kWorkspaceHeader) + " + tiles x " + std::to_string(p.status_bytes) +
                             " bytes; the first workspace_bytes(n) zeroed before each call"});
     p.kernels = {k};
   } else {
-    const KernelParam partials{T + "*", "partials", "tiles elements (the workspace)"};
-    Kernel reduce{n + "_reduce_kernel", grid + " blocks", {in, partials, count}};
-    Kernel spine{n + "_spine_kernel", "1 block", {partials}};
+    const KernelParam partials{R::Partials, T + "*", "partials", "tiles elements (the workspace)"};
+    Kernel reduce{n + "_reduce_kernel", grid + " blocks", Grid::Tiles, {in, partials, count}};
+    Kernel spine{n + "_spine_kernel", "1 block", Grid::One, {partials}};
     if (s.aggregate) spine.params.push_back(aggregate);
     if (s.running_total) spine.params.push_back(running);
     spine.params.push_back(count);
-    Kernel scan{n + "_scan_kernel", grid + " blocks", {in}};
+    Kernel scan{n + "_scan_kernel", grid + " blocks", Grid::Tiles, {in}};
     scan.params.insert(scan.params.end(), outs.begin(), outs.end());
-    scan.params.push_back({"const " + T + "*", "partials", "from the spine kernel"});
+    scan.params.push_back({R::Partials, "const " + T + "*", "partials", "from the spine kernel"});
     scan.params.push_back(count);
     p.kernels = {reduce, spine, scan};
   }
@@ -139,6 +140,32 @@ uint64_t workspace_bytes(const Plan& plan, uint64_t n) {
     throw std::overflow_error("scan '" + plan.spec.name + "': the workspace of " + std::to_string(n) +
                               " elements does not fit in 64 bits");
   return header + tiles * per_tile;
+}
+
+uint64_t launch_blocks(const Plan& plan, const Kernel& kernel, uint64_t n) {
+  // Rounded up without n + d - 1, which wraps for n near 2^64.
+  const auto blocks_for = [](uint64_t count, uint64_t per) { return count / per + (count % per != 0 ? 1 : 0); };
+  switch (kernel.blocks) {
+    case Grid::Segments: return blocks_for(n, plan.segment * static_cast<uint64_t>(plan.groups_per_block));
+    case Grid::Tiles: return std::max<uint64_t>(1, blocks_for(n, plan.tile));
+    case Grid::One: return 1;
+  }
+  return 1;
+}
+
+const char* to_string(ParamRole r) {
+  switch (r) {
+    case ParamRole::Input: return "input";
+    case ParamRole::Inclusive: return "inclusive";
+    case ParamRole::Exclusive: return "exclusive";
+    case ParamRole::Aggregate: return "aggregate";
+    case ParamRole::Aggregates: return "aggregates";
+    case ParamRole::RunningTotal: return "running_total";
+    case ParamRole::Count: return "count";
+    case ParamRole::Workspace: return "workspace";
+    case ParamRole::Partials: return "partials";
+  }
+  return "?";
 }
 
 uint64_t workspace_zero_bytes(const Plan& plan, uint64_t n) {
@@ -347,22 +374,26 @@ Plan make_plan(const dsl::Spec& spec, Backend backend, const DeviceTuning& tunin
     add_device_kernels(p, names);
     return p;
   }
-  p.entry_params.push_back({"const " + names.input_type + "*", "in", "n input elements"});
+  using R = ParamRole;
+  p.entry_params.push_back({R::Input, "const " + names.input_type + "*", "in", "n input elements"});
   if (spec.mode == dsl::Mode::Both) {
-    p.entry_params.push_back({names.value_type + "*", "inclusive", "n elements, the inclusive scan"});
-    p.entry_params.push_back({names.value_type + "*", "exclusive", "n elements, the exclusive scan"});
+    p.entry_params.push_back({R::Inclusive, names.value_type + "*", "inclusive", "n elements, the inclusive scan"});
+    p.entry_params.push_back({R::Exclusive, names.value_type + "*", "exclusive", "n elements, the exclusive scan"});
   } else {
-    p.entry_params.push_back({names.value_type + "*", spec.mode == dsl::Mode::Inclusive ? "inclusive" : "exclusive",
+    const bool inclusive = spec.mode == dsl::Mode::Inclusive;
+    p.entry_params.push_back({inclusive ? R::Inclusive : R::Exclusive, names.value_type + "*",
+                              inclusive ? "inclusive" : "exclusive",
                               std::string("n elements, the ") + dsl::to_string(spec.mode) + " scan (may be in)"});
   }
   if (spec.aggregate)
-    p.entry_params.push_back({names.value_type + "*", "aggregates", "one element per segment, its total"});
+    p.entry_params.push_back({R::Aggregates, names.value_type + "*", "aggregates", "one element per segment, its total"});
   if (spec.running_total)
-    p.entry_params.push_back({names.value_type + "*", "running_total", "one element, the counter, updated"});
-  p.entry_params.push_back({"u64", "n", "the element count"});
+    p.entry_params.push_back(
+        {R::RunningTotal, names.value_type + "*", "running_total", "one element, the counter, updated"});
+  p.entry_params.push_back({R::Count, "u64", "n", "the element count"});
   p.kernels = {{p.entry_kernel,
                 "ceil(n / " + std::to_string(p.segment * static_cast<uint64_t>(p.groups_per_block)) + ") blocks",
-                p.entry_params}};
+                Grid::Segments, p.entry_params}};
   return p;
 }
 

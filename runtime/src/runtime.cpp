@@ -410,13 +410,19 @@ void Scan::check_sizes(size_t in, size_t t) const {
 
 namespace {
 
-// One launch: a kernel name, the grid, and the arguments as (pointer to
-// value, size) pairs.
-struct Launch {
-  std::string kernel;
-  uint64_t blocks;
-  std::vector<std::pair<const void*, size_t>> args;
-};
+// The launches of one call, in order: the Plan's kernels and their blocks
+// (generator::launch_blocks); refuses an n whose grid one launch cannot take.
+std::vector<const generator::Kernel*> plan_launches(const generator::Plan& p, uint64_t n) {
+  std::vector<const generator::Kernel*> v;
+  for (const generator::Kernel& k : p.kernels) {
+    const uint64_t blocks = generator::launch_blocks(p, k, n);
+    if (blocks >= (1ull << 31))
+      fail("scan '" + p.spec.name + "': " + std::to_string(n) + " elements make " + std::to_string(blocks) +
+           " blocks of " + k.name + ", more than one launch takes (2^31 - 1)");
+    if (blocks > 0) v.push_back(&k);
+  }
+  return v;
+}
 
 // What the outputs must be, given the spec; `present` says which the caller gave.
 void check_outputs(const generator::Plan& p, bool in, bool inc, bool exc, bool agg, bool run, uint64_t n) {
@@ -436,33 +442,6 @@ void check_outputs(const generator::Plan& p, bool in, bool inc, bool exc, bool a
        s.running_total ? "outputs lists running_total" : "outputs does not list running_total");
 }
 
-std::vector<Launch> plan_launches(const generator::Plan& p, uint64_t n) {
-  std::vector<Launch> v;
-  // Rounded up without n + d - 1, which wraps for n near 2^64.
-  const auto blocks_for = [](uint64_t count, uint64_t per) { return count / per + (count % per != 0 ? 1 : 0); };
-  if (p.spec.level != Level::Device) {
-    const uint64_t per_block = p.segment * static_cast<uint64_t>(p.groups_per_block);
-    const uint64_t blocks = blocks_for(n, per_block);
-    if (blocks >= (1ull << 31))
-      fail("scan '" + p.spec.name + "': " + std::to_string(n) + " elements make " + std::to_string(blocks) +
-           " blocks of " + std::to_string(per_block) + ", more than one launch takes (2^31 - 1)");
-    if (blocks > 0) v.push_back({p.entry_kernel, blocks, {}});
-    return v;
-  }
-  const uint64_t tiles = std::max<uint64_t>(1, blocks_for(n, p.tile));
-  if (tiles >= (1ull << 31))
-    fail("scan '" + p.spec.name + "': " + std::to_string(n) + " elements make " + std::to_string(tiles) +
-         " tiles, more than one launch takes (2^31 - 1)");
-  if (p.spec.algorithm == Algorithm::DecoupledLookback) {
-    v.push_back({p.entry_kernel, tiles, {}});
-  } else {
-    v.push_back({p.spec.name + "_reduce_kernel", tiles, {}});
-    v.push_back({p.spec.name + "_spine_kernel", 1, {}});
-    v.push_back({p.entry_kernel, tiles, {}});
-  }
-  return v;
-}
-
 }  // namespace
 
 void Scan::run(const CudaArgs& a) const {
@@ -473,7 +452,7 @@ void Scan::run(const CudaArgs& a) const {
   Runtime::Impl& rt = *st.rt;
   const Driver& d = *rt.driver;
   check_outputs(p, a.in, a.inclusive, a.exclusive, a.aggregate, a.running_total, a.n);
-  std::vector<Launch> launches = plan_launches(p, a.n);  // refuses an n no launch takes
+  const std::vector<const generator::Kernel*> launches = plan_launches(p, a.n);  // refuses an n no launch takes
   std::lock_guard<std::mutex> lock(st.mutex);
   rt.make_current();
   // Every pointer to memory the driver allocated (cuMemAlloc, cudaMalloc,
@@ -538,37 +517,29 @@ void Scan::run(const CudaArgs& a) const {
       if (r != CUDA_SUCCESS) fail(describe(d, "cuMemsetD8Async (zeroing the workspace's statuses)", r));
     }
   }
-  const bool device = p.spec.level == Level::Device;
-  for (Launch& l : launches) {
-    auto arg = [&](const void* v, size_t size) { l.args.push_back({v, size}); };
-    const bool reduce = l.kernel == p.spec.name + "_reduce_kernel", spine = l.kernel == p.spec.name + "_spine_kernel";
-    if (reduce) {
-      arg(&in, 8), arg(&ws, 8), arg(&n, 8);
-    } else if (spine) {
-      arg(&ws, 8);
-      if (p.spec.aggregate) arg(&agg, 8);
-      if (p.spec.running_total) arg(&run_total, 8);
-      arg(&n, 8);
-    } else {
-      arg(&in, 8);
-      if (p.spec.has_inclusive()) arg(&inc, 8);
-      if (p.spec.has_exclusive()) arg(&exc, 8);
-      if (device && p.spec.algorithm == Algorithm::ReduceThenScan) {
-        arg(&ws, 8);
-      } else {
-        if (p.spec.aggregate) arg(&agg, 8);
-        if (p.spec.running_total) arg(&run_total, 8);
-      }
-      arg(&n, 8);
-      if (device && p.spec.algorithm == Algorithm::DecoupledLookback) arg(&ws, 8);
+  // Every argument by its role in the kernel ABI (generator::ParamRole).
+  auto cuda_arg = [&](generator::ParamRole role) -> void* {
+    switch (role) {
+      case generator::ParamRole::Input: return &in;
+      case generator::ParamRole::Inclusive: return &inc;
+      case generator::ParamRole::Exclusive: return &exc;
+      case generator::ParamRole::Aggregate:
+      case generator::ParamRole::Aggregates: return &agg;
+      case generator::ParamRole::RunningTotal: return &run_total;
+      case generator::ParamRole::Count: return &n;
+      case generator::ParamRole::Workspace:
+      case generator::ParamRole::Partials: return &ws;
     }
+    fail("scan '" + p.spec.name + "': a kernel parameter of no known role");
+  };
+  for (const generator::Kernel* k : launches) {
     std::vector<void*> params;
-    for (auto& [v, size] : l.args) params.push_back(const_cast<void*>(v));
-    const CUfunction fn = st.cu_functions.at(l.kernel);
-    const CUresult r = d.cuLaunchKernel(fn, static_cast<unsigned int>(l.blocks), 1, 1,
+    for (const generator::KernelParam& param : k->params) params.push_back(cuda_arg(param.role));
+    const uint64_t blocks = generator::launch_blocks(p, *k, a.n);
+    const CUresult r = d.cuLaunchKernel(st.cu_functions.at(k->name), static_cast<unsigned int>(blocks), 1, 1,
                                         static_cast<unsigned int>(p.block_threads), 1, 1, 0, stream, params.data(),
                                         nullptr);
-    if (r != CUDA_SUCCESS) fail(describe(d, ("cuLaunchKernel (" + l.kernel + ")").c_str(), r));
+    if (r != CUDA_SUCCESS) fail(describe(d, ("cuLaunchKernel (" + k->name + ")").c_str(), r));
   }
 }
 
@@ -579,7 +550,7 @@ void Scan::run(const OpenCLArgs& a) const {
     fail("scan '" + p.spec.name + "' was compiled for CUDA; launch it with CudaArgs");
   Runtime::Impl& rt = *st.rt;
   check_outputs(p, a.in, a.inclusive, a.exclusive, a.aggregate, a.running_total, a.n);
-  const std::vector<Launch> launches = plan_launches(p, a.n);  // refuses an n no launch takes
+  const std::vector<const generator::Kernel*> launches = plan_launches(p, a.n);  // refuses an n no launch takes
   // Every buffer holds what the kernels will touch (they do not check).
   const std::string who = "scan '" + p.spec.name + "': ";
   auto check_buffer = [&](cl_mem m, const char* what, uint64_t count, uint64_t element, const std::string& type) {
@@ -653,36 +624,32 @@ void Scan::run(const OpenCLArgs& a) const {
                  });
     }
   }
-  const bool device = p.spec.level == Level::Device;
-  for (const Launch& l : launches) {
-    cl_kernel k = st.cl_kernels.at(l.kernel);
+  // Every argument by its role in the kernel ABI (generator::ParamRole).
+  auto opencl_arg = [&](generator::ParamRole role) -> std::pair<size_t, const void*> {
+    switch (role) {
+      case generator::ParamRole::Input: return {sizeof(cl_mem), &a.in};
+      case generator::ParamRole::Inclusive: return {sizeof(cl_mem), &a.inclusive};
+      case generator::ParamRole::Exclusive: return {sizeof(cl_mem), &a.exclusive};
+      case generator::ParamRole::Aggregate:
+      case generator::ParamRole::Aggregates: return {sizeof(cl_mem), &a.aggregate};
+      case generator::ParamRole::RunningTotal: return {sizeof(cl_mem), &a.running_total};
+      case generator::ParamRole::Count: return {sizeof n, &n};
+      case generator::ParamRole::Workspace:
+      case generator::ParamRole::Partials: return {sizeof(cl_mem), &ws};
+    }
+    fail("scan '" + p.spec.name + "': a kernel parameter of no known role");
+  };
+  for (const generator::Kernel* k : launches) {
+    cl_kernel kernel = st.cl_kernels.at(k->name);
     cl_uint i = 0;
-    auto mem = [&](cl_mem m) { SG_CL(clSetKernelArg(k, i++, sizeof m, &m)); };
-    auto count = [&] { SG_CL(clSetKernelArg(k, i++, sizeof n, &n)); };
-    if (l.kernel == p.spec.name + "_reduce_kernel") {
-      mem(a.in), mem(ws), count();
-    } else if (l.kernel == p.spec.name + "_spine_kernel") {
-      mem(ws);
-      if (p.spec.aggregate) mem(a.aggregate);
-      if (p.spec.running_total) mem(a.running_total);
-      count();
-    } else {
-      mem(a.in);
-      if (p.spec.has_inclusive()) mem(a.inclusive);
-      if (p.spec.has_exclusive()) mem(a.exclusive);
-      if (device && p.spec.algorithm == Algorithm::ReduceThenScan) {
-        mem(ws);
-      } else {
-        if (p.spec.aggregate) mem(a.aggregate);
-        if (p.spec.running_total) mem(a.running_total);
-      }
-      count();
-      if (device && p.spec.algorithm == Algorithm::DecoupledLookback) mem(ws);
+    for (const generator::KernelParam& param : k->params) {
+      const auto [size, value] = opencl_arg(param.role);
+      SG_CL(clSetKernelArg(kernel, i++, size, value));
     }
     const size_t local = static_cast<size_t>(p.block_threads);
-    const size_t global = static_cast<size_t>(l.blocks) * local;
+    const size_t global = static_cast<size_t>(generator::launch_blocks(p, *k, a.n)) * local;
     after_last("clEnqueueNDRangeKernel", [&](cl_uint waits, const cl_event* wait, cl_event* done) {
-      return clEnqueueNDRangeKernel(queue, k, 1, nullptr, &global, &local, waits, wait, done);
+      return clEnqueueNDRangeKernel(queue, kernel, 1, nullptr, &global, &local, waits, wait, done);
     });
   }
   if (last) SG_CL(clEnqueueBarrierWithWaitList(queue, 1, &last, nullptr));

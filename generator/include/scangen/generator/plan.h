@@ -31,17 +31,44 @@ const char* to_string(LaneExchange e);
 const char* template_file(LaneExchange e);
 const char* describe(LaneExchange e);
 
-// A parameter of the entry kernel.
+// The kernel ABI: what each kernel parameter is. The templates declare the
+// parameters in the order the Plan lists them (a test compares the two);
+// the runtime and the generated host wrappers bind arguments by role, from
+// the Plan's lists, and nowhere else.
+enum class ParamRole : uint8_t {
+  Input,         // const P_In*: n input elements
+  Inclusive,     // P_T*: n elements
+  Exclusive,     // P_T*: n elements
+  Aggregate,     // P_T*: one element, the total (device level)
+  Aggregates,    // P_T*: one element per segment (warp and block level)
+  RunningTotal,  // P_T*: one element, read and written
+  Count,         // u64: n
+  Workspace,     // unsigned char*: the look-back's header and tile statuses
+  Partials,      // P_T*: reduce_then_scan's one element per tile (the workspace)
+};
+const char* to_string(ParamRole r);
+
+// A parameter of a kernel.
 struct KernelParam {
+  ParamRole role = ParamRole::Input;
   std::string type;  // in the dialect: "const P_In*", "P_T*", "u64"
   std::string name;
   std::string meaning;
 };
 
-// A kernel of the plan, launched with `grid` blocks of Plan::block_threads.
+// What a kernel's grid covers (launch_blocks gives the count).
+enum class Grid : uint8_t {
+  Segments,  // warp and block level: ceil(n / (segment x groups per block)) blocks, none for n = 0
+  Tiles,     // device level: max(1, ceil(n / tile)) blocks
+  One,       // one block (reduce_then_scan's spine)
+};
+
+// A kernel of the plan, launched with launch_blocks(plan, kernel, n) blocks
+// of Plan::block_threads.
 struct Kernel {
   std::string name;
-  std::string grid;
+  std::string grid;  // the grid in words, for `scangen explain`
+  Grid blocks = Grid::Tiles;
   std::vector<KernelParam> params;
 };
 
@@ -115,6 +142,10 @@ Plan make_plan(const dsl::Spec& spec, Backend backend, const DeviceTuning& tunin
 // scans): decoupled look-back, 16 bytes + a status per tile; reduce_then_scan,
 // one element per tile.
 uint64_t workspace_bytes(const Plan& plan, uint64_t n);
+
+// The blocks of `kernel` for n elements: the one launch-geometry rule of the
+// runtime and the host wrappers (rounded up without wrapping near 2^64).
+uint64_t launch_blocks(const Plan& plan, const Kernel& kernel, uint64_t n);
 // The bytes of that workspace to zero before a call with n elements: all of
 // them for a decoupled look-back scan of more than one tile (the ticket and
 // the statuses), else 0 (one tile takes no ticket and reads no status;
