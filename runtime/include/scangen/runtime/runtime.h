@@ -65,7 +65,9 @@ struct CacheStats {
 class Runtime;
 
 // A compiled scan on one device. Copies share the compiled code and the
-// managed workspace; a Scan must not be launched from two threads at once.
+// managed workspace; a Scan must not be launched from two threads at once,
+// and calls that use the managed workspace must not run at once on two
+// streams or queues (give each its own workspace).
 class Scan {
  public:
   Scan();
