@@ -3,7 +3,7 @@
 // NVRTC, checks each against the CPU reference, and times it against a
 // device-to-device copy of the same bytes, in one run.
 //
-//   tune_bench --spec bench/specs/device_bench.scan --case sum_i32 [--case ...]
+//   [SCANGEN_TUNE_NVRTC_OPTIONS="--Ofast-compile=mid"] tune_bench --spec bench/specs/device_bench.scan --case sum_i32 [--case ...]
 //              [--variant "threads=128 items=24"] ... [--variants FILE]
 //              [--log2n 24,28] [--runs 25] [--csv FILE]
 //
@@ -92,6 +92,15 @@ Compiled compile(const gen::Plan& plan, int major, int minor) {
               "nvrtcCreateProgram");
   const std::string arch = "-arch=sm_" + std::to_string(major) + std::to_string(minor);
   std::vector<const char*> opts = {arch.c_str(), "-std=c++17"};
+  // SCANGEN_TUNE_NVRTC_OPTIONS: more NVRTC options, separated by spaces (the
+  // JIT experiments: what -Ofast-compile costs the kernels).
+  static const std::vector<std::string> extra = [] {
+    std::vector<std::string> v;
+    std::istringstream words(std::getenv("SCANGEN_TUNE_NVRTC_OPTIONS") ? std::getenv("SCANGEN_TUNE_NVRTC_OPTIONS") : "");
+    for (std::string w; words >> w;) v.push_back(w);
+    return v;
+  }();
+  for (const std::string& o : extra) opts.push_back(o.c_str());
   const nvrtcResult r = nvrtcCompileProgram(prog, static_cast<int>(opts.size()), opts.data());
   size_t log_size = 0;
   nvrtcGetProgramLogSize(prog, &log_size);
