@@ -38,12 +38,17 @@ struct Result {
   std::string log;
 };
 
-// One compile of `source` with `options`; the program is destroyed on every path.
+// One compile of `source` with `options`; the program is destroyed on every
+// path. Each compile's text is made unique by a line at its end (a compiler
+// that remembers a text it has seen would otherwise time nothing).
 Result compile_once(const std::string& source, const std::vector<std::string>& options, bool cubin) {
+  static int salt = 0;
+  const std::string text = source + "\nstatic __device__ __attribute__((unused)) int jit_phases_salt_" +
+                           std::to_string(salt++) + ";\n";
   Result r;
   nvrtcProgram prog = nullptr;
   const auto t0 = Clock::now();
-  nvrtcResult e = nvrtcCreateProgram(&prog, source.c_str(), "scan.cu", 0, nullptr, nullptr);
+  nvrtcResult e = nvrtcCreateProgram(&prog, text.c_str(), "scan.cu", 0, nullptr, nullptr);
   if (e != NVRTC_SUCCESS) {
     r.log = std::string("nvrtcCreateProgram: ") + nvrtcGetErrorString(e);
     return r;
