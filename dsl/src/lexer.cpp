@@ -55,6 +55,35 @@ Tok keyword(const std::string& s) {
   return Tok::Ident;
 }
 
+// The end of the number that starts at `i` (digits, '_' separators, a
+// fraction, an exponent; or 0x and hex digits); `is_float` when it has a
+// fraction or an exponent.
+size_t scan_number(const std::string& s, size_t i, bool& is_float) {
+  const char c = s[i];
+  if (c == '0' && i + 1 < s.size() && (s[i + 1] == 'x' || s[i + 1] == 'X')) {
+    i += 2;
+    // '0x' with no digits is reported where the literal's value is needed.
+    while (i < s.size() && (std::isxdigit(static_cast<unsigned char>(s[i])) || s[i] == '_')) ++i;
+    return i;
+  }
+  while (i < s.size() && (std::isdigit(static_cast<unsigned char>(s[i])) || s[i] == '_')) ++i;
+  if (i < s.size() && s[i] == '.') {
+    is_float = true;
+    ++i;
+    while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) ++i;
+  }
+  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+    size_t j = i + 1;
+    if (j < s.size() && (s[j] == '+' || s[j] == '-')) ++j;
+    if (j < s.size() && std::isdigit(static_cast<unsigned char>(s[j]))) {
+      is_float = true;
+      i = j;
+      while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) ++i;
+    }
+  }
+  return i;
+}
+
 }  // namespace
 
 std::vector<Token> tokenize(const SourceFile& file, Diagnostics& diags) {
@@ -83,27 +112,7 @@ std::vector<Token> tokenize(const SourceFile& file, Diagnostics& diags) {
     if (std::isdigit(static_cast<unsigned char>(c)) ||
         (c == '.' && i + 1 < s.size() && std::isdigit(static_cast<unsigned char>(s[i + 1])))) {
       bool is_float = false;
-      if (c == '0' && i + 1 < s.size() && (s[i + 1] == 'x' || s[i + 1] == 'X')) {
-        i += 2;
-        // '0x' with no digits is reported where the literal's value is needed.
-        while (i < s.size() && (std::isxdigit(static_cast<unsigned char>(s[i])) || s[i] == '_')) ++i;
-      } else {
-        while (i < s.size() && (std::isdigit(static_cast<unsigned char>(s[i])) || s[i] == '_')) ++i;
-        if (i < s.size() && s[i] == '.') {
-          is_float = true;
-          ++i;
-          while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) ++i;
-        }
-        if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
-          size_t j = i + 1;
-          if (j < s.size() && (s[j] == '+' || s[j] == '-')) ++j;
-          if (j < s.size() && std::isdigit(static_cast<unsigned char>(s[j]))) {
-            is_float = true;
-            i = j;
-            while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) ++i;
-          }
-        }
-      }
+      i = scan_number(s, i, is_float);
       size_t number_end = i;
       // A letter glued to a number ("12abc", "1.0f") is a mistake worth naming.
       if (i < s.size() && ident_char(s[i])) {

@@ -1,0 +1,91 @@
+// The parts of the `scangen` program, shared by its files:
+//   main.cpp            the commands and the top-level usage
+//   options.cpp         the one command-line parser: each verb declares its options
+//   files.cpp           reading FILE, writing OUT, picking the plans of a file's scans
+//   verb_*.cpp          one file per command: check, explain, emit, compile, list
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "scangen/dsl/dsl.h"
+#include "scangen/generator/plan.h"
+
+namespace scangen::cli {
+
+// Exit status: 0 success, 1 a problem in the input or the command line, 2 an
+// internal error.
+constexpr int kOk = 0;
+constexpr int kUserError = 1;
+constexpr int kInternalError = 2;
+
+// A problem in the input or the command line: main prints
+// "scangen: error: MESSAGE" and exits 1.
+struct UserError {
+  std::string message;
+};
+
+// ---- the command line (options.cpp) -------------------------------------------
+
+// How an option takes its value.
+enum class Takes {
+  Nothing,      // a flag: --quiet
+  Next,         // the next word: --scan NAME
+  NextOrEquals, // the next word or after '=': --arch sm_90, --arch=sm_90
+  EqualsOnly,   // only after '=': --dump=spec
+};
+
+// One option of a verb: its spellings, how it takes a value, and what it does
+// with the value ("" for a flag).
+struct Option {
+  std::vector<std::string> names;
+  Takes takes = Takes::Nothing;
+  // The message when the value is missing; "" for "NAME needs a value".
+  std::string missing;
+  std::function<void(const std::string& value)> apply;
+};
+
+// A verb's command line: its name and usage text, its options, and what to do
+// with each word that is not an option (a FILE, a group).
+struct CommandLine {
+  const char* verb;
+  const char* usage;
+  std::vector<Option> options;
+  std::function<void(const std::string& word)> operand;
+};
+
+// Reads `args` in order, applying each option and operand as it comes
+// ("-" alone is an operand). --help or -h prints the usage and returns false;
+// an unknown option is a UserError that shows the usage.
+bool parse_command_line(const CommandLine& line, const std::vector<std::string>& args);
+
+// A whole number for `flag`, or a UserError.
+uint64_t parse_number(const std::string& flag, const std::string& text);
+// A target name (cuda, opencl), or a UserError.
+generator::Backend parse_backend(const std::string& name);
+
+// ---- files (files.cpp) ----------------------------------------------------------
+
+// The checked document of FILE ("-": standard input), or a UserError when it
+// cannot be read.
+dsl::Document load(const std::string& path);
+// Writes `text` to standard output ("" or "-") or to `path`, never over one
+// of `inputs`; a UserError on failure.
+void write_output(const std::string& path, const std::string& text, const std::vector<std::string>& inputs);
+// The last component of a path.
+std::string base_name(const std::string& path);
+// The plans of `doc`'s scans for `target`: every scan that lists it, or only
+// the scan called `only`; the operator check of `scangen check` first.
+std::vector<generator::Plan> select_plans(const dsl::Document& doc, const std::string& path,
+                                          const std::string& only, generator::Backend target);
+
+// ---- the commands (verb_*.cpp) --------------------------------------------------
+
+int run_check(const std::vector<std::string>& args);
+int run_explain(const std::vector<std::string>& args);
+int run_emit(const std::vector<std::string>& args);
+int run_compile(const std::vector<std::string>& args);
+int run_list(const std::vector<std::string>& args);
+
+}  // namespace scangen::cli
