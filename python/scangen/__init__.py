@@ -311,47 +311,100 @@ class Scan:
         if x.ndim != 1 and axis is not None:
             raise NotImplementedError(_axis_message(x.ndim, axis))
         if x.ndim == 1 and axis not in (None, 0, -1):
-            raise ValueError(f"scangen: axis {axis} is out of range for a 1-D tensor")
+            raise ValueError(f"scangen: axis {axis} is out of range for a 1-D array")
+        dev = _TorchDevice() if kind == "torch" else _CupyDevice()
         x = x.reshape(-1)
-        if kind == "torch":
-            import torch
-            self._check_dtype(_torch_dtype(x))
-            x = x.contiguous()
-            result = out if out is not None else torch.empty(x.shape[0], dtype=_torch_dtype_of(self.dtype),
-                                                             device=x.device)
-            _check_cuda_out(result, x, torch.Tensor, _torch_dtype(result) if out is not None else self.dtype,
-                            self.dtype, result.is_contiguous())
-            if x.device.index != 0:
-                raise NotImplementedError("scangen: the CUDA runtime uses device 0; this tensor is on "
-                                          f"{x.device}")
-            stream = torch.cuda.current_stream(x.device).cuda_stream
-            in_ptr, out_ptr = x.data_ptr(), result.data_ptr()
-        else:
-            import cupy
-            self._check_dtype(x.dtype)
-            x = cupy.ascontiguousarray(x)
-            result = out if out is not None else cupy.empty(x.shape[0], dtype=self.dtype)
-            _check_cuda_out(result, x, cupy.ndarray, result.dtype, self.dtype, result.flags.c_contiguous)
-            if x.device.id != 0:
-                raise NotImplementedError(f"scangen: the CUDA runtime uses device 0; this array is on {x.device}")
-            stream = cupy.cuda.get_current_stream().ptr
-            in_ptr, out_ptr = x.data.ptr, result.data.ptr
+        self._check_dtype(dev.dtype(x))
+        x = dev.contiguous(x)
+        n = x.shape[0]
+        if dev.device_index(x) != 0:
+            raise NotImplementedError(f"scangen: the CUDA runtime uses device 0; this array is on device "
+                                      f"{dev.device_index(x)}")
+        if out is None:
+            out = dev.empty(n, self.dtype, x)
+        elif (not dev.is_array(out) or tuple(out.shape) != (n,) or dev.dtype(out) != self.dtype
+              or not dev.is_contiguous(out) or dev.device_index(out) != dev.device_index(x)):
+            raise ValueError(f"scangen: out must be a contiguous {kind} array of shape ({n},) and dtype "
+                             f"{self.dtype} on x's device")
         kernel = self._variant(self._kernel_for("cuda"), exclusive, init)
-        if x.shape[0]:
-            kernel.run_cuda(in_ptr, out_ptr, x.shape[0], stream)
-        return result
+        if n:
+            # A workspace from the array library's allocator on the current
+            # stream: calls on different streams never share one.
+            ws_bytes = kernel.workspace_bytes(n)
+            workspace = dev.empty(ws_bytes, np.dtype(np.uint8), x) if ws_bytes else None
+            kernel.run_cuda(dev.pointer(x), dev.pointer(out), n, dev.stream(x),
+                            dev.pointer(workspace) if ws_bytes else 0, ws_bytes)
+        return out
+
+
+class _TorchDevice:
+    """What _call_cuda needs of PyTorch CUDA tensors."""
+
+    def __init__(self):
+        import torch
+        self.torch = torch
+
+    def is_array(self, a):
+        return isinstance(a, self.torch.Tensor) and a.is_cuda
+
+    def dtype(self, a):
+        return _torch_dtype(a)
+
+    def contiguous(self, a):
+        return a.contiguous()
+
+    def is_contiguous(self, a):
+        return a.is_contiguous()
+
+    def device_index(self, a):
+        return a.device.index
+
+    def empty(self, n, dtype, like):
+        return self.torch.empty(n, dtype=_torch_dtype_of(dtype), device=like.device)
+
+    def pointer(self, a):
+        return a.data_ptr()
+
+    def stream(self, a):
+        return self.torch.cuda.current_stream(a.device).cuda_stream
+
+
+class _CupyDevice:
+    """What _call_cuda needs of CuPy arrays."""
+
+    def __init__(self):
+        import cupy
+        self.cupy = cupy
+
+    def is_array(self, a):
+        return isinstance(a, self.cupy.ndarray)
+
+    def dtype(self, a):
+        return np.dtype(a.dtype)
+
+    def contiguous(self, a):
+        return self.cupy.ascontiguousarray(a)
+
+    def is_contiguous(self, a):
+        return a.flags.c_contiguous
+
+    def device_index(self, a):
+        return a.device.id
+
+    def empty(self, n, dtype, like):
+        with like.device:
+            return self.cupy.empty(n, dtype=dtype)
+
+    def pointer(self, a):
+        return a.data.ptr
+
+    def stream(self, a):
+        return self.cupy.cuda.get_current_stream().ptr
 
 
 def _torch_dtype_of(dtype: np.dtype):
     import torch
     return getattr(torch, {v: k for k, v in ((k, np.dtype(v)) for k, v in _TORCH_DTYPES.items())}[dtype])
-
-
-def _check_cuda_out(result, x, array_type, dtype, want, contiguous):
-    if not isinstance(result, array_type):
-        raise TypeError(f"scangen: out must be a {array_type.__module__}.{array_type.__name__} like x")
-    if tuple(result.shape) != (x.shape[0],) or np.dtype(dtype) != want or not contiguous:
-        raise ValueError(f"scangen: out must be contiguous with shape ({x.shape[0]},) and dtype {want}")
 
 
 def _axis_message(ndim, axis):

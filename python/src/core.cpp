@@ -165,8 +165,11 @@ class Kernel {
       throw scangen::Error("scangen: clEnqueueReadBuffer failed (OpenCL error " + std::to_string(err) + ")");
   }
 
-  // CUDA device pointers on a stream (a CUstream as an integer; 0: the default stream).
-  void run_cuda(uintptr_t in, uintptr_t out, uint64_t n, uintptr_t stream) const {
+  // CUDA device pointers on a stream (a CUstream as an integer; 0: the
+  // default stream) with a workspace of workspace_bytes(n) bytes (0: the
+  // Scan's own, which calls on two streams must not use at once).
+  void run_cuda(uintptr_t in, uintptr_t out, uint64_t n, uintptr_t stream, uintptr_t workspace,
+                uint64_t workspace_size) const {
     if (scan_.backend() != scangen::Backend::Cuda) throw scangen::Error("scangen: run_cuda needs the CUDA backend");
     if (n == 0) return;
     scangen::Scan::CudaArgs a;
@@ -174,9 +177,13 @@ class Kernel {
     (spec().has_exclusive() ? a.exclusive : a.inclusive) = reinterpret_cast<void*>(out);
     a.n = n;
     a.stream = reinterpret_cast<void*>(stream);
+    a.workspace = reinterpret_cast<void*>(workspace);
+    a.workspace_size = workspace_size;
     nb::gil_scoped_release unlocked;
     scan_.run(a);
   }
+
+  uint64_t workspace_bytes(uint64_t n) const { return scan_.workspace_bytes(n); }
 
   const scangen::Scan& scan() const { return scan_; }
 
@@ -235,5 +242,7 @@ NB_MODULE(_core, m) {
       })
       .def("variant", &Kernel::variant, "exclusive"_a, "init"_a = nb::none())
       .def("run_host", &Kernel::run_host, "in_ptr"_a, "out_ptr"_a, "n"_a)
-      .def("run_cuda", &Kernel::run_cuda, "in_ptr"_a, "out_ptr"_a, "n"_a, "stream"_a);
+      .def("workspace_bytes", &Kernel::workspace_bytes, "n"_a)
+      .def("run_cuda", &Kernel::run_cuda, "in_ptr"_a, "out_ptr"_a, "n"_a, "stream"_a, "workspace"_a = 0,
+           "workspace_size"_a = 0);
 }

@@ -4,7 +4,7 @@ import pytest
 
 import scangen
 
-SUM_I32 = "scan s { type = i32; op = add; level = device; }"
+SUM_I32 = "scan add_i32 { type = i32; op = add; level = device; }"  # the text cumsum compiles
 
 
 def test_diagnostic_has_location_and_caret():
