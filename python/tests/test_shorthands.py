@@ -44,8 +44,7 @@ def test_cumsum(rng, dtype):
         check(scangen.cumsum(x), ref, x, dtype, seed, f"cumsum {np.dtype(dtype).name}")
 
 
-@pytest.mark.parametrize("dtype", [np.int8, np.int32, np.uint64, np.float32, np.float64],
-                         ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("dtype", [np.int32, np.uint8, np.float64], ids=lambda d: np.dtype(d).name)
 def test_cumprod(rng, dtype):
     gen, seed = rng
     for n in SIZES:
@@ -65,9 +64,8 @@ def test_cumprod(rng, dtype):
 
 
 @pytest.mark.parametrize("op,ufunc,dtype", [
-    ("cummax", np.maximum, np.int8), ("cummax", np.maximum, np.uint32), ("cummax", np.maximum, np.float16),
-    ("cummax", np.maximum, np.float32), ("cummin", np.minimum, np.int32), ("cummin", np.minimum, np.uint8),
-    ("cummin", np.minimum, np.int64), ("cummin", np.minimum, np.float16), ("cummin", np.minimum, np.float64),
+    ("cummax", np.maximum, np.int8), ("cummax", np.maximum, np.float16), ("cummax", np.maximum, np.float32),
+    ("cummin", np.minimum, np.int32), ("cummin", np.minimum, np.uint32), ("cummin", np.minimum, np.float64),
 ], ids=lambda v: v if isinstance(v, str) else getattr(v, "__name__", ""))
 def test_cummax_cummin(rng, op, ufunc, dtype):
     gen, seed = rng
@@ -116,8 +114,8 @@ def test_non_contiguous(rng):
     gen, seed = rng
     base = random_data(gen, np.int64, 10001)
     for x in (base[::3], base[::-1], base[1::2]):
-        assert not x.flags.c_contiguous or x.strides[0] < 0 or x is base
+        assert not x.flags.c_contiguous
         assert np.array_equal(scangen.cumsum(x), np.cumsum(x)), f"seed {seed}"
     m = random_data(gen, np.int64, 60 * 70).reshape(60, 70).T  # Fortran order
     assert np.array_equal(scangen.cumsum(m, axis=None), np.cumsum(m, axis=None)), f"seed {seed}"
-    assert scangen.cumsum(np.int64(5).reshape(()), axis=None).tolist() == [5]
+    assert scangen.cumsum(np.array(5, dtype=np.int64), axis=None).tolist() == [5]
