@@ -510,12 +510,12 @@ def cumprod(x, *, dtype=None, out=None, exclusive=False, init=None, axis=-1):
 
 
 def cummax(x, *, dtype=None, out=None, exclusive=False, init=None, axis=-1):
-    """The running maximum of ``x`` (exclusive: element 0 is the type's lowest value, or ``init``)."""
+    """The running maximum of ``x`` (exclusive: element 0 is ``init``, else the identity: the lowest value)."""
     return _builtin("max", x, dtype, out, exclusive, init, axis)
 
 
 def cummin(x, *, dtype=None, out=None, exclusive=False, init=None, axis=-1):
-    """The running minimum of ``x`` (exclusive: element 0 is the type's highest value, or ``init``)."""
+    """The running minimum of ``x`` (exclusive: element 0 is ``init``, else the identity: the highest value)."""
     return _builtin("min", x, dtype, out, exclusive, init, axis)
 
 
