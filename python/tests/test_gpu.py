@@ -5,7 +5,10 @@ import pytest
 
 import scangen
 
-torch = pytest.importorskip("torch")
+try:
+    import torch
+except ImportError:
+    pytest.skip("needs a CUDA GPU and PyTorch (torch is not installed)", allow_module_level=True)
 if not torch.cuda.is_available():
     pytest.skip("needs a CUDA GPU (PyTorch sees none)", allow_module_level=True)
 if scangen.runtime_info()["backend"] != "cuda":
