@@ -9,6 +9,7 @@
 
 #include <cstring>
 #include <map>
+#include <mutex>
 #include <memory>
 #include <string>
 #include <utility>
@@ -78,6 +79,10 @@ struct ClBuffer {
   ClBuffer(const ClBuffer&) = delete;
   ClBuffer& operator=(const ClBuffer&) = delete;
 };
+
+// A Scan must not be launched from two threads at once (runtime.h), and
+// variants share their compiled code: one launch at a time, the GIL released.
+std::mutex launch_mutex;
 
 class Kernel;
 
@@ -150,6 +155,7 @@ class Kernel {
     if (n == 0) return;
     const size_t in_bytes = n * scan_.input_size(), out_bytes = n * scan_.element_size();
     nb::gil_scoped_release unlocked;
+    std::lock_guard<std::mutex> one_at_a_time(launch_mutex);
     cl_context ctx = rt_->opencl_context();
     cl_command_queue q = rt_->opencl_queue();
     ClBuffer bin(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, in_bytes, reinterpret_cast<void*>(in));
@@ -180,6 +186,7 @@ class Kernel {
     a.workspace = reinterpret_cast<void*>(workspace);
     a.workspace_size = workspace_size;
     nb::gil_scoped_release unlocked;
+    std::lock_guard<std::mutex> one_at_a_time(launch_mutex);
     scan_.run(a);
   }
 

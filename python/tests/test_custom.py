@@ -74,3 +74,13 @@ def test_compile_is_cached():
     assert scangen.compile(text) is scangen.compile(text)
     info = scangen.runtime_info()
     assert info["backend"] in ("opencl", "cuda") and info["device_name"]
+
+
+def test_threads():
+    import concurrent.futures
+
+    x = np.arange(30000, dtype=np.int32)
+    ref = np.cumsum(x, dtype=np.int32)
+    with concurrent.futures.ThreadPoolExecutor(4) as pool:
+        results = list(pool.map(lambda _: scangen.cumsum(x), range(16)))
+    assert all(np.array_equal(r, ref) for r in results)
