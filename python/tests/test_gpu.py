@@ -69,6 +69,6 @@ def test_cupy():
         y = scangen.cumsum(x, exclusive=True)
         m = scangen.cummin(x[::-1].copy())
     s.synchronize()
-    ref = cupy.concatenate([cupy.zeros(1), cupy.cumsum(x)[:-1]])
-    assert bool(cupy.allclose(y, ref, rtol=1e-12))
-    assert bool((m == cupy.minimum.accumulate(x[::-1])).all())
+    host = cupy.asnumpy(x)
+    assert np.allclose(cupy.asnumpy(y), np.concatenate([[0.0], np.cumsum(host)[:-1]]), rtol=1e-12)
+    assert np.array_equal(cupy.asnumpy(m), np.minimum.accumulate(host[::-1]))  # CuPy has no minimum.accumulate
