@@ -1,0 +1,58 @@
+from os import PathLike
+from typing import Any, Literal, Mapping, Sequence, TypeVar, Union
+
+import numpy as np
+import numpy.typing as npt
+
+__version__: str
+
+class ScanError(ValueError):
+    """An error reported by scangen: .scan diagnostics (file:line:col, caret) or a runtime error."""
+
+# A NumPy array, a PyTorch CUDA tensor or a CuPy array.
+_Array = TypeVar("_Array")
+# An element value: a number, or a tuple / dict / NumPy record for a struct type, or DSL text (identity).
+_Value = Union[int, float, bool, np.generic, Sequence[Any], Mapping[str, Any]]
+
+class Scan:
+    name: str
+    dtype: np.dtype[Any]
+    input_dtype: np.dtype[Any]
+    @property
+    def spec(self) -> str: ...
+    @property
+    def backend(self) -> Literal["cuda", "opencl"]: ...
+    def __call__(
+        self,
+        x: _Array,
+        *,
+        out: _Array | None = ...,
+        exclusive: bool | None = ...,
+        init: _Value | None = ...,
+        axis: int | None = ...,
+        reverse: bool = ...,
+    ) -> _Array: ...
+
+def compile(text_or_path: str | PathLike[str], name: str | None = ...) -> Scan: ...
+def cumsum(
+    x: _Array, *, dtype: npt.DTypeLike | None = ..., out: _Array | None = ..., exclusive: bool = ...,
+    init: _Value | None = ..., axis: int | None = ...
+) -> _Array: ...
+def cumprod(
+    x: _Array, *, dtype: npt.DTypeLike | None = ..., out: _Array | None = ..., exclusive: bool = ...,
+    init: _Value | None = ..., axis: int | None = ...
+) -> _Array: ...
+def cummax(
+    x: _Array, *, dtype: npt.DTypeLike | None = ..., out: _Array | None = ..., exclusive: bool = ...,
+    init: _Value | None = ..., axis: int | None = ...
+) -> _Array: ...
+def cummin(
+    x: _Array, *, dtype: npt.DTypeLike | None = ..., out: _Array | None = ..., exclusive: bool = ...,
+    init: _Value | None = ..., axis: int | None = ...
+) -> _Array: ...
+def associative_scan(
+    combine: str, x: _Array, *, identity: _Value | str, out: _Array | None = ..., exclusive: bool = ...,
+    init: _Value | None = ..., axis: int | None = ..., name: str = ...
+) -> _Array: ...
+def dtype_of(scan: Scan | str, *, input: bool = ...) -> np.dtype[Any]: ...
+def runtime_info() -> dict[str, Any]: ...

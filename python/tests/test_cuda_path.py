@@ -1,0 +1,131 @@
+"""The CUDA path (PyTorch tensors) without a GPU: a stand-in torch module and a
+stand-in kernel record what would be launched: pointers, length, stream and
+workspace, and the checks before it."""
+import pathlib
+import sys
+import types
+
+import numpy as np
+import pytest
+
+import scangen
+
+SUM_I32 = "scan add_i32 { type = i32; op = add; level = device; }"  # the text cumsum compiles
+STREAM = 0x5151
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+
+class FakeDtype:
+    def __init__(self, name):
+        self.name = name
+
+    def __str__(self):
+        return "torch." + self.name
+
+
+class FakeTensor:
+    """Enough of a CUDA torch.Tensor: a NumPy array that stands for device memory."""
+
+    def __init__(self, array, device=0, contiguous=True):
+        self.array, self.is_cuda, self._contiguous = array, True, contiguous
+        self.device = types.SimpleNamespace(index=device)
+        self.dtype = FakeDtype(array.dtype.name)
+        self.shape, self.ndim = array.shape, array.ndim
+
+    def reshape(self, *shape):
+        return FakeTensor(self.array.reshape(*shape), self.device.index, self._contiguous)
+
+    def contiguous(self):
+        return self if self._contiguous else FakeTensor(self.array.copy(), self.device.index)
+
+    def is_contiguous(self):
+        return self._contiguous
+
+    def data_ptr(self):
+        return self.array.ctypes.data
+
+
+FakeTensor.__module__ = "torch"
+
+
+def fake_torch():
+    torch = types.ModuleType("torch")
+    torch.Tensor = FakeTensor
+    for name in ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "float32",
+                 "float64", "bool"):
+        setattr(torch, name, FakeDtype(name))
+    torch.empty = lambda n, dtype, device: FakeTensor(np.zeros(n, np.dtype(dtype.name)), device.index)
+    torch.cuda = types.SimpleNamespace(current_stream=lambda device: types.SimpleNamespace(cuda_stream=STREAM))
+    return torch
+
+
+class FakeKernel:
+    mode = "inclusive"
+
+    def __init__(self):
+        self.calls, self.variants = [], []
+
+    def variant(self, exclusive, init):
+        self.variants.append((exclusive, init))
+        return self
+
+    def workspace_bytes(self, n):
+        return 256 if n > 1000 else 0
+
+    def run_cuda(self, *args):
+        self.calls.append(args)
+
+
+@pytest.fixture
+def kernel(monkeypatch):
+    monkeypatch.setitem(sys.modules, "torch", fake_torch())
+    k = FakeKernel()
+    monkeypatch.setattr(scangen.Scan, "_kernel_for", lambda self, backend: k if backend == "cuda" else None)
+    return k
+
+
+def test_launch_arguments(kernel):
+    scan = scangen.compile(SUM_I32)
+    x = FakeTensor(np.arange(2000, dtype=np.int32))
+    out = scan(x)
+    assert isinstance(out, FakeTensor) and out.shape == (2000,) and out.dtype.name == "int32"
+    (in_ptr, out_ptr, n, stream, ws, ws_bytes), = kernel.calls
+    assert (in_ptr, out_ptr, n, stream, ws_bytes) == (x.data_ptr(), out.data_ptr(), 2000, STREAM, 256)
+    assert ws not in (0, in_ptr, out_ptr)
+    # Small: no workspace; exclusive and init reach the variant.
+    scan(FakeTensor(np.arange(10, dtype=np.int32)), exclusive=True, init=5)
+    assert kernel.calls[1][4:] == (0, 0)
+    assert kernel.variants[-1] == (True, np.int32(5).tobytes())
+
+
+def test_out_and_copies(kernel):
+    scan = scangen.compile(SUM_I32)
+    x = FakeTensor(np.arange(10, dtype=np.int32), contiguous=False)
+    out = FakeTensor(np.zeros(10, np.int32))
+    assert scan(x, out=out) is out
+    assert kernel.calls[0][0] != x.data_ptr()  # the contiguous copy, not the strided original
+    assert kernel.calls[0][1] == out.data_ptr()
+    with pytest.raises(ValueError, match="out must be"):
+        scan(x, out=FakeTensor(np.zeros(10, np.int64)))
+    with pytest.raises(ValueError, match="out must be"):
+        scan(x, out=FakeTensor(np.zeros(10, np.int32), contiguous=False))
+    assert scan(FakeTensor(np.zeros(0, np.int32))).shape == (0,)
+    assert len(kernel.calls) == 1
+
+
+def test_refusals(kernel):
+    scan = scangen.compile(SUM_I32)
+    with pytest.raises(TypeError, match="takes int32 elements"):
+        scan(FakeTensor(np.arange(10, dtype=np.int64)))
+    with pytest.raises(NotImplementedError, match="device 0"):
+        scan(FakeTensor(np.arange(10, dtype=np.int32), device=1))
+    with pytest.raises(NotImplementedError, match="batched"):
+        scan(FakeTensor(np.zeros((2, 3), np.int32)), axis=0)
+    cpu = FakeTensor(np.arange(3, dtype=np.int32))
+    cpu.is_cuda = False
+    with pytest.raises(TypeError, match="on the CPU"):
+        scan(cpu)
+    affine = scangen.compile(ROOT / "examples" / "affine.scan")
+    with pytest.raises(NotImplementedError, match="struct element types"):
+        affine(FakeTensor(np.zeros(4, np.float32)))
+    assert kernel.calls == []
