@@ -1,8 +1,6 @@
 #include "scangen/generator/emit.h"
 
 #include <algorithm>
-#include <cctype>
-#include <map>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -10,21 +8,11 @@
 #include "backend_emitter.h"
 #include "scangen/generator/preamble.h"
 #include "templates.h"
+#include "text.h"
 
 namespace scangen::generator {
 
 namespace detail {
-
-const std::string& template_text(const std::string& path) {
-  static const std::vector<std::pair<std::string, std::string>> texts = [] {
-    std::vector<std::pair<std::string, std::string>> v;
-    for (const EmbeddedTemplate& t : embedded_templates()) v.emplace_back(t.path, t.text);
-    return v;
-  }();
-  for (const auto& [p, text] : texts)
-    if (p == path) return text;
-  throw std::logic_error("scangen: no embedded template '" + path + "' (the build lists the templates)");
-}
 
 AtomicCounter atomic_counter(const Plan& plan) {
   const dsl::Spec& s = plan.spec;
@@ -43,48 +31,17 @@ namespace {
 
 long count_lines(const std::string& s) { return static_cast<long>(std::count(s.begin(), s.end(), '\n')); }
 
-std::string banner(const std::string& title) {
-  std::string line = "// ---- " + title + " ";
-  if (line.size() < 100) line += std::string(100 - line.size(), '-');
-  return line + "\n";
-}
-
-// The template with the scan's names written out: SG_NAME(x) as <scan>_x,
-// and SG_T, SG_IN, SG_COMBINE, ... as the preamble's names, so that the
-// emitted source names its functions and types plainly. (The templates stay
-// valid source on their own, where these are macros.)
-std::string expand_names(const std::string& text, const Plan& plan) {
-  const std::string& scan = plan.spec.name;
-  std::map<std::string, std::string> plain;
+// The holes of a scan's templates: SG_NAME(x) is <scan>_x, and SG_T, SG_IN,
+// SG_COMBINE, ... are the preamble's names, so that the emitted source names
+// its functions and types plainly. (The templates stay valid source on
+// their own, where these are macros.)
+Holes scan_holes(const Plan& plan) {
+  Holes h;
+  h.names(plan.spec.name + "_");
   for (const auto& [k, v] : plan.constants)
     if (k == "SG_T" || k == "SG_IN" || k == "SG_COMBINE" || k == "SG_IDENTITY" || k == "SG_INIT" || k == "SG_CONVERT")
-      plain[k] = v;
-  auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
-  std::string out;
-  out.reserve(text.size());
-  size_t i = 0;
-  while (i < text.size()) {
-    if (!word(text[i]) || (i > 0 && word(text[i - 1]))) {
-      out += text[i++];
-      continue;
-    }
-    size_t end = i;
-    while (end < text.size() && word(text[end])) ++end;
-    const std::string id = text.substr(i, end - i);
-    if (id == "SG_NAME" && end < text.size() && text[end] == '(') {
-      size_t close = end + 1;
-      while (close < text.size() && word(text[close])) ++close;
-      if (close < text.size() && text[close] == ')' && close > end + 1) {
-        out += scan + "_" + text.substr(end + 1, close - end - 1);
-        i = close + 1;
-        continue;
-      }
-    }
-    auto it = plain.find(id);
-    out += it != plain.end() ? it->second : id;
-    i = end;
-  }
-  return out;
+      h.set(k, v);
+  return h;
 }
 
 }  // namespace
@@ -138,12 +95,13 @@ std::string emit(const std::vector<Plan>& plans, const EmitOptions& options) {
     out += banner("scan '" + n + "': the constants its templates are written against");
     out += "#define SG_NAME(name) " + n + "_##name\n";
     for (const auto& [k, v] : p.constants) out += "#define " + k + " " + v + "\n";
+    const Holes holes = scan_holes(p);
     for (const std::string& t : p.templates) {
       if (t == "common/api.h" && p.spec.running_total && p.spec.level != dsl::Level::Device) {
         out += banner("scan '" + n + "': the running-total counter's atomic update");
-        out += expand_names(be.atomic_combine(p), p);
+        out += fill(be.atomic_combine(p), holes);
       }
-      out += banner("templates/" + t) + expand_names(template_text(t), p);
+      out += banner("templates/" + t) + fill_template(t, holes);
     }
     out += "#undef SG_NAME\n";
     for (const auto& kv : p.constants) out += "#undef " + kv.first + "\n";
