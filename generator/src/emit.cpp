@@ -20,7 +20,11 @@ AtomicCounter atomic_counter(const Plan& plan) {
     throw std::invalid_argument("scan '" + s.name +
                                 "': outputs = running_total at warp and block level needs a built-in operator "
                                 "other than mul on a 32- or 64-bit integer type (the counter is updated atomically)");
-  return {s.type.scalar_kind(), *s.op};
+  const dsl::ScalarKind kind = s.type.scalar_kind();
+  const dsl::BuiltinOp op = *s.op;
+  const bool ordered = op == dsl::BuiltinOp::Min || op == dsl::BuiltinOp::Max;
+  // add, and, or, xor on the unsigned type (wrap-around); min and max on the type's own signedness.
+  return {kind, op, dsl::to_string(op), dsl::scalar_size(kind) == 8, ordered && dsl::is_signed(kind)};
 }
 
 }  // namespace detail
@@ -95,11 +99,13 @@ std::string emit(const std::vector<Plan>& plans, const EmitOptions& options) {
     out += banner("scan '" + n + "': the constants its templates are written against");
     out += "#define SG_NAME(name) " + n + "_##name\n";
     for (const auto& [k, v] : p.constants) out += "#define " + k + " " + v + "\n";
-    const Holes holes = scan_holes(p);
+    Holes holes = scan_holes(p);
     for (const std::string& t : p.templates) {
       if (t == "common/api.h" && p.spec.running_total && p.spec.level != dsl::Level::Device) {
         out += banner("scan '" + n + "': the running-total counter's atomic update");
-        out += fill(be.atomic_combine(p), holes);
+        const BackendEmitter::AtomicUpdate a = be.atomic_update(p);
+        holes.set("SG_ATOMIC", a.function).set("SG_ATOMIC_POINTER", a.pointer).set("SG_ATOMIC_TYPE", a.type);
+        out += fill_template("common/atomic_combine.h", holes);
       }
       out += banner("templates/" + t) + fill_template(t, holes);
     }
