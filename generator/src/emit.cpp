@@ -53,15 +53,9 @@ Holes scan_holes(const Plan& plan) {
 std::string compile_options(Backend backend) { return exact_float_options(backend); }
 
 uint64_t templates_hash() {
-  uint64_t h = 1469598103934665603ull;
-  auto mix = [&](const char* s) {
-    for (; *s; ++s) h = (h ^ static_cast<unsigned char>(*s)) * 1099511628211ull;
-    h = (h ^ 0xffu) * 1099511628211ull;
-  };
-  for (const EmbeddedTemplate& t : embedded_templates()) {
-    mix(t.path);
-    mix(t.text);
-  }
+  uint64_t h = fnv1a("");
+  for (const EmbeddedTemplate& t : embedded_templates())
+    for (const char* s : {t.path, t.text}) h = fnv1a("\xff", fnv1a(s, h));  // a 0xff byte ends each string
   return h;
 }
 

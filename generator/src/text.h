@@ -18,6 +18,7 @@
 //    100 columns, as banner() writes one.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <string>
@@ -50,6 +51,10 @@ std::string fill(std::string_view text, const Holes& holes);
 
 // templates/<path>, filled.
 std::string fill_template(const std::string& path, const Holes& holes);
+
+// FNV-1a of `s`, continuing from `h`: the hash of generated text (the host
+// headers' include guards, the templates' hash).
+uint64_t fnv1a(std::string_view s, uint64_t h = 1469598103934665603ull);
 
 // "// ---- title ", padded with '-' to 100 columns, and a newline.
 std::string banner(const std::string& title);
