@@ -1,5 +1,6 @@
 #include "text.h"
 
+#include <algorithm>
 #include <cctype>
 #include <stdexcept>
 
@@ -21,6 +22,11 @@ const std::string& template_text(const std::string& path) {
 
 Holes& Holes::set(const std::string& hole, std::string value) {
   values_[hole] = std::move(value);
+  return *this;
+}
+
+Holes& Holes::set(const std::string& hole, std::function<std::string(long line)> value) {
+  placed_[hole] = std::move(value);
   return *this;
 }
 
@@ -96,13 +102,16 @@ class Filler {
   const Holes& holes_;
   const Filler* up_;
 
-  const std::string* value(std::string_view hole) const {
+  // The value of `hole` in `map` of the innermost holes that give one.
+  template <typename Map>
+  const typename Map::mapped_type* find(Map Holes::*map, std::string_view hole) const {
     for (const Filler* f = this; f; f = f->up_) {
-      auto it = f->holes_.values_.find(hole);
-      if (it != f->holes_.values_.end()) return &it->second;
+      auto it = (f->holes_.*map).find(hole);
+      if (it != (f->holes_.*map).end()) return &it->second;
     }
     return nullptr;
   }
+  const std::string* value(std::string_view hole) const { return find(&Holes::values_, hole); }
   // The repetitions of section `name`: those of the innermost holes that
   // mention it.
   const std::vector<std::pair<std::string, std::unique_ptr<Holes>>>& section(const std::string& name) const {
@@ -143,6 +152,10 @@ class Filler {
   void line(std::string_view l, std::string& out) const {
     const bool newline = ends_with(l, "\n");
     const std::string_view content = newline ? l.substr(0, l.size() - 1) : l;
+    if (const auto* placed = find(&Holes::placed_, content)) {
+      out += (*placed)(static_cast<long>(std::count(out.begin(), out.end(), '\n')) + 1);
+      return;
+    }
     if (const std::string* v = value(content); v && (v->empty() || v->back() == '\n')) {
       out += *v;  // a block of lines
       return;

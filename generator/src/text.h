@@ -7,7 +7,9 @@
 //  - HOLE: an identifier (a whole word) that has a value is written as its
 //    value; every other word stays as it is (the kernel templates' own SG_*
 //    macros). A line that holds only a hole whose value is empty or ends
-//    with a newline is replaced by the value (a block of lines).
+//    with a newline is replaced by the value (a block of lines); such a
+//    block may be given as a function of the line it starts on (the
+//    preamble's #line directives).
 //  - SG_NAME(word): written prefix + word, where names(prefix) was given
 //    (the scan's own names: SG_NAME(inclusive) is P_inclusive).
 //  - SG_BEGIN(s) ... SG_END(s): a section, written once for each repetition
@@ -19,6 +21,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -32,6 +35,9 @@ class Holes {
  public:
   // The value of `hole` (an identifier).
   Holes& set(const std::string& hole, std::string value);
+  // The value of `hole`, alone on its line, as a function of that line's
+  // number in the output (from 1).
+  Holes& set(const std::string& hole, std::function<std::string(long line)> value);
   // SG_NAME(word) becomes prefix + word.
   Holes& names(std::string prefix);
   // A new repetition of section `s`, filled with the holes given to it.
@@ -42,6 +48,7 @@ class Holes {
  private:
   friend class Filler;
   std::map<std::string, std::string, std::less<>> values_;
+  std::map<std::string, std::function<std::string(long)>, std::less<>> placed_;
   std::unique_ptr<std::string> name_prefix_;
   std::vector<std::pair<std::string, std::unique_ptr<Holes>>> sections_;
 };
