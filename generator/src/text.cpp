@@ -160,14 +160,14 @@ class Filler {
       out += *v;  // a block of lines
       return;
     }
-    if (!(starts_with(content, "// ---- ") && ends_with(content, " ----"))) {
+    if (content.size() < 13 || !starts_with(content, "// ---- ") || !ends_with(content, " ----")) {
       words(l, out);
       return;
     }
-    std::string b;
-    words(content.substr(0, content.size() - 4), b);
-    if (b.size() < 100) b.append(100 - b.size(), '-');
-    out += b + (newline ? "\n" : "");
+    std::string title;  // between "// ---- " and " ----"
+    words(content.substr(8, content.size() - 13), title);
+    const std::string b = banner(title);
+    out += newline ? b : b.substr(0, b.size() - 1);
   }
 
   void words(std::string_view t, std::string& out) const {

@@ -1,7 +1,8 @@
 // The one way scangen writes text: a template under templates/ (embedded at
-// build time, templates.h) whose named holes fill() fills. The kernels, the
-// host wrappers and the OpenCL built-ins are all written this way; the C++
-// that calls fill() makes the decisions and gives the holes their values.
+// build time, templates.h) whose named holes fill() fills. The emitted
+// source (its frame and the kernels), the host wrappers and the OpenCL
+// built-ins are all written this way; the C++ that calls fill() makes the
+// decisions and gives the holes their values.
 //
 // A template's holes (templates/README.md, "Holes"):
 //  - HOLE: an identifier (a whole word) that has a value is written as its
