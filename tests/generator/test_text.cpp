@@ -76,6 +76,14 @@ TEST_CASE("text: a hole alone on its line with a block of lines for value is the
   CHECK(fill("a\nSG_BLOCK\nSG_EMPTY\nSG_WORD\n  SG_BLOCK\nb", h) == "a\none\ntwo\nw\n  one\ntwo\n\nb");
 }
 
+TEST_CASE("text: a hole may take its value from the line it lands on", "[unit]") {
+  Holes h;
+  h.set("SG_HERE", [](long line) { return "line " + std::to_string(line) + "\n"; });
+  h.add("s");
+  h.add("s");
+  CHECK(fill("a\nSG_BEGIN(s)\nx\nSG_HERE\nSG_END(s)\n", h) == "a\nx\nline 3\nx\nline 5\n");
+}
+
 TEST_CASE("text: a banner line is padded as banner() writes one", "[unit]") {
   Holes h;
   h.set("SG_P", "affine");
