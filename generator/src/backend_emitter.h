@@ -17,9 +17,14 @@ class BackendEmitter {
   virtual const char* dialect_template() const = 0;
   // Text before everything else: extensions the plans need.
   virtual std::string prologue(const std::vector<Plan>& plans) const = 0;
-  // P_sg_atomic_combine(counter, v): combines v into *counter atomically,
-  // returns the old value (plans with outputs = running_total only).
-  virtual std::string atomic_combine(const Plan& plan) const = 0;
+  // The atomic function of P_sg_atomic_combine(counter, v), which combines v
+  // into *counter and returns the old value (templates/common/atomic_combine.h;
+  // plans with outputs = running_total only): SG_ATOMIC, SG_ATOMIC_POINTER and
+  // SG_ATOMIC_TYPE.
+  struct AtomicUpdate {
+    std::string function, pointer, type;
+  };
+  virtual AtomicUpdate atomic_update(const Plan& plan) const = 0;
 };
 
 const BackendEmitter& cuda_emitter();
@@ -38,6 +43,9 @@ inline const BackendEmitter& emitter_for(Backend b) {
 struct AtomicCounter {
   dsl::ScalarKind kind;
   dsl::BuiltinOp op;
+  const char* op_name;  // add, min, max, and, or, xor
+  bool wide;            // 64 bits
+  bool is_signed;       // min and max on a signed type: the atomic works on the type's signedness
 };
 AtomicCounter atomic_counter(const Plan& plan);
 

@@ -1,8 +1,5 @@
 #include "scangen/generator/emit.h"
 
-#include <algorithm>
-#include <cctype>
-#include <map>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -10,21 +7,11 @@
 #include "backend_emitter.h"
 #include "scangen/generator/preamble.h"
 #include "templates.h"
+#include "text.h"
 
 namespace scangen::generator {
 
 namespace detail {
-
-const std::string& template_text(const std::string& path) {
-  static const std::vector<std::pair<std::string, std::string>> texts = [] {
-    std::vector<std::pair<std::string, std::string>> v;
-    for (const EmbeddedTemplate& t : embedded_templates()) v.emplace_back(t.path, t.text);
-    return v;
-  }();
-  for (const auto& [p, text] : texts)
-    if (p == path) return text;
-  throw std::logic_error("scangen: no embedded template '" + path + "' (the build lists the templates)");
-}
 
 AtomicCounter atomic_counter(const Plan& plan) {
   const dsl::Spec& s = plan.spec;
@@ -32,7 +19,11 @@ AtomicCounter atomic_counter(const Plan& plan) {
     throw std::invalid_argument("scan '" + s.name +
                                 "': outputs = running_total at warp and block level needs a built-in operator "
                                 "other than mul on a 32- or 64-bit integer type (the counter is updated atomically)");
-  return {s.type.scalar_kind(), *s.op};
+  const dsl::ScalarKind kind = s.type.scalar_kind();
+  const dsl::BuiltinOp op = *s.op;
+  const bool ordered = op == dsl::BuiltinOp::Min || op == dsl::BuiltinOp::Max;
+  // add, and, or, xor on the unsigned type (wrap-around); min and max on the type's own signedness.
+  return {kind, op, dsl::to_string(op), dsl::scalar_size(kind) == 8, ordered && dsl::is_signed(kind)};
 }
 
 }  // namespace detail
@@ -41,50 +32,17 @@ using namespace detail;
 
 namespace {
 
-long count_lines(const std::string& s) { return static_cast<long>(std::count(s.begin(), s.end(), '\n')); }
-
-std::string banner(const std::string& title) {
-  std::string line = "// ---- " + title + " ";
-  if (line.size() < 100) line += std::string(100 - line.size(), '-');
-  return line + "\n";
-}
-
-// The template with the scan's names written out: SG_NAME(x) as <scan>_x,
-// and SG_T, SG_IN, SG_COMBINE, ... as the preamble's names, so that the
-// emitted source names its functions and types plainly. (The templates stay
-// valid source on their own, where these are macros.)
-std::string expand_names(const std::string& text, const Plan& plan) {
-  const std::string& scan = plan.spec.name;
-  std::map<std::string, std::string> plain;
+// The holes of a scan's templates: SG_NAME(x) is <scan>_x, and SG_T, SG_IN,
+// SG_COMBINE, ... are the preamble's names, so that the emitted source names
+// its functions and types plainly. (The templates stay valid source on
+// their own, where these are macros.)
+Holes scan_holes(const Plan& plan) {
+  Holes h;
+  h.names(plan.spec.name + "_");
   for (const auto& [k, v] : plan.constants)
     if (k == "SG_T" || k == "SG_IN" || k == "SG_COMBINE" || k == "SG_IDENTITY" || k == "SG_INIT" || k == "SG_CONVERT")
-      plain[k] = v;
-  auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
-  std::string out;
-  out.reserve(text.size());
-  size_t i = 0;
-  while (i < text.size()) {
-    if (!word(text[i]) || (i > 0 && word(text[i - 1]))) {
-      out += text[i++];
-      continue;
-    }
-    size_t end = i;
-    while (end < text.size() && word(text[end])) ++end;
-    const std::string id = text.substr(i, end - i);
-    if (id == "SG_NAME" && end < text.size() && text[end] == '(') {
-      size_t close = end + 1;
-      while (close < text.size() && word(text[close])) ++close;
-      if (close < text.size() && text[close] == ')' && close > end + 1) {
-        out += scan + "_" + text.substr(end + 1, close - end - 1);
-        i = close + 1;
-        continue;
-      }
-    }
-    auto it = plain.find(id);
-    out += it != plain.end() ? it->second : id;
-    i = end;
-  }
-  return out;
+      h.set(k, v);
+  return h;
 }
 
 }  // namespace
@@ -92,15 +50,9 @@ std::string expand_names(const std::string& text, const Plan& plan) {
 std::string compile_options(Backend backend) { return exact_float_options(backend); }
 
 uint64_t templates_hash() {
-  uint64_t h = 1469598103934665603ull;
-  auto mix = [&](const char* s) {
-    for (; *s; ++s) h = (h ^ static_cast<unsigned char>(*s)) * 1099511628211ull;
-    h = (h ^ 0xffu) * 1099511628211ull;
-  };
-  for (const EmbeddedTemplate& t : embedded_templates()) {
-    mix(t.path);
-    mix(t.text);
-  }
+  uint64_t h = fnv1a("");
+  for (const EmbeddedTemplate& t : embedded_templates())
+    for (const char* s : {t.path, t.text}) h = fnv1a("\xff", fnv1a(s, h));  // a 0xff byte ends each string
   return h;
 }
 
@@ -119,36 +71,38 @@ std::string emit(const std::vector<Plan>& plans, const EmitOptions& options) {
   const std::string source_name =
       options.source_name.empty() ? plans.front().spec.name + source_extension(backend) : options.source_name;
 
-  std::string out = "// Generated by scangen for " + std::string(backend == Backend::Cuda ? "CUDA" : "OpenCL C 1.2") +
-                    ": do not edit; edit the .scan file and generate again.\n";
-  for (const Plan& p : plans)
-    out += "//   scan '" + p.spec.name + "'" + (p.spec.file.empty() ? "" : " from " + p.spec.file) + ": " +
-           dsl::to_string(p.spec.level) + ", " + dsl::to_string(p.spec.algorithm) + "\n";
-  out += be.prologue(plans);
-  out += banner(std::string("templates/") + be.dialect_template()) + template_text(be.dialect_template());
-
+  Holes h;
+  h.set("SG_BACKEND", backend == Backend::Cuda ? "CUDA" : "OpenCL C 1.2")
+      .set("SG_PROLOGUE", be.prologue(plans))
+      .set("SG_DIALECT", be.dialect_template())
+      .set("SG_DIALECT_TEXT", template_text(be.dialect_template()));
   for (const Plan& p : plans) {
-    const std::string& n = p.spec.name;
-    out += "\n" + banner("scan '" + n + "'");
-    PreambleOptions po;
-    po.source_name = source_name;
-    po.first_line = static_cast<int>(count_lines(out)) + 1;
-    out += emit_preamble(p.spec, backend, po);
-
-    out += banner("scan '" + n + "': the constants its templates are written against");
-    out += "#define SG_NAME(name) " + n + "_##name\n";
-    for (const auto& [k, v] : p.constants) out += "#define " + k + " " + v + "\n";
+    Holes& scan = h.add("scan");
+    scan.set("SG_SCAN", p.spec.name)
+        .set("SG_FROM", p.spec.file.empty() ? "" : " from " + p.spec.file)
+        .set("SG_LEVEL", dsl::to_string(p.spec.level))
+        .set("SG_ALGORITHM", dsl::to_string(p.spec.algorithm))
+        .set("SG_PREFIX", p.spec.name + "_")
+        .set("SG_PREAMBLE", [&p, backend, source_name](long line) {
+          PreambleOptions po;
+          po.source_name = source_name;
+          po.first_line = static_cast<int>(line);  // for its #line directives
+          return emit_preamble(p.spec, backend, po);
+        });
+    for (const auto& [k, v] : p.constants) scan.add("constant").set("SG_CONSTANT", k).set("SG_VALUE", v);
+    Holes holes = scan_holes(p);
     for (const std::string& t : p.templates) {
-      if (t == "common/api.h" && p.spec.running_total && p.spec.level != dsl::Level::Device) {
-        out += banner("scan '" + n + "': the running-total counter's atomic update");
-        out += expand_names(be.atomic_combine(p), p);
+      Holes& each = scan.add("template");
+      const bool atomic = t == "common/api.h" && p.spec.running_total && p.spec.level != dsl::Level::Device;
+      if (atomic) {
+        const BackendEmitter::AtomicUpdate a = be.atomic_update(p);
+        holes.set("SG_ATOMIC", a.function).set("SG_ATOMIC_POINTER", a.pointer).set("SG_ATOMIC_TYPE", a.type);
+        each.set("SG_ATOMIC_TEXT", fill_template("common/atomic_combine.h", holes));
       }
-      out += banner("templates/" + t) + expand_names(template_text(t), p);
+      each.when("atomic", atomic).set("SG_PATH", t).set("SG_TEXT", fill_template(t, holes));
     }
-    out += "#undef SG_NAME\n";
-    for (const auto& kv : p.constants) out += "#undef " + kv.first + "\n";
   }
-  return out;
+  return fill_template("common/source.h", h);
 }
 
 }  // namespace scangen::generator

@@ -12,27 +12,13 @@ class CudaEmitter final : public BackendEmitter {
 
   std::string prologue(const std::vector<Plan>&) const override { return ""; }
 
-  std::string atomic_combine(const Plan& plan) const override {
+  // atomicAdd, atomicMin, ... (CUDA's 64-bit atomics take the long long types).
+  AtomicUpdate atomic_update(const Plan& plan) const override {
     const AtomicCounter c = atomic_counter(plan);
-    const bool wide = dsl::scalar_size(c.kind) == 8;
-    const bool is_signed = dsl::is_signed(c.kind);
-    // atomicAdd / And / Or / Xor on the unsigned type (wrap-around);
-    // atomicMin / Max on the type's own signedness.
-    std::string fn, type;
-    switch (c.op) {
-      case dsl::BuiltinOp::Add: fn = "atomicAdd"; break;
-      case dsl::BuiltinOp::Min: fn = "atomicMin"; break;
-      case dsl::BuiltinOp::Max: fn = "atomicMax"; break;
-      case dsl::BuiltinOp::And: fn = "atomicAnd"; break;
-      case dsl::BuiltinOp::Or: fn = "atomicOr"; break;
-      case dsl::BuiltinOp::Xor: fn = "atomicXor"; break;
-      default: break;
-    }
-    const bool ordered = c.op == dsl::BuiltinOp::Min || c.op == dsl::BuiltinOp::Max;
-    if (wide) type = ordered && is_signed ? "long long" : "unsigned long long";
-    else type = ordered && is_signed ? "int" : "unsigned int";
-    return "SG_FN SG_T SG_NAME(sg_atomic_combine)(SG_GLOBAL SG_T* counter, SG_T v) {\n  return (SG_T)" + fn + "((" +
-           type + "*)counter, (" + type + ")v);\n}\n";
+    std::string fn = std::string("atomic") + c.op_name;
+    fn[6] = static_cast<char>(fn[6] - 'a' + 'A');
+    const std::string type = std::string(c.is_signed ? "" : "unsigned ") + (c.wide ? "long long" : "int");
+    return {fn, type + "*", type};
   }
 };
 

@@ -26,26 +26,11 @@ class OpenCLEmitter final : public BackendEmitter {
     return s;
   }
 
-  std::string atomic_combine(const Plan& plan) const override {
+  // OpenCL 1.2's atomic_* for 32 bits, cl_khr_int64_*_atomics' atom_* for 64.
+  AtomicUpdate atomic_update(const Plan& plan) const override {
     const AtomicCounter c = atomic_counter(plan);
-    const bool wide = dsl::scalar_size(c.kind) == 8;
-    const bool ordered = c.op == dsl::BuiltinOp::Min || c.op == dsl::BuiltinOp::Max;
-    const bool is_signed = dsl::is_signed(c.kind);
-    // OpenCL 1.2's atomic_* for 32 bits, cl_khr_int64_*_atomics' atom_* for 64.
-    std::string op;
-    switch (c.op) {
-      case dsl::BuiltinOp::Add: op = "add"; break;
-      case dsl::BuiltinOp::Min: op = "min"; break;
-      case dsl::BuiltinOp::Max: op = "max"; break;
-      case dsl::BuiltinOp::And: op = "and"; break;
-      case dsl::BuiltinOp::Or: op = "or"; break;
-      case dsl::BuiltinOp::Xor: op = "xor"; break;
-      default: break;
-    }
-    const std::string fn = (wide ? "atom_" : "atomic_") + op;
-    const std::string type = wide ? (ordered && is_signed ? "long" : "ulong") : (ordered && is_signed ? "int" : "uint");
-    return "SG_FN SG_T SG_NAME(sg_atomic_combine)(SG_GLOBAL SG_T* counter, SG_T v) {\n  return (SG_T)" + fn +
-           "((volatile __global " + type + "*)counter, (" + type + ")v);\n}\n";
+    const std::string type = c.wide ? (c.is_signed ? "long" : "ulong") : (c.is_signed ? "int" : "uint");
+    return {(c.wide ? "atom_" : "atomic_") + std::string(c.op_name), "volatile __global " + type + "*", type};
   }
 };
 

@@ -1,0 +1,65 @@
+
+// ---- host wrappers (SG_HEADER declares them) ----
+// Host code for nvcc; NVRTC compiles the kernels above without it.
+#ifndef __CUDACC_RTC__
+SG_BEGIN(scan)
+#define SG_TYPES_GUARD  // the preamble above defines the types
+SG_END(scan)
+// ---- SG_HEADER:
+SG_HEADER_TEXT
+// ---- end of SG_HEADER
+
+SG_BEGIN(scan)
+
+// ---- host wrappers of scan 'SG_P' ----
+SG_BEGIN(device)
+SG_WORKSPACE_FUNCTION
+
+SG_END(device)
+cudaError_t SG_FUNCTION(SG_PARAMS) {
+  if (n < 0) return cudaErrorInvalidValue;
+SG_BEGIN(returns_when_empty)
+  if (n == 0) return cudaSuccess;
+  if (SG_NULL_ANY) return cudaErrorInvalidValue;
+SG_END(returns_when_empty)
+SG_BEGIN(writes_when_empty)
+  if (n > 0 && (SG_NULL_DATA)) return cudaErrorInvalidValue;
+  if (SG_NULL_RESULTS) return cudaErrorInvalidValue;
+SG_END(writes_when_empty)
+SG_BEGIN(device)
+  const size_t needed = SG_WORKSPACE_BYTES(n);
+  if (needed == 0 || workspace == nullptr || workspace_bytes < needed ||
+      reinterpret_cast<uintptr_t>(workspace) % 16u != 0u)
+    return cudaErrorInvalidValue;
+SG_END(device)
+  const uint64_t blocks = n == 0 ? 1u : (static_cast<uint64_t>(n) + SG_PER_BLOCK_LESS_ONE) / SG_PER_BLOCK;
+SG_BEGIN(segments)
+  if (blocks > 2147483647u) return cudaErrorInvalidValue;
+SG_END(segments)
+SG_BEGIN(lookback)
+  if (blocks > 1) {  // the ticket and the statuses of its tiles (one tile reads neither)
+    const cudaError_t zeroed = cudaMemsetAsync(workspace, 0, needed, stream);
+    if (zeroed != cudaSuccess) return zeroed;
+  }
+SG_END(lookback)
+SG_BEGIN(one_kernel)
+  SG_KERNEL0<<<SG_GRID0, SG_BLOCK_THREADS, 0, stream>>>(SG_ARGS0);
+  return cudaGetLastError();
+SG_END(one_kernel)
+SG_BEGIN(reduce_then_scan)
+  SG_T* const partials = static_cast<SG_T*>(workspace);
+  SG_KERNEL0<<<SG_GRID0, SG_BLOCK_THREADS, 0, stream>>>(SG_ARGS0);
+  cudaError_t status = cudaGetLastError();
+  if (status != cudaSuccess) return status;
+  SG_KERNEL1<<<SG_GRID1, SG_BLOCK_THREADS, 0, stream>>>(SG_ARGS1);
+  status = cudaGetLastError();
+  if (status != cudaSuccess) return status;
+  SG_KERNEL2<<<SG_GRID2, SG_BLOCK_THREADS, 0, stream>>>(SG_ARGS2);
+  return cudaGetLastError();
+SG_END(reduce_then_scan)
+}
+SG_BEGIN(device)
+
+SG_END(device)
+SG_END(scan)
+#endif  // __CUDACC_RTC__
