@@ -74,17 +74,18 @@ const char* const kCheckUsage =
     "  -q, --quiet   print nothing on success\n";
 
 const char* const kExplainUsage =
-    "usage: scangen explain [--dump=ast|spec|plan] [--scan NAME] [--target cuda|opencl] FILE\n"
+    "usage: scangen explain [--dump=ast|spec|plan] [--scan NAME] [--target cuda|opencl] [--arch sm_XX] FILE\n"
     "\n"
     "  (default)     each scan as the checked Spec, every default filled in, then its plan\n"
     "  --dump=spec   only the Spec\n"
     "  --dump=plan   only the plans: every decision the generator makes for a backend\n"
     "  --dump=ast    the parse tree, before names and types are resolved\n"
     "  --scan NAME   only the scan called NAME\n"
-    "  --target T    only the plan for backend T (cuda or opencl)\n";
+    "  --target T    only the plan for backend T (cuda or opencl)\n"
+    "  --arch A      plan CUDA for architecture A (sm_90, ...; default: any, with sm_90's tuning)\n";
 
 const char* const kEmitUsage =
-    "usage: scangen emit [--target cuda|opencl] [--scan NAME] [-o OUT] [--header H] FILE\n"
+    "usage: scangen emit [--target cuda|opencl] [--arch sm_XX] [--scan NAME] [-o OUT] [--header H] FILE\n"
     "       scangen emit --opencl-builtins [-o OUT]\n"
     "\n"
     "Writes one self-contained source file (no #include) holding every scan of FILE that\n"
@@ -92,6 +93,7 @@ const char* const kEmitUsage =
     "describes what it defines and how to call it.\n"
     "\n"
     "  --target T          cuda (default) or opencl\n"
+    "  --arch A            CUDA: plan for architecture A (sm_90, ...; default: any)\n"
     "  --scan NAME         only the scan called NAME\n"
     "  -o OUT              write to OUT instead of standard output\n"
     "  --header H          also write H, a C++ header of typed host wrappers: per scan, a\n"
@@ -108,7 +110,7 @@ const char* const kCompileUsage =
     "with NVRTC: a cubin for --arch sm_XX, PTX text for --arch compute_XX. The kernels are\n"
     "extern \"C\": load the result with cuModuleLoadData and launch them by name.\n"
     "\n"
-    "  --arch A      sm_90, compute_90, ... (required)\n"
+    "  --arch A      sm_90, compute_90, ... (required; the scans are planned for it)\n"
     "  --scan NAME   only the scan called NAME\n"
     "  -o OUT        write to OUT instead of standard output\n"
     "\n"
@@ -243,18 +245,28 @@ int cmd_check(const std::vector<std::string>& args) {
   return status;
 }
 
-// The plan of `spec` for `backend`, or why there is none.
-std::string plan_text(const scangen::dsl::Spec& spec, scangen::generator::Backend backend) {
+// The plan of `spec` for `target`, or why there is none.
+std::string plan_text(const scangen::dsl::Spec& spec, const scangen::generator::Target& target) {
   try {
-    return scangen::generator::to_string(scangen::generator::make_plan(spec, backend));
+    return scangen::generator::to_string(scangen::generator::make_plan(spec, target));
   } catch (const std::invalid_argument& e) {
-    return std::string("no plan for ") + scangen::generator::to_string(backend) + ": " + e.what() + "\n";
+    return std::string("no plan for ") + scangen::generator::to_string(target.backend) + ": " + e.what() + "\n";
   }
+}
+
+// --arch's value: sm_XX or compute_XX (an optional letter after the number), as a number (90).
+int arch_number(const std::string& arch) {
+  const int n = scangen::generator::cuda_arch_number(arch);
+  if (n == 0)
+    throw UserError{"--arch takes sm_XX (a cubin) or compute_XX (PTX), such as sm_90 or compute_90, not '" + arch +
+                    "'"};
+  return n;
 }
 
 int cmd_explain(const std::vector<std::string>& args) {
   std::string dump = "all";
   std::optional<scangen::generator::Backend> target;
+  int arch = 0;
   std::string only;
   std::vector<std::string> files;
   for (size_t i = 0; i < args.size(); ++i) {
@@ -272,6 +284,9 @@ int cmd_explain(const std::vector<std::string>& args) {
     } else if (a == "--target") {
       if (i + 1 >= args.size()) throw UserError{"--target needs cuda or opencl"};
       target = parse_backend(args[++i]);
+    } else if (a == "--arch") {
+      if (i + 1 >= args.size()) throw UserError{"--arch needs sm_XX"};
+      arch = arch_number(args[++i]);
     } else if (a.size() > 1 && a[0] == '-') {
       throw UserError{"unknown option '" + a + "' for explain\n" + kExplainUsage};
     } else {
@@ -297,7 +312,7 @@ int cmd_explain(const std::vector<std::string>& args) {
       for (scangen::dsl::Target t : spec.targets) {
         scangen::generator::Backend b = scangen::generator::backend_for(t);
         if (target && *target != b) continue;
-        std::string text = plan_text(spec, b);
+        std::string text = plan_text(spec, {b, b == scangen::generator::Backend::Cuda ? arch : 0});
         // Inside the spec's text, the plan reads as a comment.
         if (dump != "plan") {
           std::string commented;
@@ -320,12 +335,12 @@ int cmd_explain(const std::vector<std::string>& args) {
 // The plans of FILE's scans for `target`: every scan that lists it, or only
 // the scan called `only`.
 std::vector<scangen::generator::Plan> select_plans(const scangen::dsl::Document& doc, const std::string& path,
-                                                   const std::string& only, scangen::generator::Backend target) {
+                                                   const std::string& only, const scangen::generator::Target& target) {
   std::vector<scangen::generator::Plan> plans;
   for (const scangen::dsl::Spec& spec : doc.specs()) {
     if (!only.empty() && spec.name != only) continue;
     bool listed = false;
-    for (scangen::dsl::Target t : spec.targets) listed = listed || scangen::generator::backend_for(t) == target;
+    for (scangen::dsl::Target t : spec.targets) listed = listed || scangen::generator::backend_for(t) == target.backend;
     if (!listed && only.empty()) continue;  // a scan for the other backend
     // The operator check of `scangen check`, on every path that makes a kernel.
     if (const std::string refusal = scangen::ref::refuse_operator(spec); !refusal.empty())
@@ -340,7 +355,7 @@ std::vector<scangen::generator::Plan> select_plans(const scangen::dsl::Document&
   }
   if (plans.empty()) {
     if (!only.empty()) throw UserError{"no scan named '" + only + "' in " + path};
-    throw UserError{"no scan in " + path + " lists target '" + scangen::generator::to_string(target) + "'"};
+    throw UserError{"no scan in " + path + " lists target '" + scangen::generator::to_string(target.backend) + "'"};
   }
   return plans;
 }
@@ -421,7 +436,7 @@ int cmd_emit(const std::vector<std::string>& args) {
   std::vector<std::string> files;
   std::string only, out_path, header_path;
   bool builtins = false;
-  scangen::generator::Backend target = scangen::generator::Backend::Cuda;
+  scangen::generator::Target target;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     auto value = [&]() -> std::string {
@@ -432,7 +447,9 @@ int cmd_emit(const std::vector<std::string>& args) {
       std::cout << kEmitUsage;
       return kOk;
     } else if (a == "--target") {
-      target = parse_backend(value());
+      target.backend = parse_backend(value());
+    } else if (a == "--arch") {
+      target.arch = arch_number(value());
     } else if (a == "--scan") {
       only = value();
     } else if (a == "-o") {
@@ -461,6 +478,7 @@ int cmd_emit(const std::vector<std::string>& args) {
       std::cerr << doc.diagnostics().render();
       return kUserError;
     }
+    if (target.backend != scangen::generator::Backend::Cuda) target.arch = 0;
     const std::vector<scangen::generator::Plan> plans = select_plans(doc, files[0], only, target);
     scangen::generator::EmitOptions options;
     if (!out_path.empty() && out_path != "-") options.source_name = base_name(out_path);
@@ -468,7 +486,7 @@ int cmd_emit(const std::vector<std::string>& args) {
     if (!header_path.empty()) {
       scangen::generator::HostOptions host;
       host.source_name = options.source_name.empty()
-                             ? plans.front().spec.name + scangen::generator::source_extension(target)
+                             ? plans.front().spec.name + scangen::generator::source_extension(target.backend)
                              : options.source_name;
       host.header_name = base_name(header_path);
       scangen::generator::HostCode code = scangen::generator::emit_host(plans, text, host);
@@ -520,28 +538,14 @@ int cmd_compile(const std::vector<std::string>& args) {
     }
   }
   if (files.size() != 1) throw UserError{std::string("compile takes one FILE\n") + kCompileUsage};
-  auto arch_ok = [](const std::string& s) {
-    for (const char* prefix : {"sm_", "compute_"}) {
-      const std::string p = prefix;
-      if (s.rfind(p, 0) != 0 || s.size() == p.size() || !std::isdigit(static_cast<unsigned char>(s[p.size()])))
-        continue;
-      size_t i = p.size();
-      while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) ++i;
-      return i == s.size() || (i + 1 == s.size() && std::islower(static_cast<unsigned char>(s[i])));
-    }
-    return false;
-  };
   if (arch.empty()) throw UserError{std::string("compile needs --arch\n") + kCompileUsage};
-  if (!arch_ok(arch))
-    throw UserError{"--arch takes sm_XX (a cubin) or compute_XX (PTX), such as sm_90 or compute_90, not '" + arch +
-                    "'"};
+  const scangen::generator::Target target{scangen::generator::Backend::Cuda, arch_number(arch)};
   scangen::dsl::Document doc = load(files[0]);
   if (!doc.ok()) {
     std::cerr << doc.diagnostics().render();
     return kUserError;
   }
-  const std::vector<scangen::generator::Plan> plans =
-      select_plans(doc, files[0], only, scangen::generator::Backend::Cuda);
+  const std::vector<scangen::generator::Plan> plans = select_plans(doc, files[0], only, target);
   const std::string name = plans.front().spec.name + ".cu";
   scangen::generator::EmitOptions options;
   options.source_name = name;

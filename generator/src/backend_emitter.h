@@ -1,6 +1,8 @@
 // What differs between the backends when a plan becomes text. One
 // implementation per backend (emit_cuda.cpp, emit_opencl.cpp), found through
-// emitter_for(); the algorithms themselves are templates.
+// emitter_for(); the algorithms themselves are templates, the dialect
+// included (dialect_template(), plan_templates.cpp). Each reads its
+// decisions from the Plan.
 #pragma once
 
 #include <string>
@@ -13,8 +15,6 @@ namespace scangen::generator::detail {
 class BackendEmitter {
  public:
   virtual ~BackendEmitter() = default;
-  // The dialect template (SG_FN, SG_LOCAL, SG_BARRIER, ...).
-  virtual const char* dialect_template() const = 0;
   // Text before everything else: extensions the plans need.
   virtual std::string prologue(const std::vector<Plan>& plans) const = 0;
   // P_sg_atomic_combine(counter, v): combines v into *counter atomically,
@@ -33,12 +33,8 @@ inline const BackendEmitter& emitter_for(Backend b) {
   return cuda_emitter();
 }
 
-// The scalar kind of a running_total counter: a 32- or 64-bit integer with a
-// built-in operator other than mul; throws std::invalid_argument otherwise.
-struct AtomicCounter {
-  dsl::ScalarKind kind;
-  dsl::BuiltinOp op;
-};
-AtomicCounter atomic_counter(const Plan& plan);
+// The plan's running-total counter (Plan::counter); throws std::logic_error
+// for a plan without one.
+CounterUpdate atomic_counter(const Plan& plan);
 
 }  // namespace scangen::generator::detail

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "backend_emitter.h"
+#include "plan_steps.h"
 #include "scangen/generator/preamble.h"
 #include "templates.h"
 
@@ -26,13 +27,9 @@ const std::string& template_text(const std::string& path) {
   throw std::logic_error("scangen: no embedded template '" + path + "' (the build lists the templates)");
 }
 
-AtomicCounter atomic_counter(const Plan& plan) {
-  const dsl::Spec& s = plan.spec;
-  if (!s.op || *s.op == dsl::BuiltinOp::Mul || !s.type.is_integer() || dsl::scalar_size(s.type.scalar_kind()) < 4)
-    throw std::invalid_argument("scan '" + s.name +
-                                "': outputs = running_total at warp and block level needs a built-in operator "
-                                "other than mul on a 32- or 64-bit integer type (the counter is updated atomically)");
-  return {s.type.scalar_kind(), *s.op};
+CounterUpdate atomic_counter(const Plan& plan) {
+  if (!plan.counter) throw std::logic_error("scangen: scan '" + plan.spec.name + "' updates no counter");
+  return *plan.counter;
 }
 
 }  // namespace detail
@@ -55,10 +52,9 @@ std::string banner(const std::string& title) {
 // valid source on their own, where these are macros.)
 std::string expand_names(const std::string& text, const Plan& plan) {
   const std::string& scan = plan.spec.name;
-  std::map<std::string, std::string> plain;
-  for (const auto& [k, v] : plan.constants)
-    if (k == "SG_T" || k == "SG_IN" || k == "SG_COMBINE" || k == "SG_IDENTITY" || k == "SG_INIT" || k == "SG_CONVERT")
-      plain[k] = v;
+  const std::map<std::string, std::string> plain = {
+      {"SG_T", plan.names.value_type},  {"SG_IN", plan.names.input_type}, {"SG_COMBINE", plan.names.combine},
+      {"SG_IDENTITY", plan.names.identity}, {"SG_INIT", plan.names.init},   {"SG_CONVERT", plan.names.convert}};
   auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
   std::string out;
   out.reserve(text.size());
@@ -90,6 +86,12 @@ std::string expand_names(const std::string& text, const Plan& plan) {
 }  // namespace
 
 std::string compile_options(Backend backend) { return exact_float_options(backend); }
+
+bool template_embedded(const std::string& path) {
+  for (const EmbeddedTemplate& t : embedded_templates())
+    if (path == t.path) return true;
+  return false;
+}
 
 uint64_t templates_hash() {
   uint64_t h = 1469598103934665603ull;
@@ -123,9 +125,9 @@ std::string emit(const std::vector<Plan>& plans, const EmitOptions& options) {
                     ": do not edit; edit the .scan file and generate again.\n";
   for (const Plan& p : plans)
     out += "//   scan '" + p.spec.name + "'" + (p.spec.file.empty() ? "" : " from " + p.spec.file) + ": " +
-           dsl::to_string(p.spec.level) + ", " + dsl::to_string(p.spec.algorithm) + "\n";
+           dsl::to_string(p.level) + ", " + dsl::to_string(p.algorithm) + "\n";
   out += be.prologue(plans);
-  out += banner(std::string("templates/") + be.dialect_template()) + template_text(be.dialect_template());
+  out += banner(std::string("templates/") + dialect_template(backend)) + template_text(dialect_template(backend));
 
   for (const Plan& p : plans) {
     const std::string& n = p.spec.name;
@@ -137,16 +139,17 @@ std::string emit(const std::vector<Plan>& plans, const EmitOptions& options) {
 
     out += banner("scan '" + n + "': the constants its templates are written against");
     out += "#define SG_NAME(name) " + n + "_##name\n";
-    for (const auto& [k, v] : p.constants) out += "#define " + k + " " + v + "\n";
+    const std::vector<std::pair<std::string, std::string>> constants = template_constants(p);
+    for (const auto& [k, v] : constants) out += "#define " + k + " " + v + "\n";
     for (const std::string& t : p.templates) {
-      if (t == "common/api.h" && p.spec.running_total && p.spec.level != dsl::Level::Device) {
+      if (p.counter && needs_counter_update(t)) {
         out += banner("scan '" + n + "': the running-total counter's atomic update");
         out += expand_names(be.atomic_combine(p), p);
       }
       out += banner("templates/" + t) + expand_names(template_text(t), p);
     }
     out += "#undef SG_NAME\n";
-    for (const auto& kv : p.constants) out += "#undef " + kv.first + "\n";
+    for (const auto& kv : constants) out += "#undef " + kv.first + "\n";
   }
   return out;
 }

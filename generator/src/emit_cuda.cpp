@@ -8,12 +8,10 @@ namespace {
 
 class CudaEmitter final : public BackendEmitter {
  public:
-  const char* dialect_template() const override { return "cuda/dialect.cuh"; }
-
   std::string prologue(const std::vector<Plan>&) const override { return ""; }
 
   std::string atomic_combine(const Plan& plan) const override {
-    const AtomicCounter c = atomic_counter(plan);
+    const CounterUpdate c = atomic_counter(plan);
     const bool wide = dsl::scalar_size(c.kind) == 8;
     const bool is_signed = dsl::is_signed(c.kind);
     // atomicAdd / And / Or / Xor on the unsigned type (wrap-around);
