@@ -64,6 +64,9 @@ bool parse_command_line(const CommandLine& line, const std::vector<std::string>&
 uint64_t parse_number(const std::string& flag, const std::string& text);
 // A target name (cuda, opencl), or a UserError.
 generator::Backend parse_backend(const std::string& name);
+// --arch's value, sm_XX or compute_XX (a letter may follow the number), as a
+// number (90); a UserError for anything else.
+int parse_arch(const std::string& arch);
 
 // ---- files (files.cpp) ----------------------------------------------------------
 
@@ -78,7 +81,7 @@ std::string base_name(const std::string& path);
 // The plans of `doc`'s scans for `target`: every scan that lists it, or only
 // the scan called `only`; the operator check of `scangen check` first.
 std::vector<generator::Plan> select_plans(const dsl::Document& doc, const std::string& path,
-                                          const std::string& only, generator::Backend target);
+                                          const std::string& only, const generator::Target& target);
 
 // ---- the commands (verb_*.cpp) --------------------------------------------------
 

@@ -129,12 +129,12 @@ std::string base_name(const std::string& path) {
 }
 
 std::vector<generator::Plan> select_plans(const dsl::Document& doc, const std::string& path,
-                                          const std::string& only, generator::Backend target) {
+                                          const std::string& only, const generator::Target& target) {
   std::vector<generator::Plan> plans;
   for (const dsl::Spec& spec : doc.specs()) {
     if (!only.empty() && spec.name != only) continue;
     bool listed = false;
-    for (dsl::Target t : spec.targets) listed = listed || generator::backend_for(t) == target;
+    for (dsl::Target t : spec.targets) listed = listed || generator::backend_for(t) == target.backend;
     if (!listed && only.empty()) continue;  // a scan for the other backend
     const std::string at =
         doc.file().name() + ":" + std::to_string(spec.loc.line) + ":" + std::to_string(spec.loc.col) + ": ";
@@ -148,7 +148,7 @@ std::vector<generator::Plan> select_plans(const dsl::Document& doc, const std::s
   }
   if (plans.empty()) {
     if (!only.empty()) throw UserError{"no scan named '" + only + "' in " + path};
-    throw UserError{"no scan in " + path + " lists target '" + generator::to_string(target) + "'"};
+    throw UserError{"no scan in " + path + " lists target '" + generator::to_string(target.backend) + "'"};
   }
   return plans;
 }

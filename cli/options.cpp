@@ -70,4 +70,12 @@ generator::Backend parse_backend(const std::string& name) {
   return *b;
 }
 
+int parse_arch(const std::string& arch) {
+  const int n = generator::cuda_arch_number(arch);
+  if (n == 0)
+    throw UserError{"--arch takes sm_XX (a cubin) or compute_XX (PTX), such as sm_90 or compute_90, not '" + arch +
+                    "'"};
+  return n;
+}
+
 }  // namespace scangen::cli

@@ -18,7 +18,7 @@ const char* const kCompileUsage =
     "with NVRTC: a cubin for --arch sm_XX, PTX text for --arch compute_XX. The kernels are\n"
     "extern \"C\": load the result with cuModuleLoadData and launch them by name.\n"
     "\n"
-    "  --arch A      sm_90, compute_90, ... (required)\n"
+    "  --arch A      sm_90, compute_90, ... (required; the scans are planned for it)\n"
     "  --scan NAME   only the scan called NAME\n"
     "  -o OUT        write to OUT instead of standard output\n"
     "\n"
@@ -29,19 +29,6 @@ struct CompileOptions {
   std::vector<std::string> files;
   std::string only, out_path, arch;
 };
-
-// sm_XX or compute_XX: digits, and at most one lower-case letter after them (sm_90a).
-bool arch_ok(const std::string& s) {
-  for (const char* prefix : {"sm_", "compute_"}) {
-    const std::string p = prefix;
-    if (s.rfind(p, 0) != 0 || s.size() == p.size() || !std::isdigit(static_cast<unsigned char>(s[p.size()])))
-      continue;
-    size_t i = p.size();
-    while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) ++i;
-    return i == s.size() || (i + 1 == s.size() && std::islower(static_cast<unsigned char>(s[i])));
-  }
-  return false;
-}
 
 // An NVRTC log line such as "affine.scan(8): error: ..." that points at `file`.
 bool log_points_at(const std::string& log, const std::string& file) {
@@ -96,15 +83,13 @@ int run_compile(const std::vector<std::string>& args) {
   if (!parse_command_line(line, args)) return kOk;
   if (o.files.size() != 1) throw UserError{std::string("compile takes one FILE\n") + kCompileUsage};
   if (o.arch.empty()) throw UserError{std::string("compile needs --arch\n") + kCompileUsage};
-  if (!arch_ok(o.arch))
-    throw UserError{"--arch takes sm_XX (a cubin) or compute_XX (PTX), such as sm_90 or compute_90, not '" + o.arch +
-                    "'"};
+  const generator::Target target{generator::Backend::Cuda, parse_arch(o.arch)};
   dsl::Document doc = load(o.files[0]);
   if (!doc.ok()) {
     std::cerr << doc.diagnostics().render();
     return kUserError;
   }
-  const std::vector<generator::Plan> plans = select_plans(doc, o.files[0], o.only, generator::Backend::Cuda);
+  const std::vector<generator::Plan> plans = select_plans(doc, o.files[0], o.only, target);
   const std::string name = plans.front().spec.name + ".cu";
   generator::EmitOptions options;
   options.source_name = name;

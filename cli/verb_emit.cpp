@@ -14,7 +14,7 @@ namespace scangen::cli {
 namespace {
 
 const char* const kEmitUsage =
-    "usage: scangen emit [--target cuda|opencl] [--scan NAME] [-o OUT] [--header H] FILE\n"
+    "usage: scangen emit [--target cuda|opencl] [--arch sm_XX] [--scan NAME] [-o OUT] [--header H] FILE\n"
     "       scangen emit --opencl-builtins [-o OUT]\n"
     "\n"
     "Writes one self-contained source file (no #include) holding every scan of FILE that\n"
@@ -22,6 +22,7 @@ const char* const kEmitUsage =
     "describes what it defines and how to call it.\n"
     "\n"
     "  --target T          cuda (default) or opencl\n"
+    "  --arch A            CUDA: plan for architecture A (sm_90, ...; default: any)\n"
     "  --scan NAME         only the scan called NAME\n"
     "  -o OUT              write to OUT instead of standard output\n"
     "  --header H          also write H, a C++ header of typed host wrappers: per scan, a\n"
@@ -35,7 +36,7 @@ struct EmitOptions {
   std::vector<std::string> files;
   std::string only, out_path, header_path;
   bool builtins = false;
-  generator::Backend target = generator::Backend::Cuda;
+  generator::Target target;  // the backend, and with --arch the CUDA architecture
 };
 
 // What emit writes: the source, and the header where --header asks for one.
@@ -60,7 +61,7 @@ std::optional<Emitted> emit_scans(const EmitOptions& o) {
   out.text = generator::emit(plans, options);
   if (!o.header_path.empty()) {
     generator::HostOptions host;
-    host.source_name = options.source_name.empty() ? plans.front().spec.name + generator::source_extension(o.target)
+    host.source_name = options.source_name.empty() ? plans.front().spec.name + generator::source_extension(o.target.backend)
                                                    : options.source_name;
     host.header_name = base_name(o.header_path);
     generator::HostCode code = generator::emit_host(plans, out.text, host);
@@ -77,7 +78,8 @@ int run_emit(const std::vector<std::string>& args) {
   const CommandLine line{
       "emit",
       kEmitUsage,
-      {{{"--target"}, Takes::Next, "", [&](const std::string& v) { o.target = parse_backend(v); }},
+      {{{"--target"}, Takes::Next, "", [&](const std::string& v) { o.target.backend = parse_backend(v); }},
+       {{"--arch"}, Takes::NextOrEquals, "", [&](const std::string& v) { o.target.arch = parse_arch(v); }},
        {{"--scan"}, Takes::Next, "", [&](const std::string& v) { o.only = v; }},
        {{"-o"}, Takes::Next, "", [&](const std::string& v) { o.out_path = v; }},
        {{"--header"}, Takes::Next, "",
@@ -88,6 +90,7 @@ int run_emit(const std::vector<std::string>& args) {
        {{"--opencl-builtins"}, Takes::Nothing, "", [&](const std::string&) { o.builtins = true; }}},
       [&](const std::string& word) { o.files.push_back(word); }};
   if (!parse_command_line(line, args)) return kOk;
+  if (o.target.backend != generator::Backend::Cuda) o.target.arch = 0;  // OpenCL plans have no architecture
   Emitted out;
   if (o.builtins) {
     if (!o.files.empty() || !o.only.empty() || !o.header_path.empty())

@@ -11,28 +11,30 @@ namespace scangen::cli {
 namespace {
 
 const char* const kExplainUsage =
-    "usage: scangen explain [--dump=ast|spec|plan] [--scan NAME] [--target cuda|opencl] FILE\n"
+    "usage: scangen explain [--dump=ast|spec|plan] [--scan NAME] [--target cuda|opencl] [--arch sm_XX] FILE\n"
     "\n"
     "  (default)     each scan as the checked Spec, every default filled in, then its plan\n"
     "  --dump=spec   only the Spec\n"
     "  --dump=plan   only the plans: every decision the generator makes for a backend\n"
     "  --dump=ast    the parse tree, before names and types are resolved\n"
     "  --scan NAME   only the scan called NAME\n"
-    "  --target T    only the plan for backend T (cuda or opencl)\n";
+    "  --target T    only the plan for backend T (cuda or opencl)\n"
+    "  --arch A      plan CUDA for architecture A (sm_90, ...; default: any, with sm_90's tuning)\n";
 
 struct ExplainOptions {
   std::string dump = "all";
   std::optional<generator::Backend> target;
+  int arch = 0;  // --arch: the CUDA plans' architecture (0: any)
   std::string only;
   std::vector<std::string> files;
 };
 
-// The plan of `spec` for `backend`, or why there is none.
-std::string plan_text(const dsl::Spec& spec, generator::Backend backend) {
+// The plan of `spec` for `target`, or why there is none.
+std::string plan_text(const dsl::Spec& spec, const generator::Target& target) {
   try {
-    return generator::to_string(generator::make_plan(spec, backend));
+    return generator::to_string(generator::make_plan(spec, target));
   } catch (const std::invalid_argument& e) {
-    return std::string("no plan for ") + generator::to_string(backend) + ": " + e.what() + "\n";
+    return std::string("no plan for ") + generator::to_string(target.backend) + ": " + e.what() + "\n";
   }
 }
 
@@ -58,10 +60,11 @@ bool print_scans(const dsl::Document& doc, const ExplainOptions& o) {
     if (o.dump != "plan") std::cout << spec.to_string();
     if (o.dump == "spec") continue;
     for (dsl::Target t : spec.targets) {
-      generator::Backend b = generator::backend_for(t);
+      const generator::Backend b = generator::backend_for(t);
       if (o.target && *o.target != b) continue;
+      const std::string text = plan_text(spec, {b, b == generator::Backend::Cuda ? o.arch : 0});
       // Inside the spec's text, the plan reads as a comment.
-      std::cout << (o.dump != "plan" ? commented(plan_text(spec, b)) : plan_text(spec, b));
+      std::cout << (o.dump != "plan" ? commented(text) : text);
     }
   }
   return found;
@@ -82,7 +85,8 @@ int run_explain(const std::vector<std::string>& args) {
         }},
        {{"--scan"}, Takes::Next, "--scan needs a scan name", [&](const std::string& v) { o.only = v; }},
        {{"--target"}, Takes::Next, "--target needs cuda or opencl",
-        [&](const std::string& v) { o.target = parse_backend(v); }}},
+        [&](const std::string& v) { o.target = parse_backend(v); }},
+       {{"--arch"}, Takes::NextOrEquals, "--arch needs sm_XX", [&](const std::string& v) { o.arch = parse_arch(v); }}},
       [&](const std::string& word) { o.files.push_back(word); }};
   if (!parse_command_line(line, args)) return kOk;
   if (o.files.size() != 1) throw UserError{std::string("explain takes one FILE\n") + kExplainUsage};

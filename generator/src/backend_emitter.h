@@ -1,6 +1,8 @@
 // What differs between the backends when a plan becomes text. One
 // implementation per backend (emit_cuda.cpp, emit_opencl.cpp), found through
-// emitter_for(); the algorithms themselves are templates.
+// emitter_for(); the algorithms themselves are templates, the dialect
+// included (dialect_template(), plan_templates.cpp). Each reads its
+// decisions from the Plan.
 #pragma once
 
 #include <string>
@@ -13,8 +15,6 @@ namespace scangen::generator::detail {
 class BackendEmitter {
  public:
   virtual ~BackendEmitter() = default;
-  // The dialect template (SG_FN, SG_LOCAL, SG_BARRIER, ...).
-  virtual const char* dialect_template() const = 0;
   // Text before everything else: extensions the plans need.
   virtual std::string prologue(const std::vector<Plan>& plans) const = 0;
   // The atomic function of P_sg_atomic_combine(counter, v), which combines v
@@ -38,8 +38,9 @@ inline const BackendEmitter& emitter_for(Backend b) {
   return cuda_emitter();
 }
 
-// The scalar kind of a running_total counter: a 32- or 64-bit integer with a
-// built-in operator other than mul; throws std::invalid_argument otherwise.
+// The scalar kind of a running_total counter (Plan::counter, decided in
+// planning): a 32- or 64-bit integer with a built-in operator other than mul;
+// throws std::logic_error for a plan without one.
 struct AtomicCounter {
   dsl::ScalarKind kind;
   dsl::BuiltinOp op;

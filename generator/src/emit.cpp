@@ -5,6 +5,7 @@
 #include <string>
 
 #include "backend_emitter.h"
+#include "plan_steps.h"
 #include "scangen/generator/preamble.h"
 #include "templates.h"
 #include "text.h"
@@ -14,16 +15,11 @@ namespace scangen::generator {
 namespace detail {
 
 AtomicCounter atomic_counter(const Plan& plan) {
-  const dsl::Spec& s = plan.spec;
-  if (!s.op || *s.op == dsl::BuiltinOp::Mul || !s.type.is_integer() || dsl::scalar_size(s.type.scalar_kind()) < 4)
-    throw std::invalid_argument("scan '" + s.name +
-                                "': outputs = running_total at warp and block level needs a built-in operator "
-                                "other than mul on a 32- or 64-bit integer type (the counter is updated atomically)");
-  const dsl::ScalarKind kind = s.type.scalar_kind();
-  const dsl::BuiltinOp op = *s.op;
-  const bool ordered = op == dsl::BuiltinOp::Min || op == dsl::BuiltinOp::Max;
+  if (!plan.counter) throw std::logic_error("scangen: scan '" + plan.spec.name + "' updates no counter");
+  const CounterUpdate& c = *plan.counter;
+  const bool ordered = c.op == dsl::BuiltinOp::Min || c.op == dsl::BuiltinOp::Max;
   // add, and, or, xor on the unsigned type (wrap-around); min and max on the type's own signedness.
-  return {kind, op, dsl::to_string(op), dsl::scalar_size(kind) == 8, ordered && dsl::is_signed(kind)};
+  return {c.kind, c.op, dsl::to_string(c.op), dsl::scalar_size(c.kind) == 8, ordered && dsl::is_signed(c.kind)};
 }
 
 }  // namespace detail
@@ -39,15 +35,24 @@ namespace {
 Holes scan_holes(const Plan& plan) {
   Holes h;
   h.names(plan.spec.name + "_");
-  for (const auto& [k, v] : plan.constants)
-    if (k == "SG_T" || k == "SG_IN" || k == "SG_COMBINE" || k == "SG_IDENTITY" || k == "SG_INIT" || k == "SG_CONVERT")
-      h.set(k, v);
+  h.set("SG_T", plan.names.value_type)
+      .set("SG_IN", plan.names.input_type)
+      .set("SG_COMBINE", plan.names.combine)
+      .set("SG_IDENTITY", plan.names.identity)
+      .set("SG_INIT", plan.names.init)
+      .set("SG_CONVERT", plan.names.convert);
   return h;
 }
 
 }  // namespace
 
 std::string compile_options(Backend backend) { return exact_float_options(backend); }
+
+bool template_embedded(const std::string& path) {
+  for (const EmbeddedTemplate& t : embedded_templates())
+    if (path == t.path) return true;
+  return false;
+}
 
 uint64_t templates_hash() {
   uint64_t h = fnv1a("");
@@ -74,14 +79,14 @@ std::string emit(const std::vector<Plan>& plans, const EmitOptions& options) {
   Holes h;
   h.set("SG_BACKEND", backend == Backend::Cuda ? "CUDA" : "OpenCL C 1.2")
       .set("SG_PROLOGUE", be.prologue(plans))
-      .set("SG_DIALECT", be.dialect_template())
-      .set("SG_DIALECT_TEXT", template_text(be.dialect_template()));
+      .set("SG_DIALECT", dialect_template(backend))
+      .set("SG_DIALECT_TEXT", template_text(dialect_template(backend)));
   for (const Plan& p : plans) {
     Holes& scan = h.add("scan");
     scan.set("SG_SCAN", p.spec.name)
         .set("SG_FROM", p.spec.file.empty() ? "" : " from " + p.spec.file)
-        .set("SG_LEVEL", dsl::to_string(p.spec.level))
-        .set("SG_ALGORITHM", dsl::to_string(p.spec.algorithm))
+        .set("SG_LEVEL", dsl::to_string(p.level))
+        .set("SG_ALGORITHM", dsl::to_string(p.algorithm))
         .set("SG_PREFIX", p.spec.name + "_")
         .set("SG_PREAMBLE", [&p, backend, source_name](long line) {
           PreambleOptions po;
@@ -89,11 +94,11 @@ std::string emit(const std::vector<Plan>& plans, const EmitOptions& options) {
           po.first_line = static_cast<int>(line);  // for its #line directives
           return emit_preamble(p.spec, backend, po);
         });
-    for (const auto& [k, v] : p.constants) scan.add("constant").set("SG_CONSTANT", k).set("SG_VALUE", v);
+    for (const auto& [k, v] : template_constants(p)) scan.add("constant").set("SG_CONSTANT", k).set("SG_VALUE", v);
     Holes holes = scan_holes(p);
     for (const std::string& t : p.templates) {
       Holes& each = scan.add("template");
-      const bool atomic = t == "common/api.h" && p.spec.running_total && p.spec.level != dsl::Level::Device;
+      const bool atomic = p.counter && needs_counter_update(t);
       if (atomic) {
         const BackendEmitter::AtomicUpdate a = be.atomic_update(p);
         holes.set("SG_ATOMIC", a.function).set("SG_ATOMIC_POINTER", a.pointer).set("SG_ATOMIC_TYPE", a.type);

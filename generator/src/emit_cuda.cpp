@@ -8,8 +8,6 @@ namespace {
 
 class CudaEmitter final : public BackendEmitter {
  public:
-  const char* dialect_template() const override { return "cuda/dialect.cuh"; }
-
   std::string prologue(const std::vector<Plan>&) const override { return ""; }
 
   // atomicAdd, atomicMin, ... (CUDA's 64-bit atomics take the long long types).

@@ -8,14 +8,12 @@ namespace {
 
 class OpenCLEmitter final : public BackendEmitter {
  public:
-  const char* dialect_template() const override { return "opencl/dialect.cl"; }
-
   std::string prologue(const std::vector<Plan>& plans) const override {
     bool base = false, extended = false;
     for (const Plan& p : plans) {
-      if (p.status_kind == 4) base = true;  // the look-back's tagged 64-bit status words
-      if (!p.spec.running_total || p.spec.level == dsl::Level::Device) continue;
-      const AtomicCounter c = atomic_counter(p);
+      if (p.status == StatusLayout::TaggedWords) base = true;  // the look-back's tagged 64-bit status words
+      if (!p.counter) continue;
+      const CounterUpdate c = *p.counter;
       if (dsl::scalar_size(c.kind) != 8) continue;
       if (c.op == dsl::BuiltinOp::Add) base = true;
       else extended = true;

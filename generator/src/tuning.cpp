@@ -1,7 +1,9 @@
 #include "scangen/generator/tuning.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
+#include <limits>
 #include <stdexcept>
 
 namespace scangen::generator {
@@ -14,80 +16,84 @@ int items_for(size_t element_bytes, size_t bytes) {
   return static_cast<int>(std::clamp<size_t>(items, 1, 32));
 }
 
+constexpr size_t kAnySize = std::numeric_limits<size_t>::max();
+
+// A row of the table: the entry for a backend, an architecture and elements
+// of up to max_bytes.
+struct Row {
+  Backend backend;
+  int arch;          // Target::arch; 0: any
+  size_t max_bytes;  // the first row the element fits is the entry
+  int threads;
+  int items;             // per thread; 0: about bytes_per_thread bytes (1..32 items)
+  int bytes_per_thread;  // when items is 0
+  int first_poll_ns;
+  const char* why;  // one line; bench/RESULTS.md ("Tuning") has every variant measured
+};
+
+// The table. CUDA: bench/tune_bench on an NVIDIA H100 80GB HBM3 (sm_90),
+// N = 2^28, fraction of a device-to-device copy of the same bytes. Keyed by
+// element size: at 8 bytes the written affine combine and the built-in i64
+// sum tuned alike, and every larger element is a written combine. Every CUDA
+// row sleeps before the first read of the predecessors from tile 512 on (the
+// first wave on 132 SMs: it paces the blocks) and 32 ns between reads (the
+// DeviceTuning defaults; 100 or 300 ns made no difference). The I/O moves
+// 16-byte words, so a thread's bytes, not its elements, set a tile's cost.
+constexpr Row kTable[] = {
+    {Backend::Cuda, 90, 1, 256, 64, 0, 1500, "1 byte: 256 x 64, sleep 1500 ns: i8 sum 0.648 of copy"},
+    {Backend::Cuda, 90, 2, 256, 64, 0, 3000, "2 bytes: 256 x 64, sleep 3000 ns: i16 sum 0.859 of copy"},
+    {Backend::Cuda, 90, 4, 256, 32, 0, 3000, "3-4 bytes: 256 x 32, sleep 3000 ns: i32 sum 0.895, max 0.895 of copy"},
+    {Backend::Cuda, 90, 8, 128, 32, 0, 3000, "5-8 bytes: 128 x 32, sleep 3000 ns: i64 sum 0.957, affine 0.956 of copy"},
+    {Backend::Cuda, 90, kAnySize, 64, 0, 512, 3000,
+     "over 8 bytes: 64 threads x 512 bytes, sleep 3000 ns: 2x2 matrices 0.744 of copy"},
+    {Backend::OpenCL, 0, kAnySize, 256, 0, 64, 0, "OpenCL: 64 bytes per thread, 256 threads (not tuned)"},
+};
+
+// The architecture whose rows serve a target the table has none for.
+int default_arch(Backend backend) { return backend == Backend::Cuda ? 90 : 0; }
+
+bool has_rows(Backend backend, int arch) {
+  for (const Row& r : kTable)
+    if (r.backend == backend && r.arch == arch) return true;
+  return false;
+}
+
 }  // namespace
 
-// The table. CUDA entries: bench/tune_bench on an NVIDIA H100 80GB HBM3,
-// N = 2^28 unless said, fraction of a device-to-device copy of the same
-// bytes (bench/RESULTS.md, "Tuning", has every variant measured). Keyed by
-// element size alone: at 8 bytes the written affine combine and the built-in
-// i64 sum tuned alike (0.956 / 0.957 with the same entry), and every larger
-// element is a written combine.
-DeviceTuning device_tuning(const dsl::Spec& spec, Backend backend) {
+std::string to_string(const Target& t) {
+  if (t.backend != Backend::Cuda) return to_string(t.backend);
+  return t.arch > 0 ? "cuda sm_" + std::to_string(t.arch) : "cuda, any architecture";
+}
+
+int cuda_arch_number(const std::string& arch) {
+  for (const std::string prefix : {"sm_", "compute_"}) {
+    if (arch.rfind(prefix, 0) != 0) continue;
+    size_t i = prefix.size(), end = i;
+    while (end < arch.size() && end - i < 4 && std::isdigit(static_cast<unsigned char>(arch[end]))) ++end;
+    if (end == i) return 0;
+    if (end != arch.size() && !(end + 1 == arch.size() && std::islower(static_cast<unsigned char>(arch[end]))))
+      return 0;
+    return std::stoi(arch.substr(i, end - i));
+  }
+  return 0;
+}
+
+DeviceTuning device_tuning(const dsl::Spec& spec, Backend backend) { return device_tuning(spec, Target{backend, 0}); }
+
+DeviceTuning device_tuning(const dsl::Spec& spec, const Target& target) {
   const size_t bytes = spec.type.size();
-  DeviceTuning t;
-  if (backend != Backend::Cuda) {
-    // OpenCL: 64 bytes per thread, 256 threads (untuned).
-    t.threads = 256;
-    t.items = items_for(bytes, 64);
-    t.why = "OpenCL: 64 bytes per thread, 256 threads (not tuned)";
+  const int arch = has_rows(target.backend, target.arch) ? target.arch : default_arch(target.backend);
+  for (const Row& r : kTable) {
+    if (r.backend != target.backend || r.arch != arch || bytes > r.max_bytes) continue;
+    DeviceTuning t;
+    t.threads = r.threads;
+    t.items = r.items > 0 ? r.items : items_for(bytes, static_cast<size_t>(r.bytes_per_thread));
+    t.first_poll_ns = r.first_poll_ns;
+    t.arch = r.arch;
+    t.why = r.why;
     return t;
   }
-  // Every size: a sleep before the first read of the predecessors, from
-  // tile 512 on (about the tiles of the first wave on 132 SMs): i32 256 x 16
-  // 0.70 -> 0.75 / 0.79 / 0.83 of copy with 1000 / 2000 / 3000 ns. It paces
-  // the blocks rather than sparing reads: sleeping only when a first read
-  // finds no complete prefix was as slow as no sleep (i32 0.79, i64 0.92),
-  // since most tiles find one at once. From tile 64 on instead, 2^20 i32
-  // took 10.8 us instead of 8.0.
-  t.first_poll_from = 512;
-  t.poll_ns = 32;  // 100 or 300 ns between reads: no difference (0.846 / 0.850 vs 0.847)
-  // The I/O moves 16-byte words through shared memory (templates/common/io.h),
-  // so a thread's bytes, not its elements, set the cost of a tile's loads.
-  if (bytes <= 1) {
-    // i8: 64 bytes per thread. 256 x 64 0.648 of copy, 128 x 128 0.640,
-    // 256 x 32 0.598, 256 x 128 0.465 (184 registers: one block per SM),
-    // 256 x 48 0.467 (100 registers); sleep 3000 ns 0.569. Every byte is a
-    // 32-bit register and an instruction: ncu read 51 % of DRAM peak.
-    t.threads = 256;
-    t.items = 64;
-    t.first_poll_ns = 1500;
-    t.why = "1 byte: 256 x 64, sleep 1500 ns: i8 sum 0.648 of copy";
-  } else if (bytes <= 2) {
-    // i16 / f16: 128 bytes per thread. 256 x 64 with 3000 ns 0.859 of copy,
-    // 1500 ns 0.812; 256 x 32 0.78; 128 x 64 0.80; 256 x 96 and up no
-    // longer fit the exchange in shared memory (0.08, elements one by one).
-    t.threads = 256;
-    t.items = 64;
-    t.first_poll_ns = 3000;
-    t.why = "2 bytes: 256 x 64, sleep 3000 ns: i16 sum 0.859 of copy";
-  } else if (bytes <= 4) {
-    // 128 bytes per thread: 256 x 32 with 3000 ns 0.895 of copy; 128 x 64
-    // 0.899 (within the noise); 256 x 16 0.876; 256 x 40 0.868 (80
-    // registers); 2000 ns 0.868, 4000 ns 0.893. (Before the 16-byte-word
-    // I/O: 0.883.)
-    t.threads = 256;
-    t.items = 32;
-    t.first_poll_ns = 3000;
-    t.why = "3-4 bytes: 256 x 32, sleep 3000 ns: i32 sum 0.895, max 0.895 of copy";
-  } else if (bytes <= 8) {
-    // 256 bytes per thread in 128-thread blocks: 128 x 32 with 3000 ns i64
-    // 0.957, affine 0.956 of copy; 256 x 16 0.942 / 0.941; 64 x 64 0.891;
-    // 96 x 32 0.933; 2000 ns 0.944, 4000 ns 0.957.
-    t.threads = 128;
-    t.items = 32;
-    t.first_poll_ns = 3000;
-    t.why = "5-8 bytes: 128 x 32, sleep 3000 ns: i64 sum 0.957, affine 0.956 of copy";
-  } else {
-    // Large elements (the 16-byte 2x2 matrix product): 512 bytes per thread
-    // in small blocks: 64 x 32 0.744 of copy, 128 x 16 0.722, 32 x 32 0.625,
-    // 64 x 16 0.579, 256 x 8 0.620 (3000 ns each); 1500 / 6000 / 0 ns 0.738
-    // / 0.744 / 0.717.
-    t.threads = 64;
-    t.items = items_for(bytes, 512);
-    t.first_poll_ns = 3000;
-    t.why = "over 8 bytes: 64 threads x 512 bytes, sleep 3000 ns: 2x2 matrices 0.744 of copy";
-  }
-  return t;
+  return DeviceTuning{};
 }
 
 DeviceTuning parse_tuning(const std::string& text, DeviceTuning t) {

@@ -34,7 +34,6 @@ using runtime::detail::Driver;
 using runtime::detail::load_driver;
 using runtime::detail::MemoryCache;
 using dsl::Algorithm;
-using dsl::Level;
 
 namespace {
 
@@ -424,22 +423,22 @@ std::vector<const generator::Kernel*> plan_launches(const generator::Plan& p, ui
   return v;
 }
 
-// What the outputs must be, given the spec; `present` says which the caller gave.
+// What the outputs must be, given the plan; `present` says which the caller gave.
 void check_outputs(const generator::Plan& p, bool in, bool inc, bool exc, bool agg, bool run, uint64_t n) {
-  const dsl::Spec& s = p.spec;
-  const std::string who = "scan '" + s.name + "': ";
+  const generator::Outputs& o = p.outputs;
+  const std::string who = "scan '" + p.spec.name + "': ";
   if (n > 0 && !in) fail(who + "the input is null");
   // `even_if_empty`: written even when n == 0 (the aggregate, the running total).
   auto need = [&](bool given, bool wanted, bool even_if_empty, const std::string& name, const std::string& why) {
     if (wanted && !given && (n > 0 || even_if_empty)) fail(who + "the " + name + " output is null, but " + why);
     if (!wanted && given) fail(who + "an " + name + " output was given, but the spec has none (" + why + ")");
   };
-  const std::string mode = std::string("mode = ") + dsl::to_string(s.mode);
-  need(inc, s.has_inclusive(), false, "inclusive", mode);
-  need(exc, s.has_exclusive(), false, "exclusive", mode);
-  need(agg, s.aggregate, true, "aggregate", s.aggregate ? "outputs lists aggregate" : "outputs does not list aggregate");
-  need(run, s.running_total, true, "running_total",
-       s.running_total ? "outputs lists running_total" : "outputs does not list running_total");
+  const std::string mode = std::string("mode = ") + dsl::to_string(p.spec.mode);
+  need(inc, o.inclusive, false, "inclusive", mode);
+  need(exc, o.exclusive, false, "exclusive", mode);
+  need(agg, o.aggregate, true, "aggregate", o.aggregate ? "outputs lists aggregate" : "outputs does not list aggregate");
+  need(run, o.running_total, true, "running_total",
+       o.running_total ? "outputs lists running_total" : "outputs does not list running_total");
 }
 
 }  // namespace
@@ -480,8 +479,7 @@ void Scan::run(const CudaArgs& a) const {
     check_range(a.in, "input", a.n, p.input_bytes, in_t);
     check_range(a.inclusive, "inclusive", a.n, p.element_bytes, t);
     check_range(a.exclusive, "exclusive", a.n, p.element_bytes, t);
-    check_range(a.aggregate, "aggregate",
-                p.spec.level == Level::Device ? 1 : a.n / p.segment + (a.n % p.segment != 0 ? 1 : 0), p.element_bytes, t);
+    check_range(a.aggregate, "aggregate", generator::aggregate_elements(p, a.n), p.element_bytes, t);
     check_range(a.running_total, "running_total", 1, p.element_bytes, t);
     if (a.workspace) check_range(a.workspace, "workspace", generator::workspace_bytes(p, a.n), 1, "workspace byte");
   }
@@ -569,8 +567,7 @@ void Scan::run(const OpenCLArgs& a) const {
   check_buffer(a.in, "input", a.n, p.input_bytes, in_t);
   check_buffer(a.inclusive, "inclusive", a.n, p.element_bytes, t);
   check_buffer(a.exclusive, "exclusive", a.n, p.element_bytes, t);
-  check_buffer(a.aggregate, "aggregate",
-               p.spec.level == Level::Device ? 1 : (a.n + p.segment - 1) / p.segment, p.element_bytes, t);
+  check_buffer(a.aggregate, "aggregate", generator::aggregate_elements(p, a.n), p.element_bytes, t);
   check_buffer(a.running_total, "running_total", 1, p.element_bytes, t);
   std::lock_guard<std::mutex> lock(st.mutex);
   cl_command_queue queue = a.queue ? a.queue : rt.cl_queue;
@@ -745,7 +742,8 @@ Scan Runtime::compile(const dsl::Spec& spec) {
   if (const std::string refusal = ref::refuse_operator(spec); !refusal.empty()) fail(refusal);
   generator::Plan plan;
   try {
-    plan = generator::make_plan(spec, rt.backend);
+    // CUDA: planned for the device's architecture (the tuning table's entry).
+    plan = generator::make_plan(spec, generator::Target{rt.backend, rt.backend == Backend::Cuda ? rt.sm : 0});
   } catch (const std::invalid_argument& e) {
     fail(e.what());
   }

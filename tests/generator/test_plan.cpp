@@ -15,6 +15,7 @@ using scangen::generator::Backend;
 using scangen::generator::LaneExchange;
 using scangen::generator::make_plan;
 using scangen::generator::Plan;
+using scangen::generator::StatusLayout;
 
 scangen::dsl::Spec load_one(const std::string& text) {
   scangen::dsl::Document doc = scangen::dsl::load("t.scan", text);
@@ -105,23 +106,23 @@ TEST_CASE("device scans: tile, status word and workspace", "[unit]") {
   // The tuning table's shape for 4-byte elements on CUDA: 256 x 32.
   CHECK(i32.tile == 256 * 32);
   CHECK(i32.tile == static_cast<uint64_t>(i32.tuning.threads) * static_cast<uint64_t>(i32.tuning.items));
-  CHECK(i32.status_kind == 1);
+  CHECK(i32.status == StatusLayout::Word64);
   CHECK(scangen::generator::workspace_bytes(i32, 0) == 16 + 8);
   CHECK(scangen::generator::workspace_bytes(i32, 8193) == 16 + 2 * 8);
   CHECK(i32.staged_io);
   const Plan f64 = make_plan(load_one("scan s { type = f64; op = add; }"), Backend::Cuda);
-  CHECK(f64.status_kind == 2);
+  CHECK(f64.status == StatusLayout::Word128);
   const Plan m = make_plan(load_one("type M { a: f32, b: f32, c: f32, d: f32 }\n"
                                     "scan s { type = M; combine(x, y) = M { x.a + y.a, x.b + y.b, x.c + y.c, "
                                     "x.d + y.d }; identity = M { 0, 0, 0, 0 }; }"),
                            Backend::Cuda);
-  CHECK(m.status_kind == 3);
+  CHECK(m.status == StatusLayout::TagThenWords);
   CHECK(m.status_bytes == 4 * (1 + 2 * 4));
   const Plan cl = make_plan(load_one("scan s { type = i32; op = add; }"), Backend::OpenCL);
   // OpenCL: each 32-bit word of the aggregate and of the inclusive prefix in a
   // 64-bit atomic with its own tag (mem_fence does not order other
   // work-groups' view of memory on a GPU).
-  CHECK(cl.status_kind == 4);
+  CHECK(cl.status == StatusLayout::TaggedWords);
   CHECK(cl.status_bytes == 8 * 2);
   CHECK(scangen::generator::workspace_bytes(cl, 4097) == 16 + 2 * 16);
   CHECK(make_plan(load_one("type M { a: f32, b: f32, c: f32, d: f32 }\n"
@@ -175,26 +176,26 @@ TEST_CASE("staged I/O in 16-byte words where a thread's items fill them", "[unit
   // i8 x 64 items: 4 words per thread, in and out.
   const Plan i8 = make_plan(load_one("scan s { type = i8; op = add; }"), Backend::Cuda);
   CHECK(i8.staged_io);
-  CHECK(i8.vector_in == 4);
-  CHECK(i8.vector_out == 4);
+  CHECK(i8.input_words == 4);
+  CHECK(i8.output_words == 4);
   // 3 x 4-byte items are 12 bytes: elements one by one.
   const Plan odd = make_plan(load_one("scan s { type = i32; op = add; threads = 128; items = 3; }"), Backend::Cuda);
-  CHECK(odd.vector_in == 0);
-  CHECK(odd.vector_out == 0);
+  CHECK(odd.input_words == 0);
+  CHECK(odd.output_words == 0);
   // u8 inputs converted to i64, 128 x 32: 32 input bytes (2 words) and 256 output bytes (16 words) per thread.
   const Plan conv = make_plan(load_one("scan s { type = i64; input = u8; op = add; }"), Backend::Cuda);
-  CHECK(conv.vector_in == 2);
-  CHECK(conv.vector_out == 16);
+  CHECK(conv.input_words == 2);
+  CHECK(conv.output_words == 16);
   // An input wider than the element: the exchange grows to hold the input words.
   const Plan wide =
       make_plan(load_one("scan s { type = f16; input = f64; op = max; threads = 128; items = 16; }"), Backend::Cuda);
-  CHECK(wide.vector_in == 8);
-  CHECK(wide.vector_out == 2);
+  CHECK(wide.input_words == 8);
+  CHECK(wide.output_words == 2);
   CHECK(wide.block_shared_bytes >= 128 * 16 * 8);
   // OpenCL: never.
   const Plan cl = make_plan(load_one("scan s { type = i8; op = add; }"), Backend::OpenCL);
-  CHECK(cl.vector_in == 0);
-  CHECK(cl.vector_out == 0);
+  CHECK(cl.input_words == 0);
+  CHECK(cl.output_words == 0);
   CHECK_THAT(scangen::generator::to_string(i8), Catch::Contains("16-byte words: 4 of inputs / 4 of outputs"));
 }
 
@@ -219,4 +220,111 @@ TEST_CASE("workspace sizes near 2^64 elements do not wrap", "[unit]") {
   const Plan rts = make_plan(load_one("scan s { type = f64; op = add; deterministic = true; }"), Backend::Cuda);
   CHECK(scangen::generator::workspace_bytes(rts, std::numeric_limits<uint64_t>::max()) ==
         (std::numeric_limits<uint64_t>::max() / rts.tile + 1) * 8);
+}
+
+TEST_CASE("targets: the tuning table by architecture, with the sm_90 entries as the default", "[unit]") {
+  using scangen::generator::cuda_arch_number;
+  using scangen::generator::DeviceTuning;
+  using scangen::generator::Target;
+  CHECK(cuda_arch_number("sm_90") == 90);
+  CHECK(cuda_arch_number("sm_90a") == 90);
+  CHECK(cuda_arch_number("compute_86") == 86);
+  CHECK(cuda_arch_number("banana") == 0);
+  CHECK(cuda_arch_number("sm_") == 0);
+  CHECK(cuda_arch_number("sm_90ab") == 0);
+  CHECK(scangen::generator::to_string(Target{Backend::Cuda, 90}) == "cuda sm_90");
+  CHECK(scangen::generator::to_string(Target{Backend::Cuda, 0}) == "cuda, any architecture");
+  CHECK(scangen::generator::to_string(Target{Backend::OpenCL, 0}) == "opencl");
+  const scangen::dsl::Spec i32 = load_one("scan s { type = i32; op = add; }");
+  const DeviceTuning any = scangen::generator::device_tuning(i32, Backend::Cuda);
+  const DeviceTuning h100 = scangen::generator::device_tuning(i32, Target{Backend::Cuda, 90});
+  const DeviceTuning other = scangen::generator::device_tuning(i32, Target{Backend::Cuda, 80});
+  CHECK(any.arch == 90);
+  CHECK(scangen::generator::to_string(any) == scangen::generator::to_string(h100));
+  CHECK(scangen::generator::to_string(other) == scangen::generator::to_string(h100));
+  CHECK(std::string(other.why) == h100.why);
+  CHECK(scangen::generator::device_tuning(i32, Backend::OpenCL).arch == 0);
+  // Another architecture plans the same text (no entry of its own yet) and says so.
+  const Plan p80 = make_plan(i32, Target{Backend::Cuda, 80});
+  CHECK(p80.arch == 80);
+  CHECK(scangen::generator::emit(p80) == scangen::generator::emit(make_plan(i32, Backend::Cuda)));
+  CHECK_THAT(scangen::generator::to_string(p80), Catch::Contains("target: cuda sm_80; the tuning table's sm_90 entry"));
+  CHECK(make_plan(i32, Target{Backend::OpenCL, 90}).arch == 0);
+}
+
+TEST_CASE("template constants are spelled from the plan's fields", "[unit]") {
+  auto constant = [](const Plan& p, const std::string& name) {
+    for (const auto& [k, v] : scangen::generator::template_constants(p))
+      if (k == name) return v;
+    return std::string("(none)");
+  };
+  const Plan cuda = make_plan(load_one("scan s { type = f64; op = add; }"), Backend::Cuda);
+  CHECK(constant(cuda, "SG_STATUS_KIND") == "2");
+  CHECK(constant(cuda, "SG_ITEMS") == std::to_string(cuda.items));
+  CHECK(constant(cuda, "SG_TILE") == std::to_string(cuda.tile));
+  CHECK(constant(cuda, "SG_SPIN") == "(none)");
+  const Plan cl = make_plan(load_one("scan s { type = f64; op = add; }"), Backend::OpenCL);
+  CHECK(cl.status_reads == scangen::generator::kOpenCLStatusReads);
+  CHECK(constant(cl, "SG_SPIN") == std::to_string(scangen::generator::kOpenCLStatusReads));
+  CHECK(constant(cl, "SG_STATUS_KIND") == "4");
+  const Plan block = make_plan(load_one("scan s { type = i32; op = add; level = block; threads = 64; items = 2; }"),
+                               Backend::Cuda);
+  CHECK(constant(block, "SG_STATUS_KIND") == "(none)");
+  CHECK(constant(block, "SG_TILE") == "(none)");
+  CHECK(constant(block, "SG_THREADS") == "64");
+}
+
+TEST_CASE("templates: each once, helpers before their users, every one embedded", "[unit]") {
+  for (const std::string& t : scangen::generator::known_templates()) {
+    INFO(t);
+    CHECK(scangen::generator::template_embedded(t));
+  }
+  const Plan raking = make_plan(load_one("scan s { type = i32; op = add; level = block; threads = 64; items = 2; }"),
+                                Backend::Cuda);
+  CHECK(raking.uses_lanes);
+  CHECK(raking.templates == std::vector<std::string>{"cuda/lanes_shfl.cuh", "common/block_raking.h", "common/api.h",
+                                                      "common/io.h", "common/entry.h"});
+  const Plan tree = make_plan(load_one("scan s { type = i32; op = add; level = block; algorithm = blelloch; "
+                                       "threads = 64; items = 2; }"),
+                              Backend::OpenCL);
+  CHECK_FALSE(tree.uses_lanes);
+  CHECK(tree.templates.front() == "common/block_blelloch.h");
+  const Plan lookback = make_plan(load_one("scan s { type = i32; op = add; }"), Backend::OpenCL);
+  CHECK(lookback.templates == std::vector<std::string>{"opencl/lanes_local.cl", "common/block_raking.h",
+                                                        "common/api.h", "common/io.h", "common/device.h",
+                                                        "opencl/lookback.cl", "common/device_lookback.h"});
+  for (const Plan* p : {&raking, &tree, &lookback})
+    for (const std::string& t : p->templates) CHECK(scangen::generator::template_embedded(t));
+}
+
+TEST_CASE("seed, outputs and the running-total counter are decided from the spec's values", "[unit]") {
+  CHECK_FALSE(make_plan(load_one("scan s { type = i32; op = add; init = 0; level = block; threads = 32; items = 1; }"),
+                        Backend::Cuda)
+                  .seeded);
+  CHECK(make_plan(load_one("scan s { type = i32; op = add; init = 5; level = block; threads = 32; items = 1; }"),
+                  Backend::Cuda)
+            .seeded);
+  // -0.0 is not the identity 0.0 of a float sum (its bits differ).
+  CHECK(make_plan(load_one("scan s { type = f32; combine(x, y) = x + y; identity = 0.0; init = -0.0; "
+                           "level = block; threads = 32; items = 1; }"),
+                  Backend::Cuda)
+            .seeded);
+  const Plan counted = make_plan(load_one("scan s { type = u32; op = max; mode = both; outputs = running_total; "
+                                          "level = block; threads = 32; items = 1; }"),
+                                 Backend::OpenCL);
+  REQUIRE(counted.counter);
+  CHECK(counted.counter->kind == scangen::dsl::ScalarKind::U32);
+  CHECK(counted.counter->op == scangen::dsl::BuiltinOp::Max);
+  CHECK(counted.outputs.inclusive);
+  CHECK(counted.outputs.exclusive);
+  CHECK_FALSE(counted.outputs.aggregate);
+  CHECK(counted.outputs.running_total);
+  CHECK_FALSE(counted.output_may_alias_input);
+  const Plan device = make_plan(load_one("scan s { type = f32; op = add; outputs = aggregate, running_total; }"),
+                                Backend::Cuda);
+  CHECK_FALSE(device.counter);
+  CHECK(device.output_may_alias_input);
+  CHECK(scangen::generator::aggregate_elements(device, 1000) == 1);
+  CHECK(scangen::generator::aggregate_elements(counted, 65) == 3);
+  CHECK(scangen::generator::aggregate_elements(counted, 0) == 0);
 }

@@ -43,4 +43,8 @@ std::string compile_options(Backend backend);
 // A hash of every embedded template, part of a compiled kernel's identity.
 uint64_t templates_hash();
 
+// Whether the library embeds templates/<path> (the build embeds every file
+// under templates/).
+bool template_embedded(const std::string& path);
+
 }  // namespace scangen::generator

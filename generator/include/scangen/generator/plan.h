@@ -1,15 +1,18 @@
 // Spec -> Plan: every decision the generator makes for one scan on one
-// backend, before any text is written. `scangen explain` prints it; the
-// emitter only follows it.
+// target (a backend and an architecture), before any text is written.
+// `scangen explain` prints it; the emitter, the host wrappers and the runtime
+// only follow it.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "scangen/dsl/spec.h"
 #include "scangen/generator/backend.h"
+#include "scangen/generator/preamble.h"
 #include "scangen/generator/tuning.h"
 
 namespace scangen::generator {
@@ -72,9 +75,48 @@ struct Kernel {
   std::vector<KernelParam> params;
 };
 
+// How a tile publishes its status in the decoupled look-back's workspace.
+// The values are the templates' SG_STATUS_KIND (templates/*/lookback.*),
+// written out by template_constants() alone.
+enum class StatusLayout : uint8_t {
+  None = 0,          // no look-back (warp, block, reduce_then_scan)
+  Word64 = 1,        // CUDA, elements up to 4 bytes: value and tag in one 64-bit word
+  Word128 = 2,       // CUDA, up to 8 bytes: value and tag in one 16-byte word
+  TagThenWords = 3,  // CUDA, larger: a 32-bit tag, then the aggregate and the inclusive prefix apart
+  TaggedWords = 4,   // OpenCL: each 32-bit word of both values with its own tag in a 64-bit atomic
+};
+const char* describe(StatusLayout s);
+
+// OpenCL look-back: the reads of a predecessor's status that is not there yet
+// before the waiting work-group reduces that tile from its input itself
+// (OpenCL does not promise that the predecessor's work-group runs).
+constexpr int kOpenCLStatusReads = 4096;
+
+// What the kernels write.
+struct Outputs {
+  bool inclusive = false;
+  bool exclusive = false;
+  bool aggregate = false;      // the total (device), a total per segment (warp, block)
+  bool running_total = false;  // a carry read and written back
+};
+
+// Warp and block scans with a running total: each group adds its total to a
+// counter with an atomic of this scalar type and built-in operator.
+struct CounterUpdate {
+  dsl::ScalarKind kind = dsl::ScalarKind::I32;
+  dsl::BuiltinOp op = dsl::BuiltinOp::Add;
+};
+
 struct Plan {
+  // The scan as written: its names, its types and the operator text of the
+  // preamble. No stage after planning reads it to decide something: every
+  // decision is a field below.
   dsl::Spec spec;
   Backend backend = Backend::Cuda;
+  int arch = 0;  // the target's architecture (Target::arch): 90 for sm_90, 0 for any
+  dsl::Level level = dsl::Level::Device;
+  dsl::Algorithm algorithm = dsl::Algorithm::DecoupledLookback;  // the scan's
+  PreambleNames names;  // P_T, P_In, P_combine, ... (the preamble's)
 
   // Group shape. A group is a logical warp (warp level) or a block.
   int group_threads = 0;   // W or threads
@@ -85,6 +127,7 @@ struct Plan {
 
   // The lane scan: used for the whole group (warp level), the raking warp
   // (raking), each warp (warp_scans); not by hillis_steele / blelloch.
+  bool uses_lanes = false;
   LaneExchange exchange = LaneExchange::Shuffle;
   int shuffle_words = 0;     // 32-bit words per element through a shuffle
   int lane_scratch = 0;      // elements of lane scratch per lane group
@@ -94,14 +137,16 @@ struct Plan {
 
   // Device level: a tile of block_threads x items elements per block.
   uint64_t tile = 0;
-  int status_kind = 0;      // 1: one 64-bit word, 2: one 16-byte word, 3: tag + value words,
-                            // 4: value words each tagged in a 64-bit atomic (OpenCL)
+  StatusLayout status = StatusLayout::None;  // decoupled look-back only
   int status_words = 0;     // 32-bit words of a status value
   size_t status_bytes = 0;  // workspace bytes per tile (decoupled look-back)
-  int spin = 0;             // OpenCL: reads of a missing status before the fallback
+  int status_reads = 0;     // OpenCL look-back: kOpenCLStatusReads
+  int min_blocks = 0;       // CUDA look-back: __launch_bounds__ minimum blocks per SM (0: none)
+  bool streaming = false;   // CUDA device scans: full tiles' 16-byte loads and stores evict first
   bool staged_io = false;   // coalesced loads and stores through shared memory
-  int vector_in = 0;        // 16-byte words of a thread's inputs (CUDA; 0: elements one by one)
-  int vector_out = 0;       // 16-byte words of a thread's outputs (CUDA; 0: elements one by one)
+  uint64_t exchange_elements = 0;  // elements of that exchange (staged I/O)
+  int input_words = 0;      // 16-byte words of a thread's inputs (CUDA; 0: elements one by one)
+  int output_words = 0;     // 16-byte words of a thread's outputs (CUDA; 0: elements one by one)
 
   // Block algorithms.
   int rake_threads = 0;  // raking
@@ -109,20 +154,23 @@ struct Plan {
   int rake_padding = 0;  // spare slots after each raking segment
   int blelloch_pad_shift = 0;  // one spare slot every 2^shift tree nodes
 
-  bool seeded = false;  // init is not the identity
+  bool seeded = false;  // init is not the identity (their values differ)
+  Outputs outputs;
+  std::optional<CounterUpdate> counter;  // warp and block scans with a running total
+  bool output_may_alias_input = false;   // one output, of the input's type: it may be `in`
   // Device level: the tuning the tile shape and the look-back follow (the
   // table's entry, with the spec's threads / items where it gives them).
   DeviceTuning tuning;
 
   size_t element_bytes = 0;
   size_t input_bytes = 0;
+  bool converts_input = false;    // inputs go through P_convert (another type, or a written convert)
   size_t temp_bytes = 0;          // sizeof(P_temp): one group's scratch
   size_t block_shared_bytes = 0;  // static shared/local memory of the entry kernel
 
-  // The templates, in order, after the dialect and the preamble.
+  // The templates, in order, after the dialect and the preamble: those the
+  // algorithms need and their helpers, each once (plan_templates.cpp).
   std::vector<std::string> templates;
-  // The constants the templates are written against (SG_*), in order.
-  std::vector<std::pair<std::string, std::string>> constants;
 
   std::string entry_kernel;  // P_scan_kernel
   std::vector<KernelParam> entry_params;
@@ -130,18 +178,33 @@ struct Plan {
   std::vector<std::string> device_functions;  // the public ones, P_inclusive ...
 };
 
-// The plan of a scan for a backend. Throws std::invalid_argument when the
+// The plan of a scan for a target. Throws std::invalid_argument when the
 // spec cannot be generated for it (a target the spec does not list, coalesced
 // on OpenCL, scratch beyond 48 KiB of shared memory).
+Plan make_plan(const dsl::Spec& spec, const Target& target);
+// The same for the backend's default target (any architecture).
 Plan make_plan(const dsl::Spec& spec, Backend backend);
 // The same with a given tuning instead of the table's (device level; the
 // spec's threads / items still take precedence). For tuning experiments.
+Plan make_plan(const dsl::Spec& spec, const Target& target, const DeviceTuning& tuning);
 Plan make_plan(const dsl::Spec& spec, Backend backend, const DeviceTuning& tuning);
+
+// The constants the templates are written against (SG_*), in order, from the
+// plan's fields: the one place they are spelled.
+std::vector<std::pair<std::string, std::string>> template_constants(const Plan& plan);
+
+// Every template a plan may list, and the dialects: the catalogue of
+// plan_templates.cpp, each once.
+std::vector<std::string> known_templates();
 
 // Workspace bytes a device scan of n elements needs (0 for warp and block
 // scans): decoupled look-back, 16 bytes + a status per tile; reduce_then_scan,
 // one element per tile.
 uint64_t workspace_bytes(const Plan& plan, uint64_t n);
+
+// Elements of the aggregate output for n elements: one (device level), one
+// per segment (warp and block level).
+uint64_t aggregate_elements(const Plan& plan, uint64_t n);
 
 // The blocks of `kernel` for n elements: the one launch-geometry rule of the
 // runtime and the host wrappers (rounded up without wrapping near 2^64).

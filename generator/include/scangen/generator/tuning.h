@@ -1,8 +1,9 @@
 // Tuning of device-level scans: the shape of a tile and the pacing of the
-// decoupled look-back, chosen per backend and element size from one table (generator/src/tuning.cpp, where each entry carries the
-// measurement that justifies it). A spec's `threads` / `items` override the
-// table's; the rest is for experiments (bench/tune_bench, `scangen explain
-// --tune`).
+// decoupled look-back, chosen per target (backend and architecture) and
+// element size from one table (generator/src/tuning.cpp, each entry with a
+// line on the measurement behind it; bench/RESULTS.md has the details). A
+// spec's `threads` / `items` override the table's; the rest is for
+// experiments (bench/tune_bench).
 #pragma once
 
 #include <string>
@@ -11,6 +12,17 @@
 #include "scangen/generator/backend.h"
 
 namespace scangen::generator {
+
+// What a plan is made for: a backend and, for CUDA, the architecture.
+struct Target {
+  Backend backend = Backend::Cuda;
+  int arch = 0;  // CUDA: compute capability major x 10 + minor (90: sm_90); 0: any (always, on OpenCL)
+};
+// "cuda sm_90", "cuda, any architecture", "opencl".
+std::string to_string(const Target& t);
+// The architecture of NVRTC's "sm_90", "sm_90a" or "compute_90": 90; 0 for
+// anything else.
+int cuda_arch_number(const std::string& arch);
 
 struct DeviceTuning {
   int threads = 256;        // per block
@@ -23,10 +35,14 @@ struct DeviceTuning {
   int poll_ns = 32;         // CUDA look-back: sleep between reads of a status not yet written
   int streaming = 0;        // CUDA: 1: the 16-byte loads and stores of full tiles are marked
                             // streaming (evict first: ld.global.cs / st.global.cs)
+  int arch = 0;             // the architecture the entry was measured on (0: none)
   const char* why = "";     // the measurement behind the entry
 };
 
-// The table's entry for a device scan on a backend.
+// The table's entry for a device scan on a target: the target's
+// architecture's, else the backend's default (CUDA: the sm_90 entries).
+DeviceTuning device_tuning(const dsl::Spec& spec, const Target& target);
+// The same for the backend's default target (any architecture).
 DeviceTuning device_tuning(const dsl::Spec& spec, Backend backend);
 
 // "threads=128 items=24 min_blocks=0 first_poll_ns=600 first_poll_from=512 poll_ns=100

@@ -1,0 +1,113 @@
+// The plan in words, one decision per line, from its fields: `scangen explain`.
+#include <string>
+
+#include "plan_steps.h"
+
+namespace scangen::generator {
+
+using dsl::Algorithm;
+using dsl::Level;
+
+const char* describe(StatusLayout s) {
+  switch (s) {
+    case StatusLayout::None: return "none";
+    case StatusLayout::Word64: return "one 64-bit word (value and tag)";
+    case StatusLayout::Word128: return "one 16-byte word (value and tag)";
+    case StatusLayout::TagThenWords:
+      return "a 32-bit tag, then the aggregate and the inclusive prefix apart (release / acquire)";
+    case StatusLayout::TaggedWords:
+      return "the aggregate and the inclusive prefix apart, each 32-bit word with its own tag in a 64-bit atomic";
+  }
+  return "?";
+}
+
+namespace {
+
+void line(std::string& o, const std::string& k, const std::string& v) { o += "  " + k + ": " + v + "\n"; }
+
+std::string target_words(const Plan& p) {
+  std::string t = to_string(Target{p.backend, p.arch});
+  if (p.level == Level::Device && p.backend == Backend::Cuda)
+    t += p.tuning.arch ? "; the tuning table's sm_" + std::to_string(p.tuning.arch) + " entry" : "; a given tuning";
+  return t;
+}
+
+// Device level: the tile, the tile statuses and the look-back, or the passes.
+void explain_device(std::string& o, const Plan& p) {
+  line(o, "tile", std::to_string(p.block_threads) + " threads x " + std::to_string(p.items) + " items = " +
+                      std::to_string(p.tile) + " elements per block, scanned by " + dsl::to_string(p.tile_algorithm));
+  if (p.status == StatusLayout::None) {
+    line(o, "passes", "reduce tiles, scan the tile totals in one block, scan tiles from their prefixes: "
+                      "3 launches, deterministic");
+    return;
+  }
+  line(o, "tile status", std::string(describe(p.status)) + ", " + std::to_string(p.status_bytes) +
+                             " bytes per tile, zeroed by the host before each call");
+  line(o, "look-back",
+       p.backend == Backend::Cuda
+           ? "the first warp, 32 predecessors at a time; tile ids from an atomic ticket; sleeps " +
+                 std::to_string(p.tuning.first_poll_ns) + " ns before its first read (from tile " +
+                 std::to_string(p.tuning.first_poll_from) + " on), " + std::to_string(p.tuning.poll_ns) +
+                 " ns between reads"
+           : "work-item 0, one predecessor at a time; after " + std::to_string(p.status_reads) +
+                 " reads of a missing status it reduces that tile itself from the input");
+  if (p.min_blocks > 0)
+    line(o, "occupancy", "at least " + std::to_string(p.min_blocks) + " blocks per SM (__launch_bounds__)");
+}
+
+// The group's algorithm: loads and stores, lanes, raking, tree, seed, scratch.
+void explain_group(std::string& o, const Plan& p) {
+  std::string io = p.staged_io ? "coalesced, transposed through shared memory"
+                               : "direct, blocked (the shared-memory exchange does not fit)";
+  if (p.input_words || p.output_words)
+    io += "; 16-byte words: " + std::to_string(p.input_words) + " of inputs / " + std::to_string(p.output_words) +
+          " of outputs per thread (full, aligned blocks)";
+  line(o, "loads and stores", io);
+  if (p.uses_lanes) {
+    std::string ex = std::string(to_string(p.exchange)) + " (" + describe(p.exchange) + ")";
+    if (p.shuffle_words) ex += ", " + std::to_string(p.shuffle_words) + " word(s) per element";
+    line(o, "lane exchange", ex);
+  }
+  if (p.rake_threads)
+    line(o, "raking", std::to_string(p.rake_threads) + " raking threads x " + std::to_string(p.rake_segment) +
+                          " partials, " + std::to_string(p.rake_padding) + " padding slot(s) per segment" +
+                          (p.tile_algorithm == Algorithm::RakingMemoize ? ", segments kept in registers" : ""));
+  if (p.blelloch_pad_shift)
+    line(o, "tree", "one padding slot every " + std::to_string(1 << p.blelloch_pad_shift) + " nodes");
+  line(o, "seed", p.seeded ? "init, combined before each group's prefix" : "none (init is the identity)");
+  line(o, "scratch", std::to_string(p.temp_bytes) + " bytes per group (" + p.spec.name + "_temp), " +
+                         std::to_string(p.block_shared_bytes) + " bytes of shared memory per block of the kernels");
+}
+
+std::string joined(const std::vector<std::string>& v) {
+  std::string s;
+  for (const std::string& x : v) s += (s.empty() ? "" : ", ") + x;
+  return s;
+}
+
+}  // namespace
+
+std::string to_string(const Plan& p) {
+  std::string o = "plan of scan '" + p.spec.name + "' for " + to_string(p.backend) + ":\n";
+  line(o, "target", target_words(p));
+  line(o, "level", std::string(dsl::to_string(p.level)) + ", algorithm " + dsl::to_string(p.algorithm));
+  line(o, "element", std::to_string(p.element_bytes) + " bytes" +
+                         (p.converts_input ? " (input " + std::to_string(p.input_bytes) + " bytes, converted on load)"
+                                           : ""));
+  if (p.level == Level::Device) explain_device(o, p);
+  else
+    line(o, "group", std::to_string(p.group_threads) + " threads x " + std::to_string(p.items) +
+                         " items = segments of " + std::to_string(p.segment) + " elements, blocked arrangement");
+  explain_group(o, p);
+  for (const Kernel& k : p.kernels) {
+    line(o, "kernel", k.name + ", " + std::to_string(p.block_threads) + " threads per block" +
+                          (p.groups_per_block > 1 ? " (" + std::to_string(p.groups_per_block) + " groups)" : "") +
+                          ", " + k.grid);
+    for (const KernelParam& a : k.params) line(o, "  param " + a.name, a.type + ": " + a.meaning);
+  }
+  line(o, "device functions", joined(p.device_functions));
+  line(o, "templates", joined(p.templates));
+  return o;
+}
+
+}  // namespace scangen::generator

@@ -1,0 +1,95 @@
+// The kernels of a plan and their parameters (the kernel ABI, plan.h), the
+// entry kernel and the public device functions.
+#include <string>
+#include <vector>
+
+#include "plan_steps.h"
+
+namespace scangen::generator::detail {
+
+namespace {
+
+using R = ParamRole;
+
+std::vector<std::string> public_functions(const Plan& p) {
+  const std::string& n = p.spec.name;
+  std::vector<std::string> f = {n + "_inclusive", n + "_exclusive", n + "_inclusive_exclusive", n + "_reduce",
+                                n + "_broadcast"};
+  if (p.counter) {
+    f.push_back(n + "_inclusive_update");
+    f.push_back(n + "_exclusive_update");
+    f.push_back(n + "_inclusive_exclusive_update");
+  }
+  return f;
+}
+
+// Device level: one kernel (decoupled look-back) or three (reduce, spine, scan).
+void device_kernels(Plan& p) {
+  const std::string& n = p.spec.name;
+  const std::string T = p.names.value_type;
+  std::vector<KernelParam> outs;
+  if (p.outputs.inclusive) outs.push_back({R::Inclusive, T + "*", "inclusive", "n elements, the inclusive scan (may be in)"});
+  if (p.outputs.exclusive) outs.push_back({R::Exclusive, T + "*", "exclusive", "n elements, the exclusive scan (may be in)"});
+  const KernelParam in{R::Input, "const " + p.names.input_type + "*", "in", "n input elements"};
+  const KernelParam count{R::Count, "u64", "n", "the element count"};
+  const KernelParam aggregate{R::Aggregate, T + "*", "aggregate", "one element: the total, without init"};
+  const KernelParam running{R::RunningTotal, T + "*", "running_total", "one element: the carry, read and written back"};
+  const std::string grid = "max(1, ceil(n / " + std::to_string(p.tile) + "))";
+  if (p.status != StatusLayout::None) {
+    Kernel k{n + "_scan_kernel", grid + " blocks", Grid::Tiles, {in}};
+    k.params.insert(k.params.end(), outs.begin(), outs.end());
+    if (p.outputs.aggregate) k.params.push_back(aggregate);
+    if (p.outputs.running_total) k.params.push_back(running);
+    k.params.push_back(count);
+    k.params.push_back({R::Workspace, "unsigned char*", "workspace",
+                        std::to_string(kWorkspaceHeader) + " + tiles x " + std::to_string(p.status_bytes) +
+                            " bytes; the first workspace_bytes(n) zeroed before each call"});
+    p.kernels = {k};
+  } else {
+    const KernelParam partials{R::Partials, T + "*", "partials", "tiles elements (the workspace)"};
+    Kernel reduce{n + "_reduce_kernel", grid + " blocks", Grid::Tiles, {in, partials, count}};
+    Kernel spine{n + "_spine_kernel", "1 block", Grid::One, {partials}};
+    if (p.outputs.aggregate) spine.params.push_back(aggregate);
+    if (p.outputs.running_total) spine.params.push_back(running);
+    spine.params.push_back(count);
+    Kernel scan{n + "_scan_kernel", grid + " blocks", Grid::Tiles, {in}};
+    scan.params.insert(scan.params.end(), outs.begin(), outs.end());
+    scan.params.push_back({R::Partials, "const " + T + "*", "partials", "from the spine kernel"});
+    scan.params.push_back(count);
+    p.kernels = {reduce, spine, scan};
+  }
+  p.entry_params = p.kernels.back().params;
+}
+
+// Warp and block level: one entry kernel over segments.
+void segment_kernel(Plan& p) {
+  const std::string& T = p.names.value_type;
+  std::vector<KernelParam>& e = p.entry_params;
+  e.push_back({R::Input, "const " + p.names.input_type + "*", "in", "n input elements"});
+  if (p.outputs.inclusive && p.outputs.exclusive) {
+    e.push_back({R::Inclusive, T + "*", "inclusive", "n elements, the inclusive scan"});
+    e.push_back({R::Exclusive, T + "*", "exclusive", "n elements, the exclusive scan"});
+  } else {
+    const bool inclusive = p.outputs.inclusive;
+    e.push_back({inclusive ? R::Inclusive : R::Exclusive, T + "*", inclusive ? "inclusive" : "exclusive",
+                 std::string("n elements, the ") + (inclusive ? "inclusive" : "exclusive") + " scan (may be in)"});
+  }
+  if (p.outputs.aggregate) e.push_back({R::Aggregates, T + "*", "aggregates", "one element per segment, its total"});
+  if (p.outputs.running_total)
+    e.push_back({R::RunningTotal, T + "*", "running_total", "one element, the counter, updated"});
+  e.push_back({R::Count, "u64", "n", "the element count"});
+  p.kernels = {{p.entry_kernel,
+                "ceil(n / " + std::to_string(p.segment * static_cast<uint64_t>(p.groups_per_block)) + ") blocks",
+                Grid::Segments, e}};
+}
+
+}  // namespace
+
+void plan_kernels(Plan& p) {
+  p.device_functions = public_functions(p);
+  p.entry_kernel = p.spec.name + "_scan_kernel";
+  if (p.level == dsl::Level::Device) device_kernels(p);
+  else segment_kernel(p);
+}
+
+}  // namespace scangen::generator::detail

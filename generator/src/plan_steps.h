@@ -1,0 +1,38 @@
+// The steps make_plan takes, in order, each one decision (plan.cpp), and
+// what the later ones share: the kernels (plan_kernels.cpp) and the
+// templates (plan_templates.cpp).
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "scangen/generator/plan.h"
+
+namespace scangen::generator::detail {
+
+// The most static shared memory a CUDA block may declare, and a bound that
+// common OpenCL GPUs (32 to 64 KiB of local memory) honour as well.
+constexpr size_t kMaxSharedBytes = 48 * 1024;
+// Bytes before the tile statuses in a decoupled look-back workspace: the ticket.
+constexpr uint64_t kWorkspaceHeader = 16;
+
+[[noreturn]] void fail(const dsl::Spec& spec, const std::string& why);
+
+// The kernels with their parameters, the entry kernel and the public device
+// functions (plan_kernels.cpp).
+void plan_kernels(Plan& p);
+
+// The templates (plan_templates.cpp): the block (or warp) algorithm's, and
+// whether it scans lanes with the plan's lane exchange.
+const char* group_template(const Plan& p);
+bool needs_lanes(const std::string& path);
+// Whether a template calls the running-total counter's atomic update, which
+// the emitter writes before it for a plan with a counter.
+bool needs_counter_update(const std::string& path);
+// Every template the plan needs, each after those it needs, each once.
+std::vector<std::string> plan_templates(const Plan& p);
+// The dialect (SG_FN, SG_KERNEL, ...) the emitter writes first.
+const char* dialect_template(Backend backend);
+
+}  // namespace scangen::generator::detail

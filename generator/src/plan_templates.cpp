@@ -1,0 +1,179 @@
+// The templates of a plan: the catalogue (every template and what it needs),
+// the plan's list resolved from it, and the SG_* constants the templates are
+// written against, spelled from the plan's fields.
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "plan_steps.h"
+
+namespace scangen::generator {
+
+namespace detail {
+
+namespace {
+
+// What a template needs before it: other templates, and the helpers the plan
+// picks: the lane exchange's lane scans, the backend's look-back statuses.
+struct Entry {
+  const char* path;
+  std::vector<const char*> needs;
+  bool lanes = false;     // the plan's lane exchange template (template_file(LaneExchange))
+  bool lookback = false;  // the backend's look-back template
+  bool counter = false;   // the counter's atomic update (emitted, BackendEmitter::atomic_combine), given a counter
+};
+
+// The catalogue. The build embeds every file under templates/; these are the
+// ones a plan names, besides the dialects and the lane exchanges.
+const std::vector<Entry>& catalogue() {
+  static const std::vector<Entry> entries = {
+      {"cuda/lookback.cuh", {}},
+      {"opencl/lookback.cl", {}},
+      {"common/warp.h", {}, true},
+      {"common/block_raking.h", {}, true},
+      {"common/block_warp_scans.h", {}, true},
+      {"common/block_hillis_steele.h", {}},
+      {"common/block_blelloch.h", {}},
+      {"common/api.h", {}, false, false, true},
+      {"common/io.h", {}},
+      {"common/entry.h", {"common/api.h", "common/io.h"}},
+      {"common/device.h", {"common/api.h", "common/io.h"}},
+      {"common/device_lookback.h", {"common/device.h"}, false, true},
+      {"common/device_reduce_then_scan.h", {"common/device.h"}},
+  };
+  return entries;
+}
+
+const Entry* find(const std::string& path) {
+  for (const Entry& e : catalogue())
+    if (path == e.path) return &e;
+  return nullptr;
+}
+
+const char* lookback_template(Backend backend) {
+  return backend == Backend::Cuda ? "cuda/lookback.cuh" : "opencl/lookback.cl";
+}
+
+// The kernels' template: the entry kernel of warp and block scans, a device
+// scheme's kernels.
+const char* kernel_template(const Plan& p) {
+  if (p.level != dsl::Level::Device) return "common/entry.h";
+  return p.status != StatusLayout::None ? "common/device_lookback.h" : "common/device_reduce_then_scan.h";
+}
+
+void add(const Plan& p, const std::string& path, std::vector<std::string>& out) {
+  for (const std::string& t : out)
+    if (t == path) return;
+  if (const Entry* e = find(path)) {
+    if (e->lanes) add(p, template_file(p.exchange), out);
+    for (const char* need : e->needs) add(p, need, out);
+    if (e->lookback) add(p, lookback_template(p.backend), out);
+  }
+  out.push_back(path);
+}
+
+}  // namespace
+
+const char* dialect_template(Backend backend) {
+  return backend == Backend::Cuda ? "cuda/dialect.cuh" : "opencl/dialect.cl";
+}
+
+const char* group_template(const Plan& p) {
+  if (p.level == dsl::Level::Warp) return "common/warp.h";
+  switch (p.tile_algorithm) {
+    case dsl::Algorithm::Raking:
+    case dsl::Algorithm::RakingMemoize: return "common/block_raking.h";
+    case dsl::Algorithm::WarpScans: return "common/block_warp_scans.h";
+    case dsl::Algorithm::HillisSteele: return "common/block_hillis_steele.h";
+    case dsl::Algorithm::Blelloch: return "common/block_blelloch.h";
+    default: return "";
+  }
+}
+
+bool needs_lanes(const std::string& path) {
+  const Entry* e = find(path);
+  return e && e->lanes;
+}
+
+bool needs_counter_update(const std::string& path) {
+  const Entry* e = find(path);
+  return e && e->counter;
+}
+
+std::vector<std::string> plan_templates(const Plan& p) {
+  std::vector<std::string> out;
+  add(p, group_template(p), out);
+  add(p, kernel_template(p), out);
+  return out;
+}
+
+}  // namespace detail
+
+std::vector<std::string> known_templates() {
+  std::vector<std::string> all = {detail::dialect_template(Backend::Cuda), detail::dialect_template(Backend::OpenCL)};
+#define X(e, s, f, d) all.push_back(f);
+  SCANGEN_LANE_EXCHANGES(X)
+#undef X
+  for (const detail::Entry& e : detail::catalogue()) all.push_back(e.path);
+  return all;
+}
+
+std::vector<std::pair<std::string, std::string>> template_constants(const Plan& p) {
+  std::vector<std::pair<std::string, std::string>> c;
+  auto define = [&](const char* name, const std::string& value) { c.emplace_back(name, value); };
+  auto number = [&](const char* name, long value) { define(name, std::to_string(value)); };
+  const bool device = p.level == dsl::Level::Device;
+  define("SG_T", p.names.value_type);
+  define("SG_IN", p.names.input_type);
+  define("SG_COMBINE", p.names.combine);
+  define("SG_IDENTITY", p.names.identity);
+  define("SG_INIT", p.names.init);
+  define("SG_CONVERT", p.names.convert);
+  number("SG_ITEMS", p.items);
+  if (p.level == dsl::Level::Warp) {
+    number("SG_WIDTH", p.group_threads);
+  } else {
+    number("SG_THREADS", p.block_threads);
+    if (p.rake_threads) {
+      number("SG_RAKE", p.rake_threads);
+      number("SG_SEG", p.rake_segment);
+      number("SG_PAD", p.rake_padding);
+      number("SG_MEMOIZE", p.tile_algorithm == dsl::Algorithm::RakingMemoize ? 1 : 0);
+    }
+    if (p.blelloch_pad_shift) number("SG_PAD_SHIFT", p.blelloch_pad_shift);
+  }
+  if (p.uses_lanes) {
+    if (p.shuffle_words) number("SG_SHFL_WORDS", p.shuffle_words);
+    number("SG_LANE_SCRATCH", p.lane_scratch);
+  }
+  if (p.status != StatusLayout::None) {
+    if (p.backend == Backend::Cuda) {
+      number("SG_LB_FIRST_POLL_NS", p.tuning.first_poll_ns);
+      number("SG_LB_FIRST_POLL_FROM", p.tuning.first_poll_from);
+      number("SG_LB_POLL_NS", p.tuning.poll_ns);
+    } else {
+      number("SG_SPIN", p.status_reads);
+    }
+    number("SG_MIN_BLOCKS", p.min_blocks);
+    number("SG_STATUS_KIND", static_cast<long>(p.status));  // the templates test these numbers
+    number("SG_STATUS_WORDS", p.status_words);
+  }
+  if (device) number("SG_TILE", static_cast<long>(p.tile));
+  number("SG_STAGED_IO", p.staged_io ? 1 : 0);
+  number("SG_VEC_IN", p.input_words);
+  number("SG_VEC_OUT", p.output_words);
+  number("SG_STREAMING", p.streaming ? 1 : 0);
+  number("SG_EXCHANGE", p.staged_io ? static_cast<long>(p.exchange_elements) : 1L);
+  number("SG_GROUP_THREADS", p.group_threads);
+  number("SG_GROUPS", p.groups_per_block);
+  number("SG_BLOCK_THREADS", p.block_threads);
+  number("SG_SEEDED", p.seeded ? 1 : 0);
+  number("SG_INCLUSIVE_OUT", p.outputs.inclusive ? 1 : 0);
+  number("SG_EXCLUSIVE_OUT", p.outputs.exclusive ? 1 : 0);
+  number("SG_AGGREGATE_OUT", p.outputs.aggregate ? 1 : 0);
+  number("SG_RUNNING_TOTAL", p.outputs.running_total ? 1 : 0);
+  number("SG_GROUP_UPDATE", p.counter ? 1 : 0);
+  return c;
+}
+
+}  // namespace scangen::generator
