@@ -17,7 +17,9 @@ using runtime::detail::fail;
 
 namespace runtime::detail {
 
-std::string cl_error(const char* call, cl_int e) { return std::string(call) + " failed with OpenCL error " + std::to_string(e); }
+std::string cl_error(const char* call, cl_int e) {
+  return std::string(call) + " failed with OpenCL error " + std::to_string(e);
+}
 
 std::string cl_device_string(cl_device_id d, cl_device_info what) {
   size_t size = 0;

@@ -142,7 +142,8 @@ Scan Runtime::compile(const dsl::Spec& spec) {
     };
   }
   std::shared_ptr<const std::vector<uint8_t>> code = rt.memory.get_or_create(memory_key, [&] {
-    if (auto cached = rt.disk.load(key, accept)) return std::make_shared<const std::vector<uint8_t>>(std::move(*cached));
+    if (auto cached = rt.disk.load(key, accept))
+      return std::make_shared<const std::vector<uint8_t>>(std::move(*cached));
     const auto t0 = std::chrono::steady_clock::now();
     std::vector<uint8_t> bytes;
     if (rt.backend == Backend::Cuda) {

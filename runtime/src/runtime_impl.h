@@ -27,10 +27,10 @@ namespace runtime::detail {
 // "clBuildProgram failed with OpenCL error -11".
 std::string cl_error(const char* call, cl_int e);
 
-#define SG_CL(call)                                                                \
-  do {                                                                             \
-    const cl_int e_ = (call);                                                      \
-    if (e_ != CL_SUCCESS) ::scangen::runtime::detail::fail(::scangen::runtime::detail::cl_error(#call, e_)); \
+#define SG_CL(call)                                                                   \
+  do {                                                                                \
+    const cl_int e_ = (call);                                                         \
+    if (e_ != CL_SUCCESS) scangen::runtime::detail::fail(scangen::runtime::detail::cl_error(#call, e_)); \
   } while (0)
 
 std::string cl_device_string(cl_device_id d, cl_device_info what);

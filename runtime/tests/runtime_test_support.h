@@ -46,7 +46,8 @@ inline uint64_t seed() {
 
 // `got`, the one output of `s` (inclusive or exclusive) for the n inputs
 // `in`, is the reference's, element by element.
-inline void check_output(const dsl::Spec& s, const std::vector<uint8_t>& in, uint64_t n, const std::vector<uint8_t>& got) {
+inline void check_output(const dsl::Spec& s, const std::vector<uint8_t>& in, uint64_t n,
+                         const std::vector<uint8_t>& got) {
   const size_t es = s.type.size();
   const auto want = ref::Evaluator(s).scan(in.data(), n);
   const std::vector<uint8_t>& w = s.has_inclusive() ? want.inclusive : want.exclusive;
