@@ -11,7 +11,6 @@
 // of 2000 calls after 100 warm-up calls). Prints a Markdown table.
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
-#include <dlfcn.h>
 #include <stdlib.h>
 
 #include <algorithm>
@@ -22,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "cuda_driver.h"
 #include "scangen/runtime/runtime.h"
 
 namespace {
@@ -96,13 +96,11 @@ int main(int argc, char** argv) {
     }
     const uint64_t n = 1024;
     if (backend == scangen::Backend::Cuda) {
-      using Alloc = int (*)(unsigned long long*, size_t);
-      using Sync = int (*)();
-      void* lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-      auto alloc = reinterpret_cast<Alloc>(dlsym(lib, "cuMemAlloc_v2"));
-      auto sync = reinterpret_cast<Sync>(dlsym(lib, "cuCtxSynchronize"));
-      unsigned long long d = 0;
-      if (!alloc || alloc(&d, 2 * n * 4) != 0) throw scangen::Error("cuMemAlloc failed");
+      // The driver as the runtime loads it (runtime/src/cuda_driver.h).
+      const scangen::runtime::detail::Driver* cu = scangen::runtime::detail::load_driver(nullptr);
+      CUdeviceptr d = 0;
+      if (!cu || cu->cuMemAlloc(&d, 2 * n * 4) != CUDA_SUCCESS) throw scangen::Error("cuMemAlloc failed");
+      const auto sync = [cu] { cu->cuCtxSynchronize(); };
       scangen::Scan::CudaArgs a;
       a.in = reinterpret_cast<void*>(d);
       a.inclusive = reinterpret_cast<void*>(d + n * 4);

@@ -63,7 +63,7 @@ int dispatch(std::vector<std::string> args) {
     return kOk;
   }
   if (cmd == "--version") {
-    std::cout << "scangen 0.1.0\n";
+    std::cout << "scangen " SCANGEN_VERSION "\n";
     return kOk;
   }
   std::cerr << "scangen: error: unknown command '" << cmd << "'\n" << kUsage;

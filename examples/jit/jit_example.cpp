@@ -7,7 +7,6 @@
 //                                              input type), printed with the results
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
-#include <dlfcn.h>
 
 #include <chrono>
 #include <cstdio>
@@ -17,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "cuda_driver.h"
 #include "scangen/reference/reference.h"
 #include "scangen/runtime/runtime.h"
 
@@ -33,29 +33,6 @@ scan byte_sum {
   outputs = aggregate;
 }
 )";
-
-// CUDA memory through the driver, loaded like the runtime loads it.
-struct CudaMemory {
-  using Alloc = int (*)(unsigned long long*, size_t);
-  using Free = int (*)(unsigned long long);
-  using Copy = int (*)(unsigned long long, const void*, size_t);
-  using CopyBack = int (*)(void*, unsigned long long, size_t);
-  using Sync = int (*)();
-  Alloc alloc = nullptr;
-  Free free = nullptr;
-  Copy to_device = nullptr;
-  CopyBack to_host = nullptr;
-  Sync sync = nullptr;
-  CudaMemory() {
-    void* lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (!lib) return;
-    alloc = reinterpret_cast<Alloc>(dlsym(lib, "cuMemAlloc_v2"));
-    free = reinterpret_cast<Free>(dlsym(lib, "cuMemFree_v2"));
-    to_device = reinterpret_cast<Copy>(dlsym(lib, "cuMemcpyHtoD_v2"));
-    to_host = reinterpret_cast<CopyBack>(dlsym(lib, "cuMemcpyDtoH_v2"));
-    sync = reinterpret_cast<Sync>(dlsym(lib, "cuCtxSynchronize"));
-  }
-};
 
 void check(bool ok, const char* what) {
   if (!ok) {
@@ -122,13 +99,16 @@ int main(int argc, char** argv) {
     if (s.running_total) ev.identity(extra.data() + es);
 
     if (rt.backend() == scangen::Backend::Cuda) {
-      CudaMemory cu;
-      check(cu.alloc && cu.free && cu.to_device && cu.to_host && cu.sync, "loading the CUDA driver");
-      unsigned long long d_in = 0, d_out = 0, d_extra = 0;
-      check(cu.alloc(&d_in, in.size()) == 0 && cu.alloc(&d_out, out.size() + 1) == 0 &&
-                cu.alloc(&d_extra, extra.size()) == 0,
+      // CUDA memory through the driver, loaded as the runtime loads it (its
+      // table of libcuda's functions, runtime/src/cuda_driver.h).
+      const scangen::runtime::detail::Driver* cu = scangen::runtime::detail::load_driver(nullptr);
+      check(cu != nullptr, "loading the CUDA driver");
+      CUdeviceptr d_in = 0, d_out = 0, d_extra = 0;
+      check(cu->cuMemAlloc(&d_in, in.size()) == CUDA_SUCCESS && cu->cuMemAlloc(&d_out, out.size() + 1) == CUDA_SUCCESS &&
+                cu->cuMemAlloc(&d_extra, extra.size()) == CUDA_SUCCESS,
             "cuMemAlloc");
-      check(cu.to_device(d_in, in.data(), in.size()) == 0 && cu.to_device(d_extra, extra.data(), extra.size()) == 0,
+      check(cu->cuMemcpyHtoD(d_in, in.data(), in.size()) == CUDA_SUCCESS &&
+                cu->cuMemcpyHtoD(d_extra, extra.data(), extra.size()) == CUDA_SUCCESS,
             "cuMemcpyHtoD");
       scangen::Scan::CudaArgs a;
       a.in = reinterpret_cast<void*>(d_in);
@@ -138,8 +118,9 @@ int main(int argc, char** argv) {
       if (s.running_total) a.running_total = reinterpret_cast<void*>(d_extra + es);
       a.n = n;
       scan.run(a);
-      check(cu.sync() == 0 && cu.to_host(out.data(), d_out, out.size()) == 0, "running the scan");
-      cu.free(d_in), cu.free(d_out), cu.free(d_extra);
+      check(cu->cuCtxSynchronize() == CUDA_SUCCESS && cu->cuMemcpyDtoH(out.data(), d_out, out.size()) == CUDA_SUCCESS,
+            "running the scan");
+      cu->cuMemFree(d_in), cu->cuMemFree(d_out), cu->cuMemFree(d_extra);
     } else {
       cl_int err = CL_SUCCESS;
       cl_context ctx = rt.opencl_context();

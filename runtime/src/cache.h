@@ -24,13 +24,17 @@
 #include <utility>
 #include <vector>
 
+#include "scangen/runtime/cache_stats.h"
+
 namespace scangen::runtime::detail {
+
+using scangen::CacheStats;
 
 // Version of the cache's formats: the make-up of a kernel key and the layout
 // of a disk entry. Bump it when either changes; old entries then miss.
 inline constexpr std::uint32_t kCacheFormatVersion = 1;
 
-// The scangen version this library was built as ("0.1.0").
+// The scangen version this library was built as (the build's PROJECT_VERSION).
 const char* scangen_version() noexcept;
 
 // ---------------------------------------------------------------------------
@@ -58,6 +62,10 @@ class Sha256 {
   std::size_t buffered_ = 0;
   std::uint64_t length_ = 0;  // bytes
 };
+
+// Little-endian integers of `bytes` bytes (the disk entry's header, the key's lengths).
+void put_le(std::uint8_t* out, std::uint64_t value, unsigned bytes);
+std::uint64_t get_le(const std::uint8_t* in, unsigned bytes);
 
 // Lower-case hex.
 std::string to_hex(const std::uint8_t* data, std::size_t size);
@@ -94,22 +102,10 @@ inline std::string memory_key(const CacheKey& key, const void* context) { return
 // ---------------------------------------------------------------------------
 // Statistics
 
-struct CacheStatsSnapshot {
-  std::uint64_t memory_hits = 0;    // get_or_create calls that did not run make (waits included)
-  std::uint64_t memory_waits = 0;   // ... of which waited for another thread's make
-  std::uint64_t memory_misses = 0;  // get_or_create calls that ran make
-  std::uint64_t disk_hits = 0;      // loads that returned an entry
-  std::uint64_t disk_misses = 0;    // loads of an enabled disk cache that returned none (corrupt included)
-  std::uint64_t compiles = 0;       // compiles reported through record_compile
-  double compile_milliseconds = 0;  // their total time
-  std::uint64_t entries_written = 0;
-  std::uint64_t evictions = 0;        // entries this process deleted to stay under the bound
-  std::uint64_t corrupt_entries = 0;  // entries found truncated, damaged or not matching their key
-  std::uint64_t write_failures = 0;   // stores that wrote nothing (the cache may have disabled itself)
-};
-
-// Thread-safe counters; one object may be shared by a MemoryCache and a DiskCache.
-class CacheStats {
+// Thread-safe counters; one object may be shared by a MemoryCache and a
+// DiskCache (the runtime shares one). snapshot() fills the fields of
+// scangen::CacheStats it counts (all but the disk cache's state).
+class CacheCounters {
  public:
   void record_memory_hit(bool waited) {
     add(memory_hits_);
@@ -127,7 +123,7 @@ class CacheStats {
   void record_corrupt_entry() { add(corrupt_entries_); }
   void record_write_failure() { add(write_failures_); }
 
-  CacheStatsSnapshot snapshot() const;
+  CacheStats snapshot() const;
   void reset();
 
  private:
@@ -143,13 +139,13 @@ class CacheStats {
 // (also when the compile throws).
 class ScopedCompileTimer {
  public:
-  explicit ScopedCompileTimer(CacheStats& stats) : stats_(stats), start_(std::chrono::steady_clock::now()) {}
+  explicit ScopedCompileTimer(CacheCounters& stats) : stats_(stats), start_(std::chrono::steady_clock::now()) {}
   ~ScopedCompileTimer() { stats_.record_compile(std::chrono::steady_clock::now() - start_); }
   ScopedCompileTimer(const ScopedCompileTimer&) = delete;
   ScopedCompileTimer& operator=(const ScopedCompileTimer&) = delete;
 
  private:
-  CacheStats& stats_;
+  CacheCounters& stats_;
   std::chrono::steady_clock::time_point start_;
 };
 
@@ -167,8 +163,8 @@ class MemoryCache {
   using Value = std::shared_ptr<const V>;
   using Make = std::function<Value()>;
 
-  explicit MemoryCache(std::shared_ptr<CacheStats> stats = nullptr)
-      : stats_(stats ? std::move(stats) : std::make_shared<CacheStats>()) {}
+  explicit MemoryCache(std::shared_ptr<CacheCounters> stats = nullptr)
+      : stats_(stats ? std::move(stats) : std::make_shared<CacheCounters>()) {}
 
   MemoryCache(const MemoryCache&) = delete;
   MemoryCache& operator=(const MemoryCache&) = delete;
@@ -238,8 +234,8 @@ class MemoryCache {
     return entries_.size();
   }
 
-  CacheStats& stats() const { return *stats_; }
-  const std::shared_ptr<CacheStats>& shared_stats() const { return stats_; }
+  CacheCounters& stats() const { return *stats_; }
+  const std::shared_ptr<CacheCounters>& shared_stats() const { return stats_; }
 
  private:
   struct Entry {
@@ -247,7 +243,7 @@ class MemoryCache {
     std::uint64_t id;  // tells a failed make's entry from a newer one under the same key
   };
 
-  std::shared_ptr<CacheStats> stats_;
+  std::shared_ptr<CacheCounters> stats_;
   mutable std::mutex mutex_;
   std::unordered_map<std::string, Entry> entries_;
   std::uint64_t next_id_ = 0;
@@ -302,7 +298,7 @@ class DiskCache {
     static Options from_environment();
   };
 
-  explicit DiskCache(Options options, std::shared_ptr<CacheStats> stats = nullptr);
+  explicit DiskCache(Options options, std::shared_ptr<CacheCounters> stats = nullptr);
   DiskCache() : DiskCache(Options::from_environment()) {}
 
   DiskCache(const DiskCache&) = delete;
@@ -328,8 +324,8 @@ class DiskCache {
   // Where the entry for a digest lives.
   std::string entry_path(const std::string& digest) const;
 
-  CacheStats& stats() const { return *stats_; }
-  const std::shared_ptr<CacheStats>& shared_stats() const { return stats_; }
+  CacheCounters& stats() const { return *stats_; }
+  const std::shared_ptr<CacheCounters>& shared_stats() const { return stats_; }
 
  private:
   void disable(std::string reason);
@@ -337,7 +333,7 @@ class DiskCache {
 
   std::string directory_;
   std::uint64_t max_bytes_;
-  std::shared_ptr<CacheStats> stats_;
+  std::shared_ptr<CacheCounters> stats_;
   std::atomic<bool> enabled_{false};
   mutable std::mutex reason_mutex_;
   std::string reason_;

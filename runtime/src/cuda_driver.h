@@ -1,6 +1,8 @@
 // The CUDA driver API, loaded with dlopen through one table of functions, so
-// that the runtime builds and runs where there is no driver (and says so
-// when a CUDA launch is asked for there).
+// that what uses it builds and runs where there is no driver (and says so
+// when a CUDA launch is asked for there). The one table of the project: the
+// runtime, the CUDA tests, the JIT example and jit_bench all load libcuda
+// through it (the scangen_nvrtc_builtins library).
 #pragma once
 
 #include <cuda.h>
@@ -15,11 +17,13 @@ namespace scangen::runtime::detail {
   X(cuDeviceGet, "cuDeviceGet") X(cuDeviceGetAttribute, "cuDeviceGetAttribute")                             \
   X(cuDeviceGetName, "cuDeviceGetName") X(cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain")             \
   X(cuDevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2") X(cuCtxSetCurrent, "cuCtxSetCurrent")       \
-  X(cuCtxGetCurrent, "cuCtxGetCurrent") X(cuModuleLoadData, "cuModuleLoadData")                             \
-  X(cuModuleUnload, "cuModuleUnload") X(cuModuleGetFunction, "cuModuleGetFunction")                         \
-  X(cuMemAlloc, "cuMemAlloc_v2") X(cuMemFree, "cuMemFree_v2") X(cuMemsetD8Async, "cuMemsetD8Async")         \
-  X(cuLaunchKernel, "cuLaunchKernel") X(cuGetErrorName, "cuGetErrorName")                                   \
-  X(cuGetErrorString, "cuGetErrorString") X(cuMemGetAddressRange, "cuMemGetAddressRange_v2")
+  X(cuCtxGetCurrent, "cuCtxGetCurrent") X(cuCtxSynchronize, "cuCtxSynchronize")                             \
+  X(cuModuleLoadData, "cuModuleLoadData") X(cuModuleUnload, "cuModuleUnload")                               \
+  X(cuModuleGetFunction, "cuModuleGetFunction") X(cuMemAlloc, "cuMemAlloc_v2") X(cuMemFree, "cuMemFree_v2") \
+  X(cuMemcpyHtoD, "cuMemcpyHtoD_v2") X(cuMemcpyDtoH, "cuMemcpyDtoH_v2") X(cuMemsetD8, "cuMemsetD8_v2")      \
+  X(cuMemsetD8Async, "cuMemsetD8Async") X(cuLaunchKernel, "cuLaunchKernel")                                 \
+  X(cuGetErrorName, "cuGetErrorName") X(cuGetErrorString, "cuGetErrorString")                               \
+  X(cuMemGetAddressRange, "cuMemGetAddressRange_v2")
 
 struct Driver {
 #define X(fn, symbol) decltype(&::fn) fn = nullptr;

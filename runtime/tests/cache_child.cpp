@@ -39,9 +39,8 @@ std::uint64_t splitmix(std::uint64_t& state) {
 }
 
 std::uint64_t seed_of(const std::string& text) {
-  std::uint64_t h = 0xcbf29ce484222325ull;  // FNV-1a
-  for (const char c : text) h = (h ^ static_cast<unsigned char>(c)) * 0x100000001b3ull;
-  return h;
+  const auto digest = scangen::runtime::detail::Sha256::hash(text);
+  return scangen::runtime::detail::get_le(digest.data(), 8);
 }
 
 std::string key_name(bool shared, int worker, int index) {

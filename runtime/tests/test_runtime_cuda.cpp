@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "cuda_support.h"
+#include "runtime_test_support.h"
 #include "scangen/reference/reference.h"
 #include "scangen/runtime/runtime.h"
 
@@ -21,26 +22,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using scangen::test::cuda::driver;
-
-struct TempCache {
-  fs::path dir;
-  TempCache() {
-    std::string t = (fs::temp_directory_path() / "scangen-rtc-XXXXXX").string();
-    REQUIRE(mkdtemp(t.data()) != nullptr);
-    dir = t;
-    setenv("SCANGEN_CACHE_DIR", dir.c_str(), 1);
-  }
-  ~TempCache() {
-    std::error_code ec;
-    fs::remove_all(dir, ec);
-  }
-};
-
-uint64_t seed() {
-  if (const char* s = std::getenv("SCANGEN_TEST_SEED")) return std::strtoull(s, nullptr, 0);
-  std::random_device rd;
-  return (static_cast<uint64_t>(rd()) << 32) ^ rd();
-}
+using namespace scangen::test::runtime;
 
 struct DeviceBuffer {
   CUdeviceptr p = 0;
@@ -67,13 +49,7 @@ void check_scan(const scangen::Scan& scan, uint64_t n, std::mt19937_64& rng, voi
   CU_CHECK(driver().cuCtxSynchronize());
   std::vector<uint8_t> got(n * es + 1);
   CU_CHECK(driver().cuMemcpyDtoH(got.data(), d_out.p, n * es));
-  const auto want = scangen::ref::Evaluator(s).scan(in.data(), n);
-  const std::vector<uint8_t>& w = s.has_inclusive() ? want.inclusive : want.exclusive;
-  uint64_t bad = 0;
-  for (uint64_t i = 0; i < n; ++i)
-    if (!scangen::ref::values_match(s.type, got.data() + i * es, w.data() + i * es, {})) ++bad;
-  INFO("scan '" << s.name << "', n = " << n << ": " << bad << " wrong");
-  CHECK(bad == 0);
+  check_output(s, in, n, got);
 }
 
 }  // namespace

@@ -23,27 +23,12 @@
 #include "scangen/runtime/runtime.h"
 
 #include "cache.h"
+#include "runtime_test_support.h"
 
 namespace {
 
 namespace fs = std::filesystem;
-
-// A cache directory of the test's own.
-struct TempCache {
-  fs::path dir;
-  TempCache() {
-    std::string t = (fs::temp_directory_path() / "scangen-rt-XXXXXX").string();
-    REQUIRE(mkdtemp(t.data()) != nullptr);
-    dir = t;
-    setenv("SCANGEN_CACHE_DIR", dir.c_str(), 1);
-    unsetenv("SCANGEN_CACHE_DISABLE");
-  }
-  ~TempCache() {
-    std::error_code ec;
-    fs::remove_all(dir, ec);
-    unsetenv("SCANGEN_CACHE_DIR");
-  }
-};
+using namespace scangen::test::runtime;
 
 bool have_opencl() {
   cl_uint n = 0;
@@ -74,12 +59,6 @@ std::vector<uint8_t> read(scangen::Runtime& rt, cl_mem m, size_t bytes, cl_comma
   return out;
 }
 
-uint64_t seed() {
-  if (const char* s = std::getenv("SCANGEN_TEST_SEED")) return std::strtoull(s, nullptr, 0);
-  std::random_device rd;
-  return (static_cast<uint64_t>(rd()) << 32) ^ rd();
-}
-
 // Runs `scan` (inclusive or exclusive, one output) on n random inputs and compares with the reference.
 void check_scan(scangen::Runtime& rt, const scangen::Scan& scan, uint64_t n, std::mt19937_64& rng,
                 cl_command_queue queue = nullptr, cl_mem workspace = nullptr, uint64_t workspace_size = 0) {
@@ -100,14 +79,7 @@ void check_scan(scangen::Runtime& rt, const scangen::Scan& scan, uint64_t n, std
   const std::vector<uint8_t> got = read(rt, d_out, n * es, queue);
   clReleaseMemObject(d_in);
   clReleaseMemObject(d_out);
-  const scangen::ref::Evaluator ev(s);
-  const auto want = ev.scan(in.data(), n);
-  const std::vector<uint8_t>& w = s.has_inclusive() ? want.inclusive : want.exclusive;
-  uint64_t bad = 0;
-  for (uint64_t i = 0; i < n; ++i)
-    if (!scangen::ref::values_match(s.type, got.data() + i * es, w.data() + i * es, {})) ++bad;
-  INFO("scan '" << s.name << "', n = " << n << ": " << bad << " wrong");
-  CHECK(bad == 0);
+  check_output(s, in, n, got);
 }
 
 }  // namespace

@@ -1,11 +1,9 @@
-// What the CUDA tests share: the driver API through dlopen (so the tests
-// build and start where there is no driver, and skip with exit code 4),
-// checked driver and NVRTC calls.
+// What the CUDA tests share: the driver API through the project's one table
+// of libcuda's functions (runtime/src/cuda_driver.h, loaded with dlopen, so
+// the tests build and start where there is no driver, and skip with exit
+// code 4), checked driver calls, and a module compiled by NVRTC
+// (runtime/src/nvrtc_program.h) for the GPU's architecture.
 #pragma once
-
-#include <cuda.h>
-#include <dlfcn.h>
-#include <nvrtc.h>
 
 #include <catch2/catch.hpp>
 #include <cstdlib>
@@ -13,24 +11,13 @@
 #include <string>
 #include <vector>
 
+#include "cuda_driver.h"
+#include "nvrtc_program.h"
+
 namespace scangen::test::cuda {
 
-// The driver functions the tests call, by their versioned symbol names.
-#define SCANGEN_CUDA_FUNCTIONS(X)                                                               \
-  X(cuInit, "cuInit") X(cuDeviceGetCount, "cuDeviceGetCount") X(cuDeviceGet, "cuDeviceGet")     \
-  X(cuDeviceGetAttribute, "cuDeviceGetAttribute") X(cuDeviceGetName, "cuDeviceGetName")         \
-  X(cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain")                                       \
-  X(cuDevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2") X(cuCtxSetCurrent, "cuCtxSetCurrent") \
-  X(cuModuleLoadData, "cuModuleLoadData") X(cuModuleUnload, "cuModuleUnload")                   \
-  X(cuModuleGetFunction, "cuModuleGetFunction") X(cuMemAlloc, "cuMemAlloc_v2")                  \
-  X(cuMemFree, "cuMemFree_v2") X(cuMemcpyHtoD, "cuMemcpyHtoD_v2") X(cuMemcpyDtoH, "cuMemcpyDtoH_v2") \
-  X(cuLaunchKernel, "cuLaunchKernel") X(cuCtxSynchronize, "cuCtxSynchronize")                   \
-  X(cuGetErrorName, "cuGetErrorName") X(cuMemsetD8, "cuMemsetD8_v2")
-
-struct Driver {
-#define X(fn, symbol) decltype(&::fn) fn = nullptr;
-  SCANGEN_CUDA_FUNCTIONS(X)
-#undef X
+// The driver's functions, and the GPU the tests run on.
+struct Driver : scangen::runtime::detail::Driver {
   CUdevice device = 0;
   CUcontext context = nullptr;
   std::string name;
@@ -40,20 +27,17 @@ struct Driver {
 // The driver with a GPU, or exits with 4 (skipped) where there is none.
 inline Driver& driver() {
   static Driver d = [] {
-    Driver x;
-    void* lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
     auto skip = [](const std::string& why) {
       std::cout << "skipped: " << why << "\n";
       std::exit(4);
     };
-    if (!lib) skip(std::string("no CUDA driver (") + dlerror() + ")");
-#define X(fn, symbol)                                                     \
-  x.fn = reinterpret_cast<decltype(&::fn)>(dlsym(lib, symbol));           \
-  if (!x.fn) skip("the CUDA driver has no " symbol);
-    SCANGEN_CUDA_FUNCTIONS(X)
-#undef X
+    std::string why;
+    const scangen::runtime::detail::Driver* loaded = scangen::runtime::detail::load_driver(&why);
+    if (!loaded) skip(why);
+    Driver x;
+    static_cast<scangen::runtime::detail::Driver&>(x) = *loaded;
     int count = 0;
-    if (x.cuInit(0) != CUDA_SUCCESS || x.cuDeviceGetCount(&count) != CUDA_SUCCESS || count == 0) skip("no CUDA GPU");
+    if (x.cuDeviceGetCount(&count) != CUDA_SUCCESS || count == 0) skip("no CUDA GPU");
     if (x.cuDeviceGet(&x.device, 0) != CUDA_SUCCESS ||
         x.cuDevicePrimaryCtxRetain(&x.context, x.device) != CUDA_SUCCESS ||
         x.cuCtxSetCurrent(x.context) != CUDA_SUCCESS)
@@ -73,15 +57,50 @@ inline Driver& driver() {
     CUresult r_ = (call);                                                      \
     if (r_ != CUDA_SUCCESS) {                                                  \
       const char* n_ = "?";                                                    \
-      scangen::test::cuda::driver().cuGetErrorName(r_, &n_);                                        \
+      scangen::test::cuda::driver().cuGetErrorName(r_, &n_);                   \
       FAIL(#call << " failed: " << n_);                                        \
     }                                                                          \
   } while (0)
 
-#define NVRTC_CHECK(call)                                                          \
-  do {                                                                             \
-    nvrtcResult r_ = (call);                                                       \
-    if (r_ != NVRTC_SUCCESS) FAIL(#call << " failed: " << nvrtcGetErrorString(r_)); \
-  } while (0)
+// `source` compiled by NVRTC for `arch` ("sm_90", "compute_90"), with `extra`
+// options: fails the test, with NVRTC's log, where it does not compile.
+inline scangen::nvrtc_support::Compiled nvrtc_compile(const std::string& source, const std::string& name,
+                                                      const std::string& arch,
+                                                      const std::vector<std::string>& extra = {}) {
+  scangen::nvrtc_support::Compiled c;
+  try {
+    c = scangen::nvrtc_support::compile(source, name, arch, extra);
+  } catch (const scangen::nvrtc_support::Error& e) {
+    FAIL(e.what());
+  }
+  INFO(c.builtins);  // where NVRTC's builtins library could not be loaded, why
+  INFO(name << ": NVRTC log:\n" << c.log);
+  REQUIRE(c.status == NVRTC_SUCCESS);
+  return c;
+}
+
+// A module of `source`, compiled for the GPU's architecture and loaded.
+class Module {
+ public:
+  explicit Module(const std::string& source, const std::string& name = "sweep.cu") {
+    Driver& d = driver();
+    std::string cubin = nvrtc_compile(source, name, "sm_" + std::to_string(d.major * 10 + d.minor)).code;
+    CU_CHECK(d.cuModuleLoadData(&module_, cubin.data()));
+  }
+  ~Module() {
+    if (module_) driver().cuModuleUnload(module_);
+  }
+  Module(const Module&) = delete;
+  Module& operator=(const Module&) = delete;
+
+  CUfunction function(const std::string& kernel) const {
+    CUfunction fn = nullptr;
+    CU_CHECK(driver().cuModuleGetFunction(&fn, module_, kernel.c_str()));
+    return fn;
+  }
+
+ private:
+  CUmodule module_ = nullptr;
+};
 
 }  // namespace scangen::test::cuda

@@ -12,7 +12,6 @@
 #include <vector>
 
 #include "cuda_support.h"
-#include "nvrtc_builtins.h"
 #include "operator_sweep.h"
 
 namespace {
@@ -22,43 +21,22 @@ using scangen::test::SweepSpec;
 
 using namespace scangen::test::cuda;
 
-class Module {
+// One module of every spec's test kernels, compiled for the GPU's architecture.
+std::string sweep_source(const std::vector<SweepSpec>& specs) {
+  std::string source;
+  for (const SweepSpec& s : specs) source += scangen::test::test_program(s.spec, Backend::Cuda);
+  return source;
+}
+
+class SweepModule : public Module {
  public:
-  // One module of every spec's test kernels, compiled for the GPU's architecture.
-  explicit Module(const std::vector<SweepSpec>& specs) {
-    Driver& d = driver();
-    std::string source;
-    for (const SweepSpec& s : specs) source += scangen::test::test_program(s.spec, Backend::Cuda);
-    INFO(scangen::nvrtc_support::load_builtins());  // NVRTC's builtins from libnvrtc's directory
-    nvrtcProgram prog;
-    NVRTC_CHECK(nvrtcCreateProgram(&prog, source.c_str(), "sweep.cu", 0, nullptr, nullptr));
-    const std::string arch = "--gpu-architecture=sm_" + std::to_string(d.major * 10 + d.minor);
-    const char* options[] = {arch.c_str()};
-    nvrtcResult built = nvrtcCompileProgram(prog, 1, options);
-    size_t size = 0;
-    NVRTC_CHECK(nvrtcGetProgramLogSize(prog, &size));
-    std::string log(size, '\0');
-    NVRTC_CHECK(nvrtcGetProgramLog(prog, log.data()));
-    INFO("NVRTC log:\n" << log);
-    REQUIRE(built == NVRTC_SUCCESS);
-    NVRTC_CHECK(nvrtcGetCUBINSize(prog, &size));
-    std::vector<char> cubin(size);
-    NVRTC_CHECK(nvrtcGetCUBIN(prog, cubin.data()));
-    NVRTC_CHECK(nvrtcDestroyProgram(&prog));
-    CU_CHECK(d.cuModuleLoadData(&module_, cubin.data()));
-  }
-  ~Module() {
-    if (module_) driver().cuModuleUnload(module_);
-  }
-  Module(const Module&) = delete;
-  Module& operator=(const Module&) = delete;
+  explicit SweepModule(const std::vector<SweepSpec>& specs) : Module(sweep_source(specs)) {}
 
   // A scangen::test::RunKernel.
   std::vector<uint8_t> run(const std::string& kernel, const std::vector<const std::vector<uint8_t>*>& inputs,
                            size_t out_bytes, size_t n, bool pass_n) {
     Driver& d = driver();
-    CUfunction fn;
-    CU_CHECK(d.cuModuleGetFunction(&fn, module_, kernel.c_str()));
+    const CUfunction fn = function(kernel);
     std::vector<CUdeviceptr> buffers;
     auto release = [&] {
       for (CUdeviceptr p : buffers) d.cuMemFree(p);
@@ -84,15 +62,12 @@ class Module {
     release();
     return out;
   }
-
- private:
-  CUmodule module_ = nullptr;
 };
 
 void sweep(const std::vector<SweepSpec>& specs) {
   Driver& d = driver();
   INFO("GPU: " << d.name << " (sm_" << d.major << d.minor << ")");
-  Module module(specs);
+  SweepModule module(specs);
   const uint64_t seed = scangen::test::test_seed();
   INFO("seed " << seed << " (replay with SCANGEN_TEST_SEED=" << seed << ")");
   std::mt19937_64 rng(seed);

@@ -2,9 +2,7 @@
 // with NVRTC (no GPU needed) without an error or a warning; several preambles
 // share a translation unit; #line directives point compile errors at the
 // .scan line of the operator and, after it, back at the generated source.
-#include <nvrtc.h>
-
-#include "nvrtc_builtins.h"
+#include "nvrtc_program.h"
 
 #include <algorithm>
 #include <catch2/catch.hpp>
@@ -24,31 +22,17 @@ struct NvrtcResult {
   std::string log;
 };
 
-#define NVRTC_CHECK(call)                                                                      \
-  do {                                                                                         \
-    nvrtcResult r_ = (call);                                                                   \
-    if (r_ != NVRTC_SUCCESS) FAIL(#call << " failed: " << nvrtcGetErrorString(r_));             \
-  } while (0)
-
 // Compiles `source` (named `name`) for compute_90; the log, and whether it compiled.
-NvrtcResult compile(const std::string& source, const std::string& name, std::vector<const char*> extra = {}) {
-  INFO(scangen::nvrtc_support::load_builtins());  // NVRTC's builtins from libnvrtc's directory
-  nvrtcProgram prog;
-  NVRTC_CHECK(nvrtcCreateProgram(&prog, source.c_str(), name.c_str(), 0, nullptr, nullptr));
-  std::vector<const char*> options = {"--gpu-architecture=compute_90"};
-  options.insert(options.end(), extra.begin(), extra.end());
-  nvrtcResult r = nvrtcCompileProgram(prog, static_cast<int>(options.size()), options.data());
-  size_t size = 0;
-  NVRTC_CHECK(nvrtcGetProgramLogSize(prog, &size));
-  std::string log(size, '\0');
-  NVRTC_CHECK(nvrtcGetProgramLog(prog, log.data()));
-  NvrtcResult out{r == NVRTC_SUCCESS, log.c_str()};
-  if (out.ok) {
-    size_t ptx = 0;
-    NVRTC_CHECK(nvrtcGetPTXSize(prog, &ptx));
-    CHECK(ptx > 1);
+NvrtcResult compile(const std::string& source, const std::string& name) {
+  scangen::nvrtc_support::Compiled c;
+  try {
+    c = scangen::nvrtc_support::compile(source, name, "compute_90");
+  } catch (const scangen::nvrtc_support::Error& e) {
+    FAIL(e.what());
   }
-  NVRTC_CHECK(nvrtcDestroyProgram(&prog));
+  INFO(c.builtins);  // where NVRTC's builtins library could not be loaded, why
+  NvrtcResult out{c.status == NVRTC_SUCCESS, c.log};
+  if (out.ok) CHECK(!c.code.empty());
   return out;
 }
 

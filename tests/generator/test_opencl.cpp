@@ -29,96 +29,63 @@ bool uses_f64(const scangen::dsl::Spec& s) {
   return scangen::generator::emit_preamble(s, Backend::OpenCL).find("cl_khr_fp64 : enable") != std::string::npos;
 }
 
-class Runner {
+class Runner : public Session {
  public:
-  explicit Runner(const Device& device) : device_(device) {
-    cl_int err = CL_SUCCESS;
-    context_ = Context(clCreateContext(nullptr, 1, &device_.id, nullptr, nullptr, &err));
-    CL_CHECK(err);
-    queue_ = Queue(clCreateCommandQueue(context_.get(), device_.id, 0, &err));
-    CL_CHECK(err);
-  }
+  explicit Runner(const Device& device) : Session(device) {}
 
   // Builds one program from every spec's test program (PoCL takes about a
   // second per build, whatever its size).
-  void build(const std::vector<SweepSpec>& specs) {
+  void build_specs(const std::vector<SweepSpec>& specs) {
     std::string source;
     for (const SweepSpec& s : specs) source += scangen::test::test_program(s.spec, Backend::OpenCL);
-    const char* text = source.c_str();
-    cl_int err = CL_SUCCESS;
-    program_ = Program(clCreateProgramWithSource(context_.get(), 1, &text, nullptr, &err));
-    CL_CHECK(err);
-    err = clBuildProgram(program_.get(), 1, &device_.id, scangen::generator::exact_float_options(Backend::OpenCL),
-                         nullptr, nullptr);
-    size_t size = 0;
-    CL_CHECK(clGetProgramBuildInfo(program_.get(), device_.id, CL_PROGRAM_BUILD_LOG, 0, nullptr, &size));
-    std::string log(size, '\0');
-    CL_CHECK(clGetProgramBuildInfo(program_.get(), device_.id, CL_PROGRAM_BUILD_LOG, size, log.data(), nullptr));
-    INFO("source:\n" << source << "\nbuild log:\n" << log);
-    REQUIRE(err == CL_SUCCESS);
-    CHECK(log.find("warning") == std::string::npos);
+    build(source, scangen::generator::exact_float_options(Backend::OpenCL), "source:\n" + source);
   }
 
   // A scangen::test::RunKernel.
   std::vector<uint8_t> run(const std::string& name, const std::vector<const std::vector<uint8_t>*>& inputs,
                            size_t out_bytes, size_t n, bool pass_n) {
     cl_int err = CL_SUCCESS;
-    Kernel kernel(clCreateKernel(program_.get(), name.c_str(), &err));
-    CL_CHECK(err);
+    const Kernel k = kernel(name);
     std::vector<Buffer> buffers;
     for (const auto* in : inputs) {
-      buffers.emplace_back(clCreateBuffer(context_.get(), CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, in->size(),
+      buffers.emplace_back(clCreateBuffer(context(), CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, in->size(),
                                           const_cast<uint8_t*>(in->data()), &err));
       CL_CHECK(err);
     }
     std::vector<uint8_t> out(out_bytes, 0xAB);
     buffers.emplace_back(
-        clCreateBuffer(context_.get(), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, out.size(), out.data(), &err));
+        clCreateBuffer(context(), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, out.size(), out.data(), &err));
     CL_CHECK(err);
     cl_uint arg = 0;
     for (const Buffer& b : buffers) {
       cl_mem m = b.get();
-      CL_CHECK(clSetKernelArg(kernel.get(), arg++, sizeof m, &m));
+      CL_CHECK(clSetKernelArg(k.get(), arg++, sizeof m, &m));
     }
     if (pass_n) {
       const cl_uint count = static_cast<cl_uint>(n);
-      CL_CHECK(clSetKernelArg(kernel.get(), arg++, sizeof count, &count));
+      CL_CHECK(clSetKernelArg(k.get(), arg++, sizeof count, &count));
     }
     const size_t global = n;
-    CL_CHECK(clEnqueueNDRangeKernel(queue_.get(), kernel.get(), 1, nullptr, &global, nullptr, 0, nullptr, nullptr));
-    CL_CHECK(clEnqueueReadBuffer(queue_.get(), buffers.back().get(), CL_TRUE, 0, out.size(), out.data(), 0, nullptr,
+    CL_CHECK(clEnqueueNDRangeKernel(queue(), k.get(), 1, nullptr, &global, nullptr, 0, nullptr, nullptr));
+    CL_CHECK(clEnqueueReadBuffer(queue(), buffers.back().get(), CL_TRUE, 0, out.size(), out.data(), 0, nullptr,
                                  nullptr));
     return out;
   }
-
- private:
-  Device device_;
-  Context context_;
-  Queue queue_;
-  Program program_;
 };
 
 // Runs the combine, convert and constant kernels of every spec on random
 // inputs and compares them with the reference.
 void sweep(std::vector<SweepSpec> specs) {
-  Device device = find_device();
-  if (!device.id) {
-    const char* allow = std::getenv("SCANGEN_ALLOW_NO_OPENCL");
-    if (allow && std::string(allow) == "1") {
-      WARN("no OpenCL device; skipped because SCANGEN_ALLOW_NO_OPENCL=1");
-      return;
-    }
-    FAIL("no OpenCL platform with a device (install PoCL, or set SCANGEN_ALLOW_NO_OPENCL=1 to skip)");
-  }
+  Device device = device_or_skip(true);  // exact_float_options() needs exact division
+  if (!device.id) return;
   INFO("OpenCL device: " << device.name);
-  REQUIRE(device.exact_divide_sqrt);  // exact_float_options() needs it
   if (!device.fp64) {
     WARN("the device has no fp64: specs that use f64 are left out");
     specs.erase(std::remove_if(specs.begin(), specs.end(), [](const SweepSpec& s) { return uses_f64(s.spec); }),
                 specs.end());
   }
   Runner runner(device);
-  runner.build(specs);
+  runner.build_specs(specs);
 
   const uint64_t seed = scangen::test::test_seed();
   INFO("seed " << seed << " (replay with SCANGEN_TEST_SEED=" << seed << ")");

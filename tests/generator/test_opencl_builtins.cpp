@@ -8,9 +8,6 @@
 // Without an OpenCL platform the tests fail, unless SCANGEN_ALLOW_NO_OPENCL=1.
 // Random inputs come from a fresh seed, printed on failure; SCANGEN_TEST_SEED
 // replays one.
-#include <CL/cl.h>
-#include <CL/cl_ext.h>  // CL_PLATFORM_NOT_FOUND_KHR: the ICD loader found no platform
-
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
@@ -26,145 +23,32 @@
 #include <utility>
 #include <vector>
 
+#include "opencl_support.h"
 #include "operator_sweep.h"  // scangen::test::test_seed
 #include "scangen/generator/opencl_builtins.h"
 
 namespace {
 
-#define CL_CHECK(call)                                                         \
-  do {                                                                         \
-    cl_int e_ = (call);                                                        \
-    if (e_ != CL_SUCCESS) FAIL(#call << " failed with OpenCL error " << e_);    \
-  } while (0)
-
-// An OpenCL object released when it goes out of scope.
-template <typename T, cl_int (*Release)(T)>
-class Handle {
- public:
-  Handle() = default;
-  explicit Handle(T h) : h_(h) {}
-  ~Handle() {
-    if (h_) Release(h_);
-  }
-  Handle(const Handle&) = delete;
-  Handle& operator=(const Handle&) = delete;
-  Handle(Handle&& o) noexcept : h_(o.h_) { o.h_ = nullptr; }
-  Handle& operator=(Handle&& o) noexcept {
-    std::swap(h_, o.h_);
-    return *this;
-  }
-  T get() const { return h_; }
-
- private:
-  T h_ = nullptr;
-};
-using Context = Handle<cl_context, clReleaseContext>;
-using Queue = Handle<cl_command_queue, clReleaseCommandQueue>;
-using Program = Handle<cl_program, clReleaseProgram>;
-using Kernel = Handle<cl_kernel, clReleaseKernel>;
-using Buffer = Handle<cl_mem, clReleaseMemObject>;
-
-struct Device {
-  cl_device_id id = nullptr;
-  std::string name;
-  bool fp64 = false;
-  bool fp16 = false;
-  size_t max_group = 0;  // CL_DEVICE_MAX_WORK_GROUP_SIZE
-};
-
-// The first device of the first platform that has one; null id when there is none.
-Device find_device() {
-  Device d;
-  cl_uint count = 0;
-  cl_int err = clGetPlatformIDs(0, nullptr, &count);
-  if (err == CL_PLATFORM_NOT_FOUND_KHR || count == 0) return d;
-  CL_CHECK(err);
-  std::vector<cl_platform_id> platforms(count);
-  CL_CHECK(clGetPlatformIDs(count, platforms.data(), nullptr));
-  for (cl_platform_id p : platforms) {
-    cl_uint n = 0;
-    err = clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 1, &d.id, &n);
-    if (err == CL_SUCCESS && n > 0) break;
-    d.id = nullptr;
-  }
-  if (!d.id) return d;
-  char name[256] = {};
-  CL_CHECK(clGetDeviceInfo(d.id, CL_DEVICE_NAME, sizeof name - 1, name, nullptr));
-  d.name = name;
-  cl_device_fp_config fp = 0;
-  CL_CHECK(clGetDeviceInfo(d.id, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof fp, &fp, nullptr));
-  d.fp64 = fp != 0;
-  size_t size = 0;
-  CL_CHECK(clGetDeviceInfo(d.id, CL_DEVICE_EXTENSIONS, 0, nullptr, &size));
-  std::string extensions(size, '\0');
-  CL_CHECK(clGetDeviceInfo(d.id, CL_DEVICE_EXTENSIONS, size, extensions.data(), nullptr));
-  d.fp16 = extensions.find("cl_khr_fp16") != std::string::npos;
-  CL_CHECK(clGetDeviceInfo(d.id, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof d.max_group, &d.max_group, nullptr));
-  return d;
-}
-
-// The device, or a null id when the test should end here: skipped (with a
-// warning) under SCANGEN_ALLOW_NO_OPENCL=1, failed otherwise.
-Device device_or_skip() {
-  Device device = find_device();
-  if (!device.id) {
-    const char* allow = std::getenv("SCANGEN_ALLOW_NO_OPENCL");
-    if (allow && std::string(allow) == "1") {
-      WARN("no OpenCL device; skipped because SCANGEN_ALLOW_NO_OPENCL=1");
-      return device;
-    }
-    FAIL("no OpenCL platform with a device (install PoCL, or set SCANGEN_ALLOW_NO_OPENCL=1 to skip)");
-  }
-  return device;
-}
+using namespace scangen::test::cl;
 
 // A context, a queue and one program on the device.
-class Cl {
+class Cl : public Session {
  public:
-  explicit Cl(const Device& device) : device_(device) {
-    cl_int err = CL_SUCCESS;
-    context_ = Context(clCreateContext(nullptr, 1, &device_.id, nullptr, nullptr, &err));
-    CL_CHECK(err);
-    queue_ = Queue(clCreateCommandQueue(context_.get(), device_.id, 0, &err));
-    CL_CHECK(err);
-  }
-
-  // Builds `source`; returns the status and the build log.
-  std::pair<cl_int, std::string> try_build(const std::string& source, const std::string& options) {
-    const char* text = source.c_str();
-    cl_int err = CL_SUCCESS;
-    program_ = Program(clCreateProgramWithSource(context_.get(), 1, &text, nullptr, &err));
-    CL_CHECK(err);
-    err = clBuildProgram(program_.get(), 1, &device_.id, options.c_str(), nullptr, nullptr);
-    size_t size = 0;
-    CL_CHECK(clGetProgramBuildInfo(program_.get(), device_.id, CL_PROGRAM_BUILD_LOG, 0, nullptr, &size));
-    std::string log(size, '\0');
-    CL_CHECK(clGetProgramBuildInfo(program_.get(), device_.id, CL_PROGRAM_BUILD_LOG, size, log.data(), nullptr));
-    return {err, log};
-  }
+  explicit Cl(const Device& device) : Session(device) {}
 
   // Builds the work-group functions followed by `kernels`, which must compile
   // without a warning.
   void build(const std::string& kernels, const std::string& options = "") {
-    const auto [err, log] = try_build(scangen::generator::emit_opencl_builtins() + kernels, options);
-    INFO("kernels:\n" << kernels << "\noptions: " << options << "\nbuild log:\n" << log);
-    REQUIRE(err == CL_SUCCESS);
-    CHECK(log.find("warning") == std::string::npos);
-  }
-
-  Kernel kernel(const std::string& name) {
-    cl_int err = CL_SUCCESS;
-    Kernel k(clCreateKernel(program_.get(), name.c_str(), &err));
-    CL_CHECK(err);
-    return k;
+    Session::build(scangen::generator::emit_opencl_builtins() + kernels, options,
+                   "kernels:\n" + kernels + "\noptions: " + options);
   }
 
   // The largest work-group `kernel` can be launched with.
   size_t max_group(const Kernel& kernel) {
     size_t size = 0;
-    CL_CHECK(clGetKernelWorkGroupInfo(kernel.get(), device_.id, CL_KERNEL_WORK_GROUP_SIZE, sizeof size, &size,
+    CL_CHECK(clGetKernelWorkGroupInfo(kernel.get(), device().id, CL_KERNEL_WORK_GROUP_SIZE, sizeof size, &size,
                                       nullptr));
-    return std::min(size, device_.max_group);
+    return std::min(size, device().max_group);
   }
 
   // Runs `kernel` over `global` work-items in work-groups of `local` (1 to 3
@@ -177,14 +61,14 @@ class Cl {
     cl_int err = CL_SUCCESS;
     std::vector<Buffer> buffers;
     for (const auto* in : inputs) {
-      buffers.emplace_back(clCreateBuffer(context_.get(), CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, in->size(),
+      buffers.emplace_back(clCreateBuffer(context(), CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, in->size(),
                                           const_cast<uint8_t*>(in->data()), &err));
       CL_CHECK(err);
     }
     std::vector<std::vector<uint8_t>> outs;
     for (size_t bytes : out_bytes) {
       outs.emplace_back(bytes, uint8_t{0xAB});
-      buffers.emplace_back(clCreateBuffer(context_.get(), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bytes,
+      buffers.emplace_back(clCreateBuffer(context(), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bytes,
                                           outs.back().data(), &err));
       CL_CHECK(err);
     }
@@ -193,19 +77,13 @@ class Cl {
       cl_mem m = b.get();
       CL_CHECK(clSetKernelArg(kernel.get(), arg++, sizeof m, &m));
     }
-    CL_CHECK(clEnqueueNDRangeKernel(queue_.get(), kernel.get(), static_cast<cl_uint>(global.size()), nullptr,
+    CL_CHECK(clEnqueueNDRangeKernel(queue(), kernel.get(), static_cast<cl_uint>(global.size()), nullptr,
                                     global.data(), local.data(), 0, nullptr, nullptr));
     for (size_t i = 0; i < outs.size(); ++i)
-      CL_CHECK(clEnqueueReadBuffer(queue_.get(), buffers[inputs.size() + i].get(), CL_TRUE, 0, outs[i].size(),
+      CL_CHECK(clEnqueueReadBuffer(queue(), buffers[inputs.size() + i].get(), CL_TRUE, 0, outs[i].size(),
                                    outs[i].data(), 0, nullptr, nullptr));
     return outs;
   }
-
- private:
-  Device device_;
-  Context context_;
-  Queue queue_;
-  Program program_;
 };
 
 // ---- the functions -------------------------------------------------------

@@ -16,9 +16,9 @@
 #include <vector>
 
 #include "cuda_support.h"
-#include "nvrtc_builtins.h"
 #include "operator_sweep.h"
 #include "scan_sweep.h"
+#include "sweep_checks.h"
 #include "scangen/dsl/dsl.h"
 #include "scangen/generator/emit.h"
 
@@ -29,40 +29,16 @@ using scangen::generator::Backend;
 using scangen::generator::Plan;
 using scangen::test::ScanCase;
 
-class Module {
+// The module of a sweep, and its launches.
+class ScanModule : public Module {
  public:
-  explicit Module(const std::string& source) {
-    Driver& d = driver();
-    INFO(scangen::nvrtc_support::load_builtins());  // NVRTC's builtins from libnvrtc's directory
-    nvrtcProgram prog;
-    NVRTC_CHECK(nvrtcCreateProgram(&prog, source.c_str(), "scan_sweep.cu", 0, nullptr, nullptr));
-    const std::string arch = "--gpu-architecture=sm_" + std::to_string(d.major * 10 + d.minor);
-    const char* options[] = {arch.c_str()};
-    const nvrtcResult built = nvrtcCompileProgram(prog, 1, options);
-    size_t size = 0;
-    NVRTC_CHECK(nvrtcGetProgramLogSize(prog, &size));
-    std::string log(size, '\0');
-    NVRTC_CHECK(nvrtcGetProgramLog(prog, log.data()));
-    INFO("NVRTC log:\n" << log);
-    REQUIRE(built == NVRTC_SUCCESS);
-    NVRTC_CHECK(nvrtcGetCUBINSize(prog, &size));
-    std::vector<char> cubin(size);
-    NVRTC_CHECK(nvrtcGetCUBIN(prog, cubin.data()));
-    NVRTC_CHECK(nvrtcDestroyProgram(&prog));
-    CU_CHECK(d.cuModuleLoadData(&module_, cubin.data()));
-  }
-  ~Module() {
-    if (module_) driver().cuModuleUnload(module_);
-  }
-  Module(const Module&) = delete;
-  Module& operator=(const Module&) = delete;
+  explicit ScanModule(const std::string& source) : Module(source, "scan_sweep.cu") {}
 
   // A scangen::test::LaunchKernel.
   void launch(const std::string& kernel, std::vector<std::vector<uint8_t>>& host,
               const std::vector<scangen::test::KernelArg>& kernel_args, uint64_t blocks, int threads) {
     Driver& d = driver();
-    CUfunction fn;
-    CU_CHECK(d.cuModuleGetFunction(&fn, module_, kernel.c_str()));
+    const CUfunction fn = function(kernel);
     std::vector<CUdeviceptr> buffers;
     struct Release {
       std::vector<CUdeviceptr>& b;
@@ -103,9 +79,6 @@ class Module {
     for (size_t i = 0; i < host.size(); ++i)
       if (!host[i].empty()) CU_CHECK(d.cuMemcpyDtoH(host[i].data(), buffers[i], host[i].size()));
   }
-
- private:
-  CUmodule module_ = nullptr;
 };
 
 void sweep(scangen::dsl::Algorithm algorithm) {
@@ -119,35 +92,12 @@ void sweep(scangen::dsl::Algorithm algorithm) {
     cases.push_back(std::move(c));
   }
   REQUIRE(!plans.empty());
-  std::string source = scangen::generator::emit(plans);
-  for (size_t i = 0; i < cases.size(); ++i)
-    if (scangen::test::has_api_kernel(cases[i])) source += scangen::test::api_test_kernel(plans[i]);
-  Module module(source);
-
-  const uint64_t seed = scangen::test::test_seed();
-  INFO("seed " << seed << " (replay with SCANGEN_TEST_SEED=" << seed << ")");
-  std::mt19937_64 rng(seed);
+  ScanModule module(scangen::test::sweep_source(cases, plans));
   auto launch = [&](const std::string& kernel, std::vector<std::vector<uint8_t>>& buffers,
                     const std::vector<scangen::test::KernelArg>& args, uint64_t blocks, int threads) {
     module.launch(kernel, buffers, args, blocks, threads);
   };
-  int runs = 0;
-  for (size_t i = 0; i < cases.size(); ++i) {
-    INFO("scan:\n" << cases[i].spec.to_string());
-    for (uint64_t n : scangen::test::scan_sizes(plans[i], rng)) {
-      INFO("n = " << n);
-      const std::string report = scangen::test::run_scan_case(cases[i], plans[i], n, rng, launch);
-      INFO(report);
-      CHECK(report.empty());
-      ++runs;
-      if (scangen::test::has_api_kernel(cases[i])) {
-        const std::string api = scangen::test::run_api_case(cases[i], plans[i], n, rng, launch);
-        INFO("user kernel calling the device functions:\n" << api);
-        CHECK(api.empty());
-        ++runs;
-      }
-    }
-  }
+  const int runs = scangen::test::check_scan_cases(cases, plans, launch);
   std::cout << scangen::dsl::to_string(algorithm) << ": " << cases.size() << " scans, " << runs
             << " kernel runs on " << d.name << "\n";
 }
@@ -189,7 +139,7 @@ extern "C" __global__ void active_kernel(const unsigned int* masks, const unsign
   }
 }
 )";
-  Module module(scangen::generator::emit(plan) + kernel);
+  ScanModule module(scangen::generator::emit(plan) + kernel);
   const uint64_t seed = scangen::test::test_seed();
   INFO("seed " << seed << " (replay with SCANGEN_TEST_SEED=" << seed << ")");
   std::mt19937_64 rng(seed);
@@ -250,38 +200,12 @@ void device_sweep(std::vector<scangen::dsl::Algorithm> algorithms, int log2_max)
     cases.push_back(std::move(c));
   }
   REQUIRE(!plans.empty());
-  Module module(scangen::generator::emit(plans));
-  const uint64_t seed = scangen::test::test_seed();
-  INFO("seed " << seed << " (replay with SCANGEN_TEST_SEED=" << seed << ")");
-  std::mt19937_64 rng(seed);
+  ScanModule module(scangen::generator::emit(plans));
   auto launch = [&](const std::string& kernel, std::vector<std::vector<uint8_t>>& buffers,
                     const std::vector<scangen::test::KernelArg>& args, uint64_t blocks, int threads) {
     module.launch(kernel, buffers, args, blocks, threads);
   };
-  // One workspace for every call: the scans take turns on it, different
-  // layouts and algorithms one after another.
-  // In rounds: each scan's next size in turn.
-  scangen::test::DeviceState state;
-  std::vector<std::vector<uint8_t>> counters(cases.size());
-  std::vector<std::vector<uint64_t>> sizes;
-  size_t rounds = 0;
-  for (const Plan& p : plans) {
-    sizes.push_back(scangen::test::device_sizes(p, log2_max));
-    rounds = std::max(rounds, sizes.back().size());
-  }
-  int calls = 0;
-  for (size_t r = 0; r < rounds; ++r)
-    for (size_t i = 0; i < cases.size(); ++i) {
-      if (r >= sizes[i].size()) continue;
-      const uint64_t n = sizes[i][r];
-      INFO("scan:\n" << cases[i].spec.to_string());
-      INFO("n = " << n << " (call " << state.calls + 1 << " on the shared workspace)");
-      const std::string report =
-          scangen::test::run_device_case(cases[i], plans[i], n, rng, launch, state, counters[i]);
-      INFO(report);
-      CHECK(report.empty());
-      ++calls;
-    }
+  scangen::test::check_device_rounds(cases, plans, launch, log2_max);
 }
 
 }  // namespace
@@ -312,14 +236,14 @@ class DeviceScan {
     INFO(doc.diagnostics().render());
     REQUIRE(doc.ok());
     plan_ = scangen::generator::make_plan(doc.specs().at(0), Backend::Cuda);
-    module_ = std::make_unique<Module>(extra_source + scangen::generator::emit(plan_));
+    module_ = std::make_unique<ScanModule>(extra_source + scangen::generator::emit(plan_));
   }
   const Plan& plan() const { return plan_; }
-  Module& module() { return *module_; }
+  ScanModule& module() { return *module_; }
 
  private:
   Plan plan_;
-  std::unique_ptr<Module> module_;
+  std::unique_ptr<ScanModule> module_;
 };
 
 // Runs the decoupled look-back or reduce-then-scan kernels of `s` on `in`
@@ -425,7 +349,7 @@ TEST_CASE("CUDA decoupled look-back with randomly sleeping tiles", "[gpu][scan][
   for (const ScanCase& c : scangen::test::device_cases(Backend::Cuda)) {
     if (c.spec.algorithm != scangen::dsl::Algorithm::DecoupledLookback) continue;
     const Plan plan = scangen::generator::make_plan(c.spec, Backend::Cuda);
-    Module module("#define SCANGEN_TEST_SLEEP 8\n" + scangen::generator::emit(plan));
+    ScanModule module("#define SCANGEN_TEST_SLEEP 8\n" + scangen::generator::emit(plan));
     auto launch = [&](const std::string& kernel, std::vector<std::vector<uint8_t>>& buffers,
                       const std::vector<scangen::test::KernelArg>& args, uint64_t blocks, int threads) {
       module.launch(kernel, buffers, args, blocks, threads);

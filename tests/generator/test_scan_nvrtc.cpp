@@ -3,9 +3,7 @@
 // (a cubin; no GPU needed) without an error or a warning. The three modes of
 // one algorithm and type share a translation unit, as `scangen emit` puts a
 // file's scans together.
-#include <nvrtc.h>
-
-#include "nvrtc_builtins.h"
+#include "cuda_support.h"
 
 #include <catch2/catch.hpp>
 #include <chrono>
@@ -21,29 +19,11 @@ namespace {
 
 using scangen::generator::Backend;
 
-#define NVRTC_CHECK(call)                                                                      \
-  do {                                                                                         \
-    nvrtcResult r_ = (call);                                                                   \
-    if (r_ != NVRTC_SUCCESS) FAIL(#call << " failed: " << nvrtcGetErrorString(r_));             \
-  } while (0)
-
 void compile_clean(const std::string& source, const std::string& name) {
-  INFO(scangen::nvrtc_support::load_builtins());  // NVRTC's builtins from libnvrtc's directory
-  nvrtcProgram prog;
-  NVRTC_CHECK(nvrtcCreateProgram(&prog, source.c_str(), name.c_str(), 0, nullptr, nullptr));
-  const char* options[] = {"--gpu-architecture=sm_90"};
-  const nvrtcResult r = nvrtcCompileProgram(prog, 1, options);
-  size_t size = 0;
-  NVRTC_CHECK(nvrtcGetProgramLogSize(prog, &size));
-  std::string log(size, '\0');
-  NVRTC_CHECK(nvrtcGetProgramLog(prog, log.data()));
-  size_t cubin = 0;
-  if (r == NVRTC_SUCCESS) NVRTC_CHECK(nvrtcGetCUBINSize(prog, &cubin));
-  NVRTC_CHECK(nvrtcDestroyProgram(&prog));
-  INFO(name << ": NVRTC log:\n" << log.c_str());
-  REQUIRE(r == NVRTC_SUCCESS);
-  CHECK(cubin > 0);
-  CHECK(std::string(log.c_str()).find("warning") == std::string::npos);
+  const scangen::nvrtc_support::Compiled c = scangen::test::cuda::nvrtc_compile(source, name, "sm_90");
+  INFO(name << ": NVRTC log:\n" << c.log);
+  CHECK(!c.code.empty());
+  CHECK(c.log.find("warning") == std::string::npos);
 }
 
 void compile_algorithm(scangen::dsl::Algorithm a) {

@@ -18,6 +18,7 @@
 #include "opencl_support.h"
 #include "operator_sweep.h"
 #include "scan_sweep.h"
+#include "sweep_checks.h"
 #include "scangen/dsl/dsl.h"
 #include "scangen/generator/emit.h"
 
@@ -28,41 +29,24 @@ using scangen::generator::Backend;
 using scangen::generator::Plan;
 using scangen::test::ScanCase;
 
-class ProgramRunner {
+// The program of a sweep, and its launches.
+class ProgramRunner : public Session {
  public:
-  ProgramRunner(const Device& device, const std::string& source) : device_(device) {
-    cl_int err = CL_SUCCESS;
-    context_ = Context(clCreateContext(nullptr, 1, &device_.id, nullptr, nullptr, &err));
-    CL_CHECK(err);
-    queue_ = Queue(clCreateCommandQueue(context_.get(), device_.id, 0, &err));
-    CL_CHECK(err);
-    const char* text = source.c_str();
-    program_ = Program(clCreateProgramWithSource(context_.get(), 1, &text, nullptr, &err));
-    CL_CHECK(err);
-    const std::string options = scangen::generator::compile_options(Backend::OpenCL);
-    err = clBuildProgram(program_.get(), 1, &device_.id, options.c_str(), nullptr, nullptr);
-    size_t size = 0;
-    CL_CHECK(clGetProgramBuildInfo(program_.get(), device_.id, CL_PROGRAM_BUILD_LOG, 0, nullptr, &size));
-    std::string log(size, '\0');
-    CL_CHECK(clGetProgramBuildInfo(program_.get(), device_.id, CL_PROGRAM_BUILD_LOG, size, log.data(), nullptr));
-    if (err != CL_SUCCESS) {
-      INFO("build log:\n" << log);
-      FAIL("clBuildProgram failed with OpenCL error " << err << " (source: " << source.size() << " bytes)");
-    }
-    CHECK(log.find("warning") == std::string::npos);
+  ProgramRunner(const Device& device, const std::string& source) : Session(device) {
+    build(source, scangen::generator::compile_options(Backend::OpenCL),
+          "the sweep's program (" + std::to_string(source.size()) + " bytes)");
   }
 
   void launch(const std::string& name, std::vector<std::vector<uint8_t>>& host,
               const std::vector<scangen::test::KernelArg>& args, uint64_t blocks, int threads) {
     cl_int err = CL_SUCCESS;
-    Kernel kernel(clCreateKernel(program_.get(), name.c_str(), &err));
-    CL_CHECK(err);
+    const Kernel k = kernel(name);
     std::vector<Buffer> buffers;
     for (std::vector<uint8_t>& h : host) {
       // OpenCL has no empty buffers: one byte then, which the kernel must not touch.
       std::vector<uint8_t> init = h.empty() ? std::vector<uint8_t>{0xAB} : h;
       buffers.emplace_back(
-          clCreateBuffer(context_.get(), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, init.size(), init.data(), &err));
+          clCreateBuffer(context(), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, init.size(), init.data(), &err));
       CL_CHECK(err);
     }
     cl_uint index = 0;
@@ -70,51 +54,29 @@ class ProgramRunner {
       using K = scangen::test::KernelArg::Kind;
       if (a.kind == K::Buffer) {
         cl_mem m = buffers.at(a.value).get();
-        CL_CHECK(clSetKernelArg(kernel.get(), index++, sizeof m, &m));
+        CL_CHECK(clSetKernelArg(k.get(), index++, sizeof m, &m));
       } else if (a.kind == K::U64) {
         const cl_ulong v = a.value;
-        CL_CHECK(clSetKernelArg(kernel.get(), index++, sizeof v, &v));
+        CL_CHECK(clSetKernelArg(k.get(), index++, sizeof v, &v));
       } else {
         const cl_uint v = static_cast<cl_uint>(a.value);
-        CL_CHECK(clSetKernelArg(kernel.get(), index++, sizeof v, &v));
+        CL_CHECK(clSetKernelArg(k.get(), index++, sizeof v, &v));
       }
     }
     if (blocks > 0) {
       const size_t local = static_cast<size_t>(threads);
       const size_t global = static_cast<size_t>(blocks) * local;
-      CL_CHECK(clEnqueueNDRangeKernel(queue_.get(), kernel.get(), 1, nullptr, &global, &local, 0, nullptr, nullptr));
+      CL_CHECK(clEnqueueNDRangeKernel(queue(), k.get(), 1, nullptr, &global, &local, 0, nullptr, nullptr));
     }
     for (size_t i = 0; i < host.size(); ++i)
       if (!host[i].empty())
-        CL_CHECK(clEnqueueReadBuffer(queue_.get(), buffers[i].get(), CL_TRUE, 0, host[i].size(), host[i].data(), 0,
+        CL_CHECK(clEnqueueReadBuffer(queue(), buffers[i].get(), CL_TRUE, 0, host[i].size(), host[i].data(), 0,
                                    nullptr, nullptr));
   }
-
- private:
-  Device device_;
-  Context context_;
-  Queue queue_;
-  Program program_;
 };
 
-// The device, or none (the test then passes with a warning only where
-// SCANGEN_ALLOW_NO_OPENCL=1, and fails otherwise).
-Device device_or_skip() {
-  Device device = find_device();
-  if (!device.id) {
-    const char* allow = std::getenv("SCANGEN_ALLOW_NO_OPENCL");
-    if (allow && std::string(allow) == "1") {
-      WARN("no OpenCL device; skipped because SCANGEN_ALLOW_NO_OPENCL=1");
-      return device;
-    }
-    FAIL("no OpenCL platform with a device (install PoCL, or set SCANGEN_ALLOW_NO_OPENCL=1 to skip)");
-  }
-  REQUIRE(device.exact_divide_sqrt);
-  return device;
-}
-
 void sweep(scangen::dsl::Algorithm algorithm) {
-  Device device = device_or_skip();
+  Device device = device_or_skip(true);
   if (!device.id) return;
   INFO("OpenCL device: " << device.name);
 
@@ -135,35 +97,12 @@ void sweep(scangen::dsl::Algorithm algorithm) {
   }
   if (skipped_f64) WARN("the device has no fp64: " << skipped_f64 << " f64 cases left out");
   REQUIRE(!plans.empty());
-  std::string source = scangen::generator::emit(plans);
-  for (size_t i = 0; i < cases.size(); ++i)
-    if (scangen::test::has_api_kernel(cases[i])) source += scangen::test::api_test_kernel(plans[i]);
-  ProgramRunner runner(device, source);
-
-  const uint64_t seed = scangen::test::test_seed();
-  INFO("seed " << seed << " (replay with SCANGEN_TEST_SEED=" << seed << ")");
-  std::mt19937_64 rng(seed);
+  ProgramRunner runner(device, scangen::test::sweep_source(cases, plans));
   auto launch = [&](const std::string& kernel, std::vector<std::vector<uint8_t>>& buffers,
                     const std::vector<scangen::test::KernelArg>& args, uint64_t blocks, int threads) {
     runner.launch(kernel, buffers, args, blocks, threads);
   };
-  int runs = 0;
-  for (size_t i = 0; i < cases.size(); ++i) {
-    INFO("scan:\n" << cases[i].spec.to_string());
-    for (uint64_t n : scangen::test::scan_sizes(plans[i], rng)) {
-      INFO("n = " << n);
-      const std::string report = scangen::test::run_scan_case(cases[i], plans[i], n, rng, launch);
-      INFO(report);
-      CHECK(report.empty());
-      ++runs;
-      if (scangen::test::has_api_kernel(cases[i])) {
-        const std::string api = scangen::test::run_api_case(cases[i], plans[i], n, rng, launch);
-        INFO("user kernel calling the device functions:\n" << api);
-        CHECK(api.empty());
-        ++runs;
-      }
-    }
-  }
+  const int runs = scangen::test::check_scan_cases(cases, plans, launch);
   std::cout << scangen::dsl::to_string(algorithm) << ": " << cases.size() << " scans, " << runs << " kernel runs\n";
 }
 
@@ -179,11 +118,10 @@ TEST_CASE("OpenCL block scan blelloch", "[opencl][scan]") { sweep(scangen::dsl::
 
 namespace {
 
-// Device scans: every case at every size, all calls on one workspace (each
-// finds what the one before left; run_device_case zeroes what a look-back
-// call uses, as the host does), running totals carried from call to call.
+// Device scans: every case at every size, in rounds on one workspace
+// (scangen::test::check_device_rounds).
 void device_sweep(std::vector<scangen::dsl::Algorithm> algorithms, int log2_max) {
-  Device device = device_or_skip();
+  Device device = device_or_skip(true);
   if (!device.id) return;
   INFO("OpenCL device: " << device.name);
   std::vector<ScanCase> cases;
@@ -199,37 +137,11 @@ void device_sweep(std::vector<scangen::dsl::Algorithm> algorithms, int log2_max)
   }
   REQUIRE(!plans.empty());
   ProgramRunner runner(device, scangen::generator::emit(plans));
-  const uint64_t seed = scangen::test::test_seed();
-  INFO("seed " << seed << " (replay with SCANGEN_TEST_SEED=" << seed << ")");
-  std::mt19937_64 rng(seed);
   auto launch = [&](const std::string& kernel, std::vector<std::vector<uint8_t>>& buffers,
                     const std::vector<scangen::test::KernelArg>& args, uint64_t blocks, int threads) {
     runner.launch(kernel, buffers, args, blocks, threads);
   };
-  // One workspace for every call: the scans take turns on it, different
-  // layouts and algorithms one after another.
-  // In rounds: each scan's next size in turn.
-  scangen::test::DeviceState state;
-  std::vector<std::vector<uint8_t>> counters(cases.size());
-  std::vector<std::vector<uint64_t>> sizes;
-  size_t rounds = 0;
-  for (const Plan& p : plans) {
-    sizes.push_back(scangen::test::device_sizes(p, log2_max));
-    rounds = std::max(rounds, sizes.back().size());
-  }
-  int calls = 0;
-  for (size_t r = 0; r < rounds; ++r)
-    for (size_t i = 0; i < cases.size(); ++i) {
-      if (r >= sizes[i].size()) continue;
-      const uint64_t n = sizes[i][r];
-      INFO("scan:\n" << cases[i].spec.to_string());
-      INFO("n = " << n << " (call " << state.calls + 1 << " on the shared workspace)");
-      const std::string report =
-          scangen::test::run_device_case(cases[i], plans[i], n, rng, launch, state, counters[i]);
-      INFO(report);
-      CHECK(report.empty());
-      ++calls;
-    }
+  scangen::test::check_device_rounds(cases, plans, launch, log2_max);
 }
 
 }  // namespace
@@ -278,7 +190,7 @@ OneScan one_scan(const Device& device, const std::string& name, const std::strin
 // groups that wait on a predecessor that is not running fall back on
 // reducing its tile themselves.
 TEST_CASE("OpenCL decoupled look-back under stress", "[opencl][scan][device][stress]") {
-  Device device = device_or_skip();
+  Device device = device_or_skip(true);
   if (!device.id) return;
   const uint64_t seed = scangen::test::test_seed();
   INFO("seed " << seed << " (replay with SCANGEN_TEST_SEED=" << seed << ")");
@@ -316,7 +228,7 @@ TEST_CASE("OpenCL decoupled look-back under stress", "[opencl][scan][device][str
 
 // 2^24 +- 1 elements, and the output written over the input.
 TEST_CASE("OpenCL device scans of 16M elements and in place", "[opencl][scan][device]") {
-  Device device = device_or_skip();
+  Device device = device_or_skip(true);
   if (!device.id) return;
   const uint64_t seed = scangen::test::test_seed();
   INFO("seed " << seed << " (replay with SCANGEN_TEST_SEED=" << seed << ")");

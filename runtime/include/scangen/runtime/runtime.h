@@ -22,6 +22,7 @@
 #include "scangen/dsl/spec.h"
 #include "scangen/generator/backend.h"
 #include "scangen/generator/plan.h"
+#include "scangen/runtime/cache_stats.h"
 
 // The OpenCL handle types, without the OpenCL headers.
 typedef struct _cl_mem* cl_mem;
@@ -48,18 +49,6 @@ struct RuntimeOptions {
   // the first GPU, else the first device of any kind. device_name() says
   // which was taken.
   std::string opencl_device = {};
-};
-
-struct CacheStats {
-  uint64_t memory_hits = 0;
-  uint64_t disk_hits = 0;
-  uint64_t misses = 0;  // compiled
-  double compile_ms = 0;  // total time spent compiling
-  // The disk cache: on, or off and why (SCANGEN_CACHE_DISABLE, no directory,
-  // a directory that cannot be written, or one that is not trusted because it
-  // is not this user's or others can write it: runtime/README.md).
-  bool disk_cache_on = false;
-  std::string disk_cache_off_reason;
 };
 
 class Runtime;

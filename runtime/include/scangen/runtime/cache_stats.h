@@ -1,0 +1,29 @@
+// What the runtime's caches count (Runtime::stats()): one type for the
+// runtime's report and for the caches' own counters (runtime/src/cache.h).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace scangen {
+
+struct CacheStats {
+  uint64_t memory_hits = 0;    // compiles served from memory (those that waited for another thread's included)
+  uint64_t memory_waits = 0;   // ... of which waited for another thread's compile of the same scan
+  uint64_t memory_misses = 0;  // lookups that went on to the disk cache and the compiler
+  uint64_t disk_hits = 0;      // loads that returned an entry
+  uint64_t disk_misses = 0;    // loads of an enabled disk cache that returned none (corrupt included)
+  uint64_t misses = 0;         // compiled
+  double compile_ms = 0;       // total time spent compiling
+  uint64_t entries_written = 0;
+  uint64_t evictions = 0;        // disk entries this process deleted to stay under the bound
+  uint64_t corrupt_entries = 0;  // disk entries found truncated, damaged, not matching their key or refused
+  uint64_t write_failures = 0;   // stores that wrote nothing (the disk cache may have turned itself off)
+  // The disk cache: on, or off and why (SCANGEN_CACHE_DISABLE, no directory,
+  // a directory that cannot be written, or one that is not trusted because it
+  // is not this user's or others can write it: runtime/README.md).
+  bool disk_cache_on = false;
+  std::string disk_cache_off_reason;
+};
+
+}  // namespace scangen

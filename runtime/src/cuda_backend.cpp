@@ -1,0 +1,215 @@
+// The CUDA backend: the device (libcuda through cuda_driver.h), NVRTC
+// (nvrtc_program.h), the cache key of a CUDA binary, loading a module, and
+// Scan::run with CudaArgs.
+#include <algorithm>
+
+#include "nvrtc_program.h"
+#include "runtime_impl.h"
+#include "scangen/generator/emit.h"
+
+namespace scangen {
+
+using runtime::detail::describe;
+using runtime::detail::Driver;
+using runtime::detail::fail;
+
+void Runtime::Impl::open_cuda(int ordinal) {
+  std::string why;
+  driver = runtime::detail::load_driver(&why);
+  if (!driver) fail(why + "; the OpenCL backend (Runtime({Backend::OpenCL})) needs no CUDA driver");
+  int count = 0;
+  CUresult r = driver->cuDeviceGetCount(&count);
+  if (r != CUDA_SUCCESS) fail(describe(*driver, "cuDeviceGetCount", r));
+  if (count == 0) fail("the CUDA driver sees no GPU; the OpenCL backend (Runtime({Backend::OpenCL})) may have a device");
+  if (ordinal < 0 || ordinal >= count)
+    fail("CUDA device " + std::to_string(ordinal) + " does not exist (" + std::to_string(count) + " present)");
+  if ((r = driver->cuDeviceGet(&cu_device, ordinal)) != CUDA_SUCCESS) fail(describe(*driver, "cuDeviceGet", r));
+  if ((r = driver->cuDevicePrimaryCtxRetain(&cu_context, cu_device)) != CUDA_SUCCESS)
+    fail(describe(*driver, "cuDevicePrimaryCtxRetain", r));
+  int major = 0, minor = 0;
+  driver->cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, cu_device);
+  driver->cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, cu_device);
+  sm = major * 10 + minor;
+  char name[256] = {};
+  driver->cuDeviceGetName(name, sizeof name - 1, cu_device);
+  device_name = name;
+  backend = Backend::Cuda;
+}
+
+void Runtime::Impl::make_current() const {
+  const CUresult r = driver->cuCtxSetCurrent(cu_context);
+  if (r != CUDA_SUCCESS) fail(describe(*driver, "cuCtxSetCurrent", r));
+}
+
+std::string Runtime::Impl::nvrtc_arch() const {
+  std::vector<int> archs;
+  try {
+    archs = nvrtc_support::supported_archs();
+  } catch (const nvrtc_support::Error& e) {
+    fail(e.what());
+  }
+  const bool known = std::find(archs.begin(), archs.end(), sm) != archs.end();
+  int ptx_arch = 0;
+  for (int a : archs)
+    if (a <= sm) ptx_arch = std::max(ptx_arch, a);
+  if (!known && ptx_arch == 0)
+    fail("NVRTC cannot compile for sm_" + std::to_string(sm) + " (it knows sm_" + std::to_string(archs.front()) +
+         " and newer)");
+  return known ? "sm_" + std::to_string(sm) : "compute_" + std::to_string(ptx_arch);
+}
+
+runtime::detail::CacheKey Runtime::Impl::cuda_key(const std::string& source, const std::string& arch) const {
+  std::string nvrtc_version, driver_version;
+  try {
+    nvrtc_version = nvrtc_support::version();
+  } catch (const nvrtc_support::Error& e) {
+    fail(e.what());
+  }
+  if (arch.rfind("compute_", 0) == 0) {  // PTX is compiled by the driver when loaded: its version counts too
+    int v = 0;
+    const CUresult r = driver->cuDriverGetVersion(&v);
+    if (r != CUDA_SUCCESS) fail(describe(*driver, "cuDriverGetVersion", r));
+    driver_version = " driver " + std::to_string(v);
+  }
+  return runtime::detail::make_kernel_key(source, "--gpu-architecture=" + arch, "nvrtc " + nvrtc_version,
+                                          "sm_" + std::to_string(sm) + driver_version, generator::templates_hash());
+}
+
+std::vector<uint8_t> Runtime::Impl::nvrtc_compile(const std::string& source, const std::string& name,
+                                                  const std::string& arch) const {
+  nvrtc_support::Compiled c;
+  try {
+    c = nvrtc_support::compile(source, name, arch);
+  } catch (const nvrtc_support::Error& e) {
+    fail(e.what());
+  }
+  if (c.status != NVRTC_SUCCESS)
+    fail(nvrtc_support::describe("nvrtcCompileProgram", c.status) + " (" + c.option + ")\n" + c.log +
+         (c.builtins.empty() ? "" : "\n" + c.builtins));
+  return std::vector<uint8_t>(c.code.begin(), c.code.end());
+}
+
+void Runtime::Impl::load_cuda(Scan::State& st, const std::vector<uint8_t>& code) const {
+  make_current();
+  std::vector<uint8_t> image = code;
+  image.push_back(0);  // PTX is text: terminate it
+  CUresult r = driver->cuModuleLoadData(&st.module, image.data());
+  if (r != CUDA_SUCCESS) fail(describe(*driver, "cuModuleLoadData", r));
+  for (const generator::Kernel& k : st.plan.kernels) {
+    CUfunction fn;
+    if ((r = driver->cuModuleGetFunction(&fn, st.module, k.name.c_str())) != CUDA_SUCCESS)
+      fail(describe(*driver, ("cuModuleGetFunction (" + k.name + ")").c_str(), r));
+    st.cu_functions[k.name] = fn;
+  }
+}
+
+namespace {
+
+// Every pointer to memory the driver allocated (cuMemAlloc, cudaMalloc,
+// managed memory) must hold what the kernels will touch from where it
+// points; the driver cannot size other memory (host-registered or mapped by
+// the virtual memory API): that is the caller's to get right.
+void check_ranges(const Driver& d, const generator::Plan& p, const Scan::CudaArgs& a) {
+  const std::string who = "scan '" + p.spec.name + "': ";
+  auto check_range = [&](const void* ptr, const char* what, uint64_t count, uint64_t element, const std::string& type) {
+    if (!ptr || count == 0) return;
+    runtime::detail::check_no_overflow(p, count, element, type);
+    CUdeviceptr base = 0;
+    size_t size = 0;
+    const CUdeviceptr at = reinterpret_cast<CUdeviceptr>(ptr);
+    if (d.cuMemGetAddressRange(&base, &size, at) != CUDA_SUCCESS) return;  // not the driver's to size
+    const uint64_t room = base + size - at;
+    if (room < count * element)
+      fail(who + "the " + what + " pointer has " + std::to_string(room) + " bytes of its allocation after it, but " +
+           std::to_string(count) + " elements of " + type + " (" + std::to_string(element) + " bytes each) need " +
+           std::to_string(count * element));
+  };
+  const std::string t = p.spec.type.name(), in_t = p.spec.input.name();
+  check_range(a.in, "input", a.n, p.input_bytes, in_t);
+  check_range(a.inclusive, "inclusive", a.n, p.element_bytes, t);
+  check_range(a.exclusive, "exclusive", a.n, p.element_bytes, t);
+  check_range(a.aggregate, "aggregate", generator::aggregate_elements(p, a.n), p.element_bytes, t);
+  check_range(a.running_total, "running_total", 1, p.element_bytes, t);
+  if (a.workspace) check_range(a.workspace, "workspace", generator::workspace_bytes(p, a.n), 1, "workspace byte");
+}
+
+// The call's workspace (the caller's, or the Scan's, grown on demand), its
+// statuses zeroed on `stream` where the call needs it; 0 when it needs none.
+CUdeviceptr workspace(const Scan::State& st, const Scan::CudaArgs& a, CUstream stream) {
+  const generator::Plan& p = st.plan;
+  const Driver& d = *st.rt->driver;
+  const uint64_t need = generator::workspace_bytes(p, a.n);
+  if (need == 0) return 0;
+  CUdeviceptr ws = 0;
+  if (a.workspace) {
+    ws = reinterpret_cast<CUdeviceptr>(a.workspace);
+    if (a.workspace_size < need)
+      fail("scan '" + p.spec.name + "': the workspace has " + std::to_string(a.workspace_size) + " bytes; " +
+           std::to_string(a.n) + " elements need " + std::to_string(need));
+    if (ws % 16 != 0) fail("scan '" + p.spec.name + "': the workspace must be 16-byte aligned");
+  } else {
+    if (st.workspace_size < need) {
+      const uint64_t grown = std::max<uint64_t>(need, st.workspace_size * 2);
+      if (st.cu_workspace) d.cuMemFree(st.cu_workspace);
+      st.cu_workspace = 0;
+      st.workspace_size = 0;
+      const CUresult r = d.cuMemAlloc(&st.cu_workspace, grown);
+      if (r != CUDA_SUCCESS) fail(describe(d, "cuMemAlloc (the scan's workspace)", r));
+      st.workspace_size = grown;
+    }
+    ws = st.cu_workspace;
+  }
+  if (const uint64_t zero = generator::workspace_zero_bytes(p, a.n)) {  // the ticket and the statuses
+    const CUresult r = d.cuMemsetD8Async(ws, 0, zero, stream);
+    if (r != CUDA_SUCCESS) fail(describe(d, "cuMemsetD8Async (zeroing the workspace's statuses)", r));
+  }
+  return ws;
+}
+
+}  // namespace
+
+void Scan::run(const CudaArgs& a) const {
+  const State& st = runtime::detail::state_of(s_);
+  const generator::Plan& p = st.plan;
+  if (p.backend != Backend::Cuda)
+    fail("scan '" + p.spec.name + "' was compiled for OpenCL; launch it with OpenCLArgs");
+  Runtime::Impl& rt = *st.rt;
+  const Driver& d = *rt.driver;
+  runtime::detail::check_outputs(p, a.in, a.inclusive, a.exclusive, a.aggregate, a.running_total, a.n);
+  const std::vector<const generator::Kernel*> launches = runtime::detail::plan_launches(p, a.n);
+  std::lock_guard<std::mutex> lock(st.mutex);
+  rt.make_current();
+  check_ranges(d, p, a);
+  CUstream stream = static_cast<CUstream>(a.stream);
+  CUdeviceptr in = reinterpret_cast<CUdeviceptr>(a.in), inc = reinterpret_cast<CUdeviceptr>(a.inclusive),
+              exc = reinterpret_cast<CUdeviceptr>(a.exclusive), agg = reinterpret_cast<CUdeviceptr>(a.aggregate),
+              run_total = reinterpret_cast<CUdeviceptr>(a.running_total);
+  unsigned long long n = a.n;
+  CUdeviceptr ws = workspace(st, a, stream);
+  // Every argument by its role in the kernel ABI (generator::ParamRole).
+  auto cuda_arg = [&](generator::ParamRole role) -> void* {
+    switch (role) {
+      case generator::ParamRole::Input: return &in;
+      case generator::ParamRole::Inclusive: return &inc;
+      case generator::ParamRole::Exclusive: return &exc;
+      case generator::ParamRole::Aggregate:
+      case generator::ParamRole::Aggregates: return &agg;
+      case generator::ParamRole::RunningTotal: return &run_total;
+      case generator::ParamRole::Count: return &n;
+      case generator::ParamRole::Workspace:
+      case generator::ParamRole::Partials: return &ws;
+    }
+    fail("scan '" + p.spec.name + "': a kernel parameter of no known role");
+  };
+  for (const generator::Kernel* k : launches) {
+    std::vector<void*> params;
+    for (const generator::KernelParam& param : k->params) params.push_back(cuda_arg(param.role));
+    const uint64_t blocks = generator::launch_blocks(p, *k, a.n);
+    const CUresult r = d.cuLaunchKernel(st.cu_functions.at(k->name), static_cast<unsigned int>(blocks), 1, 1,
+                                        static_cast<unsigned int>(p.block_threads), 1, 1, 0, stream, params.data(),
+                                        nullptr);
+    if (r != CUDA_SUCCESS) fail(describe(d, ("cuLaunchKernel (" + k->name + ")").c_str(), r));
+  }
+}
+
+}  // namespace scangen

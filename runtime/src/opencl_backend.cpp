@@ -1,0 +1,332 @@
+// The OpenCL backend: choosing the device, building a program (from source
+// or a cached binary), the cache key of an OpenCL binary, the kernels, and
+// Scan::run with OpenCLArgs.
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+
+#include "runtime_impl.h"
+#include "scangen/generator/emit.h"
+
+namespace scangen {
+
+using runtime::detail::cl_device_string;
+using runtime::detail::cl_error;
+using runtime::detail::cl_platform_string;
+using runtime::detail::fail;
+
+namespace runtime::detail {
+
+std::string cl_error(const char* call, cl_int e) {
+  return std::string(call) + " failed with OpenCL error " + std::to_string(e);
+}
+
+std::string cl_device_string(cl_device_id d, cl_device_info what) {
+  size_t size = 0;
+  if (clGetDeviceInfo(d, what, 0, nullptr, &size) != CL_SUCCESS) return "?";
+  std::string s(size, '\0');
+  if (clGetDeviceInfo(d, what, size, s.data(), nullptr) != CL_SUCCESS) return "?";
+  return s.c_str();
+}
+
+std::string cl_platform_string(cl_platform_id p, cl_platform_info what) {
+  size_t size = 0;
+  if (clGetPlatformInfo(p, what, 0, nullptr, &size) != CL_SUCCESS) return "?";
+  std::string s(size, '\0');
+  if (clGetPlatformInfo(p, what, size, s.data(), nullptr) != CL_SUCCESS) return "?";
+  return s.c_str();
+}
+
+}  // namespace runtime::detail
+
+namespace {
+
+struct Candidate {
+  cl_platform_id platform;
+  cl_device_id device;
+  std::string label;  // "P:D platform / device"
+  cl_device_type type;
+};
+
+// Every device of every platform (or of the platform of that index).
+std::vector<Candidate> list_devices(int platform_index) {
+  cl_uint count = 0;
+  cl_int e = clGetPlatformIDs(0, nullptr, &count);
+  if (e != CL_SUCCESS || count == 0)
+    fail("no OpenCL platform (clGetPlatformIDs: " + std::to_string(e) + "); install one, e.g. PoCL for the CPU");
+  std::vector<cl_platform_id> platforms(count);
+  SG_CL(clGetPlatformIDs(count, platforms.data(), nullptr));
+  std::vector<Candidate> all;
+  for (cl_uint i = 0; i < count; ++i) {
+    if (platform_index >= 0 && static_cast<cl_uint>(platform_index) != i) continue;
+    cl_uint n = 0;
+    if (clGetDeviceIDs(platforms[i], CL_DEVICE_TYPE_ALL, 0, nullptr, &n) != CL_SUCCESS || n == 0) continue;
+    std::vector<cl_device_id> devices(n);
+    SG_CL(clGetDeviceIDs(platforms[i], CL_DEVICE_TYPE_ALL, n, devices.data(), nullptr));
+    for (cl_uint d = 0; d < n; ++d) {
+      cl_device_type type = 0;
+      SG_CL(clGetDeviceInfo(devices[d], CL_DEVICE_TYPE, sizeof type, &type, nullptr));
+      all.push_back({platforms[i], devices[d],
+                     std::to_string(i) + ":" + std::to_string(d) + " " +
+                         cl_platform_string(platforms[i], CL_PLATFORM_NAME) + " / " +
+                         cl_device_string(devices[d], CL_DEVICE_NAME),
+                     type});
+    }
+  }
+  if (all.empty()) fail("no OpenCL platform with a device");
+  return all;
+}
+
+// The device `selector` names ("P:D" or a piece of a name, any case; from
+// `source`), or an error that lists them all.
+const Candidate& select_device(const std::vector<Candidate>& all, const std::string& selector,
+                               const std::string& source) {
+  const auto lower = [](std::string t) {
+    for (char& c : t) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return t;
+  };
+  const bool indices = selector.find_first_not_of("0123456789:") == std::string::npos;
+  for (const Candidate& c : all) {
+    const std::string index = c.label.substr(0, c.label.find(' '));
+    if (indices ? (index == selector || index == selector + ":0")
+                : lower(c.label.substr(c.label.find(' ') + 1)).find(lower(selector)) != std::string::npos)
+      return c;
+  }
+  std::string list;
+  for (const Candidate& c : all) list += "\n  " + c.label;
+  fail("no OpenCL device matches '" + selector + "' (" + source +
+       "; give \"P:D\" or a piece of a platform's or device's name); there are:" + list);
+}
+
+// A GPU first, then an accelerator, then whatever there is (PoCL's CPU).
+const Candidate& default_device(const std::vector<Candidate>& all) {
+  for (cl_device_type want : {cl_device_type(CL_DEVICE_TYPE_GPU), cl_device_type(CL_DEVICE_TYPE_ACCELERATOR)})
+    for (const Candidate& c : all)
+      if (c.type & want) return c;
+  return all.front();
+}
+
+}  // namespace
+
+void Runtime::Impl::open_opencl(int platform_index, std::string selector) {
+  // One thread at a time asks for platforms and devices and makes a
+  // context: some OpenCL implementations (PoCL among them) set their
+  // devices up at the first such call and, asked from several threads at
+  // once, report none to all but one.
+  static std::mutex discovery;
+  std::lock_guard<std::mutex> lock(discovery);
+  const std::vector<Candidate> all = list_devices(platform_index);
+  std::string source = "RuntimeOptions::opencl_device";
+  if (selector.empty()) {
+    if (const char* env = std::getenv("SCANGEN_OPENCL_DEVICE")) selector = env, source = "SCANGEN_OPENCL_DEVICE";
+  }
+  const Candidate& chosen = selector.empty() ? default_device(all) : select_device(all, selector, source);
+  cl_platform = chosen.platform;
+  cl_dev = chosen.device;
+  cl_int err = CL_SUCCESS;
+  cl_ctx = clCreateContext(nullptr, 1, &cl_dev, nullptr, nullptr, &err);
+  if (err != CL_SUCCESS) fail(cl_error("clCreateContext", err));
+  cl_queue = clCreateCommandQueue(cl_ctx, cl_dev, 0, &err);
+  if (err != CL_SUCCESS) fail(cl_error("clCreateCommandQueue", err));
+  cl_device_fp_config fp = 0;
+  SG_CL(clGetDeviceInfo(cl_dev, CL_DEVICE_SINGLE_FP_CONFIG, sizeof fp, &fp, nullptr));
+  cl_exact_divide = (fp & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) != 0;
+  device_name = cl_device_string(cl_dev, CL_DEVICE_NAME);
+  backend = Backend::OpenCL;
+}
+
+runtime::detail::CacheKey Runtime::Impl::opencl_key(const std::string& source) const {
+  return runtime::detail::make_kernel_key(
+      source, cl_exact_divide ? generator::compile_options(Backend::OpenCL) : "",
+      cl_platform_string(cl_platform, CL_PLATFORM_NAME) + " " + cl_platform_string(cl_platform, CL_PLATFORM_VERSION),
+      cl_device_string(cl_dev, CL_DEVICE_NAME) + " " + cl_device_string(cl_dev, CL_DEVICE_VERSION) + " " +
+          cl_device_string(cl_dev, CL_DRIVER_VERSION),
+      generator::templates_hash());
+}
+
+cl_program Runtime::Impl::cl_build(const std::string& source, const std::vector<uint8_t>* binary,
+                                   std::vector<uint8_t>* out_binary) const {
+  cl_int err = CL_SUCCESS;
+  cl_program prog = nullptr;
+  if (binary) {
+    const unsigned char* bin = binary->data();
+    const size_t size = binary->size();
+    cl_int status = CL_SUCCESS;
+    prog = clCreateProgramWithBinary(cl_ctx, 1, &cl_dev, &size, &bin, &status, &err);
+    if (err != CL_SUCCESS || status != CL_SUCCESS) {
+      if (prog) clReleaseProgram(prog);
+      return nullptr;  // a binary the driver no longer takes: compile again
+    }
+  } else {
+    const char* text = source.c_str();
+    prog = clCreateProgramWithSource(cl_ctx, 1, &text, nullptr, &err);
+    if (err != CL_SUCCESS) fail(cl_error("clCreateProgramWithSource", err));
+  }
+  const std::string options = cl_exact_divide ? generator::compile_options(Backend::OpenCL) : "";
+  err = clBuildProgram(prog, 1, &cl_dev, options.c_str(), nullptr, nullptr);
+  if (err != CL_SUCCESS) {
+    size_t size = 0;
+    clGetProgramBuildInfo(prog, cl_dev, CL_PROGRAM_BUILD_LOG, 0, nullptr, &size);
+    std::string log(size, '\0');
+    if (size) clGetProgramBuildInfo(prog, cl_dev, CL_PROGRAM_BUILD_LOG, size, log.data(), nullptr);
+    clReleaseProgram(prog);
+    if (binary) return nullptr;
+    fail(cl_error("clBuildProgram", err) + "\n" + log.c_str());
+  }
+  if (out_binary) {
+    size_t size = 0;
+    if (clGetProgramInfo(prog, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, nullptr) == CL_SUCCESS && size > 0) {
+      out_binary->resize(size);
+      unsigned char* p = out_binary->data();
+      if (clGetProgramInfo(prog, CL_PROGRAM_BINARIES, sizeof p, &p, nullptr) != CL_SUCCESS) out_binary->clear();
+    }
+  }
+  return prog;
+}
+
+void Runtime::Impl::load_opencl(Scan::State& st, cl_program program) const {
+  st.program = program;
+  for (const generator::Kernel& k : st.plan.kernels) {
+    cl_int err = CL_SUCCESS;
+    cl_kernel kernel = clCreateKernel(program, k.name.c_str(), &err);
+    if (err != CL_SUCCESS) fail(cl_error(("clCreateKernel (" + k.name + ")").c_str(), err));
+    st.cl_kernels[k.name] = kernel;
+  }
+}
+
+namespace {
+
+// Every buffer holds what the kernels will touch (they do not check).
+void check_buffers(const generator::Plan& p, const Scan::OpenCLArgs& a) {
+  const std::string who = "scan '" + p.spec.name + "': ";
+  auto check_buffer = [&](cl_mem m, const char* what, uint64_t count, uint64_t element, const std::string& type) {
+    if (!m || count == 0) return;
+    runtime::detail::check_no_overflow(p, count, element, type);
+    size_t size = 0;
+    SG_CL(clGetMemObjectInfo(m, CL_MEM_SIZE, sizeof size, &size, nullptr));
+    if (size < count * element)
+      fail(who + "the " + what + " buffer has " + std::to_string(size) + " bytes, but " + std::to_string(count) +
+           " elements of " + type + " (" + std::to_string(element) + " bytes each) need " +
+           std::to_string(count * element));
+  };
+  const std::string t = p.spec.type.name(), in_t = p.spec.input.name();
+  check_buffer(a.in, "input", a.n, p.input_bytes, in_t);
+  check_buffer(a.inclusive, "inclusive", a.n, p.element_bytes, t);
+  check_buffer(a.exclusive, "exclusive", a.n, p.element_bytes, t);
+  check_buffer(a.aggregate, "aggregate", generator::aggregate_elements(p, a.n), p.element_bytes, t);
+  check_buffer(a.running_total, "running_total", 1, p.element_bytes, t);
+}
+
+// The commands of one call depend on each other (the zeroing of the
+// statuses, then up to three kernels): each waits on the one before, so an
+// out-of-order queue runs them in order too, and a barrier after the last
+// holds back what the caller queues next.
+class EventChain {
+ public:
+  EventChain() = default;
+  EventChain(const EventChain&) = delete;
+  EventChain& operator=(const EventChain&) = delete;
+  ~EventChain() {
+    if (last_) clReleaseEvent(last_);
+  }
+  // enqueue(waits, wait list, done event): a clEnqueue call.
+  template <class Enqueue>
+  void then(const char* call, Enqueue enqueue) {
+    cl_event next = nullptr;
+    const cl_int err = enqueue(last_ ? 1u : 0u, last_ ? &last_ : nullptr, &next);
+    if (err != CL_SUCCESS) fail(cl_error(call, err));
+    if (last_) clReleaseEvent(last_);
+    last_ = next;
+  }
+  void barrier(cl_command_queue queue) {
+    if (last_) SG_CL(clEnqueueBarrierWithWaitList(queue, 1, &last_, nullptr));
+  }
+
+ private:
+  cl_event last_ = nullptr;
+};
+
+// The call's workspace (the caller's, or the Scan's, grown on demand), its
+// statuses zeroed first where the call needs it; null when it needs none.
+cl_mem workspace(const Scan::State& st, const Scan::OpenCLArgs& a, cl_command_queue queue, EventChain& chain) {
+  const generator::Plan& p = st.plan;
+  const uint64_t need = generator::workspace_bytes(p, a.n);
+  if (need == 0) return nullptr;
+  cl_mem ws = nullptr;
+  if (a.workspace) {
+    ws = a.workspace;
+    size_t size = 0;
+    SG_CL(clGetMemObjectInfo(ws, CL_MEM_SIZE, sizeof size, &size, nullptr));
+    if (size < need)
+      fail("scan '" + p.spec.name + "': the workspace buffer has " + std::to_string(size) + " bytes; " +
+           std::to_string(a.n) + " elements need " + std::to_string(need));
+  } else {
+    if (st.workspace_size < need) {
+      const uint64_t grown = std::max<uint64_t>(need, st.workspace_size * 2);
+      if (st.cl_workspace) clReleaseMemObject(st.cl_workspace);
+      st.cl_workspace = nullptr;
+      st.workspace_size = 0;
+      cl_int err = CL_SUCCESS;
+      st.cl_workspace = clCreateBuffer(st.rt->cl_ctx, CL_MEM_READ_WRITE, grown, nullptr, &err);
+      if (err != CL_SUCCESS) fail(cl_error("clCreateBuffer (the scan's workspace)", err));
+      st.workspace_size = grown;
+    }
+    ws = st.cl_workspace;
+  }
+  if (const uint64_t zero = generator::workspace_zero_bytes(p, a.n)) {  // the ticket and the statuses
+    const cl_uchar zero_byte = 0;  // OpenCL 1.2's clEnqueueFillBuffer
+    chain.then("clEnqueueFillBuffer (zeroing the workspace's statuses)",
+               [&](cl_uint waits, const cl_event* wait, cl_event* done) {
+                 return clEnqueueFillBuffer(queue, ws, &zero_byte, 1, 0, zero, waits, wait, done);
+               });
+  }
+  return ws;
+}
+
+}  // namespace
+
+void Scan::run(const OpenCLArgs& a) const {
+  const State& st = runtime::detail::state_of(s_);
+  const generator::Plan& p = st.plan;
+  if (p.backend != Backend::OpenCL)
+    fail("scan '" + p.spec.name + "' was compiled for CUDA; launch it with CudaArgs");
+  runtime::detail::check_outputs(p, a.in, a.inclusive, a.exclusive, a.aggregate, a.running_total, a.n);
+  const std::vector<const generator::Kernel*> launches = runtime::detail::plan_launches(p, a.n);
+  check_buffers(p, a);
+  std::lock_guard<std::mutex> lock(st.mutex);
+  cl_command_queue queue = a.queue ? a.queue : st.rt->cl_queue;
+  EventChain chain;
+  const cl_ulong n = a.n;
+  const cl_mem ws = workspace(st, a, queue, chain);
+  // Every argument by its role in the kernel ABI (generator::ParamRole).
+  auto opencl_arg = [&](generator::ParamRole role) -> std::pair<size_t, const void*> {
+    switch (role) {
+      case generator::ParamRole::Input: return {sizeof(cl_mem), &a.in};
+      case generator::ParamRole::Inclusive: return {sizeof(cl_mem), &a.inclusive};
+      case generator::ParamRole::Exclusive: return {sizeof(cl_mem), &a.exclusive};
+      case generator::ParamRole::Aggregate:
+      case generator::ParamRole::Aggregates: return {sizeof(cl_mem), &a.aggregate};
+      case generator::ParamRole::RunningTotal: return {sizeof(cl_mem), &a.running_total};
+      case generator::ParamRole::Count: return {sizeof n, &n};
+      case generator::ParamRole::Workspace:
+      case generator::ParamRole::Partials: return {sizeof(cl_mem), &ws};
+    }
+    fail("scan '" + p.spec.name + "': a kernel parameter of no known role");
+  };
+  for (const generator::Kernel* k : launches) {
+    cl_kernel kernel = st.cl_kernels.at(k->name);
+    cl_uint i = 0;
+    for (const generator::KernelParam& param : k->params) {
+      const auto [size, value] = opencl_arg(param.role);
+      SG_CL(clSetKernelArg(kernel, i++, size, value));
+    }
+    const size_t local = static_cast<size_t>(p.block_threads);
+    const size_t global = static_cast<size_t>(generator::launch_blocks(p, *k, a.n)) * local;
+    chain.then("clEnqueueNDRangeKernel", [&](cl_uint waits, const cl_event* wait, cl_event* done) {
+      return clEnqueueNDRangeKernel(queue, kernel, 1, nullptr, &global, &local, waits, wait, done);
+    });
+  }
+  chain.barrier(queue);
+}
+
+}  // namespace scangen

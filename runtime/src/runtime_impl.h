@@ -1,0 +1,135 @@
+// The runtime's insides, shared by its files: runtime.cpp (Runtime, compile
+// and the caches), cuda_backend.cpp and opencl_backend.cpp (each backend's
+// device, build and launch), scan.cpp (Scan and the argument checks).
+#pragma once
+
+#include "scangen/runtime/runtime.h"
+
+#define CL_TARGET_OPENCL_VERSION 120
+#include <CL/cl.h>
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "cache.h"
+#include "cuda_driver.h"
+
+namespace scangen {
+
+namespace runtime::detail {
+
+[[noreturn]] void fail(const std::string& what);  // throws Error("scangen: " + what)
+
+// "clBuildProgram failed with OpenCL error -11".
+std::string cl_error(const char* call, cl_int e);
+
+#define SG_CL(call)                                                                   \
+  do {                                                                                \
+    const cl_int e_ = (call);                                                         \
+    if (e_ != CL_SUCCESS) scangen::runtime::detail::fail(scangen::runtime::detail::cl_error(#call, e_)); \
+  } while (0)
+
+std::string cl_device_string(cl_device_id d, cl_device_info what);
+std::string cl_platform_string(cl_platform_id p, cl_platform_info what);
+
+// The launches of one call, in order: the Plan's kernels that get blocks
+// (generator::launch_blocks); refuses an n whose grid one launch cannot take.
+std::vector<const generator::Kernel*> plan_launches(const generator::Plan& p, uint64_t n);
+
+// What the outputs must be, given the spec; the flags say which the caller gave.
+void check_outputs(const generator::Plan& p, bool in, bool inc, bool exc, bool agg, bool run, uint64_t n);
+
+
+// Refuses count x element when it overflows 64 bits.
+void check_no_overflow(const generator::Plan& p, uint64_t count, uint64_t element, const std::string& type);
+
+}  // namespace runtime::detail
+
+struct Runtime::Impl {
+  Backend backend = Backend::Cuda;
+  std::string device_name, fallback_reason;
+
+  // CUDA
+  const runtime::detail::Driver* driver = nullptr;
+  CUdevice cu_device = 0;
+  CUcontext cu_context = nullptr;
+  int sm = 0;  // 90 for sm_90
+
+  // OpenCL
+  cl_platform_id cl_platform = nullptr;
+  cl_device_id cl_dev = nullptr;
+  cl_context cl_ctx = nullptr;
+  cl_command_queue cl_queue = nullptr;
+  bool cl_exact_divide = false;
+
+  // Scans already compiled from a text (and name): the fast path of a
+  // memory hit, before any parsing or code generation. Weak: a Scan keeps
+  // the runtime alive, not the other way round.
+  std::mutex by_text_mutex;
+  std::map<std::string, std::weak_ptr<Scan::State>> by_text;
+
+  // The compiled code, by key; the disk cache under it; both count into one
+  // set of counters (stats()).
+  std::shared_ptr<runtime::detail::CacheCounters> counters = std::make_shared<runtime::detail::CacheCounters>();
+  runtime::detail::MemoryCache<std::vector<uint8_t>> memory{counters};
+  runtime::detail::DiskCache disk{runtime::detail::DiskCache::Options::from_environment(), counters};
+
+  Impl() = default;
+  Impl(const Impl&) = delete;
+  Impl& operator=(const Impl&) = delete;
+  ~Impl();
+
+  // ---- CUDA (cuda_backend.cpp) ----
+  void open_cuda(int ordinal);
+  void make_current() const;
+  // What NVRTC compiles for: the device's architecture (a cubin), or PTX for
+  // the newest architecture NVRTC knows when the device is newer.
+  std::string nvrtc_arch() const;
+  runtime::detail::CacheKey cuda_key(const std::string& source, const std::string& arch) const;
+  std::vector<uint8_t> nvrtc_compile(const std::string& source, const std::string& name, const std::string& arch) const;
+  void load_cuda(Scan::State& st, const std::vector<uint8_t>& code) const;
+
+  // ---- OpenCL (opencl_backend.cpp) ----
+  void open_opencl(int platform_index, std::string selector);
+  runtime::detail::CacheKey opencl_key(const std::string& source) const;
+  // Builds `source`, or `binary` when given (null when the driver refuses
+  // the binary); `out_binary`, when given, receives the program's binary.
+  cl_program cl_build(const std::string& source, const std::vector<uint8_t>* binary,
+                      std::vector<uint8_t>* out_binary) const;
+  void load_opencl(Scan::State& st, cl_program program) const;
+};
+
+// ---- a compiled scan ----
+struct Scan::State {
+  std::shared_ptr<Runtime::Impl> rt;
+  generator::Plan plan;
+  // CUDA
+  CUmodule module = nullptr;
+  std::map<std::string, CUfunction> cu_functions;
+  // OpenCL
+  cl_program program = nullptr;
+  std::map<std::string, cl_kernel> cl_kernels;
+
+  // The managed workspace (a decoupled look-back call zeroes the part it
+  // uses before its kernel, in whichever workspace it runs).
+  mutable std::mutex mutex;
+  mutable CUdeviceptr cu_workspace = 0;
+  mutable cl_mem cl_workspace = nullptr;
+  mutable uint64_t workspace_size = 0;
+
+  State() = default;
+  State(const State&) = delete;
+  State& operator=(const State&) = delete;
+  ~State();
+};
+
+namespace runtime::detail {
+// The state of a Scan, or an error for an empty one.
+const Scan::State& state_of(const std::shared_ptr<Scan::State>& s);
+}  // namespace runtime::detail
+
+}  // namespace scangen

@@ -1,0 +1,89 @@
+// Scan: the compiled scan's accessors, and the argument checks both
+// backends' Scan::run make before a launch (cuda_backend.cpp, opencl_backend.cpp).
+#include <limits>
+
+#include "runtime_impl.h"
+
+namespace scangen {
+
+using runtime::detail::fail;
+
+Scan::State::~State() {
+  for (auto& [n, k] : cl_kernels) clReleaseKernel(k);
+  if (program) clReleaseProgram(program);
+  if (cl_workspace) clReleaseMemObject(cl_workspace);
+  if (rt && rt->driver) {
+    if (module || cu_workspace) rt->driver->cuCtxSetCurrent(rt->cu_context);
+    if (cu_workspace) rt->driver->cuMemFree(cu_workspace);
+    if (module) rt->driver->cuModuleUnload(module);
+  }
+}
+
+Scan::Scan() = default;
+Scan::~Scan() = default;
+Scan::Scan(const Scan&) = default;
+Scan& Scan::operator=(const Scan&) = default;
+Scan::Scan(std::shared_ptr<State> s) : s_(std::move(s)) {}
+
+namespace runtime::detail {
+
+const Scan::State& state_of(const std::shared_ptr<Scan::State>& s) {
+  if (!s) fail("this Scan is empty (default-constructed); get one from Runtime::compile");
+  return *s;
+}
+
+std::vector<const generator::Kernel*> plan_launches(const generator::Plan& p, uint64_t n) {
+  std::vector<const generator::Kernel*> v;
+  for (const generator::Kernel& k : p.kernels) {
+    const uint64_t blocks = generator::launch_blocks(p, k, n);
+    if (blocks >= (1ull << 31))
+      fail("scan '" + p.spec.name + "': " + std::to_string(n) + " elements make " + std::to_string(blocks) +
+           " blocks of " + k.name + ", more than one launch takes (2^31 - 1)");
+    if (blocks > 0) v.push_back(&k);
+  }
+  return v;
+}
+
+void check_outputs(const generator::Plan& p, bool in, bool inc, bool exc, bool agg, bool run, uint64_t n) {
+  const generator::Outputs& o = p.outputs;
+  const std::string who = "scan '" + p.spec.name + "': ";
+  if (n > 0 && !in) fail(who + "the input is null");
+  // `even_if_empty`: written even when n == 0 (the aggregate, the running total).
+  auto need = [&](bool given, bool wanted, bool even_if_empty, const std::string& name, const std::string& why) {
+    if (wanted && !given && (n > 0 || even_if_empty)) fail(who + "the " + name + " output is null, but " + why);
+    if (!wanted && given) fail(who + "an " + name + " output was given, but the spec has none (" + why + ")");
+  };
+  const std::string mode = std::string("mode = ") + dsl::to_string(p.spec.mode);
+  need(inc, o.inclusive, false, "inclusive", mode);
+  need(exc, o.exclusive, false, "exclusive", mode);
+  need(agg, o.aggregate, true, "aggregate", o.aggregate ? "outputs lists aggregate" : "outputs does not list aggregate");
+  need(run, o.running_total, true, "running_total",
+       o.running_total ? "outputs lists running_total" : "outputs does not list running_total");
+}
+
+void check_no_overflow(const generator::Plan& p, uint64_t count, uint64_t element, const std::string& type) {
+  if (count > std::numeric_limits<uint64_t>::max() / element)
+    fail("scan '" + p.spec.name + "': " + std::to_string(count) + " " + type + " elements of " +
+         std::to_string(element) + " bytes overflow 64 bits");
+}
+
+}  // namespace runtime::detail
+
+using runtime::detail::state_of;
+
+const dsl::Spec& Scan::spec() const { return state_of(s_).plan.spec; }
+const generator::Plan& Scan::plan() const { return state_of(s_).plan; }
+Backend Scan::backend() const { return state_of(s_).plan.backend; }
+uint64_t Scan::workspace_bytes(uint64_t n) const { return generator::workspace_bytes(state_of(s_).plan, n); }
+size_t Scan::element_size() const { return state_of(s_).plan.element_bytes; }
+size_t Scan::input_size() const { return state_of(s_).plan.input_bytes; }
+
+void Scan::check_sizes(size_t in, size_t t) const {
+  const generator::Plan& p = state_of(s_).plan;
+  if (in != p.input_bytes || t != p.element_bytes)
+    fail("scan '" + p.spec.name + "' takes " + std::to_string(p.input_bytes) + "-byte inputs and " +
+         std::to_string(p.element_bytes) + "-byte elements; the pointers given are to " + std::to_string(in) +
+         "- and " + std::to_string(t) + "-byte types");
+}
+
+}  // namespace scangen
