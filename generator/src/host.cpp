@@ -56,21 +56,25 @@ struct Scan {
   uint64_t ws_base = 0, ws_per_tile = 0;  // workspace bytes: base + tiles x per tile
 };
 
+// The scan's mode, from the outputs the plan writes.
+Mode plan_mode(const Plan& p) {
+  return p.outputs.inclusive && p.outputs.exclusive ? Mode::Both : p.outputs.inclusive ? Mode::Inclusive : Mode::Exclusive;
+}
+
 Scan describe_scan(const Plan& p) {
-  const dsl::Spec& s = p.spec;
   Scan c;
   c.plan = &p;
-  c.P = s.name;
-  const PreambleNames names = preamble_names(s);
-  c.T = names.value_type;
-  c.In = names.input_type;
-  c.device = s.level == Level::Device;
-  c.lookback = c.device && s.algorithm == dsl::Algorithm::DecoupledLookback;
-  c.function = c.P + (s.mode == Mode::Inclusive ? "_inclusive" : s.mode == Mode::Exclusive ? "_exclusive"
-                                                                                            : "_inclusive_exclusive");
-  c.outputs = s.mode == Mode::Both ? std::vector<std::string>{"inclusive", "exclusive"} : std::vector<std::string>{"out"};
-  if (s.aggregate) c.aggregate = c.device ? "aggregate" : "aggregates";
-  c.running_total = s.running_total;
+  c.P = p.spec.name;
+  c.T = p.names.value_type;
+  c.In = p.names.input_type;
+  c.device = p.level == Level::Device;
+  c.lookback = c.device && p.algorithm == dsl::Algorithm::DecoupledLookback;
+  const Mode mode = plan_mode(p);
+  c.function = c.P + (mode == Mode::Inclusive ? "_inclusive" : mode == Mode::Exclusive ? "_exclusive"
+                                                                                       : "_inclusive_exclusive");
+  c.outputs = mode == Mode::Both ? std::vector<std::string>{"inclusive", "exclusive"} : std::vector<std::string>{"out"};
+  if (p.outputs.aggregate) c.aggregate = c.device ? "aggregate" : "aggregates";
+  c.running_total = p.outputs.running_total;
   c.threads = p.block_threads;
   if (c.device) {
     c.per_block = p.tile;
@@ -79,7 +83,6 @@ Scan describe_scan(const Plan& p) {
     c.ws_base = one - c.ws_per_tile;
   } else {
     c.per_block = p.segment * static_cast<uint64_t>(p.groups_per_block);
-    if (p.segment != s.segment_size()) throw std::logic_error("scangen: scan '" + c.P + "' has two segment sizes");
   }
   if (c.per_block == 0 || c.threads <= 0) throw std::logic_error("scangen: scan '" + c.P + "' has an empty launch shape");
   if (c.device && !c.lookback && p.kernels.size() != 3)
@@ -104,23 +107,24 @@ bool mentions_f64(const dsl::Type& t) {
 
 // The holes every template of a scan's wrappers shares.
 void scan_holes(Holes& h, const Scan& c) {
-  const dsl::Spec& s = c.plan->spec;
+  const Plan& p = *c.plan;
+  const Mode mode = plan_mode(p);
   h.names(c.P + "_")
       .set("SG_P", c.P)
       .set("SG_T", c.T)
       .set("SG_IN", c.In)
       .set("SG_FUNCTION", c.function)
-      .set("SG_FROM", s.file.empty() ? "" : " (" + s.file + ")")
-      .set("SG_LEVEL", dsl::to_string(s.level))
-      .set("SG_ALGORITHM", dsl::to_string(s.algorithm))
-      .set("SG_MODE", dsl::to_string(s.mode))
-      .set("SG_MODE_WORDS", mode_words(s.mode))
-      .set("SG_OUTPUTS", c.outputs.size() != 1 ? "inclusive[0 .. n) and exclusive[0 .. n)"
-                         : s.input == s.type   ? "out[0 .. n) (which may be in)"
-                                               : "out[0 .. n)")
-      .set("SG_SEGMENT", std::to_string(c.plan->segment))
-      .set("SG_SEGMENT_LESS_ONE", std::to_string(c.plan->segment - 1))
-      .set("SG_ENTRY", c.plan->entry_kernel)
+      .set("SG_FROM", p.spec.file.empty() ? "" : " (" + p.spec.file + ")")
+      .set("SG_LEVEL", dsl::to_string(p.level))
+      .set("SG_ALGORITHM", dsl::to_string(p.algorithm))
+      .set("SG_MODE", dsl::to_string(mode))
+      .set("SG_MODE_WORDS", mode_words(mode))
+      .set("SG_OUTPUTS", c.outputs.size() != 1        ? "inclusive[0 .. n) and exclusive[0 .. n)"
+                         : p.output_may_alias_input ? "out[0 .. n) (which may be in)"
+                                                    : "out[0 .. n)")
+      .set("SG_SEGMENT", std::to_string(p.segment))
+      .set("SG_SEGMENT_LESS_ONE", std::to_string(p.segment - 1))
+      .set("SG_ENTRY", p.entry_kernel)
       .set("SG_TYPES_GUARD", "SCANGEN_TYPES_" + c.P)
       .set("SG_BLOCK_THREADS", std::to_string(c.threads))
       .set("SG_PER_BLOCK", u64(c.per_block))
