@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstring>
 
+#include "scangen/dsl/hash.h"
+
 namespace scangen::dsl {
 
 // ---- Enumerations ----------------------------------------------------------
@@ -385,12 +387,7 @@ std::string Spec::to_string() const {
 
 uint64_t Spec::hash() const {
   // FNV-1a over the canonical text: equal specs print equally.
-  uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : to_string()) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
-  return h;
+  return fnv1a(to_string());
 }
 
 bool operator==(const Spec& a, const Spec& b) {

@@ -46,11 +46,6 @@ Holes& Holes::when(const std::string& s, bool on) {
   return *this;
 }
 
-uint64_t fnv1a(std::string_view s, uint64_t h) {
-  for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
-  return h;
-}
-
 std::string banner(const std::string& title) {
   std::string line = "// ---- " + title + " ";
   if (line.size() < 100) line += std::string(100 - line.size(), '-');

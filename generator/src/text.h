@@ -30,6 +30,8 @@
 #include <utility>
 #include <vector>
 
+#include "scangen/dsl/hash.h"
+
 namespace scangen::generator::detail {
 
 class Holes {
@@ -60,9 +62,9 @@ std::string fill(std::string_view text, const Holes& holes);
 // templates/<path>, filled.
 std::string fill_template(const std::string& path, const Holes& holes);
 
-// FNV-1a of `s`, continuing from `h`: the hash of generated text (the host
-// headers' include guards, the templates' hash).
-uint64_t fnv1a(std::string_view s, uint64_t h = 1469598103934665603ull);
+// FNV-1a (scangen/dsl/hash.h): the hash of generated text (the host headers'
+// include guards, the templates' hash).
+using dsl::fnv1a;
 
 // "// ---- title ", padded with '-' to 100 columns, and a newline.
 std::string banner(const std::string& title);

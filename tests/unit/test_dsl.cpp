@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "scangen/dsl/dsl.h"
+#include "scangen/dsl/hash.h"
 #include "scangen/dsl/lexer.h"
 #include "spec_support.h"
 
@@ -1360,4 +1361,14 @@ TEST_CASE("diagnostics: a limit on errors and a window on long lines keep the ou
   CHECK(source.rfind("  ...", 0) == 0);
   CHECK(source.compare(caret.size() - 1, 2, "zz") == 0);
   CHECK(caret.back() == '^');
+}
+
+TEST_CASE("FNV-1a keeps its values (the runtime's cache keys and the host headers' guards)") {
+  // The project's offset basis (scangen/dsl/hash.h), not FNV's published one.
+  STATIC_REQUIRE(scangen::dsl::fnv1a("") == 0x14650fb0739d0383ull);
+  STATIC_REQUIRE(scangen::dsl::fnv1a("a") == 0x44bd8ad473cd9906ull);
+  CHECK(scangen::dsl::fnv1a("bc", scangen::dsl::fnv1a("a")) == scangen::dsl::fnv1a("abc"));
+  const scangen::dsl::Document doc = scangen::dsl::load("hash.scan", "scan s { type = i32; op = add; }");
+  REQUIRE(doc.ok());
+  CHECK(doc.specs().front().hash() == scangen::dsl::fnv1a(doc.specs().front().to_string()));
 }
