@@ -22,9 +22,8 @@
 // Only scans of the cases above are supported: integer scalars, f32 / f64,
 // and structs of two f32 (affine maps) or four f32 (2x2 matrices).
 #include <cuda.h>
-#include <nvrtc.h>
 
-#include "nvrtc_builtins.h"
+#include "nvrtc_program.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -64,11 +63,6 @@ void cu_check(CUresult r, const char* call) {
 }
 #define CU(call) cu_check((call), #call)
 
-void nvrtc_check(nvrtcResult r, const char* call, const std::string& log = "") {
-  if (r == NVRTC_SUCCESS) return;
-  die(std::string(call) + " failed: " + nvrtcGetErrorString(r) + (log.empty() ? "" : "\n" + log));
-}
-
 std::string read_file(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
   if (!f) die("cannot read " + path, 3);
@@ -85,35 +79,26 @@ struct Compiled {
 
 Compiled compile(const gen::Plan& plan, int major, int minor) {
   const std::string src = gen::emit(plan);
-  const std::string& builtins = scangen::nvrtc_support::load_builtins();
-  if (!builtins.empty()) std::fprintf(stderr, "%s\n", builtins.c_str());
-  nvrtcProgram prog;
-  nvrtc_check(nvrtcCreateProgram(&prog, src.c_str(), (plan.spec.name + ".cu").c_str(), 0, nullptr, nullptr),
-              "nvrtcCreateProgram");
-  const std::string arch = "-arch=sm_" + std::to_string(major) + std::to_string(minor);
-  std::vector<const char*> opts = {arch.c_str(), "-std=c++17"};
   // SCANGEN_TUNE_NVRTC_OPTIONS: more NVRTC options, separated by spaces (the
   // JIT experiments: what -Ofast-compile costs the kernels).
   static const std::vector<std::string> extra = [] {
-    std::vector<std::string> v;
+    std::vector<std::string> v = {"-std=c++17"};
     std::istringstream words(std::getenv("SCANGEN_TUNE_NVRTC_OPTIONS") ? std::getenv("SCANGEN_TUNE_NVRTC_OPTIONS") : "");
     for (std::string w; words >> w;) v.push_back(w);
     return v;
   }();
-  for (const std::string& o : extra) opts.push_back(o.c_str());
-  const nvrtcResult r = nvrtcCompileProgram(prog, static_cast<int>(opts.size()), opts.data());
-  size_t log_size = 0;
-  nvrtcGetProgramLogSize(prog, &log_size);
-  std::string log(log_size, '\0');
-  if (log_size) nvrtcGetProgramLog(prog, log.data());
-  nvrtc_check(r, "nvrtcCompileProgram", log);
-  size_t bytes = 0;
-  nvrtc_check(nvrtcGetCUBINSize(prog, &bytes), "nvrtcGetCUBINSize");
-  std::vector<char> cubin(bytes);
-  nvrtc_check(nvrtcGetCUBIN(prog, cubin.data()), "nvrtcGetCUBIN");
-  nvrtcDestroyProgram(&prog);
+  namespace nvrtc = scangen::nvrtc_support;
+  nvrtc::Compiled cubin;
+  try {
+    cubin = nvrtc::compile(src, plan.spec.name + ".cu", "sm_" + std::to_string(major) + std::to_string(minor), extra);
+  } catch (const nvrtc::Error& e) {
+    die(e.what());
+  }
+  if (!cubin.builtins.empty()) std::fprintf(stderr, "%s\n", cubin.builtins.c_str());
+  if (cubin.status != NVRTC_SUCCESS)
+    die(nvrtc::describe("nvrtcCompileProgram", cubin.status) + (cubin.log.empty() ? "" : "\n" + cubin.log));
   Compiled c;
-  CU(cuModuleLoadData(&c.module, cubin.data()));
+  CU(cuModuleLoadData(&c.module, cubin.code.data()));
   CU(cuModuleGetFunction(&c.kernel, c.module, plan.entry_kernel.c_str()));
   CU(cuFuncGetAttribute(&c.registers, CU_FUNC_ATTRIBUTE_NUM_REGS, c.kernel));
   CU(cuOccupancyMaxActiveBlocksPerMultiprocessor(&c.resident, c.kernel, plan.block_threads, 0));
