@@ -84,9 +84,11 @@ void sweep(const std::vector<SweepSpec>& specs) {
 }  // namespace
 
 TEST_CASE("every example's operator runs on a CUDA GPU as the reference computes it", "[gpu]") {
+  INFO("GPU: " << driver().name);  // exits 4 (skipped) where there is none, before any host work
   sweep(scangen::test::example_specs());
 }
 
 TEST_CASE("every type, operator, built-in and conversion runs on a CUDA GPU as the reference computes it", "[gpu]") {
+  INFO("GPU: " << driver().name);  // exits 4 (skipped) where there is none, before any host work
   sweep(scangen::test::coverage_specs());
 }

@@ -302,6 +302,7 @@ std::vector<uint8_t> random_bytes(uint64_t bytes, std::mt19937_64& rng) {
 }  // namespace
 
 TEST_CASE("CUDA device scan of i32 up to 2^30 elements, both algorithms", "[gpu][scan][device][large]") {
+  INFO("GPU: " << driver().name);  // exits 4 (skipped) where there is none, before any host work
   const uint64_t seed = scangen::test::test_seed();
   INFO("seed " << seed << " (replay with SCANGEN_TEST_SEED=" << seed << ")");
   std::mt19937_64 rng(seed);
@@ -321,6 +322,7 @@ TEST_CASE("CUDA device scan of i32 up to 2^30 elements, both algorithms", "[gpu]
 }
 
 TEST_CASE("CUDA device scan of 2^32 + 7 elements of u8 and i8", "[gpu][scan][device][large]") {
+  INFO("GPU: " << driver().name);  // exits 4 (skipped) where there is none, before any host work
   const uint64_t seed = scangen::test::test_seed();
   INFO("seed " << seed << " (replay with SCANGEN_TEST_SEED=" << seed << ")");
   std::mt19937_64 rng(seed);
@@ -342,6 +344,7 @@ TEST_CASE("CUDA device scan of 2^32 + 7 elements of u8 and i8", "[gpu][scan][dev
 // look-backs find statuses missing, half-published (aggregate only) and late,
 // for every status word kind (4-, 8- and 16-byte elements).
 TEST_CASE("CUDA decoupled look-back with randomly sleeping tiles", "[gpu][scan][device][race]") {
+  INFO("GPU: " << driver().name);  // exits 4 (skipped) where there is none, before any host work
   const uint64_t seed = scangen::test::test_seed();
   INFO("seed " << seed << " (replay with SCANGEN_TEST_SEED=" << seed << ")");
   std::mt19937_64 rng(seed);
@@ -372,6 +375,7 @@ TEST_CASE("CUDA decoupled look-back with randomly sleeping tiles", "[gpu][scan][
 
 // deterministic = true: float results are the same bits from run to run.
 TEST_CASE("CUDA deterministic float scan gives the same bits twice", "[gpu][scan][device]") {
+  INFO("GPU: " << driver().name);  // exits 4 (skipped) where there is none, before any host work
   DeviceScan s("scan det { type = f32; op = add; level = device; deterministic = true; }");
   REQUIRE(s.plan().spec.algorithm == scangen::dsl::Algorithm::ReduceThenScan);
   const uint64_t seed = scangen::test::test_seed();
@@ -396,6 +400,7 @@ TEST_CASE("CUDA deterministic float scan gives the same bits twice", "[gpu][scan
 // f32 and f64 sums of small integers, affine maps with a = +-1, 2x2 signed
 // permutation matrices.
 TEST_CASE("CUDA device scans of every kind at 2^27 .. 2^30 elements", "[gpu][scan][device][large]") {
+  INFO("GPU: " << driver().name);  // exits 4 (skipped) where there is none, before any host work
   const uint64_t seed = scangen::test::test_seed();
   INFO("seed " << seed << " (replay with SCANGEN_TEST_SEED=" << seed << ")");
   std::mt19937_64 rng(seed);
