@@ -1,11 +1,20 @@
 // `scangen import HEADER --op OP [--type T]`: the .scan text of an element
 // type and an operator written in C++ (scangen::cxx, Clang libTooling).
+//
+// The front end links Clang and LLVM; it is a module of its own,
+// scangen-cxx.so, loaded here with dlopen so that no other command pays for
+// loading those libraries.
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <cstdlib>
 #include <iostream>
 
 #include "cli.h"
-
-#if SCANGEN_HAVE_CXX
 #include "scangen/cxx/cxx.h"
+
+#ifndef SCANGEN_CXX_MODULE_DIR
+#define SCANGEN_CXX_MODULE_DIR "../lib/scangen"
 #endif
 
 namespace scangen::cli {
@@ -34,24 +43,47 @@ const char* const kImportUsage =
 
 struct ImportArgs {
   std::string header, type, op, out;
-#if SCANGEN_HAVE_CXX
   cxx::ImportOptions options;
-#endif
 };
+
+using ImportFn = int (*)(const std::string*, const std::string*, const std::string*, const cxx::ImportOptions*,
+                         std::string*, std::string*);
+
+// The front end's entry point from scangen-cxx.so ($SCANGEN_CXX_MODULE, else
+// next to the program, else in the installed LIBDIR/scangen/), or a UserError
+// that says how to get it.
+ImportFn load_front_end() {
+  std::vector<std::string> candidates;
+  if (const char* env = std::getenv("SCANGEN_CXX_MODULE")) candidates.push_back(env);
+  char self[4096];
+  const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+  if (n > 0) {
+    const std::string exe(self, static_cast<size_t>(n));
+    const std::string dir = exe.substr(0, exe.rfind('/') + 1);
+    candidates.push_back(dir + "scangen-cxx.so");
+    candidates.push_back(dir + SCANGEN_CXX_MODULE_DIR "/scangen-cxx.so");
+  }
+  std::string why;
+  for (const std::string& path : candidates) {
+    if (access(path.c_str(), F_OK) != 0) continue;
+    if (void* module = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL)) {
+      if (void* entry = dlsym(module, "scangen_cxx_import_v1")) return reinterpret_cast<ImportFn>(entry);
+      why = path + " has no scangen_cxx_import_v1";
+    } else {
+      why = dlerror();
+    }
+  }
+  throw UserError{"the C++ front end is not available" + (why.empty() ? std::string() : " (" + why + ")") +
+                  ": this scangen was built without Clang libTooling; install libclang-14-dev "
+                  "libclang-cpp14-dev llvm-14-dev (scripts/setup-deps), then configure and build scangen again"};
+}
 
 }  // namespace
 
 int run_import(const std::vector<std::string>& args) {
   ImportArgs a;
   auto keep = [&](std::string& field) { return [&field](const std::string& v) { field = v; }; };
-#if SCANGEN_HAVE_CXX
   cxx::ImportOptions& o = a.options;
-#else
-  struct {
-    std::string identity, name, level;
-    std::vector<std::string> settings, clang_args;
-  } o;
-#endif
   const CommandLine line{
       "import",
       kImportUsage,
@@ -72,20 +104,15 @@ int run_import(const std::vector<std::string>& args) {
   if (!parse_command_line(line, args)) return kOk;
   if (a.header.empty()) throw UserError{std::string("import needs a HEADER\n") + kImportUsage};
   if (a.op.empty()) throw UserError{"import needs --op, the functor or function that combines two elements"};
-#if SCANGEN_HAVE_CXX
-  try {
-    write_output(a.out, cxx::import(a.header, a.type, a.op, a.options), {a.header});
-  } catch (const cxx::ImportError& e) {
-    std::cerr << e.diagnostics << a.header << ": " << e.error_count << " error" << (e.error_count == 1 ? "" : "s")
-              << "\n";
+  const ImportFn translate = load_front_end();
+  std::string text, diagnostics;
+  const int errors = translate(&a.header, &a.type, &a.op, &a.options, &text, &diagnostics);
+  if (errors > 0) {
+    std::cerr << diagnostics << a.header << ": " << errors << " error" << (errors == 1 ? "" : "s") << "\n";
     return kUserError;
   }
+  write_output(a.out, text, {a.header});
   return kOk;
-#else
-  throw UserError{"this scangen was built without the C++ front end (Clang libTooling); install "
-                  "libclang-14-dev libclang-cpp14-dev llvm-14-dev (scripts/setup-deps) and configure and "
-                  "build scangen again"};
-#endif
 }
 
 }  // namespace scangen::cli

@@ -54,14 +54,26 @@ bool is_dsl_keyword(const std::string& s) {
 }
 std::string dsl_name(const std::string& s) { return is_dsl_keyword(s) ? s + "_" : s; }
 
+// `t` as C++ code spells it: P, not struct P.
+std::string cxx_name(QualType t) {
+  PrintingPolicy policy{LangOptions()};
+  policy.SuppressTagKeyword = true;
+  return t.getAsString(policy);
+}
+
 // The shortest decimal text that reads back as `v` (as a float when `single`).
 std::string float_text(double v, bool single) {
   if (std::isnan(v)) return "nan";
   if (std::isinf(v)) return v < 0 ? "-inf" : "inf";
-  char buf[64];
-  for (int p = 1; p <= 17; ++p) {
-    std::snprintf(buf, sizeof buf, "%.*g", p, v);
-    if (single ? std::strtof(buf, nullptr) == static_cast<float>(v) : std::strtod(buf, nullptr) == v) break;
+  char buf[400];
+  auto reads_back = [&] {
+    return single ? std::strtof(buf, nullptr) == static_cast<float>(v) : std::strtod(buf, nullptr) == v;
+  };
+  // Plain digits (100.0, 0.25) where they are short, else an exponent.
+  const bool plain = v == 0 || (std::fabs(v) >= 1e-5 && std::fabs(v) < 1e17);
+  for (int p = plain ? 0 : 1; p <= (plain ? 25 : 17); ++p) {
+    std::snprintf(buf, sizeof buf, plain ? "%.*f" : "%.*g", p, v);
+    if (reads_back()) break;
   }
   std::string s = buf;
   if (s.find_first_of(".e") == std::string::npos) s += ".0";
@@ -83,7 +95,7 @@ class Translator {
                     "int32_t for flags");
     }
     if (t->isPointerType() || t->isReferenceType() || t->isMemberPointerType())
-      refuse(where, "pointers and references are not supported in the element type: a scan element is a value "
+      refuse(where, "pointers and references are not supported: scangen's operator works on values, which are "
                     "copied between threads and blocks");
     if (t->isArrayType())
       refuse(where, "arrays are not supported: a scangen struct holds scalar and struct fields only; write the "
@@ -112,8 +124,8 @@ class Translator {
       if (pt->isRValueReferenceType()) refuse(p->getLocation(), "rvalue reference parameters are not supported");
       pt = pt.getNonReferenceType();
       if (!ctx_.hasSameUnqualifiedType(pt, element))
-        refuse(p->getLocation(), "parameter '" + p->getNameAsString() + "' has type '" + pt.getAsString() +
-                                     "'; both operands must have the element type '" + element.getAsString() + "'");
+        refuse(p->getLocation(), "parameter '" + p->getNameAsString() + "' has type '" + cxx_name(pt) +
+                                     "'; both operands must have the element type '" + cxx_name(element) + "'");
       names_[p] = dsl_name(p->getNameAsString().empty() ? "_unnamed" : p->getNameAsString());
       used_.insert(names_[p]);
     }
@@ -311,6 +323,7 @@ std::string Translator::block(std::vector<const Stmt*> stmts, size_t i, SourceLo
       return expr(r->getRetValue());
     }
     if (const auto* f = dyn_cast<IfStmt>(s)) return if_stmt(f, stmts, i, end);
+    if (const auto* e = dyn_cast<Expr>(s)) expr(e);  // an assignment or a call: refused with its reason
     refuse(s->getBeginLoc(), statement_problem(s));
   }
   refuse(end, "the operator can reach its end without returning a value");
@@ -323,13 +336,15 @@ std::string Translator::if_stmt(const IfStmt* s, std::vector<const Stmt*>& stmts
   const Expr* cond = s->getCond();
   std::string c = expr(cond);
   if (isa<ConditionalOperator>(cond->IgnoreImpCasts())) c = "(" + c + ")";
-  const std::string then_value = block({s->getThen()}, 0, s->getThen()->getEndLoc());
-  std::string else_value;
-  if (s->getElse()) {
-    else_value = block({s->getElse()}, 0, s->getElse()->getEndLoc());
-  } else {
-    else_value = block(stmts, i + 1, end);
-  }
+  // A branch that does not return goes on after the if, as in C++.
+  auto branch = [&](const Stmt* first) {
+    std::vector<const Stmt*> path;
+    if (first) path.push_back(first);
+    path.insert(path.end(), stmts.begin() + static_cast<long>(i) + 1, stmts.end());
+    return block(path, 0, end);
+  };
+  const std::string then_value = branch(s->getThen());
+  const std::string else_value = branch(s->getElse());
   return c + " ? " + then_value + " : " + else_value;
 }
 
@@ -659,19 +674,19 @@ std::vector<std::string> clang_arguments(const ImportOptions& options) {
   return args;
 }
 
-// Checks --type against the operator's element type.
+// Checks --type against the operator's element type: a struct's name, a
+// typedef visible at file scope (int8_t, uint64_t) or a built-in spelling.
 void check_type_name(ASTContext& ctx, const std::string& type_name, QualType element, SourceLocation where) {
   if (type_name.empty()) return;
   const QualType canonical = element.getCanonicalType().getUnqualifiedType();
-  if (canonical.getAsString() == type_name) return;
-  if (const auto* rd = canonical->getAsRecordDecl(); rd && rd->getQualifiedNameAsString() == type_name) return;
-  if (const auto* rd = canonical->getAsRecordDecl(); rd && rd->getNameAsString() == type_name) return;
-  if (const NamedDecl* nd = find_named(ctx.getTranslationUnitDecl(), type_name, ctx.getSourceManager()))
+  std::string spelled = type_name == "unsigned" ? "unsigned int" : type_name;
+  if (canonical.getAsString() == spelled) return;
+  if (const auto* rd = canonical->getAsRecordDecl())
+    if (rd->getQualifiedNameAsString() == type_name || rd->getNameAsString() == type_name) return;
+  for (const NamedDecl* nd : ctx.getTranslationUnitDecl()->lookup(&ctx.Idents.get(type_name)))
     if (const auto* td = dyn_cast<TypeDecl>(nd); td && ctx.hasSameUnqualifiedType(ctx.getTypeDeclType(td), element))
       return;
-  // typedefs such as int32_t live in system headers: compare their spelling.
-  if (element.getAsString() == type_name || element.getUnqualifiedType().getAsString() == type_name) return;
-  refuse(where, "the operator combines '" + element.getAsString() + "', not '" + type_name + "' (--type)");
+  refuse(where, "the operator combines '" + cxx_name(element) + "', not '" + type_name + "' (--type)");
 }
 
 std::string scan_text(const std::vector<std::string>& decls, const std::string& name, const std::string& type,
@@ -705,7 +720,7 @@ std::string translate(ASTContext& ctx, const std::string& type_name, const std::
     const Expr* id = find_identity(functor);
     if (!id) id = find_identity(element->getAsCXXRecordDecl());
     if (!id)
-      refuse(fn->getLocation(), "no identity: give the functor 'static constexpr " + element.getAsString() +
+      refuse(fn->getLocation(), "no identity: give the functor 'static constexpr " + cxx_name(element) +
                                     " identity = ...;' or pass --identity EXPR");
     Expr::EvalResult r;
     if (!id->EvaluateAsRValue(r, ctx))

@@ -39,3 +39,16 @@ struct Clamp {
     return s;
   }
 };
+
+// Nested structs with padding: Clang's layout and scangen's agree.
+struct Inner { uint8_t flag; double value; uint16_t count; };
+struct Outer { uint8_t tag; Inner inner; float h; };
+struct OuterOp {
+  static constexpr Outer identity{0, {0, 0.0, 0}, 0.0f};
+  Outer operator()(const Outer& x, const Outer& y) const {
+    return Outer{uint8_t(x.tag | y.tag),
+                 Inner{uint8_t(x.inner.flag | y.inner.flag), x.inner.value + y.inner.value,
+                       static_cast<uint16_t>(x.inner.count + y.inner.count)},
+                 x.h + y.h};
+  }
+};
