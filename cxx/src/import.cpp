@@ -728,7 +728,8 @@ std::string translate(ASTContext& ctx, const std::string& type_name, const std::
     identity = tr.value(r.Val, element, id->getExprLoc());
     identity_value = r.Val;
   }
-  const std::string name = options.name.empty() ? dsl_name(op_name) : options.name;
+  const std::string name =
+      options.name.empty() ? dsl_name(op_name.substr(op_name.rfind(':') + 1)) : options.name;
   std::string body;
   const std::string x = dsl_name(fn->getParamDecl(0)->getNameAsString());
   const std::string y = dsl_name(fn->getParamDecl(1)->getNameAsString());
