@@ -428,7 +428,7 @@ std::string Translator::cast(const CastExpr* c) {
       std::string s = expr(sub);
       if (!isa<ParenExpr>(sub) && !isa<DeclRefExpr>(sub->IgnoreImpCasts()) && !isa<MemberExpr>(sub->IgnoreImpCasts()))
         s = "(" + s + ")";
-      return s + " != 0";
+      return "(" + s + " != 0)";  // parenthesised: it may be an operand of ! or ==
     }
     case CK_ArrayToPointerDecay:
     case CK_NullToPointer:

@@ -52,3 +52,9 @@ struct OuterOp {
                  x.h + y.h};
   }
 };
+
+// Integers used as conditions.
+struct Truthy {
+  static constexpr int identity = 0;
+  int operator()(int x, int y) const { return !x || (x & y) ? y : x + y; }
+};

@@ -120,6 +120,11 @@ TEST_CASE("C++ conversions, locals, if/else, math functions and lambdas", "[cxx]
     o.identity = "0";
     CHECK(scangen::cxx::import(h, "uint64_t", "add_u64", o).find("combine(x, y) = x + y;") != std::string::npos);
   }
+  SECTION("integers as conditions") {
+    const std::string t = scangen::cxx::import(h, "int", "Truthy", ImportOptions{});
+    CHECK(t.find("combine(x, y) = !(x != 0) || ((x & y) != 0) ? y : x + y;") != std::string::npos);
+    resolved("truthy.scan", t);
+  }
   SECTION("if / else if / return as ?:") {
     const std::string t = scangen::cxx::import(h, "", "Clamp", ImportOptions{});
     CHECK(t.find("return s > 100.0 ? 100.0 : s < -100.0 ? -100.0 : s;") != std::string::npos);
