@@ -2,7 +2,7 @@
 //   main.cpp            the commands and the top-level usage
 //   options.cpp         the one command-line parser: each verb declares its options
 //   files.cpp           reading FILE, writing OUT, picking the plans of a file's scans
-//   verb_*.cpp          one file per command: check, explain, emit, compile, list
+//   verb_*.cpp          one file per command: check, explain, emit, compile, list, import
 #pragma once
 
 #include <functional>
@@ -90,5 +90,6 @@ int run_explain(const std::vector<std::string>& args);
 int run_emit(const std::vector<std::string>& args);
 int run_compile(const std::vector<std::string>& args);
 int run_list(const std::vector<std::string>& args);
+int run_import(const std::vector<std::string>& args);
 
 }  // namespace scangen::cli

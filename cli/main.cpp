@@ -6,6 +6,7 @@
 //   scangen emit --opencl-builtins [-o OUT]
 //   scangen compile FILE --arch sm_XX|compute_XX [--scan NAME] [-o OUT]
 //   scangen list [types|operators|functions|levels|algorithms|modes|targets]
+//   scangen import HEADER --op OP [--type T] [--identity EXPR] [--level LEVEL]
 //
 // Exit status: 0 success, 1 a problem in the input, 2 an internal error.
 // Each command is a file, verb_*.cpp; cli.h lists the parts.
@@ -34,6 +35,8 @@ const char* const kUsage =
     "  compile FILE      compile the file's CUDA scans with NVRTC: PTX or a cubin\n"
     "  list              the element types, operators, functions, levels, algorithms, modes\n"
     "                    and targets of the language\n"
+    "  import HEADER     the .scan text of a C++ element type and operator (a CUB-style\n"
+    "                    functor), read with Clang\n"
     "  help              this text\n"
     "  --version         the version of scangen\n"
     "\n"
@@ -47,6 +50,7 @@ struct Command {
 
 const Command kCommands[] = {
     {"check", run_check}, {"explain", run_explain}, {"emit", run_emit}, {"compile", run_compile}, {"list", run_list},
+    {"import", run_import},
 };
 
 int dispatch(std::vector<std::string> args) {

@@ -1,0 +1,51 @@
+// scangen's C++ front end: an element type and an operator written in C++
+// (a struct and a CUB-style functor or a free function in a header), read
+// with Clang libTooling and written out as the equivalent .scan text.
+//
+//   scangen::cxx::ImportOptions o;
+//   o.level = "device";
+//   std::string scan = scangen::cxx::import("ops.h", "Affine", "AffineOp", o);
+//
+// The library exists only where scangen was built with Clang 14
+// (libclang-cpp14-dev, llvm-14-dev); docs/cxx.md describes the subset of C++
+// it translates.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace scangen::cxx {
+
+struct ImportOptions {
+  // The identity as a .scan expression of the type, used when the functor
+  // has no `identity` member ("" for none).
+  std::string identity;
+  // The scan's name; "" for the operator's name.
+  std::string name;
+  // `level = LEVEL;` when not "" (warp, warp(16), block, device).
+  std::string level;
+  // Further settings written into the scan block as they are, each
+  // followed by ';' ("algorithm = raking", "outputs = aggregate").
+  std::vector<std::string> settings;
+  // Extra arguments for Clang: -I, -D, -std=...
+  std::vector<std::string> clang_args;
+};
+
+// The header cannot be translated: `diagnostics` holds every problem found,
+// each as "file:line:col: error: message", the source line and a caret.
+struct ImportError : std::runtime_error {
+  ImportError(const std::string& text, int count) : std::runtime_error(text), diagnostics(text), error_count(count) {}
+  std::string diagnostics;
+  int error_count;
+};
+
+// The .scan text of a scan over `type_name` (a scalar type's C++ spelling or
+// a struct declared in the header) whose operator is `op_name` (a functor
+// struct with operator() or a free function in the header), or an
+// ImportError.
+std::string import(const std::string& header_path, const std::string& type_name, const std::string& op_name,
+                   const ImportOptions& options);
+
+}  // namespace scangen::cxx

@@ -1,0 +1,199 @@
+// scangen::cxx: C++ headers imported as .scan text. The C++ twins of the
+// examples must give the same resolved spec as the .scan originals, and each
+// construct outside the subset a diagnostic at its file:line:col.
+#include <catch2/catch.hpp>
+
+#include <cstddef>
+#include <fstream>
+#include <sstream>
+
+#include "scangen/cxx/cxx.h"
+#include "scangen/dsl/dsl.h"
+#include "supported.h"
+
+namespace {
+
+using scangen::cxx::ImportError;
+using scangen::cxx::ImportOptions;
+
+const std::string kExamples = SCANGEN_EXAMPLES_DIR;
+const std::string kHere = SCANGEN_CXX_TESTS_DIR;
+
+std::string read(const std::string& path) {
+  std::ifstream in(path);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// The resolved spec of every scan in `text`, which must check cleanly.
+std::string resolved(const std::string& name, const std::string& text) {
+  scangen::dsl::Document doc = scangen::dsl::load(name, text);
+  INFO(text << doc.diagnostics().render());
+  REQUIRE(doc.ok());
+  std::string s;
+  for (const scangen::dsl::Spec& spec : doc.specs()) s += spec.to_string();
+  return s;
+}
+
+std::string import_twin(const std::string& header, const std::string& op, const std::string& name,
+                        const std::string& level, std::vector<std::string> settings = {}) {
+  ImportOptions o;
+  o.name = name;
+  o.level = level;
+  o.settings = std::move(settings);
+  return scangen::cxx::import(kExamples + "/cxx/" + header, "", op, o);
+}
+
+// The diagnostics of importing `op` from unsupported.h.
+std::string refused(const std::string& op, const std::string& type = "") {
+  try {
+    scangen::cxx::import(kHere + "/unsupported.h", type, op, ImportOptions{});
+  } catch (const ImportError& e) {
+    return e.diagnostics;
+  }
+  FAIL("importing " << op << " did not fail");
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("C++ twins of the examples give the same resolved spec", "[cxx]") {
+  struct Twin {
+    const char* scan;
+    const char* header;
+    const char* op;
+    const char* name;
+    const char* level;
+    std::vector<std::string> settings;
+  };
+  const Twin twins[] = {
+      {"affine.scan", "affine.h", "AffineOp", "affine_recurrence", "device", {}},
+      {"max.scan", "max.h", "MaxOp", "running_max_i32", "device", {}},
+      {"matrix2x2.scan", "matrix2x2.h", "Mat2Product", "matrix_product", "block",
+       {"algorithm = warp_scans", "threads = 128", "items = 4"}},
+      {"argmax.scan", "argmax.h", "ArgMaxOp", "running_argmax", "device", {"outputs = aggregate"}},
+  };
+  for (const Twin& t : twins) {
+    SECTION(t.scan) {
+      const std::string text = import_twin(t.header, t.op, t.name, t.level, t.settings);
+      CHECK(resolved("imported.scan", text) == resolved(t.scan, read(kExamples + "/" + t.scan)));
+    }
+  }
+}
+
+TEST_CASE("the imported text of a functor", "[cxx]") {
+  const std::string text = import_twin("affine.h", "AffineOp", "", "");
+  CHECK(text ==
+        "type Affine { a: f32, b: f32 }\n"
+        "\n"
+        "scan AffineOp {\n"
+        "  type = Affine;\n"
+        "  combine(x, y) = Affine { a: y.a * x.a, b: y.a * x.b + y.b };\n"
+        "  identity = Affine { a: 1.0, b: 0.0 };\n"
+        "}\n");
+}
+
+TEST_CASE("C++ conversions, locals, if/else, math functions and lambdas", "[cxx]") {
+  const std::string h = kHere + "/supported.h";
+  SECTION("int8_t is promoted to int and converted back") {
+    const std::string t = scangen::cxx::import(h, "int8_t", "SumI8", ImportOptions{});
+    CHECK(t.find("combine(x, y) = i8(i32(x) + i32(y));") != std::string::npos);
+    resolved("sum_i8.scan", t);
+  }
+  SECTION("local constants become lets") {
+    const std::string t = scangen::cxx::import(h, "Seg", "SegmentedSum", ImportOptions{});
+    CHECK(t.find("let starts: bool = y.flag != 0;") != std::string::npos);
+    CHECK(t.find("let sum: f32 = x.value + y.value;") != std::string::npos);
+    CHECK(t.find("return Seg { flag: x.flag | y.flag, value: starts ? y.value : sum };") != std::string::npos);
+    resolved("seg.scan", t);
+  }
+  SECTION("a free function with fminf and std::fmax, the identity given") {
+    ImportOptions o;
+    o.identity = "MinMax { lo: inf, hi: -inf }";
+    const std::string t = scangen::cxx::import(h, "MinMax", "min_max", o);
+    CHECK(t.find("combine(x, y) = MinMax { lo: min(x.lo, y.lo), hi: max(x.hi, y.hi) };") != std::string::npos);
+    resolved("minmax.scan", t);
+  }
+  SECTION("a lambda that is the built-in add") {
+    ImportOptions o;
+    o.identity = "0";
+    CHECK(scangen::cxx::import(h, "uint64_t", "add_u64", o).find("combine(x, y) = x + y;") != std::string::npos);
+  }
+  SECTION("integers as conditions") {
+    const std::string t = scangen::cxx::import(h, "int", "Truthy", ImportOptions{});
+    CHECK(t.find("combine(x, y) = !(x != 0) || ((x & y) != 0) ? y : x + y;") != std::string::npos);
+    resolved("truthy.scan", t);
+  }
+  SECTION("if / else if / return as ?:") {
+    const std::string t = scangen::cxx::import(h, "", "Clamp", ImportOptions{});
+    CHECK(t.find("return s > 100.0 ? 100.0 : s < -100.0 ? -100.0 : s;") != std::string::npos);
+    CHECK(t.find("let s: f64 = x + y * 2.0;") != std::string::npos);
+    resolved("clamp.scan", t);
+  }
+}
+
+TEST_CASE("struct layout: Clang's record layout is scangen's", "[cxx]") {
+  const std::string t = scangen::cxx::import(kHere + "/supported.h", "Outer", "OuterOp", ImportOptions{});
+  CHECK(t.find("type Inner { flag: u8, value: f64, count: u16 }\ntype Outer { tag: u8, inner: Inner, h: f32 }") == 0);
+  const std::string spec = resolved("outer.scan", t);
+  // The layout scangen computed, and the host compiler's for the same header.
+  CHECK(spec.find("type Inner { flag: u8, value: f64, count: u16 }  # size 24, align 8, offsets 0 8 16") !=
+        std::string::npos);
+  CHECK(spec.find("type Outer { tag: u8, inner: Inner, h: f32 }  # size 40, align 8, offsets 0 8 32") !=
+        std::string::npos);
+  CHECK(sizeof(Inner) == 24);
+  CHECK(offsetof(Inner, value) == 8);
+  CHECK(offsetof(Inner, count) == 16);
+  CHECK(sizeof(Outer) == 40);
+  CHECK(offsetof(Outer, inner) == 8);
+  CHECK(offsetof(Outer, h) == 32);
+}
+
+TEST_CASE("constructs outside the subset are refused at their file:line:col", "[cxx]") {
+  struct Case {
+    const char* op;
+    const char* where;
+    const char* message;
+  };
+  const Case cases[] = {
+      {"LoopOp", "unsupported.h:11:5", "loops are not supported"},
+      {"PointerOp", "unsupported.h:19:18", "pointers and references are not supported"},
+      {"CallOp", "unsupported.h:27:43", "calls to other functions are not supported ('helper')"},
+      {"GlobalOp", "unsupported.h:33:49", "'g_scale' is a global or static variable"},
+      {"AssignOp", "unsupported.h:39:9", "assignments are not supported"},
+      {"IncrementOp", "unsupported.h:46:52", "'++' and '--' are not supported"},
+      {"TemplateOp", "unsupported.h:50:8", "templates are not supported"},
+      {"SwitchOp", "unsupported.h:57:5", "switch is not supported"},
+      {"MemberOp", "unsupported.h:66:55", "members of the functor are not supported"},
+      {"BoolOp", "unsupported.h:69:33", "'bool' cannot be an element or field type"},
+      {"ArrayOp", "unsupported.h:74:26", "arrays are not supported"},
+      {"AlignedOp", "unsupported.h:79:20", "has size 16 and alignment 16 in C++ but 4 and 4"},
+      {"BitFieldOp", "unsupported.h:84:24", "bit-fields are not supported"},
+      {"NoIdentityOp", "unsupported.h:90:7", "no identity"},
+      {"FallsOffOp", "unsupported.h:97:3", "can reach its end without returning"},
+      {"WhileOp", "unsupported.h:103:5", "loops are not supported"},
+      {"ThreeOp", "unsupported.h:110:7", "the operator takes 3 parameters"},
+  };
+  for (const Case& c : cases) {
+    SECTION(c.op) {
+      const std::string d = refused(c.op);
+      INFO(d);
+      CHECK(d.find(kHere + "/" + c.where + ": error: ") == 0);
+      CHECK(d.find(c.message) != std::string::npos);
+      CHECK(d.find("\n  ") != std::string::npos);  // the source line
+      CHECK(d.find("^\n") != std::string::npos);   // and the caret
+    }
+  }
+}
+
+TEST_CASE("the wrong --type, an unknown operator and a C++ syntax error", "[cxx]") {
+  CHECK(refused("AssignOp", "float").find("the operator combines 'P', not 'float' (--type)") != std::string::npos);
+  CHECK(refused("NoSuchOp").find("no functor or function named 'NoSuchOp'") != std::string::npos);
+  try {
+    scangen::cxx::import(kHere + "/test_cxx.cpp", "", "x", ImportOptions{});
+    FAIL("a file Clang cannot parse was imported");
+  } catch (const ImportError& e) {
+    CHECK(e.diagnostics.find("error:") != std::string::npos);
+  }
+}
