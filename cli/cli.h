@@ -30,10 +30,10 @@ struct UserError {
 
 // How an option takes its value.
 enum class Takes {
-  Nothing,      // a flag: --quiet
-  Next,         // the next word: --scan NAME
-  NextOrEquals, // the next word or after '=': --arch sm_90, --arch=sm_90
-  EqualsOnly,   // only after '=': --dump=spec
+  Nothing,       // a flag: --quiet
+  Next,          // the next word: --scan NAME
+  NextOrEquals,  // the next word or after '=': --arch sm_90, --arch=sm_90
+  EqualsOnly,    // only after '=': --dump=spec
 };
 
 // One option of a verb: its spellings, how it takes a value, and what it does
@@ -80,8 +80,8 @@ void write_output(const std::string& path, const std::string& text, const std::v
 std::string base_name(const std::string& path);
 // The plans of `doc`'s scans for `target`: every scan that lists it, or only
 // the scan called `only`; the operator check of `scangen check` first.
-std::vector<generator::Plan> select_plans(const dsl::Document& doc, const std::string& path,
-                                          const std::string& only, const generator::Target& target);
+std::vector<generator::Plan> select_plans(const dsl::Document& doc, const std::string& path, const std::string& only,
+                                          const generator::Target& target);
 
 // ---- the commands (verb_*.cpp) --------------------------------------------------
 

@@ -63,9 +63,7 @@ int write_all(int fd, const std::string& text) {
 
 }  // namespace
 
-dsl::Document load(const std::string& path) {
-  return dsl::load(path == "-" ? "<stdin>" : path, read_input(path));
-}
+dsl::Document load(const std::string& path) { return dsl::load(path == "-" ? "<stdin>" : path, read_input(path)); }
 
 // Writes `text` to standard output ("" or "-") or to `path`. A regular file
 // (or a new one) is written through a temporary file of a unique name
@@ -128,8 +126,8 @@ std::string base_name(const std::string& path) {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
-std::vector<generator::Plan> select_plans(const dsl::Document& doc, const std::string& path,
-                                          const std::string& only, const generator::Target& target) {
+std::vector<generator::Plan> select_plans(const dsl::Document& doc, const std::string& path, const std::string& only,
+                                          const generator::Target& target) {
   std::vector<generator::Plan> plans;
   for (const dsl::Spec& spec : doc.specs()) {
     if (!only.empty() && spec.name != only) continue;

@@ -49,8 +49,8 @@ struct Command {
 };
 
 const Command kCommands[] = {
-    {"check", run_check}, {"explain", run_explain}, {"emit", run_emit}, {"compile", run_compile}, {"list", run_list},
-    {"import", run_import},
+    {"check", run_check},     {"explain", run_explain}, {"emit", run_emit},
+    {"compile", run_compile}, {"list", run_list},       {"import", run_import},
 };
 
 int dispatch(std::vector<std::string> args) {

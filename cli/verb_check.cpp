@@ -72,7 +72,9 @@ int run_check(const std::vector<std::string>& args) {
       "check",
       kCheckUsage,
       {{{"--seed"}, Takes::Next, "", [&](const std::string& v) { seed = parse_number("--seed", v); }},
-       {{"--samples"}, Takes::Next, "",
+       {{"--samples"},
+        Takes::Next,
+        "",
         [&](const std::string& v) {
           uint64_t n = parse_number("--samples", v);
           if (n < 1 || n > 10000000) throw UserError{"--samples must be 1 to 10000000"};

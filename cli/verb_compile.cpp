@@ -58,8 +58,8 @@ int report(const NvrtcResult& r, const std::vector<generator::Plan>& plans, cons
       bool user = false;
       for (const generator::Plan& p : plans) user = user || log_points_at(r.log, p.spec.file);
       if (user) throw UserError{"the scans of " + o.files[0] + " do not compile for " + o.arch + " (the log above)"};
-      std::cerr << "scangen: internal error: the generated source does not compile with " << nvrtc_version()
-                << " for " << o.arch << " (the log above)\n";
+      std::cerr << "scangen: internal error: the generated source does not compile with " << nvrtc_version() << " for "
+                << o.arch << " (the log above)\n";
       return kInternalError;
     }
     case Status::Failed:
@@ -73,13 +73,12 @@ int report(const NvrtcResult& r, const std::vector<generator::Plan>& plans, cons
 
 int run_compile(const std::vector<std::string>& args) {
   CompileOptions o;
-  const CommandLine line{
-      "compile",
-      kCompileUsage,
-      {{{"--arch"}, Takes::NextOrEquals, "", [&](const std::string& v) { o.arch = v; }},
-       {{"--scan"}, Takes::Next, "", [&](const std::string& v) { o.only = v; }},
-       {{"-o"}, Takes::Next, "", [&](const std::string& v) { o.out_path = v; }}},
-      [&](const std::string& word) { o.files.push_back(word); }};
+  const CommandLine line{"compile",
+                         kCompileUsage,
+                         {{{"--arch"}, Takes::NextOrEquals, "", [&](const std::string& v) { o.arch = v; }},
+                          {{"--scan"}, Takes::Next, "", [&](const std::string& v) { o.only = v; }},
+                          {{"-o"}, Takes::Next, "", [&](const std::string& v) { o.out_path = v; }}},
+                         [&](const std::string& word) { o.files.push_back(word); }};
   if (!parse_command_line(line, args)) return kOk;
   if (o.files.size() != 1) throw UserError{std::string("compile takes one FILE\n") + kCompileUsage};
   if (o.arch.empty()) throw UserError{std::string("compile needs --arch\n") + kCompileUsage};

@@ -61,8 +61,9 @@ std::optional<Emitted> emit_scans(const EmitOptions& o) {
   out.text = generator::emit(plans, options);
   if (!o.header_path.empty()) {
     generator::HostOptions host;
-    host.source_name = options.source_name.empty() ? plans.front().spec.name + generator::source_extension(o.target.backend)
-                                                   : options.source_name;
+    host.source_name = options.source_name.empty()
+                           ? plans.front().spec.name + generator::source_extension(o.target.backend)
+                           : options.source_name;
     host.header_name = base_name(o.header_path);
     generator::HostCode code = generator::emit_host(plans, out.text, host);
     out.text += code.source_tail;
@@ -82,7 +83,9 @@ int run_emit(const std::vector<std::string>& args) {
        {{"--arch"}, Takes::NextOrEquals, "", [&](const std::string& v) { o.target.arch = parse_arch(v); }},
        {{"--scan"}, Takes::Next, "", [&](const std::string& v) { o.only = v; }},
        {{"-o"}, Takes::Next, "", [&](const std::string& v) { o.out_path = v; }},
-       {{"--header"}, Takes::Next, "",
+       {{"--header"},
+        Takes::Next,
+        "",
         [&](const std::string& v) {
           o.header_path = v;
           if (v.empty() || v == "-") throw UserError{"--header needs a file name"};

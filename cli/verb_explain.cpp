@@ -77,14 +77,18 @@ int run_explain(const std::vector<std::string>& args) {
   const CommandLine line{
       "explain",
       kExplainUsage,
-      {{{"--dump"}, Takes::EqualsOnly, "",
+      {{{"--dump"},
+        Takes::EqualsOnly,
+        "",
         [&](const std::string& v) {
           o.dump = v;
           if (v != "ast" && v != "spec" && v != "plan")
             throw UserError{"--dump takes 'ast', 'spec' or 'plan', not '" + v + "'"};
         }},
        {{"--scan"}, Takes::Next, "--scan needs a scan name", [&](const std::string& v) { o.only = v; }},
-       {{"--target"}, Takes::Next, "--target needs cuda or opencl",
+       {{"--target"},
+        Takes::Next,
+        "--target needs cuda or opencl",
         [&](const std::string& v) { o.target = parse_backend(v); }},
        {{"--arch"}, Takes::NextOrEquals, "--arch needs sm_XX", [&](const std::string& v) { o.arch = parse_arch(v); }}},
       [&](const std::string& word) { o.files.push_back(word); }};

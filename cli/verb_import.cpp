@@ -84,23 +84,25 @@ int run_import(const std::vector<std::string>& args) {
   ImportArgs a;
   auto keep = [&](std::string& field) { return [&field](const std::string& v) { field = v; }; };
   cxx::ImportOptions& o = a.options;
-  const CommandLine line{
-      "import",
-      kImportUsage,
-      {{{"--op"}, Takes::NextOrEquals, "--op needs the name of a functor or function", keep(a.op)},
-       {{"--type"}, Takes::NextOrEquals, "--type needs a type name", keep(a.type)},
-       {{"--identity"}, Takes::NextOrEquals, "--identity needs an expression", keep(o.identity)},
-       {{"--name"}, Takes::NextOrEquals, "--name needs a scan name", keep(o.name)},
-       {{"--level"}, Takes::NextOrEquals, "--level needs a level", keep(o.level)},
-       {{"--set"}, Takes::Next, "--set needs a setting, 'KEY = VALUE'",
-        [&](const std::string& v) { o.settings.push_back(v); }},
-       {{"-I"}, Takes::Next, "", [&](const std::string& v) { o.clang_args.push_back("-I" + v); }},
-       {{"-D"}, Takes::Next, "", [&](const std::string& v) { o.clang_args.push_back("-D" + v); }},
-       {{"-o"}, Takes::Next, "-o needs a file name", keep(a.out)}},
-      [&](const std::string& word) {
-        if (!a.header.empty()) throw UserError{std::string("import takes one HEADER\n") + kImportUsage};
-        a.header = word;
-      }};
+  const CommandLine line{"import",
+                         kImportUsage,
+                         {{{"--op"}, Takes::NextOrEquals, "--op needs the name of a functor or function", keep(a.op)},
+                          {{"--type"}, Takes::NextOrEquals, "--type needs a type name", keep(a.type)},
+                          {{"--identity"}, Takes::NextOrEquals, "--identity needs an expression", keep(o.identity)},
+                          {{"--name"}, Takes::NextOrEquals, "--name needs a scan name", keep(o.name)},
+                          {{"--level"}, Takes::NextOrEquals, "--level needs a level", keep(o.level)},
+                          {{"--set"},
+                           Takes::Next,
+                           "--set needs a setting, 'KEY = VALUE'",
+                           [&](const std::string& v) { o.settings.push_back(v); }},
+                          {{"-I"}, Takes::Next, "", [&](const std::string& v) { o.clang_args.push_back("-I" + v); }},
+                          {{"-D"}, Takes::Next, "", [&](const std::string& v) { o.clang_args.push_back("-D" + v); }},
+                          {{"-o"}, Takes::Next, "-o needs a file name", keep(a.out)}},
+                         [&](const std::string& word) {
+                           if (!a.header.empty())
+                             throw UserError{std::string("import takes one HEADER\n") + kImportUsage};
+                           a.header = word;
+                         }};
   if (!parse_command_line(line, args)) return kOk;
   if (a.header.empty()) throw UserError{std::string("import needs a HEADER\n") + kImportUsage};
   if (a.op.empty()) throw UserError{"import needs --op, the functor or function that combines two elements"};

@@ -20,17 +20,16 @@ const char* const kListUsage =
 std::string pad(std::string s, size_t w) { return s.size() < w ? s + std::string(w - s.size(), ' ') : s + " "; }
 
 void list_types(std::ostream& o) {
-#define X(e, name, bytes, is_float_, is_signed_)                                                                    \
-  {                                                                                                                 \
-    const dsl::ScalarKind k = dsl::ScalarKind::e;                                                                   \
-    std::string what = k == dsl::ScalarKind::Bool                                                                   \
-                           ? "truth value of conditions (not an element or field type)"                             \
-                           : std::string(bytes == 1 ? "1 byte" : std::to_string(bytes) + " bytes") + ", " +         \
-                                 (is_float_ ? (k == dsl::ScalarKind::F16 ? "IEEE binary16, computed in f32"         \
-                                                                         : "IEEE float")                            \
-                                            : (is_signed_ ? "signed integer, wraps around"                          \
-                                                          : "unsigned integer, wraps around"));                     \
-    o << "  " << pad(name, 18) << what << "\n";                                                                     \
+#define X(e, name, bytes, is_float_, is_signed_)                                                                  \
+  {                                                                                                               \
+    const dsl::ScalarKind k = dsl::ScalarKind::e;                                                                 \
+    std::string what =                                                                                            \
+        k == dsl::ScalarKind::Bool                                                                                \
+            ? "truth value of conditions (not an element or field type)"                                          \
+            : std::string(bytes == 1 ? "1 byte" : std::to_string(bytes) + " bytes") + ", " +                      \
+                  (is_float_ ? (k == dsl::ScalarKind::F16 ? "IEEE binary16, computed in f32" : "IEEE float")      \
+                             : (is_signed_ ? "signed integer, wraps around" : "unsigned integer, wraps around")); \
+    o << "  " << pad(name, 18) << what << "\n";                                                                   \
   }
   SCANGEN_SCALAR_KINDS(X)
 #undef X
@@ -38,17 +37,24 @@ void list_types(std::ostream& o) {
 }
 
 void list_operators(std::ostream& o) {
-#define X(e, s, integer_only) o << "  " << pad(s, 18) << (integer_only ? "integer types" : "integer and float types") << "\n";
+#define X(e, s, integer_only) \
+  o << "  " << pad(s, 18) << (integer_only ? "integer types" : "integer and float types") << "\n";
   SCANGEN_BUILTIN_OPS(X)
 #undef X
 }
 
 void list_functions(std::ostream& o) {
-#define X(e, s, arity, floats_only)                                                                           \
-  o << "  " << pad(std::string(s) + "(" + (arity == 1 ? "x" : arity == 2 ? "x, y" : "x, y, z") + ")", 18)   \
-    << (std::string(s) == "select" ? "x, y of one type (scalar or struct), z a bool: z ? y : x"                 \
-        : floats_only              ? "float types"                                                             \
-                                   : "integer and float types")                                               \
+#define X(e, s, arity, floats_only)                                                             \
+  o << "  "                                                                                     \
+    << pad(std::string(s) + "(" +                                                               \
+               (arity == 1   ? "x"                                                              \
+                : arity == 2 ? "x, y"                                                           \
+                             : "x, y, z") +                                                     \
+               ")",                                                                             \
+           18)                                                                                  \
+    << (std::string(s) == "select" ? "x, y of one type (scalar or struct), z a bool: z ? y : x" \
+        : floats_only              ? "float types"                                              \
+                                   : "integer and float types")                                              \
     << "\n";
   SCANGEN_MATH_FNS(X)
 #undef X
@@ -61,20 +67,19 @@ void list_levels(std::ostream& o) {
 }
 
 void list_algorithms(std::ostream& o) {
-#define X(e, s, level, d)                                                                               \
-  {                                                                                                     \
-    const dsl::Level l = dsl::Level::level;                                                             \
-    const bool is_default = dsl::default_algorithm(l) == dsl::Algorithm::e;                             \
-    o << "  " << pad(std::string(s) + (is_default ? " *" : ""), 21) << pad(dsl::to_string(l), 7) << d \
-      << "\n";                                                                                          \
+#define X(e, s, level, d)                                                                                      \
+  {                                                                                                            \
+    const dsl::Level l = dsl::Level::level;                                                                    \
+    const bool is_default = dsl::default_algorithm(l) == dsl::Algorithm::e;                                    \
+    o << "  " << pad(std::string(s) + (is_default ? " *" : ""), 21) << pad(dsl::to_string(l), 7) << d << "\n"; \
   }
   SCANGEN_ALGORITHMS(X)
 #undef X
 }
 
 void list_modes(std::ostream& o) {
-#define X(e, s)                                                                                    \
-  o << "  " << pad(s, 18)                                                                          \
+#define X(e, s)                                                                                      \
+  o << "  " << pad(s, 18)                                                                            \
     << (dsl::Mode::e == dsl::Mode::Inclusive   ? "element k gets init . x0 . ... . xk (the default)" \
         : dsl::Mode::e == dsl::Mode::Exclusive ? "element k gets init . x0 . ... . x(k-1)"           \
                                                : "both, into two outputs")                           \
@@ -84,11 +89,11 @@ void list_modes(std::ostream& o) {
 }
 
 void list_targets(std::ostream& o) {
-#define X(e, s)                                                                                                    \
-  {                                                                                                                \
-    const generator::Backend b = generator::backend_for(dsl::Target::e);                                           \
-    o << "  " << pad(s, 18) << (b == generator::Backend::Cuda ? "CUDA C++ for nvcc or NVRTC" : "OpenCL C 1.2") \
-      << " (" << generator::source_extension(b) << ")\n";                                                          \
+#define X(e, s)                                                                                                        \
+  {                                                                                                                    \
+    const generator::Backend b = generator::backend_for(dsl::Target::e);                                               \
+    o << "  " << pad(s, 18) << (b == generator::Backend::Cuda ? "CUDA C++ for nvcc or NVRTC" : "OpenCL C 1.2") << " (" \
+      << generator::source_extension(b) << ")\n";                                                                      \
   }
   SCANGEN_TARGETS(X)
 #undef X
@@ -115,7 +120,8 @@ const Group kGroups[] = {
 int run_list(const std::vector<std::string>& args) {
   std::string only;
   const CommandLine line{"list", kListUsage, {}, [&](const std::string& word) {
-                           if (!only.empty()) throw UserError{std::string("list takes at most one group\n") + kListUsage};
+                           if (!only.empty())
+                             throw UserError{std::string("list takes at most one group\n") + kListUsage};
                            only = word;
                          }};
   if (!parse_command_line(line, args)) return kOk;

@@ -91,15 +91,18 @@ class Translator {
     t = t.getCanonicalType().getUnqualifiedType();
     if (t->isBooleanType()) {
       if (allow_bool) return "bool";
-      refuse(where, "'bool' cannot be an element or field type: scangen stores no bool in memory; use uint8_t or "
-                    "int32_t for flags");
+      refuse(where,
+             "'bool' cannot be an element or field type: scangen stores no bool in memory; use uint8_t or "
+             "int32_t for flags");
     }
     if (t->isPointerType() || t->isReferenceType() || t->isMemberPointerType())
-      refuse(where, "pointers and references are not supported: scangen's operator works on values, which are "
-                    "copied between threads and blocks");
+      refuse(where,
+             "pointers and references are not supported: scangen's operator works on values, which are "
+             "copied between threads and blocks");
     if (t->isArrayType())
-      refuse(where, "arrays are not supported: a scangen struct holds scalar and struct fields only; write the "
-                    "elements as separate fields");
+      refuse(where,
+             "arrays are not supported: a scangen struct holds scalar and struct fields only; write the "
+             "elements as separate fields");
     if (t->isEnumeralType()) refuse(where, "enums are not supported; use the integer type underneath");
     if (const auto* b = t->getAs<BuiltinType>()) return scalar(b, t, where);
     if (const auto* rd = t->getAsRecordDecl()) return declare_struct(rd, where);
@@ -119,8 +122,9 @@ class Translator {
     for (const ParmVarDecl* p : fn->parameters()) {
       QualType pt = p->getType();
       if (pt->isLValueReferenceType() && !pt->getPointeeType().isConstQualified())
-        refuse(p->getLocation(), "a parameter by non-const reference could be modified: take it by value or by "
-                                 "const reference");
+        refuse(p->getLocation(),
+               "a parameter by non-const reference could be modified: take it by value or by "
+               "const reference");
       if (pt->isRValueReferenceType()) refuse(p->getLocation(), "rvalue reference parameters are not supported");
       pt = pt.getNonReferenceType();
       if (!ctx_.hasSameUnqualifiedType(pt, element))
@@ -129,7 +133,8 @@ class Translator {
       names_[p] = dsl_name(p->getNameAsString().empty() ? "_unnamed" : p->getNameAsString());
       used_.insert(names_[p]);
     }
-    if (!fn->hasBody()) refuse(fn->getLocation(), "the operator has no body in the header; scangen needs its definition");
+    if (!fn->hasBody())
+      refuse(fn->getLocation(), "the operator has no body in the header; scangen needs its definition");
     std::vector<const Stmt*> stmts = {fn->getBody()};
     const std::string result = block(stmts, 0, fn->getBody()->getEndLoc());
     std::string params = names_[fn->getParamDecl(0)] + ", " + names_[fn->getParamDecl(1)];
@@ -352,8 +357,7 @@ std::string Translator::if_stmt(const IfStmt* s, std::vector<const Stmt*>& stmts
 
 std::string Translator::expr(const Expr* e) {
   // A constant scalar sub-expression: its value, as C++ computes it.
-  if (!e->isValueDependent() && e->isPRValue() && (e->getType()->isArithmeticType()) &&
-      !isa<CXXBoolLiteralExpr>(e)) {
+  if (!e->isValueDependent() && e->isPRValue() && (e->getType()->isArithmeticType()) && !isa<CXXBoolLiteralExpr>(e)) {
     Expr::EvalResult r;
     if (!e->HasSideEffects(ctx_) && e->EvaluateAsRValue(r, ctx_) && !r.HasSideEffects)
       return value(r.Val, e->getType(), e->getExprLoc());
@@ -367,8 +371,9 @@ std::string Translator::expr(const Expr* e) {
   if (const auto* d = dyn_cast<DeclRefExpr>(e)) return name_ref(d);
   if (const auto* m = dyn_cast<MemberExpr>(e)) {
     if (isa<CXXThisExpr>(m->getBase()->IgnoreImpCasts()))
-      refuse(m->getExprLoc(), "members of the functor are not supported: the operator may use only its two "
-                              "operands, local variables and constants");
+      refuse(m->getExprLoc(),
+             "members of the functor are not supported: the operator may use only its two "
+             "operands, local variables and constants");
     if (m->isArrow()) refuse(m->getOperatorLoc(), "'->' is not supported: pointers are not part of the subset");
     const auto* f = dyn_cast<FieldDecl>(m->getMemberDecl());
     if (!f) refuse(m->getMemberLoc(), "member functions are not supported: only fields may be read");
@@ -390,7 +395,8 @@ std::string Translator::expr(const Expr* e) {
   if (const auto* c = dyn_cast<CallExpr>(e)) return call(c);
   if (isa<ImplicitValueInitExpr>(e) && e->getType()->isArithmeticType()) return "0";
   if (isa<LambdaExpr>(e)) refuse(e->getBeginLoc(), "lambdas inside the operator are not supported");
-  if (isa<CXXThisExpr>(e)) refuse(e->getBeginLoc(), "'this' is not supported: the operator may not use the functor's state");
+  if (isa<CXXThisExpr>(e))
+    refuse(e->getBeginLoc(), "'this' is not supported: the operator may not use the functor's state");
   if (isa<StringLiteral>(e)) refuse(e->getBeginLoc(), "string literals are not supported");
   refuse(e->getBeginLoc(), std::string("this expression ('") + e->getStmtClassName() + "') is not supported");
 }
@@ -446,8 +452,9 @@ std::string Translator::cast(const CastExpr* c) {
 
 std::string Translator::binary(const BinaryOperator* b) {
   if (b->isAssignmentOp() || b->isCompoundAssignmentOp())
-    refuse(b->getOperatorLoc(), "assignments are not supported: the operator has no side effects; declare a new "
-                                "const local instead");
+    refuse(b->getOperatorLoc(),
+           "assignments are not supported: the operator has no side effects; declare a new "
+           "const local instead");
   if (b->isCommaOp()) refuse(b->getOperatorLoc(), "the comma operator is not supported");
   if (b->isPtrMemOp()) refuse(b->getOperatorLoc(), "pointers to members are not supported");
   if (b->getLHS()->getType()->isPointerType() || b->getRHS()->getType()->isPointerType())
@@ -506,11 +513,10 @@ std::string Translator::call(const CallExpr* c) {
   std::string n = f->getNameAsString();
   if (n.rfind("__builtin_", 0) == 0) n = n.substr(10);
   static const std::map<std::string, std::string> kMath = {
-      {"fmin", "min"},   {"fminf", "min"},     {"fmax", "max"},    {"fmaxf", "max"},   {"fma", "fma"},
-      {"fmaf", "fma"},   {"fabs", "abs"},      {"fabsf", "abs"},   {"abs", "abs"},     {"sqrt", "sqrt"},
-      {"sqrtf", "sqrt"}, {"exp", "exp"},       {"expf", "exp"},    {"log", "log"},     {"logf", "log"},
-      {"floor", "floor"}, {"floorf", "floor"}, {"ceil", "ceil"},   {"ceilf", "ceil"},  {"min", "min"},
-      {"max", "max"}};
+      {"fmin", "min"},   {"fminf", "min"}, {"fmax", "max"}, {"fmaxf", "max"},   {"fma", "fma"},      {"fmaf", "fma"},
+      {"fabs", "abs"},   {"fabsf", "abs"}, {"abs", "abs"},  {"sqrt", "sqrt"},   {"sqrtf", "sqrt"},   {"exp", "exp"},
+      {"expf", "exp"},   {"log", "log"},   {"logf", "log"}, {"floor", "floor"}, {"floorf", "floor"}, {"ceil", "ceil"},
+      {"ceilf", "ceil"}, {"min", "min"},   {"max", "max"}};
   auto it = kMath.find(n);
   if (it == kMath.end())
     refuse(c->getBeginLoc(), "calls to other functions are not supported ('" + f->getQualifiedNameAsString() +
@@ -549,7 +555,8 @@ const NamedDecl* find_named(const DeclContext* dc, const std::string& name, cons
 const FunctionDecl* call_operator(const CXXRecordDecl* rd) {
   const FunctionDecl* found = nullptr;
   for (const Decl* d : rd->decls()) {
-    if (const auto* t = dyn_cast<FunctionTemplateDecl>(d); t && t->getTemplatedDecl()->getOverloadedOperator() == OO_Call)
+    if (const auto* t = dyn_cast<FunctionTemplateDecl>(d);
+        t && t->getTemplatedDecl()->getOverloadedOperator() == OO_Call)
       refuse(t->getLocation(), "a template operator() is not supported: write it for the element type");
     if (const auto* m = dyn_cast<CXXMethodDecl>(d); m && m->getOverloadedOperator() == OO_Call) {
       if (found) refuse(m->getLocation(), "the functor has more than one operator(); scangen needs exactly one");
@@ -567,8 +574,9 @@ const FunctionDecl* find_operator(ASTContext& ctx, const std::string& name, cons
   const NamedDecl* nd = find_named(ctx.getTranslationUnitDecl(), name, ctx.getSourceManager());
   if (!nd) refuse(file_start, "no functor or function named '" + name + "' is declared in the header");
   if (isa<ClassTemplateDecl>(nd) || isa<FunctionTemplateDecl>(nd))
-    refuse(nd->getLocation(), "'" + name + "' is a template: templates are not supported; declare a concrete "
-                                            "functor or function for the element type");
+    refuse(nd->getLocation(), "'" + name +
+                                  "' is a template: templates are not supported; declare a concrete "
+                                  "functor or function for the element type");
   if (const auto* rd = dyn_cast<CXXRecordDecl>(nd)) {
     holder = rd;
     return call_operator(rd);
@@ -593,8 +601,9 @@ const Expr* find_identity(const CXXRecordDecl* rd) {
     if (const auto* m = dyn_cast<CXXMethodDecl>(nd); m && m->isStatic() && m->hasBody())
       if (const auto* body = dyn_cast<CompoundStmt>(m->getBody()); body && body->size() == 1)
         if (const auto* r = dyn_cast<ReturnStmt>(body->body_front()); r && r->getRetValue()) return r->getRetValue();
-    refuse(nd->getLocation(), "'identity' must be a static constexpr member or a static function with a single "
-                              "return of a constant");
+    refuse(nd->getLocation(),
+           "'identity' must be a static constexpr member or a static function with a single "
+           "return of a constant");
   }
   return nullptr;
 }
@@ -667,8 +676,8 @@ std::string read_file(const std::string& path) {
 }
 
 std::vector<std::string> clang_arguments(const ImportOptions& options) {
-  std::vector<std::string> args = {"-xc++", "-std=c++17", "-w", "-D__host__=", "-D__device__=",
-                                   "-D__forceinline__=inline", "-DSCANGEN_IMPORT=1"};
+  std::vector<std::string> args = {
+      "-xc++", "-std=c++17", "-w", "-D__host__=", "-D__device__=", "-D__forceinline__=inline", "-DSCANGEN_IMPORT=1"};
   if (*SCANGEN_CLANG_RESOURCE_DIR) args.push_back("-resource-dir=" SCANGEN_CLANG_RESOURCE_DIR);
   args.insert(args.end(), options.clang_args.begin(), options.clang_args.end());
   return args;
@@ -723,20 +732,17 @@ std::string translate(ASTContext& ctx, const std::string& type_name, const std::
       refuse(fn->getLocation(), "no identity: give the functor 'static constexpr " + cxx_name(element) +
                                     " identity = ...;' or pass --identity EXPR");
     Expr::EvalResult r;
-    if (!id->EvaluateAsRValue(r, ctx))
-      refuse(id->getExprLoc(), "the identity is not a constant expression");
+    if (!id->EvaluateAsRValue(r, ctx)) refuse(id->getExprLoc(), "the identity is not a constant expression");
     identity = tr.value(r.Val, element, id->getExprLoc());
     identity_value = r.Val;
   }
-  const std::string name =
-      options.name.empty() ? dsl_name(op_name.substr(op_name.rfind(':') + 1)) : options.name;
+  const std::string name = options.name.empty() ? dsl_name(op_name.substr(op_name.rfind(':') + 1)) : options.name;
   std::string body;
   const std::string x = dsl_name(fn->getParamDecl(0)->getNameAsString());
   const std::string y = dsl_name(fn->getParamDecl(1)->getNameAsString());
   const std::string expr_form = combine.substr(combine.find(')') + 2);
-  const std::string op = identity_value && !element->isRecordType()
-                             ? builtin_op(expr_form, x, y, element, *identity_value, ctx)
-                             : "";
+  const std::string op =
+      identity_value && !element->isRecordType() ? builtin_op(expr_form, x, y, element, *identity_value, ctx) : "";
   if (!op.empty())
     body = "  op = " + op + ";\n";
   else

@@ -9,13 +9,20 @@ std::string at(SourceLoc loc) { return "@" + std::to_string(loc.line) + ":" + st
 std::string dump(const Expr& e) {
   std::string out;
   switch (e.kind) {
-    case ExprKind::Int: return "(int " + e.text + ")";
-    case ExprKind::Float: return "(float " + e.text + ")";
-    case ExprKind::Bool: return "(bool " + e.text + ")";
-    case ExprKind::Name: return "(name " + e.text + ")";
-    case ExprKind::Member: return "(member " + dump(*e.kids[0]) + " " + e.text + ")";
-    case ExprKind::Unary: return "(" + e.text + " " + dump(*e.kids[0]) + ")";
-    case ExprKind::Binary: return "(" + e.text + " " + dump(*e.kids[0]) + " " + dump(*e.kids[1]) + ")";
+    case ExprKind::Int:
+      return "(int " + e.text + ")";
+    case ExprKind::Float:
+      return "(float " + e.text + ")";
+    case ExprKind::Bool:
+      return "(bool " + e.text + ")";
+    case ExprKind::Name:
+      return "(name " + e.text + ")";
+    case ExprKind::Member:
+      return "(member " + dump(*e.kids[0]) + " " + e.text + ")";
+    case ExprKind::Unary:
+      return "(" + e.text + " " + dump(*e.kids[0]) + ")";
+    case ExprKind::Binary:
+      return "(" + e.text + " " + dump(*e.kids[0]) + " " + dump(*e.kids[1]) + ")";
     case ExprKind::Ternary:
       return "(?: " + dump(*e.kids[0]) + " " + dump(*e.kids[1]) + " " + dump(*e.kids[2]) + ")";
     case ExprKind::Call:

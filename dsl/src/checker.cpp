@@ -38,17 +38,15 @@ std::string suggest(std::string_view name, const std::vector<std::string>& candi
   // The names a user of C, CUDA, NumPy or PyTorch would write for ours,
   // suggested where they are among the candidates.
   static const std::pair<const char*, const char*> kSynonyms[] = {
-      {"sum", "add"},        {"plus", "add"},       {"prod", "mul"},        {"product", "mul"},
-      {"multiply", "mul"},   {"times", "mul"},      {"minimum", "min"},     {"maximum", "max"},
-      {"bitand", "and"},     {"bitor", "or"},       {"bitxor", "xor"},      {"int", "i32"},
-      {"int32", "i32"},      {"int32_t", "i32"},    {"unsigned", "u32"},    {"uint", "u32"},
-      {"uint32", "u32"},     {"uint32_t", "u32"},   {"long", "i64"},        {"int64", "i64"},
-      {"int64_t", "i64"},    {"uint64", "u64"},     {"uint64_t", "u64"},    {"size_t", "u64"},
-      {"short", "i16"},      {"int16", "i16"},      {"int16_t", "i16"},     {"uint16", "u16"},
-      {"uint16_t", "u16"},   {"char", "i8"},        {"int8", "i8"},         {"int8_t", "i8"},
-      {"uint8", "u8"},       {"uint8_t", "u8"},     {"uchar", "u8"},        {"byte", "u8"},
-      {"float", "f32"},      {"float32", "f32"},    {"double", "f64"},      {"float64", "f64"},
-      {"half", "f16"},       {"float16", "f16"},    {"__half", "f16"},      {"long long", "i64"}};
+      {"sum", "add"},     {"plus", "add"},    {"prod", "mul"},     {"product", "mul"},  {"multiply", "mul"},
+      {"times", "mul"},   {"minimum", "min"}, {"maximum", "max"},  {"bitand", "and"},   {"bitor", "or"},
+      {"bitxor", "xor"},  {"int", "i32"},     {"int32", "i32"},    {"int32_t", "i32"},  {"unsigned", "u32"},
+      {"uint", "u32"},    {"uint32", "u32"},  {"uint32_t", "u32"}, {"long", "i64"},     {"int64", "i64"},
+      {"int64_t", "i64"}, {"uint64", "u64"},  {"uint64_t", "u64"}, {"size_t", "u64"},   {"short", "i16"},
+      {"int16", "i16"},   {"int16_t", "i16"}, {"uint16", "u16"},   {"uint16_t", "u16"}, {"char", "i8"},
+      {"int8", "i8"},     {"int8_t", "i8"},   {"uint8", "u8"},     {"uint8_t", "u8"},   {"uchar", "u8"},
+      {"byte", "u8"},     {"float", "f32"},   {"float32", "f32"},  {"double", "f64"},   {"float64", "f64"},
+      {"half", "f16"},    {"float16", "f16"}, {"__half", "f16"},   {"long long", "i64"}};
   const std::string lowered = lower(name);
   for (const auto& [from, to] : kSynonyms) {
     if (lowered == from && std::find(candidates.begin(), candidates.end(), to) != candidates.end())
@@ -102,10 +100,9 @@ std::vector<Spec> Checker::run(const ast::File& file) {
     Spec spec = check_scan(scan);
     // Checks that depend on something already reported (a broken type, say)
     // are skipped quietly, so "no new errors" alone does not mean complete.
-    bool complete = spec.type.valid() && spec.input.valid() && spec.combine.body && spec.identity &&
-                    spec.init && (spec.input == spec.type || spec.convert);
-    if (diags_.error_count() == errors_before && !scan.had_syntax_errors && complete)
-      specs.push_back(std::move(spec));
+    bool complete = spec.type.valid() && spec.input.valid() && spec.combine.body && spec.identity && spec.init &&
+                    (spec.input == spec.type || spec.convert);
+    if (diags_.error_count() == errors_before && !scan.had_syntax_errors && complete) specs.push_back(std::move(spec));
   }
   return specs;
 }

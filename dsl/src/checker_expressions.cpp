@@ -13,23 +13,34 @@ namespace {
 // piece of advice; an empty first when `t` will do.
 std::pair<std::string, std::string> operand_problem(BinaryOp op, const Type& t) {
   switch (op) {
-    case BinaryOp::Add: case BinaryOp::Sub: case BinaryOp::Mul: case BinaryOp::Div:
-    case BinaryOp::Lt: case BinaryOp::Le: case BinaryOp::Gt: case BinaryOp::Ge:
+    case BinaryOp::Add:
+    case BinaryOp::Sub:
+    case BinaryOp::Mul:
+    case BinaryOp::Div:
+    case BinaryOp::Lt:
+    case BinaryOp::Le:
+    case BinaryOp::Gt:
+    case BinaryOp::Ge:
       if (!t.is_scalar() || !is_numeric(t.scalar_kind())) return {"numbers", ""};
       break;
     case BinaryOp::Rem:
       if (!t.is_integer()) return {"integers", t.is_float() ? "; there is no floating-point remainder" : ""};
       break;
-    case BinaryOp::BitAnd: case BinaryOp::BitOr: case BinaryOp::BitXor:
+    case BinaryOp::BitAnd:
+    case BinaryOp::BitOr:
+    case BinaryOp::BitXor:
       if (!t.is_integer()) return {"integers", t.is_bool() ? "; for bools use && and ||" : ""};
       break;
-    case BinaryOp::Eq: case BinaryOp::Ne:
+    case BinaryOp::Eq:
+    case BinaryOp::Ne:
       if (!t.is_scalar()) return {"scalars", "; compare structs field by field"};
       break;
-    case BinaryOp::And: case BinaryOp::Or:
+    case BinaryOp::And:
+    case BinaryOp::Or:
       if (!t.is_bool()) return {"bools", "; write a comparison such as 'x != 0'"};
       break;
-    default: break;
+    default:
+      break;
   }
   return {};
 }
@@ -62,19 +73,27 @@ const Binding* Checker::lookup(const std::string& name) const {
 ExprPtr Checker::expr(const ast::Expr& e, const Type* hint) {
   switch (e.kind) {
     case ast::ExprKind::Int:
-    case ast::ExprKind::Float: return literal(e, false, hint);
+    case ast::ExprKind::Float:
+      return literal(e, false, hint);
     case ast::ExprKind::Bool: {
       Literal lit;
       lit.bits = e.text == "true";
       return make_literal(Type::scalar(ScalarKind::Bool), lit, e.loc);
     }
-    case ast::ExprKind::Name: return name(e, hint);
-    case ast::ExprKind::Member: return member(e);
-    case ast::ExprKind::Unary: return unary(e, hint);
-    case ast::ExprKind::Binary: return binary(e, hint);
-    case ast::ExprKind::Ternary: return ternary(e, hint);
-    case ast::ExprKind::Call: return call(e, hint);
-    case ast::ExprKind::Construct: return construct(e);
+    case ast::ExprKind::Name:
+      return name(e, hint);
+    case ast::ExprKind::Member:
+      return member(e);
+    case ast::ExprKind::Unary:
+      return unary(e, hint);
+    case ast::ExprKind::Binary:
+      return binary(e, hint);
+    case ast::ExprKind::Ternary:
+      return ternary(e, hint);
+    case ast::ExprKind::Call:
+      return call(e, hint);
+    case ast::ExprKind::Construct:
+      return construct(e);
   }
   return nullptr;
 }
@@ -89,8 +108,8 @@ ExprPtr Checker::name(const ast::Expr& e, const Type* hint) {
   }
   if (e.text == "inf" || e.text == "nan") {
     if (hint && hint->is_integer()) {
-      error(e.loc, "'" + e.text + "' is a floating-point constant and " + hint->name() +
-                       " has none; use " + hint->name() + ".min or " + hint->name() + ".max");
+      error(e.loc, "'" + e.text + "' is a floating-point constant and " + hint->name() + " has none; use " +
+                       hint->name() + ".min or " + hint->name() + ".max");
       return nullptr;
     }
     return literal(e, false, hint);
@@ -167,7 +186,7 @@ ExprPtr Checker::unary(const ast::Expr& e, const Type* hint) {
   if (!a) return nullptr;
   UnaryOp op = e.text == "-" ? UnaryOp::Neg : e.text == "!" ? UnaryOp::Not : UnaryOp::BitNot;
   const Type& t = a->type;
-  bool ok = op == UnaryOp::Neg ? t.is_scalar() && is_numeric(t.scalar_kind())
+  bool ok = op == UnaryOp::Neg   ? t.is_scalar() && is_numeric(t.scalar_kind())
             : op == UnaryOp::Not ? t.is_bool()
                                  : t.is_integer();
   if (!ok) {
@@ -220,8 +239,8 @@ ExprPtr Checker::binary(const ast::Expr& e, const Type* hint) {
     b = expr(*e.kids[1], is_untyped(*e.kids[1]) ? &a->type : nullptr);
     if (!b) return nullptr;
     if (!a->type.is_integer() || !b->type.is_integer()) {
-      error(e.loc, "operator '" + e.text + "' needs integer operands, not " + a->type.name() + " and " +
-                       b->type.name());
+      error(e.loc,
+            "operator '" + e.text + "' needs integer operands, not " + a->type.name() + " and " + b->type.name());
       return nullptr;
     }
   } else {
@@ -230,8 +249,8 @@ ExprPtr Checker::binary(const ast::Expr& e, const Type* hint) {
     a = ops[0];
     b = ops[1];
     if (a->type != b->type) {
-      error(e.loc, "operands of '" + e.text + "' have different types, " + a->type.name() + " and " +
-                       b->type.name() + "; convert one with " + a->type.name() + "(...) or " + b->type.name() + "(...)");
+      error(e.loc, "operands of '" + e.text + "' have different types, " + a->type.name() + " and " + b->type.name() +
+                       "; convert one with " + a->type.name() + "(...) or " + b->type.name() + "(...)");
       return nullptr;
     }
     auto [problem, advice] = operand_problem(*op, a->type);
@@ -252,13 +271,12 @@ ExprPtr Checker::ternary(const ast::Expr& e, const Type* hint) {
   auto arms = unify({e.kids[1].get(), e.kids[2].get()}, hint);
   if (!c || arms.empty()) return nullptr;
   if (!c->type.is_bool()) {
-    error(e.kids[0]->begin, "the condition of '?:' must be a bool, not " + c->type.name() +
-                              "; write a comparison such as 'x != 0'");
+    error(e.kids[0]->begin,
+          "the condition of '?:' must be a bool, not " + c->type.name() + "; write a comparison such as 'x != 0'");
     return nullptr;
   }
   if (arms[0]->type != arms[1]->type) {
-    error(e.loc, "the two arms of '?:' have different types, " + arms[0]->type.name() + " and " +
-                     arms[1]->type.name());
+    error(e.loc, "the two arms of '?:' have different types, " + arms[0]->type.name() + " and " + arms[1]->type.name());
     return nullptr;
   }
   return make(ExprKind::Cond, arms[0]->type, e.loc, {c, arms[0], arms[1]});
@@ -280,8 +298,8 @@ ExprPtr Checker::call(const ast::Expr& e, const Type* hint) {
   }
   int arity = math_fn_arity(*fn);
   if (static_cast<int>(e.kids.size()) != arity) {
-    error(e.loc, "'" + e.text + "' takes " + std::to_string(arity) + " argument" + (arity == 1 ? "" : "s") +
-                     ", not " + std::to_string(e.kids.size()));
+    error(e.loc, "'" + e.text + "' takes " + std::to_string(arity) + " argument" + (arity == 1 ? "" : "s") + ", not " +
+                     std::to_string(e.kids.size()));
     return nullptr;
   }
   std::vector<ExprPtr> args = *fn == MathFn::Select ? select_arguments(e, hint) : math_arguments(e, *fn, hint);
@@ -328,8 +346,8 @@ std::vector<ExprPtr> Checker::select_arguments(const ast::Expr& e, const Type* h
     return {};
   }
   if (!c->type.is_bool()) {
-    error(e.kids[2]->begin, "the third argument of 'select(a, b, c)' is the condition and must be a bool, not " +
-                                c->type.name());
+    error(e.kids[2]->begin,
+          "the third argument of 'select(a, b, c)' is the condition and must be a bool, not " + c->type.name());
     return {};
   }
   return {ab[0], ab[1], c};
@@ -387,8 +405,8 @@ ExprPtr Checker::construct(const ast::Expr& e) {
       continue;
     }
     if (args[i]->type != st.fields[i].type) {
-      error(sources[i]->begin, "field '" + st.fields[i].name + "' of '" + st.name + "' is " +
-                                   st.fields[i].type.name() + " but the value is " + args[i]->type.name());
+      error(sources[i]->begin, "field '" + st.fields[i].name + "' of '" + st.name + "' is " + st.fields[i].type.name() +
+                                   " but the value is " + args[i]->type.name());
       ok = false;
     }
   }

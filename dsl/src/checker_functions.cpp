@@ -41,8 +41,8 @@ std::optional<Function> Checker::function(const ast::Item& item, const std::vect
     }
     ExprPtr v = let.value ? expr(*let.value, annotated.valid() ? &annotated : nullptr) : nullptr;
     if (v && annotated.valid() && v->type != annotated) {
-      error(let.value->begin, "'let " + let.name + ": " + annotated.name() + "' is given a value of type " +
-                                  v->type.name());
+      error(let.value->begin,
+            "'let " + let.name + ": " + annotated.name() + "' is given a value of type " + v->type.name());
       v = nullptr;
     }
     if (const Binding* prev = lookup(let.name)) {
@@ -96,8 +96,8 @@ ExprPtr Checker::constant(const ast::Item& item, const Type& t, const char* what
   names_allowed_ = true;
   if (!v) return nullptr;
   if (v->type != t) {
-    error(item.values[0]->begin, std::string("'") + what + "' has type " + v->type.name() +
-                                     " but the scan's type is " + t.name());
+    error(item.values[0]->begin,
+          std::string("'") + what + "' has type " + v->type.name() + " but the scan's type is " + t.name());
     return nullptr;
   }
   return v;
@@ -122,13 +122,14 @@ void Checker::check_builtin_op(const ast::Item& item, const ast::Item* identity_
   if (!v) return;
   auto op = builtin_op_from_name(v->text);
   if (!op) {
-    error(v->loc, "unknown operator '" + v->text + "'" + suggest(v->text, ops) + " (built-in operators: " +
-                      join(ops) + "); for anything else write 'combine(x, y) = ...;'");
+    error(v->loc, "unknown operator '" + v->text + "'" + suggest(v->text, ops) + " (built-in operators: " + join(ops) +
+                      "); for anything else write 'combine(x, y) = ...;'");
     return;
   }
   if (identity_item) {
-    error(identity_item->loc, "'op = " + v->text + "' has its identity built in; remove 'identity', or write "
-                              "'combine(x, y) = ...;' to choose your own");
+    error(identity_item->loc, "'op = " + v->text +
+                                  "' has its identity built in; remove 'identity', or write "
+                                  "'combine(x, y) = ...;' to choose your own");
   }
   if (!types_ok) return;
   if (!spec.type.is_scalar()) {

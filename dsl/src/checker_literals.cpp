@@ -65,13 +65,16 @@ Literal builtin_identity(BuiltinOp op, ScalarKind k) {
   switch (op) {
     case BuiltinOp::Add:
     case BuiltinOp::Or:
-    case BuiltinOp::Xor: return fl ? float_literal(0.0) : integer_literal(0);
-    case BuiltinOp::Mul: return fl ? float_literal(1.0) : integer_literal(1);
+    case BuiltinOp::Xor:
+      return fl ? float_literal(0.0) : integer_literal(0);
+    case BuiltinOp::Mul:
+      return fl ? float_literal(1.0) : integer_literal(1);
     case BuiltinOp::Min:
       return fl ? float_literal(std::numeric_limits<double>::infinity()) : integer_literal(hi);
     case BuiltinOp::Max:
       return fl ? float_literal(-std::numeric_limits<double>::infinity()) : integer_literal(lo);
-    case BuiltinOp::And: return integer_literal(is_signed(k) ? -1 : hi);
+    case BuiltinOp::And:
+      return integer_literal(is_signed(k) ? -1 : hi);
   }
   return {};
 }
@@ -92,15 +95,19 @@ bool Checker::is_untyped_constant_name(const ast::Expr& e) const {
 bool Checker::is_untyped(const ast::Expr& e) const {
   switch (e.kind) {
     case ast::ExprKind::Int:
-    case ast::ExprKind::Float: return true;
-    case ast::ExprKind::Name: return is_untyped_constant_name(e);
-    case ast::ExprKind::Unary: return e.text != "!" && is_untyped(*e.kids[0]);
+    case ast::ExprKind::Float:
+      return true;
+    case ast::ExprKind::Name:
+      return is_untyped_constant_name(e);
+    case ast::ExprKind::Unary:
+      return e.text != "!" && is_untyped(*e.kids[0]);
     case ast::ExprKind::Binary: {
       static const char* const kArith[] = {"+", "-", "*", "/", "%", "&", "|", "^", "<<", ">>"};
       bool arith = std::any_of(std::begin(kArith), std::end(kArith), [&](const char* op) { return e.text == op; });
       return arith && is_untyped(*e.kids[0]) && is_untyped(*e.kids[1]);
     }
-    default: return false;
+    default:
+      return false;
   }
 }
 
@@ -129,7 +136,8 @@ bool Checker::parse_integer(const ast::Expr& e, u128& out) {
   u128 v = 0;
   for (; i < digits.size(); ++i) {
     char c = digits[i];
-    int d = std::isdigit(static_cast<unsigned char>(c)) ? c - '0' : std::tolower(static_cast<unsigned char>(c)) - 'a' + 10;
+    int d =
+        std::isdigit(static_cast<unsigned char>(c)) ? c - '0' : std::tolower(static_cast<unsigned char>(c)) - 'a' + 10;
     v = v * base + d;
     if (v > (static_cast<u128>(1) << 64)) {
       error(e.loc, "integer literal '" + e.text + "' is too large; the widest types are 64-bit");
@@ -156,14 +164,13 @@ ExprPtr Checker::literal(const ast::Expr& outer, bool negate, const Type* hint) 
     k = hint->scalar_kind();
   } else if (hint && hint->valid()) {
     error(at, std::string(is_float_lit ? "a floating-point" : "an integer") + " literal where " + hint->name() +
-                     " is expected" +
-                     (hint->is_bool() ? "; write a comparison such as 'x != 0', or true/false" : ""));
+                  " is expected" + (hint->is_bool() ? "; write a comparison such as 'x != 0', or true/false" : ""));
     return nullptr;
   }
   std::string shown = (negate ? "-" : "") + e.text;
   if (is_float_lit && is_integer(k)) {
     error(at, "floating-point literal '" + shown + "' where " + std::string(to_string(k)) +
-                     " is expected; write an integer, or convert with " + to_string(k) + "(...)");
+                  " is expected; write an integer, or convert with " + to_string(k) + "(...)");
     return nullptr;
   }
   if (!is_integer(k)) return float_value(e, negate, k, at, shown);
@@ -173,8 +180,8 @@ ExprPtr Checker::literal(const ast::Expr& outer, bool negate, const Type* hint) 
   i128 lo, hi;
   integer_range(k, lo, hi);
   if (v < lo || v > hi) {
-    error(at, "literal '" + shown + "' is out of range for " + to_string(k) + " (" +
-                     int128_to_string(lo) + " to " + int128_to_string(hi) + ")");
+    error(at, "literal '" + shown + "' is out of range for " + to_string(k) + " (" + int128_to_string(lo) + " to " +
+                  int128_to_string(hi) + ")");
     return nullptr;
   }
   return make_literal(Type::scalar(k), integer_literal(v), at);
@@ -203,7 +210,7 @@ ExprPtr Checker::float_value(const ast::Expr& e, bool negate, ScalarKind k, Sour
   double r = round_to_float_kind(k, v);
   if (std::isinf(r) && !std::isinf(v)) {
     error(at, "literal '" + shown + "' is out of range for " + to_string(k) + " (largest finite value " +
-                     literal_to_string(Type::scalar(ScalarKind::F64), float_literal(float_kind_max(k))) + ")");
+                  literal_to_string(Type::scalar(ScalarKind::F64), float_literal(float_kind_max(k))) + ")");
     return nullptr;
   }
   return make_literal(Type::scalar(k), float_literal(r), at);

@@ -87,15 +87,14 @@ std::optional<bool> Checker::bool_setting(const ast::Item& item) {
 
 // The scan's settings by key: unknown keys and keys set twice are reported.
 Items Checker::collect_items(const ast::ScanDecl& scan) {
-  static const std::vector<std::string> kKeys = {"type",  "input", "op",        "combine", "convert",
-                                                 "identity", "level", "algorithm", "threads", "items",
-                                                 "mode",  "init",  "outputs",   "targets", "deterministic",
-                                                 "assume_associative"};
+  static const std::vector<std::string> kKeys = {
+      "type",    "input", "op",   "combine", "convert", "identity", "level",         "algorithm",
+      "threads", "items", "mode", "init",    "outputs", "targets",  "deterministic", "assume_associative"};
   Items items;
   for (const ast::Item& item : scan.items) {
     if (std::find(kKeys.begin(), kKeys.end(), item.key) == kKeys.end()) {
-      error(item.loc, "unknown setting '" + item.key + "'" + suggest(item.key, kKeys) + " (settings: " +
-                          join(kKeys) + ")");
+      error(item.loc,
+            "unknown setting '" + item.key + "'" + suggest(item.key, kKeys) + " (settings: " + join(kKeys) + ")");
       continue;
     }
     auto [it, inserted] = items.emplace(item.key, &item);
@@ -152,16 +151,18 @@ void Checker::check_operator(const ast::ScanDecl& scan, const Items& items, Spec
     note(op_item->loc, "'op' is set here");
   } else if (!op_item && !combine_item) {
     if (!scan.had_syntax_errors)
-      error(scan.loc, "scan '" + scan.name + "' has no operator; add 'op = add;' (or mul, min, max, and, or, xor) "
-                      "or 'combine(x, y) = ...;'");
+      error(scan.loc, "scan '" + scan.name +
+                          "' has no operator; add 'op = add;' (or mul, min, max, and, or, xor) "
+                          "or 'combine(x, y) = ...;'");
   } else if (op_item) {
     check_builtin_op(*op_item, identity_item, spec, types_ok);
   } else if (types_ok) {
     check_combine(*combine_item, identity_item, spec);
   }
   if (combine_item && !op_item && !identity_item && !scan.had_syntax_errors)
-    error(scan.loc, "scan '" + scan.name + "' has a 'combine' but no 'identity'; add 'identity = ...;' with the "
-                    "value e such that combine(e, x) == x == combine(x, e)");
+    error(scan.loc, "scan '" + scan.name +
+                        "' has a 'combine' but no 'identity'; add 'identity = ...;' with the "
+                        "value e such that combine(e, x) == x == combine(x, e)");
 }
 
 // Input conversion: convert(v), or an implicit one between scalar types.
@@ -206,8 +207,10 @@ void Checker::check_level(const Items& items, Spec& spec) {
       spec.warp_width = static_cast<int>(w);
   } else if (v && v->kind == ast::ExprKind::Name) {
     auto l = level_from_name(v->text);
-    if (l) spec.level = *l;
-    else error(v->loc, "unknown level '" + v->text + "'" + suggest(v->text, levels) + " (levels: " + join(levels) + ")");
+    if (l)
+      spec.level = *l;
+    else
+      error(v->loc, "unknown level '" + v->text + "'" + suggest(v->text, levels) + " (levels: " + join(levels) + ")");
   } else if (v) {
     error(v->loc, "'level' takes one of: " + join(levels));
   }
@@ -230,9 +233,10 @@ void Checker::check_algorithm(const Items& items, Spec& spec) {
     error(v->loc, "unknown algorithm '" + v->text + "'" + suggest(v->text, all) + " (" + to_string(level) +
                       "-level algorithms: " + join(here) + ")");
   } else if (level_of(*a) != level) {
-    error(v->loc, "algorithm '" + v->text + "' is a " + to_string(level_of(*a)) + "-level algorithm but "
-                  "this scan's level is " + to_string(level) + "; " + to_string(level) +
-                  "-level algorithms: " + join(here));
+    error(v->loc, "algorithm '" + v->text + "' is a " + to_string(level_of(*a)) +
+                      "-level algorithm but "
+                      "this scan's level is " +
+                      to_string(level) + "; " + to_string(level) + "-level algorithms: " + join(here));
   } else {
     spec.algorithm = *a;
   }
@@ -254,11 +258,11 @@ void Checker::check_threads(const Items& items, Spec& spec) {
   } else if (t < 1) {
     error(loc, "a block needs at least 1 thread; 'threads' must be 1 to " + std::to_string(kMaxThreads));
   } else if (t > kMaxThreads) {
-    error(loc, "block too large: " + std::to_string(t) + " threads; a block has 1 to " +
-                   std::to_string(kMaxThreads) + " threads on CUDA and common OpenCL devices");
+    error(loc, "block too large: " + std::to_string(t) + " threads; a block has 1 to " + std::to_string(kMaxThreads) +
+                   " threads on CUDA and common OpenCL devices");
   } else if (level == Level::Warp && t % spec.warp_width != 0) {
-    error(loc, std::to_string(t) + " threads do not divide into logical warps of " +
-                   std::to_string(spec.warp_width) + "; use a multiple of " + std::to_string(spec.warp_width));
+    error(loc, std::to_string(t) + " threads do not divide into logical warps of " + std::to_string(spec.warp_width) +
+                   "; use a multiple of " + std::to_string(spec.warp_width));
   } else if (device && t % 32 != 0) {
     error(loc, "device-level scans need a multiple of 32 threads per block, not " + std::to_string(t));
   } else if (spec.algorithm == Algorithm::WarpScans && t % 32 != 0) {
@@ -279,10 +283,12 @@ void Checker::check_items(const Items& items, Spec& spec) {
   if (!it) return;
   if (auto n = int_setting(*it, device)) {
     SourceLoc loc = it->values.empty() ? it->loc : it->values[0]->loc;
-    if (*n == kAuto) spec.items = 0;
+    if (*n == kAuto)
+      spec.items = 0;
     else if (*n < 1 || *n > kMaxItems)
       error(loc, "items per thread must be 1 to " + std::to_string(kMaxItems) + ", not " + std::to_string(*n));
-    else spec.items = *n;
+    else
+      spec.items = *n;
   }
 }
 
@@ -293,8 +299,10 @@ void Checker::check_mode(const Items& items, Spec& spec) {
   if (!it) return;
   std::vector<std::string> modes = {"inclusive", "exclusive", "both"};
   if (const ast::Expr* v = name_value(single_value(*it), "mode", modes)) {
-    if (auto m = mode_from_name(v->text)) spec.mode = *m;
-    else error(v->loc, "unknown mode '" + v->text + "'" + suggest(v->text, modes) + " (modes: " + join(modes) + ")");
+    if (auto m = mode_from_name(v->text))
+      spec.mode = *m;
+    else
+      error(v->loc, "unknown mode '" + v->text + "'" + suggest(v->text, modes) + " (modes: " + join(modes) + ")");
   }
 }
 
@@ -310,13 +318,15 @@ void Checker::check_outputs(const Items& items, Spec& spec) {
   for (const ast::ExprPtr& v : outputs_item->values) {
     if (!name_value(v.get(), "outputs", outputs)) continue;
     if (!seen.insert(v->text).second) error(v->loc, "output '" + v->text + "' is listed twice");
-    if (v->text == "aggregate") spec.aggregate = true;
-    else if (v->text == "running_total") spec.running_total = true;
+    if (v->text == "aggregate")
+      spec.aggregate = true;
+    else if (v->text == "running_total")
+      spec.running_total = true;
     else if (v->text == "none") {
       if (outputs_item->values.size() > 1) error(v->loc, "'none' cannot be combined with other outputs");
     } else
-      error(v->loc, "unknown output '" + v->text + "'" + suggest(v->text, outputs) + " (outputs: " +
-                        join(outputs) + ")");
+      error(v->loc,
+            "unknown output '" + v->text + "'" + suggest(v->text, outputs) + " (outputs: " + join(outputs) + ")");
   }
 }
 
@@ -324,8 +334,9 @@ void Checker::check_outputs(const Items& items, Spec& spec) {
 void Checker::check_init(const Items& items, Spec& spec) {
   if (const ast::Item* it = find_item(items, "init")) {
     if (spec.running_total) {
-      error(it->loc, "'init' and 'outputs = running_total' both set the value a scan starts from; drop 'init' and "
-                     "store the initial value in the running total before the first call");
+      error(it->loc,
+            "'init' and 'outputs = running_total' both set the value a scan starts from; drop 'init' and "
+            "store the initial value in the running total before the first call");
     } else if (spec.type.valid()) {
       spec.init = constant(*it, spec.type, "init");
     }
@@ -335,10 +346,11 @@ void Checker::check_init(const Items& items, Spec& spec) {
   if (spec.running_total && spec.level != Level::Device) {
     bool atomic_op = spec.op && spec.op != BuiltinOp::Mul && spec.type.is_integer() && spec.type.size() >= 4;
     if (!atomic_op)
-      error(find_item(items, "outputs")->loc,
-            "'running_total' at " + std::string(to_string(spec.level)) +
-                " level adds each group's total to a counter with an atomic, which needs a built-in op "
-                "(add, min, max, and, or, xor) on a 32- or 64-bit integer type; use level = device for other operators");
+      error(
+          find_item(items, "outputs")->loc,
+          "'running_total' at " + std::string(to_string(spec.level)) +
+              " level adds each group's total to a counter with an atomic, which needs a built-in op "
+              "(add, min, max, and, or, xor) on a 32- or 64-bit integer type; use level = device for other operators");
   }
 }
 
@@ -364,8 +376,9 @@ void Checker::check_targets(const ast::ScanDecl& scan, const Items& items, Spec&
   }
   if (spec.algorithm == Algorithm::Coalesced && spec.targets_backend(Target::OpenCL)) {
     const ast::Item* it = find_item(items, "algorithm");
-    error(it ? it->loc : scan.loc, "algorithm 'coalesced' exists only on CUDA (OpenCL has no notion of active "
-                                   "lanes); add 'targets = cuda;' or choose kogge_stone");
+    error(it ? it->loc : scan.loc,
+          "algorithm 'coalesced' exists only on CUDA (OpenCL has no notion of active "
+          "lanes); add 'targets = cuda;' or choose kogge_stone");
   }
 }
 
@@ -377,14 +390,15 @@ void Checker::check_flags(const Items& items, Spec& spec) {
   if (const ast::Item* it = find_item(items, "assume_associative")) {
     if (auto b = bool_setting(*it)) spec.assume_associative = *b;
   }
-  bool float_math = (spec.type.valid() && spec.type.contains_float()) ||
-                    (spec.combine.body && uses_float(*spec.combine.body));
+  bool float_math =
+      (spec.type.valid() && spec.type.contains_float()) || (spec.combine.body && uses_float(*spec.combine.body));
   if (!spec.deterministic || spec.level != Level::Device || !float_math) return;
   if (const ast::Item* it = find_item(items, "algorithm")) {
     if (spec.algorithm == Algorithm::DecoupledLookback)
-      error(it->loc, "'deterministic = true' with floating-point values needs a fixed order of combination, and "
-                     "decoupled_lookback combines predecessor tiles in an order that depends on timing; use "
-                     "reduce_then_scan");
+      error(it->loc,
+            "'deterministic = true' with floating-point values needs a fixed order of combination, and "
+            "decoupled_lookback combines predecessor tiles in an order that depends on timing; use "
+            "reduce_then_scan");
   } else {
     spec.algorithm = Algorithm::ReduceThenScan;
   }

@@ -13,9 +13,10 @@ namespace {
 // functions and types (a struct type S is P_S too): a struct may not take one.
 bool reserved_type_name(const std::string& n) {
   static const char* const names[] = {
-      "temp", "inclusive", "exclusive", "inclusive_exclusive", "reduce", "broadcast", "inclusive_update",
-      "exclusive_update", "inclusive_exclusive_update", "scan_kernel", "reduce_kernel", "spine_kernel",
-      "workspace_bytes", "forget_workspace", "build", "release", "api_kernel"};
+      "temp",          "inclusive",        "exclusive",        "inclusive_exclusive",        "reduce",
+      "broadcast",     "inclusive_update", "exclusive_update", "inclusive_exclusive_update", "scan_kernel",
+      "reduce_kernel", "spine_kernel",     "workspace_bytes",  "forget_workspace",           "build",
+      "release",       "api_kernel"};
   for (const char* r : names)
     if (n == r) return true;
   return n.rfind("sg_", 0) == 0;
@@ -30,8 +31,9 @@ void Checker::declare_types(const ast::File& file) {
       continue;
     }
     if (reserved_type_name(t.name)) {
-      error(t.loc, "type name '" + t.name + "' is reserved: the generated code of a scan P names a function or type P_" +
-                       t.name + " already; choose another name");
+      error(t.loc, "type name '" + t.name +
+                       "' is reserved: the generated code of a scan P names a function or type P_" + t.name +
+                       " already; choose another name");
       continue;
     }
     auto [it, inserted] = type_decls_.emplace(t.name, &t);

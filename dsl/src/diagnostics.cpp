@@ -50,8 +50,10 @@ std::vector<Diagnostic> Diagnostics::sorted() const {
   // the parser and checker run one after the other, the reader wants file order.
   std::vector<std::vector<Diagnostic>> groups;
   for (const Diagnostic& d : diags_) {
-    if (d.severity == Severity::Note && !groups.empty()) groups.back().push_back(d);
-    else groups.push_back({d});
+    if (d.severity == Severity::Note && !groups.empty())
+      groups.back().push_back(d);
+    else
+      groups.push_back({d});
   }
   std::stable_sort(groups.begin(), groups.end(), [](const auto& a, const auto& b) {
     return std::make_pair(a[0].loc.line, a[0].loc.col) < std::make_pair(b[0].loc.line, b[0].loc.col);

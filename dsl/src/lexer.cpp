@@ -7,19 +7,31 @@ namespace scangen::dsl {
 
 const char* to_string(Tok t) {
   switch (t) {
-    case Tok::End: return "end of file";
-    case Tok::Invalid: return "invalid token";
-    case Tok::Ident: return "identifier";
-    case Tok::Int: return "integer literal";
-    case Tok::Float: return "floating-point literal";
-    case Tok::KwType: return "'type'";
-    case Tok::KwScan: return "'scan'";
-    case Tok::KwLet: return "'let'";
-    case Tok::KwReturn: return "'return'";
-    case Tok::KwTrue: return "'true'";
-    case Tok::KwFalse: return "'false'";
+    case Tok::End:
+      return "end of file";
+    case Tok::Invalid:
+      return "invalid token";
+    case Tok::Ident:
+      return "identifier";
+    case Tok::Int:
+      return "integer literal";
+    case Tok::Float:
+      return "floating-point literal";
+    case Tok::KwType:
+      return "'type'";
+    case Tok::KwScan:
+      return "'scan'";
+    case Tok::KwLet:
+      return "'let'";
+    case Tok::KwReturn:
+      return "'return'";
+    case Tok::KwTrue:
+      return "'true'";
+    case Tok::KwFalse:
+      return "'false'";
 #define X(e, s) \
-  case Tok::e: return "'" s "'";
+  case Tok::e:  \
+    return "'" s "'";
       SCANGEN_PUNCTUATORS(X)
 #undef X
   }
@@ -37,12 +49,12 @@ struct Punct {
 };
 // Longest first, so "<<" wins over "<".
 const Punct kPuncts[] = {
-    {"<<", Tok::Shl}, {">>", Tok::Shr}, {"<=", Tok::Le},     {">=", Tok::Ge},     {"==", Tok::Eq},
-    {"!=", Tok::Ne},  {"&&", Tok::AndAnd}, {"||", Tok::OrOr}, {"{", Tok::LBrace},  {"}", Tok::RBrace},
-    {"(", Tok::LParen}, {")", Tok::RParen}, {",", Tok::Comma}, {";", Tok::Semi},    {":", Tok::Colon},
-    {"=", Tok::Assign}, {".", Tok::Dot},   {"?", Tok::Question}, {"+", Tok::Plus}, {"-", Tok::Minus},
-    {"*", Tok::Star},  {"/", Tok::Slash},  {"%", Tok::Percent}, {"&", Tok::Amp},   {"|", Tok::Pipe},
-    {"^", Tok::Caret}, {"~", Tok::Tilde},  {"!", Tok::Bang},    {"<", Tok::Lt},    {">", Tok::Gt},
+    {"<<", Tok::Shl},   {">>", Tok::Shr},    {"<=", Tok::Le},      {">=", Tok::Ge},    {"==", Tok::Eq},
+    {"!=", Tok::Ne},    {"&&", Tok::AndAnd}, {"||", Tok::OrOr},    {"{", Tok::LBrace}, {"}", Tok::RBrace},
+    {"(", Tok::LParen}, {")", Tok::RParen},  {",", Tok::Comma},    {";", Tok::Semi},   {":", Tok::Colon},
+    {"=", Tok::Assign}, {".", Tok::Dot},     {"?", Tok::Question}, {"+", Tok::Plus},   {"-", Tok::Minus},
+    {"*", Tok::Star},   {"/", Tok::Slash},   {"%", Tok::Percent},  {"&", Tok::Amp},    {"|", Tok::Pipe},
+    {"^", Tok::Caret},  {"~", Tok::Tilde},   {"!", Tok::Bang},     {"<", Tok::Lt},     {">", Tok::Gt},
 };
 
 Tok keyword(const std::string& s) {
@@ -138,7 +150,9 @@ std::vector<Token> tokenize(const SourceFile& file, Diagnostics& diags) {
     }
     if (matched) continue;
     unsigned char uc = static_cast<unsigned char>(c);
-    std::string shown = uc >= 0x20 && uc < 0x7f ? std::string(1, c) : "\\x" + std::string(1, "0123456789abcdef"[uc >> 4]) + "0123456789abcdef"[uc & 15];
+    std::string shown = uc >= 0x20 && uc < 0x7f
+                            ? std::string(1, c)
+                            : "\\x" + std::string(1, "0123456789abcdef"[uc >> 4]) + "0123456789abcdef"[uc & 15];
     diags.error(loc, "unexpected character '" + shown + "'; scan files use ASCII identifiers, numbers and C operators");
     ++i;
     // Report a run of such bytes (a UTF-8 sequence, say) once.

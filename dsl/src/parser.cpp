@@ -56,11 +56,15 @@ class Parser {
   }
   static std::string describe(const Token& t) {
     switch (t.kind) {
-      case Tok::End: return "end of file";
-      case Tok::Ident: return "identifier '" + t.text + "'";
+      case Tok::End:
+        return "end of file";
+      case Tok::Ident:
+        return "identifier '" + t.text + "'";
       case Tok::Int:
-      case Tok::Float: return "number '" + t.text + "'";
-      default: return "'" + t.text + "'";
+      case Tok::Float:
+        return "number '" + t.text + "'";
+      default:
+        return "'" + t.text + "'";
     }
   }
   [[noreturn]] void fail(const Token& t, const std::string& message) {
@@ -251,8 +255,7 @@ class Parser {
       expect(Tok::Semi, "after a 'let' binding");
       body.lets.push_back(std::move(let));
     }
-    if (!at(Tok::KwReturn))
-      fail(peek(), "expected 'let' or 'return' in a function body, found " + describe(peek()));
+    if (!at(Tok::KwReturn)) fail(peek(), "expected 'let' or 'return' in a function body, found " + describe(peek()));
     advance();
     body.result = parse_expr();
     expect(Tok::Semi, "after the returned expression");
@@ -300,17 +303,36 @@ class Parser {
   //   || , && , | , ^ , & , == != , < <= > >= , << >> , + - , * / %
   static int precedence(Tok t) {
     switch (t) {
-      case Tok::OrOr: return 1;
-      case Tok::AndAnd: return 2;
-      case Tok::Pipe: return 3;
-      case Tok::Caret: return 4;
-      case Tok::Amp: return 5;
-      case Tok::Eq: case Tok::Ne: return 6;
-      case Tok::Lt: case Tok::Le: case Tok::Gt: case Tok::Ge: return 7;
-      case Tok::Shl: case Tok::Shr: return 8;
-      case Tok::Plus: case Tok::Minus: return 9;
-      case Tok::Star: case Tok::Slash: case Tok::Percent: return 10;
-      default: return -1;
+      case Tok::OrOr:
+        return 1;
+      case Tok::AndAnd:
+        return 2;
+      case Tok::Pipe:
+        return 3;
+      case Tok::Caret:
+        return 4;
+      case Tok::Amp:
+        return 5;
+      case Tok::Eq:
+      case Tok::Ne:
+        return 6;
+      case Tok::Lt:
+      case Tok::Le:
+      case Tok::Gt:
+      case Tok::Ge:
+        return 7;
+      case Tok::Shl:
+      case Tok::Shr:
+        return 8;
+      case Tok::Plus:
+      case Tok::Minus:
+        return 9;
+      case Tok::Star:
+      case Tok::Slash:
+      case Tok::Percent:
+        return 10;
+      default:
+        return -1;
     }
   }
 
@@ -372,10 +394,16 @@ class Parser {
   ast::ExprPtr parse_primary() {
     const Token& t = peek();
     switch (t.kind) {
-      case Tok::Int: advance(); return make(ast::ExprKind::Int, t.loc, t.text);
-      case Tok::Float: advance(); return make(ast::ExprKind::Float, t.loc, t.text);
+      case Tok::Int:
+        advance();
+        return make(ast::ExprKind::Int, t.loc, t.text);
+      case Tok::Float:
+        advance();
+        return make(ast::ExprKind::Float, t.loc, t.text);
       case Tok::KwTrue:
-      case Tok::KwFalse: advance(); return make(ast::ExprKind::Bool, t.loc, t.text);
+      case Tok::KwFalse:
+        advance();
+        return make(ast::ExprKind::Bool, t.loc, t.text);
       case Tok::LParen: {
         advance();
         ast::ExprPtr e = parse_expr();
@@ -383,8 +411,10 @@ class Parser {
         e->begin = t.loc;
         return e;
       }
-      case Tok::Ident: break;
-      default: fail(t, "expected an expression, found " + describe(t));
+      case Tok::Ident:
+        break;
+      default:
+        fail(t, "expected an expression, found " + describe(t));
     }
     const Token& name = advance();
     if (at(Tok::LParen)) {

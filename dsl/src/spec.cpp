@@ -116,9 +116,12 @@ bool builtin_op_integer_only(BuiltinOp op) { return kBuiltinOpIntegerOnly[static
 
 Algorithm default_algorithm(Level level) {
   switch (level) {
-    case Level::Warp: return Algorithm::KoggeStone;
-    case Level::Block: return Algorithm::Raking;
-    case Level::Device: return Algorithm::DecoupledLookback;
+    case Level::Warp:
+      return Algorithm::KoggeStone;
+    case Level::Block:
+      return Algorithm::Raking;
+    case Level::Device:
+      return Algorithm::DecoupledLookback;
   }
   return Algorithm::DecoupledLookback;
 }
@@ -137,8 +140,7 @@ std::vector<MathFn> all_math_fns() { return all_of<MathFn>(kMathNames); }
 
 bool operator==(const Expr& a, const Expr& b) {
   // Names count: they are part of the printed form, which hash() is built from.
-  if (a.kind != b.kind || a.type != b.type || a.index != b.index || a.name != b.name ||
-      a.args.size() != b.args.size())
+  if (a.kind != b.kind || a.type != b.type || a.index != b.index || a.name != b.name || a.args.size() != b.args.size())
     return false;
   switch (a.kind) {
     case ExprKind::Literal:
@@ -156,7 +158,8 @@ bool operator==(const Expr& a, const Expr& b) {
     case ExprKind::Call:
       if (a.math_fn != b.math_fn) return false;
       break;
-    default: break;
+    default:
+      break;
   }
   for (size_t i = 0; i < a.args.size(); ++i)
     if (!(*a.args[i] == *b.args[i])) return false;
@@ -167,8 +170,8 @@ namespace {
 
 std::string shortest(double v, bool as_float) {
   char buf[64];
-  auto res = as_float ? std::to_chars(buf, buf + sizeof buf, static_cast<float>(v))
-                      : std::to_chars(buf, buf + sizeof buf, v);
+  auto res =
+      as_float ? std::to_chars(buf, buf + sizeof buf, static_cast<float>(v)) : std::to_chars(buf, buf + sizeof buf, v);
   std::string s(buf, res.ptr);
   if (s.find_first_of(".eEn") == std::string::npos) s += ".0";  // keep it a float literal
   return s;
@@ -181,9 +184,12 @@ std::string literal_to_string(const Type& t, const Literal& lit, bool explicit_t
   std::string text;
   if (k == ScalarKind::Bool) return lit.bits ? "true" : "false";
   if (is_float(k)) {
-    if (std::isnan(lit.value)) text = "nan";
-    else if (std::isinf(lit.value)) text = lit.value < 0 ? "-inf" : "inf";
-    else text = shortest(lit.value, k != ScalarKind::F64);
+    if (std::isnan(lit.value))
+      text = "nan";
+    else if (std::isinf(lit.value))
+      text = lit.value < 0 ? "-inf" : "inf";
+    else
+      text = shortest(lit.value, k != ScalarKind::F64);
     return k == ScalarKind::F64 && !explicit_type ? text : std::string(to_string(k)) + "(" + text + ")";
   }
   text = is_signed(k) ? std::to_string(static_cast<int64_t>(lit.bits)) : std::to_string(lit.bits);
@@ -200,16 +206,34 @@ constexpr int kPrecPrimary = 12;
 
 int binary_precedence(BinaryOp op) {
   switch (op) {
-    case BinaryOp::Or: return 1;
-    case BinaryOp::And: return 2;
-    case BinaryOp::BitOr: return 3;
-    case BinaryOp::BitXor: return 4;
-    case BinaryOp::BitAnd: return 5;
-    case BinaryOp::Eq: case BinaryOp::Ne: return 6;
-    case BinaryOp::Lt: case BinaryOp::Le: case BinaryOp::Gt: case BinaryOp::Ge: return 7;
-    case BinaryOp::Shl: case BinaryOp::Shr: return 8;
-    case BinaryOp::Add: case BinaryOp::Sub: return 9;
-    case BinaryOp::Mul: case BinaryOp::Div: case BinaryOp::Rem: return 10;
+    case BinaryOp::Or:
+      return 1;
+    case BinaryOp::And:
+      return 2;
+    case BinaryOp::BitOr:
+      return 3;
+    case BinaryOp::BitXor:
+      return 4;
+    case BinaryOp::BitAnd:
+      return 5;
+    case BinaryOp::Eq:
+    case BinaryOp::Ne:
+      return 6;
+    case BinaryOp::Lt:
+    case BinaryOp::Le:
+    case BinaryOp::Gt:
+    case BinaryOp::Ge:
+      return 7;
+    case BinaryOp::Shl:
+    case BinaryOp::Shr:
+      return 8;
+    case BinaryOp::Add:
+    case BinaryOp::Sub:
+      return 9;
+    case BinaryOp::Mul:
+    case BinaryOp::Div:
+    case BinaryOp::Rem:
+      return 10;
   }
   return kPrecPrimary;
 }
@@ -235,8 +259,10 @@ Printed print(const Expr& e, bool typed_literal) {
       return {t, t[0] == '-' ? kPrecUnary : kPrecPrimary};
     }
     case ExprKind::Param:
-    case ExprKind::Local: return {e.name, kPrecPrimary};
-    case ExprKind::Field: return {at_least(*e.args[0], kPrecPrimary) + "." + e.name, kPrecPrimary};
+    case ExprKind::Local:
+      return {e.name, kPrecPrimary};
+    case ExprKind::Field:
+      return {at_least(*e.args[0], kPrecPrimary) + "." + e.name, kPrecPrimary};
     case ExprKind::Construct: {
       std::string out = e.type.name() + " { ";
       const StructType& st = e.type.struct_type();
@@ -296,8 +322,7 @@ bool is_constant(const Expr& e) {
 }
 
 bool operator==(const Function& a, const Function& b) {
-  if (a.params != b.params || a.param_types != b.param_types || a.result != b.result ||
-      a.num_locals != b.num_locals)
+  if (a.params != b.params || a.param_types != b.param_types || a.result != b.result || a.num_locals != b.num_locals)
     return false;
   if (!a.body || !b.body) return a.body == b.body;
   return *a.body == *b.body;
@@ -336,9 +361,12 @@ bool Spec::targets_backend(Target t) const {
 
 uint64_t Spec::segment_size() const {
   switch (level) {
-    case Level::Warp: return static_cast<uint64_t>(warp_width) * items;
-    case Level::Block: return static_cast<uint64_t>(threads) * items;
-    case Level::Device: return 0;
+    case Level::Warp:
+      return static_cast<uint64_t>(warp_width) * items;
+    case Level::Block:
+      return static_cast<uint64_t>(threads) * items;
+    case Level::Device:
+      return 0;
   }
   return 0;
 }
@@ -393,9 +421,10 @@ uint64_t Spec::hash() const {
 bool operator==(const Spec& a, const Spec& b) {
   return a.name == b.name && a.type == b.type && a.input == b.input && a.op == b.op && a.combine == b.combine &&
          a.convert == b.convert && same_expr(a.identity, b.identity) && a.level == b.level &&
-         a.warp_width == b.warp_width && a.algorithm == b.algorithm && a.threads == b.threads &&
-         a.items == b.items && a.mode == b.mode && same_expr(a.init ? a.init : a.identity, b.init ? b.init : b.identity) && a.aggregate == b.aggregate &&
-         a.running_total == b.running_total && a.targets == b.targets && a.deterministic == b.deterministic;
+         a.warp_width == b.warp_width && a.algorithm == b.algorithm && a.threads == b.threads && a.items == b.items &&
+         a.mode == b.mode && same_expr(a.init ? a.init : a.identity, b.init ? b.init : b.identity) &&
+         a.aggregate == b.aggregate && a.running_total == b.running_total && a.targets == b.targets &&
+         a.deterministic == b.deterministic;
 }
 
 }  // namespace scangen::dsl

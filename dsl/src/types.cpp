@@ -41,9 +41,12 @@ bool Type::contains_float() const {
 
 std::string Type::name() const {
   switch (kind_) {
-    case Kind::Scalar: return to_string(scalar_);
-    case Kind::Struct: return struct_->name;
-    default: return "<invalid>";
+    case Kind::Scalar:
+      return to_string(scalar_);
+    case Kind::Struct:
+      return struct_->name;
+    default:
+      return "<invalid>";
   }
 }
 
@@ -189,16 +192,21 @@ double round_to_float_kind(ScalarKind k, double v) {
       if (std::fabs(r) > 65504.0) return std::copysign(HUGE_VAL, v);
       return r;
     }
-    case ScalarKind::F32: return static_cast<float>(v);
-    default: return v;
+    case ScalarKind::F32:
+      return static_cast<float>(v);
+    default:
+      return v;
   }
 }
 
 double float_kind_max(ScalarKind k) {
   switch (k) {
-    case ScalarKind::F16: return 65504.0;
-    case ScalarKind::F32: return 3.4028234663852886e38;
-    default: return 1.7976931348623157e308;
+    case ScalarKind::F16:
+      return 65504.0;
+    case ScalarKind::F32:
+      return 3.4028234663852886e38;
+    default:
+      return 1.7976931348623157e308;
   }
 }
 

@@ -27,8 +27,10 @@ std::optional<Backend> backend_from_name(std::string_view name) {
 
 Backend backend_for(dsl::Target target) {
   switch (target) {
-    case dsl::Target::Cuda: return Backend::Cuda;
-    case dsl::Target::OpenCL: return Backend::OpenCL;
+    case dsl::Target::Cuda:
+      return Backend::Cuda;
+    case dsl::Target::OpenCL:
+      return Backend::OpenCL;
   }
   return Backend::Cuda;
 }

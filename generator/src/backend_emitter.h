@@ -32,8 +32,10 @@ const BackendEmitter& opencl_emitter();
 
 inline const BackendEmitter& emitter_for(Backend b) {
   switch (b) {
-    case Backend::Cuda: return cuda_emitter();
-    case Backend::OpenCL: return opencl_emitter();
+    case Backend::Cuda:
+      return cuda_emitter();
+    case Backend::OpenCL:
+      return opencl_emitter();
   }
   return cuda_emitter();
 }

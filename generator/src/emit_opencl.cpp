@@ -15,8 +15,10 @@ class OpenCLEmitter final : public BackendEmitter {
       if (!p.counter) continue;
       const CounterUpdate c = *p.counter;
       if (dsl::scalar_size(c.kind) != 8) continue;
-      if (c.op == dsl::BuiltinOp::Add) base = true;
-      else extended = true;
+      if (c.op == dsl::BuiltinOp::Add)
+        base = true;
+      else
+        extended = true;
     }
     std::string s;
     if (base) s += "#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable\n";

@@ -30,9 +30,12 @@ class Translator {
   // The register form of `e`; the lets it needs go to `out` first.
   std::string value(const Expr& e, std::vector<Statement>& out) {
     switch (e.kind) {
-      case ExprKind::Literal: return lib_.literal(e.type.scalar_kind(), e.lit);
-      case ExprKind::Param: return load(e.type, params_.at(static_cast<size_t>(e.index)));
-      case ExprKind::Local: return locals_.at(static_cast<size_t>(e.index));
+      case ExprKind::Literal:
+        return lib_.literal(e.type.scalar_kind(), e.lit);
+      case ExprKind::Param:
+        return load(e.type, params_.at(static_cast<size_t>(e.index)));
+      case ExprKind::Local:
+        return locals_.at(static_cast<size_t>(e.index));
       case ExprKind::Let: {
         std::string v = value(*e.args[0], out);
         std::string name = claim(e.name);
@@ -54,11 +57,13 @@ class Translator {
         for (size_t i = 0; i < e.args.size(); ++i) s += (i ? ", " : "") + store(*e.args[i], value(*e.args[i], out));
         return s + ")";
       }
-      case ExprKind::Unary: return lib_.unary(e.unary_op, e.args[0]->type.scalar_kind(), value(*e.args[0], out));
+      case ExprKind::Unary:
+        return lib_.unary(e.unary_op, e.args[0]->type.scalar_kind(), value(*e.args[0], out));
       case ExprKind::Binary: {
         std::string a = value(*e.args[0], out);
         std::string b = value(*e.args[1], out);
-        if (unsigned_zero_comparison(e)) return lib_.opaque_comparison(e.binary_op, e.args[0]->type.scalar_kind(), a, b);
+        if (unsigned_zero_comparison(e))
+          return lib_.opaque_comparison(e.binary_op, e.args[0]->type.scalar_kind(), a, b);
         return lib_.binary(e.binary_op, e.args[0]->type.scalar_kind(), e.args[1]->type.scalar_kind(), a, b);
       }
       case ExprKind::Cond: {
@@ -89,10 +94,13 @@ class Translator {
     auto zero = [](const Expr& x) { return x.kind == ExprKind::Literal && x.lit.bits == 0; };
     switch (e.binary_op) {
       case dsl::BinaryOp::Lt:
-      case dsl::BinaryOp::Ge: return zero(b);
+      case dsl::BinaryOp::Ge:
+        return zero(b);
       case dsl::BinaryOp::Gt:
-      case dsl::BinaryOp::Le: return zero(a);
-      default: return false;
+      case dsl::BinaryOp::Le:
+        return zero(a);
+      default:
+        return false;
     }
   }
 

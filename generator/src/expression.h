@@ -18,7 +18,7 @@ struct Statement {
 };
 
 struct FunctionBody {
-  std::vector<std::string> params;  // C names of the parameters, in order
+  std::vector<std::string> params;    // C names of the parameters, in order
   std::vector<Statement> statements;  // the lets, then `return ...;`
 };
 

@@ -58,7 +58,9 @@ struct Scan {
 
 // The scan's mode, from the outputs the plan writes.
 Mode plan_mode(const Plan& p) {
-  return p.outputs.inclusive && p.outputs.exclusive ? Mode::Both : p.outputs.inclusive ? Mode::Inclusive : Mode::Exclusive;
+  return p.outputs.inclusive && p.outputs.exclusive ? Mode::Both
+         : p.outputs.inclusive                      ? Mode::Inclusive
+                                                    : Mode::Exclusive;
 }
 
 Scan describe_scan(const Plan& p) {
@@ -70,8 +72,9 @@ Scan describe_scan(const Plan& p) {
   c.device = p.level == Level::Device;
   c.lookback = c.device && p.algorithm == dsl::Algorithm::DecoupledLookback;
   const Mode mode = plan_mode(p);
-  c.function = c.P + (mode == Mode::Inclusive ? "_inclusive" : mode == Mode::Exclusive ? "_exclusive"
-                                                                                       : "_inclusive_exclusive");
+  c.function = c.P + (mode == Mode::Inclusive   ? "_inclusive"
+                      : mode == Mode::Exclusive ? "_exclusive"
+                                                : "_inclusive_exclusive");
   c.outputs = mode == Mode::Both ? std::vector<std::string>{"inclusive", "exclusive"} : std::vector<std::string>{"out"};
   if (p.outputs.aggregate) c.aggregate = c.device ? "aggregate" : "aggregates";
   c.running_total = p.outputs.running_total;
@@ -84,7 +87,8 @@ Scan describe_scan(const Plan& p) {
   } else {
     c.per_block = p.segment * static_cast<uint64_t>(p.groups_per_block);
   }
-  if (c.per_block == 0 || c.threads <= 0) throw std::logic_error("scangen: scan '" + c.P + "' has an empty launch shape");
+  if (c.per_block == 0 || c.threads <= 0)
+    throw std::logic_error("scangen: scan '" + c.P + "' has an empty launch shape");
   if (c.device && !c.lookback && p.kernels.size() != 3)
     throw std::logic_error("scangen: reduce_then_scan without its three kernels");
   return c;
@@ -92,9 +96,12 @@ Scan describe_scan(const Plan& p) {
 
 const char* mode_words(Mode m) {
   switch (m) {
-    case Mode::Inclusive: return "inclusive scan";
-    case Mode::Exclusive: return "exclusive scan";
-    case Mode::Both: return "inclusive and exclusive scans";
+    case Mode::Inclusive:
+      return "inclusive scan";
+    case Mode::Exclusive:
+      return "exclusive scan";
+    case Mode::Both:
+      return "inclusive and exclusive scans";
   }
   return "scan";
 }
@@ -119,7 +126,7 @@ void scan_holes(Holes& h, const Scan& c) {
       .set("SG_ALGORITHM", dsl::to_string(p.algorithm))
       .set("SG_MODE", dsl::to_string(mode))
       .set("SG_MODE_WORDS", mode_words(mode))
-      .set("SG_OUTPUTS", c.outputs.size() != 1        ? "inclusive[0 .. n) and exclusive[0 .. n)"
+      .set("SG_OUTPUTS", c.outputs.size() != 1      ? "inclusive[0 .. n) and exclusive[0 .. n)"
                          : p.output_may_alias_input ? "out[0 .. n) (which may be in)"
                                                     : "out[0 .. n)")
       .set("SG_SEGMENT", std::to_string(p.segment))
@@ -190,15 +197,23 @@ std::vector<std::string> result_params(const Scan& c) {
 std::string argument(const Scan& c, const KernelParam& k, Backend b) {
   const bool cuda = b == Backend::Cuda;
   switch (k.role) {
-    case ParamRole::Input: return "in";
-    case ParamRole::Inclusive: return c.outputs.size() == 1 ? "out" : "inclusive";
-    case ParamRole::Exclusive: return c.outputs.size() == 1 ? "out" : "exclusive";
+    case ParamRole::Input:
+      return "in";
+    case ParamRole::Inclusive:
+      return c.outputs.size() == 1 ? "out" : "inclusive";
+    case ParamRole::Exclusive:
+      return c.outputs.size() == 1 ? "out" : "exclusive";
     case ParamRole::Aggregate:
-    case ParamRole::Aggregates: return c.aggregate;
-    case ParamRole::RunningTotal: return "running_total";
-    case ParamRole::Count: return cuda ? "static_cast<unsigned long long>(n)" : "count";
-    case ParamRole::Workspace: return cuda ? "static_cast<unsigned char*>(workspace)" : "workspace";
-    case ParamRole::Partials: return cuda ? "partials" : "workspace";
+    case ParamRole::Aggregates:
+      return c.aggregate;
+    case ParamRole::RunningTotal:
+      return "running_total";
+    case ParamRole::Count:
+      return cuda ? "static_cast<unsigned long long>(n)" : "count";
+    case ParamRole::Workspace:
+      return cuda ? "static_cast<unsigned char*>(workspace)" : "workspace";
+    case ParamRole::Partials:
+      return cuda ? "partials" : "workspace";
   }
   throw std::logic_error("scangen: the host wrapper of scan '" + c.P + "' knows no role of parameter '" + k.name + "'");
 }
@@ -239,7 +254,9 @@ void wrapper_holes(Holes& h, const Scan& c, Backend b, size_t first) {
     const std::string k = std::to_string(i);
     h.set("SG_KERNEL" + k, kernels[i].name)
         .set("SG_INDEX" + k, std::to_string(first + i))
-        .set("SG_GRID" + k, one ? "1" : cuda ? "static_cast<unsigned int>(blocks)" : "blocks")
+        .set("SG_GRID" + k, one    ? "1"
+                            : cuda ? "static_cast<unsigned int>(blocks)"
+                                   : "blocks")
         .set("SG_ARGS" + k, join(args, "", "", ", "));
   }
 }

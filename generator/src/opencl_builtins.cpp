@@ -28,12 +28,10 @@ const std::vector<ElementType>& element_types() {
   static const std::vector<ElementType> types = {
       {"int", "i", nullptr, "as_int(as_uint(a) + as_uint(b))", "min(a, b)", "max(a, b)", "INT_MAX", "INT_MIN"},
       {"uint", "u", nullptr, "a + b", "min(a, b)", "max(a, b)", "UINT_MAX", "0u"},
-      {"long", "l", nullptr, "as_long(as_ulong(a) + as_ulong(b))", "min(a, b)", "max(a, b)", "LONG_MAX",
-       "LONG_MIN"},
+      {"long", "l", nullptr, "as_long(as_ulong(a) + as_ulong(b))", "min(a, b)", "max(a, b)", "LONG_MAX", "LONG_MIN"},
       {"ulong", "ul", nullptr, "a + b", "min(a, b)", "max(a, b)", "ULONG_MAX", "0ul"},
       {"float", "f", nullptr, "a + b", "fmin(a, b)", "fmax(a, b)", "INFINITY", "-INFINITY"},
-      {"double", "d", "cl_khr_fp64", "a + b", "fmin(a, b)", "fmax(a, b)", "(double)INFINITY",
-       "-(double)INFINITY"},
+      {"double", "d", "cl_khr_fp64", "a + b", "fmin(a, b)", "fmax(a, b)", "(double)INFINITY", "-(double)INFINITY"},
       {"half", "h", "cl_khr_fp16", "a + b", "fmin(a, b)", "fmax(a, b)", "(half)INFINITY", "-(half)INFINITY"},
   };
   return types;

@@ -17,8 +17,9 @@ using dsl::Level;
 
 const char* to_string(LaneExchange e) {
   switch (e) {
-#define X(en, s, f, d) \
-  case LaneExchange::en: return s;
+#define X(en, s, f, d)   \
+  case LaneExchange::en: \
+    return s;
     SCANGEN_LANE_EXCHANGES(X)
 #undef X
   }
@@ -27,8 +28,9 @@ const char* to_string(LaneExchange e) {
 
 const char* template_file(LaneExchange e) {
   switch (e) {
-#define X(en, s, f, d) \
-  case LaneExchange::en: return f;
+#define X(en, s, f, d)   \
+  case LaneExchange::en: \
+    return f;
     SCANGEN_LANE_EXCHANGES(X)
 #undef X
   }
@@ -37,8 +39,9 @@ const char* template_file(LaneExchange e) {
 
 const char* describe(LaneExchange e) {
   switch (e) {
-#define X(en, s, f, d) \
-  case LaneExchange::en: return d;
+#define X(en, s, f, d)   \
+  case LaneExchange::en: \
+    return d;
     SCANGEN_LANE_EXCHANGES(X)
 #undef X
   }
@@ -77,8 +80,9 @@ void check_target(const dsl::Spec& spec, const Target& target) {
 std::optional<CounterUpdate> decide_counter(const dsl::Spec& s) {
   if (!s.running_total || s.level == Level::Device) return std::nullopt;
   if (!s.op || *s.op == dsl::BuiltinOp::Mul || !s.type.is_integer() || dsl::scalar_size(s.type.scalar_kind()) < 4)
-    fail(s, "outputs = running_total at warp and block level needs a built-in operator other than mul on a 32- or "
-            "64-bit integer type (the counter is updated atomically)");
+    fail(s,
+         "outputs = running_total at warp and block level needs a built-in operator other than mul on a 32- or "
+         "64-bit integer type (the counter is updated atomically)");
   return CounterUpdate{s.type.scalar_kind(), *s.op};
 }
 
@@ -163,7 +167,8 @@ size_t decide_block_algorithm(Plan& p) {
       if (t % 32 != 0) fail(p.spec, "algorithm 'warp_scans' needs a multiple of 32 threads");
       p.lane_scratch = through_memory(p.exchange) ? 32 : 1;
       return static_cast<size_t>(t / 32) * static_cast<size_t>(p.lane_scratch + 1) + 1;
-    case Algorithm::HillisSteele: return 2 * static_cast<size_t>(t) + 1;
+    case Algorithm::HillisSteele:
+      return 2 * static_cast<size_t>(t) + 1;
     case Algorithm::Blelloch:
       if ((t & (t - 1)) != 0) fail(p.spec, "algorithm 'blelloch' needs a power-of-two thread count");
       p.blelloch_pad_shift = 5;  // 32 banks
@@ -188,8 +193,9 @@ void decide_tile(Plan& p, size_t temp_elements) {
 // How a tile publishes its status (decoupled look-back).
 StatusLayout status_layout(Backend backend, size_t element_bytes) {
   if (backend != Backend::Cuda) return StatusLayout::TaggedWords;
-  return element_bytes <= 4 ? StatusLayout::Word64 : element_bytes <= 8 ? StatusLayout::Word128
-                                                                       : StatusLayout::TagThenWords;
+  return element_bytes <= 4   ? StatusLayout::Word64
+         : element_bytes <= 8 ? StatusLayout::Word128
+                              : StatusLayout::TagThenWords;
 }
 
 // Device level: the look-back's status layout, its pacing and the blocks per SM.
@@ -199,14 +205,25 @@ void decide_lookback(Plan& p) {
   if (p.algorithm != Algorithm::DecoupledLookback) return;
   p.status = status_layout(p.backend, p.element_bytes);
   switch (p.status) {
-    case StatusLayout::Word64: p.status_bytes = 8; break;
-    case StatusLayout::Word128: p.status_bytes = 16; break;
-    case StatusLayout::TagThenWords: p.status_bytes = 4 * static_cast<size_t>(1 + 2 * p.status_words); break;
-    case StatusLayout::TaggedWords: p.status_bytes = 8 * static_cast<size_t>(2 * p.status_words); break;
-    case StatusLayout::None: break;
+    case StatusLayout::Word64:
+      p.status_bytes = 8;
+      break;
+    case StatusLayout::Word128:
+      p.status_bytes = 16;
+      break;
+    case StatusLayout::TagThenWords:
+      p.status_bytes = 4 * static_cast<size_t>(1 + 2 * p.status_words);
+      break;
+    case StatusLayout::TaggedWords:
+      p.status_bytes = 8 * static_cast<size_t>(2 * p.status_words);
+      break;
+    case StatusLayout::None:
+      break;
   }
-  if (p.backend == Backend::Cuda) p.min_blocks = p.tuning.min_blocks;
-  else p.status_reads = kOpenCLStatusReads;
+  if (p.backend == Backend::Cuda)
+    p.min_blocks = p.tuning.min_blocks;
+  else
+    p.status_reads = kOpenCLStatusReads;
   p.block_shared_bytes += 8 + p.element_bytes;  // the tile id and its prefix
 }
 
@@ -267,24 +284,36 @@ uint64_t launch_blocks(const Plan& plan, const Kernel& kernel, uint64_t n) {
   // Rounded up without n + d - 1, which wraps for n near 2^64.
   const auto blocks_for = [](uint64_t count, uint64_t per) { return count / per + (count % per != 0 ? 1 : 0); };
   switch (kernel.blocks) {
-    case Grid::Segments: return blocks_for(n, plan.segment * static_cast<uint64_t>(plan.groups_per_block));
-    case Grid::Tiles: return std::max<uint64_t>(1, blocks_for(n, plan.tile));
-    case Grid::One: return 1;
+    case Grid::Segments:
+      return blocks_for(n, plan.segment * static_cast<uint64_t>(plan.groups_per_block));
+    case Grid::Tiles:
+      return std::max<uint64_t>(1, blocks_for(n, plan.tile));
+    case Grid::One:
+      return 1;
   }
   return 1;
 }
 
 const char* to_string(ParamRole r) {
   switch (r) {
-    case ParamRole::Input: return "input";
-    case ParamRole::Inclusive: return "inclusive";
-    case ParamRole::Exclusive: return "exclusive";
-    case ParamRole::Aggregate: return "aggregate";
-    case ParamRole::Aggregates: return "aggregates";
-    case ParamRole::RunningTotal: return "running_total";
-    case ParamRole::Count: return "count";
-    case ParamRole::Workspace: return "workspace";
-    case ParamRole::Partials: return "partials";
+    case ParamRole::Input:
+      return "input";
+    case ParamRole::Inclusive:
+      return "inclusive";
+    case ParamRole::Exclusive:
+      return "exclusive";
+    case ParamRole::Aggregate:
+      return "aggregate";
+    case ParamRole::Aggregates:
+      return "aggregates";
+    case ParamRole::RunningTotal:
+      return "running_total";
+    case ParamRole::Count:
+      return "count";
+    case ParamRole::Workspace:
+      return "workspace";
+    case ParamRole::Partials:
+      return "partials";
   }
   return "?";
 }

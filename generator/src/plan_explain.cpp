@@ -10,9 +10,12 @@ using dsl::Level;
 
 const char* describe(StatusLayout s) {
   switch (s) {
-    case StatusLayout::None: return "none";
-    case StatusLayout::Word64: return "one 64-bit word (value and tag)";
-    case StatusLayout::Word128: return "one 16-byte word (value and tag)";
+    case StatusLayout::None:
+      return "none";
+    case StatusLayout::Word64:
+      return "one 64-bit word (value and tag)";
+    case StatusLayout::Word128:
+      return "one 16-byte word (value and tag)";
     case StatusLayout::TagThenWords:
       return "a 32-bit tag, then the aggregate and the inclusive prefix apart (release / acquire)";
     case StatusLayout::TaggedWords:
@@ -34,15 +37,18 @@ std::string target_words(const Plan& p) {
 
 // Device level: the tile, the tile statuses and the look-back, or the passes.
 void explain_device(std::string& o, const Plan& p) {
-  line(o, "tile", std::to_string(p.block_threads) + " threads x " + std::to_string(p.items) + " items = " +
-                      std::to_string(p.tile) + " elements per block, scanned by " + dsl::to_string(p.tile_algorithm));
+  line(o, "tile",
+       std::to_string(p.block_threads) + " threads x " + std::to_string(p.items) + " items = " +
+           std::to_string(p.tile) + " elements per block, scanned by " + dsl::to_string(p.tile_algorithm));
   if (p.status == StatusLayout::None) {
-    line(o, "passes", "reduce tiles, scan the tile totals in one block, scan tiles from their prefixes: "
-                      "3 launches, deterministic");
+    line(o, "passes",
+         "reduce tiles, scan the tile totals in one block, scan tiles from their prefixes: "
+         "3 launches, deterministic");
     return;
   }
-  line(o, "tile status", std::string(describe(p.status)) + ", " + std::to_string(p.status_bytes) +
-                             " bytes per tile, zeroed by the host before each call");
+  line(o, "tile status",
+       std::string(describe(p.status)) + ", " + std::to_string(p.status_bytes) +
+           " bytes per tile, zeroed by the host before each call");
   line(o, "look-back",
        p.backend == Backend::Cuda
            ? "the first warp, 32 predecessors at a time; tile ids from an atomic ticket; sleeps " +
@@ -69,14 +75,16 @@ void explain_group(std::string& o, const Plan& p) {
     line(o, "lane exchange", ex);
   }
   if (p.rake_threads)
-    line(o, "raking", std::to_string(p.rake_threads) + " raking threads x " + std::to_string(p.rake_segment) +
-                          " partials, " + std::to_string(p.rake_padding) + " padding slot(s) per segment" +
-                          (p.tile_algorithm == Algorithm::RakingMemoize ? ", segments kept in registers" : ""));
+    line(o, "raking",
+         std::to_string(p.rake_threads) + " raking threads x " + std::to_string(p.rake_segment) + " partials, " +
+             std::to_string(p.rake_padding) + " padding slot(s) per segment" +
+             (p.tile_algorithm == Algorithm::RakingMemoize ? ", segments kept in registers" : ""));
   if (p.blelloch_pad_shift)
     line(o, "tree", "one padding slot every " + std::to_string(1 << p.blelloch_pad_shift) + " nodes");
   line(o, "seed", p.seeded ? "init, combined before each group's prefix" : "none (init is the identity)");
-  line(o, "scratch", std::to_string(p.temp_bytes) + " bytes per group (" + p.spec.name + "_temp), " +
-                         std::to_string(p.block_shared_bytes) + " bytes of shared memory per block of the kernels");
+  line(o, "scratch",
+       std::to_string(p.temp_bytes) + " bytes per group (" + p.spec.name + "_temp), " +
+           std::to_string(p.block_shared_bytes) + " bytes of shared memory per block of the kernels");
 }
 
 std::string joined(const std::vector<std::string>& v) {
@@ -91,18 +99,20 @@ std::string to_string(const Plan& p) {
   std::string o = "plan of scan '" + p.spec.name + "' for " + to_string(p.backend) + ":\n";
   line(o, "target", target_words(p));
   line(o, "level", std::string(dsl::to_string(p.level)) + ", algorithm " + dsl::to_string(p.algorithm));
-  line(o, "element", std::to_string(p.element_bytes) + " bytes" +
-                         (p.converts_input ? " (input " + std::to_string(p.input_bytes) + " bytes, converted on load)"
-                                           : ""));
-  if (p.level == Level::Device) explain_device(o, p);
+  line(o, "element",
+       std::to_string(p.element_bytes) + " bytes" +
+           (p.converts_input ? " (input " + std::to_string(p.input_bytes) + " bytes, converted on load)" : ""));
+  if (p.level == Level::Device)
+    explain_device(o, p);
   else
-    line(o, "group", std::to_string(p.group_threads) + " threads x " + std::to_string(p.items) +
-                         " items = segments of " + std::to_string(p.segment) + " elements, blocked arrangement");
+    line(o, "group",
+         std::to_string(p.group_threads) + " threads x " + std::to_string(p.items) + " items = segments of " +
+             std::to_string(p.segment) + " elements, blocked arrangement");
   explain_group(o, p);
   for (const Kernel& k : p.kernels) {
-    line(o, "kernel", k.name + ", " + std::to_string(p.block_threads) + " threads per block" +
-                          (p.groups_per_block > 1 ? " (" + std::to_string(p.groups_per_block) + " groups)" : "") +
-                          ", " + k.grid);
+    line(o, "kernel",
+         k.name + ", " + std::to_string(p.block_threads) + " threads per block" +
+             (p.groups_per_block > 1 ? " (" + std::to_string(p.groups_per_block) + " groups)" : "") + ", " + k.grid);
     for (const KernelParam& a : k.params) line(o, "  param " + a.name, a.type + ": " + a.meaning);
   }
   line(o, "device functions", joined(p.device_functions));

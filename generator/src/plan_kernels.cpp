@@ -28,8 +28,10 @@ void device_kernels(Plan& p) {
   const std::string& n = p.spec.name;
   const std::string T = p.names.value_type;
   std::vector<KernelParam> outs;
-  if (p.outputs.inclusive) outs.push_back({R::Inclusive, T + "*", "inclusive", "n elements, the inclusive scan (may be in)"});
-  if (p.outputs.exclusive) outs.push_back({R::Exclusive, T + "*", "exclusive", "n elements, the exclusive scan (may be in)"});
+  if (p.outputs.inclusive)
+    outs.push_back({R::Inclusive, T + "*", "inclusive", "n elements, the inclusive scan (may be in)"});
+  if (p.outputs.exclusive)
+    outs.push_back({R::Exclusive, T + "*", "exclusive", "n elements, the exclusive scan (may be in)"});
   const KernelParam in{R::Input, "const " + p.names.input_type + "*", "in", "n input elements"};
   const KernelParam count{R::Count, "u64", "n", "the element count"};
   const KernelParam aggregate{R::Aggregate, T + "*", "aggregate", "one element: the total, without init"};
@@ -88,8 +90,10 @@ void segment_kernel(Plan& p) {
 void plan_kernels(Plan& p) {
   p.device_functions = public_functions(p);
   p.entry_kernel = p.spec.name + "_scan_kernel";
-  if (p.level == dsl::Level::Device) device_kernels(p);
-  else segment_kernel(p);
+  if (p.level == dsl::Level::Device)
+    device_kernels(p);
+  else
+    segment_kernel(p);
 }
 
 }  // namespace scangen::generator::detail

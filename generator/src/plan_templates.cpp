@@ -82,11 +82,16 @@ const char* group_template(const Plan& p) {
   if (p.level == dsl::Level::Warp) return "common/warp.h";
   switch (p.tile_algorithm) {
     case dsl::Algorithm::Raking:
-    case dsl::Algorithm::RakingMemoize: return "common/block_raking.h";
-    case dsl::Algorithm::WarpScans: return "common/block_warp_scans.h";
-    case dsl::Algorithm::HillisSteele: return "common/block_hillis_steele.h";
-    case dsl::Algorithm::Blelloch: return "common/block_blelloch.h";
-    default: return "";
+    case dsl::Algorithm::RakingMemoize:
+      return "common/block_raking.h";
+    case dsl::Algorithm::WarpScans:
+      return "common/block_warp_scans.h";
+    case dsl::Algorithm::HillisSteele:
+      return "common/block_hillis_steele.h";
+    case dsl::Algorithm::Blelloch:
+      return "common/block_blelloch.h";
+    default:
+      return "";
   }
 }
 

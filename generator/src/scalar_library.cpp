@@ -21,7 +21,8 @@ namespace {
 bool cuda(Backend b) { return b == Backend::Cuda; }
 
 std::string replace_all(std::string s, const std::string& from, const std::string& to) {
-  for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size())) s.replace(at, from.size(), to);
+  for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size()))
+    s.replace(at, from.size(), to);
   return s;
 }
 
@@ -82,7 +83,8 @@ std::string ScalarLibrary::literal(ScalarKind k, const dsl::Literal& lit) const 
     if (std::isnan(v)) b = 0x7ff8000000000000ull;
     char buf[64];
     if (cuda(backend_))
-      std::snprintf(buf, sizeof buf, "__longlong_as_double((long long)0x%016llxULL)", static_cast<unsigned long long>(b));
+      std::snprintf(buf, sizeof buf, "__longlong_as_double((long long)0x%016llxULL)",
+                    static_cast<unsigned long long>(b));
     else
       std::snprintf(buf, sizeof buf, "as_double(0x%016llxUL)", static_cast<unsigned long long>(b));
     return buf;
@@ -155,8 +157,10 @@ std::string ScalarLibrary::unary(UnaryOp op, ScalarKind k, const std::string& a)
     case UnaryOp::Neg:
       if (dsl::is_float(k)) return "(-" + a + ")";  // exact, also in f16
       return integer_helper("neg", k) + "(" + a + ")";
-    case UnaryOp::Not: return "(!" + a + ")";
-    case UnaryOp::BitNot: return "((" + storage_type(k) + ")~" + a + ")";
+    case UnaryOp::Not:
+      return "(!" + a + ")";
+    case UnaryOp::BitNot:
+      return "((" + storage_type(k) + ")~" + a + ")";
   }
   throw std::logic_error("scangen: unknown unary operator");
 }
@@ -165,17 +169,28 @@ std::string ScalarLibrary::binary(BinaryOp op, ScalarKind k, ScalarKind count, c
                                   const std::string& b) {
   auto infix = [&](const char* sym) { return "(" + a + " " + sym + " " + b + ")"; };
   switch (op) {
-    case BinaryOp::Lt: return infix("<");
-    case BinaryOp::Le: return infix("<=");
-    case BinaryOp::Gt: return infix(">");
-    case BinaryOp::Ge: return infix(">=");
-    case BinaryOp::Eq: return infix("==");
-    case BinaryOp::Ne: return infix("!=");
-    case BinaryOp::And: return infix("&&");
-    case BinaryOp::Or: return infix("||");
-    case BinaryOp::BitAnd: return "((" + storage_type(k) + ")" + infix("&") + ")";
-    case BinaryOp::BitOr: return "((" + storage_type(k) + ")" + infix("|") + ")";
-    case BinaryOp::BitXor: return "((" + storage_type(k) + ")" + infix("^") + ")";
+    case BinaryOp::Lt:
+      return infix("<");
+    case BinaryOp::Le:
+      return infix("<=");
+    case BinaryOp::Gt:
+      return infix(">");
+    case BinaryOp::Ge:
+      return infix(">=");
+    case BinaryOp::Eq:
+      return infix("==");
+    case BinaryOp::Ne:
+      return infix("!=");
+    case BinaryOp::And:
+      return infix("&&");
+    case BinaryOp::Or:
+      return infix("||");
+    case BinaryOp::BitAnd:
+      return "((" + storage_type(k) + ")" + infix("&") + ")";
+    case BinaryOp::BitOr:
+      return "((" + storage_type(k) + ")" + infix("|") + ")";
+    case BinaryOp::BitXor:
+      return "((" + storage_type(k) + ")" + infix("^") + ")";
     case BinaryOp::Shl:
     case BinaryOp::Shr: {
       // The count in 32 bits: converting keeps its low bits, the only ones the mask keeps.
@@ -186,7 +201,8 @@ std::string ScalarLibrary::binary(BinaryOp op, ScalarKind k, ScalarKind count, c
     case BinaryOp::Sub:
     case BinaryOp::Mul:
     case BinaryOp::Div:
-    case BinaryOp::Rem: break;
+    case BinaryOp::Rem:
+      break;
   }
   // Add Sub Mul Div Rem, consecutive in SCANGEN_BINARY_OPS.
   const int which = static_cast<int>(op) - static_cast<int>(BinaryOp::Add);
@@ -280,8 +296,8 @@ std::string ScalarLibrary::float_math(MathFn fn, ScalarKind k, const std::vector
     result += ")";
     if (k == ScalarKind::F16 && f->rounds) result = round_f16(result);
   }
-  std::string name = helper(std::string("scangen_") + f->name + "_" + kind,
-                            T + " $N(" + params + ") { return " + result + "; }");
+  std::string name =
+      helper(std::string("scangen_") + f->name + "_" + kind, T + " $N(" + params + ") { return " + result + "; }");
   std::string s = name + "(";
   for (size_t i = 0; i < args.size(); ++i) s += (i ? ", " : "") + args[i];
   return s + ")";
@@ -291,14 +307,21 @@ std::string ScalarLibrary::call(MathFn fn, ScalarKind k, const std::vector<std::
   if (dsl::is_float(k)) return float_math(fn, k, args);
   const char* op = nullptr;
   switch (fn) {
-    case MathFn::Min: op = "min"; break;
-    case MathFn::Max: op = "max"; break;
-    case MathFn::Clamp: op = "clamp"; break;
+    case MathFn::Min:
+      op = "min";
+      break;
+    case MathFn::Max:
+      op = "max";
+      break;
+    case MathFn::Clamp:
+      op = "clamp";
+      break;
     case MathFn::Abs:
       if (!dsl::is_signed(k)) return args.at(0);
       op = "abs";
       break;
-    default: throw std::logic_error(std::string("scangen: '") + dsl::to_string(fn) + "' on integers");
+    default:
+      throw std::logic_error(std::string("scangen: '") + dsl::to_string(fn) + "' on integers");
   }
   std::string s = integer_helper(op, k) + "(";
   for (size_t i = 0; i < args.size(); ++i) s += (i ? ", " : "") + args[i];
@@ -312,8 +335,9 @@ std::string ScalarLibrary::call(MathFn fn, ScalarKind k, const std::vector<std::
 
 std::string ScalarLibrary::f16_to_f32() {
   if (cuda(backend_))
-    return helper("scangen_f16_to_f32",
-                  "float $N(scangen_f16 h) { float f; asm(\"cvt.f32.f16 %0, %1;\" : \"=f\"(f) : \"h\"(h)); return f; }");
+    return helper(
+        "scangen_f16_to_f32",
+        "float $N(scangen_f16 h) { float f; asm(\"cvt.f32.f16 %0, %1;\" : \"=f\"(f) : \"h\"(h)); return f; }");
   // vload_half reads a half through a pointer: allowed without cl_khr_fp16.
   return helper("scangen_f16_to_f32", "float $N(scangen_f16 h) { return vload_half(0, (const __private half*)&h); }");
 }
@@ -325,7 +349,8 @@ std::string ScalarLibrary::to_f16(ScalarKind from) {
   if (cuda(backend_))
     return helper(name, "scangen_f16 $N(" + t + " f) { scangen_f16 h; asm(\"cvt.rn.f16." + (f64 ? "f64" : "f32") +
                             " %0, %1;\" : \"=h\"(h) : \"" + (f64 ? "d" : "f") + "\"(f)); return h; }");
-  return helper(name, "scangen_f16 $N(" + t + " f) { scangen_f16 h; vstore_half_rte(f, 0, (__private half*)&h); return h; }");
+  return helper(name,
+                "scangen_f16 $N(" + t + " f) { scangen_f16 h; vstore_half_rte(f, 0, (__private half*)&h); return h; }");
 }
 
 std::string ScalarLibrary::round_f16(const std::string& v, ScalarKind from) {
@@ -333,8 +358,8 @@ std::string ScalarLibrary::round_f16(const std::string& v, ScalarKind from) {
   const std::string to = to_f16(from);
   const std::string back = f16_to_f32();
   const std::string name = f64 ? "scangen_round_f16_from_f64" : "scangen_round_f16";
-  return helper(name, "float $N(" + std::string(f64 ? "double" : "float") + " f) { return " + back + "(" + to +
-                          "(f)); }") +
+  return helper(name,
+                "float $N(" + std::string(f64 ? "double" : "float") + " f) { return " + back + "(" + to + "(f)); }") +
          "(" + v + ")";
 }
 
@@ -351,14 +376,24 @@ std::string ScalarLibrary::fma_f16(const std::vector<std::string>& args) {
   };
   const std::string body =
       "float $N(float a, float b, float c) { "
-      "const float p = " + op("__fmul_rn", "*", "a", "b") + "; "
-      "const float s = " + op("__fadd_rn", "+", "p", "c") + "; "
-      "const float t = " + op("__fsub_rn", "-", "s", "p") + "; "
-      "const float e = " + op("__fadd_rn", "+", op("__fsub_rn", "-", "p", op("__fsub_rn", "-", "s", "t")),
-                              op("__fsub_rn", "-", "c", "t")) + "; "
-      "scangen_u32 bits = " + (cu ? "__float_as_uint(s)" : "as_uint(s)") + "; "
+      "const float p = " +
+      op("__fmul_rn", "*", "a", "b") +
+      "; "
+      "const float s = " +
+      op("__fadd_rn", "+", "p", "c") +
+      "; "
+      "const float t = " +
+      op("__fsub_rn", "-", "s", "p") +
+      "; "
+      "const float e = " +
+      op("__fadd_rn", "+", op("__fsub_rn", "-", "p", op("__fsub_rn", "-", "s", "t")), op("__fsub_rn", "-", "c", "t")) +
+      "; "
+      "scangen_u32 bits = " +
+      (cu ? "__float_as_uint(s)" : "as_uint(s)") +
+      "; "
       "if ((e > 0.0f || e < 0.0f) && (bits & 1u) == 0u) bits = (e > 0.0f) == (s > 0.0f) ? bits + 1u : bits - 1u; "
-      "return " + round_f16(cu ? "__uint_as_float(bits)" : "as_float(bits)") + "; }";
+      "return " +
+      round_f16(cu ? "__uint_as_float(bits)" : "as_float(bits)") + "; }";
   std::string s = helper("scangen_fma_f16", body) + "(";
   for (size_t i = 0; i < args.size(); ++i) s += (i ? ", " : "") + args[i];
   return s + ")";
@@ -430,10 +465,14 @@ std::string ScalarLibrary::convert(ScalarKind from, ScalarKind to, const std::st
   }
   if (!dsl::is_float(to)) return float_to_int_helper(from, to) + "(" + a + ")";
   switch (to) {
-    case ScalarKind::F64: return "((double)" + a + ")";
-    case ScalarKind::F32: return from == ScalarKind::F16 ? a : "((float)" + a + ")";
-    case ScalarKind::F16: return round_f16(a, from == ScalarKind::F64 ? ScalarKind::F64 : ScalarKind::F32);
-    default: break;
+    case ScalarKind::F64:
+      return "((double)" + a + ")";
+    case ScalarKind::F32:
+      return from == ScalarKind::F16 ? a : "((float)" + a + ")";
+    case ScalarKind::F16:
+      return round_f16(a, from == ScalarKind::F64 ? ScalarKind::F64 : ScalarKind::F32);
+    default:
+      break;
   }
   throw std::logic_error("scangen: bad conversion");
 }

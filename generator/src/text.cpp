@@ -41,8 +41,10 @@ Holes& Holes::add(const std::string& s) {
 }
 
 Holes& Holes::when(const std::string& s, bool on) {
-  if (on) add(s);
-  else sections_.emplace_back(s, nullptr);  // none here, whatever an enclosing repetition says
+  if (on)
+    add(s);
+  else
+    sections_.emplace_back(s, nullptr);  // none here, whatever an enclosing repetition says
   return *this;
 }
 
@@ -79,8 +81,8 @@ class Filler {
       const std::string name(t.substr(b + kBegin.size(), close - b - kBegin.size()));
       const std::string end_marker = std::string(kEnd) + name + ")";
       const size_t e = t.find(end_marker, close);
-      if (e == std::string_view::npos || t.substr(close, e - close).find(std::string(kBegin) + name + ")") !=
-                                             std::string_view::npos)
+      if (e == std::string_view::npos ||
+          t.substr(close, e - close).find(std::string(kBegin) + name + ")") != std::string_view::npos)
         throw std::logic_error("scangen: template section '" + name + "' has no SG_END or is nested in itself");
       size_t before = b, body = close + 1, body_end = e, after = e + end_marker.size();
       if (alone(t, at, b, body)) before = line_start(t, b), body = next_line(t, body);

@@ -108,8 +108,7 @@ DeviceTuning parse_tuning(const std::string& text, DeviceTuning t) {
     const std::string part = text.substr(i, end - i);
     i = end;
     const size_t eq = part.find('=');
-    if (eq == std::string::npos)
-      throw std::invalid_argument("tuning: '" + part + "' is not of the form knob=value");
+    if (eq == std::string::npos) throw std::invalid_argument("tuning: '" + part + "' is not of the form knob=value");
     const std::string key = part.substr(0, eq), value = part.substr(eq + 1);
     char* stop = nullptr;
     const long v = std::strtol(value.c_str(), &stop, 10);
@@ -147,8 +146,8 @@ DeviceTuning parse_tuning(const std::string& text, DeviceTuning t) {
 std::string to_string(const DeviceTuning& t) {
   return "threads=" + std::to_string(t.threads) + " items=" + std::to_string(t.items) +
          " min_blocks=" + std::to_string(t.min_blocks) + " first_poll_ns=" + std::to_string(t.first_poll_ns) +
-         " first_poll_from=" + std::to_string(t.first_poll_from) +
-         " poll_ns=" + std::to_string(t.poll_ns) + " streaming=" + std::to_string(t.streaming);
+         " first_poll_from=" + std::to_string(t.first_poll_from) + " poll_ns=" + std::to_string(t.poll_ns) +
+         " streaming=" + std::to_string(t.streaming);
 }
 
 }  // namespace scangen::generator

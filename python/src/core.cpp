@@ -70,8 +70,9 @@ struct ClBuffer {
   ClBuffer(cl_context ctx, cl_mem_flags flags, size_t bytes, void* host) {
     cl_int err = CL_SUCCESS;
     mem = clCreateBuffer(ctx, flags, bytes, host, &err);
-    if (err != CL_SUCCESS) throw scangen::Error("scangen: clCreateBuffer of " + std::to_string(bytes) +
-                                                " bytes failed (OpenCL error " + std::to_string(err) + ")");
+    if (err != CL_SUCCESS)
+      throw scangen::Error("scangen: clCreateBuffer of " + std::to_string(bytes) + " bytes failed (OpenCL error " +
+                           std::to_string(err) + ")");
   }
   ~ClBuffer() {
     if (mem) clReleaseMemObject(mem);
@@ -92,9 +93,12 @@ class PyRuntime {
   explicit PyRuntime(const std::optional<std::string>& backend) {
     scangen::RuntimeOptions o;
     if (backend) {
-      if (*backend == "cuda") o.backend = scangen::Backend::Cuda;
-      else if (*backend == "opencl") o.backend = scangen::Backend::OpenCL;
-      else throw nb::value_error(("unknown backend '" + *backend + "' (cuda, opencl)").c_str());
+      if (*backend == "cuda")
+        o.backend = scangen::Backend::Cuda;
+      else if (*backend == "opencl")
+        o.backend = scangen::Backend::OpenCL;
+      else
+        throw nb::value_error(("unknown backend '" + *backend + "' (cuda, opencl)").c_str());
     }
     rt = std::make_shared<scangen::Runtime>(o);
   }
@@ -165,8 +169,8 @@ class Kernel {
     (s.has_exclusive() ? a.exclusive : a.inclusive) = bout.mem;
     a.n = n;
     scan_.run(a);
-    const cl_int err = clEnqueueReadBuffer(q, bout.mem, CL_TRUE, 0, out_bytes, reinterpret_cast<void*>(out), 0,
-                                           nullptr, nullptr);
+    const cl_int err =
+        clEnqueueReadBuffer(q, bout.mem, CL_TRUE, 0, out_bytes, reinterpret_cast<void*>(out), 0, nullptr, nullptr);
     if (err != CL_SUCCESS)
       throw scangen::Error("scangen: clEnqueueReadBuffer failed (OpenCL error " + std::to_string(err) + ")");
   }
@@ -244,9 +248,9 @@ NB_MODULE(_core, m) {
       .def_prop_ro("input", [](const Kernel& k) { return describe_type(k.spec().input); })
       .def_prop_ro("level", [](const Kernel& k) { return std::string(dsl::to_string(k.spec().level)); })
       .def_prop_ro("mode", [](const Kernel& k) { return std::string(dsl::to_string(k.spec().mode)); })
-      .def_prop_ro("backend", [](const Kernel& k) {
-        return std::string(k.scan().backend() == scangen::Backend::Cuda ? "cuda" : "opencl");
-      })
+      .def_prop_ro(
+          "backend",
+          [](const Kernel& k) { return std::string(k.scan().backend() == scangen::Backend::Cuda ? "cuda" : "opencl"); })
       .def("variant", &Kernel::variant, "exclusive"_a, "init"_a = nb::none())
       .def("run_host", &Kernel::run_host, "in_ptr"_a, "out_ptr"_a, "n"_a)
       .def("workspace_bytes", &Kernel::workspace_bytes, "n"_a)

@@ -30,9 +30,12 @@ inline uint64_t norm(const Instr& in, uint64_t v) {
 
 inline double round_kind(ScalarKind k, double v) {
   switch (k) {
-    case ScalarKind::F32: return static_cast<float>(v);
-    case ScalarKind::F16: return dsl::round_to_float_kind(ScalarKind::F16, v);
-    default: return v;
+    case ScalarKind::F32:
+      return static_cast<float>(v);
+    case ScalarKind::F16:
+      return dsl::round_to_float_kind(ScalarKind::F16, v);
+    default:
+      return v;
   }
 }
 
@@ -48,17 +51,23 @@ void op_imul(Slot* r, const Instr& in) { r[in.d].u = norm(in, r[in.a].u * r[in.b
 void op_idiv(Slot* r, const Instr& in) {
   Slot a = r[in.a], b = r[in.b];
   uint64_t q;
-  if (b.u == 0) q = 0;
-  else if (in.is_signed) q = (b.i == -1) ? 0 - a.u : static_cast<uint64_t>(a.i / b.i);
-  else q = a.u / b.u;
+  if (b.u == 0)
+    q = 0;
+  else if (in.is_signed)
+    q = (b.i == -1) ? 0 - a.u : static_cast<uint64_t>(a.i / b.i);
+  else
+    q = a.u / b.u;
   r[in.d].u = norm(in, q);
 }
 void op_irem(Slot* r, const Instr& in) {
   Slot a = r[in.a], b = r[in.b];
   uint64_t m;
-  if (b.u == 0) m = 0;
-  else if (in.is_signed) m = (b.i == -1) ? 0 : static_cast<uint64_t>(a.i % b.i);
-  else m = a.u % b.u;
+  if (b.u == 0)
+    m = 0;
+  else if (in.is_signed)
+    m = (b.i == -1) ? 0 : static_cast<uint64_t>(a.i % b.i);
+  else
+    m = a.u % b.u;
   r[in.d].u = norm(in, m);
 }
 void op_iand(Slot* r, const Instr& in) { r[in.d].u = r[in.a].u & r[in.b].u; }
@@ -153,14 +162,20 @@ void op_cvt(Slot* r, const Instr& in) {
       out.u = 0;
     } else if (in.is_signed) {
       double limit = std::ldexp(1.0, in.bits - 1);  // 2^(bits-1)
-      if (v <= -limit) out.u = norm(in, uint64_t{1} << (in.bits - 1));  // MIN
-      else if (v >= limit) out.u = norm(in, (uint64_t{1} << (in.bits - 1)) - 1);  // MAX
-      else out.i = static_cast<int64_t>(v);
+      if (v <= -limit)
+        out.u = norm(in, uint64_t{1} << (in.bits - 1));  // MIN
+      else if (v >= limit)
+        out.u = norm(in, (uint64_t{1} << (in.bits - 1)) - 1);  // MAX
+      else
+        out.i = static_cast<int64_t>(v);
     } else {
       double hi = std::ldexp(1.0, in.bits);  // exclusive
-      if (v <= 0) out.u = 0;
-      else if (v >= hi) out.u = in.bits == 64 ? UINT64_MAX : (uint64_t{1} << in.bits) - 1;
-      else out.u = static_cast<uint64_t>(v);
+      if (v <= 0)
+        out.u = 0;
+      else if (v >= hi)
+        out.u = in.bits == 64 ? UINT64_MAX : (uint64_t{1} << in.bits) - 1;
+      else
+        out.u = static_cast<uint64_t>(v);
     }
   }
   r[in.d] = out;
@@ -220,12 +235,16 @@ class ProgramBuilder {
     switch (e.kind) {
       case ExprKind::Literal: {
         uint32_t reg = alloc(1);
-        if (e.type.is_float()) p.constants_[reg].f = e.lit.value;
-        else p.constants_[reg].u = e.lit.bits;
+        if (e.type.is_float())
+          p.constants_[reg].f = e.lit.value;
+        else
+          p.constants_[reg].u = e.lit.bits;
         return {reg, 1};
       }
-      case ExprKind::Param: return p.params_.at(static_cast<size_t>(e.index));
-      case ExprKind::Local: return locals_.at(static_cast<size_t>(e.index));
+      case ExprKind::Param:
+        return p.params_.at(static_cast<size_t>(e.index));
+      case ExprKind::Local:
+        return locals_.at(static_cast<size_t>(e.index));
       case ExprKind::Let: {
         SlotRange v = compile(*e.args[0]);
         if (locals_.size() <= static_cast<size_t>(e.index)) locals_.resize(static_cast<size_t>(e.index) + 1);
@@ -236,7 +255,8 @@ class ProgramBuilder {
         SlotRange base = compile(*e.args[0]);
         const dsl::StructType& st = e.args[0]->type.struct_type();
         uint32_t off = 0;
-        for (int i = 0; i < e.index; ++i) off += static_cast<uint32_t>(flat_count(st.fields[static_cast<size_t>(i)].type));
+        for (int i = 0; i < e.index; ++i)
+          off += static_cast<uint32_t>(flat_count(st.fields[static_cast<size_t>(i)].type));
         return {base.base + off, static_cast<uint32_t>(flat_count(e.type))};
       }
       case ExprKind::Construct: {
@@ -246,7 +266,8 @@ class ProgramBuilder {
         uint32_t base = alloc(n);
         uint32_t at = base;
         for (const SlotRange& part : parts)
-          for (uint32_t i = 0; i < part.count; ++i) p.code_.push_back(instr(op_mov, at++, ScalarKind::U64, part.base + i));
+          for (uint32_t i = 0; i < part.count; ++i)
+            p.code_.push_back(instr(op_mov, at++, ScalarKind::U64, part.base + i));
         return {base, n};
       }
       case ExprKind::Cond: {
@@ -255,8 +276,10 @@ class ProgramBuilder {
         SlotRange b = compile(*e.args[2]);
         return select(c.base, a, b);
       }
-      case ExprKind::Unary: return {unary(e), 1};
-      case ExprKind::Binary: return {binary(e), 1};
+      case ExprKind::Unary:
+        return {unary(e), 1};
+      case ExprKind::Binary:
+        return {binary(e), 1};
       case ExprKind::Call: {
         if (e.math_fn == MathFn::Select) {  // select(a, b, c) = c ? b : a
           SlotRange a = compile(*e.args[0]);
@@ -290,9 +313,12 @@ class ProgramBuilder {
     ScalarKind k = e.args[0]->type.scalar_kind();
     bool fl = dsl::is_float(k);
     switch (e.unary_op) {
-      case UnaryOp::Neg: return emit(fl ? op_fneg : op_ineg, k, a);
-      case UnaryOp::Not: return emit(op_lnot, k, a);
-      case UnaryOp::BitNot: return emit(op_inot, k, a);
+      case UnaryOp::Neg:
+        return emit(fl ? op_fneg : op_ineg, k, a);
+      case UnaryOp::Not:
+        return emit(op_lnot, k, a);
+      case UnaryOp::BitNot:
+        return emit(op_inot, k, a);
     }
     throw std::logic_error("reference: unknown unary operator");
   }
@@ -304,32 +330,54 @@ class ProgramBuilder {
     bool fl = dsl::is_float(k);
     if (k == ScalarKind::Bool) {
       switch (e.binary_op) {
-        case BinaryOp::And: return emit(op_land, k, a, b);
-        case BinaryOp::Or: return emit(op_lor, k, a, b);
-        case BinaryOp::Eq: return emit(op_ieq, k, a, b);
-        case BinaryOp::Ne: return emit(op_ine, k, a, b);
-        default: throw std::logic_error("reference: bad bool operator");
+        case BinaryOp::And:
+          return emit(op_land, k, a, b);
+        case BinaryOp::Or:
+          return emit(op_lor, k, a, b);
+        case BinaryOp::Eq:
+          return emit(op_ieq, k, a, b);
+        case BinaryOp::Ne:
+          return emit(op_ine, k, a, b);
+        default:
+          throw std::logic_error("reference: bad bool operator");
       }
     }
     switch (e.binary_op) {
-      case BinaryOp::Add: return emit(fl ? op_fadd : op_iadd, k, a, b);
-      case BinaryOp::Sub: return emit(fl ? op_fsub : op_isub, k, a, b);
-      case BinaryOp::Mul: return emit(fl ? op_fmul : op_imul, k, a, b);
-      case BinaryOp::Div: return emit(fl ? op_fdiv : op_idiv, k, a, b);
-      case BinaryOp::Rem: return emit(op_irem, k, a, b);
-      case BinaryOp::BitAnd: return emit(op_iand, k, a, b);
-      case BinaryOp::BitOr: return emit(op_ior, k, a, b);
-      case BinaryOp::BitXor: return emit(op_ixor, k, a, b);
-      case BinaryOp::Shl: return emit(op_shl, k, a, b, static_cast<uint32_t>(dsl::integer_bits(k) - 1));
-      case BinaryOp::Shr: return emit(op_shr, k, a, b, static_cast<uint32_t>(dsl::integer_bits(k) - 1));
-      case BinaryOp::Lt: return emit(fl ? op_flt : op_ilt, k, a, b);
-      case BinaryOp::Le: return emit(fl ? op_fle : op_ile, k, a, b);
-      case BinaryOp::Gt: return emit(fl ? op_fgt : op_igt, k, a, b);
-      case BinaryOp::Ge: return emit(fl ? op_fge : op_ige, k, a, b);
-      case BinaryOp::Eq: return emit(fl ? op_feq : op_ieq, k, a, b);
-      case BinaryOp::Ne: return emit(fl ? op_fne : op_ine, k, a, b);
+      case BinaryOp::Add:
+        return emit(fl ? op_fadd : op_iadd, k, a, b);
+      case BinaryOp::Sub:
+        return emit(fl ? op_fsub : op_isub, k, a, b);
+      case BinaryOp::Mul:
+        return emit(fl ? op_fmul : op_imul, k, a, b);
+      case BinaryOp::Div:
+        return emit(fl ? op_fdiv : op_idiv, k, a, b);
+      case BinaryOp::Rem:
+        return emit(op_irem, k, a, b);
+      case BinaryOp::BitAnd:
+        return emit(op_iand, k, a, b);
+      case BinaryOp::BitOr:
+        return emit(op_ior, k, a, b);
+      case BinaryOp::BitXor:
+        return emit(op_ixor, k, a, b);
+      case BinaryOp::Shl:
+        return emit(op_shl, k, a, b, static_cast<uint32_t>(dsl::integer_bits(k) - 1));
+      case BinaryOp::Shr:
+        return emit(op_shr, k, a, b, static_cast<uint32_t>(dsl::integer_bits(k) - 1));
+      case BinaryOp::Lt:
+        return emit(fl ? op_flt : op_ilt, k, a, b);
+      case BinaryOp::Le:
+        return emit(fl ? op_fle : op_ile, k, a, b);
+      case BinaryOp::Gt:
+        return emit(fl ? op_fgt : op_igt, k, a, b);
+      case BinaryOp::Ge:
+        return emit(fl ? op_fge : op_ige, k, a, b);
+      case BinaryOp::Eq:
+        return emit(fl ? op_feq : op_ieq, k, a, b);
+      case BinaryOp::Ne:
+        return emit(fl ? op_fne : op_ine, k, a, b);
       case BinaryOp::And:
-      case BinaryOp::Or: break;
+      case BinaryOp::Or:
+        break;
     }
     throw std::logic_error("reference: bad binary operator");
   }
@@ -341,17 +389,28 @@ class ProgramBuilder {
     bool fl = dsl::is_float(k);
     auto arg = [&](size_t i) { return i < args.size() ? args[i] : 0u; };
     switch (e.math_fn) {
-      case MathFn::Min: return emit(fl ? op_fmin : op_imin, k, arg(0), arg(1));
-      case MathFn::Max: return emit(fl ? op_fmax : op_imax, k, arg(0), arg(1));
-      case MathFn::Abs: return emit(fl ? op_fabs : op_iabs, k, arg(0));
-      case MathFn::Clamp: return emit(fl ? op_fclamp : op_iclamp, k, arg(0), arg(1), arg(2));
-      case MathFn::Fma: return emit(op_ffma, k, arg(0), arg(1), arg(2));
-      case MathFn::Sqrt: return emit(op_fsqrt, k, arg(0));
-      case MathFn::Exp: return emit(op_fexp, k, arg(0));
-      case MathFn::Log: return emit(op_flog, k, arg(0));
-      case MathFn::Floor: return emit(op_ffloor, k, arg(0));
-      case MathFn::Ceil: return emit(op_fceil, k, arg(0));
-      case MathFn::Select: break;
+      case MathFn::Min:
+        return emit(fl ? op_fmin : op_imin, k, arg(0), arg(1));
+      case MathFn::Max:
+        return emit(fl ? op_fmax : op_imax, k, arg(0), arg(1));
+      case MathFn::Abs:
+        return emit(fl ? op_fabs : op_iabs, k, arg(0));
+      case MathFn::Clamp:
+        return emit(fl ? op_fclamp : op_iclamp, k, arg(0), arg(1), arg(2));
+      case MathFn::Fma:
+        return emit(op_ffma, k, arg(0), arg(1), arg(2));
+      case MathFn::Sqrt:
+        return emit(op_fsqrt, k, arg(0));
+      case MathFn::Exp:
+        return emit(op_fexp, k, arg(0));
+      case MathFn::Log:
+        return emit(op_flog, k, arg(0));
+      case MathFn::Floor:
+        return emit(op_ffloor, k, arg(0));
+      case MathFn::Ceil:
+        return emit(op_fceil, k, arg(0));
+      case MathFn::Select:
+        break;
     }
     throw std::logic_error("reference: bad call");
   }
@@ -380,18 +439,58 @@ void Program::load(const std::vector<dsl::ScalarSlot>& layout, const void* src, 
     const uint8_t* p = bytes + layout[i].offset;
     Slot s{};
     switch (layout[i].kind) {
-      case ScalarKind::I8: s.i = static_cast<int8_t>(*p); break;
-      case ScalarKind::U8: s.u = *p; break;
-      case ScalarKind::I16: { int16_t v; std::memcpy(&v, p, 2); s.i = v; break; }
-      case ScalarKind::U16: { uint16_t v; std::memcpy(&v, p, 2); s.u = v; break; }
-      case ScalarKind::I32: { int32_t v; std::memcpy(&v, p, 4); s.i = v; break; }
-      case ScalarKind::U32: { uint32_t v; std::memcpy(&v, p, 4); s.u = v; break; }
+      case ScalarKind::I8:
+        s.i = static_cast<int8_t>(*p);
+        break;
+      case ScalarKind::U8:
+        s.u = *p;
+        break;
+      case ScalarKind::I16: {
+        int16_t v;
+        std::memcpy(&v, p, 2);
+        s.i = v;
+        break;
+      }
+      case ScalarKind::U16: {
+        uint16_t v;
+        std::memcpy(&v, p, 2);
+        s.u = v;
+        break;
+      }
+      case ScalarKind::I32: {
+        int32_t v;
+        std::memcpy(&v, p, 4);
+        s.i = v;
+        break;
+      }
+      case ScalarKind::U32: {
+        uint32_t v;
+        std::memcpy(&v, p, 4);
+        s.u = v;
+        break;
+      }
       case ScalarKind::I64:
-      case ScalarKind::U64: std::memcpy(&s.u, p, 8); break;
-      case ScalarKind::F16: { uint16_t v; std::memcpy(&v, p, 2); s.f = dsl::half_bits_to_float(v); break; }
-      case ScalarKind::F32: { float v; std::memcpy(&v, p, 4); s.f = v; break; }
-      case ScalarKind::F64: std::memcpy(&s.f, p, 8); break;
-      case ScalarKind::Bool: s.u = *p != 0; break;
+      case ScalarKind::U64:
+        std::memcpy(&s.u, p, 8);
+        break;
+      case ScalarKind::F16: {
+        uint16_t v;
+        std::memcpy(&v, p, 2);
+        s.f = dsl::half_bits_to_float(v);
+        break;
+      }
+      case ScalarKind::F32: {
+        float v;
+        std::memcpy(&v, p, 4);
+        s.f = v;
+        break;
+      }
+      case ScalarKind::F64:
+        std::memcpy(&s.f, p, 8);
+        break;
+      case ScalarKind::Bool:
+        s.u = *p != 0;
+        break;
     }
     dst[i] = s;
   }
@@ -405,16 +504,38 @@ void Program::store(const std::vector<dsl::ScalarSlot>& layout, const Slot* src,
     switch (layout[i].kind) {
       case ScalarKind::I8:
       case ScalarKind::U8:
-      case ScalarKind::Bool: *p = static_cast<uint8_t>(s.u); break;
+      case ScalarKind::Bool:
+        *p = static_cast<uint8_t>(s.u);
+        break;
       case ScalarKind::I16:
-      case ScalarKind::U16: { uint16_t v = static_cast<uint16_t>(s.u); std::memcpy(p, &v, 2); break; }
+      case ScalarKind::U16: {
+        uint16_t v = static_cast<uint16_t>(s.u);
+        std::memcpy(p, &v, 2);
+        break;
+      }
       case ScalarKind::I32:
-      case ScalarKind::U32: { uint32_t v = static_cast<uint32_t>(s.u); std::memcpy(p, &v, 4); break; }
+      case ScalarKind::U32: {
+        uint32_t v = static_cast<uint32_t>(s.u);
+        std::memcpy(p, &v, 4);
+        break;
+      }
       case ScalarKind::I64:
-      case ScalarKind::U64: std::memcpy(p, &s.u, 8); break;
-      case ScalarKind::F16: { uint16_t v = dsl::float_to_half_bits(static_cast<float>(s.f)); std::memcpy(p, &v, 2); break; }
-      case ScalarKind::F32: { float v = static_cast<float>(s.f); std::memcpy(p, &v, 4); break; }
-      case ScalarKind::F64: std::memcpy(p, &s.f, 8); break;
+      case ScalarKind::U64:
+        std::memcpy(p, &s.u, 8);
+        break;
+      case ScalarKind::F16: {
+        uint16_t v = dsl::float_to_half_bits(static_cast<float>(s.f));
+        std::memcpy(p, &v, 2);
+        break;
+      }
+      case ScalarKind::F32: {
+        float v = static_cast<float>(s.f);
+        std::memcpy(p, &v, 4);
+        break;
+      }
+      case ScalarKind::F64:
+        std::memcpy(p, &s.f, 8);
+        break;
     }
   }
 }

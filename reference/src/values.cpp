@@ -153,9 +153,10 @@ OperatorReport check_operator(const dsl::Spec& spec, uint64_t seed, int samples)
     if (!slots_match(layout, left.data(), right.data(), tol)) {
       report.ok = false;
       report.message = "the operator of scan '" + spec.name + "' (" + op +
-                       ") does not look associative: with a = " + show(a) + ", b = " + show(b) + ", c = " +
-                       show(c) + ", combine(combine(a, b), c) = " + show(left) + " but combine(a, combine(b, c)) = " +
-                       show(right) + "; a scan regroups its combines freely, so its results would depend on the "
+                       ") does not look associative: with a = " + show(a) + ", b = " + show(b) + ", c = " + show(c) +
+                       ", combine(combine(a, b), c) = " + show(left) +
+                       " but combine(a, combine(b, c)) = " + show(right) +
+                       "; a scan regroups its combines freely, so its results would depend on the "
                        "algorithm";
       return report;
     }

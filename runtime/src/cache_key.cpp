@@ -183,9 +183,8 @@ CacheKey make_kernel_key(std::string source, std::string options, std::string co
 }
 
 bool is_valid_digest(std::string_view digest) noexcept {
-  return digest.size() == 64 && std::all_of(digest.begin(), digest.end(), [](char c) {
-           return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
-         });
+  return digest.size() == 64 && std::all_of(digest.begin(), digest.end(),
+                                            [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
 }
 
 std::string memory_key(const std::string& digest, const void* context) {

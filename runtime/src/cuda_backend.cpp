@@ -20,7 +20,8 @@ void Runtime::Impl::open_cuda(int ordinal) {
   int count = 0;
   CUresult r = driver->cuDeviceGetCount(&count);
   if (r != CUDA_SUCCESS) fail(describe(*driver, "cuDeviceGetCount", r));
-  if (count == 0) fail("the CUDA driver sees no GPU; the OpenCL backend (Runtime({Backend::OpenCL})) may have a device");
+  if (count == 0)
+    fail("the CUDA driver sees no GPU; the OpenCL backend (Runtime({Backend::OpenCL})) may have a device");
   if (ordinal < 0 || ordinal >= count)
     fail("CUDA device " + std::to_string(ordinal) + " does not exist (" + std::to_string(count) + " present)");
   if ((r = driver->cuDeviceGet(&cu_device, ordinal)) != CUDA_SUCCESS) fail(describe(*driver, "cuDeviceGet", r));
@@ -171,8 +172,7 @@ CUdeviceptr workspace(const Scan::State& st, const Scan::CudaArgs& a, CUstream s
 void Scan::run(const CudaArgs& a) const {
   const State& st = runtime::detail::state_of(s_);
   const generator::Plan& p = st.plan;
-  if (p.backend != Backend::Cuda)
-    fail("scan '" + p.spec.name + "' was compiled for OpenCL; launch it with OpenCLArgs");
+  if (p.backend != Backend::Cuda) fail("scan '" + p.spec.name + "' was compiled for OpenCL; launch it with OpenCLArgs");
   Runtime::Impl& rt = *st.rt;
   const Driver& d = *rt.driver;
   runtime::detail::check_outputs(p, a.in, a.inclusive, a.exclusive, a.aggregate, a.running_total, a.n);
@@ -189,15 +189,22 @@ void Scan::run(const CudaArgs& a) const {
   // Every argument by its role in the kernel ABI (generator::ParamRole).
   auto cuda_arg = [&](generator::ParamRole role) -> void* {
     switch (role) {
-      case generator::ParamRole::Input: return &in;
-      case generator::ParamRole::Inclusive: return &inc;
-      case generator::ParamRole::Exclusive: return &exc;
+      case generator::ParamRole::Input:
+        return &in;
+      case generator::ParamRole::Inclusive:
+        return &inc;
+      case generator::ParamRole::Exclusive:
+        return &exc;
       case generator::ParamRole::Aggregate:
-      case generator::ParamRole::Aggregates: return &agg;
-      case generator::ParamRole::RunningTotal: return &run_total;
-      case generator::ParamRole::Count: return &n;
+      case generator::ParamRole::Aggregates:
+        return &agg;
+      case generator::ParamRole::RunningTotal:
+        return &run_total;
+      case generator::ParamRole::Count:
+        return &n;
       case generator::ParamRole::Workspace:
-      case generator::ParamRole::Partials: return &ws;
+      case generator::ParamRole::Partials:
+        return &ws;
     }
     fail("scan '" + p.spec.name + "': a kernel parameter of no known role");
   };
@@ -205,9 +212,9 @@ void Scan::run(const CudaArgs& a) const {
     std::vector<void*> params;
     for (const generator::KernelParam& param : k->params) params.push_back(cuda_arg(param.role));
     const uint64_t blocks = generator::launch_blocks(p, *k, a.n);
-    const CUresult r = d.cuLaunchKernel(st.cu_functions.at(k->name), static_cast<unsigned int>(blocks), 1, 1,
-                                        static_cast<unsigned int>(p.block_threads), 1, 1, 0, stream, params.data(),
-                                        nullptr);
+    const CUresult r =
+        d.cuLaunchKernel(st.cu_functions.at(k->name), static_cast<unsigned int>(blocks), 1, 1,
+                         static_cast<unsigned int>(p.block_threads), 1, 1, 0, stream, params.data(), nullptr);
     if (r != CUDA_SUCCESS) fail(describe(d, ("cuLaunchKernel (" + k->name + ")").c_str(), r));
   }
 }

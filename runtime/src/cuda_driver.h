@@ -12,6 +12,7 @@
 namespace scangen::runtime::detail {
 
 // X(member, versioned symbol)
+// clang-format off
 #define SCANGEN_DRIVER_FUNCTIONS(X)                                                                         \
   X(cuInit, "cuInit") X(cuDriverGetVersion, "cuDriverGetVersion") X(cuDeviceGetCount, "cuDeviceGetCount")   \
   X(cuDeviceGet, "cuDeviceGet") X(cuDeviceGetAttribute, "cuDeviceGetAttribute")                             \
@@ -24,6 +25,7 @@ namespace scangen::runtime::detail {
   X(cuMemsetD8Async, "cuMemsetD8Async") X(cuLaunchKernel, "cuLaunchKernel")                                 \
   X(cuGetErrorName, "cuGetErrorName") X(cuGetErrorString, "cuGetErrorString")                               \
   X(cuMemGetAddressRange, "cuMemGetAddressRange_v2")
+// clang-format on
 
 struct Driver {
 #define X(fn, symbol) decltype(&::fn) fn = nullptr;

@@ -127,8 +127,8 @@ std::string untrusted_reason(const std::string& directory) {
   struct stat st {};
   if (::stat(directory.c_str(), &st) != 0) return "cannot stat it: " + std::string(std::strerror(errno));
   if (st.st_uid != ::geteuid()) {
-    return "it belongs to user id " + std::to_string(st.st_uid) + ", not to this user (" +
-           std::to_string(::geteuid()) + ")";
+    return "it belongs to user id " + std::to_string(st.st_uid) + ", not to this user (" + std::to_string(::geteuid()) +
+           ")";
   }
   if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
     char mode[8];
@@ -324,8 +324,10 @@ void DiskCache::store(const std::string& digest, const std::vector<std::uint8_t>
     if (error == ENOENT) {  // the directory was removed under us: make it again, once, private
       std::error_code ec;
       fs::create_directories(dir, ec);
-      if (!ec && ::chmod(directory_.c_str(), S_IRWXU) != 0) error = errno;
-      else error = write_temp_file(dir, header, kHeaderSize, payload, temp);
+      if (!ec && ::chmod(directory_.c_str(), S_IRWXU) != 0)
+        error = errno;
+      else
+        error = write_temp_file(dir, header, kHeaderSize, payload, temp);
     }
     if (error != 0) {
       stats_->record_write_failure();

@@ -274,7 +274,7 @@ cl_mem workspace(const Scan::State& st, const Scan::OpenCLArgs& a, cl_command_qu
     ws = st.cl_workspace;
   }
   if (const uint64_t zero = generator::workspace_zero_bytes(p, a.n)) {  // the ticket and the statuses
-    const cl_uchar zero_byte = 0;  // OpenCL 1.2's clEnqueueFillBuffer
+    const cl_uchar zero_byte = 0;                                       // OpenCL 1.2's clEnqueueFillBuffer
     chain.then("clEnqueueFillBuffer (zeroing the workspace's statuses)",
                [&](cl_uint waits, const cl_event* wait, cl_event* done) {
                  return clEnqueueFillBuffer(queue, ws, &zero_byte, 1, 0, zero, waits, wait, done);
@@ -288,8 +288,7 @@ cl_mem workspace(const Scan::State& st, const Scan::OpenCLArgs& a, cl_command_qu
 void Scan::run(const OpenCLArgs& a) const {
   const State& st = runtime::detail::state_of(s_);
   const generator::Plan& p = st.plan;
-  if (p.backend != Backend::OpenCL)
-    fail("scan '" + p.spec.name + "' was compiled for CUDA; launch it with CudaArgs");
+  if (p.backend != Backend::OpenCL) fail("scan '" + p.spec.name + "' was compiled for CUDA; launch it with CudaArgs");
   runtime::detail::check_outputs(p, a.in, a.inclusive, a.exclusive, a.aggregate, a.running_total, a.n);
   const std::vector<const generator::Kernel*> launches = runtime::detail::plan_launches(p, a.n);
   check_buffers(p, a);
@@ -301,15 +300,22 @@ void Scan::run(const OpenCLArgs& a) const {
   // Every argument by its role in the kernel ABI (generator::ParamRole).
   auto opencl_arg = [&](generator::ParamRole role) -> std::pair<size_t, const void*> {
     switch (role) {
-      case generator::ParamRole::Input: return {sizeof(cl_mem), &a.in};
-      case generator::ParamRole::Inclusive: return {sizeof(cl_mem), &a.inclusive};
-      case generator::ParamRole::Exclusive: return {sizeof(cl_mem), &a.exclusive};
+      case generator::ParamRole::Input:
+        return {sizeof(cl_mem), &a.in};
+      case generator::ParamRole::Inclusive:
+        return {sizeof(cl_mem), &a.inclusive};
+      case generator::ParamRole::Exclusive:
+        return {sizeof(cl_mem), &a.exclusive};
       case generator::ParamRole::Aggregate:
-      case generator::ParamRole::Aggregates: return {sizeof(cl_mem), &a.aggregate};
-      case generator::ParamRole::RunningTotal: return {sizeof(cl_mem), &a.running_total};
-      case generator::ParamRole::Count: return {sizeof n, &n};
+      case generator::ParamRole::Aggregates:
+        return {sizeof(cl_mem), &a.aggregate};
+      case generator::ParamRole::RunningTotal:
+        return {sizeof(cl_mem), &a.running_total};
+      case generator::ParamRole::Count:
+        return {sizeof n, &n};
       case generator::ParamRole::Workspace:
-      case generator::ParamRole::Partials: return {sizeof(cl_mem), &ws};
+      case generator::ParamRole::Partials:
+        return {sizeof(cl_mem), &ws};
     }
     fail("scan '" + p.spec.name + "': a kernel parameter of no known role");
   };

@@ -27,9 +27,9 @@ namespace runtime::detail {
 // "clBuildProgram failed with OpenCL error -11".
 std::string cl_error(const char* call, cl_int e);
 
-#define SG_CL(call)                                                                   \
-  do {                                                                                \
-    const cl_int e_ = (call);                                                         \
+#define SG_CL(call)                                                                                      \
+  do {                                                                                                   \
+    const cl_int e_ = (call);                                                                            \
     if (e_ != CL_SUCCESS) scangen::runtime::detail::fail(scangen::runtime::detail::cl_error(#call, e_)); \
   } while (0)
 
@@ -42,7 +42,6 @@ std::vector<const generator::Kernel*> plan_launches(const generator::Plan& p, ui
 
 // What the outputs must be, given the spec; the flags say which the caller gave.
 void check_outputs(const generator::Plan& p, bool in, bool inc, bool exc, bool agg, bool run, uint64_t n);
-
 
 // Refuses count x element when it overflows 64 bits.
 void check_no_overflow(const generator::Plan& p, uint64_t count, uint64_t element, const std::string& type);

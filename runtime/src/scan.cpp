@@ -56,7 +56,8 @@ void check_outputs(const generator::Plan& p, bool in, bool inc, bool exc, bool a
   const std::string mode = std::string("mode = ") + dsl::to_string(p.spec.mode);
   need(inc, o.inclusive, false, "inclusive", mode);
   need(exc, o.exclusive, false, "exclusive", mode);
-  need(agg, o.aggregate, true, "aggregate", o.aggregate ? "outputs lists aggregate" : "outputs does not list aggregate");
+  need(agg, o.aggregate, true, "aggregate",
+       o.aggregate ? "outputs lists aggregate" : "outputs does not list aggregate");
   need(run, o.running_total, true, "running_total",
        o.running_total ? "outputs lists running_total" : "outputs does not list running_total");
 }

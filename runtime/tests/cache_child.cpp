@@ -128,7 +128,8 @@ int work(const char* dir, const char* max_bytes, int worker, int iterations, int
   std::vector<int> results(static_cast<std::size_t>(threads), 0);
   std::vector<std::thread> pool;
   for (int t = 0; t < threads; ++t)
-    pool.emplace_back([&, t] { results[static_cast<std::size_t>(t)] = work_as(cache, worker * threads + t, iterations); });
+    pool.emplace_back(
+        [&, t] { results[static_cast<std::size_t>(t)] = work_as(cache, worker * threads + t, iterations); });
   for (std::thread& th : pool) th.join();
   const auto stats = cache.stats().snapshot();
   std::printf("process %d (%d threads): %llu evictions, %llu corrupt, %llu write failures\n", worker, threads,

@@ -100,7 +100,8 @@ inline CacheKey test_key(int i) {
 
 inline std::vector<std::uint8_t> test_payload(int i, std::size_t size = 1000) {
   std::vector<std::uint8_t> payload(size);
-  for (std::size_t j = 0; j < size; ++j) payload[j] = static_cast<std::uint8_t>(j * 31 + static_cast<std::size_t>(i) * 7);
+  for (std::size_t j = 0; j < size; ++j)
+    payload[j] = static_cast<std::uint8_t>(j * 31 + static_cast<std::size_t>(i) * 7);
   return payload;
 }
 

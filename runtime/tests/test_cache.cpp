@@ -22,7 +22,6 @@
 
 using namespace scangen::test::cache;
 
-
 // ---------------------------------------------------------------------------
 // Hashing and keys
 
@@ -115,8 +114,8 @@ TEST_CASE("cache: a key's digest depends on every part and on their order", "[ru
     c.add("a", "b").add("c", "");
     d.add("a", "b");
     e.add("a", "b").add("", "");
-    const std::set<std::string> digests{a.digest(), b.digest(), c.digest(), d.digest(), e.digest(),
-                                        CacheKey{}.digest()};
+    const std::set<std::string> digests{a.digest(), b.digest(), c.digest(),
+                                        d.digest(), e.digest(), CacheKey{}.digest()};
     CHECK(digests.size() == 6);
   }
 }
@@ -165,8 +164,7 @@ TEST_CASE("cache: disk round trip", "[runtime][cache]") {
   CHECK(second.load(test_key(1)) == other);
 
   // Nothing but the entries is left behind.
-  CHECK(entry_names(dir) ==
-        std::set<std::string>{test_key(1).digest() + ".bin", test_key(3).digest() + ".bin"});
+  CHECK(entry_names(dir) == std::set<std::string>{test_key(1).digest() + ".bin", test_key(3).digest() + ".bin"});
 
   const auto stats = cache.stats().snapshot();
   CHECK(stats.disk_hits == 3);
@@ -469,9 +467,14 @@ TEST_CASE("cache: the directory, the bound and the switch come from the environm
     CHECK(DiskCache::Options::from_environment().max_bytes == DiskCache::kDefaultMaxBytes);
     CHECK(DiskCache::kDefaultMaxBytes == 256u << 20);
     const std::vector<std::pair<std::string, std::uint64_t>> cases = {
-        {"12345", 12345},       {"64K", 64u << 10},  {"3m", 3u << 20},
-        {"2GiB", 2ull << 30},   {"0", DiskCache::kDefaultMaxBytes}, {"lots", DiskCache::kDefaultMaxBytes},
-        {"-5", DiskCache::kDefaultMaxBytes}, {"99999999999999999999999", DiskCache::kDefaultMaxBytes},
+        {"12345", 12345},
+        {"64K", 64u << 10},
+        {"3m", 3u << 20},
+        {"2GiB", 2ull << 30},
+        {"0", DiskCache::kDefaultMaxBytes},
+        {"lots", DiskCache::kDefaultMaxBytes},
+        {"-5", DiskCache::kDefaultMaxBytes},
+        {"99999999999999999999999", DiskCache::kDefaultMaxBytes},
         {"10T", DiskCache::kDefaultMaxBytes}};
     for (const auto& [text, bytes] : cases) {
       ScopedEnv m("SCANGEN_CACHE_MAX_BYTES", text);

@@ -90,8 +90,8 @@ TEST_CASE("cache: processes of several threads sharing one directory", "[runtime
   const std::string max = std::to_string(bound);
   std::vector<pid_t> pids;
   for (int w = 0; w < processes; ++w)
-    pids.push_back(spawn({child, dir.str(), max, "work", std::to_string(w), std::to_string(iterations),
-                          std::to_string(threads)}));
+    pids.push_back(
+        spawn({child, dir.str(), max, "work", std::to_string(w), std::to_string(iterations), std::to_string(threads)}));
   for (int w = 0; w < processes; ++w) {
     CAPTURE(w);
     CHECK(wait_exit_code(pids[static_cast<std::size_t>(w)]) == 0);
@@ -254,7 +254,7 @@ TEST_CASE("cache: the runtime's path through both caches", "[runtime][cache]") {
   {
     DiskCache disk(options_for(dir), stats);
     const auto first = get(disk, key, &context_a);
-    CHECK(get(disk, key, &context_a) == first);  // memory hit
+    CHECK(get(disk, key, &context_a) == first);      // memory hit
     const auto second = get(disk, key, &context_b);  // another context: from disk, no compile
     CHECK(second != first);
     CHECK(*second == *first);

@@ -43,8 +43,8 @@ TEST_CASE("half: float to half rounds to nearest, ties to even", "[unit][half]")
   // Halfway cases: 1 + 2^-11 lies between 1 and 1 + 2^-10, ties to 1 (even).
   CHECK(scangen::half_bits_from_float(1.0f + std::ldexp(1.0f, -11)) == 0x3c00);
   CHECK(scangen::half_bits_from_float(1.0f + 3 * std::ldexp(1.0f, -11)) == 0x3c02);
-  CHECK(scangen::half_bits_from_float(65519.0f) == 0x7bff);  // below the halfway point to 2^16
-  CHECK(scangen::half_bits_from_float(65520.0f) == 0x7c00);  // the halfway point rounds to inf (even)
+  CHECK(scangen::half_bits_from_float(65519.0f) == 0x7bff);               // below the halfway point to 2^16
+  CHECK(scangen::half_bits_from_float(65520.0f) == 0x7c00);               // the halfway point rounds to inf (even)
   CHECK(scangen::half_bits_from_float(std::ldexp(1.0f, -25)) == 0x0000);  // half of the least subnormal: to 0 (even)
   CHECK(scangen::half_bits_from_float(std::ldexp(3.0f, -26)) == 0x0001);
   CHECK(scangen::half_bits_from_float(-0.0f) == 0x8000);

@@ -62,11 +62,12 @@ TEST_CASE("the runtime compiles and runs scans on a CUDA GPU", "[gpu][runtime]")
   const uint64_t s0 = seed();
   INFO("seed " << s0 << " (replay with SCANGEN_TEST_SEED=" << s0 << ")");
   std::mt19937_64 rng(s0);
-  for (const char* text : {"scan d { type = i32; op = add; level = device; }",
-                           "scan r { type = u64; op = max; level = device; algorithm = reduce_then_scan; mode = exclusive; }",
-                           "scan b { type = i64; op = add; level = block; threads = 100; items = 3; }",
-                           "scan c { type = u32; op = xor; level = warp; algorithm = coalesced; targets = cuda; }",
-                           "scan w { type = u32; input = u8; op = add; level = warp(8); items = 2; }"}) {
+  for (const char* text :
+       {"scan d { type = i32; op = add; level = device; }",
+        "scan r { type = u64; op = max; level = device; algorithm = reduce_then_scan; mode = exclusive; }",
+        "scan b { type = i64; op = add; level = block; threads = 100; items = 3; }",
+        "scan c { type = u32; op = xor; level = warp; algorithm = coalesced; targets = cuda; }",
+        "scan w { type = u32; input = u8; op = add; level = warp(8); items = 2; }"}) {
     scangen::Scan scan = rt.compile(text);
     for (uint64_t n : {0ull, 1ull, 4095ull, 1000001ull}) check_scan(scan, n, rng);
   }

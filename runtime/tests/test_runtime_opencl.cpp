@@ -45,8 +45,8 @@ bool have_opencl() {
 cl_mem buffer(scangen::Runtime& rt, const std::vector<uint8_t>& host) {
   cl_int err = CL_SUCCESS;
   std::vector<uint8_t> init = host.empty() ? std::vector<uint8_t>{0} : host;
-  cl_mem m = clCreateBuffer(rt.opencl_context(), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, init.size(), init.data(),
-                            &err);
+  cl_mem m =
+      clCreateBuffer(rt.opencl_context(), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, init.size(), init.data(), &err);
   REQUIRE(err == CL_SUCCESS);
   return m;
 }
@@ -92,10 +92,11 @@ TEST_CASE("the runtime compiles and runs warp, block and device scans on OpenCL"
   const uint64_t s0 = seed();
   INFO("seed " << s0 << " (replay with SCANGEN_TEST_SEED=" << s0 << ")");
   std::mt19937_64 rng(s0);
-  for (const char* text : {"scan d { type = i32; op = add; level = device; }",
-                           "scan r { type = u32; op = max; level = device; algorithm = reduce_then_scan; mode = exclusive; }",
-                           "scan b { type = i64; op = add; level = block; threads = 100; items = 3; }",
-                           "scan w { type = u32; input = u8; op = add; level = warp(8); items = 2; }"}) {
+  for (const char* text :
+       {"scan d { type = i32; op = add; level = device; }",
+        "scan r { type = u32; op = max; level = device; algorithm = reduce_then_scan; mode = exclusive; }",
+        "scan b { type = i64; op = add; level = block; threads = 100; items = 3; }",
+        "scan w { type = u32; input = u8; op = add; level = warp(8); items = 2; }"}) {
     scangen::Scan scan = rt.compile(text);
     for (uint64_t n : {0ull, 1ull, 4095ull, 100001ull}) check_scan(rt, scan, n, rng);
   }
@@ -151,8 +152,8 @@ TEST_CASE("Runtimes made on several threads at once each find the device", "[ope
         scangen::Scan scan = rt.compile("scan t { type = i32; op = add; level = device; }");
         std::vector<int32_t> in(10000 + static_cast<size_t>(t), 1), out(in.size(), 0);
         cl_int err = CL_SUCCESS;
-        cl_mem d_in = clCreateBuffer(rt.opencl_context(), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
-                                     in.size() * 4, in.data(), &err);
+        cl_mem d_in = clCreateBuffer(rt.opencl_context(), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, in.size() * 4,
+                                     in.data(), &err);
         cl_mem d_out = clCreateBuffer(rt.opencl_context(), CL_MEM_READ_WRITE, out.size() * 4, nullptr, &err);
         scangen::Scan::OpenCLArgs a;
         a.in = d_in;
@@ -268,8 +269,8 @@ TEST_CASE("buffers too small for n are refused before a launch", "[opencl][runti
   a.in = b;
   CHECK_NOTHROW(device.run(a));
   // Block level: one aggregate per segment; u8 input, u32 elements.
-  scangen::Scan block =
-      rt.compile("scan k { type = u32; input = u8; op = add; level = block; threads = 64; items = 4; outputs = aggregate; }");
+  scangen::Scan block = rt.compile(
+      "scan k { type = u32; input = u8; op = add; level = block; threads = 64; items = 4; outputs = aggregate; }");
   scangen::Scan::OpenCLArgs k;
   k.n = 65536;  // 256 segments of 256
   k.in = s;     // 4096 bytes of u8: too few
@@ -319,7 +320,8 @@ TEST_CASE("an out-of-order queue runs a call's kernels in order", "[opencl][runt
   clReleaseCommandQueue(queue);
 }
 
-TEST_CASE("the OpenCL device is chosen by index or by name, and a wrong choice lists the devices", "[opencl][runtime]") {
+TEST_CASE("the OpenCL device is chosen by index or by name, and a wrong choice lists the devices",
+          "[opencl][runtime]") {
   if (!have_opencl()) return;
   TempCache cache;
   unsetenv("SCANGEN_OPENCL_DEVICE");
@@ -415,8 +417,9 @@ TEST_CASE("the runtime's errors say what is wrong", "[opencl][runtime]") {
   // A non-associative operator makes no kernel, unless the spec says it knows better.
   CHECK_THROWS_WITH(rt.compile("scan minus { type = i32; combine(x, y) = x - y; identity = 0; level = device; }"),
                     Catch::Contains("no kernel is made from it") && Catch::Contains("assume_associative"));
-  CHECK_NOTHROW(rt.compile("scan minus { type = i32; combine(x, y) = x - y; identity = 0; level = block; "
-                           "assume_associative = true; }"));
+  CHECK_NOTHROW(
+      rt.compile("scan minus { type = i32; combine(x, y) = x - y; identity = 0; level = block; "
+                 "assume_associative = true; }"));
   CHECK_THROWS_WITH(rt.compile_file("/no/such/file.scan"),
                     Catch::Contains("cannot read '/no/such/file.scan': No such file or directory"));
   CHECK_THROWS_WITH(rt.compile_file(cache.dir.string()), Catch::Contains("it is a directory"));

@@ -57,12 +57,14 @@ bool fill(cl_command_queue q, cl_mem m, unsigned char byte, size_t bytes) {
 
 template <typename T>
 bool write(cl_command_queue q, cl_mem m, const std::vector<T>& v) {
-  return v.empty() || clEnqueueWriteBuffer(q, m, CL_TRUE, 0, v.size() * sizeof(T), v.data(), 0, nullptr, nullptr) == CL_SUCCESS;
+  return v.empty() ||
+         clEnqueueWriteBuffer(q, m, CL_TRUE, 0, v.size() * sizeof(T), v.data(), 0, nullptr, nullptr) == CL_SUCCESS;
 }
 
 template <typename T>
 bool read(cl_command_queue q, cl_mem m, std::vector<T>& v) {
-  return v.empty() || clEnqueueReadBuffer(q, m, CL_TRUE, 0, v.size() * sizeof(T), v.data(), 0, nullptr, nullptr) == CL_SUCCESS;
+  return v.empty() ||
+         clEnqueueReadBuffer(q, m, CL_TRUE, 0, v.size() * sizeof(T), v.data(), 0, nullptr, nullptr) == CL_SUCCESS;
 }
 
 bool same(const Affine& x, const Affine& y) { return x.a == y.a && x.b == y.b; }
@@ -99,8 +101,11 @@ bool block_sum_case(cl_context context, cl_command_queue q, int64_t n, uint32_t 
   }
   std::vector<int> got(in.size());
   if (!read(q, d_out.mem, got)) return false;
-  const int64_t bad = consumer::first_difference(got, consumer::segmented_sum(in, 512), [](int a, int b) { return a == b; });
-  if (bad >= 0) std::fprintf(stderr, "block_sum of %lld elements: element %lld differs\n", static_cast<long long>(n), static_cast<long long>(bad));
+  const int64_t bad =
+      consumer::first_difference(got, consumer::segmented_sum(in, 512), [](int a, int b) { return a == b; });
+  if (bad >= 0)
+    std::fprintf(stderr, "block_sum of %lld elements: element %lld differs\n", static_cast<long long>(n),
+                 static_cast<long long>(bad));
   return bad < 0;
 }
 
@@ -146,7 +151,8 @@ int main() {
 
   const int64_t max_n = (1 << 20) + 3;
   const size_t ws_bytes = affine_recurrence_opencl_workspace_bytes(max_n);
-  f.expect(ws_bytes > 0 && affine_recurrence_opencl_workspace_bytes(-1) == 0, "affine_recurrence_opencl_workspace_bytes");
+  f.expect(ws_bytes > 0 && affine_recurrence_opencl_workspace_bytes(-1) == 0,
+           "affine_recurrence_opencl_workspace_bytes");
   {
     // Argument checks: nothing is enqueued.
     Buffer in(context, 64 * sizeof(Affine)), out(context, 64 * sizeof(Affine)), small(context, 8);
@@ -156,7 +162,8 @@ int main() {
     f.expect(affine_recurrence_inclusive(q, in.mem, out.mem, 64, nullptr) == CL_INVALID_MEM_OBJECT, "null workspace");
     f.expect(affine_recurrence_inclusive(q, in.mem, out.mem, 65, ws.mem) == CL_INVALID_VALUE, "buffers too small");
     f.expect(affine_recurrence_inclusive(q, in.mem, out.mem, 64, small.mem) == CL_INVALID_VALUE, "workspace too small");
-    f.expect(affine_recurrence_inclusive(nullptr, in.mem, out.mem, 64, ws.mem) == CL_INVALID_COMMAND_QUEUE, "null queue");
+    f.expect(affine_recurrence_inclusive(nullptr, in.mem, out.mem, 64, ws.mem) == CL_INVALID_COMMAND_QUEUE,
+             "null queue");
     f.expect(affine_recurrence_inclusive(q, nullptr, nullptr, 0, nullptr) == CL_SUCCESS, "n == 0 does nothing");
     f.expect(block_sum_inclusive(q, in.mem, nullptr, 4) == CL_INVALID_MEM_OBJECT, "block_sum: null output");
     f.expect(block_sum_inclusive(q, in.mem, out.mem, -2) == CL_INVALID_VALUE, "block_sum: n < 0");
@@ -177,7 +184,8 @@ int main() {
   for (int round = 0; round < 3; ++round) {
     Buffer ws(context, ws_bytes);
     f.expect(fill(q, ws.mem, static_cast<unsigned char>(0x5a + round), ws_bytes), "fill the workspace");
-    f.expect(affine_case(context, q, 300000, ws.mem, false, 40u + static_cast<uint32_t>(round)), "affine scan on a new workspace");
+    f.expect(affine_case(context, q, 300000, ws.mem, false, 40u + static_cast<uint32_t>(round)),
+             "affine scan on a new workspace");
   }
 
   for (int64_t n : {int64_t{1}, int64_t{512}, int64_t{513}, int64_t{100007}})

@@ -70,7 +70,11 @@ TEST_CASE("C++ twins of the examples give the same resolved spec", "[cxx]") {
   const Twin twins[] = {
       {"affine.scan", "affine.h", "AffineOp", "affine_recurrence", "device", {}},
       {"max.scan", "max.h", "MaxOp", "running_max_i32", "device", {}},
-      {"matrix2x2.scan", "matrix2x2.h", "Mat2Product", "matrix_product", "block",
+      {"matrix2x2.scan",
+       "matrix2x2.h",
+       "Mat2Product",
+       "matrix_product",
+       "block",
        {"algorithm = warp_scans", "threads = 128", "items = 4"}},
       {"argmax.scan", "argmax.h", "ArgMaxOp", "running_argmax", "device", {"outputs = aggregate"}},
   };

@@ -36,7 +36,8 @@ std::vector<std::string>& made_dirs() {
 std::string make_dir() {
   std::string pattern = "/tmp/scangen-fuzz-cache-XXXXXX";
   if (mkdtemp(pattern.data()) == nullptr) std::abort();
-  if (made_dirs().empty()) std::atexit([] {
+  if (made_dirs().empty())
+    std::atexit([] {
       for (const std::string& d : made_dirs()) {
         std::error_code ec;
         std::filesystem::remove_all(d, ec);

@@ -52,14 +52,14 @@ inline Driver& driver() {
   return d;
 }
 
-#define CU_CHECK(call)                                                         \
-  do {                                                                         \
-    CUresult r_ = (call);                                                      \
-    if (r_ != CUDA_SUCCESS) {                                                  \
-      const char* n_ = "?";                                                    \
-      scangen::test::cuda::driver().cuGetErrorName(r_, &n_);                   \
-      FAIL(#call << " failed: " << n_);                                        \
-    }                                                                          \
+#define CU_CHECK(call)                                       \
+  do {                                                       \
+    CUresult r_ = (call);                                    \
+    if (r_ != CUDA_SUCCESS) {                                \
+      const char* n_ = "?";                                  \
+      scangen::test::cuda::driver().cuGetErrorName(r_, &n_); \
+      FAIL(#call << " failed: " << n_);                      \
+    }                                                        \
   } while (0)
 
 // `source` compiled by NVRTC for `arch` ("sm_90", "compute_90"), with `extra`

@@ -15,10 +15,10 @@
 
 namespace scangen::test::cl {
 
-#define CL_CHECK(call)                                                         \
-  do {                                                                         \
-    cl_int e_ = (call);                                                        \
-    if (e_ != CL_SUCCESS) FAIL(#call << " failed with OpenCL error " << e_);    \
+#define CL_CHECK(call)                                                       \
+  do {                                                                       \
+    cl_int e_ = (call);                                                      \
+    if (e_ != CL_SUCCESS) FAIL(#call << " failed with OpenCL error " << e_); \
   } while (0)
 
 // An OpenCL object released when it goes out of scope.
@@ -168,6 +168,5 @@ class Session {
   Queue queue_;
   Program program_;
 };
-
 
 }  // namespace scangen::test::cl

@@ -28,7 +28,8 @@ const ScalarKind kNumericKinds[] = {ScalarKind::I8,  ScalarKind::I16, ScalarKind
                                     ScalarKind::F16, ScalarKind::F32, ScalarKind::F64};
 
 std::string replace_all(std::string s, const std::string& from, const std::string& to) {
-  for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size())) s.replace(at, from.size(), to);
+  for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size()))
+    s.replace(at, from.size(), to);
   return s;
 }
 
@@ -208,12 +209,45 @@ scan convert_from_$K {
 }
 
 // Float values worth hitting on purpose (stored rounded to the slot's kind).
-const double kFloatEdges[] = {
-    0.0, -0.0, std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity(),
-    std::numeric_limits<double>::quiet_NaN(), 1.0, -1.0, 0.5, -0.5, -0.99, 127.5, 128.0, -128.5, -129.0, 255.5,
-    256.0, 32767.5, 32768.0, -32769.0, 65504.0, 65519.0, 65520.0, 2147483520.0, 2147483648.0, -2147483648.0,
-    -2147483649.0, 4294967295.0, 4294967296.0, 9223372036854775808.0, -9223372036854775808.0,
-    18446744073709551616.0, 1e30, -1e30, 1e300, 3.4028234663852886e38, 1e-40, 6e-8, 1e-310, 1.1754943508222875e-38};
+const double kFloatEdges[] = {0.0,
+                              -0.0,
+                              std::numeric_limits<double>::infinity(),
+                              -std::numeric_limits<double>::infinity(),
+                              std::numeric_limits<double>::quiet_NaN(),
+                              1.0,
+                              -1.0,
+                              0.5,
+                              -0.5,
+                              -0.99,
+                              127.5,
+                              128.0,
+                              -128.5,
+                              -129.0,
+                              255.5,
+                              256.0,
+                              32767.5,
+                              32768.0,
+                              -32769.0,
+                              65504.0,
+                              65519.0,
+                              65520.0,
+                              2147483520.0,
+                              2147483648.0,
+                              -2147483648.0,
+                              -2147483649.0,
+                              4294967295.0,
+                              4294967296.0,
+                              9223372036854775808.0,
+                              -9223372036854775808.0,
+                              18446744073709551616.0,
+                              1e30,
+                              -1e30,
+                              1e300,
+                              3.4028234663852886e38,
+                              1e-40,
+                              6e-8,
+                              1e-310,
+                              1.1754943508222875e-38};
 
 }  // namespace
 
@@ -224,21 +258,18 @@ std::filesystem::path spec_dir(const char* variable, const char* built_in) {
   return moved && *moved ? moved : built_in;
 }
 
-std::vector<SweepSpec> example_specs() {
-  return load_dir(spec_dir("SCANGEN_EXAMPLES_DIR", SCANGEN_EXAMPLES_DIR));
-}
+std::vector<SweepSpec> example_specs() { return load_dir(spec_dir("SCANGEN_EXAMPLES_DIR", SCANGEN_EXAMPLES_DIR)); }
 
 std::vector<SweepSpec> coverage_specs() {
   std::vector<SweepSpec> out = load_dir(spec_dir("SCANGEN_GENERATOR_SPECS_DIR", SCANGEN_GENERATOR_SPECS_DIR));
   auto add = [&](const std::string& name, const std::string& text, ref::Tolerance tol = {}) {
     for (dsl::Spec& s : load(name, text)) out.push_back({std::move(s), tol});
   };
-  for (ScalarKind k : kIntegerKinds)
-    add(std::string("ops_") + dsl::to_string(k) + ".scan", integer_ops_text(k));
+  for (ScalarKind k : kIntegerKinds) add(std::string("ops_") + dsl::to_string(k) + ".scan", integer_ops_text(k));
   for (ScalarKind k : kFloatKinds) {
     add(std::string("ops_") + dsl::to_string(k) + ".scan", float_ops_text(k));
     // f16: one f16 ulp, as a float rounding of exp may tip the f16 rounding.
-    ref::Tolerance tol = k == ScalarKind::F16 ? ref::Tolerance{2e-3, 1e-3}
+    ref::Tolerance tol = k == ScalarKind::F16   ? ref::Tolerance{2e-3, 1e-3}
                          : k == ScalarKind::F32 ? ref::Tolerance{2e-6, 1e-6}
                                                 : ref::Tolerance{1e-13, 1e-13};
     add(std::string("math_") + dsl::to_string(k) + ".scan", float_math_text(k), tol);
@@ -254,26 +285,36 @@ std::string test_program(const dsl::Spec& spec, Backend backend) {
   std::string s = generator::emit_preamble(spec, backend);
   if (backend == Backend::Cuda) {
     s += "extern \"C\" __global__ void " + p + "_test_combine(const " + n.value_type + "* a, const " + n.value_type +
-         "* b, " + n.value_type + "* out, unsigned int n) {\n"
+         "* b, " + n.value_type +
+         "* out, unsigned int n) {\n"
          "  const unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-         "  if (i < n) out[i] = " + n.combine + "(a[i], b[i]);\n}\n";
+         "  if (i < n) out[i] = " +
+         n.combine + "(a[i], b[i]);\n}\n";
     s += "extern \"C\" __global__ void " + p + "_test_convert(const " + n.input_type + "* in, " + n.value_type +
          "* out, unsigned int n) {\n"
          "  const unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-         "  if (i < n) out[i] = " + n.convert + "(in[i]);\n}\n";
-    s += "extern \"C\" __global__ void " + p + "_test_constants(" + n.value_type + "* out) {\n"
-         "  out[0] = " + n.identity + "();\n  out[1] = " + n.init + "();\n}\n";
+         "  if (i < n) out[i] = " +
+         n.convert + "(in[i]);\n}\n";
+    s += "extern \"C\" __global__ void " + p + "_test_constants(" + n.value_type +
+         "* out) {\n"
+         "  out[0] = " +
+         n.identity + "();\n  out[1] = " + n.init + "();\n}\n";
   } else {
-    s += "__kernel void " + p + "_test_combine(__global const " + n.value_type + "* a, __global const " +
-         n.value_type + "* b, __global " + n.value_type + "* out, uint n) {\n"
+    s += "__kernel void " + p + "_test_combine(__global const " + n.value_type + "* a, __global const " + n.value_type +
+         "* b, __global " + n.value_type +
+         "* out, uint n) {\n"
          "  const size_t i = get_global_id(0);\n"
-         "  if (i < n) out[i] = " + n.combine + "(a[i], b[i]);\n}\n";
+         "  if (i < n) out[i] = " +
+         n.combine + "(a[i], b[i]);\n}\n";
     s += "__kernel void " + p + "_test_convert(__global const " + n.input_type + "* in, __global " + n.value_type +
          "* out, uint n) {\n"
          "  const size_t i = get_global_id(0);\n"
-         "  if (i < n) out[i] = " + n.convert + "(in[i]);\n}\n";
-    s += "__kernel void " + p + "_test_constants(__global " + n.value_type + "* out) {\n"
-         "  out[0] = " + n.identity + "();\n  out[1] = " + n.init + "();\n}\n";
+         "  if (i < n) out[i] = " +
+         n.convert + "(in[i]);\n}\n";
+    s += "__kernel void " + p + "_test_constants(__global " + n.value_type +
+         "* out) {\n"
+         "  out[0] = " +
+         n.identity + "();\n  out[1] = " + n.init + "();\n}\n";
   }
   return s;
 }
@@ -349,8 +390,8 @@ std::string run_and_compare(const SweepSpec& s, size_t n, std::mt19937_64& rng, 
          compare_elements(spec.type, "convert", run(p + "_test_convert", {&in}, n * size, n, true), converted, n,
                           s.tolerance, {{&spec.input, &in}}) +
          // Constants, which the preamble spells exactly.
-         compare_elements(spec.type, "identity/init", run(p + "_test_constants", {}, 2 * size, 1, false), constants,
-                          2, {}, {});
+         compare_elements(spec.type, "identity/init", run(p + "_test_constants", {}, 2 * size, 1, false), constants, 2,
+                          {}, {});
 }
 
 uint64_t test_seed() {

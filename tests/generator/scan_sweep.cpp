@@ -19,10 +19,10 @@ namespace {
 // An element type of the sweep: its declarations, its operator, and how its
 // inputs are drawn.
 struct ElementKind {
-  const char* name;      // for scan names
-  const char* types;     // type declarations
-  const char* type;      // `type = ...`
-  const char* operator_; // `op = add;` or combine + identity
+  const char* name;       // for scan names
+  const char* types;      // type declarations
+  const char* type;       // `type = ...`
+  const char* operator_;  // `op = add;` or combine + identity
   const char* values;
 };
 
@@ -62,8 +62,10 @@ std::string spec_text(const std::string& name, const ElementKind& k, Algorithm a
                       const std::string& extra) {
   std::ostringstream t;
   t << k.types << "scan " << name << " {\n  type = " << k.type << ";\n  " << k.operator_ << "\n";
-  if (s.width) t << "  level = warp(" << s.width << ");\n";
-  else t << "  level = block;\n";
+  if (s.width)
+    t << "  level = warp(" << s.width << ");\n";
+  else
+    t << "  level = block;\n";
   t << "  algorithm = " << dsl::to_string(a) << ";\n  threads = " << s.threads << ";\n  items = " << s.items
     << ";\n  mode = " << dsl::to_string(mode) << ";\n"
     << extra;
@@ -87,8 +89,8 @@ bool is_warp(Algorithm a) {
 std::vector<Shape> shapes(Algorithm a) {
   if (is_warp(a)) {
     // Several logical warps per block, blocks of fewer than 32 threads, a block of one lane.
-    return {{1, 32, 1}, {2, 6, 3}, {4, 12, 2}, {8, 64, 1}, {16, 48, 4}, {32, 32, 1}, {32, 64, 7}, {32, 128, 32},
-            {4, 32, 16}, {1, 1, 5}};
+    return {{1, 32, 1},  {2, 6, 3},   {4, 12, 2},    {8, 64, 1},  {16, 48, 4},
+            {32, 32, 1}, {32, 64, 7}, {32, 128, 32}, {4, 32, 16}, {1, 1, 5}};
   }
   switch (a) {
     case Algorithm::WarpScans:
@@ -96,8 +98,8 @@ std::vector<Shape> shapes(Algorithm a) {
     case Algorithm::Blelloch:
       return {{0, 1, 3}, {0, 2, 1}, {0, 32, 4}, {0, 64, 1}, {0, 128, 2}, {0, 256, 7}, {0, 1024, 1}, {0, 512, 32}};
     default:  // raking, raking_memoize, hillis_steele: any count
-      return {{0, 1, 1}, {0, 7, 3}, {0, 32, 1}, {0, 33, 2}, {0, 100, 4}, {0, 128, 7}, {0, 256, 1}, {0, 1000, 2},
-              {0, 1024, 1}, {0, 64, 32}};
+      return {{0, 1, 1},   {0, 7, 3},   {0, 32, 1},   {0, 33, 2},   {0, 100, 4},
+              {0, 128, 7}, {0, 256, 1}, {0, 1000, 2}, {0, 1024, 1}, {0, 64, 32}};
   }
 }
 
@@ -186,8 +188,8 @@ std::vector<KernelArg> buffers_then_n(size_t buffers, uint64_t n) {
 std::vector<uint64_t> scan_sizes(const generator::Plan& plan, std::mt19937_64& rng) {
   const uint64_t seg = plan.segment;
   const uint64_t block = seg * static_cast<uint64_t>(plan.groups_per_block);
-  std::vector<uint64_t> v = {0, 1, 2, seg - 1, seg, seg + 1, block + 1,
-                             std::uniform_int_distribution<uint64_t>(1, 4 * block + 3)(rng)};
+  std::vector<uint64_t> v = {0,   1,       2,         seg - 1,
+                             seg, seg + 1, block + 1, std::uniform_int_distribution<uint64_t>(1, 4 * block + 3)(rng)};
   std::sort(v.begin(), v.end());
   v.erase(std::unique(v.begin(), v.end()), v.end());
   return v;
@@ -397,7 +399,8 @@ SG_KERNEL SG_BOUNDS($T) void P_api_kernel(const SG_GLOBAL P_In* in, SG_GLOBAL P_
 }
 )";
   auto replace = [&](const std::string& from, const std::string& to) {
-    for (size_t p = k.find(from); p != std::string::npos; p = k.find(from, p + to.size())) k.replace(p, from.size(), to);
+    for (size_t p = k.find(from); p != std::string::npos; p = k.find(from, p + to.size()))
+      k.replace(p, from.size(), to);
   };
   replace("P_", P + "_");
   replace("$G", G);
@@ -436,13 +439,19 @@ std::string run_api_case(const ScanCase& c, const generator::Plan& plan, uint64_
   std::vector<uint8_t> bcast(segments * g * es), value(es);
   for (uint64_t k = 0; k < segments; ++k) {
     const uint64_t src = k * seg + (g - 1) * static_cast<uint64_t>(plan.items);
-    if (src < n) ev.convert(input.data() + src * s.input.size(), value.data());
-    else ev.identity(value.data());
+    if (src < n)
+      ev.convert(input.data() + src * s.input.size(), value.data());
+    else
+      ev.identity(value.data());
     for (uint64_t r = 0; r < g; ++r) std::memcpy(bcast.data() + (k * g + r) * es, value.data(), es);
   }
   compare("P_broadcast", s.type, buffers[4].data(), bcast.data(), segments * g, g, report);
   for (size_t b = 1; b < buffers.size(); ++b)
-    tail_intact("output " + std::to_string(b), buffers[b], (b == 3 ? segments : b == 4 ? segments * g : n) * es,
+    tail_intact("output " + std::to_string(b), buffers[b],
+                (b == 3   ? segments
+                 : b == 4 ? segments * g
+                          : n) *
+                    es,
                 report);
   return report;
 }
@@ -466,7 +475,8 @@ std::vector<ScanCase> device_cases(generator::Backend backend) {
         const std::string name = an + "_" + k->name + "_" + dsl::to_string(m);
         std::ostringstream t;
         t << k->types << "scan " << name << " {\n  type = " << k->type << ";\n  " << k->operator_
-          << "\n  level = device;\n" << extra << "}\n";
+          << "\n  level = device;\n"
+          << extra << "}\n";
         dsl::Spec spec = load_spec(name, t.str());
         if (plannable(spec, backend)) out.push_back({std::move(spec), k->values});
       }

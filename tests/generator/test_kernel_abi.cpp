@@ -34,8 +34,8 @@ std::string preprocess(const std::string& text, const std::string& defines) {
   const fs::path in = dir / ("scangen-abi-" + std::to_string(::getpid()) + ".c");
   const fs::path out = dir / ("scangen-abi-" + std::to_string(::getpid()) + ".i");
   std::ofstream(in) << text;
-  const std::string command = std::string(SCANGEN_TEST_CXX) + " -E -P -x c " + defines + " " + in.string() + " -o " +
-                              out.string() + " 2>&1";
+  const std::string command =
+      std::string(SCANGEN_TEST_CXX) + " -E -P -x c " + defines + " " + in.string() + " -o " + out.string() + " 2>&1";
   const int rc = std::system(command.c_str());
   std::stringstream ss;
   ss << std::ifstream(out).rdbuf();

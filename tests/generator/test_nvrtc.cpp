@@ -45,7 +45,9 @@ void require_clean_compile(const std::string& source, const std::string& name) {
 
 void compile_each(const std::vector<scangen::test::SweepSpec>& specs) {
   for (const auto& s : specs) {
-    SECTION(s.spec.name) { require_clean_compile(scangen::test::test_program(s.spec, Backend::Cuda), s.spec.name + ".cu"); }
+    SECTION(s.spec.name) {
+      require_clean_compile(scangen::test::test_program(s.spec, Backend::Cuda), s.spec.name + ".cu");
+    }
   }
 }
 

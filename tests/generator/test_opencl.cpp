@@ -67,8 +67,8 @@ class Runner : public Session {
     }
     const size_t global = n;
     CL_CHECK(clEnqueueNDRangeKernel(queue(), k.get(), 1, nullptr, &global, nullptr, 0, nullptr, nullptr));
-    CL_CHECK(clEnqueueReadBuffer(queue(), buffers.back().get(), CL_TRUE, 0, out.size(), out.data(), 0, nullptr,
-                                 nullptr));
+    CL_CHECK(
+        clEnqueueReadBuffer(queue(), buffers.back().get(), CL_TRUE, 0, out.size(), out.data(), 0, nullptr, nullptr));
     return out;
   }
 };

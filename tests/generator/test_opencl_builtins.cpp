@@ -46,8 +46,8 @@ class Cl : public Session {
   // The largest work-group `kernel` can be launched with.
   size_t max_group(const Kernel& kernel) {
     size_t size = 0;
-    CL_CHECK(clGetKernelWorkGroupInfo(kernel.get(), device().id, CL_KERNEL_WORK_GROUP_SIZE, sizeof size, &size,
-                                      nullptr));
+    CL_CHECK(
+        clGetKernelWorkGroupInfo(kernel.get(), device().id, CL_KERNEL_WORK_GROUP_SIZE, sizeof size, &size, nullptr));
     return std::min(size, device().max_group);
   }
 
@@ -68,8 +68,8 @@ class Cl : public Session {
     std::vector<std::vector<uint8_t>> outs;
     for (size_t bytes : out_bytes) {
       outs.emplace_back(bytes, uint8_t{0xAB});
-      buffers.emplace_back(clCreateBuffer(context(), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bytes,
-                                          outs.back().data(), &err));
+      buffers.emplace_back(
+          clCreateBuffer(context(), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bytes, outs.back().data(), &err));
       CL_CHECK(err);
     }
     cl_uint arg = 0;
@@ -77,8 +77,8 @@ class Cl : public Session {
       cl_mem m = b.get();
       CL_CHECK(clSetKernelArg(kernel.get(), arg++, sizeof m, &m));
     }
-    CL_CHECK(clEnqueueNDRangeKernel(queue(), kernel.get(), static_cast<cl_uint>(global.size()), nullptr,
-                                    global.data(), local.data(), 0, nullptr, nullptr));
+    CL_CHECK(clEnqueueNDRangeKernel(queue(), kernel.get(), static_cast<cl_uint>(global.size()), nullptr, global.data(),
+                                    local.data(), 0, nullptr, nullptr));
     for (size_t i = 0; i < outs.size(); ++i)
       CL_CHECK(clEnqueueReadBuffer(queue(), buffers[inputs.size() + i].get(), CL_TRUE, 0, outs[i].size(),
                                    outs[i].data(), 0, nullptr, nullptr));
@@ -126,8 +126,9 @@ float half_to_float(Half h) {
     std::memcpy(&f, &bits, sizeof f);
     return f;
   }
-  const float magnitude = exponent == 0 ? std::ldexp(static_cast<float>(mantissa), -24)
-                                        : std::ldexp(static_cast<float>(mantissa | 0x400u), static_cast<int>(exponent) - 25);
+  const float magnitude = exponent == 0
+                              ? std::ldexp(static_cast<float>(mantissa), -24)
+                              : std::ldexp(static_cast<float>(mantissa | 0x400u), static_cast<int>(exponent) - 25);
   return sign ? -magnitude : magnitude;
 }
 
@@ -161,9 +162,12 @@ struct IntegerElement {
   using U = std::make_unsigned_t<T>;
   static T combine(Op op, T a, T b) {
     switch (op) {
-      case Op::Add: return static_cast<T>(static_cast<U>(static_cast<U>(a) + static_cast<U>(b)));  // wraps
-      case Op::Min: return std::min(a, b);
-      case Op::Max: return std::max(a, b);
+      case Op::Add:
+        return static_cast<T>(static_cast<U>(static_cast<U>(a) + static_cast<U>(b)));  // wraps
+      case Op::Min:
+        return std::min(a, b);
+      case Op::Max:
+        return std::max(a, b);
     }
     return a;
   }
@@ -174,9 +178,12 @@ struct IntegerElement {
   }
   // Any value; one in eight an extreme, so that add wraps and min and max meet their identities.
   static T random(Op, size_t, std::mt19937_64& rng) {
-    static const T extremes[] = {std::numeric_limits<T>::min(),     std::numeric_limits<T>::max(),
-                                 std::numeric_limits<T>::min() + 1, std::numeric_limits<T>::max() - 1,
-                                 T{0},                              static_cast<T>(~U{0})};
+    static const T extremes[] = {std::numeric_limits<T>::min(),
+                                 std::numeric_limits<T>::max(),
+                                 std::numeric_limits<T>::min() + 1,
+                                 std::numeric_limits<T>::max() - 1,
+                                 T{0},
+                                 static_cast<T>(~U{0})};
     if (rng() % 8 == 0) return extremes[rng() % std::size(extremes)];
     return static_cast<T>(rng());
   }
@@ -188,9 +195,12 @@ template <typename T>
 struct FloatElement {
   static T combine(Op op, T a, T b) {
     switch (op) {
-      case Op::Add: return a + b;
-      case Op::Min: return std::fmin(a, b);
-      case Op::Max: return std::fmax(a, b);
+      case Op::Add:
+        return a + b;
+      case Op::Min:
+        return std::fmin(a, b);
+      case Op::Max:
+        return std::fmax(a, b);
     }
     return a;
   }
@@ -204,10 +214,14 @@ struct FloatElement {
   // the smallest.
   static T random(Op op, size_t, std::mt19937_64& rng) {
     if (op == Op::Add) return static_cast<T>(static_cast<int>(rng() % 17) - 8);
-    static const T specials[] = {std::numeric_limits<T>::infinity(),  -std::numeric_limits<T>::infinity(),
-                                 std::numeric_limits<T>::quiet_NaN(), T{0},
-                                 -T{0},                               std::numeric_limits<T>::max(),
-                                 std::numeric_limits<T>::lowest(),    std::numeric_limits<T>::denorm_min()};
+    static const T specials[] = {std::numeric_limits<T>::infinity(),
+                                 -std::numeric_limits<T>::infinity(),
+                                 std::numeric_limits<T>::quiet_NaN(),
+                                 T{0},
+                                 -T{0},
+                                 std::numeric_limits<T>::max(),
+                                 std::numeric_limits<T>::lowest(),
+                                 std::numeric_limits<T>::denorm_min()};
     if (rng() % 8 == 0) return specials[rng() % std::size(specials)];
     const T mantissa = std::uniform_real_distribution<T>(T{1}, T{2})(rng);
     const T v = std::ldexp(mantissa, static_cast<int>(rng() % 81) - 40);
@@ -293,9 +307,15 @@ std::vector<T> reference(Function f, const std::vector<T>& in, size_t group) {
       inclusive[k] = k == 0 ? in[g] : Element<T>::combine(f.op, inclusive[k - 1], in[g + k]);
     for (size_t k = 0; k < group; ++k) {
       switch (f.kind) {
-        case Kind::Inclusive: out[g + k] = inclusive[k]; break;
-        case Kind::Exclusive: out[g + k] = k == 0 ? Element<T>::identity(f.op) : inclusive[k - 1]; break;
-        case Kind::Reduce: out[g + k] = inclusive[group - 1]; break;
+        case Kind::Inclusive:
+          out[g + k] = inclusive[k];
+          break;
+        case Kind::Exclusive:
+          out[g + k] = k == 0 ? Element<T>::identity(f.op) : inclusive[k - 1];
+          break;
+        case Kind::Reduce:
+          out[g + k] = inclusive[group - 1];
+          break;
       }
     }
   }
@@ -304,8 +324,7 @@ std::vector<T> reference(Function f, const std::vector<T>& in, size_t group) {
 
 // Empty when `got` is `expected`; otherwise the first mismatches.
 template <typename T>
-std::string compare(const std::vector<T>& in, const std::vector<T>& expected, const std::vector<T>& got,
-                    size_t group) {
+std::string compare(const std::vector<T>& in, const std::vector<T>& expected, const std::vector<T>& got, size_t group) {
   std::ostringstream report;
   int shown = 0;
   for (size_t i = 0; i < expected.size(); ++i) {
@@ -358,7 +377,7 @@ std::string check(Cl& cl, const std::vector<Function>& functions, const std::vec
   for (size_t group : sizes) {
     if (group > max_group) continue;
     const size_t n = group * std::max<size_t>(3, 256 / group);  // several work-groups
-    std::vector<std::vector<T>> in(3, std::vector<T>(n));          // the inputs of add, min and max
+    std::vector<std::vector<T>> in(3, std::vector<T>(n));       // the inputs of add, min and max
     std::vector<std::vector<uint8_t>> in_bytes;
     for (Op op : {Op::Add, Op::Min, Op::Max}) {
       std::vector<T>& values = in[static_cast<int>(op)];
@@ -485,8 +504,8 @@ kernel void nd(global const int* in, global int* inclusive, global int* exclusiv
     std::vector<int32_t> in(n);
     for (int32_t& v : in) v = Element<int32_t>::random(Op::Add, 0, rng);
     const std::vector<uint8_t> in_bytes = bytes_of(in);
-    const auto out = cl.run(kernel, {&in_bytes}, {in_bytes.size(), in_bytes.size(), in_bytes.size()}, shape.global,
-                            shape.local);
+    const auto out =
+        cl.run(kernel, {&in_bytes}, {in_bytes.size(), in_bytes.size(), in_bytes.size()}, shape.global, shape.local);
     // The inputs rearranged so that each work-group's are consecutive, in linear local id order.
     std::vector<size_t> order;
     const size_t gx = shape.global[0], gy = shape.global.size() > 1 ? shape.global[1] : 1;
@@ -507,10 +526,9 @@ kernel void nd(global const int* in, global int* inclusive, global int* exclusiv
       const std::vector<int32_t> got = values_of<int32_t>(out[f]);
       std::vector<int32_t> grouped_got;
       for (size_t i : order) grouped_got.push_back(got[i]);
-      INFO("work_group_" << functions[f].name() << ", global " << shape.global.size() << "-D " << gx << "x" << gy
-                         << "x" << gz << ", local " << lx << "x" << ly << "x" << lz);
-      const std::string report =
-          compare(grouped_in, reference(functions[f], grouped_in, group), grouped_got, group);
+      INFO("work_group_" << functions[f].name() << ", global " << shape.global.size() << "-D " << gx << "x" << gy << "x"
+                         << gz << ", local " << lx << "x" << ly << "x" << lz);
+      const std::string report = compare(grouped_in, reference(functions[f], grouped_in, group), grouped_got, group);
       INFO(report);
       CHECK(report.empty());
     }
@@ -577,8 +595,8 @@ TEST_CASE("work-groups larger than the scratch array", "[opencl][builtins]") {
   const uint64_t seed = scangen::test::test_seed();
   INFO("seed " << seed << " (replay with SCANGEN_TEST_SEED=" << seed << ")");
   std::mt19937_64 rng(seed);
-  const std::vector<Function> functions = {{Kind::Inclusive, Op::Add}, {Kind::Exclusive, Op::Min},
-                                           {Kind::Reduce, Op::Max}, {Kind::Exclusive, Op::Add}};
+  const std::vector<Function> functions = {
+      {Kind::Inclusive, Op::Add}, {Kind::Exclusive, Op::Min}, {Kind::Reduce, Op::Max}, {Kind::Exclusive, Op::Add}};
   Cl cl(device);
   cl.build(test_kernel<int32_t>(functions) + test_kernel<float>(functions),
            "-DSCANGEN_WG_SCRATCH_ITEMS=64 -DSCANGEN_WG_RAKERS=4");

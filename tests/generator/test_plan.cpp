@@ -54,8 +54,8 @@ TEST_CASE("warp scans shuffle elements up to 32 bytes and go through memory abov
 }
 
 TEST_CASE("raking uses one warp's worth of raking threads", "[unit]") {
-  const Plan p = make_plan(load_one("scan s { type = i32; op = add; level = block; threads = 100; items = 3; }"),
-                           Backend::Cuda);
+  const Plan p =
+      make_plan(load_one("scan s { type = i32; op = add; level = block; threads = 100; items = 3; }"), Backend::Cuda);
   CHECK(p.rake_segment == 4);
   CHECK(p.rake_threads == 25);
   CHECK(p.rake_padding == 1);
@@ -149,7 +149,8 @@ TEST_CASE("device tuning: the table and given tunings", "[unit]") {
   const DeviceTuning t = scangen::generator::device_tuning(i8, Backend::Cuda);
   CHECK(t.threads == 256);
   CHECK(t.items == 64);
-  const DeviceTuning t8 = scangen::generator::device_tuning(load_one("scan s { type = i64; op = add; }"), Backend::Cuda);
+  const DeviceTuning t8 =
+      scangen::generator::device_tuning(load_one("scan s { type = i64; op = add; }"), Backend::Cuda);
   CHECK(t8.threads == 128);
   CHECK(t8.items == 32);
   CHECK(std::string(t.why).find("i8") != std::string::npos);
@@ -205,8 +206,8 @@ TEST_CASE("scans of one source need different names and one backend", "[unit]") 
   const Plan c = make_plan(load_one("scan c { type = i32; op = max; level = block; }"), Backend::OpenCL);
   CHECK_THROWS_WITH(scangen::generator::emit({a, b}), Catch::Contains("two scans named 'a'"));
   CHECK_THROWS_WITH(scangen::generator::emit({a, c}), Catch::Contains("share a backend"));
-  CHECK_NOTHROW(scangen::generator::emit({a, make_plan(load_one("scan d { type = i32; op = max; level = block; }"),
-                                                       Backend::Cuda)}));
+  CHECK_NOTHROW(scangen::generator::emit(
+      {a, make_plan(load_one("scan d { type = i32; op = max; level = block; }"), Backend::Cuda)}));
 }
 
 TEST_CASE("workspace sizes near 2^64 elements do not wrap", "[unit]") {
@@ -267,8 +268,8 @@ TEST_CASE("template constants are spelled from the plan's fields", "[unit]") {
   CHECK(cl.status_reads == scangen::generator::kOpenCLStatusReads);
   CHECK(constant(cl, "SG_SPIN") == std::to_string(scangen::generator::kOpenCLStatusReads));
   CHECK(constant(cl, "SG_STATUS_KIND") == "4");
-  const Plan block = make_plan(load_one("scan s { type = i32; op = add; level = block; threads = 64; items = 2; }"),
-                               Backend::Cuda);
+  const Plan block =
+      make_plan(load_one("scan s { type = i32; op = add; level = block; threads = 64; items = 2; }"), Backend::Cuda);
   CHECK(constant(block, "SG_STATUS_KIND") == "(none)");
   CHECK(constant(block, "SG_TILE") == "(none)");
   CHECK(constant(block, "SG_THREADS") == "64");
@@ -279,20 +280,20 @@ TEST_CASE("templates: each once, helpers before their users, every one embedded"
     INFO(t);
     CHECK(scangen::generator::template_embedded(t));
   }
-  const Plan raking = make_plan(load_one("scan s { type = i32; op = add; level = block; threads = 64; items = 2; }"),
-                                Backend::Cuda);
+  const Plan raking =
+      make_plan(load_one("scan s { type = i32; op = add; level = block; threads = 64; items = 2; }"), Backend::Cuda);
   CHECK(raking.uses_lanes);
   CHECK(raking.templates == std::vector<std::string>{"cuda/lanes_shfl.cuh", "common/block_raking.h", "common/api.h",
-                                                      "common/io.h", "common/entry.h"});
+                                                     "common/io.h", "common/entry.h"});
   const Plan tree = make_plan(load_one("scan s { type = i32; op = add; level = block; algorithm = blelloch; "
                                        "threads = 64; items = 2; }"),
                               Backend::OpenCL);
   CHECK_FALSE(tree.uses_lanes);
   CHECK(tree.templates.front() == "common/block_blelloch.h");
   const Plan lookback = make_plan(load_one("scan s { type = i32; op = add; }"), Backend::OpenCL);
-  CHECK(lookback.templates == std::vector<std::string>{"opencl/lanes_local.cl", "common/block_raking.h",
-                                                        "common/api.h", "common/io.h", "common/device.h",
-                                                        "opencl/lookback.cl", "common/device_lookback.h"});
+  CHECK(lookback.templates == std::vector<std::string>{"opencl/lanes_local.cl", "common/block_raking.h", "common/api.h",
+                                                       "common/io.h", "common/device.h", "opencl/lookback.cl",
+                                                       "common/device_lookback.h"});
   for (const Plan* p : {&raking, &tree, &lookback})
     for (const std::string& t : p->templates) CHECK(scangen::generator::template_embedded(t));
 }
@@ -320,8 +321,8 @@ TEST_CASE("seed, outputs and the running-total counter are decided from the spec
   CHECK_FALSE(counted.outputs.aggregate);
   CHECK(counted.outputs.running_total);
   CHECK_FALSE(counted.output_may_alias_input);
-  const Plan device = make_plan(load_one("scan s { type = f32; op = add; outputs = aggregate, running_total; }"),
-                                Backend::Cuda);
+  const Plan device =
+      make_plan(load_one("scan s { type = f32; op = add; outputs = aggregate, running_total; }"), Backend::Cuda);
   CHECK_FALSE(device.counter);
   CHECK(device.output_may_alias_input);
   CHECK(scangen::generator::aggregate_elements(device, 1000) == 1);

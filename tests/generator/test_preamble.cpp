@@ -88,8 +88,8 @@ TEST_CASE("preambles define the documented names", "[generator]") {
   CHECK(names.input_type == "s_In");
   for (Backend b : {Backend::Cuda, Backend::OpenCL}) {
     const std::string text = scangen::generator::emit_preamble(spec, b);
-    for (const std::string& n : {names.value_type, names.input_type, names.combine, names.identity, names.init,
-                                 names.convert})
+    for (const std::string& n :
+         {names.value_type, names.input_type, names.combine, names.identity, names.init, names.convert})
       CHECK((text.find(" " + n + "(") != std::string::npos || text.find(" " + n + ";") != std::string::npos));
     // Only the helpers the operator needs.
     CHECK(text.find("scangen_f16_to_f32") == std::string::npos);
@@ -109,10 +109,10 @@ TEST_CASE("literals are spelled so that each backend reads exactly the value", "
   CHECK(cuda.find("((scangen_i32)(-2147483647 - 1))") != std::string::npos);
   CHECK(cuda.find("((scangen_u64)18446744073709551615ULL)") != std::string::npos);
   CHECK(cl.find("((scangen_u64)18446744073709551615UL)") != std::string::npos);
-  CHECK(cuda.find("__uint_as_float(0xff800000U)") != std::string::npos);  // -inf
+  CHECK(cuda.find("__uint_as_float(0xff800000U)") != std::string::npos);   // -inf
   CHECK(cl.find("as_double(0x7ff8000000000000UL)") != std::string::npos);  // nan
-  CHECK(cuda.find("0x1.998p-4f") != std::string::npos);                   // 0.1 rounded to f16, computed in float
-  CHECK(cuda.find("((scangen_f16)11878U)") != std::string::npos);        // and stored: its bits, 0x2e66
+  CHECK(cuda.find("0x1.998p-4f") != std::string::npos);                    // 0.1 rounded to f16, computed in float
+  CHECK(cuda.find("((scangen_f16)11878U)") != std::string::npos);          // and stored: its bits, 0x2e66
   CHECK(cl.find("as_float(0x000116c2U)") != std::string::npos);            // a subnormal f32, by its bits
 }
 

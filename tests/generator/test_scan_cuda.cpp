@@ -94,12 +94,11 @@ void sweep(scangen::dsl::Algorithm algorithm) {
   REQUIRE(!plans.empty());
   ScanModule module(scangen::test::sweep_source(cases, plans));
   auto launch = [&](const std::string& kernel, std::vector<std::vector<uint8_t>>& buffers,
-                    const std::vector<scangen::test::KernelArg>& args, uint64_t blocks, int threads) {
-    module.launch(kernel, buffers, args, blocks, threads);
-  };
+                    const std::vector<scangen::test::KernelArg>& args, uint64_t blocks,
+                    int threads) { module.launch(kernel, buffers, args, blocks, threads); };
   const int runs = scangen::test::check_scan_cases(cases, plans, launch);
-  std::cout << scangen::dsl::to_string(algorithm) << ": " << cases.size() << " scans, " << runs
-            << " kernel runs on " << d.name << "\n";
+  std::cout << scangen::dsl::to_string(algorithm) << ": " << cases.size() << " scans, " << runs << " kernel runs on "
+            << d.name << "\n";
 }
 
 }  // namespace
@@ -202,9 +201,8 @@ void device_sweep(std::vector<scangen::dsl::Algorithm> algorithms, int log2_max)
   REQUIRE(!plans.empty());
   ScanModule module(scangen::generator::emit(plans));
   auto launch = [&](const std::string& kernel, std::vector<std::vector<uint8_t>>& buffers,
-                    const std::vector<scangen::test::KernelArg>& args, uint64_t blocks, int threads) {
-    module.launch(kernel, buffers, args, blocks, threads);
-  };
+                    const std::vector<scangen::test::KernelArg>& args, uint64_t blocks,
+                    int threads) { module.launch(kernel, buffers, args, blocks, threads); };
   scangen::test::check_device_rounds(cases, plans, launch, log2_max);
 }
 
@@ -354,9 +352,8 @@ TEST_CASE("CUDA decoupled look-back with randomly sleeping tiles", "[gpu][scan][
     const Plan plan = scangen::generator::make_plan(c.spec, Backend::Cuda);
     ScanModule module("#define SCANGEN_TEST_SLEEP 8\n" + scangen::generator::emit(plan));
     auto launch = [&](const std::string& kernel, std::vector<std::vector<uint8_t>>& buffers,
-                      const std::vector<scangen::test::KernelArg>& args, uint64_t blocks, int threads) {
-      module.launch(kernel, buffers, args, blocks, threads);
-    };
+                      const std::vector<scangen::test::KernelArg>& args, uint64_t blocks,
+                      int threads) { module.launch(kernel, buffers, args, blocks, threads); };
     INFO("scan:\n" << c.spec.to_string());
     scangen::test::DeviceState state;
     std::vector<uint8_t> counter;
@@ -414,11 +411,13 @@ TEST_CASE("CUDA device scans of every kind at 2^27 .. 2^30 elements", "[gpu][sca
       {"u8u32", "type = u32; input = u8; op = add;", (1ull << 30) + 1},
       {"f32", "type = f32; op = add;", (1ull << 28) - 1},
       {"f64", "type = f64; op = add;", (1ull << 28) + 1},
-      {"affine", "type = Affine; combine(x, y) = Affine { a: y.a * x.a, b: y.a * x.b + y.b }; "
-                 "identity = Affine { a: 1.0, b: 0.0 };",
+      {"affine",
+       "type = Affine; combine(x, y) = Affine { a: y.a * x.a, b: y.a * x.b + y.b }; "
+       "identity = Affine { a: 1.0, b: 0.0 };",
        (1ull << 28) + 1},
-      {"mat2", "type = Mat2; combine(x, y) = Mat2 { a: x.a * y.a + x.b * y.c, b: x.a * y.b + x.b * y.d, "
-               "c: x.c * y.a + x.d * y.c, d: x.c * y.b + x.d * y.d }; identity = Mat2 { 1.0, 0.0, 0.0, 1.0 };",
+      {"mat2",
+       "type = Mat2; combine(x, y) = Mat2 { a: x.a * y.a + x.b * y.c, b: x.a * y.b + x.b * y.d, "
+       "c: x.c * y.a + x.d * y.c, d: x.c * y.b + x.d * y.d }; identity = Mat2 { 1.0, 0.0, 0.0, 1.0 };",
        (1ull << 27) + 1},
   };
   for (const char* algorithm : {"decoupled_lookback", "reduce_then_scan"}) {

@@ -50,20 +50,28 @@ void compile_algorithm(scangen::dsl::Algorithm a) {
 
 }  // namespace
 
-TEST_CASE("NVRTC compiles warp scan kogge_stone", "[nvrtc][scan]") { compile_algorithm(scangen::dsl::Algorithm::KoggeStone); }
+TEST_CASE("NVRTC compiles warp scan kogge_stone", "[nvrtc][scan]") {
+  compile_algorithm(scangen::dsl::Algorithm::KoggeStone);
+}
 TEST_CASE("NVRTC compiles warp scan kogge_stone_local", "[nvrtc][scan]") {
   compile_algorithm(scangen::dsl::Algorithm::KoggeStoneLocal);
 }
-TEST_CASE("NVRTC compiles warp scan coalesced", "[nvrtc][scan]") { compile_algorithm(scangen::dsl::Algorithm::Coalesced); }
+TEST_CASE("NVRTC compiles warp scan coalesced", "[nvrtc][scan]") {
+  compile_algorithm(scangen::dsl::Algorithm::Coalesced);
+}
 TEST_CASE("NVRTC compiles block scan raking", "[nvrtc][scan]") { compile_algorithm(scangen::dsl::Algorithm::Raking); }
 TEST_CASE("NVRTC compiles block scan raking_memoize", "[nvrtc][scan]") {
   compile_algorithm(scangen::dsl::Algorithm::RakingMemoize);
 }
-TEST_CASE("NVRTC compiles block scan warp_scans", "[nvrtc][scan]") { compile_algorithm(scangen::dsl::Algorithm::WarpScans); }
+TEST_CASE("NVRTC compiles block scan warp_scans", "[nvrtc][scan]") {
+  compile_algorithm(scangen::dsl::Algorithm::WarpScans);
+}
 TEST_CASE("NVRTC compiles block scan hillis_steele", "[nvrtc][scan]") {
   compile_algorithm(scangen::dsl::Algorithm::HillisSteele);
 }
-TEST_CASE("NVRTC compiles block scan blelloch", "[nvrtc][scan]") { compile_algorithm(scangen::dsl::Algorithm::Blelloch); }
+TEST_CASE("NVRTC compiles block scan blelloch", "[nvrtc][scan]") {
+  compile_algorithm(scangen::dsl::Algorithm::Blelloch);
+}
 
 TEST_CASE("NVRTC compiles the device scans", "[nvrtc][scan][device]") {
   std::vector<scangen::generator::Plan> plans;
@@ -77,9 +85,9 @@ TEST_CASE("NVRTC compiles the device scans with a tuning of their own", "[nvrtc]
   std::vector<scangen::generator::Plan> plans;
   for (const scangen::test::ScanCase& c : scangen::test::device_cases(Backend::Cuda)) {
     if (c.spec.algorithm != scangen::dsl::Algorithm::DecoupledLookback) continue;
-    const scangen::generator::DeviceTuning t = scangen::generator::parse_tuning(
-        "threads=128 items=4 min_blocks=3 first_poll_ns=700 poll_ns=0",
-        scangen::generator::device_tuning(c.spec, Backend::Cuda));
+    const scangen::generator::DeviceTuning t =
+        scangen::generator::parse_tuning("threads=128 items=4 min_blocks=3 first_poll_ns=700 poll_ns=0",
+                                         scangen::generator::device_tuning(c.spec, Backend::Cuda));
     plans.push_back(scangen::generator::make_plan(c.spec, Backend::Cuda, t));
     // The spec's own threads / items win over the tuning's.
     CHECK(plans.back().block_threads == (c.spec.threads > 0 ? c.spec.threads : 128));

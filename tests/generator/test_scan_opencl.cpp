@@ -70,8 +70,8 @@ class ProgramRunner : public Session {
     }
     for (size_t i = 0; i < host.size(); ++i)
       if (!host[i].empty())
-        CL_CHECK(clEnqueueReadBuffer(queue(), buffers[i].get(), CL_TRUE, 0, host[i].size(), host[i].data(), 0,
-                                   nullptr, nullptr));
+        CL_CHECK(clEnqueueReadBuffer(queue(), buffers[i].get(), CL_TRUE, 0, host[i].size(), host[i].data(), 0, nullptr,
+                                     nullptr));
   }
 };
 
@@ -99,9 +99,8 @@ void sweep(scangen::dsl::Algorithm algorithm) {
   REQUIRE(!plans.empty());
   ProgramRunner runner(device, scangen::test::sweep_source(cases, plans));
   auto launch = [&](const std::string& kernel, std::vector<std::vector<uint8_t>>& buffers,
-                    const std::vector<scangen::test::KernelArg>& args, uint64_t blocks, int threads) {
-    runner.launch(kernel, buffers, args, blocks, threads);
-  };
+                    const std::vector<scangen::test::KernelArg>& args, uint64_t blocks,
+                    int threads) { runner.launch(kernel, buffers, args, blocks, threads); };
   const int runs = scangen::test::check_scan_cases(cases, plans, launch);
   std::cout << scangen::dsl::to_string(algorithm) << ": " << cases.size() << " scans, " << runs << " kernel runs\n";
 }
@@ -138,9 +137,8 @@ void device_sweep(std::vector<scangen::dsl::Algorithm> algorithms, int log2_max)
   REQUIRE(!plans.empty());
   ProgramRunner runner(device, scangen::generator::emit(plans));
   auto launch = [&](const std::string& kernel, std::vector<std::vector<uint8_t>>& buffers,
-                    const std::vector<scangen::test::KernelArg>& args, uint64_t blocks, int threads) {
-    runner.launch(kernel, buffers, args, blocks, threads);
-  };
+                    const std::vector<scangen::test::KernelArg>& args, uint64_t blocks,
+                    int threads) { runner.launch(kernel, buffers, args, blocks, threads); };
   scangen::test::check_device_rounds(cases, plans, launch, log2_max);
 }
 
@@ -177,9 +175,8 @@ OneScan one_scan(const Device& device, const std::string& name, const std::strin
   o.runner = std::make_unique<ProgramRunner>(device, scangen::generator::emit(o.plan));
   ProgramRunner* r = o.runner.get();
   o.launch = [r](const std::string& kernel, std::vector<std::vector<uint8_t>>& buffers,
-                 const std::vector<scangen::test::KernelArg>& args, uint64_t blocks, int threads) {
-    r->launch(kernel, buffers, args, blocks, threads);
-  };
+                 const std::vector<scangen::test::KernelArg>& args, uint64_t blocks,
+                 int threads) { r->launch(kernel, buffers, args, blocks, threads); };
   return o;
 }
 
@@ -202,8 +199,9 @@ TEST_CASE("OpenCL decoupled look-back under stress", "[opencl][scan][device][str
   };
   const Kind kinds[] = {
       {"stress_u32", "type = u32; op = add;", "int"},
-      {"stress_mat2", "type = Mat2; combine(x, y) = Mat2 { a: x.a * y.a + x.b * y.c, b: x.a * y.b + x.b * y.d, "
-                      "c: x.c * y.a + x.d * y.c, d: x.c * y.b + x.d * y.d }; identity = Mat2 { 1.0, 0.0, 0.0, 1.0 };",
+      {"stress_mat2",
+       "type = Mat2; combine(x, y) = Mat2 { a: x.a * y.a + x.b * y.c, b: x.a * y.b + x.b * y.d, "
+       "c: x.c * y.a + x.d * y.c, d: x.c * y.b + x.d * y.d }; identity = Mat2 { 1.0, 0.0, 0.0, 1.0 };",
        "matrix"},
   };
   int calls = 0;
@@ -234,9 +232,9 @@ TEST_CASE("OpenCL device scans of 16M elements and in place", "[opencl][scan][de
   INFO("seed " << seed << " (replay with SCANGEN_TEST_SEED=" << seed << ")");
   std::mt19937_64 rng(seed);
   for (const char* algorithm : {"decoupled_lookback", "reduce_then_scan"}) {
-    OneScan o = one_scan(device, "big", std::string("scan big { type = i32; op = add; level = device; algorithm = ") +
-                                            algorithm + "; }",
-                         "int");
+    OneScan o = one_scan(
+        device, "big", std::string("scan big { type = i32; op = add; level = device; algorithm = ") + algorithm + "; }",
+        "int");
     scangen::test::DeviceState state;
     std::vector<uint8_t> counter;
     for (uint64_t n : {(1ull << 24) - 1, (1ull << 24) + 1}) {

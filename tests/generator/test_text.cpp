@@ -55,8 +55,8 @@ TEST_CASE("text: when() writes a section once or not at all, also within an encl
   const std::string text = "SG_BEGIN(a)\n[SG_BEGIN(b)b:SG_VSG_END(b)]\nSG_END(a)\n";
   Holes h;
   h.when("b", true).set("SG_V", "outer");
-  h.add("a");                                      // finds b around it
-  h.add("a").when("b", false);                     // none here
+  h.add("a");                   // finds b around it
+  h.add("a").when("b", false);  // none here
   h.add("a").when("b", true).set("SG_V", "inner");
   CHECK(fill(text, h) == "[b:outer]\n[]\n[b:inner]\n");
   // A marker that shares its line with text keeps the line.

@@ -158,14 +158,17 @@ TEST_CASE("lexer: token kinds, texts and 1-based positions", "[dsl][lexer]") {
     int line, col;
   };
   const Want want[] = {
-      {dsl::Tok::KwScan, "scan", 1, 1},  {dsl::Tok::Ident, "s", 1, 6},        {dsl::Tok::LBrace, "{", 1, 8},
-      {dsl::Tok::Ident, "x1", 2, 2},     {dsl::Tok::Assign, "=", 2, 5},       {dsl::Tok::Int, "0x1F_ff", 2, 7},
-      {dsl::Tok::Plus, "+", 2, 14},      {dsl::Tok::Int, "1_000", 2, 15},     {dsl::Tok::Semi, ";", 2, 20},
-      {dsl::Tok::Ident, "y", 3, 1},      {dsl::Tok::Shl, "<<", 3, 2},         {dsl::Tok::Assign, "=", 3, 4},
-      {dsl::Tok::Ident, "b", 3, 5},      {dsl::Tok::Ge, ">=", 3, 6},          {dsl::Tok::Ident, "c", 3, 8},
-      {dsl::Tok::AndAnd, "&&", 3, 9},    {dsl::Tok::Ident, "d", 3, 11},       {dsl::Tok::Float, ".5", 3, 13},
-      {dsl::Tok::Float, "2.5e3", 3, 16}, {dsl::Tok::KwReturn, "return", 3, 22}, {dsl::Tok::RBrace, "}", 4, 1},
-      {dsl::Tok::End, "", 5, 1},
+      {dsl::Tok::KwScan, "scan", 1, 1},  {dsl::Tok::Ident, "s", 1, 6},
+      {dsl::Tok::LBrace, "{", 1, 8},     {dsl::Tok::Ident, "x1", 2, 2},
+      {dsl::Tok::Assign, "=", 2, 5},     {dsl::Tok::Int, "0x1F_ff", 2, 7},
+      {dsl::Tok::Plus, "+", 2, 14},      {dsl::Tok::Int, "1_000", 2, 15},
+      {dsl::Tok::Semi, ";", 2, 20},      {dsl::Tok::Ident, "y", 3, 1},
+      {dsl::Tok::Shl, "<<", 3, 2},       {dsl::Tok::Assign, "=", 3, 4},
+      {dsl::Tok::Ident, "b", 3, 5},      {dsl::Tok::Ge, ">=", 3, 6},
+      {dsl::Tok::Ident, "c", 3, 8},      {dsl::Tok::AndAnd, "&&", 3, 9},
+      {dsl::Tok::Ident, "d", 3, 11},     {dsl::Tok::Float, ".5", 3, 13},
+      {dsl::Tok::Float, "2.5e3", 3, 16}, {dsl::Tok::KwReturn, "return", 3, 22},
+      {dsl::Tok::RBrace, "}", 4, 1},     {dsl::Tok::End, "", 5, 1},
   };
   REQUIRE(t.size() == std::size(want));
   for (size_t i = 0; i < t.size(); ++i) {
@@ -193,13 +196,13 @@ TEST_CASE("lexer: keywords, every punctuator, and longest match", "[dsl][lexer]"
   CHECK(t[9].kind == dsl::Tok::End);
 
   const std::pair<const char*, dsl::Tok> puncts[] = {
-      {"{", dsl::Tok::LBrace}, {"}", dsl::Tok::RBrace},   {"(", dsl::Tok::LParen},   {")", dsl::Tok::RParen},
-      {",", dsl::Tok::Comma},  {";", dsl::Tok::Semi},     {":", dsl::Tok::Colon},    {"=", dsl::Tok::Assign},
-      {".", dsl::Tok::Dot},    {"?", dsl::Tok::Question}, {"+", dsl::Tok::Plus},     {"-", dsl::Tok::Minus},
-      {"*", dsl::Tok::Star},   {"/", dsl::Tok::Slash},    {"%", dsl::Tok::Percent},  {"&", dsl::Tok::Amp},
-      {"|", dsl::Tok::Pipe},   {"^", dsl::Tok::Caret},    {"~", dsl::Tok::Tilde},    {"!", dsl::Tok::Bang},
-      {"<<", dsl::Tok::Shl},   {">>", dsl::Tok::Shr},     {"<", dsl::Tok::Lt},       {"<=", dsl::Tok::Le},
-      {">", dsl::Tok::Gt},     {">=", dsl::Tok::Ge},      {"==", dsl::Tok::Eq},      {"!=", dsl::Tok::Ne},
+      {"{", dsl::Tok::LBrace},  {"}", dsl::Tok::RBrace},   {"(", dsl::Tok::LParen},  {")", dsl::Tok::RParen},
+      {",", dsl::Tok::Comma},   {";", dsl::Tok::Semi},     {":", dsl::Tok::Colon},   {"=", dsl::Tok::Assign},
+      {".", dsl::Tok::Dot},     {"?", dsl::Tok::Question}, {"+", dsl::Tok::Plus},    {"-", dsl::Tok::Minus},
+      {"*", dsl::Tok::Star},    {"/", dsl::Tok::Slash},    {"%", dsl::Tok::Percent}, {"&", dsl::Tok::Amp},
+      {"|", dsl::Tok::Pipe},    {"^", dsl::Tok::Caret},    {"~", dsl::Tok::Tilde},   {"!", dsl::Tok::Bang},
+      {"<<", dsl::Tok::Shl},    {">>", dsl::Tok::Shr},     {"<", dsl::Tok::Lt},      {"<=", dsl::Tok::Le},
+      {">", dsl::Tok::Gt},      {">=", dsl::Tok::Ge},      {"==", dsl::Tok::Eq},     {"!=", dsl::Tok::Ne},
       {"&&", dsl::Tok::AndAnd}, {"||", dsl::Tok::OrOr},
   };
   for (const auto& [spelling, kind] : puncts) {
@@ -240,9 +243,10 @@ TEST_CASE("lexer: comments with # and // run to the end of the line only", "[dsl
 TEST_CASE("lexer: numbers (hex, underscores, floats) and their values after checking", "[dsl][lexer][checker]") {
   std::vector<dsl::Token> t = lex("0 42 0xFF 0XaB_cD 1_000_000 1.5 1. .25 1e3 2E-2 6.02e+23");
   const std::pair<dsl::Tok, const char*> want[] = {
-      {dsl::Tok::Int, "0"},         {dsl::Tok::Int, "42"},    {dsl::Tok::Int, "0xFF"},  {dsl::Tok::Int, "0XaB_cD"},
-      {dsl::Tok::Int, "1_000_000"}, {dsl::Tok::Float, "1.5"}, {dsl::Tok::Float, "1."},  {dsl::Tok::Float, ".25"},
-      {dsl::Tok::Float, "1e3"},     {dsl::Tok::Float, "2E-2"}, {dsl::Tok::Float, "6.02e+23"},
+      {dsl::Tok::Int, "0"},       {dsl::Tok::Int, "42"},         {dsl::Tok::Int, "0xFF"},
+      {dsl::Tok::Int, "0XaB_cD"}, {dsl::Tok::Int, "1_000_000"},  {dsl::Tok::Float, "1.5"},
+      {dsl::Tok::Float, "1."},    {dsl::Tok::Float, ".25"},      {dsl::Tok::Float, "1e3"},
+      {dsl::Tok::Float, "2E-2"},  {dsl::Tok::Float, "6.02e+23"},
   };
   REQUIRE(t.size() == std::size(want) + 1);
   for (size_t i = 0; i < std::size(want); ++i) {
@@ -429,9 +433,9 @@ TEST_CASE("parser: ast::dump of a small file", "[dsl][parser]") {
 
 TEST_CASE("parser: reports several syntax errors in one run and recovers", "[dsl][parser][diagnostics]") {
   const std::string text =
-      "scan a { type = i32 op = add; }\n"    // missing ';' (at 1:20)
-      "scan b { type = ; op = add; }\n"      // missing value (at 2:17)
-      "scan c { type = i32; op = add; }\n"   // fine
+      "scan a { type = i32 op = add; }\n"       // missing ';' (at 1:20)
+      "scan b { type = ; op = add; }\n"         // missing value (at 2:17)
+      "scan c { type = i32; op = add; }\n"      // fine
       "scan d { type = i32; op = (1 + ); }\n";  // bad expression (at 4:32)
   dsl::Document doc = dsl::load("multi.scan", text);
   INFO(doc.diagnostics().render());
@@ -622,8 +626,8 @@ TEST_CASE("checker: implicit and explicit input conversion", "[dsl][checker]") {
   CHECK(dsl::to_string(*self.combine.body) == "x + y");
 
   // A scalar to a struct needs an explicit convert.
-  std::vector<std::string> e =
-      errors_of("type P { a: i32, b: i32 }\nscan s { type = P; input = i32; combine(x, y) = y; identity = P { 0, 0 }; }");
+  std::vector<std::string> e = errors_of(
+      "type P { a: i32, b: i32 }\nscan s { type = P; input = i32; combine(x, y) = y; identity = P { 0, 0 }; }");
   REQUIRE(e.size() == 1);
   CHECK(contains(e[0], "add 'convert(v) = ...;'"));
   dsl::Spec st = spec_of(
@@ -642,8 +646,7 @@ TEST_CASE("checker: implicit and explicit input conversion", "[dsl][checker]") {
 }
 
 TEST_CASE("checker: deterministic float device scans use reduce_then_scan", "[dsl][checker]") {
-  CHECK(spec_of("scan s { type = f32; op = add; deterministic = true; }").algorithm ==
-        dsl::Algorithm::ReduceThenScan);
+  CHECK(spec_of("scan s { type = f32; op = add; deterministic = true; }").algorithm == dsl::Algorithm::ReduceThenScan);
   CHECK(spec_of("scan s { type = f32; op = add; deterministic = true; }").deterministic);
   CHECK(spec_of("type A { a: f32, b: i32 }\n"
                 "scan s { type = A; combine(x, y) = y; identity = A { 0.0, 0 }; deterministic = true; }")
@@ -788,10 +791,10 @@ TEST_CASE("Spec: to_string shows every resolved setting", "[dsl][spec]") {
   dsl::Spec s = spec_of(kBaseBuiltin);
   const std::string text = s.to_string();
   INFO(text);
-  for (const char* want : {"scan s {", "type = i32;", "input = i32;", "op = add;", "combine(x, y) = x + y;",
-                           "identity = 0;", "level = block;", "algorithm = raking;", "threads = 128;", "items = 2;",
-                           "mode = inclusive;", "init = 5;", "outputs = aggregate;", "targets = cuda, opencl;",
-                           "deterministic = false;"}) {
+  for (const char* want :
+       {"scan s {", "type = i32;", "input = i32;", "op = add;", "combine(x, y) = x + y;", "identity = 0;",
+        "level = block;", "algorithm = raking;", "threads = 128;", "items = 2;", "mode = inclusive;", "init = 5;",
+        "outputs = aggregate;", "targets = cuda, opencl;", "deterministic = false;"}) {
     INFO("missing: " << want);
     CHECK(contains(text, want));
   }
@@ -815,10 +818,11 @@ TEST_CASE("Spec: to_string shows every resolved setting", "[dsl][spec]") {
       "  identity = P { a: 0.0, b: 0 }; outputs = running_total; level = device; threads = 64; }");
   const std::string ct = c.to_string();
   INFO(ct);
-  for (const char* want : {"type P { a: f32, b: u8 }", "size 8, align 4, offsets 0 4", "input = f32;",
-                           "convert(v) = P { a: v, b: u8(1) };", "let s: f32 = x.a + y.a;", "return P { a: s, b: y.b };",
-                           "identity = P { a: f32(0.0), b: u8(0) };", "outputs = running_total;", "threads = 64;",
-                           "items = auto;", "level = device;", "algorithm = decoupled_lookback;"}) {
+  for (const char* want :
+       {"type P { a: f32, b: u8 }", "size 8, align 4, offsets 0 4", "input = f32;",
+        "convert(v) = P { a: v, b: u8(1) };", "let s: f32 = x.a + y.a;", "return P { a: s, b: y.b };",
+        "identity = P { a: f32(0.0), b: u8(0) };", "outputs = running_total;", "threads = 64;", "items = auto;",
+        "level = device;", "algorithm = decoupled_lookback;"}) {
     INFO("missing: " << want);
     CHECK(contains(ct, want));
   }
@@ -836,7 +840,8 @@ TEST_CASE("Spec: equal text gives equal specs with equal hashes", "[dsl][spec]")
   }
   // Layout and comments don't matter; neither does the file name.
   dsl::Spec a = spec_of("scan s { type = i32; op = add; }");
-  dsl::Document other = dsl::load("elsewhere.scan", "# hello\nscan s {\n  op = add; // the operator\n  type = i32;\n}\n");
+  dsl::Document other =
+      dsl::load("elsewhere.scan", "# hello\nscan s {\n  op = add; // the operator\n  type = i32;\n}\n");
   REQUIRE(other.ok());
   CHECK(a == other.specs()[0]);
   CHECK(a.hash() == other.specs()[0].hash());
@@ -870,21 +875,21 @@ TEST_CASE("Spec: changing any one setting changes equality and hash", "[dsl][spe
       {"init", replace_once(b, "init = 5", "init = 6")},
       {"init default", replace_once(b, "init = 5;", "")},
       {"outputs", replace_once(b, "outputs = aggregate", "outputs = none")},
-      {"outputs running_total", replace_once(replace_once(b, "outputs = aggregate", "outputs = running_total"),
-                                             "init = 5;", "")},
+      {"outputs running_total",
+       replace_once(replace_once(b, "outputs = aggregate", "outputs = running_total"), "init = 5;", "")},
       {"targets", replace_once(b, "targets = cuda, opencl", "targets = cuda")},
       {"deterministic", replace_once(b, "deterministic = false", "deterministic = true")},
   };
   const std::vector<Variant> combine_variants = {
       {"combine body", replace_once(c, "x.a + y.a", "y.a + x.a")},
       {"combine body operator", replace_once(c, "max(x.b, y.b)", "min(x.b, y.b)")},
-      {"combine parameter names",
-       replace_once(replace_once(c, "combine(x, y)", "combine(p, q)"), "x.a + y.a, b: max(x.b, y.b)",
-                    "p.a + q.a, b: max(p.b, q.b)")},
+      {"combine parameter names", replace_once(replace_once(c, "combine(x, y)", "combine(p, q)"),
+                                               "x.a + y.a, b: max(x.b, y.b)", "p.a + q.a, b: max(p.b, q.b)")},
       {"identity", replace_once(c, "b: i32.min", "b: -2147483647")},
       {"field type", replace_once(replace_once(c, "b: i32 }", "b: i64 }"), "b: i32.min", "b: i64.min")},
-      {"field name", replace_once(replace_once(replace_once(c, "b: i32 }", "c: i32 }"), "b: max(x.b, y.b)",
-                                               "c: max(x.c, y.c)"), "b: i32.min", "c: i32.min")},
+      {"field name",
+       replace_once(replace_once(replace_once(c, "b: i32 }", "c: i32 }"), "b: max(x.b, y.b)", "c: max(x.c, y.c)"),
+                    "b: i32.min", "c: i32.min")},
       {"deterministic (struct)", replace_once(c, "level = device;", "level = device; deterministic = true;")},
       {"level (struct)", replace_once(c, "level = device;", "level = block;")},
   };
@@ -953,12 +958,14 @@ TEST_CASE("Spec: to_string parses back to an equal Spec", "[dsl][spec]") {
   texts.push_back(kBaseBuiltin);
   texts.push_back(kBaseCombine);
   texts.push_back("scan w { type = f16; op = min; level = warp(16); items = 4; mode = both; init = 0.1; }");
-  texts.push_back("scan u { type = u64; op = xor; level = block; outputs = aggregate, running_total; targets = cuda; }");
+  texts.push_back(
+      "scan u { type = u64; op = xor; level = block; outputs = aggregate, running_total; targets = cuda; }");
   texts.push_back(
       "type I { x: i8, y: f64 }\ntype O { i: I, z: u16 }\n"
       "scan n { type = O; input = i8;\n"
       "  convert(v) = O { i: I { x: v, y: f64(v) }, z: 1 };\n"
-      "  combine(a, b) { let s: f64 = a.i.y + b.i.y; let t = s * 0.5; return O { i: I { x: b.i.x, y: t }, z: a.z | b.z }; }\n"
+      "  combine(a, b) { let s: f64 = a.i.y + b.i.y; let t = s * 0.5; return O { i: I { x: b.i.x, y: t }, z: a.z | b.z "
+      "}; }\n"
       "  identity = O { i: I { x: 0, y: -inf }, z: 0 }; deterministic = true; }");
   for (const std::string& text : texts) {
     dsl::Document doc = load_ok(text);
@@ -1063,11 +1070,11 @@ TEST_CASE("diagnostics: rendered as file:L:C: error: message, source line, caret
 
 TEST_CASE("diagnostics: several errors in one run, sorted by position", "[dsl][diagnostics]") {
   const std::string text =
-      "scan a { type = i32; op = bogus; }\n"         // checker: unknown operator (1:27)
-      "scan b { type = i33; op = add; }\n"           // checker: unknown type (2:17)
-      "scan c { type = i32 op = add; }\n"            // parser: missing ';' (3:20)
+      "scan a { type = i32; op = bogus; }\n"           // checker: unknown operator (1:27)
+      "scan b { type = i33; op = add; }\n"             // checker: unknown type (2:17)
+      "scan c { type = i32 op = add; }\n"              // parser: missing ';' (3:20)
       "scan d { type = i32; op = add; mode = up; }\n"  // checker: unknown mode (4:39)
-      "scan e { type = i32; op = add; $ }\n";        // lexer: bad character (5:32)
+      "scan e { type = i32; op = add; $ }\n";          // lexer: bad character (5:32)
   dsl::Document doc = dsl::load("many.scan", text);
   const dsl::Diagnostics& diags = doc.diagnostics();
   INFO(diags.render());
@@ -1095,7 +1102,8 @@ TEST_CASE("diagnostics: several errors in one run, sorted by position", "[dsl][d
   // render() follows the sorted order.
   const std::string r = diags.render();
   size_t prev = 0;
-  for (const char* at : {"many.scan:1:27:", "many.scan:2:17:", "many.scan:3:20:", "many.scan:4:39:", "many.scan:5:32:"}) {
+  for (const char* at :
+       {"many.scan:1:27:", "many.scan:2:17:", "many.scan:3:20:", "many.scan:4:39:", "many.scan:5:32:"}) {
     size_t pos = r.find(at);
     INFO(at);
     REQUIRE(pos != std::string::npos);
@@ -1112,7 +1120,7 @@ TEST_CASE("diagnostics: notes stay after their error when sorting", "[dsl][diagn
   const std::string text =
       "scan s { type = i32; op = add; }\n"  // first declared here (note at 1:6)
       "scan t { type = i32; op = add; }\n"
-      "scan s { type = i32; op = add; }\n"  // duplicate (error at 3:6)
+      "scan s { type = i32; op = add; }\n"    // duplicate (error at 3:6)
       "scan u { type = nope; op = add; }\n";  // error at 4:17
   dsl::Document doc = dsl::load("notes.scan", text);
   std::vector<dsl::Diagnostic> d = doc.diagnostics().sorted();
@@ -1176,14 +1184,16 @@ TEST_CASE("robustness: the nesting limit recovers after each error", "[dsl][robu
   std::string text;
   const std::string deep = std::string(300, '(') + "1" + std::string(300, ')');
   const int bad = 300;
-  for (int i = 0; i < bad; ++i) text += "scan bad" + std::to_string(i) + " { type = i32; op = add; init = " + deep + "; }\n";
+  for (int i = 0; i < bad; ++i)
+    text += "scan bad" + std::to_string(i) + " { type = i32; op = add; init = " + deep + "; }\n";
   text += "scan good { type = i32; op = add; }\n";
   dsl::Document doc = dsl::load("leak.scan", text);
   CHECK(doc.diagnostics().error_count() == bad);  // one per bad scan
   CHECK(doc.find("good") != nullptr);
   // The same text after one bad scan only: the good scan is fine.
-  dsl::Document one = dsl::load("leak.scan", "scan bad { type = i32; op = add; init = " + deep + "; }\n"
-                                             "scan good { type = i32; op = add; }\n");
+  dsl::Document one = dsl::load("leak.scan", "scan bad { type = i32; op = add; init = " + deep +
+                                                 "; }\n"
+                                                 "scan good { type = i32; op = add; }\n");
   CHECK(one.diagnostics().error_count() == 1);
   CHECK(one.find("good") != nullptr);
 }
@@ -1249,15 +1259,17 @@ TEST_CASE("robustness: non-ASCII bytes are reported once, at their column", "[ds
   // A comment may hold anything.
   CHECK(dsl::load("utf8.scan", "# \xE2\x88\x91 \xF0\x9F\x98\x80 \xFF\xFE\nscan s { type = i32; op = add; }\n").ok());
   // Inside a name: an error, and the rest still parses.
-  dsl::Document in_name = dsl::load("utf8.scan", "scan caf\xC3\xA9 { type = i32; op = add; }\nscan t { type = i32; op = add; }");
+  dsl::Document in_name =
+      dsl::load("utf8.scan", "scan caf\xC3\xA9 { type = i32; op = add; }\nscan t { type = i32; op = add; }");
   CHECK(in_name.diagnostics().error_count() == 1);
   CHECK(in_name.find("t") != nullptr);
   // Random high bytes everywhere: no crash.
   const uint64_t seed = fresh_seed();
   CAPTURE(seed);
   std::mt19937_64 rng(seed);
-  std::string base = "type P { a: f32, b: i32 }\nscan s { type = P; combine(x, y) = P { x.a + y.a, y.b }; "
-                     "identity = P { 0.0, 0 }; level = block; }\n";
+  std::string base =
+      "type P { a: f32, b: i32 }\nscan s { type = P; combine(x, y) = P { x.a + y.a, y.b }; "
+      "identity = P { 0.0, 0 }; level = block; }\n";
   for (int round = 0; round < 50; ++round) {
     std::string mutated = base;
     for (int k = 0; k < 5; ++k)
@@ -1302,10 +1314,18 @@ TEST_CASE("robustness: random mutations of the examples never crash the front en
     for (int k = 0; k < edits && !m.empty(); ++k) {
       size_t at = rng() % m.size();
       switch (rng() % 4) {
-        case 0: m.erase(at, 1 + rng() % 8); break;
-        case 1: m.insert(at, 1, alphabet[rng() % (sizeof alphabet - 1)]); break;
-        case 2: m[at] = alphabet[rng() % (sizeof alphabet - 1)]; break;
-        default: m = m.substr(0, at); break;
+        case 0:
+          m.erase(at, 1 + rng() % 8);
+          break;
+        case 1:
+          m.insert(at, 1, alphabet[rng() % (sizeof alphabet - 1)]);
+          break;
+        case 2:
+          m[at] = alphabet[rng() % (sizeof alphabet - 1)];
+          break;
+        default:
+          m = m.substr(0, at);
+          break;
       }
     }
     mutants.push_back(std::move(m));

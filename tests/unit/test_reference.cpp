@@ -57,7 +57,8 @@ T unpack_one(const std::vector<uint8_t>& bytes) {
 
 // Runs the reference on `input` (elements of the Spec's input type).
 template <class In>
-ref::Evaluator::Result run(const ref::Evaluator& ev, const std::vector<In>& input, const void* running_total = nullptr) {
+ref::Evaluator::Result run(const ref::Evaluator& ev, const std::vector<In>& input,
+                           const void* running_total = nullptr) {
   REQUIRE(ev.input_size() == sizeof(In));
   std::vector<uint8_t> bytes = pack(input);
   return ev.scan(bytes.empty() ? nullptr : bytes.data(), input.size(), running_total);
@@ -124,9 +125,12 @@ double decode_half(uint16_t h) {
   int e = (h >> 10) & 0x1F;
   int m = h & 0x3FF;
   double v;
-  if (e == 0x1F) v = m ? std::numeric_limits<double>::quiet_NaN() : std::numeric_limits<double>::infinity();
-  else if (e == 0) v = std::ldexp(static_cast<double>(m), -24);
-  else v = std::ldexp(static_cast<double>(m + 1024), e - 25);
+  if (e == 0x1F)
+    v = m ? std::numeric_limits<double>::quiet_NaN() : std::numeric_limits<double>::infinity();
+  else if (e == 0)
+    v = std::ldexp(static_cast<double>(m), -24);
+  else
+    v = std::ldexp(static_cast<double>(m + 1024), e - 25);
   return sign ? -v : v;
 }
 
@@ -226,8 +230,8 @@ const char* const kSegmentedScan =
 // ===========================================================================
 
 TEST_CASE("reference: the OpenCL C specification's work_group_scan example", "[reference][levels]") {
-  dsl::Spec spec = spec_of(
-      "scan work_group_scan_add { type = i32; op = add; level = block; threads = 8; items = 1; mode = both; }");
+  dsl::Spec spec =
+      spec_of("scan work_group_scan_add { type = i32; op = add; level = block; threads = 8; items = 1; mode = both; }");
   ref::Evaluator ev(spec);
   ref::Evaluator::Result r = run<int32_t>(ev, {3, 1, 7, 0, 4, 1, 6, 3});
   // 3, 3+1, 4+7, 11+0, 11+4, 15+1, 16+6, 22+3
@@ -238,14 +242,13 @@ TEST_CASE("reference: the OpenCL C specification's work_group_scan example", "[r
 
   // Two work-groups: the second restarts from 0.
   r = run<int32_t>(ev, {3, 1, 7, 0, 4, 1, 6, 3, 1, 1, 1, 1, 1, 1, 1, 1});
-  CHECK(unpack<int32_t>(r.inclusive) ==
-        std::vector<int32_t>{3, 4, 11, 11, 15, 16, 22, 25, 1, 2, 3, 4, 5, 6, 7, 8});
-  CHECK(unpack<int32_t>(r.exclusive) ==
-        std::vector<int32_t>{0, 3, 4, 11, 11, 15, 16, 22, 0, 1, 2, 3, 4, 5, 6, 7});
+  CHECK(unpack<int32_t>(r.inclusive) == std::vector<int32_t>{3, 4, 11, 11, 15, 16, 22, 25, 1, 2, 3, 4, 5, 6, 7, 8});
+  CHECK(unpack<int32_t>(r.exclusive) == std::vector<int32_t>{0, 3, 4, 11, 11, 15, 16, 22, 0, 1, 2, 3, 4, 5, 6, 7});
 }
 
 TEST_CASE("reference: warp(4) with items = 2 restarts every 8 elements", "[reference][levels]") {
-  dsl::Spec spec = spec_of("scan w { type = i32; op = add; level = warp(4); items = 2; mode = both; outputs = aggregate; }");
+  dsl::Spec spec =
+      spec_of("scan w { type = i32; op = add; level = warp(4); items = 2; mode = both; outputs = aggregate; }");
   REQUIRE(spec.segment_size() == 8u);
   ref::Evaluator ev(spec);
   // All ones: inclusive[i] = i % 8 + 1, exclusive[i] = i % 8; 20 elements = 8 + 8 + 4.
@@ -262,8 +265,8 @@ TEST_CASE("reference: warp(4) with items = 2 restarts every 8 elements", "[refer
 
   // Distinct values: 1..20; segment sums 36, 100, 74.
   r = run(ev, iota_vec<int32_t>(20, 1));
-  CHECK(unpack<int32_t>(r.inclusive) == std::vector<int32_t>{1,  3,  6,  10, 15, 21, 28, 36, 9,  19,
-                                                            30, 42, 55, 69, 84, 100, 17, 35, 54, 74});
+  CHECK(unpack<int32_t>(r.inclusive) ==
+        std::vector<int32_t>{1, 3, 6, 10, 15, 21, 28, 36, 9, 19, 30, 42, 55, 69, 84, 100, 17, 35, 54, 74});
   CHECK(unpack<int32_t>(r.aggregates) == std::vector<int32_t>{36, 100, 74});
 }
 
@@ -337,7 +340,8 @@ TEST_CASE("reference: n = 0 and n = 1", "[reference][levels]") {
     CHECK(unpack<int32_t>(r.aggregates) == std::vector<int32_t>{-7});
   }
   SECTION("block") {
-    ref::Evaluator ev(spec_of("scan b { type = i32; op = add; level = block; threads = 4; mode = both; outputs = aggregate; }"));
+    ref::Evaluator ev(
+        spec_of("scan b { type = i32; op = add; level = block; threads = 4; mode = both; outputs = aggregate; }"));
     ref::Evaluator::Result r = ev.scan(nullptr, 0);
     CHECK(r.inclusive.empty());
     CHECK(r.exclusive.empty());
@@ -409,7 +413,8 @@ TEST_CASE("reference: running_total at device level carries across calls", "[ref
   CAPTURE(cut);
   ref::Evaluator::Result a = run(ev, std::vector<int32_t>(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(cut)));
   const int32_t carry = unpack_one<int32_t>(a.running_total);
-  ref::Evaluator::Result b = run(ev, std::vector<int32_t>(all.begin() + static_cast<std::ptrdiff_t>(cut), all.end()), &carry);
+  ref::Evaluator::Result b =
+      run(ev, std::vector<int32_t>(all.begin() + static_cast<std::ptrdiff_t>(cut), all.end()), &carry);
   std::vector<int32_t> joined = unpack<int32_t>(a.inclusive);
   std::vector<int32_t> tail = unpack<int32_t>(b.inclusive);
   joined.insert(joined.end(), tail.begin(), tail.end());
@@ -444,8 +449,8 @@ TEST_CASE("reference: running_total at block level absorbs segment totals in ord
 // ===========================================================================
 
 TEST_CASE("reference: u8 input summed in a u32 accumulator", "[reference][convert]") {
-  dsl::Spec spec = spec_of(
-      "scan byte_sum { type = u32; input = u8; op = add; level = device; mode = both; outputs = aggregate; }");
+  dsl::Spec spec =
+      spec_of("scan byte_sum { type = u32; input = u8; op = add; level = device; mode = both; outputs = aggregate; }");
   ref::Evaluator ev(spec);
   REQUIRE(ev.input_size() == 1u);
   REQUIRE(ev.element_size() == 4u);
@@ -722,8 +727,7 @@ TEST_CASE("reference: segmented sum over (flag, value) pairs", "[reference][stru
   ref::Evaluator ev(spec);
   ref::Evaluator::Result r = run<Seg>(ev, {{1, 1}, {0, 2}, {0, 3}, {1, 4}, {0, 5}, {1, 6}, {0, 7}, {0, 8}});
   // Segments [1 2 3] [4 5] [6 7 8].
-  CHECK(unpack<Seg>(r.inclusive) ==
-        std::vector<Seg>{{1, 1}, {1, 3}, {1, 6}, {1, 4}, {1, 9}, {1, 6}, {1, 13}, {1, 21}});
+  CHECK(unpack<Seg>(r.inclusive) == std::vector<Seg>{{1, 1}, {1, 3}, {1, 6}, {1, 4}, {1, 9}, {1, 6}, {1, 13}, {1, 21}});
   // No flag on the first element: it continues from the identity.
   r = run<Seg>(ev, {{0, 1}, {0, 2}, {1, 3}, {0, 4}});
   CHECK(unpack<Seg>(r.inclusive) == std::vector<Seg>{{0, 1}, {0, 3}, {1, 3}, {1, 7}});
@@ -797,11 +801,11 @@ TEST_CASE("reference: float_to_half_bits and half_bits_to_float", "[reference][f
   CHECK(dsl::float_to_half_bits(65519.0f) == 0x7BFF);
   CHECK(dsl::float_to_half_bits(65520.0f) == 0x7C00);
   CHECK(dsl::float_to_half_bits(1e10f) == 0x7C00);
-  CHECK(dsl::float_to_half_bits(0x1p-25f) == 0x0000);                // tie between 0 and 2^-24: even
-  CHECK(dsl::float_to_half_bits(0x1p-25f * 1.0000001f) == 0x0001);    // just above the tie
-  CHECK(dsl::float_to_half_bits(3 * 0x1p-25f) == 0x0002);             // 1.5 * 2^-24: tie, to even (2)
+  CHECK(dsl::float_to_half_bits(0x1p-25f) == 0x0000);               // tie between 0 and 2^-24: even
+  CHECK(dsl::float_to_half_bits(0x1p-25f * 1.0000001f) == 0x0001);  // just above the tie
+  CHECK(dsl::float_to_half_bits(3 * 0x1p-25f) == 0x0002);           // 1.5 * 2^-24: tie, to even (2)
   CHECK(dsl::float_to_half_bits(0x1p-26f) == 0x0000);
-  CHECK(dsl::float_to_half_bits(0x1p-14f - 0x1p-25f) == 0x0400);      // rounds up into the normals
+  CHECK(dsl::float_to_half_bits(0x1p-14f - 0x1p-25f) == 0x0400);  // rounds up into the normals
   CHECK(dsl::float_to_half_bits(1e-30f) == 0x0000);
   CHECK(dsl::float_to_half_bits(-1e-30f) == 0x8000);
   uint16_t nan_bits = dsl::float_to_half_bits(std::numeric_limits<float>::quiet_NaN());
@@ -901,8 +905,8 @@ TEST_CASE("check_operator: operators that break the laws fail with a reason", "[
   }
   SECTION("a non-associative operator with a true identity") {
     // 0 is a two-sided identity of this guarded subtraction, but (a - b) - c != a - (b - c).
-    dsl::Spec spec = spec_of(
-        "scan guarded { type = i32; combine(x, y) = x == 0 ? y : y == 0 ? x : x - y; identity = 0; }");
+    dsl::Spec spec =
+        spec_of("scan guarded { type = i32; combine(x, y) = x == 0 ? y : y == 0 ? x : x - y; identity = 0; }");
     ref::OperatorReport r = ref::check_operator(spec, seed);
     INFO(r.message);
     CHECK_FALSE(r.ok);
@@ -920,7 +924,8 @@ TEST_CASE("check_operator: operators that break the laws fail with a reason", "[
     CHECK_FALSE(contains_text(r.message, "associative"));
   }
   SECTION("a float operator that is not associative even in f64") {
-    dsl::Spec spec = spec_of("scan avg { type = f32; combine(x, y) = x == 0.0 ? y : y == 0.0 ? x : (x + y) * 0.5; identity = 0.0; }");
+    dsl::Spec spec = spec_of(
+        "scan avg { type = f32; combine(x, y) = x == 0.0 ? y : y == 0.0 ? x : (x + y) * 0.5; identity = 0.0; }");
     ref::OperatorReport r = ref::check_operator(spec, seed);
     INFO(r.message);
     CHECK_FALSE(r.ok);
@@ -990,19 +995,19 @@ TEST_CASE("values_match: exact integers, tolerant floats, NaN and infinities", "
   const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
   CHECK(fm(1.0f, 1.0f, {}));
   CHECK_FALSE(fm(1.0f, 1.0001f, {}));
-  CHECK(fm(1.0f, 1.0001f, {1e-3, 0}));        // relative
+  CHECK(fm(1.0f, 1.0001f, {1e-3, 0}));  // relative
   CHECK_FALSE(fm(1.0f, 1.0001f, {1e-5, 0}));
-  CHECK(fm(1000.0f, 1000.1f, {1e-3, 0}));     // relative to the larger magnitude: 0.1 <= 1.0001
-  CHECK_FALSE(fm(0.0f, 1e-6f, {1e-3, 0}));    // near zero the relative part is tiny
-  CHECK(fm(0.0f, 1e-6f, {0, 1e-5}));          // absolute
+  CHECK(fm(1000.0f, 1000.1f, {1e-3, 0}));   // relative to the larger magnitude: 0.1 <= 1.0001
+  CHECK_FALSE(fm(0.0f, 1e-6f, {1e-3, 0}));  // near zero the relative part is tiny
+  CHECK(fm(0.0f, 1e-6f, {0, 1e-5}));        // absolute
   CHECK_FALSE(fm(0.0f, 1e-4f, {0, 1e-5}));
   CHECK(fm(0.0f, -0.0f, {}));
-  CHECK(fm(nan, nan, {}));                    // NaN matches NaN
+  CHECK(fm(nan, nan, {}));  // NaN matches NaN
   CHECK_FALSE(fm(nan, 1.0f, {1, 1e30}));
   CHECK_FALSE(fm(1.0f, nan, {1, 1e30}));
   CHECK(fm(inf, inf, {}));
   CHECK_FALSE(fm(inf, -inf, {1, 1e30}));
-  CHECK_FALSE(fm(inf, 3e38f, {1, 1e30}));     // an infinity matches only itself
+  CHECK_FALSE(fm(inf, 3e38f, {1, 1e30}));  // an infinity matches only itself
 
   auto im = [&](int32_t a, int32_t b, ref::Tolerance t) { return ref::values_match(i32, &a, &b, t); };
   CHECK(im(5, 5, {}));
@@ -1023,7 +1028,8 @@ TEST_CASE("values_match: exact integers, tolerant floats, NaN and infinities", "
   CHECK_FALSE(ref::values_match(spec.type, pa.data(), pb.data(), {}));
   CHECK(ref::values_match(spec.type, pa.data(), pb.data(), {1e-4, 0}));
 
-  dsl::Spec padded = spec_of("type P { a: u8, b: i32 }\nscan s { type = P; combine(x, y) = y; identity = P { 0, 0 }; }");
+  dsl::Spec padded =
+      spec_of("type P { a: u8, b: i32 }\nscan s { type = P; combine(x, y) = y; identity = P { 0, 0 }; }");
   std::array<uint8_t, 8> x{}, y{};
   x[0] = y[0] = 7;
   x[1] = 0xAA;  // padding

@@ -10,11 +10,13 @@
 namespace scangen::dsl {
 
 // X(enumerator, spelling)
+// clang-format off
 #define SCANGEN_PUNCTUATORS(X)                                                                                   \
   X(LBrace, "{") X(RBrace, "}") X(LParen, "(") X(RParen, ")") X(Comma, ",") X(Semi, ";") X(Colon, ":")        \
   X(Assign, "=") X(Dot, ".") X(Question, "?") X(Plus, "+") X(Minus, "-") X(Star, "*") X(Slash, "/")           \
   X(Percent, "%") X(Amp, "&") X(Pipe, "|") X(Caret, "^") X(Tilde, "~") X(Bang, "!") X(Shl, "<<") X(Shr, ">>") \
   X(Lt, "<") X(Le, "<=") X(Gt, ">") X(Ge, ">=") X(Eq, "==") X(Ne, "!=") X(AndAnd, "&&") X(OrOr, "||")
+// clang-format on
 
 enum class Tok {
   End,

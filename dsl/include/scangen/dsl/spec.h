@@ -17,10 +17,12 @@ namespace scangen::dsl {
 // ---- Enumerations. Each X-macro row: (enumerator, DSL spelling, ...) --------
 
 // X(enumerator, spelling, description)
+// clang-format off
 #define SCANGEN_LEVELS(X)                                                                    \
   X(Warp, "warp", "a logical warp of W lanes (W = 1, 2, 4, 8, 16, 32) scans W x items elements") \
   X(Block, "block", "a thread block / work-group scans threads x items elements")           \
   X(Device, "device", "the whole array, any length, in one call")
+// clang-format on
 
 enum class Level : uint8_t {
 #define X(e, s, d) e,
@@ -29,6 +31,7 @@ enum class Level : uint8_t {
 };
 
 // X(enumerator, spelling, level, description)
+// clang-format off
 #define SCANGEN_ALGORITHMS(X)                                                                                       \
   X(KoggeStone, "kogge_stone", Warp,                                                                                \
     "Kogge-Stone (Hillis-Steele) scan in log2(W) steps: register shuffles on CUDA, local memory on OpenCL")         \
@@ -58,6 +61,7 @@ enum class Level : uint8_t {
   X(ReduceThenScan, "reduce_then_scan", Device,                                                                     \
     "tiles reduce, the tile totals are scanned, tiles scan again from their prefix: portable, no tile waits on "    \
     "another, deterministic")
+// clang-format on
 
 enum class Algorithm : uint8_t {
 #define X(e, s, l, d) e,
@@ -82,9 +86,11 @@ enum class Target : uint8_t {
 };
 
 // Built-in operators, X(enumerator, spelling, integer only)
+// clang-format off
 #define SCANGEN_BUILTIN_OPS(X) \
   X(Add, "add", false) X(Mul, "mul", false) X(Min, "min", false) X(Max, "max", false) X(And, "and", true) \
   X(Or, "or", true) X(Xor, "xor", true)
+// clang-format on
 enum class BuiltinOp : uint8_t {
 #define X(e, s, i) e,
   SCANGEN_BUILTIN_OPS(X)
@@ -100,10 +106,12 @@ enum class UnaryOp : uint8_t {
 };
 
 // Binary operators, X(enumerator, spelling)
+// clang-format off
 #define SCANGEN_BINARY_OPS(X)                                                                                     \
   X(Add, "+") X(Sub, "-") X(Mul, "*") X(Div, "/") X(Rem, "%") X(BitAnd, "&") X(BitOr, "|") X(BitXor, "^")     \
   X(Shl, "<<") X(Shr, ">>") X(Lt, "<") X(Le, "<=") X(Gt, ">") X(Ge, ">=") X(Eq, "==") X(Ne, "!=") X(And, "&&") \
   X(Or, "||")
+// clang-format on
 enum class BinaryOp : uint8_t {
 #define X(e, s) e,
   SCANGEN_BINARY_OPS(X)
@@ -111,10 +119,12 @@ enum class BinaryOp : uint8_t {
 };
 
 // Math built-ins, X(enumerator, spelling, arity, floats only)
+// clang-format off
 #define SCANGEN_MATH_FNS(X)                                                                                    \
   X(Min, "min", 2, false) X(Max, "max", 2, false) X(Abs, "abs", 1, false) X(Clamp, "clamp", 3, false)        \
   X(Select, "select", 3, false) X(Fma, "fma", 3, true) X(Sqrt, "sqrt", 1, true) X(Exp, "exp", 1, true)       \
   X(Log, "log", 1, true) X(Floor, "floor", 1, true) X(Ceil, "ceil", 1, true)
+// clang-format on
 enum class MathFn : uint8_t {
 #define X(e, s, n, f) e,
   SCANGEN_MATH_FNS(X)
@@ -217,8 +227,8 @@ struct Spec {
   Type type;   // the accumulator / output element type
   Type input;  // the input element type (== type unless `input` was given)
 
-  std::optional<BuiltinOp> op;  // set when the operator is a built-in
-  Function combine;             // always present (a built-in op is spelled out)
+  std::optional<BuiltinOp> op;      // set when the operator is a built-in
+  Function combine;                 // always present (a built-in op is spelled out)
   std::optional<Function> convert;  // input -> type; present when input != type or a convert was written
   ExprPtr identity;                 // constant of `type`
 

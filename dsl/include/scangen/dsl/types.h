@@ -12,6 +12,7 @@
 namespace scangen::dsl {
 
 // X(enumerator, DSL name, bytes, is_float, is_signed)
+// clang-format off
 #define SCANGEN_SCALAR_KINDS(X) \
   X(I8, "i8", 1, false, true)   \
   X(I16, "i16", 2, false, true) \
@@ -25,6 +26,7 @@ namespace scangen::dsl {
   X(F32, "f32", 4, true, true)  \
   X(F64, "f64", 8, true, true)  \
   X(Bool, "bool", 1, false, false)
+// clang-format on
 
 enum class ScalarKind : uint8_t {
 #define X(e, name, bytes, is_float, is_signed) e,

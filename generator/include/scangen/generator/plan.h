@@ -19,11 +19,13 @@ namespace scangen::generator {
 
 // How the lanes of a group exchange values (the backend's lane scan).
 // X(enumerator, spelling, template file, description)
+// clang-format off
 #define SCANGEN_LANE_EXCHANGES(X)                                                                              \
   X(Shuffle, "shuffle", "cuda/lanes_shfl.cuh", "register shuffles, word by word")                            \
   X(SharedMemory, "shared_memory", "cuda/lanes_shared.cuh", "shared memory, __syncwarp between steps")       \
   X(ActiveLanes, "active_lanes", "cuda/lanes_coalesced.cuh", "shuffles over the lanes active at the call")   \
   X(LocalMemory, "local_memory", "opencl/lanes_local.cl", "local memory, a work-group barrier between steps")
+// clang-format on
 
 enum class LaneExchange : uint8_t {
 #define X(e, s, f, d) e,
@@ -116,21 +118,21 @@ struct Plan {
   int arch = 0;  // the target's architecture (Target::arch): 90 for sm_90, 0 for any
   dsl::Level level = dsl::Level::Device;
   dsl::Algorithm algorithm = dsl::Algorithm::DecoupledLookback;  // the scan's
-  PreambleNames names;  // P_T, P_In, P_combine, ... (the preamble's)
+  PreambleNames names;                                           // P_T, P_In, P_combine, ... (the preamble's)
 
   // Group shape. A group is a logical warp (warp level) or a block.
-  int group_threads = 0;   // W or threads
-  int items = 0;           // per thread, blocked arrangement
-  uint64_t segment = 0;    // elements one group scans: group_threads * items
-  int block_threads = 0;   // threads per block of the entry kernel
+  int group_threads = 0;  // W or threads
+  int items = 0;          // per thread, blocked arrangement
+  uint64_t segment = 0;   // elements one group scans: group_threads * items
+  int block_threads = 0;  // threads per block of the entry kernel
   int groups_per_block = 0;
 
   // The lane scan: used for the whole group (warp level), the raking warp
   // (raking), each warp (warp_scans); not by hillis_steele / blelloch.
   bool uses_lanes = false;
   LaneExchange exchange = LaneExchange::Shuffle;
-  int shuffle_words = 0;     // 32-bit words per element through a shuffle
-  int lane_scratch = 0;      // elements of lane scratch per lane group
+  int shuffle_words = 0;  // 32-bit words per element through a shuffle
+  int lane_scratch = 0;   // elements of lane scratch per lane group
 
   // The block algorithm that scans a group (a device scan's tile included).
   dsl::Algorithm tile_algorithm = dsl::Algorithm::Raking;
@@ -138,20 +140,20 @@ struct Plan {
   // Device level: a tile of block_threads x items elements per block.
   uint64_t tile = 0;
   StatusLayout status = StatusLayout::None;  // decoupled look-back only
-  int status_words = 0;     // 32-bit words of a status value
-  size_t status_bytes = 0;  // workspace bytes per tile (decoupled look-back)
-  int status_reads = 0;     // OpenCL look-back: kOpenCLStatusReads
-  int min_blocks = 0;       // CUDA look-back: __launch_bounds__ minimum blocks per SM (0: none)
-  bool streaming = false;   // CUDA device scans: full tiles' 16-byte loads and stores evict first
-  bool staged_io = false;   // coalesced loads and stores through shared memory
-  uint64_t exchange_elements = 0;  // elements of that exchange (staged I/O)
-  int input_words = 0;      // 16-byte words of a thread's inputs (CUDA; 0: elements one by one)
-  int output_words = 0;     // 16-byte words of a thread's outputs (CUDA; 0: elements one by one)
+  int status_words = 0;                      // 32-bit words of a status value
+  size_t status_bytes = 0;                   // workspace bytes per tile (decoupled look-back)
+  int status_reads = 0;                      // OpenCL look-back: kOpenCLStatusReads
+  int min_blocks = 0;                        // CUDA look-back: __launch_bounds__ minimum blocks per SM (0: none)
+  bool streaming = false;                    // CUDA device scans: full tiles' 16-byte loads and stores evict first
+  bool staged_io = false;                    // coalesced loads and stores through shared memory
+  uint64_t exchange_elements = 0;            // elements of that exchange (staged I/O)
+  int input_words = 0;                       // 16-byte words of a thread's inputs (CUDA; 0: elements one by one)
+  int output_words = 0;                      // 16-byte words of a thread's outputs (CUDA; 0: elements one by one)
 
   // Block algorithms.
-  int rake_threads = 0;  // raking
-  int rake_segment = 0;  // partials each raking thread reduces
-  int rake_padding = 0;  // spare slots after each raking segment
+  int rake_threads = 0;        // raking
+  int rake_segment = 0;        // partials each raking thread reduces
+  int rake_padding = 0;        // spare slots after each raking segment
   int blelloch_pad_shift = 0;  // one spare slot every 2^shift tree nodes
 
   bool seeded = false;  // init is not the identity (their values differ)
@@ -174,7 +176,7 @@ struct Plan {
 
   std::string entry_kernel;  // P_scan_kernel
   std::vector<KernelParam> entry_params;
-  std::vector<Kernel> kernels;  // in launch order; the last is P_scan_kernel
+  std::vector<Kernel> kernels;                // in launch order; the last is P_scan_kernel
   std::vector<std::string> device_functions;  // the public ones, P_inclusive ...
 };
 

@@ -25,18 +25,18 @@ std::string to_string(const Target& t);
 int cuda_arch_number(const std::string& arch);
 
 struct DeviceTuning {
-  int threads = 256;        // per block
-  int items = 16;           // per thread
-  int min_blocks = 0;       // CUDA: __launch_bounds__ minimum resident blocks per SM (0: none)
-  int first_poll_ns = 0;    // CUDA look-back: sleep after publishing the tile's total, before
-                            // the first read of the predecessors' statuses
+  int threads = 256;          // per block
+  int items = 16;             // per thread
+  int min_blocks = 0;         // CUDA: __launch_bounds__ minimum resident blocks per SM (0: none)
+  int first_poll_ns = 0;      // CUDA look-back: sleep after publishing the tile's total, before
+                              // the first read of the predecessors' statuses
   int first_poll_from = 512;  // CUDA look-back: the first tile that sleeps so (the tiles before
-                            // it start together, and small scans are all latency)
-  int poll_ns = 32;         // CUDA look-back: sleep between reads of a status not yet written
-  int streaming = 0;        // CUDA: 1: the 16-byte loads and stores of full tiles are marked
-                            // streaming (evict first: ld.global.cs / st.global.cs)
-  int arch = 0;             // the architecture the entry was measured on (0: none)
-  const char* why = "";     // the measurement behind the entry
+                              // it start together, and small scans are all latency)
+  int poll_ns = 32;           // CUDA look-back: sleep between reads of a status not yet written
+  int streaming = 0;          // CUDA: 1: the 16-byte loads and stores of full tiles are marked
+                              // streaming (evict first: ld.global.cs / st.global.cs)
+  int arch = 0;               // the architecture the entry was measured on (0: none)
+  const char* why = "";       // the measurement behind the entry
 };
 
 // The table's entry for a device scan on a target: the target's

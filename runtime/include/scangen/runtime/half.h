@@ -19,7 +19,7 @@ inline uint16_t half_bits_from_float(float f) {
   std::memcpy(&x, &f, sizeof x);
   const uint32_t sign = (x >> 16) & 0x8000u;
   uint32_t a = x & 0x7fffffffu;
-  if (a >= 0x47800000u) {                       // |f| >= 2^16, inf or NaN: no finite half is nearer than inf
+  if (a >= 0x47800000u) {  // |f| >= 2^16, inf or NaN: no finite half is nearer than inf
     if (a > 0x7f800000u) return static_cast<uint16_t>(sign | 0x7e00u | ((a >> 13) & 0x3ffu));  // NaN, quiet
     return static_cast<uint16_t>(sign | 0x7c00u);
   }

@@ -41,7 +41,7 @@ class Error : public std::runtime_error {
 struct RuntimeOptions {
   // The backend to use; none: CUDA when a driver and a GPU are present, else OpenCL.
   std::optional<Backend> backend;
-  int cuda_device = 0;  // the CUDA device's ordinal
+  int cuda_device = 0;       // the CUDA device's ordinal
   int opencl_platform = -1;  // -1: any platform; else only the platform of this index
   // The OpenCL device: "P:D" (platform and device indices, as clinfo -l
   // lists them) or a piece of the platform's or device's name, any case
