@@ -19,7 +19,9 @@ import threading
 
 import numpy as np
 
-from . import _core
+from . import _arrays, _core
+from ._arrays import Cuda, Host
+from ._types import describe_fields, dsl_type_of, dtype_from_desc, dtype_hint, leaves, literal, to_element, type_name
 
 __all__ = [
     "ScanError",
@@ -44,79 +46,6 @@ __version__ = "0.1.0"
 ScanError = _core.ScanError
 
 
-# ---- types -------------------------------------------------------------------
-
-_SCALAR_DTYPES = {
-    "i8": np.int8, "i16": np.int16, "i32": np.int32, "i64": np.int64,
-    "u8": np.uint8, "u16": np.uint16, "u32": np.uint32, "u64": np.uint64,
-    "f16": np.float16, "f32": np.float32, "f64": np.float64, "bool": np.bool_,
-}
-_DTYPE_SCALARS = {np.dtype(v): k for k, v in _SCALAR_DTYPES.items()}
-
-
-def _dtype_from_desc(desc) -> np.dtype:
-    """The NumPy dtype of a scangen type as _core describes it."""
-    if isinstance(desc, str):
-        return np.dtype(_SCALAR_DTYPES[desc])
-    _name, fields, size = desc
-    return np.dtype({
-        "names": [f[0] for f in fields],
-        "formats": [_dtype_from_desc(f[1]) for f in fields],
-        "offsets": [f[2] for f in fields],
-        "itemsize": size,
-    })
-
-
-def _type_name(desc) -> str:
-    return desc if isinstance(desc, str) else desc[0]
-
-
-def _dsl_type_of(dtype: np.dtype, structs: list, name: str) -> str:
-    """The DSL spelling of a NumPy dtype; struct definitions are appended to ``structs``."""
-    dtype = np.dtype(dtype)
-    if dtype.fields is None:
-        if dtype.subdtype is not None:
-            raise TypeError(f"scangen: a sub-array dtype ({dtype}) has no scangen type; "
-                            "use a structured dtype with one field per element")
-        if dtype not in _DTYPE_SCALARS:
-            raise TypeError(f"scangen: dtype {dtype} has no scangen type (supported: int8..int64, "
-                            "uint8..uint64, float16, float32, float64, bool and structured dtypes of them)")
-        return _DTYPE_SCALARS[dtype]
-    fields = []
-    for field in dtype.names:
-        sub = dtype.fields[field][0]
-        fields.append(f"{field}: {_dsl_type_of(sub, structs, name + '_' + field)}")
-    structs.append(f"type {name} {{ {', '.join(fields)} }}")
-    return name
-
-
-def _literal(value, dtype: np.dtype, type_name: str) -> str:
-    """A DSL constant of ``dtype`` from a Python value (a number, a tuple or dict for a struct, or DSL text)."""
-    if isinstance(value, str):
-        return value
-    dtype = np.dtype(dtype)
-    if dtype.fields is None:
-        if dtype.kind == "f":
-            v = float(value)
-            if v != v:
-                return "nan"
-            if v in (float("inf"), float("-inf")):
-                return "inf" if v > 0 else "-inf"
-            return repr(v)
-        if dtype.kind == "b":
-            return "true" if value else "false"
-        return str(int(value))
-    if isinstance(value, np.void):
-        value = tuple(value)
-    if isinstance(value, dict):
-        value = tuple(value[f] for f in dtype.names)
-    if len(value) != len(dtype.names):
-        raise ValueError(f"scangen: {value!r} has {len(value)} values; type {type_name} has "
-                         f"{len(dtype.names)} fields ({', '.join(dtype.names)})")
-    parts = [f"{f}: {_literal(v, dtype.fields[f][0], type_name + '_' + f)}" for f, v in zip(dtype.names, value)]
-    return f"{type_name} {{ {', '.join(parts)} }}"
-
-
 def dtype_of(scan: "Scan | str", *, input: bool = False) -> np.dtype:
     """The NumPy dtype of a scan's elements (``input=True``: of its input)."""
     if not isinstance(scan, Scan):
@@ -124,70 +53,81 @@ def dtype_of(scan: "Scan | str", *, input: bool = False) -> np.dtype:
     return scan.input_dtype if input else scan.dtype
 
 
-# ---- runtimes ----------------------------------------------------------------
+# ---- the shape of a scan -------------------------------------------------------
 
-_lock = threading.RLock()
-_runtimes: dict = {}
+def _scan_length(shape, axis, reverse) -> int:
+    """The length of the one 1-D scan that an array of ``shape`` makes with ``axis`` and ``reverse``.
 
-
-def _runtime(backend=None) -> "_core.Runtime":
-    """The default Runtime (backend None: CUDA when there is a GPU, else OpenCL) or one of a backend."""
-    with _lock:
-        if backend is None and None not in _runtimes:
-            forced = os.environ.get("SCANGEN_BACKEND") or None
-            _runtimes[None] = _runtime(forced) if forced else _core.Runtime(None)
-        elif backend is not None and backend not in _runtimes:
-            default = _runtimes.get(None)
-            _runtimes[backend] = default if default is not None and default.backend == backend else \
-                _core.Runtime(backend)
-        return _runtimes[backend]
-
-
-def runtime_info() -> dict:
-    """The default device: ``backend`` ("cuda" or "opencl"), ``device_name``,
-    ``fallback_reason`` (why not CUDA, or "") and the cache statistics."""
-    rt = _runtime()
-    return {"backend": rt.backend, "device_name": rt.device_name,
-            "fallback_reason": rt.fallback_reason, **rt.stats()}
-
-
-# ---- arrays ------------------------------------------------------------------
-
-def _array_kind(x) -> str:
-    """'numpy', 'torch', 'cupy' (a device array) or raises TypeError."""
-    module = type(x).__module__.split(".")[0]
-    if isinstance(x, np.ndarray):
-        return "numpy"
-    if module == "torch":
-        if not x.is_cuda:
-            return "torch_cpu"
-        return "torch"
-    if module == "cupy":
-        return "cupy"
-    if hasattr(x, "__cuda_array_interface__"):
-        raise TypeError(f"scangen: {type(x).__name__} arrays are not supported; pass a PyTorch tensor, "
-                        "a CuPy array or a NumPy array")
-    raise TypeError(f"scangen: expected a NumPy array, a PyTorch tensor or a CuPy array, not {type(x).__name__}")
+    This is where the shaped scans map onto scangen's: a batched scan (an axis
+    of a multi-dimensional array), a reverse scan and segments raise
+    NotImplementedError naming what is missing until scangen has them.
+    """
+    if reverse:
+        raise NotImplementedError("scangen: reverse scans are not implemented yet (scangen has no reverse "
+                                  "or suffix scan); flip the array, scan, and flip the result")
+    n = 1
+    for d in shape:
+        n *= int(d)
+    if axis is None:
+        return n
+    if len(shape) == 0:
+        raise ValueError("scangen: cannot scan a 0-D array along an axis; pass axis=None")
+    if len(shape) != 1:
+        raise NotImplementedError(_axis_message(len(shape), axis))
+    if axis not in (0, -1):
+        raise ValueError(f"scangen: axis {axis} is out of range for a 1-D array")
+    return n
 
 
-_TORCH_DTYPES = {
-    "int8": np.int8, "int16": np.int16, "int32": np.int32, "int64": np.int64,
-    "uint8": np.uint8, "uint16": np.uint16, "uint32": np.uint32, "uint64": np.uint64,
-    "float16": np.float16, "float32": np.float32, "float64": np.float64, "bool": np.bool_,
-}
+def _axis_message(ndim, axis):
+    return (f"scangen: scanning axis {axis} of a {ndim}-D array needs batched (segmented) scans, which "
+            "scangen does not have yet; pass axis=None to scan the flattened array, or scan the rows one by one")
 
 
-def _torch_dtype(t) -> np.dtype:
-    name = str(t.dtype).replace("torch.", "")
-    if name not in _TORCH_DTYPES:
-        raise TypeError(f"scangen: torch dtype {t.dtype} has no scangen type")
-    return np.dtype(_TORCH_DTYPES[name])
+def _field(a: np.ndarray, path):
+    for name in path:
+        a = a[name]
+    return a
+
+
+def _flatten_fields(parts, dtype: np.dtype, where: str, scan: "Scan") -> list:
+    """The arrays of a tuple (or dict) of arrays, one per field of ``dtype``, nested as the struct is."""
+    if dtype.fields is None:
+        if isinstance(parts, (tuple, dict)):
+            raise TypeError(f"scangen: {where} is a {type(parts).__name__}; field {where} of scan '{scan.name}' "
+                            f"is a {dtype} array")
+        return [parts]
+    if isinstance(parts, dict):
+        missing = [f for f in dtype.names if f not in parts]
+        if missing or len(parts) != len(dtype.names):
+            raise TypeError(f"scangen: scan '{scan.name}' takes a dict of the fields {', '.join(dtype.names)}; "
+                            f"{where} has {', '.join(map(str, parts))}")
+        parts = tuple(parts[f] for f in dtype.names)
+    if not isinstance(parts, tuple) or len(parts) != len(dtype.names):
+        got = f"a tuple of {len(parts)}" if isinstance(parts, tuple) else f"a {type(parts).__name__}"
+        raise TypeError(f"scangen: scan '{scan.name}' takes a tuple of {len(dtype.names)} arrays for {where}, one "
+                        f"per field ({', '.join(dtype.names)}); it is {got}")
+    out = []
+    for name, part in zip(dtype.names, parts):
+        out.extend(_flatten_fields(part, dtype.fields[name][0], f"{where}.{name}" if where != "x" else name, scan))
+    return out
+
+
+def _mirror(dtype: np.dtype, items):
+    """Arrays (an iterator, one per scalar field) nested as the fields of ``dtype``: a tuple for a struct."""
+    if dtype.fields is None:
+        return next(items)
+    return tuple(_mirror(dtype.fields[name][0], items) for name in dtype.names)
+
+
+def _overlap(a_ptr, a_bytes, b_ptr, b_bytes) -> bool:
+    return a_bytes > 0 and b_bytes > 0 and a_ptr < b_ptr + b_bytes and b_ptr < a_ptr + a_bytes
 
 
 # ---- Scan --------------------------------------------------------------------
 
 class Scan:
-    """A compiled scan: call it on an array to scan it.
+    """A compiled scan: call it on an array (or a tuple of arrays, one per field) to scan it.
 
     Made by :func:`compile` (or the shorthands). ``dtype`` is the NumPy dtype
     of its elements (the output), ``input_dtype`` that of its input (the same
@@ -199,9 +139,9 @@ class Scan:
         self._source = source
         self._runtime_kernels = {}
         self.name: str = kernel.name
-        self.dtype: np.dtype = _dtype_from_desc(kernel.type)
-        self.input_dtype: np.dtype = _dtype_from_desc(kernel.input)
-        self._type_name = _type_name(kernel.type)
+        self.dtype: np.dtype = dtype_from_desc(kernel.type)
+        self.input_dtype: np.dtype = dtype_from_desc(kernel.input)
+        self._type_name = type_name(kernel.type)
         if kernel.level != "device":
             raise NotImplementedError(
                 f"scangen: scan '{self.name}' has level = {kernel.level}; the Python package runs device-level "
@@ -235,7 +175,7 @@ class Scan:
         if init is not None:
             if isinstance(init, str):
                 raise TypeError("scangen: init is a value of the element type, not text")
-            value = init if isinstance(init, np.ndarray) else _to_element(init, self.dtype)
+            value = init if isinstance(init, np.ndarray) else to_element(init, self.dtype)
             init_bytes = np.ascontiguousarray(value, dtype=self.dtype).reshape(-1)[:1].tobytes()
         if exclusive is None:
             exclusive = kernel.mode == "exclusive"
@@ -246,12 +186,20 @@ class Scan:
                  reverse: bool = False):
         """Scan ``x``; returns ``out`` (allocated when None) of ``self.dtype``.
 
-        x: a 1-D NumPy array (run on the OpenCL device), or a PyTorch CUDA
-           tensor / CuPy array (run in place on the CUDA device, current
-           stream). Its dtype must be ``self.input_dtype``; a non-contiguous
-           array is copied first.
-        out: where to write the result: same kind, length, dtype
-           ``self.dtype``, contiguous.
+        x: a 1-D array of dtype ``self.input_dtype``: NumPy (run on the OpenCL
+           device, copied to its buffers and back); a PyTorch CUDA tensor or
+           a CuPy array (zero-copy on the CUDA device, on the library's
+           current stream); any other array with ``__dlpack__`` (JAX, ...) or
+           ``__cuda_array_interface__`` (zero-copy when on the GPU; a CPU one
+           goes the NumPy way). A non-contiguous NumPy, PyTorch or CuPy
+           array is copied first; other non-contiguous arrays are refused.
+           For a struct type: a structured NumPy array, or a tuple (or dict)
+           of arrays, one per field (nested for nested structs), which
+           returns a tuple of arrays of the output's fields.
+        out: where to write the result: an array of x's kind (a tuple of
+           them for a tuple x), shape ``(len,)``, dtype ``self.dtype``, on
+           x's device. It may be x itself or overlap it: scangen then writes
+           through a temporary.
         exclusive: True for the exclusive scan (element i combines elements
            0 .. i-1, starting from ``init``), False for the inclusive one;
            None (the default): the spec's mode (inclusive unless it says
@@ -265,178 +213,211 @@ class Scan:
         reverse: True raises NotImplementedError (scangen has no reverse
            scans yet).
         """
-        if reverse:
-            raise NotImplementedError("scangen: reverse scans are not implemented yet (scangen has no reverse "
-                                      "or suffix scan); flip the array, scan, and flip the result")
-        kind = _array_kind(x)
-        if kind == "torch_cpu":
-            raise TypeError("scangen: a PyTorch tensor on the CPU: pass tensor.numpy() (runs on OpenCL) or a "
-                            "CUDA tensor")
-        if kind == "numpy":
-            return self._call_numpy(x, out, exclusive, init, axis)
-        return self._call_cuda(x, kind, out, exclusive, init, axis)
+        if isinstance(x, (tuple, dict)):
+            return self._call_fields(x, out, exclusive, init, axis, reverse)
+        op = _arrays.operand(x)
+        return self._call_operand(op, out, exclusive, init, axis, reverse)
+
+    def _call_operand(self, op, out, exclusive, init, axis, reverse):
+        n = _scan_length(op.array.shape if isinstance(op, Host) else op.shape, axis, reverse)
+        self._check_dtype(op.array.dtype if isinstance(op, Host) else op.dtype)
+        if isinstance(op, Host):
+            return self._run_host(op, n, out, exclusive, init)
+        return self._run_cuda(op, n, out, exclusive, init)
 
     def _check_dtype(self, dtype, what="x"):
         if np.dtype(dtype) != self.input_dtype:
             raise TypeError(f"scangen: scan '{self.name}' takes {self.input_dtype} elements "
                             f"(type {self._type_name} of its spec); {what} has dtype {dtype}. "
-                            + _dtype_hint(self.input_dtype, dtype))
+                            + dtype_hint(self.input_dtype, dtype))
 
-    def _call_numpy(self, x, out, exclusive, init, axis):
-        x = _flatten(x, axis)
-        self._check_dtype(x.dtype)
-        x = np.ascontiguousarray(x)
-        n = x.shape[0]
-        if out is not None:
-            if not isinstance(out, np.ndarray):
-                raise TypeError("scangen: out must be a NumPy array when x is one")
-            if out.shape != (n,) or out.dtype != self.dtype:
-                raise ValueError(f"scangen: out must have shape ({n},) and dtype {self.dtype}; it has shape "
-                                 f"{out.shape} and dtype {out.dtype}")
-        # Written in place when out is contiguous and writeable, else through a copy.
+    # ---- NumPy on OpenCL ----
+
+    def _host_out(self, op: Host, out, n):
+        """out= as a NumPy array of shape (n,) and dtype self.dtype, or an error."""
+        view = op.out_view(out) if op.out_view else None
+        if view is None:
+            raise TypeError(f"scangen: out must be a {op.kind} array when x is one"
+                            if op.out_view else f"scangen: out= is not supported for {op.kind} arrays")
+        if view.shape != (n,) or view.dtype != self.dtype:
+            raise ValueError(f"scangen: out must have shape ({n},) and dtype {self.dtype}; it has shape "
+                             f"{view.shape} and dtype {view.dtype}")
+        return view
+
+    def _run_host(self, op: Host, n, out, exclusive, init):
+        view = self._host_out(op, out, n) if out is not None else None
+        result = self._scan_host(np.ascontiguousarray(op.array.reshape(-1)), view, exclusive, init)
+        return out if out is not None else op.back(result)
+
+    def _scan_host(self, x: np.ndarray, out, exclusive, init):
+        """The scan of contiguous ``x`` into ``out`` (a NumPy array, or None: a new one)."""
+        # Written in place when out is contiguous and writeable, else through a copy. The kernel reads a
+        # device buffer copied from x, so out may be x or overlap it.
         direct = out is not None and out.flags.c_contiguous and out.flags.writeable
-        result = out if direct else np.empty(n, dtype=self.dtype)
+        result = out if direct else np.empty(x.shape[0], dtype=self.dtype)
         kernel = self._variant(self._kernel_for("opencl"), exclusive, init)
-        if n:
-            kernel.run_host(x.ctypes.data, result.ctypes.data, n)
+        if x.shape[0]:
+            kernel.run_host(x.ctypes.data, result.ctypes.data, x.shape[0])
         if out is None or direct:
             return result
         out[...] = result
         return out
 
-    def _call_cuda(self, x, kind, out, exclusive, init, axis):
-        if self.dtype.fields is not None or self.input_dtype.fields is not None:
-            raise NotImplementedError("scangen: struct element types on CUDA tensors (a tuple of tensors, one "
-                                      "per field) are not implemented yet; use NumPy structured arrays")
-        if x.ndim != 1 and axis is not None:
-            raise NotImplementedError(_axis_message(x.ndim, axis))
-        if x.ndim == 1 and axis not in (None, 0, -1):
-            raise ValueError(f"scangen: axis {axis} is out of range for a 1-D array")
-        dev = _TorchDevice() if kind == "torch" else _CupyDevice()
-        x = x.reshape(-1)
-        self._check_dtype(dev.dtype(x))
-        x = dev.contiguous(x)
-        n = x.shape[0]
-        if dev.device_index(x) != 0:
-            raise NotImplementedError(f"scangen: the CUDA runtime uses device 0; this array is on device "
-                                      f"{dev.device_index(x)}")
-        if out is None:
-            out = dev.empty(n, self.dtype, x)
-        elif (not dev.is_array(out) or tuple(out.shape) != (n,) or dev.dtype(out) != self.dtype
-              or not dev.is_contiguous(out) or dev.device_index(out) != dev.device_index(x)):
-            raise ValueError(f"scangen: out must be a contiguous {kind} array of shape ({n},) and dtype "
-                             f"{self.dtype} on x's device")
+    # ---- CUDA ----
+
+    def _cuda_out(self, op: Cuda, out, n) -> Cuda:
+        """out= as a checked operand: the kind of x, contiguous, shape (n,), dtype self.dtype, x's device."""
+        if not op.out_ok:
+            raise TypeError(f"scangen: out= is not supported for {op.kind} arrays (they may be immutable, as JAX's "
+                            "are): use the result")
+        o = _arrays.operand(out)
+        if not isinstance(o, Cuda) or o.kind != op.kind:
+            raise TypeError(f"scangen: out must be a {op.kind} CUDA array when x is one, not {type(out).__name__}")
+        problem = ("not contiguous" if o.copied else "read-only" if o.read_only else
+                   f"of shape {o.shape}" if o.shape != (n,) else f"of dtype {o.dtype}" if o.dtype != self.dtype else
+                   f"on device {o.device}" if o.device != op.device else None)
+        if problem:
+            raise ValueError(f"scangen: out must be a contiguous {op.kind} array of shape ({n},) and dtype "
+                             f"{self.dtype} on x's device ({op.device}); it is {problem}")
+        return o
+
+    def _run_cuda(self, op: Cuda, n, out, exclusive, init):
+        if op.device != 0:
+            raise NotImplementedError(f"scangen: the CUDA runtime uses device 0; this array is on device {op.device}")
         kernel = self._variant(self._kernel_for("cuda"), exclusive, init)
-        if n:
-            # A workspace from the array library's allocator on the current
-            # stream: calls on different streams never share one.
-            ws_bytes = kernel.workspace_bytes(n)
-            workspace = dev.empty(ws_bytes, np.dtype(np.uint8), x) if ws_bytes else None
-            kernel.run_cuda(dev.pointer(x), dev.pointer(out), n, dev.stream(x),
-                            dev.pointer(workspace) if ws_bytes else 0, ws_bytes)
+        lib = op.lib
+        if out is None:
+            result = lib.empty(n, self.dtype, op.device)
+            self._launch(kernel, op, op.pointer, lib.pointer(result), n)
+            return op.back(result)
+        o = self._cuda_out(op, out, n)
+        if not _overlap(op.pointer, n * self.input_dtype.itemsize, o.pointer, n * self.dtype.itemsize):
+            self._launch(kernel, op, op.pointer, o.pointer, n)
+            return out
+        if not lib.is_array(out):
+            raise ValueError(f"scangen: out overlaps x; for {op.kind} arrays it must not (pass another array)")
+        temp = lib.empty(n, self.dtype, op.device)  # x and out overlap: through a temporary
+        self._launch(kernel, op, op.pointer, lib.pointer(temp), n)
+        lib.copy(out, temp)
         return out
 
+    @staticmethod
+    def _launch(kernel, op: Cuda, in_ptr, out_ptr, n):
+        """One launch on op's stream, with a workspace from op's library (calls on two streams never share one)."""
+        if n == 0:
+            return
+        ws_bytes = kernel.workspace_bytes(n)
+        workspace = op.lib.empty(ws_bytes, np.dtype(np.uint8), op.device) if ws_bytes else None
+        kernel.run_cuda(in_ptr, out_ptr, n, op.stream, op.lib.pointer(workspace) if ws_bytes else 0, ws_bytes)
 
-class _TorchDevice:
-    """What _call_cuda needs of PyTorch CUDA tensors."""
+    # ---- a tuple of arrays, one per field ----
 
-    def __init__(self):
-        import torch
-        self.torch = torch
+    def _call_fields(self, parts, out, exclusive, init, axis, reverse):
+        """Struct elements as one array per field (SoA): packed into an array of structs, scanned, unpacked."""
+        if self.input_dtype.fields is None:
+            raise TypeError(f"scangen: scan '{self.name}' takes one array of {self.input_dtype} elements, not a "
+                            f"{type(parts).__name__} of arrays (a tuple is for struct types)")
+        arrays = _flatten_fields(parts, self.input_dtype, "x", self)
+        ops = [_arrays.operand(a) for a in arrays]
+        fields = leaves(self.input_dtype)
+        lengths = set()
+        for op, (path, dtype, _off) in zip(ops, fields):
+            if type(op) is not type(ops[0]) or op.kind != ops[0].kind:
+                raise TypeError(f"scangen: the arrays of a tuple must be of one kind; field {'.'.join(fields[0][0])} "
+                                f"is a {ops[0].kind} array, field {'.'.join(path)} a {op.kind} one")
+            got = op.array.dtype if isinstance(op, Host) else op.dtype
+            if got != dtype:
+                raise TypeError(f"scangen: scan '{self.name}' takes the fields {describe_fields(self.input_dtype)} "
+                                f"(type {type_name(self._kernel.input)}); field {'.'.join(path)} has dtype {got}")
+            lengths.add(_scan_length(op.array.shape if isinstance(op, Host) else op.shape, axis, reverse))
+        if len(lengths) > 1:
+            raise ValueError(f"scangen: the arrays of a tuple must have one length; they have {sorted(lengths)}")
+        n = lengths.pop()
+        out_leaves = None
+        if out is not None:
+            out_leaves = _flatten_fields(out, self.dtype, "out", self)
+        if isinstance(ops[0], Host):
+            results = self._fields_host(ops, n, out_leaves, exclusive, init)
+        else:
+            results = self._fields_cuda(ops, n, out_leaves, exclusive, init)
+        if out is not None:
+            return out
+        if isinstance(parts, dict):
+            return dict(zip(self.dtype.names, _mirror(self.dtype, iter(results))))
+        return _mirror(self.dtype, iter(results))
 
-    def is_array(self, a):
-        return isinstance(a, self.torch.Tensor) and a.is_cuda
+    def _fields_host(self, ops, n, out_leaves, exclusive, init):
+        packed = np.empty(n, self.input_dtype)
+        for op, (path, _dtype, _off) in zip(ops, leaves(self.input_dtype)):
+            _field(packed, path)[...] = op.array.reshape(-1)
+        result = self._scan_host(packed, None, exclusive, init)
+        results = []
+        for i, (path, _dtype, _off) in enumerate(leaves(self.dtype)):
+            field = _field(result, path)
+            if out_leaves is None:
+                results.append(ops[0].back(np.ascontiguousarray(field)))
+            else:
+                self._host_out(ops[0], out_leaves[i], n)[...] = field
+        return results
 
-    def dtype(self, a):
-        return _torch_dtype(a)
-
-    def contiguous(self, a):
-        return a.contiguous()
-
-    def is_contiguous(self, a):
-        return a.is_contiguous()
-
-    def device_index(self, a):
-        return a.device.index
-
-    def empty(self, n, dtype, like):
-        return self.torch.empty(n, dtype=_torch_dtype_of(dtype), device=like.device)
-
-    def pointer(self, a):
-        return a.data_ptr()
-
-    def stream(self, a):
-        return self.torch.cuda.current_stream(a.device).cuda_stream
-
-
-class _CupyDevice:
-    """What _call_cuda needs of CuPy arrays."""
-
-    def __init__(self):
-        import cupy
-        self.cupy = cupy
-
-    def is_array(self, a):
-        return isinstance(a, self.cupy.ndarray)
-
-    def dtype(self, a):
-        return np.dtype(a.dtype)
-
-    def contiguous(self, a):
-        return self.cupy.ascontiguousarray(a)
-
-    def is_contiguous(self, a):
-        return a.flags.c_contiguous
-
-    def device_index(self, a):
-        return a.device.id
-
-    def empty(self, n, dtype, like):
-        with like.device:
-            return self.cupy.empty(n, dtype=dtype)
-
-    def pointer(self, a):
-        return a.data.ptr
-
-    def stream(self, a):
-        return self.cupy.cuda.get_current_stream().ptr
-
-
-def _torch_dtype_of(dtype: np.dtype):
-    import torch
-    return getattr(torch, {v: k for k, v in ((k, np.dtype(v)) for k, v in _TORCH_DTYPES.items())}[dtype])
-
-
-def _axis_message(ndim, axis):
-    return (f"scangen: scanning axis {axis} of a {ndim}-D array needs batched (segmented) scans, which "
-            "scangen does not have yet; pass axis=None to scan the flattened array, or scan the rows one by one")
-
-
-def _flatten(x: np.ndarray, axis):
-    if axis is None:
-        return x.reshape(-1)
-    if x.ndim == 0:
-        raise ValueError("scangen: cannot scan a 0-D array along an axis; pass axis=None")
-    if x.ndim != 1:
-        raise NotImplementedError(_axis_message(x.ndim, axis))
-    if axis not in (0, -1):
-        raise ValueError(f"scangen: axis {axis} is out of range for a 1-D array")
-    return x
-
-
-def _dtype_hint(want: np.dtype, got) -> str:
-    if want.fields is not None:
-        return (f"Make the array with dtype=scan.dtype (fields in order, C layout: {want.descr}); "
-                "np.dtype([...], align=True) gives the same layout")
-    return f"Convert it (x.astype(np.{want.name})) or compile a scan of that type"
+    def _fields_cuda(self, ops, n, out_leaves, exclusive, init):
+        op = ops[0]
+        if op.kind not in ("torch", "cupy"):
+            raise TypeError(f"scangen: a tuple of {op.kind} arrays: struct scans take tuples of NumPy, PyTorch "
+                            "or CuPy arrays")
+        if op.device != 0:
+            raise NotImplementedError(f"scangen: the CUDA runtime uses device 0; this array is on device {op.device}")
+        lib, device = op.lib, op.device
+        kernel = self._variant(self._kernel_for("cuda"), exclusive, init)
+        in_size, out_size = self.input_dtype.itemsize, self.dtype.itemsize
+        packed = lib.empty(n * in_size, np.dtype(np.uint8), device)
+        for part, (_path, dtype, off) in zip(ops, leaves(self.input_dtype)):
+            if part.device != device:
+                raise ValueError(f"scangen: the arrays of a tuple must be on one device ({device}, {part.device})")
+            lib.copy(lib.field_view(packed, n, in_size, off, dtype), part.array.reshape(-1))
+        result = lib.empty(n * out_size, np.dtype(np.uint8), device)
+        self._launch(kernel, op, lib.pointer(packed), lib.pointer(result), n)
+        results = []
+        for i, (_path, dtype, off) in enumerate(leaves(self.dtype)):
+            field = lib.field_view(result, n, out_size, off, dtype)
+            if out_leaves is None:
+                target = lib.empty(n, dtype, device)
+            else:
+                target = out_leaves[i]
+                o = _arrays.operand(target)
+                if not isinstance(o, Cuda) or o.kind != op.kind or o.shape != (n,) or o.dtype != dtype or o.copied:
+                    raise ValueError(f"scangen: out must be a tuple of contiguous {op.kind} arrays of shape ({n},) "
+                                     f"and the dtypes {describe_fields(self.dtype)}")
+            lib.copy(target, field)
+            results.append(target)
+        return results
 
 
-def _to_element(value, dtype: np.dtype):
-    if dtype.fields is None:
-        return np.asarray(value, dtype=dtype)
-    if isinstance(value, dict):
-        value = tuple(value[f] for f in dtype.names)
-    return np.array([tuple(value)], dtype=dtype)
+# ---- runtimes ----------------------------------------------------------------
+
+_lock = threading.RLock()
+_runtimes: dict = {}
+
+
+def _runtime(backend=None) -> "_core.Runtime":
+    """The default Runtime (backend None: CUDA when there is a GPU, else OpenCL) or one of a backend."""
+    with _lock:
+        if backend is None and None not in _runtimes:
+            forced = os.environ.get("SCANGEN_BACKEND") or None
+            _runtimes[None] = _runtime(forced) if forced else _core.Runtime(None)
+        elif backend is not None and backend not in _runtimes:
+            default = _runtimes.get(None)
+            _runtimes[backend] = default if default is not None and default.backend == backend else \
+                _core.Runtime(backend)
+        return _runtimes[backend]
+
+
+def runtime_info() -> dict:
+    """The default device: ``backend`` ("cuda" or "opencl"), ``device_name``,
+    ``fallback_reason`` (why not CUDA, or "") and the cache statistics."""
+    rt = _runtime()
+    return {"backend": rt.backend, "device_name": rt.device_name,
+            "fallback_reason": rt.fallback_reason, **rt.stats()}
 
 
 # ---- compile and the shorthands ------------------------------------------------
@@ -476,23 +457,33 @@ def compile(text_or_path, name: str | None = None) -> Scan:
 
 
 def _builtin(op: str, x, dtype, out, exclusive, init, axis):
-    in_dtype = _input_dtype(x)
+    if isinstance(x, (tuple, dict)):
+        raise TypeError(f"scangen: '{op}' scans one array, not a {type(x).__name__} of them")
+    operand = _arrays.operand(x)
+    in_dtype = operand.array.dtype if isinstance(operand, Host) else operand.dtype
     acc = np.dtype(dtype) if dtype is not None else in_dtype
-    in_name, acc_name = _dsl_type_of(in_dtype, [], "T"), _dsl_type_of(acc, [], "T")
     if in_dtype.fields is not None or acc.fields is not None:
         raise TypeError(f"scangen: '{op}' is a scalar operator; for struct elements use associative_scan")
+    in_name, acc_name = dsl_type_of(in_dtype, [], "T"), dsl_type_of(acc, [], "T")
     if in_dtype.kind == "b" or acc.kind == "b":
         raise TypeError(f"scangen: '{op}' on bool arrays: convert them to an integer type first")
     convert = f" input = {in_name};" if in_name != acc_name else ""
     text = f"scan {op}_{acc_name} {{ type = {acc_name};{convert} op = {op}; level = device; }}"
-    return compile(text)(x, out=out, exclusive=exclusive, init=init, axis=axis)
+    return compile(text)._call_operand(operand, out, exclusive, init, axis, False)
 
 
-def _input_dtype(x) -> np.dtype:
-    kind = _array_kind(x)
-    if kind in ("torch", "torch_cpu"):
-        return _torch_dtype(x)
-    return np.dtype(x.dtype)
+def _element_dtype(x, names) -> np.dtype:
+    """The dtype of x's elements: an array's, or for a tuple / dict of arrays (one per field) the struct of
+    theirs, fields named by ``names`` (a tuple) or the keys (a dict), in C layout."""
+    if isinstance(x, dict):
+        names, x = tuple(x), tuple(x.values())
+    if isinstance(x, tuple):
+        if names is None or len(names) != len(x):
+            raise TypeError(f"scangen: a tuple of {len(x)} arrays needs names=(...), a field name for each "
+                            "(or pass a dict of them)")
+        return np.dtype([(str(n), _element_dtype(a, None)) for n, a in zip(names, x)], align=True)
+    operand = _arrays.operand(x)
+    return operand.array.dtype if isinstance(operand, Host) else operand.dtype
 
 
 def cumsum(x, *, dtype=None, out=None, exclusive=False, init=None, axis=-1):
@@ -520,7 +511,7 @@ def cummin(x, *, dtype=None, out=None, exclusive=False, init=None, axis=-1):
 
 
 def associative_scan(combine: str, x, *, identity, out=None, exclusive=False, init=None, axis=-1,
-                     name: str = "custom") -> "np.ndarray":
+                     name: str = "custom", names=None):
     """Scan ``x`` with a custom operator written as a scangen ``combine`` expression.
 
     combine: the body of ``combine(x, y) = ...;`` in scangen's language
@@ -531,19 +522,23 @@ def associative_scan(combine: str, x, *, identity, out=None, exclusive=False, in
         ``combine(x, y) = ...;`` line (with ``let``\\s) is taken as is.
     identity: the operator's identity: a number, a tuple / dict for a
         struct, or DSL text.
-    The element type is ``x``'s dtype (scalar or structured). scangen checks
-    the identity and associativity on random values before compiling.
+    x: an array (its dtype, scalar or structured, is the element type), or
+        one array per field: a dict ``{field: array}``, or a tuple with
+        ``names=`` (the fields' names, in order); the result is then a dict
+        or a tuple of arrays.
+    scangen checks the identity and associativity on random values before
+    compiling.
     """
-    dtype = _input_dtype(x)
+    dtype = _element_dtype(x, names)
     structs: list = []
-    type_name = _dsl_type_of(dtype, structs, "T")
+    type_name = dsl_type_of(dtype, structs, "T")
     body = combine.strip().rstrip(";")
     line = body + ";" if body.startswith("combine") else f"combine(x, y) = {body};"
     text = "\n".join(structs + [
         f"scan {name} {{",
         f"  type = {type_name};",
         f"  {line}",
-        f"  identity = {_literal(identity, dtype, type_name)};",
+        f"  identity = {literal(identity, dtype, type_name)};",
         "  level = device;",
         "}",
     ])

@@ -7,6 +7,7 @@
 #include <nanobind/stl/shared_ptr.h>
 #include <nanobind/stl/string.h>
 
+#include <cstdint>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -62,6 +63,85 @@ dsl::ExprPtr constant_from_bytes(const dsl::Type& t, const char* bytes) {
     e->lit.bits = k == dsl::ScalarKind::Bool ? (bits != 0) : bits;
   }
   return e;
+}
+
+// ---- DLPack (dlpack.h's ABI, v0.8 and v1.x) ----------------------------------
+// The consumer side of the protocol: the Python layer calls
+// x.__dlpack__(stream=...) and hands the capsule here; this reads the tensor's
+// description. The capsule is not renamed ("used_dltensor"): it stays the
+// producer's, which frees the tensor when the capsule goes, so the Python layer
+// keeps it alive until the launch is queued.
+struct DLDevice {
+  int32_t device_type;
+  int32_t device_id;
+};
+struct DLDataType {
+  uint8_t code;
+  uint8_t bits;
+  uint16_t lanes;
+};
+struct DLTensor {
+  void* data;
+  DLDevice device;
+  int32_t ndim;
+  DLDataType dtype;
+  int64_t* shape;
+  int64_t* strides;  // in elements; null: C order
+  uint64_t byte_offset;
+};
+struct DLManagedTensor {
+  DLTensor dl_tensor;
+  void* manager_ctx;
+  void (*deleter)(DLManagedTensor*);
+};
+struct DLPackVersion {
+  uint32_t major;
+  uint32_t minor;
+};
+struct DLManagedTensorVersioned {
+  DLPackVersion version;
+  void* manager_ctx;
+  void (*deleter)(DLManagedTensorVersioned*);
+  uint64_t flags;
+  DLTensor dl_tensor;
+};
+constexpr uint64_t kDLPackReadOnly = 1;
+
+// (pointer, device_type, device_id, shape, strides or None, (code, bits, lanes), read_only).
+nb::tuple dlpack_view(nb::handle capsule) {
+  if (!PyCapsule_CheckExact(capsule.ptr())) throw nb::type_error("scangen: __dlpack__() did not return a capsule");
+  const char* name = PyCapsule_GetName(capsule.ptr());
+  const std::string kind = name ? name : "";
+  const DLTensor* t = nullptr;
+  bool read_only = false;
+  if (kind == "dltensor") {
+    auto* m = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(capsule.ptr(), "dltensor"));
+    if (m) t = &m->dl_tensor;
+  } else if (kind == "dltensor_versioned") {
+    auto* m = static_cast<DLManagedTensorVersioned*>(PyCapsule_GetPointer(capsule.ptr(), "dltensor_versioned"));
+    if (m && m->version.major != 1)
+      throw nb::type_error(("scangen: DLPack version " + std::to_string(m->version.major) + "." +
+                            std::to_string(m->version.minor) + " is not supported (1.x is)")
+                               .c_str());
+    if (m) {
+      t = &m->dl_tensor;
+      read_only = (m->flags & kDLPackReadOnly) != 0;
+    }
+  } else {
+    throw nb::type_error(("scangen: a DLPack capsule named '" + kind +
+                          "' (expected 'dltensor' or 'dltensor_versioned'; 'used_dltensor' was consumed already)")
+                             .c_str());
+  }
+  if (!t) throw nb::python_error();
+  nb::list shape, strides;
+  for (int32_t i = 0; i < t->ndim; ++i) {
+    shape.append(t->shape[i]);
+    if (t->strides) strides.append(t->strides[i]);
+  }
+  const uintptr_t ptr = reinterpret_cast<uintptr_t>(t->data) + t->byte_offset;
+  return nb::make_tuple(ptr, t->device.device_type, t->device.device_id, nb::tuple(shape),
+                        t->strides ? nb::object(nb::tuple(strides)) : nb::none(),
+                        nb::make_tuple(t->dtype.code, t->dtype.bits, t->dtype.lanes), read_only);
 }
 
 // An OpenCL buffer released when it goes out of scope.
@@ -231,6 +311,9 @@ NB_MODULE(_core, m) {
       PyErr_SetString(scan_error, e.what());
     }
   });
+
+  m.def("dlpack_view", &dlpack_view, "capsule"_a,
+        "(pointer, device_type, device_id, shape, strides or None, (code, bits, lanes), read_only) of a DLPack capsule");
 
   nb::class_<PyRuntime>(m, "Runtime")
       .def(nb::init<const std::optional<std::string>&>(), "backend"_a = nb::none())

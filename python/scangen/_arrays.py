@@ -1,0 +1,335 @@
+"""The arrays scangen takes, as it sees them.
+
+Every array passed to a scan becomes an *operand*:
+
+- :class:`Host`: a NumPy array (NumPy itself; a PyTorch CPU tensor; any
+  DLPack producer whose memory is on the CPU, through ``np.from_dlpack``),
+  run on the OpenCL device, and a way back to the caller's kind of array;
+- :class:`Cuda`: a pointer to CUDA device memory, the stream to run on, and
+  the library (:class:`Library`) that allocates results and scratch memory
+  of the same kind: PyTorch and CuPy natively; any other DLPack producer (JAX,
+  ...) through ``__dlpack__(stream=...)``; objects with only
+  ``__cuda_array_interface__`` (Numba, ...) through it.
+
+Zero-copy throughout for contiguous CUDA memory. Non-contiguous PyTorch and
+CuPy arrays are copied by their library (``.contiguous()``,
+``ascontiguousarray``); non-contiguous arrays of other producers are refused
+(scangen does not copy memory it cannot allocate the same kind of).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import _core
+from ._types import dtype_from_dlpack
+
+# DLPack's device types (dlpack.h).
+DL_CPU, DL_CUDA, DL_CUDA_HOST, DL_CUDA_MANAGED = 1, 2, 3, 13
+
+_TORCH_DTYPES = {
+    "int8": np.int8, "int16": np.int16, "int32": np.int32, "int64": np.int64,
+    "uint8": np.uint8, "uint16": np.uint16, "uint32": np.uint32, "uint64": np.uint64,
+    "float16": np.float16, "float32": np.float32, "float64": np.float64, "bool": np.bool_,
+}
+
+
+def _module_of(x) -> str:
+    return type(x).__module__.split(".")[0]
+
+
+def dlpack_stream(stream: int) -> int:
+    """The ``stream`` argument of ``__dlpack__`` for a CUstream handle: the default stream is 1 (legacy), not 0."""
+    return 1 if stream == 0 else stream
+
+
+# ---- libraries: who allocates results and scratch memory ----------------------
+
+class Library:
+    """What a scan needs of an array library on CUDA: allocate, view, copy, pointers, its current stream."""
+
+    name = "?"
+
+    def is_array(self, a) -> bool: ...
+    def dtype(self, a) -> np.dtype: ...
+    def shape(self, a) -> tuple: ...
+    def is_contiguous(self, a) -> bool: ...
+    def contiguous(self, a): ...
+    def device_index(self, a) -> int: ...
+    def pointer(self, a) -> int: ...
+    def stream(self, device: int) -> int: ...
+    def empty(self, n: int, dtype: np.dtype, device: int): ...
+    def field_view(self, buf, n: int, itemsize: int, offset: int, dtype: np.dtype): ...
+    def copy(self, dst, src) -> None: ...
+
+    def nbytes(self, a) -> int:
+        n = 1
+        for d in self.shape(a):
+            n *= d
+        return n * self.dtype(a).itemsize
+
+
+class Torch(Library):
+    """PyTorch CUDA tensors, on ``torch.cuda.current_stream(device)``, allocated by its caching allocator."""
+
+    name = "PyTorch"
+
+    def __init__(self):
+        import torch
+        self.torch = torch
+
+    def is_array(self, a):
+        return isinstance(a, self.torch.Tensor) and a.is_cuda
+
+    def dtype(self, a):
+        return torch_dtype(a)
+
+    def shape(self, a):
+        return tuple(a.shape)
+
+    def is_contiguous(self, a):
+        return a.is_contiguous()
+
+    def contiguous(self, a):
+        return a.contiguous()
+
+    def device_index(self, a):
+        return a.device.index
+
+    def pointer(self, a):
+        return a.data_ptr()
+
+    def stream(self, device):
+        return self.torch.cuda.current_stream(device).cuda_stream
+
+    def empty(self, n, dtype, device):
+        return self.torch.empty(n, dtype=torch_dtype_of(self.torch, dtype), device=f"cuda:{device}")
+
+    def field_view(self, buf, n, itemsize, offset, dtype):
+        # Bytes [offset, offset + size) of each element, viewed as the field's type (natural alignment: the
+        # offset and the element size are multiples of the field's size).
+        return buf.view(n, itemsize)[:, offset:offset + dtype.itemsize].view(torch_dtype_of(self.torch, dtype))[:, 0]
+
+    def copy(self, dst, src):
+        dst.copy_(src)
+
+
+class Cupy(Library):
+    """CuPy arrays, on ``cupy.cuda.get_current_stream()``, allocated by its memory pool."""
+
+    name = "CuPy"
+
+    def __init__(self):
+        import cupy
+        self.cupy = cupy
+
+    def is_array(self, a):
+        return isinstance(a, self.cupy.ndarray)
+
+    def dtype(self, a):
+        return np.dtype(a.dtype)
+
+    def shape(self, a):
+        return tuple(a.shape)
+
+    def is_contiguous(self, a):
+        return a.flags.c_contiguous
+
+    def contiguous(self, a):
+        return self.cupy.ascontiguousarray(a)
+
+    def device_index(self, a):
+        return a.device.id
+
+    def pointer(self, a):
+        return a.data.ptr
+
+    def stream(self, device):
+        with self.cupy.cuda.Device(device):
+            return self.cupy.cuda.get_current_stream().ptr
+
+    def empty(self, n, dtype, device):
+        with self.cupy.cuda.Device(device):
+            return self.cupy.empty(n, dtype=dtype)
+
+    def field_view(self, buf, n, itemsize, offset, dtype):
+        return self.cupy.ndarray((n,), dtype=dtype, memptr=buf.data + offset, strides=(itemsize,))
+
+    def copy(self, dst, src):
+        dst[...] = src
+
+
+def allocator() -> Library:
+    """A library that allocates CUDA memory for producers that cannot (CuPy, else PyTorch)."""
+    for lib in (Cupy, Torch):
+        try:
+            return lib()
+        except ImportError:
+            pass
+    raise TypeError("scangen: scanning this CUDA array needs CuPy or PyTorch to allocate the result and the "
+                    "workspace; neither is installed")
+
+
+def torch_dtype(t) -> np.dtype:
+    name = str(t.dtype).replace("torch.", "")
+    if name not in _TORCH_DTYPES:
+        raise TypeError(f"scangen: torch dtype {t.dtype} has no scangen type (int8..int64, uint8..uint64, "
+                        "float16/32/64, bool)")
+    return np.dtype(_TORCH_DTYPES[name])
+
+
+def torch_dtype_of(torch, dtype: np.dtype):
+    for name, np_type in _TORCH_DTYPES.items():
+        if np.dtype(np_type) == dtype:
+            return getattr(torch, name)
+    raise TypeError(f"scangen: dtype {dtype} has no PyTorch dtype")
+
+
+# ---- operands ----------------------------------------------------------------
+
+class Host:
+    """A NumPy array to scan on the OpenCL device; ``back`` turns a NumPy result into the caller's kind."""
+
+    def __init__(self, array: np.ndarray, kind: str, back=None, out_view=None):
+        self.array, self.kind = array, kind
+        self.back = back or (lambda r: r)
+        # out= of the caller's kind as a writable NumPy array (None: out= is refused for this kind).
+        self.out_view = out_view
+
+
+class Cuda:
+    """CUDA memory: ``pointer`` (of C-contiguous elements), ``dtype``, ``shape``, ``device``, ``stream`` (a
+    CUstream handle), ``lib`` (allocates results), ``back`` (a result of ``lib`` into the caller's kind)."""
+
+    def __init__(self, kind, lib, array, dtype, shape, device, pointer, stream, back=None, keep=None,
+                 out_ok=True, copied=False, read_only=False):
+        self.kind, self.lib, self.array = kind, lib, array
+        self.dtype, self.shape, self.device, self.pointer, self.stream = dtype, shape, device, pointer, stream
+        self.back = back or (lambda r: r)
+        self.keep = keep  # what owns the memory (a DLPack capsule, a contiguous copy) while the scan is queued
+        self.out_ok = out_ok  # whether out= may be an array of this kind
+        self.copied = copied  # a contiguous copy of a strided array (refused as out=)
+        self.read_only = read_only
+
+    @property
+    def size(self) -> int:
+        n = 1
+        for d in self.shape:
+            n *= d
+        return n
+
+
+def operand(x):
+    """The operand of ``x``, or a TypeError naming what scangen takes."""
+    if isinstance(x, np.ndarray):
+        return Host(x, "numpy", out_view=lambda o: o if isinstance(o, np.ndarray) else None)
+    module = _module_of(x)
+    if module == "torch":
+        return _torch_operand(x)
+    if module == "cupy":
+        return _native(Cupy(), x, "cupy")
+    if hasattr(x, "__dlpack_device__") and hasattr(x, "__dlpack__"):
+        return _dlpack_operand(x)
+    if hasattr(x, "__cuda_array_interface__"):
+        return _cai_operand(x)
+    raise TypeError(f"scangen: expected a NumPy array, a PyTorch tensor, a CuPy array or another array with "
+                    f"__dlpack__ or __cuda_array_interface__, not {type(x).__name__}")
+
+
+def _torch_operand(x):
+    if x.is_cuda:
+        return _native(Torch(), x, "torch")
+    if x.device.type != "cpu":
+        raise TypeError(f"scangen: a PyTorch tensor on '{x.device}': scangen takes CUDA and CPU tensors")
+    import torch
+    torch_dtype(x)
+    host = x.detach().numpy()  # the same memory (a CPU tensor is a NumPy array in all but name)
+
+    def out_view(o):
+        if not isinstance(o, torch.Tensor) or o.device.type != "cpu":
+            return None
+        return o.detach().numpy()
+
+    return Host(host, "torch (CPU)", back=torch.from_numpy, out_view=out_view)
+
+
+def _native(lib, x, kind):
+    """A PyTorch or CuPy CUDA array: its pointer and its library's current stream (the stream the DLPack
+    protocol would pick; without its round trip). A strided array is copied by its library first."""
+    dtype = lib.dtype(x)
+    a = x if lib.is_contiguous(x) else lib.contiguous(x)
+    device = lib.device_index(a)
+    return Cuda(kind, lib, a, dtype, lib.shape(a), device, lib.pointer(a), lib.stream(device), keep=a,
+                copied=a is not x)
+
+
+def _namespace(x):
+    get = getattr(x, "__array_namespace__", None)
+    try:
+        return get() if get else None
+    except Exception:  # an array API namespace that is not there: the result stays of the allocator's kind
+        return None
+
+
+def _dlpack_operand(x):
+    device_type, device_id = x.__dlpack_device__()
+    what = f"a {type(x).__module__}.{type(x).__name__}"
+    ns = _namespace(x)
+    if device_type == DL_CPU:
+        host = np.from_dlpack(x)
+        back = ns.from_dlpack if ns is not None and hasattr(ns, "from_dlpack") else None
+        return Host(host, f"{_module_of(x)} (CPU)", back=back)
+    if device_type not in (DL_CUDA, DL_CUDA_MANAGED):
+        raise TypeError(f"scangen: {what} on DLPack device type {device_type}; scangen takes CUDA (2) and CPU (1) "
+                        "memory")
+    # The consumer picks the stream and the producer orders its work before it: run on the allocating
+    # library's current stream, so that the result and the workspace are ordered with the scan too.
+    lib = allocator()
+    stream = lib.stream(device_id)
+    capsule = x.__dlpack__(stream=dlpack_stream(stream))
+    ptr, _dev_type, dev_id, shape, strides, (code, bits, lanes), read_only = _core.dlpack_view(capsule)
+    dtype = dtype_from_dlpack(code, bits, lanes, what)
+    _check_c_order(shape, strides, 1, what)
+    back = (ns.from_dlpack if ns is not None and hasattr(ns, "from_dlpack") else None)
+    return Cuda(_module_of(x), lib, x, dtype, tuple(shape), dev_id, ptr, stream, back=back, keep=capsule,
+                out_ok=False, read_only=read_only)
+
+
+def _cai_operand(x):
+    cai = x.__cuda_array_interface__
+    what = f"a {type(x).__module__}.{type(x).__name__}"
+    dtype = np.dtype(cai["typestr"])
+    if dtype.byteorder == ">":
+        raise TypeError(f"scangen: {what} is big-endian ({cai['typestr']})")
+    shape = tuple(cai["shape"])
+    _check_c_order(shape, cai.get("strides"), dtype.itemsize, what)
+    lib = allocator()
+    # Version 3's stream: the producer's work is ordered on it, and so the scan runs on it (1 and 2 are the
+    # legacy and per-thread default streams, which the driver API takes as they are). None or absent: the
+    # producer needs no synchronisation; the allocating library's current stream then.
+    device = _cai_device(cai["data"][0])
+    stream = cai.get("stream")
+    if stream is None:
+        stream = lib.stream(device)
+    return Cuda(_module_of(x), lib, x, dtype, shape, device, cai["data"][0], stream, read_only=cai["data"][1])
+
+
+def _cai_device(ptr):
+    """The device of a pointer (0 where that cannot be asked: the runtime uses device 0)."""
+    try:
+        import cupy
+        return cupy.cuda.runtime.pointerGetAttributes(ptr).device if ptr else 0
+    except Exception:  # no CuPy, or a pointer it does not know: device 0 is the one that is checked
+        return 0
+
+
+def _check_c_order(shape, strides, unit, what):
+    """Refuse memory that is not C-contiguous (strides in units of ``unit`` bytes; None: C order)."""
+    if strides is None:
+        return
+    expected = 1
+    for d, s in zip(reversed(shape), reversed(strides)):
+        if d != 1 and s // unit != expected:
+            raise ValueError(f"scangen: {what} is not contiguous (shape {tuple(shape)}, strides {tuple(strides)}); "
+                             "scangen takes C-contiguous memory from it: pass a contiguous copy")
+        expected *= d
