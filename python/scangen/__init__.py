@@ -233,14 +233,15 @@ class Scan:
 
     # ---- NumPy on OpenCL ----
 
-    def _host_out(self, op: Host, out, n):
-        """out= as a NumPy array of shape (n,) and dtype self.dtype, or an error."""
+    def _host_out(self, op: Host, out, n, dtype=None):
+        """out= as a NumPy array of shape (n,) and ``dtype`` (default self.dtype), or an error."""
+        dtype = self.dtype if dtype is None else dtype
         view = op.out_view(out) if op.out_view else None
         if view is None:
             raise TypeError(f"scangen: out must be a {op.kind} array when x is one"
                             if op.out_view else f"scangen: out= is not supported for {op.kind} arrays")
-        if view.shape != (n,) or view.dtype != self.dtype:
-            raise ValueError(f"scangen: out must have shape ({n},) and dtype {self.dtype}; it has shape "
+        if view.shape != (n,) or view.dtype != dtype:
+            raise ValueError(f"scangen: out must have shape ({n},) and dtype {dtype}; it has shape "
                              f"{view.shape} and dtype {view.dtype}")
         return view
 
@@ -352,12 +353,12 @@ class Scan:
             _field(packed, path)[...] = op.array.reshape(-1)
         result = self._scan_host(packed, None, exclusive, init)
         results = []
-        for i, (path, _dtype, _off) in enumerate(leaves(self.dtype)):
+        for i, (path, dtype, _off) in enumerate(leaves(self.dtype)):
             field = _field(result, path)
             if out_leaves is None:
                 results.append(ops[0].back(np.ascontiguousarray(field)))
             else:
-                self._host_out(ops[0], out_leaves[i], n)[...] = field
+                self._host_out(ops[0], out_leaves[i], n, dtype)[...] = field
         return results
 
     def _fields_cuda(self, ops, n, out_leaves, exclusive, init):

@@ -61,6 +61,8 @@ class Library:
     def empty(self, n: int, dtype: np.dtype, device: int): ...
     def field_view(self, buf, n: int, itemsize: int, offset: int, dtype: np.dtype): ...
     def copy(self, dst, src) -> None: ...
+    def wait_for(self, stream: int, device: int) -> None:
+        """Order the current stream after the work queued so far on ``stream`` (a CUstream handle)."""
 
     def nbytes(self, a) -> int:
         n = 1
@@ -113,6 +115,11 @@ class Torch(Library):
     def copy(self, dst, src):
         dst.copy_(src)
 
+    def wait_for(self, stream, device):
+        event = self.torch.cuda.Event()
+        event.record(self.torch.cuda.ExternalStream(stream, device=device))
+        self.torch.cuda.current_stream(device).wait_event(event)
+
 
 class Cupy(Library):
     """CuPy arrays, on ``cupy.cuda.get_current_stream()``, allocated by its memory pool."""
@@ -157,6 +164,12 @@ class Cupy(Library):
 
     def copy(self, dst, src):
         dst[...] = src
+
+    def wait_for(self, stream, device):
+        with self.cupy.cuda.Device(device):
+            event = self.cupy.cuda.Event()
+            event.record(self.cupy.cuda.ExternalStream(stream))
+            self.cupy.cuda.get_current_stream().wait_event(event)
 
 
 def allocator() -> Library:
@@ -286,7 +299,10 @@ def _dlpack_operand(x):
     # library's current stream, so that the result and the workspace are ordered with the scan too.
     lib = allocator()
     stream = lib.stream(device_id)
-    capsule = x.__dlpack__(stream=dlpack_stream(stream))
+    try:  # DLPack 1.x (a versioned capsule, which says whether the memory is read-only), else 0.x
+        capsule = x.__dlpack__(stream=dlpack_stream(stream), max_version=(1, 0))
+    except TypeError:
+        capsule = x.__dlpack__(stream=dlpack_stream(stream))
     ptr, _dev_type, dev_id, shape, strides, (code, bits, lanes), read_only = _core.dlpack_view(capsule)
     dtype = dtype_from_dlpack(code, bits, lanes, what)
     _check_c_order(shape, strides, 1, what)
@@ -304,13 +320,14 @@ def _cai_operand(x):
     shape = tuple(cai["shape"])
     _check_c_order(shape, cai.get("strides"), dtype.itemsize, what)
     lib = allocator()
-    # Version 3's stream: the producer's work is ordered on it, and so the scan runs on it (1 and 2 are the
-    # legacy and per-thread default streams, which the driver API takes as they are). None or absent: the
-    # producer needs no synchronisation; the allocating library's current stream then.
+    # The scan runs on the allocating library's current stream. Version 3's "stream" is where the producer
+    # queued its work on the array (1, 2: the legacy and per-thread default streams; None or absent: nothing
+    # to wait for): the scan's stream waits for it, through an event.
     device = _cai_device(cai["data"][0])
-    stream = cai.get("stream")
-    if stream is None:
-        stream = lib.stream(device)
+    stream = lib.stream(device)
+    producer = cai.get("stream")
+    if producer is not None and producer != stream:
+        lib.wait_for(producer, device)
     return Cuda(_module_of(x), lib, x, dtype, shape, device, cai["data"][0], stream, read_only=cai["data"][1])
 
 

@@ -77,3 +77,32 @@ def test_bad_out_and_init():
         scan(np.arange(4, dtype=np.int32), axis=1)
     with pytest.raises(OverflowError):
         scangen.cumsum(np.arange(4, dtype=np.int8), init=1000)
+
+
+def test_diagnostic_of_a_custom_operator():
+    # The generated text is what the location counts in: the combine line, the caret under the mistake.
+    with pytest.raises(scangen.ScanError) as e:
+        scangen.associative_scan("max(x, z)", np.arange(3, dtype=np.int32), identity=0)
+    lines = str(e.value).splitlines()
+    at = next(i for i, line in enumerate(lines) if "error: unknown name 'z'" in line)
+    assert lines[at].startswith("<scan text>:3:26: error:")
+    assert lines[at + 1].strip() == "combine(x, y) = max(x, z);"
+    assert lines[at + 2].index("^") == lines[at + 1].index("z")
+
+
+def test_out_rules():
+    x = np.arange(1, 9, dtype=np.int32)
+    ref = np.cumsum(x, dtype=np.int32)
+    # out may be x itself, or overlap it: the kernel reads a copy of x (OpenCL buffers).
+    y = x.copy()
+    assert scangen.cumsum(y, out=y) is y and np.array_equal(y, ref)
+    z = np.concatenate([x, [0]]).astype(np.int32)
+    assert np.array_equal(scangen.cumsum(z[:8], out=z[1:]), ref) and np.array_equal(z[1:], ref)
+    frozen = np.empty(8, np.int32)
+    frozen.flags.writeable = False
+    with pytest.raises(ValueError, match="read-only"):
+        scangen.cumsum(x, out=frozen)
+    with pytest.raises(TypeError, match="out must be a numpy array"):
+        scangen.cumsum(x, out=[0] * 8)
+    with pytest.raises(ValueError, match=r"out must have shape \(8,\) and dtype int32; it has shape \(2, 4\)"):
+        scangen.cumsum(x, out=np.empty((2, 4), np.int32))

@@ -1,0 +1,111 @@
+"""Struct elements as one array per field (a tuple or dict of arrays), against the structured-array path
+and plain loops; the field checks."""
+import pathlib
+
+import numpy as np
+import pytest
+
+import scangen
+from conftest import SIZES
+from test_custom import affine_loop
+from test_dlpack import Producer
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+AFFINE = ROOT / "examples" / "affine.scan"
+
+# A nested struct of mixed sizes: a (value, count) pair inside, a running max of a u8 and an i64 sum.
+NESTED = """
+type Pair { v: f64, c: i32 }
+type Acc { p: Pair, m: u8, s: i64 }
+scan acc {
+  type = Acc;
+  combine(x, y) = Acc { p: Pair { v: x.p.v + y.p.v, c: x.p.c + y.p.c }, m: max(x.m, y.m), s: x.s + y.s };
+  identity = Acc { p: Pair { v: 0.0, c: 0 }, m: 0, s: 0 };
+}
+"""
+
+
+def test_tuple_against_the_structured_array(rng):
+    gen, seed = rng
+    scan = scangen.compile(AFFINE)
+    for n in SIZES:
+        a = gen.uniform(0.5, 1.0, n).astype(np.float32)
+        b = gen.uniform(-1, 1, n).astype(np.float32)
+        ra, rb = scan((a, b))
+        assert ra.dtype == rb.dtype == np.float32 and ra.shape == rb.shape == (n,)
+        assert ra.flags.c_contiguous and rb.flags.c_contiguous
+        packed = np.empty(n, scan.dtype)
+        packed["a"], packed["b"] = a, b
+        ref = scan(packed)
+        assert np.array_equal(ra, ref["a"]) and np.array_equal(rb, ref["b"]), f"n = {n} (seed {seed})"
+        loop_a, loop_b = affine_loop(a, b, exclusive=True)
+        ea, eb = scan((a, b), exclusive=True)
+        assert np.allclose(eb, loop_b, rtol=1e-4, atol=1e-4), f"exclusive, n = {n} (seed {seed})"
+
+
+def test_dict_strided_fields_and_out(rng):
+    gen, seed = rng
+    scan = scangen.compile(AFFINE)
+    a = gen.uniform(0.5, 1.0, 2 * 3001).astype(np.float32)[::2]  # strided: copied in the packing
+    b = gen.uniform(-1, 1, 3001).astype(np.float32)[::-1]
+    got = scan({"b": b, "a": a})  # a dict: by name, in any order; returns a dict
+    assert list(got) == ["a", "b"]
+    ref_a, ref_b = affine_loop(a, b)
+    assert np.allclose(got["b"], ref_b, rtol=1e-4, atol=1e-4), f"seed {seed}"
+    out = (np.empty(3001, np.float32), np.zeros(6002, np.float32)[::2])
+    assert scan((a, b), out=out) is out
+    assert np.array_equal(out[0], got["a"]) and np.array_equal(out[1], got["b"]), f"seed {seed}"
+    assert scan((a[:0], b[:0]))[0].shape == (0,)
+
+
+def test_nested_struct(rng):
+    gen, seed = rng
+    scan = scangen.compile(NESTED)
+    n = 5003
+    v = gen.uniform(-1, 1, n)
+    c = gen.integers(-100, 100, n, dtype=np.int32)
+    m = gen.integers(0, 255, n, dtype=np.uint8, endpoint=True)
+    s = gen.integers(-2**40, 2**40, n, dtype=np.int64)
+    (gv, gc), gm, gs = scan(((v, c), m, s))  # nested as the struct is
+    assert np.allclose(gv, np.cumsum(v), atol=1e-9), f"seed {seed}"
+    assert np.array_equal(gc, np.cumsum(c, dtype=np.int32)), f"seed {seed}"
+    assert np.array_equal(gm, np.maximum.accumulate(m)), f"seed {seed}"
+    assert np.array_equal(gs, np.cumsum(s)), f"seed {seed}"
+
+
+def test_associative_scan_of_fields(rng):
+    gen, seed = rng
+    a = gen.uniform(0.5, 1.0, 1000).astype(np.float32)
+    b = gen.uniform(-1, 1, 1000).astype(np.float32)
+    combine = "T { a: y.a * x.a, b: y.a * x.b + y.b }"
+    by_name = scangen.associative_scan(combine, {"a": a, "b": b}, identity=(1.0, 0.0))
+    by_position = scangen.associative_scan(combine, (a, b), names=("a", "b"), identity=(1.0, 0.0))
+    ref_a, ref_b = affine_loop(a, b)
+    assert np.allclose(by_name["b"], ref_b, rtol=1e-4, atol=1e-4), f"seed {seed}"
+    assert np.array_equal(by_name["b"], by_position[1]) and np.array_equal(by_name["a"], by_position[0])
+    with pytest.raises(TypeError, match="needs names="):
+        scangen.associative_scan(combine, (a, b), identity=(1.0, 0.0))
+
+
+def test_field_errors():
+    scan = scangen.compile(AFFINE)
+    a = np.ones(4, np.float32)
+    with pytest.raises(TypeError, match=r"takes a tuple of 2 arrays for x, one per field \(a, b\); it is a tuple of 3"):
+        scan((a, a, a))
+    with pytest.raises(TypeError, match=r"takes the fields a: float32, b: float32 \(type Affine\); field b has "
+                                        r"dtype float64"):
+        scan((a, np.ones(4)))
+    with pytest.raises(ValueError, match=r"one length; they have \[3, 4\]"):
+        scan((a, a[:3]))
+    with pytest.raises(TypeError, match="dict of the fields a, b"):
+        scan({"a": a, "c": a})
+    with pytest.raises(TypeError, match="one kind; field a is a numpy array, field b a test_dlpack"):
+        scan((a, Producer(a)))
+    with pytest.raises(TypeError, match="expected a NumPy array"):
+        scan(([1.0], [2.0]))
+    with pytest.raises(ValueError, match="out must have shape"):
+        scan((a, a), out=(np.empty(4, np.float32), np.empty(4, np.float64)))
+    with pytest.raises(TypeError, match="a tuple is for struct types"):
+        scangen.compile("scan add_i32 { type = i32; op = add; level = device; }")((a, a))
+    with pytest.raises(TypeError, match="scans one array, not a tuple"):
+        scangen.cumsum((a, a))
