@@ -1,5 +1,5 @@
 from os import PathLike
-from typing import Any, Literal, Mapping, Sequence, TypeVar, Union
+from typing import Any, Literal, Mapping, Sequence, TypeVar, Union, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -9,8 +9,11 @@ __version__: str
 class ScanError(ValueError):
     """An error reported by scangen: .scan diagnostics (file:line:col, caret) or a runtime error."""
 
-# A NumPy array, a PyTorch CUDA tensor or a CuPy array.
+# A NumPy array, a PyTorch tensor (CUDA or CPU), a CuPy array, or any array with __dlpack__ (JAX, ...) or
+# __cuda_array_interface__; the result is of the same kind.
 _Array = TypeVar("_Array")
+# Struct elements as one array per field: a tuple (nested for nested structs) or a dict by field name.
+_Fields = Union[tuple[Any, ...], dict[str, Any]]
 # An element value: a number, or a tuple / dict / NumPy record for a struct type, or DSL text (identity).
 _Value = Union[int, float, bool, np.generic, Sequence[Any], Mapping[str, Any]]
 
@@ -22,6 +25,18 @@ class Scan:
     def spec(self) -> str: ...
     @property
     def backend(self) -> Literal["cuda", "opencl"]: ...
+    @overload
+    def __call__(
+        self,
+        x: _Fields,
+        *,
+        out: _Fields | None = ...,
+        exclusive: bool | None = ...,
+        init: _Value | None = ...,
+        axis: int | None = ...,
+        reverse: bool = ...,
+    ) -> _Fields: ...
+    @overload
     def __call__(
         self,
         x: _Array,
@@ -50,9 +65,15 @@ def cummin(
     x: _Array, *, dtype: npt.DTypeLike | None = ..., out: _Array | None = ..., exclusive: bool = ...,
     init: _Value | None = ..., axis: int | None = ...
 ) -> _Array: ...
+@overload
+def associative_scan(
+    combine: str, x: _Fields, *, identity: _Value | str, out: _Fields | None = ..., exclusive: bool = ...,
+    init: _Value | None = ..., axis: int | None = ..., name: str = ..., names: Sequence[str] | None = ...
+) -> _Fields: ...
+@overload
 def associative_scan(
     combine: str, x: _Array, *, identity: _Value | str, out: _Array | None = ..., exclusive: bool = ...,
-    init: _Value | None = ..., axis: int | None = ..., name: str = ...
+    init: _Value | None = ..., axis: int | None = ..., name: str = ..., names: Sequence[str] | None = ...
 ) -> _Array: ...
 def dtype_of(scan: Scan | str, *, input: bool = ...) -> np.dtype[Any]: ...
 def runtime_info() -> dict[str, Any]: ...

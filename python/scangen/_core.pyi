@@ -3,6 +3,9 @@ from typing import Any
 
 class ScanError(ValueError): ...
 
+def dlpack_view(capsule: Any) -> tuple[int, int, int, tuple[int, ...], tuple[int, ...] | None, tuple[int, int, int], bool]:
+    """(pointer, device_type, device_id, shape, strides or None, (code, bits, lanes), read_only) of a capsule."""
+
 class Kernel:
     @property
     def name(self) -> str: ...

@@ -20,7 +20,24 @@ def test_the_docs_have_examples():
     assert len([b for b in BLOCKS if b[0] == "README.md"]) == 1
 
 
+def needs_gpu(code):
+    """Blocks that start with '# needs: a CUDA GPU and PyTorch' run where scangen and PyTorch have one."""
+    if not code.startswith("# needs: a CUDA GPU and PyTorch"):
+        return None
+    try:
+        import torch
+    except ImportError:
+        return "needs a CUDA GPU and PyTorch (torch is not installed)"
+    import scangen
+    if not torch.cuda.is_available() or scangen.runtime_info()["backend"] != "cuda":
+        return "needs a CUDA GPU (none here)"
+    return None
+
+
 @pytest.mark.parametrize("doc,index,code", BLOCKS, ids=[f"{d}[{i}]" for d, i, _ in BLOCKS])
 def test_example(doc, index, code, monkeypatch):
+    reason = needs_gpu(code)
+    if reason:
+        pytest.skip(reason)
     monkeypatch.chdir(ROOT)  # the examples name files under examples/
     exec(compile(code, f"{doc} block {index}", "exec"), {"__name__": "__doc_example__"})

@@ -1,5 +1,6 @@
-"""PyTorch CUDA tensors and CuPy arrays on a CUDA GPU, zero-copy, on the
-current stream (skipped where there is no CUDA GPU, or without torch / CuPy)."""
+"""PyTorch CUDA tensors, CuPy arrays, JAX arrays and __cuda_array_interface__ arrays on a CUDA GPU: zero-copy,
+on the current stream, every dtype against NumPy, struct fields as tuples, out= (skipped where there is no
+CUDA GPU, or without torch; the CuPy and JAX tests without those). scripts/gpu-check python runs them."""
 import numpy as np
 import pytest
 
@@ -15,28 +16,60 @@ if scangen.runtime_info()["backend"] != "cuda":
     pytest.skip("needs a CUDA GPU (scangen's runtime is on OpenCL: "
                 f"{scangen.runtime_info()['fallback_reason']})", allow_module_level=True)
 
-SIZES = [1, 2, 31, 33, 1023, 1025, 4097, 20001, 2**20 + 3]
+SIZES = [0, 1, 2, 31, 33, 1023, 1025, 4097, 20001, 2**20 + 3]
+INTS = [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64]
+FLOATS = [np.float16, np.float32, np.float64]
+AFFINE = "T { a: y.a * x.a, b: y.a * x.b + y.b }"
+AFFINE_TEXT = """
+type Affine { a: f32, b: f32 }
+scan affine { type = Affine; combine(x, y) = Affine { a: y.a * x.a, b: y.a * x.b + y.b };
+              identity = Affine { a: 1.0, b: 0.0 }; }
+"""
 
 
-@pytest.mark.parametrize("dtype", [np.int8, np.int32, np.int64, np.uint32, np.float16, np.float32, np.float64],
-                         ids=lambda d: np.dtype(d).name)
-def test_torch_cumsum(dtype):
-    rng = np.random.default_rng(7)
+def random_data(rng, dtype, n):
+    dtype = np.dtype(dtype)
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        return rng.integers(info.min, info.max, size=n, dtype=dtype, endpoint=True)
+    return (rng.integers(-8, 8, size=n, endpoint=True) / 8).astype(dtype)  # partial sums exact in f16..f64
+
+
+def reference(op, host):
+    """NumPy's loop; float sums in float64 (exact here: multiples of 1/8, small)."""
+    if op == "cumsum":
+        return np.cumsum(host, dtype=host.dtype) if host.dtype.kind != "f" else np.cumsum(host.astype(np.float64))
+    ufunc = {"cummax": np.maximum, "cummin": np.minimum}[op]
+    return ufunc.accumulate(host) if host.size else host.copy()
+
+
+def check(got_host, ref, what):
+    assert got_host.shape == ref.shape, what
+    bad = np.flatnonzero(got_host.astype(ref.dtype) != ref)
+    assert bad.size == 0, f"{what}: {bad.size} wrong, first at {bad[0]}: {got_host[bad[0]]} != {ref[bad[0]]}"
+
+
+@pytest.mark.parametrize("op", ["cumsum", "cummax", "cummin"])
+@pytest.mark.parametrize("dtype", INTS + FLOATS, ids=lambda d: np.dtype(d).name)
+def test_torch_every_dtype(op, dtype, rng):
+    gen, seed = rng
     for n in SIZES:
-        if np.dtype(dtype).kind == "f":
-            host = (rng.integers(-8, 8, size=n, endpoint=True) / 8).astype(dtype)  # exact partial sums
-        else:
-            host = rng.integers(0, 100, size=n).astype(dtype)
+        host = random_data(gen, dtype, n)
         x = torch.from_numpy(host).cuda()
-        got = scangen.cumsum(x)
-        assert got.is_cuda and got.device == x.device and got.shape == x.shape
-        ref = np.cumsum(host, dtype=dtype) if host.dtype.kind != "f" else np.cumsum(host.astype(np.float64))
-        if dtype == np.float16:
-            ok = np.all(np.abs(got.cpu().numpy().astype(np.float64) - ref) <= 2.0**-10 * (np.abs(ref) + 1) * 64)
-        else:
-            ok = np.allclose(got.cpu().numpy(), ref, rtol=1e-5) if host.dtype.kind == "f" else \
-                np.array_equal(got.cpu().numpy(), ref)
-        assert ok, f"{np.dtype(dtype).name}, n = {n}"
+        got = getattr(scangen, op)(x)
+        assert isinstance(got, torch.Tensor) and got.is_cuda and got.dtype == x.dtype and got.shape == x.shape
+        check(got.cpu().numpy(), reference(op, host), f"{op} {np.dtype(dtype).name}, n = {n} (seed {seed})")
+
+
+@pytest.mark.parametrize("dtype", INTS + FLOATS, ids=lambda d: np.dtype(d).name)
+def test_cupy_every_dtype(dtype, rng):
+    cupy = pytest.importorskip("cupy")
+    gen, seed = rng
+    for n in SIZES:
+        host = random_data(gen, dtype, n)
+        got = scangen.cumsum(cupy.asarray(host))
+        assert isinstance(got, cupy.ndarray) and got.dtype == host.dtype
+        check(cupy.asnumpy(got), reference("cumsum", host), f"cumsum {np.dtype(dtype).name}, n = {n} (seed {seed})")
 
 
 def test_torch_stream_out_exclusive_strided():
@@ -47,12 +80,39 @@ def test_torch_stream_out_exclusive_strided():
     with torch.cuda.stream(s):
         x.fill_(1)  # on s: the scan must see it without a synchronisation
         assert scangen.cumsum(x, out=out) is out
-        excl = scangen.cummax(torch.arange(n, device="cuda", dtype=torch.int32).flip(0)[::1], exclusive=True)
+        excl = scangen.cummax(torch.arange(n, device="cuda", dtype=torch.int32).flip(0), exclusive=True)
     s.synchronize()
     assert torch.equal(out, torch.arange(1, n + 1, device="cuda", dtype=torch.int32))
     assert excl[0].item() == np.iinfo(np.int32).min and excl[1].item() == n - 1
     strided = torch.ones(2 * n, dtype=torch.int32, device="cuda")[::2]
     assert torch.equal(scangen.cumsum(strided), torch.arange(1, n + 1, device="cuda", dtype=torch.int32))
+
+
+def test_torch_out_aliasing_and_checks():
+    n = 300_001
+    x = torch.ones(n, dtype=torch.int64, device="cuda")
+    assert scangen.cumsum(x, out=x) is x  # in place: through a temporary
+    assert torch.equal(x, torch.arange(1, n + 1, device="cuda"))
+    y = torch.ones(n + 1, dtype=torch.int64, device="cuda")
+    scangen.cumsum(y[:-1], out=y[1:])  # overlapping, shifted
+    assert torch.equal(y[1:], torch.arange(1, n + 1, device="cuda")) and y[0].item() == 1
+    with pytest.raises(ValueError, match="of dtype int32"):
+        scangen.cumsum(x, out=torch.empty(n, dtype=torch.int32, device="cuda"))
+    with pytest.raises(ValueError, match="not contiguous"):
+        scangen.cumsum(x, out=torch.empty(2 * n, dtype=torch.int64, device="cuda")[::2])
+    with pytest.raises(TypeError, match="out must be a torch"):
+        scangen.cumsum(x, out=np.empty(n, np.int64))
+    with pytest.raises(TypeError, match="bfloat16"):
+        scangen.cumsum(torch.ones(4, dtype=torch.bfloat16, device="cuda"))
+
+
+def test_torch_half_and_cpu_tensors():
+    x = torch.full((4097,), 0.125, dtype=torch.half, device="cuda")
+    got = scangen.cumsum(x)
+    assert got.dtype == torch.half and torch.equal(got, torch.arange(1, 4098, device="cuda").half() * 0.125)
+    cpu = torch.arange(10, dtype=torch.int32)
+    got = scangen.cumsum(cpu)  # the NumPy way, on the OpenCL device; a CPU tensor back
+    assert isinstance(got, torch.Tensor) and not got.is_cuda and got.tolist() == np.cumsum(np.arange(10)).tolist()
 
 
 def test_torch_custom_operator():
@@ -61,14 +121,107 @@ def test_torch_custom_operator():
     assert torch.equal(got, torch.cummax(x, 0).values)
 
 
-def test_cupy():
+def affine_loop(a, b):
+    out, c = np.empty(len(a)), 0.0
+    for i in range(len(a)):
+        c = float(a[i]) * c + float(b[i])
+        out[i] = c
+    return out
+
+
+@pytest.mark.parametrize("lib", ["torch", "cupy"])
+def test_struct_fields_as_a_tuple(lib, rng):
+    gen, seed = rng
+    xp = torch if lib == "torch" else pytest.importorskip("cupy")
+    to = (lambda h: torch.from_numpy(h).cuda()) if lib == "torch" else xp.asarray
+    back = (lambda t: t.cpu().numpy()) if lib == "torch" else xp.asnumpy
+    for n in [0, 1, 1025, 100_003]:
+        a = gen.uniform(0.5, 1.0, n).astype(np.float32)
+        b = gen.uniform(-1, 1, n).astype(np.float32)
+        ra, rb = scangen.associative_scan(AFFINE, (to(a), to(b)), names=("a", "b"), identity=(1.0, 0.0))
+        assert type(ra).__module__.split(".")[0] == lib
+        assert np.allclose(back(rb), affine_loop(a, b), rtol=1e-4, atol=1e-4), f"{lib}, n = {n} (seed {seed})"
+        # Against the NumPy structured path (OpenCL): the same operator, the same results up to rounding.
+        packed = np.empty(n, np.dtype([("a", np.float32), ("b", np.float32)], align=True))
+        packed["a"], packed["b"] = a, b
+        ref = scangen.associative_scan(AFFINE, packed, identity=(1.0, 0.0))
+        assert np.allclose(back(ra), ref["a"], rtol=1e-5, atol=1e-30), f"{lib}, n = {n} (seed {seed})"
+    with pytest.raises(TypeError, match="field b has dtype float64"):
+        scangen.compile(AFFINE_TEXT)((to(a), to(b.astype(np.float64))))
+
+
+
+def test_cupy_streams():
     cupy = pytest.importorskip("cupy")
-    x = cupy.arange(1, 300_001, dtype=cupy.float64)
+    n = 2**22 + 1
     s = cupy.cuda.Stream(non_blocking=True)
+    x = cupy.empty(n, dtype=cupy.int32)
     with s:
+        x.fill(1)  # on s, not synchronised: the scan runs on s too
         y = scangen.cumsum(x, exclusive=True)
-        m = scangen.cummin(x[::-1].copy())
+        m = scangen.cummin(cupy.arange(n, 0, -1, dtype=cupy.int32)[::-1])  # strided: copied on s
     s.synchronize()
-    host = cupy.asnumpy(x)
-    assert np.allclose(cupy.asnumpy(y), np.concatenate([[0.0], np.cumsum(host)[:-1]]), rtol=1e-12)
-    assert np.array_equal(cupy.asnumpy(m), np.minimum.accumulate(host[::-1]))  # CuPy has no minimum.accumulate
+    assert bool((y == cupy.arange(n, dtype=cupy.int32)).all())
+    assert bool((m == 1).all())
+
+
+class DLPackOnly:
+    """A producer that speaks only DLPack (as a library scangen does not know): a torch tensor inside."""
+
+    def __init__(self, t):
+        self.t, self.streams = t, []
+
+    def __dlpack__(self, stream=None, **kwargs):
+        self.streams.append(stream)
+        return self.t.__dlpack__(stream=stream)
+
+    def __dlpack_device__(self):
+        return self.t.__dlpack_device__()
+
+
+def test_dlpack_producer_stream_protocol():
+    n = 2**24 + 7
+    s = torch.cuda.Stream()
+    x = torch.empty(n, dtype=torch.float32, device="cuda")
+    with torch.cuda.stream(s):
+        x.fill_(0.5)  # queued on s: torch's __dlpack__ orders it before the consumer's stream
+        wrapped = DLPackOnly(x)
+        got = scangen.cumsum(wrapped)
+    torch.cuda.synchronize()
+    assert wrapped.streams and wrapped.streams[0] not in (None, 0)
+    host = got.get() if hasattr(got, "get") else got.cpu().numpy()
+    assert np.array_equal(host, np.arange(1, n + 1, dtype=np.float64).astype(np.float32) * 0.5)
+
+
+class CaiOnly:
+    """An array that has only __cuda_array_interface__ (as Numba's), with the stream its work is on."""
+
+    def __init__(self, t, stream):
+        self.t = t
+        self.__cuda_array_interface__ = {"shape": tuple(t.shape), "typestr": "<i4", "data": (t.data_ptr(), False),
+                                         "strides": None, "version": 3, "stream": stream}
+
+
+def test_cuda_array_interface_waits_for_the_producers_stream():
+    n = 2**24 + 3
+    s = torch.cuda.Stream()
+    x = torch.empty(n, dtype=torch.int32, device="cuda")
+    with torch.cuda.stream(s):
+        x.fill_(2)
+    got = scangen.cumsum(CaiOnly(x, s.cuda_stream))  # the scan's stream waits for s
+    torch.cuda.synchronize()
+    host = got.get() if hasattr(got, "get") else got.cpu().numpy()
+    assert np.array_equal(host, 2 * np.arange(1, n + 1, dtype=np.int64))
+
+
+def test_jax():
+    jax = pytest.importorskip("jax")
+    jnp = pytest.importorskip("jax.numpy")
+    if not any(d.platform == "gpu" for d in jax.devices()):
+        pytest.skip("JAX sees no GPU")
+    x = jnp.arange(1, 100_001, dtype=jnp.int32)
+    got = scangen.cumsum(x)
+    assert type(got).__module__.split(".")[0] in ("jax", "jaxlib"), type(got)
+    assert np.array_equal(np.asarray(got), np.cumsum(np.arange(1, 100_001, dtype=np.int32)))
+    with pytest.raises(TypeError, match="out= is not supported"):
+        scangen.cumsum(x, out=x)
