@@ -312,8 +312,9 @@ NB_MODULE(_core, m) {
     }
   });
 
-  m.def("dlpack_view", &dlpack_view, "capsule"_a,
-        "(pointer, device_type, device_id, shape, strides or None, (code, bits, lanes), read_only) of a DLPack capsule");
+  m.def(
+      "dlpack_view", &dlpack_view, "capsule"_a,
+      "(pointer, device_type, device_id, shape, strides or None, (code, bits, lanes), read_only) of a DLPack capsule");
 
   nb::class_<PyRuntime>(m, "Runtime")
       .def(nb::init<const std::optional<std::string>&>(), "backend"_a = nb::none())
