@@ -254,8 +254,8 @@ def torch_associative_scan(torch):
 
 
 class TritonAffine:
-    """The affine scan in Triton: each block reduces its tile to one map (pass 1), one program scans the
-    blocks' maps (pass 2), each block scans its tile with tl.associative_scan from the carry of the
+    """The affine scan in Triton: each block scans its tile for the tile's map (pass 1), one program scans
+    the blocks' maps (pass 2), each block scans its tile with tl.associative_scan from the carry of the
     blocks before it (pass 3). Reads the input twice, writes the output once."""
 
     BLOCK = 4096
@@ -279,9 +279,12 @@ class TritonAffine:
             mask = offs < n
             a = tl.load(a_ptr + offs, mask=mask, other=1.0)
             b = tl.load(b_ptr + offs, mask=mask, other=0.0)
-            ra, rb = tl.reduce((a, b), 0, combine)
-            tl.store(agg_ptr + pid, ra)
-            tl.store(agg_ptr + nblocks + pid, rb)
+            # The tile's map is its scan's last element (tl.reduce's butterfly does not keep the order of
+            # the operands, which this operator needs); picked out with a sum of one non-zero term.
+            sa, sb = tl.associative_scan((a, b), 0, combine)
+            last = tl.arange(0, BLOCK) == BLOCK - 1
+            tl.store(agg_ptr + pid, tl.sum(tl.where(last, sa, 0.0), 0))
+            tl.store(agg_ptr + nblocks + pid, tl.sum(tl.where(last, sb, 0.0), 0))
 
         @triton.jit
         def scan_blocks(agg_ptr, nblocks, BLOCKS: tl.constexpr):

@@ -138,6 +138,7 @@ class Scan:
         self._kernel = kernel
         self._source = source
         self._runtime_kernels = {}
+        self._variants = {}  # (id(kernel), exclusive) -> the variant without init (kernels live as long)
         self.name: str = kernel.name
         self.dtype: np.dtype = dtype_from_desc(kernel.type)
         self.input_dtype: np.dtype = dtype_from_desc(kernel.input)
@@ -171,6 +172,15 @@ class Scan:
             return self._runtime_kernels[backend]
 
     def _variant(self, kernel, exclusive, init):
+        if init is None:  # the common case, without the lock and the call into _core
+            key = (id(kernel), exclusive)
+            variant = self._variants.get(key)
+            if variant is None:
+                variant = self._variants[key] = self._new_variant(kernel, exclusive, None)
+            return variant
+        return self._new_variant(kernel, exclusive, init)
+
+    def _new_variant(self, kernel, exclusive, init):
         init_bytes = None
         if init is not None:
             if isinstance(init, str):

@@ -19,6 +19,8 @@ CuPy arrays are copied by their library (``.contiguous()``,
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
 from . import _core
@@ -75,16 +77,21 @@ class Torch(Library):
     """PyTorch CUDA tensors, on ``torch.cuda.current_stream(device)``, allocated by its caching allocator."""
 
     name = "PyTorch"
+    module_name = "torch"
 
     def __init__(self):
         import torch
-        self.torch = torch
+        self.torch = self.module = torch
+        self.np_dtypes = {getattr(torch, k): np.dtype(v) for k, v in _TORCH_DTYPES.items() if hasattr(torch, k)}
+        # The current stream's raw handle without a Stream object (what Triton's launcher uses), where there.
+        self._raw_stream = getattr(getattr(torch, "_C", None), "_cuda_getCurrentRawStream", None)
 
     def is_array(self, a):
         return isinstance(a, self.torch.Tensor) and a.is_cuda
 
     def dtype(self, a):
-        return torch_dtype(a)
+        dtype = self.np_dtypes.get(a.dtype)
+        return dtype if dtype is not None else torch_dtype(a)
 
     def shape(self, a):
         return tuple(a.shape)
@@ -102,6 +109,8 @@ class Torch(Library):
         return a.data_ptr()
 
     def stream(self, device):
+        if self._raw_stream is not None:
+            return self._raw_stream(device)
         return self.torch.cuda.current_stream(device).cuda_stream
 
     def empty(self, n, dtype, device):
@@ -125,10 +134,11 @@ class Cupy(Library):
     """CuPy arrays, on ``cupy.cuda.get_current_stream()``, allocated by its memory pool."""
 
     name = "CuPy"
+    module_name = "cupy"
 
     def __init__(self):
         import cupy
-        self.cupy = cupy
+        self.cupy = self.module = cupy
 
     def is_array(self, a):
         return isinstance(a, self.cupy.ndarray)
@@ -172,11 +182,22 @@ class Cupy(Library):
             self.cupy.cuda.get_current_stream().wait_event(event)
 
 
+_libraries: dict = {}
+
+
+def library(cls):
+    """The Library of ``cls``, made once per imported module (a module replaced in sys.modules: anew)."""
+    lib = _libraries.get(cls)
+    if lib is None or lib.module is not sys.modules.get(cls.module_name):
+        lib = _libraries[cls] = cls()
+    return lib
+
+
 def allocator() -> Library:
     """A library that allocates CUDA memory for producers that cannot (CuPy, else PyTorch)."""
     for lib in (Cupy, Torch):
         try:
-            return lib()
+            return library(lib)
         except ImportError:
             pass
     raise TypeError("scangen: scanning this CUDA array needs CuPy or PyTorch to allocate the result and the "
@@ -240,7 +261,7 @@ def operand(x):
     if module == "torch":
         return _torch_operand(x)
     if module == "cupy":
-        return _native(Cupy(), x, "cupy")
+        return _native(library(Cupy), x, "cupy")
     if hasattr(x, "__dlpack_device__") and hasattr(x, "__dlpack__"):
         return _dlpack_operand(x)
     if hasattr(x, "__cuda_array_interface__"):
@@ -251,7 +272,7 @@ def operand(x):
 
 def _torch_operand(x):
     if x.is_cuda:
-        return _native(Torch(), x, "torch")
+        return _native(library(Torch), x, "torch")
     if x.device.type != "cpu":
         raise TypeError(f"scangen: a PyTorch tensor on '{x.device}': scangen takes CUDA and CPU tensors")
     import torch
