@@ -379,6 +379,8 @@ class Scan:
         if op.device != 0:
             raise NotImplementedError(f"scangen: the CUDA runtime uses device 0; this array is on device {op.device}")
         lib, device = op.lib, op.device
+        if n == 0:  # nothing to pack, launch or view
+            return out_leaves or [lib.empty(0, dtype, device) for _path, dtype, _off in leaves(self.dtype)]
         kernel = self._variant(self._kernel_for("cuda"), exclusive, init)
         in_size, out_size = self.input_dtype.itemsize, self.dtype.itemsize
         packed = lib.empty(n * in_size, np.dtype(np.uint8), device)

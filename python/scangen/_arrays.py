@@ -83,6 +83,8 @@ class Torch(Library):
         import torch
         self.torch = self.module = torch
         self.np_dtypes = {getattr(torch, k): np.dtype(v) for k, v in _TORCH_DTYPES.items() if hasattr(torch, k)}
+        self.torch_dtypes = {v: k for k, v in self.np_dtypes.items()}
+        self.devices = {}
         # The current stream's raw handle without a Stream object (what Triton's launcher uses), where there.
         self._raw_stream = getattr(getattr(torch, "_C", None), "_cuda_getCurrentRawStream", None)
 
@@ -114,12 +116,15 @@ class Torch(Library):
         return self.torch.cuda.current_stream(device).cuda_stream
 
     def empty(self, n, dtype, device):
-        return self.torch.empty(n, dtype=torch_dtype_of(self.torch, dtype), device=f"cuda:{device}")
+        where = self.devices.get(device)
+        if where is None:
+            where = self.devices[device] = self.torch.device(f"cuda:{device}")
+        return self.torch.empty(n, dtype=self.torch_dtypes[dtype], device=where)
 
     def field_view(self, buf, n, itemsize, offset, dtype):
         # Bytes [offset, offset + size) of each element, viewed as the field's type (natural alignment: the
         # offset and the element size are multiples of the field's size).
-        return buf.view(n, itemsize)[:, offset:offset + dtype.itemsize].view(torch_dtype_of(self.torch, dtype))[:, 0]
+        return buf.view(n, itemsize)[:, offset:offset + dtype.itemsize].view(self.torch_dtypes[dtype])[:, 0]
 
     def copy(self, dst, src):
         dst.copy_(src)
@@ -210,13 +215,6 @@ def torch_dtype(t) -> np.dtype:
         raise TypeError(f"scangen: torch dtype {t.dtype} has no scangen type (int8..int64, uint8..uint64, "
                         "float16/32/64, bool)")
     return np.dtype(_TORCH_DTYPES[name])
-
-
-def torch_dtype_of(torch, dtype: np.dtype):
-    for name, np_type in _TORCH_DTYPES.items():
-        if np.dtype(np_type) == dtype:
-            return getattr(torch, name)
-    raise TypeError(f"scangen: dtype {dtype} has no PyTorch dtype")
 
 
 # ---- operands ----------------------------------------------------------------

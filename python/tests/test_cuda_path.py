@@ -63,6 +63,7 @@ def fake_torch():
         setattr(torch, name, FakeDtype(name))
     torch.empty = lambda n, dtype, device: FakeTensor(np.zeros(n, np.dtype(dtype.name)), int(device.split(":")[1]))
     torch.from_numpy = lambda a: FakeTensor(a, device=None)
+    torch.device = lambda name: name
     torch.cuda = types.SimpleNamespace(current_stream=lambda device: types.SimpleNamespace(cuda_stream=STREAM))
     return torch
 
