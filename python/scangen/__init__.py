@@ -281,6 +281,11 @@ class Scan:
         if not op.out_ok:
             raise TypeError(f"scangen: out= is not supported for {op.kind} arrays (they may be immutable, as JAX's "
                             "are): use the result")
+        lib = op.lib
+        if op.kind in ("torch", "cupy") and lib.is_array(out) and lib.is_contiguous(out):  # the quick way
+            shape, dtype, device = lib.shape(out), lib.dtype(out), lib.device_index(out)
+            if shape == (n,) and dtype == self.dtype and device == op.device:
+                return Cuda(op.kind, lib, out, dtype, shape, device, lib.pointer(out), op.stream)
         o = _arrays.operand(out)
         if not isinstance(o, Cuda) or o.kind != op.kind:
             raise TypeError(f"scangen: out must be a {op.kind} CUDA array when x is one, not {type(out).__name__}")
