@@ -56,6 +56,9 @@ def test_dict_strided_fields_and_out(rng):
     assert scan((a, b), out=out) is out
     assert np.array_equal(out[0], got["a"]) and np.array_equal(out[1], got["b"]), f"seed {seed}"
     assert scan((a[:0], b[:0]))[0].shape == (0,)
+    ia, ib = a.copy(), b.copy()
+    assert scan((ia, ib), out=(ia, ib))[1] is ib  # in place: the scan reads the packed copy
+    assert np.array_equal(ia, got["a"]) and np.array_equal(ib, got["b"]), f"seed {seed}"
 
 
 def test_nested_struct(rng):
