@@ -7,9 +7,17 @@ PoCL on the CPU), cached in memory and on disk, and run on the array::
     import numpy as np, scangen
     scangen.cummax(np.array([3, 1, 4, 1, 5], dtype=np.int32))   # [3 3 4 4 5]
 
-NumPy arrays run on an OpenCL device (copied to its buffers and back); PyTorch
-CUDA tensors and CuPy arrays run in place on the CUDA device, on the current
-stream. docs/python.md has the whole story.
+NumPy arrays (and PyTorch CPU tensors, and any DLPack array on the CPU) run on
+an OpenCL device (copied to its buffers and back); PyTorch CUDA tensors, CuPy
+arrays and any other CUDA array that speaks DLPack or
+``__cuda_array_interface__`` (JAX, Numba, ...) run without a copy on the CUDA
+device, on the current stream, and come back as the same kind of array. A
+struct scan also takes a tuple (or dict) of arrays, one per field.
+docs/python.md has the whole story.
+
+The shape of a scan (the ``axis`` of a multi-dimensional array, ``reverse``,
+segments) is resolved in one place, ``_scan_length``: what scangen cannot
+run yet raises NotImplementedError there.
 """
 
 from __future__ import annotations
