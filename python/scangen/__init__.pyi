@@ -13,7 +13,8 @@ class ScanError(ValueError):
 # __cuda_array_interface__; the result is of the same kind.
 _Array = TypeVar("_Array")
 # Struct elements as one array per field: a tuple (nested for nested structs) or a dict by field name.
-_Fields = Union[tuple[Any, ...], dict[str, Any]]
+_Tuple = tuple[Any, ...]
+_Dict = dict[str, Any]
 # An element value: a number, or a tuple / dict / NumPy record for a struct type, or DSL text (identity).
 _Value = Union[int, float, bool, np.generic, Sequence[Any], Mapping[str, Any]]
 
@@ -28,14 +29,25 @@ class Scan:
     @overload
     def __call__(
         self,
-        x: _Fields,
+        x: _Tuple,
         *,
-        out: _Fields | None = ...,
+        out: _Tuple | None = ...,
         exclusive: bool | None = ...,
         init: _Value | None = ...,
         axis: int | None = ...,
         reverse: bool = ...,
-    ) -> _Fields: ...
+    ) -> _Tuple: ...
+    @overload
+    def __call__(
+        self,
+        x: _Dict,
+        *,
+        out: _Dict | None = ...,
+        exclusive: bool | None = ...,
+        init: _Value | None = ...,
+        axis: int | None = ...,
+        reverse: bool = ...,
+    ) -> _Dict: ...
     @overload
     def __call__(
         self,
@@ -67,9 +79,14 @@ def cummin(
 ) -> _Array: ...
 @overload
 def associative_scan(
-    combine: str, x: _Fields, *, identity: _Value | str, out: _Fields | None = ..., exclusive: bool = ...,
+    combine: str, x: _Tuple, *, identity: _Value | str, out: _Tuple | None = ..., exclusive: bool = ...,
     init: _Value | None = ..., axis: int | None = ..., name: str = ..., names: Sequence[str] | None = ...
-) -> _Fields: ...
+) -> _Tuple: ...
+@overload
+def associative_scan(
+    combine: str, x: _Dict, *, identity: _Value | str, out: _Dict | None = ..., exclusive: bool = ...,
+    init: _Value | None = ..., axis: int | None = ..., name: str = ..., names: Sequence[str] | None = ...
+) -> _Dict: ...
 @overload
 def associative_scan(
     combine: str, x: _Array, *, identity: _Value | str, out: _Array | None = ..., exclusive: bool = ...,
