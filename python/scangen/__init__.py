@@ -333,6 +333,7 @@ class Scan:
         ws_bytes = kernel.workspace_bytes(n)
         workspace = op.lib.empty(ws_bytes, np.dtype(np.uint8), op.device) if ws_bytes else None
         kernel.run_cuda(in_ptr, out_ptr, n, op.stream, op.lib.pointer(workspace) if ws_bytes else 0, ws_bytes)
+        _arrays.hold_until_done(op)
 
     # ---- a tuple of arrays, one per field ----
 

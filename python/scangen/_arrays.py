@@ -19,7 +19,9 @@ CuPy arrays are copied by their library (``.contiguous()``,
 
 from __future__ import annotations
 
+import collections
 import sys
+import threading
 
 import numpy as np
 
@@ -65,6 +67,8 @@ class Library:
     def copy(self, dst, src) -> None: ...
     def wait_for(self, stream: int, device: int) -> None:
         """Order the current stream after the work queued so far on ``stream`` (a CUstream handle)."""
+    def done_marker(self, device: int):
+        """A function that says whether the work queued so far on the current stream is done."""
 
     def nbytes(self, a) -> int:
         n = 1
@@ -134,6 +138,11 @@ class Torch(Library):
         event.record(self.torch.cuda.ExternalStream(stream, device=device))
         self.torch.cuda.current_stream(device).wait_event(event)
 
+    def done_marker(self, device):
+        event = self.torch.cuda.Event()
+        event.record(self.torch.cuda.current_stream(device))
+        return event.query
+
 
 class Cupy(Library):
     """CuPy arrays, on ``cupy.cuda.get_current_stream()``, allocated by its memory pool."""
@@ -185,6 +194,12 @@ class Cupy(Library):
             event = self.cupy.cuda.Event()
             event.record(self.cupy.cuda.ExternalStream(stream))
             self.cupy.cuda.get_current_stream().wait_event(event)
+
+    def done_marker(self, device):
+        with self.cupy.cuda.Device(device):
+            event = self.cupy.cuda.Event(disable_timing=True)
+            event.record()
+        return lambda: event.done
 
 
 _libraries: dict = {}
@@ -242,6 +257,9 @@ class Cuda:
         self.out_ok = out_ok  # whether out= may be an array of this kind
         self.copied = copied  # a contiguous copy of a strided array (refused as out=)
         self.read_only = read_only
+        # Memory of a producer whose allocator does not order its reuse after this scan's stream (DLPack,
+        # __cuda_array_interface__): held until the scan is done (PyTorch and CuPy order it themselves).
+        self.foreign = kind not in ("torch", "cupy")
 
     @property
     def size(self) -> int:
@@ -369,3 +387,20 @@ def _check_c_order(shape, strides, unit, what):
             raise ValueError(f"scangen: {what} is not contiguous (shape {tuple(shape)}, strides {tuple(strides)}); "
                              "scangen takes C-contiguous memory from it: pass a contiguous copy")
         expected *= d
+
+
+_held: collections.deque = collections.deque()
+_held_lock = threading.Lock()
+
+
+def hold_until_done(op: Cuda) -> None:
+    """Keep what owns a foreign operand's memory (its DLPack capsule, the array) alive until the work queued
+    on the scan's stream is done: the producer then cannot free it and hand it to other work while the scan
+    still reads it. Released by later calls, oldest first, once their events say done."""
+    if not op.foreign:
+        return
+    done = op.lib.done_marker(op.device)
+    with _held_lock:
+        while _held and _held[0][0]():
+            _held.popleft()
+        _held.append((done, (op.keep, op.array)))

@@ -59,7 +59,8 @@ def cuda(monkeypatch):
     """A stand-in torch (the allocator: no CuPy here) and kernel; their calls are recorded."""
     torch = fake_torch()
     waits = []
-    torch.cuda.Event = lambda: types.SimpleNamespace(record=lambda s: waits.append(("record", s)))
+    torch.cuda.Event = lambda: types.SimpleNamespace(record=lambda s: waits.append(("record", s)),
+                                                     query=lambda: waits.append("query") or True)
     torch.cuda.ExternalStream = lambda ptr, device=None: ("stream", ptr)
     torch.cuda.current_stream = lambda device=None: types.SimpleNamespace(
         cuda_stream=STREAM, wait_event=lambda e: waits.append("wait"))
@@ -75,6 +76,7 @@ def test_cuda_producer_zero_copy_on_the_consumers_stream(cuda):
     x = Producer(np.arange(2000, dtype=np.int32), device_type=2)
     got = scangen.compile(SUM_I32)(x)
     assert x.streams == [STREAM]  # the stream the scan runs on, passed to __dlpack__
+    assert any(held[1][1] is x for held in _arrays._held)  # x held until an event after the scan says done
     assert x.kwargs == {"max_version": (1, 0)}  # a versioned capsule asked for: it says whether it is read-only
     (in_ptr, out_ptr, n, stream, _ws, _ws_bytes), = cuda.calls
     assert (in_ptr, n, stream) == (x.array.ctypes.data, 2000, STREAM)
@@ -115,7 +117,8 @@ def test_cuda_array_interface(cuda):
     assert isinstance(got, FakeTensor)  # no kind of its own to return: the allocating library's
     (in_ptr, out_ptr, n, stream, _ws, _ws_bytes), = cuda.calls
     assert (in_ptr, out_ptr, n, stream) == (x.array.ctypes.data, got.data_ptr(), 3000, STREAM)
-    assert cuda.waits == [("record", ("stream", 7)), "wait"]  # the scan's stream waited for the producer's
+    assert cuda.waits[:2] == [("record", ("stream", 7)), "wait"]  # the scan's stream waited for the producer's
+    assert cuda.waits[2][0] == "record"  # then the producer's memory is held until an event after the scan
     out = CaiArray(np.zeros(3000, np.int32))
     assert scangen.cumsum(x, out=out) is out and cuda.calls[-1][1] == out.array.ctypes.data
     with pytest.raises(ValueError, match="overlaps"):
