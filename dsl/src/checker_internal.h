@@ -134,6 +134,7 @@ class Checker {
   void check_mode(const Items& items, Spec& spec);
   void check_outputs(const Items& items, Spec& spec);
   void check_init(const Items& items, Spec& spec);
+  void check_init_applies_to(const Items& items, Spec& spec);
   void check_targets(const ast::ScanDecl& scan, const Items& items, Spec& spec);
   void check_flags(const Items& items, Spec& spec);
 

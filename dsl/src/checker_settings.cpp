@@ -88,8 +88,9 @@ std::optional<bool> Checker::bool_setting(const ast::Item& item) {
 // The scan's settings by key: unknown keys and keys set twice are reported.
 Items Checker::collect_items(const ast::ScanDecl& scan) {
   static const std::vector<std::string> kKeys = {
-      "type",    "input", "op",   "combine", "convert", "identity", "level",         "algorithm",
-      "threads", "items", "mode", "init",    "outputs", "targets",  "deterministic", "assume_associative"};
+      "type",           "input", "op",   "combine", "convert", "identity", "level",         "algorithm",
+      "threads",        "items", "mode", "init",    "outputs", "targets",  "deterministic", "assume_associative",
+      "init_applies_to"};
   Items items;
   for (const ast::Item& item : scan.items) {
     if (std::find(kKeys.begin(), kKeys.end(), item.key) == kKeys.end()) {
@@ -122,6 +123,7 @@ Spec Checker::check_scan(const ast::ScanDecl& scan) {
   check_mode(items, spec);
   check_outputs(items, spec);
   check_init(items, spec);
+  check_init_applies_to(items, spec);
   check_targets(scan, items, spec);
   check_flags(items, spec);
   return spec;
@@ -352,6 +354,35 @@ void Checker::check_init(const Items& items, Spec& spec) {
               " level adds each group's total to a counter with an atomic, which needs a built-in op "
               "(add, min, max, and, or, xor) on a 32- or 64-bit integer type; use level = device for other operators");
   }
+}
+
+// init_applies_to = both | exclusive: which results init seeds (§5.6).
+void Checker::check_init_applies_to(const Items& items, Spec& spec) {
+  const ast::Item* it = find_item(items, "init_applies_to");
+  if (!it) return;
+  const std::vector<std::string> values = {"both", "exclusive"};
+  const ast::Expr* v = name_value(single_value(*it), "init_applies_to", values);
+  if (!v) return;
+  if (v->text != "both" && v->text != "exclusive") {
+    error(v->loc, "unknown value '" + v->text + "'" + suggest(v->text, values) + " (init_applies_to: both, exclusive)");
+    return;
+  }
+  if (v->text == "both") return;
+  if (spec.level == Level::Device)
+    error(it->loc,
+          "'init_applies_to = exclusive' is for warp and block level (rocPRIM's warp_scan and block_scan); a "
+          "device scan with mode = both seeds both outputs with init");
+  else if (spec.mode != Mode::Both)
+    error(it->loc, "'init_applies_to = exclusive' chooses between the two outputs of mode = both; with mode = " +
+                       std::string(to_string(spec.mode)) + " it would change nothing");
+  else if (spec.running_total)
+    error(it->loc,
+          "'init_applies_to = exclusive' needs an init, and 'outputs = running_total' seeds both outputs with the "
+          "counter instead");
+  else if (!find_item(items, "init"))
+    error(it->loc, "'init_applies_to = exclusive' says which outputs init seeds, but the scan sets no init");
+  else
+    spec.init_exclusive_only = true;
 }
 
 void Checker::check_targets(const ast::ScanDecl& scan, const Items& items, Spec& spec) {

@@ -41,6 +41,8 @@ Holes scan_holes(const Plan& plan) {
       .set("SG_IDENTITY", plan.names.identity)
       .set("SG_INIT", plan.names.init)
       .set("SG_CONVERT", plan.names.convert);
+  // api.h's and entry.h's seeding: both outputs, or (init_applies_to = exclusive) the exclusive one alone.
+  h.when("seed_both", !plan.seed_exclusive_only).when("seed_exclusive", plan.seed_exclusive_only);
   return h;
 }
 

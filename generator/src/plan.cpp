@@ -100,6 +100,7 @@ void decide_scan(Plan& p, const dsl::Spec& spec, const Target& target) {
   // Seeded when init's value differs from the identity's (dsl::Expr's
   // equality compares the constants' literal bits: -0.0 is not 0.0).
   p.seeded = spec.init && !(spec.identity && *spec.init == *spec.identity);
+  p.seed_exclusive_only = p.seeded && spec.init_exclusive_only;
   p.outputs = {spec.has_inclusive(), spec.has_exclusive(), spec.aggregate, spec.running_total};
   p.counter = decide_counter(spec);
   p.output_may_alias_input = spec.mode != dsl::Mode::Both && spec.input == spec.type;

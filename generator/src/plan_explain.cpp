@@ -81,7 +81,10 @@ void explain_group(std::string& o, const Plan& p) {
              (p.tile_algorithm == Algorithm::RakingMemoize ? ", segments kept in registers" : ""));
   if (p.blelloch_pad_shift)
     line(o, "tree", "one padding slot every " + std::to_string(1 << p.blelloch_pad_shift) + " nodes");
-  line(o, "seed", p.seeded ? "init, combined before each group's prefix" : "none (init is the identity)");
+  line(o, "seed",
+       !p.seeded               ? "none (init is the identity)"
+       : p.seed_exclusive_only ? "init, combined before each exclusive result only (init_applies_to = exclusive)"
+                               : "init, combined before each group's prefix");
   line(o, "scratch",
        std::to_string(p.temp_bytes) + " bytes per group (" + p.spec.name + "_temp), " +
            std::to_string(p.block_shared_bytes) + " bytes of shared memory per block of the kernels");

@@ -100,7 +100,8 @@ Evaluator::Result Evaluator::scan(const void* input, uint64_t n, const void* run
   };
 
   // The counter of running_total; otherwise every segment starts from init.
-  std::vector<Slot> counter(k), seed(k), identity(k), agg(k), prefix(k), elem(k);
+  std::vector<Slot> counter(k), seed(k), identity(k), agg(k), prefix(k), elem(k), excl(k);
+  const bool seed_exclusive_only = spec_.init_exclusive_only;
   Program::load(layout, identity_.data(), identity.data());
   if (spec_.running_total)
     Program::load(layout, running_total_in ? running_total_in : identity_.data(), counter.data());
@@ -114,7 +115,8 @@ Evaluator::Result Evaluator::scan(const void* input, uint64_t n, const void* run
     const std::vector<Slot>& start = spec_.running_total ? counter : seed;
     // Starting from the identity, the final prefix is the aggregate; otherwise accumulate it apart.
     bool separate_aggregate = spec_.aggregate && std::memcmp(start.data(), identity.data(), k * sizeof(Slot)) != 0;
-    prefix = start;
+    // init_applies_to = exclusive: the prefix starts unseeded, init goes before each exclusive result alone.
+    prefix = seed_exclusive_only ? identity : start;
     agg = identity;
     for (uint64_t i = begin; i < end; ++i) {
       if (conv) {
@@ -124,7 +126,14 @@ Evaluator::Result Evaluator::scan(const void* input, uint64_t n, const void* run
       } else {
         Program::load(layout, in_bytes + i * isize, elem.data());
       }
-      if (spec_.has_exclusive()) Program::store(layout, prefix.data(), res.exclusive.data() + i * esize);
+      if (spec_.has_exclusive()) {
+        if (seed_exclusive_only) {  // init . (x0 . ... . x(i-1)), the prefix unseeded
+          apply(seed.data(), prefix.data(), excl.data());
+          Program::store(layout, excl.data(), res.exclusive.data() + i * esize);
+        } else {
+          Program::store(layout, prefix.data(), res.exclusive.data() + i * esize);
+        }
+      }
       apply(prefix.data(), elem.data(), prefix.data());
       if (spec_.has_inclusive()) Program::store(layout, prefix.data(), res.inclusive.data() + i * esize);
       if (separate_aggregate) apply(agg.data(), elem.data(), agg.data());

@@ -43,13 +43,33 @@ SG_FN void SG_NAME(sg_items_from)(SG_T prefix, const SG_T* in, SG_T* inclusive, 
   }
 }
 
+SG_BEGIN(seed_exclusive)
+// init_applies_to = exclusive: the thread's items scanned from `prefix`
+// (unseeded), init combined before each exclusive result alone, as rocPRIM's
+// warp_scan::scan seeds its exclusive output only.
+SG_FN void SG_NAME(sg_items_seed_exclusive)(SG_T prefix, const SG_T* in, SG_T* inclusive, SG_T* exclusive) {
+#pragma unroll
+  for (int i = 0; i < SG_ITEMS; ++i) {
+    const SG_T x = in[i];
+    if (exclusive) exclusive[i] = SG_COMBINE(SG_INIT(), prefix);
+    prefix = SG_COMBINE(prefix, x);
+    if (inclusive) inclusive[i] = prefix;
+  }
+}
+
+SG_END(seed_exclusive)
 SG_FN SG_T SG_NAME(sg_scan)(SG_LOCAL SG_NAME(temp)* temp, const SG_T* in, SG_T* inclusive, SG_T* exclusive) {
   SG_T aggregate;
   SG_T prefix = SG_NAME(sg_group_exclusive)(temp, SG_NAME(sg_reduce_items)(in), &aggregate);
+SG_BEGIN(seed_both)
 #if SG_SEEDED
   prefix = SG_COMBINE(SG_INIT(), prefix);
 #endif
   SG_NAME(sg_items_from)(prefix, in, inclusive, exclusive);
+SG_END(seed_both)
+SG_BEGIN(seed_exclusive)
+  SG_NAME(sg_items_seed_exclusive)(prefix, in, inclusive, exclusive);
+SG_END(seed_exclusive)
   return aggregate;
 }
 

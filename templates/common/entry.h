@@ -60,7 +60,14 @@ SG_KERNEL SG_BOUNDS(SG_BLOCK_THREADS) void SG_NAME(scan_kernel)(const SG_GLOBAL 
 #undef SG_OUTS
 
 #if SG_INCLUSIVE_OUT && SG_EXCLUSIVE_OUT
+SG_BEGIN(seed_both)
   SG_NAME(sg_store_both)(inclusive, exclusive, block_first, n, inc, exc, exchange);
+SG_END(seed_both)
+SG_BEGIN(seed_exclusive)
+  // The exclusive results are seeded and the inclusive ones not: neither is the other shifted.
+  SG_NAME(sg_store)(inclusive, block_first, n, inc, exchange);
+  SG_NAME(sg_store)(exclusive, block_first, n, exc, exchange);
+SG_END(seed_exclusive)
 #elif SG_INCLUSIVE_OUT
   SG_NAME(sg_store)(inclusive, block_first, n, inc, exchange);
 #else

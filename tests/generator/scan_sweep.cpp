@@ -154,6 +154,12 @@ std::vector<ScanCase> scan_cases(generator::Backend backend) {
     add(an + "_init_aggregate", kI32, a, s0, dsl::Mode::Both, "  init = 5;\n  outputs = aggregate;\n");
     add(an + "_mat2_init", kMatrix, a, s1, dsl::Mode::Both,
         "  init = Mat2 { 0.0, 1.0, -1.0, 0.0 };\n  outputs = aggregate;\n");
+    // init_applies_to = exclusive (rocPRIM's seeding): the inclusive results unseeded; the matrix case (a
+    // non-commutative operator) also through the public device functions (its name ends in _both).
+    add(an + "_init_exclusive_only", kI32, a, s0, dsl::Mode::Both,
+        "  init = 5;\n  init_applies_to = exclusive;\n  outputs = aggregate;\n");
+    add(an + "_mat2_initx_both", kMatrix, a, s1, dsl::Mode::Both,
+        "  init = Mat2 { 0.0, 1.0, -1.0, 0.0 };\n  init_applies_to = exclusive;\n");
     ElementKind bytes = {"u8u32", "", "u32", "input = u8;\n  op = add;", "int"};
     add(an + "_u8_in_u32", bytes, a, s1, dsl::Mode::Inclusive, "  outputs = aggregate;\n");
     ElementKind u32x = {"u32xor", "", "u32", "op = xor;", "int"};

@@ -385,6 +385,50 @@ TEST_CASE("reference: init seeds every segment; aggregates exclude it", "[refere
   CHECK(unpack<int32_t>(r.aggregates) == std::vector<int32_t>{2});  // the total of the input alone
 }
 
+TEST_CASE("reference: init_applies_to = exclusive seeds the exclusive results alone (rocPRIM's warp_scan::scan)",
+          "[reference][modes]") {
+  // rocPRIM's documented example: a warp of 32 lanes scanning ones with init 10 gets inclusive {1, 2, ..., 32}
+  // and exclusive {10, 11, ..., 41}.
+  ref::Evaluator ev(
+      spec_of("scan s { type = i32; op = add; level = warp; mode = both; init = 10; init_applies_to = exclusive;"
+              " outputs = aggregate; }"));
+  ref::Evaluator::Result r = run<int32_t>(ev, std::vector<int32_t>(32, 1));
+  std::vector<int32_t> inclusive(32), exclusive(32);
+  for (int i = 0; i < 32; ++i) {
+    inclusive[static_cast<size_t>(i)] = i + 1;
+    exclusive[static_cast<size_t>(i)] = 10 + i;
+  }
+  CHECK(unpack<int32_t>(r.inclusive) == inclusive);
+  CHECK(unpack<int32_t>(r.exclusive) == exclusive);
+  CHECK(unpack<int32_t>(r.aggregates) == std::vector<int32_t>{32});
+
+  // A non-commutative operator (affine maps, the earlier applied first): init goes on the left of the
+  // unseeded prefix, and each segment of 4 restarts.
+  struct Aff {
+    int32_t a, b;
+    bool operator==(const Aff& o) const { return a == o.a && b == o.b; }
+  };
+  ref::Evaluator aff(spec_of(
+      "type Aff { a: i32, b: i32 }\n"
+      "scan f { type = Aff; combine(x, y) = Aff { a: y.a * x.a, b: y.a * x.b + y.b }; identity = Aff { a: 1, b: 0 };"
+      " level = block; threads = 2; items = 2; mode = both; init = Aff { a: 2, b: 3 };"
+      " init_applies_to = exclusive; }"));
+  const std::vector<Aff> x = {{2, 1}, {3, -1}, {-1, 4}, {5, 0}, {2, 2}};
+  auto compose = [](Aff p, Aff q) { return Aff{q.a * p.a, q.a * p.b + q.b}; };
+  std::vector<Aff> inc, exc;
+  for (size_t seg = 0; seg < x.size(); seg += 4) {
+    Aff p{1, 0};
+    for (size_t i = seg; i < std::min(x.size(), seg + 4); ++i) {
+      exc.push_back(compose({2, 3}, p));
+      p = compose(p, x[i]);
+      inc.push_back(p);
+    }
+  }
+  r = run<Aff>(aff, x);
+  CHECK(unpack<Aff>(r.inclusive) == inc);
+  CHECK(unpack<Aff>(r.exclusive) == exc);
+}
+
 TEST_CASE("reference: running_total at device level carries across calls", "[reference][modes]") {
   dsl::Spec spec = spec_of("scan r { type = i32; op = add; mode = both; outputs = running_total, aggregate; }");
   ref::Evaluator ev(spec);

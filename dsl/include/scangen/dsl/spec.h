@@ -248,6 +248,11 @@ struct Spec {
   // making a kernel runs (scangen emit / compile, scangen_generate,
   // Runtime::compile) is skipped; `scangen check` still reports.
   bool assume_associative = false;
+  // Set by `init_applies_to = exclusive;` (warp and block level, mode =
+  // both): init seeds the exclusive results only and the inclusive ones start
+  // from the first element, as rocPRIM's warp_scan::scan; by default init
+  // seeds both, as CUB's WarpScan::Scan.
+  bool init_exclusive_only = false;
 
   bool has_inclusive() const { return mode != Mode::Exclusive; }
   bool has_exclusive() const { return mode != Mode::Inclusive; }

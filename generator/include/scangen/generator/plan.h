@@ -157,6 +157,9 @@ struct Plan {
   int blelloch_pad_shift = 0;  // one spare slot every 2^shift tree nodes
 
   bool seeded = false;  // init is not the identity (their values differ)
+  // Seeded, and init seeds the exclusive results only (init_applies_to =
+  // exclusive; warp and block level, mode = both).
+  bool seed_exclusive_only = false;
   Outputs outputs;
   std::optional<CounterUpdate> counter;  // warp and block scans with a running total
   bool output_may_alias_input = false;   // one output, of the input's type: it may be `in`
