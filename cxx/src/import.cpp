@@ -29,6 +29,8 @@
 #include "clang/Frontend/ASTUnit.h"
 #include "clang/Frontend/TextDiagnosticPrinter.h"
 #include "clang/Tooling/Tooling.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
 #ifndef SCANGEN_CLANG_RESOURCE_DIR
@@ -677,7 +679,13 @@ std::string read_file(const std::string& path) {
 
 std::vector<std::string> clang_arguments(const ImportOptions& options) {
   std::vector<std::string> args = {
-      "-xc++", "-std=c++17", "-w", "-D__host__=", "-D__device__=", "-D__forceinline__=inline", "-DSCANGEN_IMPORT=1"};
+      "-xc++", "-std=c++17", "-w", "-D__host__=", "-D__device__=", "-D__forceinline__=inline", "-DSCANGEN_IMPORT=1",
+      // f16: Clang 14 has no _Float16 on x86, and __half is CUDA's struct with
+      // overloaded operators. Both are read as __fp16 with half arithmetic
+      // (each operation rounded to half, as scangen's f16); cuda_fp16.h is
+      // taken as already included.
+      "-Xclang", "-fnative-half-type", "-Xclang", "-fallow-half-arguments-and-returns", "-D_Float16=__fp16",
+      "-D__half=__fp16", "-D__CUDA_FP16_H__", "-D__CUDA_FP16_HPP__"};
   if (*SCANGEN_CLANG_RESOURCE_DIR) args.push_back("-resource-dir=" SCANGEN_CLANG_RESOURCE_DIR);
   args.insert(args.end(), options.clang_args.begin(), options.clang_args.end());
   return args;
@@ -725,7 +733,7 @@ std::string translate(ASTContext& ctx, const std::string& type_name, const std::
 
   std::string identity = options.identity;
   std::optional<APValue> identity_value;
-  if (identity.empty()) {
+  if (identity.empty() && !options.identity_in_spec) {
     const Expr* id = find_identity(functor);
     if (!id) id = find_identity(element->getAsCXXRecordDecl());
     if (!id)
@@ -746,32 +754,120 @@ std::string translate(ASTContext& ctx, const std::string& type_name, const std::
   if (!op.empty())
     body = "  op = " + op + ";\n";
   else
-    body = "  " + combine + "\n  identity = " + identity + ";\n";
+    body = "  " + combine + "\n" + (identity.empty() ? "" : "  identity = " + identity + ";\n");
   return scan_text(tr.type_decls(), name, type, body, options);
+}
+
+// A parsed translation unit, or Clang's diagnostics.
+struct Parsed {
+  std::unique_ptr<ASTUnit> ast;
+  std::string diagnostics;
+  int errors = 0;
+};
+
+Parsed parse(const std::string& code, const std::string& file_name, const std::vector<std::string>& args) {
+  Parsed p;
+  llvm::raw_string_ostream clang_out(p.diagnostics);
+  IntrusiveRefCntPtr<DiagnosticOptions> diag_options = new DiagnosticOptions();
+  TextDiagnosticPrinter printer(clang_out, diag_options.get());
+  p.ast = tooling::buildASTFromCodeWithArgs(code, args, file_name, "scangen",
+                                            std::make_shared<PCHContainerOperations>(),
+                                            tooling::getClangStripDependencyFileAdjuster(),
+                                            tooling::FileContentMappings(), &printer);
+  clang_out.flush();
+  p.errors = static_cast<int>(printer.getNumErrors());
+  if (!p.ast || p.errors > 0) {
+    if (p.diagnostics.empty()) p.diagnostics = file_name + ": error: Clang could not parse the header\n";
+    p.errors = std::max(1, p.errors);
+  }
+  return p;
+}
+
+// Every file the parse read, as an absolute path, the headers first.
+std::vector<std::string> files_read(const SourceManager& sm, const std::vector<std::string>& headers) {
+  std::vector<std::string> out;
+  std::set<std::string> seen;
+  auto add = [&](llvm::StringRef name) {
+    llvm::SmallString<256> path(name);
+    llvm::sys::fs::make_absolute(path);
+    llvm::sys::path::remove_dots(path, /*remove_dot_dot=*/true);
+    if (seen.insert(std::string(path.str())).second) out.push_back(std::string(path.str()));
+  };
+  for (const std::string& h : headers) add(h);
+  for (auto it = sm.fileinfo_begin(); it != sm.fileinfo_end(); ++it) add(it->first->getName());
+  return out;
 }
 
 }  // namespace
 
 std::string import(const std::string& header_path, const std::string& type_name, const std::string& op_name,
                    const ImportOptions& options) {
-  const std::string code = read_file(header_path);
-  std::string clang_text;
-  llvm::raw_string_ostream clang_out(clang_text);
-  IntrusiveRefCntPtr<DiagnosticOptions> diag_options = new DiagnosticOptions();
-  TextDiagnosticPrinter printer(clang_out, diag_options.get());
-  std::unique_ptr<ASTUnit> ast = tooling::buildASTFromCodeWithArgs(
-      code, clang_arguments(options), header_path, "scangen", std::make_shared<PCHContainerOperations>(),
-      tooling::getClangStripDependencyFileAdjuster(), tooling::FileContentMappings(), &printer);
-  clang_out.flush();
-  if (!ast || printer.getNumErrors() > 0)
-    throw ImportError(clang_text.empty() ? header_path + ": error: Clang could not parse the header\n" : clang_text,
-                      static_cast<int>(std::max(1u, printer.getNumErrors())));
-  ASTContext& ctx = ast->getASTContext();
+  Parsed p = parse(read_file(header_path), header_path, clang_arguments(options));
+  if (p.errors > 0) throw ImportError(p.diagnostics, p.errors);
+  ASTContext& ctx = p.ast->getASTContext();
   try {
     return translate(ctx, type_name, op_name, options);
   } catch (const Unsupported& u) {
     throw ImportError(render(ctx.getSourceManager(), u.loc, u.message, header_path), 1);
   }
+}
+
+dsl::CxxImportResult import_operators(const std::vector<dsl::CxxHeader>& headers,
+                                      const std::vector<dsl::CxxOperatorRequest>& requests) {
+  dsl::CxxImportResult result;
+  ImportOptions options;
+  std::vector<std::string> paths;
+  for (const dsl::CxxHeader& h : headers) {
+    paths.push_back(h.path);
+    options.clang_args.insert(options.clang_args.end(), h.args.begin(), h.args.end());
+  }
+  // One header is the main file, so that Clang's diagnostics name it first;
+  // several are included, in order, by a file of their own.
+  std::string code, main_name = paths.front();
+  try {
+    if (paths.size() == 1) {
+      code = read_file(paths.front());
+    } else {
+      main_name = "scangen-imports.cpp";
+      for (const std::string& p : paths) {
+        read_file(p);  // a clear error for a header that is not there
+        llvm::SmallString<256> abs(p);
+        llvm::sys::fs::make_absolute(abs);
+        code += "#include \"" + std::string(abs.str()) + "\"\n";
+      }
+    }
+  } catch (const ImportError& e) {
+    result.diagnostics = e.diagnostics;
+    result.errors = 1;
+    return result;
+  }
+  Parsed p = parse(code, main_name, clang_arguments(options));
+  if (p.errors > 0) {
+    result.diagnostics = p.diagnostics;
+    result.errors = p.errors;
+    return result;
+  }
+  ASTContext& ctx = p.ast->getASTContext();
+  const SourceManager& sm = ctx.getSourceManager();
+  result.files_read = files_read(sm, paths);
+  std::string where = "\"" + headers.front().path + "\"";
+  for (size_t i = 1; i < headers.size(); ++i) where += (i + 1 == headers.size() ? " or \"" : ", \"") + headers[i].path + "\"";
+  for (const dsl::CxxOperatorRequest& r : requests) {
+    dsl::CxxOperatorResult out;
+    options.identity_in_spec = r.identity_in_spec;
+    if (!find_named(ctx.getTranslationUnitDecl(), r.op, sm)) {
+      out.not_found = "no functor, function or lambda named '" + r.op + "' is declared in " + where;
+    } else {
+      try {
+        out.text = translate(ctx, "", r.op, options);
+      } catch (const Unsupported& u) {
+        out.diagnostics = render(sm, u.loc, u.message, main_name);
+        out.errors = 1;
+      }
+    }
+    result.operators.push_back(std::move(out));
+  }
+  return result;
 }
 
 }  // namespace scangen::cxx
