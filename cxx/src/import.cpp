@@ -7,6 +7,8 @@
 // by Clang's evaluator, so the .scan text computes in C++'s types.
 #include "scangen/cxx/cxx.h"
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -55,6 +57,34 @@ bool is_dsl_keyword(const std::string& s) {
   return s == "type" || s == "scan" || s == "let" || s == "return" || s == "true" || s == "false";
 }
 std::string dsl_name(const std::string& s) { return is_dsl_keyword(s) ? s + "_" : s; }
+
+// A .scan identifier for a C++ name with template arguments:
+// CustomMin<float> -> CustomMin_float, Pair<unsigned int> -> Pair_unsigned_int.
+std::string dsl_identifier(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    const bool word = std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+    if (word)
+      out += c;
+    else if (!out.empty() && out.back() != '_')
+      out += '_';
+  }
+  while (!out.empty() && out.back() == '_') out.pop_back();
+  return dsl_name(out);
+}
+
+// `t`'s name with its template arguments, as C++ prints it.
+std::string template_name(const NamedDecl* d) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  d->getNameForDiagnostic(os, PrintingPolicy(LangOptions()), /*Qualified=*/false);
+  return os.str();
+}
+
+std::string without_spaces(std::string s) {
+  s.erase(std::remove(s.begin(), s.end(), ' '), s.end());
+  return s;
+}
 
 // `t` as C++ code spells it: P, not struct P.
 std::string cxx_name(QualType t) {
@@ -230,12 +260,12 @@ std::string Translator::declare_struct(const RecordDecl* rd, SourceLocation wher
   if (!rd->getDefinition()) refuse(where, "struct '" + rd->getNameAsString() + "' has no definition");
   rd = rd->getDefinition();
   if (const auto* cxx = dyn_cast<CXXRecordDecl>(rd)) {
-    if (isa<ClassTemplateSpecializationDecl>(cxx))
-      refuse(where, "class templates are not supported as the element type: declare a plain struct");
+
     if (cxx->getNumBases()) refuse(rd->getLocation(), "base classes are not supported: put every field in the struct");
     if (cxx->isPolymorphic()) refuse(rd->getLocation(), "virtual functions are not supported in the element type");
   }
-  std::string name = rd->getNameAsString();
+  // A class template's specialization is named with its arguments: Pair<float> is Pair_float.
+  std::string name = isa<ClassTemplateSpecializationDecl>(rd) ? dsl_identifier(template_name(rd)) : rd->getNameAsString();
   if (name.empty()) refuse(rd->getLocation(), "anonymous structs are not supported: give the struct a name");
   name = dsl_name(name);
   std::string body;
@@ -538,7 +568,24 @@ std::string Translator::call(const CallExpr* c) {
 
 // ---- finding the declarations -------------------------------------------------
 
+const NamedDecl* find_named(const DeclContext* dc, const std::string& name, const SourceManager& sm);
+
+// `name` with template arguments (CustomMin<float>): the class template's
+// specialization, instantiated by the line instantiations() adds.
+const NamedDecl* find_specialization(const DeclContext* dc, const std::string& name, const SourceManager& sm) {
+  const std::string base = name.substr(0, name.find('<'));
+  const auto* t = dyn_cast_or_null<ClassTemplateDecl>(find_named(dc, base, sm));
+  if (!t) return nullptr;
+  const std::string args = without_spaces(name.substr(name.find('<')));
+  for (const ClassTemplateSpecializationDecl* spec : t->specializations()) {
+    const std::string printed = without_spaces(template_name(spec));
+    if (printed.substr(printed.find('<')) == args && spec->hasDefinition()) return spec->getDefinition();
+  }
+  return nullptr;
+}
+
 const NamedDecl* find_named(const DeclContext* dc, const std::string& name, const SourceManager& sm) {
+  if (name.find('<') != std::string::npos) return find_specialization(dc, name, sm);
   for (const Decl* d : dc->decls()) {
     if (sm.isInSystemHeader(d->getLocation())) continue;
     if (const auto* nd = dyn_cast<NamedDecl>(d)) {
@@ -577,8 +624,8 @@ const FunctionDecl* find_operator(ASTContext& ctx, const std::string& name, cons
   if (!nd) refuse(file_start, "no functor or function named '" + name + "' is declared in the header");
   if (isa<ClassTemplateDecl>(nd) || isa<FunctionTemplateDecl>(nd))
     refuse(nd->getLocation(), "'" + name +
-                                  "' is a template: templates are not supported; declare a concrete "
-                                  "functor or function for the element type");
+                                  "' is a template: name a class template with its arguments, such as '" + name +
+                                  "<float>', or declare a concrete functor or function for the element type");
   if (const auto* rd = dyn_cast<CXXRecordDecl>(nd)) {
     holder = rd;
     return call_operator(rd);
@@ -677,15 +724,20 @@ std::string read_file(const std::string& path) {
   return s.str();
 }
 
+// A file of the import's own, included before the header.
+const char* const kPreludeName = "scangen-import-prelude.h";
+const char* const kPrelude = "typedef __fp16 __half;\n";
+
 std::vector<std::string> clang_arguments(const ImportOptions& options) {
   std::vector<std::string> args = {
       "-xc++", "-std=c++17", "-w", "-D__host__=", "-D__device__=", "-D__forceinline__=inline", "-DSCANGEN_IMPORT=1",
       // f16: Clang 14 has no _Float16 on x86, and __half is CUDA's struct with
       // overloaded operators. Both are read as __fp16 with half arithmetic
-      // (each operation rounded to half, as scangen's f16); cuda_fp16.h is
-      // taken as already included.
+      // (each operation rounded to half, as scangen's f16): _Float16 by a
+      // macro, __half by the prelude's typedef (libstdc++ names variables
+      // __half); cuda_fp16.h is taken as already included.
       "-Xclang", "-fnative-half-type", "-Xclang", "-fallow-half-arguments-and-returns", "-D_Float16=__fp16",
-      "-D__half=__fp16", "-D__CUDA_FP16_H__", "-D__CUDA_FP16_HPP__"};
+      "-D__CUDA_FP16_H__", "-D__CUDA_FP16_HPP__", "-include", kPreludeName};
   if (*SCANGEN_CLANG_RESOURCE_DIR) args.push_back("-resource-dir=" SCANGEN_CLANG_RESOURCE_DIR);
   args.insert(args.end(), options.clang_args.begin(), options.clang_args.end());
   return args;
@@ -738,13 +790,15 @@ std::string translate(ASTContext& ctx, const std::string& type_name, const std::
     if (!id) id = find_identity(element->getAsCXXRecordDecl());
     if (!id)
       refuse(fn->getLocation(), "no identity: give the functor 'static constexpr " + cxx_name(element) +
-                                    " identity = ...;' or pass --identity EXPR");
+                                    " identity = ...;' or " + options.identity_hint);
     Expr::EvalResult r;
     if (!id->EvaluateAsRValue(r, ctx)) refuse(id->getExprLoc(), "the identity is not a constant expression");
     identity = tr.value(r.Val, element, id->getExprLoc());
     identity_value = r.Val;
   }
-  const std::string name = options.name.empty() ? dsl_name(op_name.substr(op_name.rfind(':') + 1)) : options.name;
+  const std::string unqualified = op_name.substr(0, op_name.find('<'));
+  const std::string name =
+      options.name.empty() ? dsl_identifier(op_name.substr(unqualified.rfind(':') + 1)) : options.name;
   std::string body;
   const std::string x = dsl_name(fn->getParamDecl(0)->getNameAsString());
   const std::string y = dsl_name(fn->getParamDecl(1)->getNameAsString());
@@ -756,6 +810,16 @@ std::string translate(ASTContext& ctx, const std::string& type_name, const std::
   else
     body = "  " + combine + "\n" + (identity.empty() ? "" : "  identity = " + identity + ";\n");
   return scan_text(tr.type_decls(), name, type, body, options);
+}
+
+// The explicit instantiations that operators named with template arguments
+// need (`template struct CustomMin<float>;`), so that Clang instantiates
+// their operator() with its body; added at the end of the main file.
+std::string instantiations(const std::vector<std::string>& ops) {
+  std::string code;
+  for (const std::string& op : ops)
+    if (op.find('<') != std::string::npos) code += "\ntemplate struct " + op + ";\n";
+  return code;
 }
 
 // A parsed translation unit, or Clang's diagnostics.
@@ -773,7 +837,7 @@ Parsed parse(const std::string& code, const std::string& file_name, const std::v
   p.ast = tooling::buildASTFromCodeWithArgs(code, args, file_name, "scangen",
                                             std::make_shared<PCHContainerOperations>(),
                                             tooling::getClangStripDependencyFileAdjuster(),
-                                            tooling::FileContentMappings(), &printer);
+                                            tooling::FileContentMappings{{kPreludeName, kPrelude}}, &printer);
   clang_out.flush();
   p.errors = static_cast<int>(printer.getNumErrors());
   if (!p.ast || p.errors > 0) {
@@ -783,18 +847,22 @@ Parsed parse(const std::string& code, const std::string& file_name, const std::v
   return p;
 }
 
-// Every file the parse read, as an absolute path, the headers first.
+// Every file the parse read, its real path (no links, no "..": Clang
+// reaches libstdc++ through /../lib/gcc/...), the headers first, then the
+// rest in order; not the prelude or a file of includes, which are in memory.
 std::vector<std::string> files_read(const SourceManager& sm, const std::vector<std::string>& headers) {
-  std::vector<std::string> out;
-  std::set<std::string> seen;
-  auto add = [&](llvm::StringRef name) {
-    llvm::SmallString<256> path(name);
-    llvm::sys::fs::make_absolute(path);
-    llvm::sys::path::remove_dots(path, /*remove_dot_dot=*/true);
-    if (seen.insert(std::string(path.str())).second) out.push_back(std::string(path.str()));
+  auto real = [](llvm::StringRef name) {
+    llvm::SmallString<256> path;
+    return llvm::sys::fs::real_path(name, path) ? std::string() : std::string(path.str());
   };
-  for (const std::string& h : headers) add(h);
-  for (auto it = sm.fileinfo_begin(); it != sm.fileinfo_end(); ++it) add(it->first->getName());
+  std::vector<std::string> out, rest;
+  std::set<std::string> seen;
+  for (const std::string& h : headers)
+    if (const std::string p = real(h); !p.empty() && seen.insert(p).second) out.push_back(p);
+  for (auto it = sm.fileinfo_begin(); it != sm.fileinfo_end(); ++it)
+    if (const std::string p = real(it->first->getName()); !p.empty() && seen.insert(p).second) rest.push_back(p);
+  std::sort(rest.begin(), rest.end());
+  out.insert(out.end(), rest.begin(), rest.end());
   return out;
 }
 
@@ -802,7 +870,7 @@ std::vector<std::string> files_read(const SourceManager& sm, const std::vector<s
 
 std::string import(const std::string& header_path, const std::string& type_name, const std::string& op_name,
                    const ImportOptions& options) {
-  Parsed p = parse(read_file(header_path), header_path, clang_arguments(options));
+  Parsed p = parse(read_file(header_path) + instantiations({op_name}), header_path, clang_arguments(options));
   if (p.errors > 0) throw ImportError(p.diagnostics, p.errors);
   ASTContext& ctx = p.ast->getASTContext();
   try {
@@ -816,6 +884,7 @@ dsl::CxxImportResult import_operators(const std::vector<dsl::CxxHeader>& headers
                                       const std::vector<dsl::CxxOperatorRequest>& requests) {
   dsl::CxxImportResult result;
   ImportOptions options;
+  options.identity_hint = "write 'identity = ...;' in the scan";
   std::vector<std::string> paths;
   for (const dsl::CxxHeader& h : headers) {
     paths.push_back(h.path);
@@ -841,7 +910,9 @@ dsl::CxxImportResult import_operators(const std::vector<dsl::CxxHeader>& headers
     result.errors = 1;
     return result;
   }
-  Parsed p = parse(code, main_name, clang_arguments(options));
+  std::vector<std::string> ops;
+  for (const dsl::CxxOperatorRequest& r : requests) ops.push_back(r.op);
+  Parsed p = parse(code + instantiations(ops), main_name, clang_arguments(options));
   if (p.errors > 0) {
     result.diagnostics = p.diagnostics;
     result.errors = p.errors;

@@ -35,6 +35,8 @@ struct ImportOptions {
   std::vector<std::string> clang_args;
   // The scan gives its identity itself: none is looked for or written.
   bool identity_in_spec = false;
+  // How else to give the identity, for the message when there is none.
+  std::string identity_hint = "pass --identity EXPR";
 };
 
 // The header cannot be translated: `diagnostics` holds every problem found,
