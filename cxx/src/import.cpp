@@ -158,6 +158,10 @@ class Translator {
                "a parameter by non-const reference could be modified: take it by value or by "
                "const reference");
       if (pt->isRValueReferenceType()) refuse(p->getLocation(), "rvalue reference parameters are not supported");
+      if (pt->isPointerType())
+        refuse(p->getLocation(),
+               "pointer parameters are not supported: scangen's operator works on values; take the element by "
+               "value or by const reference");
       pt = pt.getNonReferenceType();
       if (!ctx_.hasSameUnqualifiedType(pt, element))
         refuse(p->getLocation(), "parameter '" + p->getNameAsString() + "' has type '" + cxx_name(pt) +
@@ -328,6 +332,8 @@ void Translator::declare_local(const VarDecl* v) {
   if (v->isStaticLocal()) refuse(v->getLocation(), "static local variables keep state between calls; not supported");
   if (!v->hasInit()) refuse(v->getLocation(), "a local variable needs an initializer: '" + v->getNameAsString() + "'");
   const QualType t = v->getType().getNonReferenceType();
+  if (const auto* rd = t->getAsCXXRecordDecl(); rd && rd->isLambda())
+    refuse(v->getInit()->getBeginLoc(), "lambdas inside the operator are not supported: write the computation inline");
   const std::string tn = type_name(t, v->getLocation(), /*allow_bool=*/true);
   std::string name = dsl_name(v->getNameAsString());
   for (int k = 1; used_.count(name); ++k) name = dsl_name(v->getNameAsString()) + "_" + std::to_string(k);
@@ -427,6 +433,7 @@ std::string Translator::expr(const Expr* e) {
   if (const auto* c = dyn_cast<CallExpr>(e)) return call(c);
   if (isa<ImplicitValueInitExpr>(e) && e->getType()->isArithmeticType()) return "0";
   if (isa<LambdaExpr>(e)) refuse(e->getBeginLoc(), "lambdas inside the operator are not supported");
+  if (isa<CXXThrowExpr>(e)) refuse(e->getBeginLoc(), "exceptions are not supported in the operator");
   if (isa<CXXThisExpr>(e))
     refuse(e->getBeginLoc(), "'this' is not supported: the operator may not use the functor's state");
   if (isa<StringLiteral>(e)) refuse(e->getBeginLoc(), "string literals are not supported");
@@ -622,7 +629,12 @@ const FunctionDecl* find_operator(ASTContext& ctx, const std::string& name, cons
                                   SourceLocation file_start) {
   const NamedDecl* nd = find_named(ctx.getTranslationUnitDecl(), name, ctx.getSourceManager());
   if (!nd) refuse(file_start, "no functor or function named '" + name + "' is declared in the header");
-  if (isa<ClassTemplateDecl>(nd) || isa<FunctionTemplateDecl>(nd))
+  if (isa<FunctionTemplateDecl>(nd))
+    refuse(nd->getLocation(), "'" + name +
+                                  "' is a function template: function templates are not supported; declare the "
+                                  "function for the element type, or write a functor class template and name it "
+                                  "with its arguments");
+  if (isa<ClassTemplateDecl>(nd))
     refuse(nd->getLocation(), "'" + name +
                                   "' is a template: name a class template with its arguments, such as '" + name +
                                   "<float>', or declare a concrete functor or function for the element type");

@@ -81,7 +81,8 @@ class Parser {
       // A missing ';' belongs at the end of what came before it, as in C compilers.
       if (k == Tok::Semi && pos_ > 0) {
         const Token& prev = toks_[pos_ - 1];
-        diags_.error({prev.loc.line, prev.loc.col + static_cast<int>(prev.text.size())}, message);
+        const int quotes = prev.kind == Tok::String ? 2 : 0;  // a string's text is without them
+        diags_.error({prev.loc.line, prev.loc.col + static_cast<int>(prev.text.size()) + quotes}, message);
         throw ParseError{};
       }
       fail(peek(), message);
