@@ -132,7 +132,8 @@ int run_emit(const std::vector<std::string>& args) {
   // The header first: a build that sees the new source sees its header too.
   if (!o.header_path.empty()) write_output(o.header_path, out.header, o.files);
   write_output(o.out_path, out.text, o.files);
-  if (!o.depfile_path.empty()) write_output(o.depfile_path, depfile_text(o.out_path, o.files[0], out.imported), o.files);
+  if (!o.depfile_path.empty())
+    write_output(o.depfile_path, depfile_text(o.out_path, o.files[0], out.imported), o.files);
   return kOk;
 }
 

@@ -264,12 +264,12 @@ std::string Translator::declare_struct(const RecordDecl* rd, SourceLocation wher
   if (!rd->getDefinition()) refuse(where, "struct '" + rd->getNameAsString() + "' has no definition");
   rd = rd->getDefinition();
   if (const auto* cxx = dyn_cast<CXXRecordDecl>(rd)) {
-
     if (cxx->getNumBases()) refuse(rd->getLocation(), "base classes are not supported: put every field in the struct");
     if (cxx->isPolymorphic()) refuse(rd->getLocation(), "virtual functions are not supported in the element type");
   }
   // A class template's specialization is named with its arguments: Pair<float> is Pair_float.
-  std::string name = isa<ClassTemplateSpecializationDecl>(rd) ? dsl_identifier(template_name(rd)) : rd->getNameAsString();
+  std::string name =
+      isa<ClassTemplateSpecializationDecl>(rd) ? dsl_identifier(template_name(rd)) : rd->getNameAsString();
   if (name.empty()) refuse(rd->getLocation(), "anonymous structs are not supported: give the struct a name");
   name = dsl_name(name);
   std::string body;
@@ -635,9 +635,8 @@ const FunctionDecl* find_operator(ASTContext& ctx, const std::string& name, cons
                                   "function for the element type, or write a functor class template and name it "
                                   "with its arguments");
   if (isa<ClassTemplateDecl>(nd))
-    refuse(nd->getLocation(), "'" + name +
-                                  "' is a template: name a class template with its arguments, such as '" + name +
-                                  "<float>', or declare a concrete functor or function for the element type");
+    refuse(nd->getLocation(), "'" + name + "' is a template: name a class template with its arguments, such as '" +
+                                  name + "<float>', or declare a concrete functor or function for the element type");
   if (const auto* rd = dyn_cast<CXXRecordDecl>(nd)) {
     holder = rd;
     return call_operator(rd);
@@ -846,10 +845,9 @@ Parsed parse(const std::string& code, const std::string& file_name, const std::v
   llvm::raw_string_ostream clang_out(p.diagnostics);
   IntrusiveRefCntPtr<DiagnosticOptions> diag_options = new DiagnosticOptions();
   TextDiagnosticPrinter printer(clang_out, diag_options.get());
-  p.ast = tooling::buildASTFromCodeWithArgs(code, args, file_name, "scangen",
-                                            std::make_shared<PCHContainerOperations>(),
-                                            tooling::getClangStripDependencyFileAdjuster(),
-                                            tooling::FileContentMappings{{kPreludeName, kPrelude}}, &printer);
+  p.ast = tooling::buildASTFromCodeWithArgs(
+      code, args, file_name, "scangen", std::make_shared<PCHContainerOperations>(),
+      tooling::getClangStripDependencyFileAdjuster(), tooling::FileContentMappings{{kPreludeName, kPrelude}}, &printer);
   clang_out.flush();
   p.errors = static_cast<int>(printer.getNumErrors());
   if (!p.ast || p.errors > 0) {
@@ -934,7 +932,8 @@ dsl::CxxImportResult import_operators(const std::vector<dsl::CxxHeader>& headers
   const SourceManager& sm = ctx.getSourceManager();
   result.files_read = files_read(sm, paths);
   std::string where = "\"" + headers.front().path + "\"";
-  for (size_t i = 1; i < headers.size(); ++i) where += (i + 1 == headers.size() ? " or \"" : ", \"") + headers[i].path + "\"";
+  for (size_t i = 1; i < headers.size(); ++i)
+    where += (i + 1 == headers.size() ? " or \"" : ", \"") + headers[i].path + "\"";
   for (const dsl::CxxOperatorRequest& r : requests) {
     dsl::CxxOperatorResult out;
     options.identity_in_spec = r.identity_in_spec;

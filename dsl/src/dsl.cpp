@@ -17,8 +17,7 @@ Document load(std::string name, std::string text, const LoadOptions& options) {
   doc.file_ = std::make_unique<SourceFile>(std::move(name), std::move(text));
   doc.diags_ = std::make_unique<Diagnostics>(*doc.file_);
   doc.ast_ = parse(*doc.file_, *doc.diags_);
-  if (!doc.ast_.imports.empty())
-    doc.imported_files_ = resolve_imports(doc.ast_, *doc.file_, *doc.diags_, options);
+  if (!doc.ast_.imports.empty()) doc.imported_files_ = resolve_imports(doc.ast_, *doc.file_, *doc.diags_, options);
   doc.specs_ = check(doc.ast_, *doc.diags_);
   return doc;
 }

@@ -96,10 +96,10 @@ class Resolver {
     bool readable = true;
     for (size_t i = 0; i < cxx.size(); ++i) {
       if (std::ifstream(cxx[i].path)) continue;
-      diags_.error(file_.imports[i].loc, "cannot read the C++ header '" + file_.imports[i].header + "'" +
-                                             (cxx[i].path == file_.imports[i].header ? std::string()
-                                                                                     : " (" + cxx[i].path + ")") +
-                                             "; a relative path starts from the .scan file's folder");
+      diags_.error(file_.imports[i].loc,
+                   "cannot read the C++ header '" + file_.imports[i].header + "'" +
+                       (cxx[i].path == file_.imports[i].header ? std::string() : " (" + cxx[i].path + ")") +
+                       "; a relative path starts from the .scan file's folder");
       readable = false;
     }
     if (!readable) {
@@ -109,9 +109,11 @@ class Resolver {
     CxxImportResult r = options.resolve_imports(cxx, requests_);
     if (r.errors > 0 || r.operators.size() != requests_.size()) {
       const SourceLoc at = file_.imports.front().loc;
-      diags_.rendered(at, r.diagnostics.empty() ? "error: the C++ front end did not translate the imports\n" : r.diagnostics,
-                      r.errors);
-      diags_.note(at, file_.imports.size() == 1 ? "in the C++ header imported here" : "in the C++ headers imported here");
+      diags_.rendered(
+          at, r.diagnostics.empty() ? "error: the C++ front end did not translate the imports\n" : r.diagnostics,
+          r.errors);
+      diags_.note(at,
+                  file_.imports.size() == 1 ? "in the C++ header imported here" : "in the C++ headers imported here");
       drop_all();
       return r.files_read;
     }

@@ -31,7 +31,7 @@ class Parser {
         } else if (at(Tok::KwScan)) {
           file.scans.push_back(parse_scan_decl(file));
         } else {
-          fail(peek(), "expected 'type', 'scan' or 'import' at the top level, found " + describe(peek()));
+          fail(peek(), "expected 'type' or 'scan' at the top level, found " + describe(peek()));
         }
       } catch (ParseError&) {
         skip_to_top_level();
@@ -157,7 +157,9 @@ class Parser {
     if (at(Tok::Ident) && peek().text == "with") {
       advance();
       do {
-        if (!at(Tok::String)) fail(peek(), "expected a string after 'with' (a Clang option such as \"-Iinclude\"), found " + describe(peek()));
+        if (!at(Tok::String))
+          fail(peek(),
+               "expected a string after 'with' (a Clang option such as \"-Iinclude\"), found " + describe(peek()));
         import.args.push_back(advance().text);
       } while (accept(Tok::Comma));
     }

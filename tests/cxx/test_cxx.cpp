@@ -308,7 +308,8 @@ TEST_CASE("a .scan file that imports its operator from C++", "[cxx][import]") {
     CHECK(doc.specs()[3].to_string().find("combine(x, y) = x + y * 3;") != std::string::npos);
     CHECK(doc.specs()[4].to_string().find("mode = exclusive;") != std::string::npos);
     bool extra = false;
-    for (const std::string& f : doc.imported_files()) extra = extra || f.find("tests/cxx/inc/extra.h") != std::string::npos;
+    for (const std::string& f : doc.imported_files())
+      extra = extra || f.find("tests/cxx/inc/extra.h") != std::string::npos;
     CHECK(extra);
   }
 }

@@ -28,7 +28,7 @@ struct CxxHeader {
 
 // One scan's `combine = NAME;` (or `combine = "ns::NAME";`).
 struct CxxOperatorRequest {
-  std::string op;                  // the functor, function or lambda variable
+  std::string op;                 // the functor, function or lambda variable
   bool identity_in_spec = false;  // the scan gives `identity = ...;` itself
 };
 
