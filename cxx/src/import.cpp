@@ -270,6 +270,10 @@ std::string Translator::declare_struct(const RecordDecl* rd, SourceLocation wher
   // A class template's specialization is named with its arguments: Pair<float> is Pair_float.
   std::string name =
       isa<ClassTemplateSpecializationDecl>(rd) ? dsl_identifier(template_name(rd)) : rd->getNameAsString();
+  if (name == "__half" || name == "__half2" || name == "__nv_bfloat16" || name == "__nv_bfloat162")
+    refuse(where, "CUDA's '" + name +
+                      "' struct is not supported here: with the CUDA headers that need cuda_fp16.h (CUB's, say) "
+                      "it is CUDA's struct, not a half float; use _Float16, or a header without those includes");
   if (name.empty()) refuse(rd->getLocation(), "anonymous structs are not supported: give the struct a name");
   name = dsl_name(name);
   std::string body;
@@ -742,13 +746,10 @@ const char* const kPrelude = "typedef __fp16 __half;\n";
 std::vector<std::string> clang_arguments(const ImportOptions& options) {
   std::vector<std::string> args = {
       "-xc++", "-std=c++17", "-w", "-D__host__=", "-D__device__=", "-D__forceinline__=inline", "-DSCANGEN_IMPORT=1",
-      // f16: Clang 14 has no _Float16 on x86, and __half is CUDA's struct with
-      // overloaded operators. Both are read as __fp16 with half arithmetic
-      // (each operation rounded to half, as scangen's f16): _Float16 by a
-      // macro, __half by the prelude's typedef (libstdc++ names variables
-      // __half); cuda_fp16.h is taken as already included.
-      "-Xclang", "-fnative-half-type", "-Xclang", "-fallow-half-arguments-and-returns", "-D_Float16=__fp16",
-      "-D__CUDA_FP16_H__", "-D__CUDA_FP16_HPP__", "-include", kPreludeName};
+      // f16: Clang 14 has no _Float16 on x86; it is read as __fp16 with half
+      // arithmetic (each operation rounded to half, as scangen's f16). For
+      // __half, see parse().
+      "-Xclang", "-fnative-half-type", "-Xclang", "-fallow-half-arguments-and-returns", "-D_Float16=__fp16"};
   if (*SCANGEN_CLANG_RESOURCE_DIR) args.push_back("-resource-dir=" SCANGEN_CLANG_RESOURCE_DIR);
   args.insert(args.end(), options.clang_args.begin(), options.clang_args.end());
   return args;
@@ -840,7 +841,7 @@ struct Parsed {
   int errors = 0;
 };
 
-Parsed parse(const std::string& code, const std::string& file_name, const std::vector<std::string>& args) {
+Parsed parse_once(const std::string& code, const std::string& file_name, const std::vector<std::string>& args) {
   Parsed p;
   llvm::raw_string_ostream clang_out(p.diagnostics);
   IntrusiveRefCntPtr<DiagnosticOptions> diag_options = new DiagnosticOptions();
@@ -856,6 +857,36 @@ Parsed parse(const std::string& code, const std::string& file_name, const std::v
   }
   return p;
 }
+
+// What the parse of libstdc++'s <cmath> costs is mostly its C++17 special
+// functions (bits/specfun.h, with <limits>, stl_algobase.h and the TR1
+// implementations): two thirds of the CPU time of a header that includes
+// <cmath> and <cstdint> (docs/cxx.md, "Cost"). An operator cannot call them,
+// so the header is parsed first with that file's include guard defined;
+// a header that does not compile so (one that uses <limits> without
+// including it, say) is parsed again as it is, and its diagnostics are that
+// parse's.
+//
+// CUDA's __half is a struct whose operators call intrinsics. A header that
+// names __half (`half`) is parsed with __half as __fp16 (the prelude's
+// typedef: libstdc++ names variables __half, so not a macro) and cuda_fp16.h
+// taken as already included; where that does not compile (CUDA headers that
+// need cuda_fp16.h, such as CUB's), it is parsed as it is, and a __half
+// field is refused.
+Parsed parse(const std::string& code, const std::string& file_name, const std::vector<std::string>& args,
+             bool half) {
+  std::vector<std::string> as_is = args;
+  if (half)
+    as_is.insert(as_is.end(), {"-D__CUDA_FP16_H__", "-D__CUDA_FP16_HPP__", "-include", kPreludeName});
+  std::vector<std::string> trimmed = as_is;
+  trimmed.push_back("-D_GLIBCXX_BITS_SPECFUN_H=1");
+  Parsed p = parse_once(code, file_name, trimmed);
+  if (p.errors > 0) p = parse_once(code, file_name, as_is);
+  if (p.errors > 0 && half) p = parse_once(code, file_name, args);
+  return p;
+}
+
+bool names_half(const std::string& code) { return code.find("__half") != std::string::npos; }
 
 // Every file the parse read, its real path (no links, no "..": Clang
 // reaches libstdc++ through /../lib/gcc/...), the headers first, then the
@@ -880,7 +911,8 @@ std::vector<std::string> files_read(const SourceManager& sm, const std::vector<s
 
 std::string import(const std::string& header_path, const std::string& type_name, const std::string& op_name,
                    const ImportOptions& options) {
-  Parsed p = parse(read_file(header_path) + instantiations({op_name}), header_path, clang_arguments(options));
+  const std::string code = read_file(header_path);
+  Parsed p = parse(code + instantiations({op_name}), header_path, clang_arguments(options), names_half(code));
   if (p.errors > 0) throw ImportError(p.diagnostics, p.errors);
   ASTContext& ctx = p.ast->getASTContext();
   try {
@@ -903,13 +935,15 @@ dsl::CxxImportResult import_operators(const std::vector<dsl::CxxHeader>& headers
   // One header is the main file, so that Clang's diagnostics name it first;
   // several are included, in order, by a file of their own.
   std::string code, main_name = paths.front();
+  bool half = false;
   try {
     if (paths.size() == 1) {
       code = read_file(paths.front());
+      half = names_half(code);
     } else {
       main_name = "scangen-imports.cpp";
       for (const std::string& p : paths) {
-        read_file(p);  // a clear error for a header that is not there
+        half = names_half(read_file(p)) || half;
         llvm::SmallString<256> abs(p);
         llvm::sys::fs::make_absolute(abs);
         code += "#include \"" + std::string(abs.str()) + "\"\n";
@@ -922,7 +956,7 @@ dsl::CxxImportResult import_operators(const std::vector<dsl::CxxHeader>& headers
   }
   std::vector<std::string> ops;
   for (const dsl::CxxOperatorRequest& r : requests) ops.push_back(r.op);
-  Parsed p = parse(code + instantiations(ops), main_name, clang_arguments(options));
+  Parsed p = parse(code + instantiations(ops), main_name, clang_arguments(options), half);
   if (p.errors > 0) {
     result.diagnostics = p.diagnostics;
     result.errors = p.errors;

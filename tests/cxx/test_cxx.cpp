@@ -229,6 +229,11 @@ TEST_CASE("the wrong --type, an unknown operator and a C++ syntax error", "[cxx]
   }
 }
 
+TEST_CASE("a header that needs what the first parse leaves out of <cmath>", "[cxx]") {
+  const std::string t = scangen::cxx::import(kHere + "/limits_via_cmath.h", "float", "LowestMax", ImportOptions{});
+  CHECK(t.find("op = max;") != std::string::npos);
+}
+
 TEST_CASE("class templates named with their arguments, and f16", "[cxx]") {
   const std::string h = kHere + "/supported.h";
   SECTION("a functor class template") {
