@@ -873,11 +873,9 @@ Parsed parse_once(const std::string& code, const std::string& file_name, const s
 // taken as already included; where that does not compile (CUDA headers that
 // need cuda_fp16.h, such as CUB's), it is parsed as it is, and a __half
 // field is refused.
-Parsed parse(const std::string& code, const std::string& file_name, const std::vector<std::string>& args,
-             bool half) {
+Parsed parse(const std::string& code, const std::string& file_name, const std::vector<std::string>& args, bool half) {
   std::vector<std::string> as_is = args;
-  if (half)
-    as_is.insert(as_is.end(), {"-D__CUDA_FP16_H__", "-D__CUDA_FP16_HPP__", "-include", kPreludeName});
+  if (half) as_is.insert(as_is.end(), {"-D__CUDA_FP16_H__", "-D__CUDA_FP16_HPP__", "-include", kPreludeName});
   std::vector<std::string> trimmed = as_is;
   trimmed.push_back("-D_GLIBCXX_BITS_SPECFUN_H=1");
   Parsed p = parse_once(code, file_name, trimmed);
