@@ -261,7 +261,7 @@ class Parser {
       return item;
     }
     expect(Tok::Assign, ("after '" + item.key + "'").c_str());
-    if (at(Tok::String) && peek(1).kind == Tok::Semi) {
+    if (item.key == "combine" && at(Tok::String) && peek(1).kind == Tok::Semi) {
       // `combine = "ns::Op";`: a C++ name that is not a .scan identifier.
       item.values.push_back(make(ast::ExprKind::Name, peek().loc, advance().text));
       advance();

@@ -259,6 +259,16 @@ TEST_CASE("class templates named with their arguments, and f16", "[cxx]") {
     CHECK(t.find("identity = Halves { a: 0.0, b: -inf };") != std::string::npos);
     resolved("halves.scan", t);
   }
+  SECTION("CUDA's __half struct is refused") {
+    try {
+      scangen::cxx::import(kHere + "/half_struct.h", "", "HalfStructOp", ImportOptions{});
+      FAIL("a __half struct was imported");
+    } catch (const ImportError& e) {
+      INFO(e.diagnostics);
+      CHECK(e.diagnostics.find("half_struct.h:8:10: error: CUDA's '__half' struct is not supported here") !=
+            std::string::npos);
+    }
+  }
 }
 
 // ---- import "HEADER"; in .scan files --------------------------------------------
