@@ -83,6 +83,13 @@ std::string base_name(const std::string& path);
 std::vector<generator::Plan> select_plans(const dsl::Document& doc, const std::string& path, const std::string& only,
                                           const generator::Target& target);
 
+// ---- the C++ front end (verb_import.cpp) -----------------------------------------
+
+// dsl::load's options: `import "HEADER";` resolved by the C++ front end
+// (scangen-cxx.so, loaded only when a file imports), or, where it was not
+// built, a diagnostic that says how to get it.
+dsl::LoadOptions load_options();
+
 // ---- the commands (verb_*.cpp) --------------------------------------------------
 
 int run_check(const std::vector<std::string>& args);

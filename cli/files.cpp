@@ -63,7 +63,9 @@ int write_all(int fd, const std::string& text) {
 
 }  // namespace
 
-dsl::Document load(const std::string& path) { return dsl::load(path == "-" ? "<stdin>" : path, read_input(path)); }
+dsl::Document load(const std::string& path) {
+  return dsl::load(path == "-" ? "<stdin>" : path, read_input(path), load_options());
+}
 
 // Writes `text` to standard output ("" or "-") or to `path`. A regular file
 // (or a new one) is written through a temporary file of a unique name

@@ -29,12 +29,14 @@ const char* const kEmitUsage =
     "                      function that checks its arguments and launches the kernels\n"
     "                      (CUDA: declared in H, defined at the end of the .cu; OpenCL: H\n"
     "                      holds the source and builds it once per context). docs/cli.md\n"
+    "  --depfile D         also write D, the Make/Ninja dependencies of OUT: FILE and every\n"
+    "                      C++ header it imports (CMake's DEPFILE; needs -o)\n"
     "  --opencl-builtins   write OpenCL 2.0's work_group_scan_* / work_group_reduce_*\n"
     "                      for OpenCL 1.2 devices instead (docs/opencl-builtins.md)\n";
 
 struct EmitOptions {
   std::vector<std::string> files;
-  std::string only, out_path, header_path;
+  std::string only, out_path, header_path, depfile_path;
   bool builtins = false;
   generator::Target target;  // the backend, and with --arch the CUDA architecture
 };
@@ -42,7 +44,26 @@ struct EmitOptions {
 // What emit writes: the source, and the header where --header asks for one.
 struct Emitted {
   std::string text, header;
+  std::vector<std::string> imported;  // the files the scans' imports read
 };
+
+// `path` as a word of a Make/Ninja depfile.
+std::string depfile_word(const std::string& path) {
+  std::string out;
+  for (char c : path) {
+    if (c == ' ' || c == '\\' || c == '#') out += '\\';
+    if (c == '$') out += '$';
+    out += c;
+  }
+  return out;
+}
+
+// `OUT: FILE HEADER...`, one dependency a line.
+std::string depfile_text(const std::string& out, const std::string& file, const std::vector<std::string>& imported) {
+  std::string text = depfile_word(out) + ": " + depfile_word(file);
+  for (const std::string& f : imported) text += " \\\n  " + depfile_word(f);
+  return text + "\n";
+}
 
 // The source (and header) of the scans of the one FILE; the document's
 // diagnostics are printed, and nothing returned, when it does not check.
@@ -58,6 +79,7 @@ std::optional<Emitted> emit_scans(const EmitOptions& o) {
   generator::EmitOptions options;
   if (!o.out_path.empty() && o.out_path != "-") options.source_name = base_name(o.out_path);
   Emitted out;
+  out.imported = doc.imported_files();
   out.text = generator::emit(plans, options);
   if (!o.header_path.empty()) {
     generator::HostOptions host;
@@ -90,16 +112,19 @@ int run_emit(const std::vector<std::string>& args) {
           o.header_path = v;
           if (v.empty() || v == "-") throw UserError{"--header needs a file name"};
         }},
+       {{"--depfile"}, Takes::Next, "--depfile needs a file name", [&](const std::string& v) { o.depfile_path = v; }},
        {{"--opencl-builtins"}, Takes::Nothing, "", [&](const std::string&) { o.builtins = true; }}},
       [&](const std::string& word) { o.files.push_back(word); }};
   if (!parse_command_line(line, args)) return kOk;
   if (o.target.backend != generator::Backend::Cuda) o.target.arch = 0;  // OpenCL plans have no architecture
   Emitted out;
   if (o.builtins) {
-    if (!o.files.empty() || !o.only.empty() || !o.header_path.empty())
-      throw UserError{"--opencl-builtins takes no FILE, no --scan and no --header"};
+    if (!o.files.empty() || !o.only.empty() || !o.header_path.empty() || !o.depfile_path.empty())
+      throw UserError{"--opencl-builtins takes no FILE, no --scan, no --header and no --depfile"};
     out.text = generator::emit_opencl_builtins();
   } else {
+    if (!o.depfile_path.empty() && (o.out_path.empty() || o.out_path == "-"))
+      throw UserError{"--depfile needs -o OUT: the depfile lists what OUT depends on"};
     std::optional<Emitted> scans = emit_scans(o);
     if (!scans) return kUserError;
     out = std::move(*scans);
@@ -107,6 +132,8 @@ int run_emit(const std::vector<std::string>& args) {
   // The header first: a build that sees the new source sees its header too.
   if (!o.header_path.empty()) write_output(o.header_path, out.header, o.files);
   write_output(o.out_path, out.text, o.files);
+  if (!o.depfile_path.empty())
+    write_output(o.depfile_path, depfile_text(o.out_path, o.files[0], out.imported), o.files);
   return kOk;
 }
 

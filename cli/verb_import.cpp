@@ -48,11 +48,16 @@ struct ImportArgs {
 
 using ImportFn = int (*)(const std::string*, const std::string*, const std::string*, const cxx::ImportOptions*,
                          std::string*, std::string*);
+using ImportOperatorsFn = int (*)(const std::vector<dsl::CxxHeader>*, const std::vector<dsl::CxxOperatorRequest>*,
+                                  dsl::CxxImportResult*);
 
-// The front end's entry point from scangen-cxx.so ($SCANGEN_CXX_MODULE, else
-// next to the program, else in the installed LIBDIR/scangen/), or a UserError
-// that says how to get it.
-ImportFn load_front_end() {
+const char* const kNoFrontEnd =
+    "this scangen was built without Clang libTooling; install libclang-14-dev libclang-cpp14-dev llvm-14-dev "
+    "(scripts/setup-deps), then configure and build scangen again";
+
+// Where scangen-cxx.so may be: $SCANGEN_CXX_MODULE, else next to the
+// program, else in the installed LIBDIR/scangen/.
+std::vector<std::string> module_candidates() {
   std::vector<std::string> candidates;
   if (const char* env = std::getenv("SCANGEN_CXX_MODULE")) candidates.push_back(env);
   char self[4096];
@@ -63,22 +68,55 @@ ImportFn load_front_end() {
     candidates.push_back(dir + "scangen-cxx.so");
     candidates.push_back(dir + SCANGEN_CXX_MODULE_DIR "/scangen-cxx.so");
   }
+  return candidates;
+}
+
+bool module_exists() {
+  for (const std::string& path : module_candidates())
+    if (access(path.c_str(), F_OK) == 0) return true;
+  return false;
+}
+
+// The front end's entry point `symbol` from scangen-cxx.so, or a UserError
+// that says how to get it.
+void* front_end(const char* symbol) {
   std::string why;
-  for (const std::string& path : candidates) {
+  for (const std::string& path : module_candidates()) {
     if (access(path.c_str(), F_OK) != 0) continue;
     if (void* module = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL)) {
-      if (void* entry = dlsym(module, "scangen_cxx_import_v1")) return reinterpret_cast<ImportFn>(entry);
-      why = path + " has no scangen_cxx_import_v1";
+      if (void* entry = dlsym(module, symbol)) return entry;
+      why = path + " has no " + symbol;
     } else {
       why = dlerror();
     }
   }
-  throw UserError{"the C++ front end is not available" + (why.empty() ? std::string() : " (" + why + ")") +
-                  ": this scangen was built without Clang libTooling; install libclang-14-dev "
-                  "libclang-cpp14-dev llvm-14-dev (scripts/setup-deps), then configure and build scangen again"};
+  throw UserError{"the C++ front end is not available" + (why.empty() ? std::string() : " (" + why + ")") + ": " +
+                  kNoFrontEnd};
 }
 
 }  // namespace
+
+dsl::LoadOptions load_options() {
+  dsl::LoadOptions options;
+  if (!module_exists()) {
+    options.no_resolver = std::string("importing a C++ header needs scangen's C++ front end: ") + kNoFrontEnd;
+    return options;
+  }
+  // Loaded only when a file imports.
+  options.resolve_imports = [](const std::vector<dsl::CxxHeader>& headers,
+                               const std::vector<dsl::CxxOperatorRequest>& requests) {
+    dsl::CxxImportResult result;
+    try {
+      const auto resolve = reinterpret_cast<ImportOperatorsFn>(front_end("scangen_cxx_import_operators_v1"));
+      resolve(&headers, &requests, &result);
+    } catch (const UserError& e) {
+      result.diagnostics = "error: " + e.message + "\n";
+      result.errors = 1;
+    }
+    return result;
+  };
+  return options;
+}
 
 int run_import(const std::vector<std::string>& args) {
   ImportArgs a;
@@ -106,7 +144,7 @@ int run_import(const std::vector<std::string>& args) {
   if (!parse_command_line(line, args)) return kOk;
   if (a.header.empty()) throw UserError{std::string("import needs a HEADER\n") + kImportUsage};
   if (a.op.empty()) throw UserError{"import needs --op, the functor or function that combines two elements"};
-  const ImportFn translate = load_front_end();
+  const auto translate = reinterpret_cast<ImportFn>(front_end("scangen_cxx_import_v1"));
   std::string text, diagnostics;
   const int errors = translate(&a.header, &a.type, &a.op, &a.options, &text, &diagnostics);
   if (errors > 0) {

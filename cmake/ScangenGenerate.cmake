@@ -12,7 +12,9 @@
 # written to OUTPUT_DIR (default: ${CMAKE_CURRENT_BINARY_DIR}/scangen/<target>),
 # which becomes a PUBLIC include directory of <target>. One custom command
 # per spec and backend runs `scangen emit S.scan --target B -o S.cu --header
-# S_cuda.h` again whenever the spec or the scangen program changes.
+# S_cuda.h --depfile S_cuda.d` again whenever the spec, a C++ header it
+# imports (`import "ops.h";`, listed in the depfile) or the scangen program
+# changes.
 #
 # BACKENDS: cuda and opencl when the CUDA language is enabled, opencl alone
 # otherwise. A wrong call stops the configuration (SEND_ERROR) with a sentence
@@ -120,10 +122,15 @@ function(scangen_generate)
         set(source "${out_dir}/${stem}.cl")
       endif()
       set(header "${out_dir}/${stem}_${backend}.h")
+      # The depfile lists the C++ headers the spec imports (and what they
+      # include): editing the operator regenerates the kernels.
+      set(depfile "${out_dir}/${stem}_${backend}.d")
       add_custom_command(
         OUTPUT "${source}" "${header}"
         COMMAND scangen::scangen emit "${spec_path}" --target ${backend} -o "${source}" --header "${header}"
+                --depfile "${depfile}"
         DEPENDS "${spec_path}" "$<TARGET_FILE:scangen::scangen>"
+        DEPFILE "${depfile}"
         COMMENT "scangen emit ${stem}.scan --target ${backend}"
         VERBATIM)
       list(APPEND outputs "${source}" "${header}")

@@ -7,6 +7,8 @@
 // by Clang's evaluator, so the .scan text computes in C++'s types.
 #include "scangen/cxx/cxx.h"
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -29,6 +31,8 @@
 #include "clang/Frontend/ASTUnit.h"
 #include "clang/Frontend/TextDiagnosticPrinter.h"
 #include "clang/Tooling/Tooling.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
 #ifndef SCANGEN_CLANG_RESOURCE_DIR
@@ -53,6 +57,34 @@ bool is_dsl_keyword(const std::string& s) {
   return s == "type" || s == "scan" || s == "let" || s == "return" || s == "true" || s == "false";
 }
 std::string dsl_name(const std::string& s) { return is_dsl_keyword(s) ? s + "_" : s; }
+
+// A .scan identifier for a C++ name with template arguments:
+// CustomMin<float> -> CustomMin_float, Pair<unsigned int> -> Pair_unsigned_int.
+std::string dsl_identifier(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    const bool word = std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+    if (word)
+      out += c;
+    else if (!out.empty() && out.back() != '_')
+      out += '_';
+  }
+  while (!out.empty() && out.back() == '_') out.pop_back();
+  return dsl_name(out);
+}
+
+// `t`'s name with its template arguments, as C++ prints it.
+std::string template_name(const NamedDecl* d) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  d->getNameForDiagnostic(os, PrintingPolicy(LangOptions()), /*Qualified=*/false);
+  return os.str();
+}
+
+std::string without_spaces(std::string s) {
+  s.erase(std::remove(s.begin(), s.end(), ' '), s.end());
+  return s;
+}
 
 // `t` as C++ code spells it: P, not struct P.
 std::string cxx_name(QualType t) {
@@ -126,6 +158,10 @@ class Translator {
                "a parameter by non-const reference could be modified: take it by value or by "
                "const reference");
       if (pt->isRValueReferenceType()) refuse(p->getLocation(), "rvalue reference parameters are not supported");
+      if (pt->isPointerType())
+        refuse(p->getLocation(),
+               "pointer parameters are not supported: scangen's operator works on values; take the element by "
+               "value or by const reference");
       pt = pt.getNonReferenceType();
       if (!ctx_.hasSameUnqualifiedType(pt, element))
         refuse(p->getLocation(), "parameter '" + p->getNameAsString() + "' has type '" + cxx_name(pt) +
@@ -228,12 +264,16 @@ std::string Translator::declare_struct(const RecordDecl* rd, SourceLocation wher
   if (!rd->getDefinition()) refuse(where, "struct '" + rd->getNameAsString() + "' has no definition");
   rd = rd->getDefinition();
   if (const auto* cxx = dyn_cast<CXXRecordDecl>(rd)) {
-    if (isa<ClassTemplateSpecializationDecl>(cxx))
-      refuse(where, "class templates are not supported as the element type: declare a plain struct");
     if (cxx->getNumBases()) refuse(rd->getLocation(), "base classes are not supported: put every field in the struct");
     if (cxx->isPolymorphic()) refuse(rd->getLocation(), "virtual functions are not supported in the element type");
   }
-  std::string name = rd->getNameAsString();
+  // A class template's specialization is named with its arguments: Pair<float> is Pair_float.
+  std::string name =
+      isa<ClassTemplateSpecializationDecl>(rd) ? dsl_identifier(template_name(rd)) : rd->getNameAsString();
+  if (name == "__half" || name == "__half2" || name == "__nv_bfloat16" || name == "__nv_bfloat162")
+    refuse(where, "CUDA's '" + name +
+                      "' struct is not supported here: with the CUDA headers that need cuda_fp16.h (CUB's, say) "
+                      "it is CUDA's struct, not a half float; use _Float16, or a header without those includes");
   if (name.empty()) refuse(rd->getLocation(), "anonymous structs are not supported: give the struct a name");
   name = dsl_name(name);
   std::string body;
@@ -296,6 +336,8 @@ void Translator::declare_local(const VarDecl* v) {
   if (v->isStaticLocal()) refuse(v->getLocation(), "static local variables keep state between calls; not supported");
   if (!v->hasInit()) refuse(v->getLocation(), "a local variable needs an initializer: '" + v->getNameAsString() + "'");
   const QualType t = v->getType().getNonReferenceType();
+  if (const auto* rd = t->getAsCXXRecordDecl(); rd && rd->isLambda())
+    refuse(v->getInit()->getBeginLoc(), "lambdas inside the operator are not supported: write the computation inline");
   const std::string tn = type_name(t, v->getLocation(), /*allow_bool=*/true);
   std::string name = dsl_name(v->getNameAsString());
   for (int k = 1; used_.count(name); ++k) name = dsl_name(v->getNameAsString()) + "_" + std::to_string(k);
@@ -395,6 +437,7 @@ std::string Translator::expr(const Expr* e) {
   if (const auto* c = dyn_cast<CallExpr>(e)) return call(c);
   if (isa<ImplicitValueInitExpr>(e) && e->getType()->isArithmeticType()) return "0";
   if (isa<LambdaExpr>(e)) refuse(e->getBeginLoc(), "lambdas inside the operator are not supported");
+  if (isa<CXXThrowExpr>(e)) refuse(e->getBeginLoc(), "exceptions are not supported in the operator");
   if (isa<CXXThisExpr>(e))
     refuse(e->getBeginLoc(), "'this' is not supported: the operator may not use the functor's state");
   if (isa<StringLiteral>(e)) refuse(e->getBeginLoc(), "string literals are not supported");
@@ -536,7 +579,24 @@ std::string Translator::call(const CallExpr* c) {
 
 // ---- finding the declarations -------------------------------------------------
 
+const NamedDecl* find_named(const DeclContext* dc, const std::string& name, const SourceManager& sm);
+
+// `name` with template arguments (CustomMin<float>): the class template's
+// specialization, instantiated by the line instantiations() adds.
+const NamedDecl* find_specialization(const DeclContext* dc, const std::string& name, const SourceManager& sm) {
+  const std::string base = name.substr(0, name.find('<'));
+  const auto* t = dyn_cast_or_null<ClassTemplateDecl>(find_named(dc, base, sm));
+  if (!t) return nullptr;
+  const std::string args = without_spaces(name.substr(name.find('<')));
+  for (const ClassTemplateSpecializationDecl* spec : t->specializations()) {
+    const std::string printed = without_spaces(template_name(spec));
+    if (printed.substr(printed.find('<')) == args && spec->hasDefinition()) return spec->getDefinition();
+  }
+  return nullptr;
+}
+
 const NamedDecl* find_named(const DeclContext* dc, const std::string& name, const SourceManager& sm) {
+  if (name.find('<') != std::string::npos) return find_specialization(dc, name, sm);
   for (const Decl* d : dc->decls()) {
     if (sm.isInSystemHeader(d->getLocation())) continue;
     if (const auto* nd = dyn_cast<NamedDecl>(d)) {
@@ -573,10 +633,14 @@ const FunctionDecl* find_operator(ASTContext& ctx, const std::string& name, cons
                                   SourceLocation file_start) {
   const NamedDecl* nd = find_named(ctx.getTranslationUnitDecl(), name, ctx.getSourceManager());
   if (!nd) refuse(file_start, "no functor or function named '" + name + "' is declared in the header");
-  if (isa<ClassTemplateDecl>(nd) || isa<FunctionTemplateDecl>(nd))
+  if (isa<FunctionTemplateDecl>(nd))
     refuse(nd->getLocation(), "'" + name +
-                                  "' is a template: templates are not supported; declare a concrete "
-                                  "functor or function for the element type");
+                                  "' is a function template: function templates are not supported; declare the "
+                                  "function for the element type, or write a functor class template and name it "
+                                  "with its arguments");
+  if (isa<ClassTemplateDecl>(nd))
+    refuse(nd->getLocation(), "'" + name + "' is a template: name a class template with its arguments, such as '" +
+                                  name + "<float>', or declare a concrete functor or function for the element type");
   if (const auto* rd = dyn_cast<CXXRecordDecl>(nd)) {
     holder = rd;
     return call_operator(rd);
@@ -675,9 +739,17 @@ std::string read_file(const std::string& path) {
   return s.str();
 }
 
+// A file of the import's own, included before the header.
+const char* const kPreludeName = "scangen-import-prelude.h";
+const char* const kPrelude = "typedef __fp16 __half;\n";
+
 std::vector<std::string> clang_arguments(const ImportOptions& options) {
   std::vector<std::string> args = {
-      "-xc++", "-std=c++17", "-w", "-D__host__=", "-D__device__=", "-D__forceinline__=inline", "-DSCANGEN_IMPORT=1"};
+      "-xc++", "-std=c++17", "-w", "-D__host__=", "-D__device__=", "-D__forceinline__=inline", "-DSCANGEN_IMPORT=1",
+      // f16: Clang 14 has no _Float16 on x86; it is read as __fp16 with half
+      // arithmetic (each operation rounded to half, as scangen's f16). For
+      // __half, see parse().
+      "-Xclang", "-fnative-half-type", "-Xclang", "-fallow-half-arguments-and-returns", "-D_Float16=__fp16"};
   if (*SCANGEN_CLANG_RESOURCE_DIR) args.push_back("-resource-dir=" SCANGEN_CLANG_RESOURCE_DIR);
   args.insert(args.end(), options.clang_args.begin(), options.clang_args.end());
   return args;
@@ -725,18 +797,20 @@ std::string translate(ASTContext& ctx, const std::string& type_name, const std::
 
   std::string identity = options.identity;
   std::optional<APValue> identity_value;
-  if (identity.empty()) {
+  if (identity.empty() && !options.identity_in_spec) {
     const Expr* id = find_identity(functor);
     if (!id) id = find_identity(element->getAsCXXRecordDecl());
     if (!id)
       refuse(fn->getLocation(), "no identity: give the functor 'static constexpr " + cxx_name(element) +
-                                    " identity = ...;' or pass --identity EXPR");
+                                    " identity = ...;' or " + options.identity_hint);
     Expr::EvalResult r;
     if (!id->EvaluateAsRValue(r, ctx)) refuse(id->getExprLoc(), "the identity is not a constant expression");
     identity = tr.value(r.Val, element, id->getExprLoc());
     identity_value = r.Val;
   }
-  const std::string name = options.name.empty() ? dsl_name(op_name.substr(op_name.rfind(':') + 1)) : options.name;
+  const std::string unqualified = op_name.substr(0, op_name.find('<'));
+  const std::string name =
+      options.name.empty() ? dsl_identifier(op_name.substr(unqualified.rfind(':') + 1)) : options.name;
   std::string body;
   const std::string x = dsl_name(fn->getParamDecl(0)->getNameAsString());
   const std::string y = dsl_name(fn->getParamDecl(1)->getNameAsString());
@@ -746,8 +820,89 @@ std::string translate(ASTContext& ctx, const std::string& type_name, const std::
   if (!op.empty())
     body = "  op = " + op + ";\n";
   else
-    body = "  " + combine + "\n  identity = " + identity + ";\n";
+    body = "  " + combine + "\n" + (identity.empty() ? "" : "  identity = " + identity + ";\n");
   return scan_text(tr.type_decls(), name, type, body, options);
+}
+
+// The explicit instantiations that operators named with template arguments
+// need (`template struct CustomMin<float>;`), so that Clang instantiates
+// their operator() with its body; added at the end of the main file.
+std::string instantiations(const std::vector<std::string>& ops) {
+  std::string code;
+  for (const std::string& op : ops)
+    if (op.find('<') != std::string::npos) code += "\ntemplate struct " + op + ";\n";
+  return code;
+}
+
+// A parsed translation unit, or Clang's diagnostics.
+struct Parsed {
+  std::unique_ptr<ASTUnit> ast;
+  std::string diagnostics;
+  int errors = 0;
+};
+
+Parsed parse_once(const std::string& code, const std::string& file_name, const std::vector<std::string>& args) {
+  Parsed p;
+  llvm::raw_string_ostream clang_out(p.diagnostics);
+  IntrusiveRefCntPtr<DiagnosticOptions> diag_options = new DiagnosticOptions();
+  TextDiagnosticPrinter printer(clang_out, diag_options.get());
+  p.ast = tooling::buildASTFromCodeWithArgs(
+      code, args, file_name, "scangen", std::make_shared<PCHContainerOperations>(),
+      tooling::getClangStripDependencyFileAdjuster(), tooling::FileContentMappings{{kPreludeName, kPrelude}}, &printer);
+  clang_out.flush();
+  p.errors = static_cast<int>(printer.getNumErrors());
+  if (!p.ast || p.errors > 0) {
+    if (p.diagnostics.empty()) p.diagnostics = file_name + ": error: Clang could not parse the header\n";
+    p.errors = std::max(1, p.errors);
+  }
+  return p;
+}
+
+// What the parse of libstdc++'s <cmath> costs is mostly its C++17 special
+// functions (bits/specfun.h, with <limits>, stl_algobase.h and the TR1
+// implementations): two thirds of the CPU time of a header that includes
+// <cmath> and <cstdint> (docs/cxx.md, "Cost"). An operator cannot call them,
+// so the header is parsed first with that file's include guard defined;
+// a header that does not compile so (one that uses <limits> without
+// including it, say) is parsed again as it is, and its diagnostics are that
+// parse's.
+//
+// CUDA's __half is a struct whose operators call intrinsics. A header that
+// names __half (`half`) is parsed with __half as __fp16 (the prelude's
+// typedef: libstdc++ names variables __half, so not a macro) and cuda_fp16.h
+// taken as already included; where that does not compile (CUDA headers that
+// need cuda_fp16.h, such as CUB's), it is parsed as it is, and a __half
+// field is refused.
+Parsed parse(const std::string& code, const std::string& file_name, const std::vector<std::string>& args, bool half) {
+  std::vector<std::string> as_is = args;
+  if (half) as_is.insert(as_is.end(), {"-D__CUDA_FP16_H__", "-D__CUDA_FP16_HPP__", "-include", kPreludeName});
+  std::vector<std::string> trimmed = as_is;
+  trimmed.push_back("-D_GLIBCXX_BITS_SPECFUN_H=1");
+  Parsed p = parse_once(code, file_name, trimmed);
+  if (p.errors > 0) p = parse_once(code, file_name, as_is);
+  if (p.errors > 0 && half) p = parse_once(code, file_name, args);
+  return p;
+}
+
+bool names_half(const std::string& code) { return code.find("__half") != std::string::npos; }
+
+// Every file the parse read, its real path (no links, no "..": Clang
+// reaches libstdc++ through /../lib/gcc/...), the headers first, then the
+// rest in order; not the prelude or a file of includes, which are in memory.
+std::vector<std::string> files_read(const SourceManager& sm, const std::vector<std::string>& headers) {
+  auto real = [](llvm::StringRef name) {
+    llvm::SmallString<256> path;
+    return llvm::sys::fs::real_path(name, path) ? std::string() : std::string(path.str());
+  };
+  std::vector<std::string> out, rest;
+  std::set<std::string> seen;
+  for (const std::string& h : headers)
+    if (const std::string p = real(h); !p.empty() && seen.insert(p).second) out.push_back(p);
+  for (auto it = sm.fileinfo_begin(); it != sm.fileinfo_end(); ++it)
+    if (const std::string p = real(it->first->getName()); !p.empty() && seen.insert(p).second) rest.push_back(p);
+  std::sort(rest.begin(), rest.end());
+  out.insert(out.end(), rest.begin(), rest.end());
+  return out;
 }
 
 }  // namespace
@@ -755,23 +910,78 @@ std::string translate(ASTContext& ctx, const std::string& type_name, const std::
 std::string import(const std::string& header_path, const std::string& type_name, const std::string& op_name,
                    const ImportOptions& options) {
   const std::string code = read_file(header_path);
-  std::string clang_text;
-  llvm::raw_string_ostream clang_out(clang_text);
-  IntrusiveRefCntPtr<DiagnosticOptions> diag_options = new DiagnosticOptions();
-  TextDiagnosticPrinter printer(clang_out, diag_options.get());
-  std::unique_ptr<ASTUnit> ast = tooling::buildASTFromCodeWithArgs(
-      code, clang_arguments(options), header_path, "scangen", std::make_shared<PCHContainerOperations>(),
-      tooling::getClangStripDependencyFileAdjuster(), tooling::FileContentMappings(), &printer);
-  clang_out.flush();
-  if (!ast || printer.getNumErrors() > 0)
-    throw ImportError(clang_text.empty() ? header_path + ": error: Clang could not parse the header\n" : clang_text,
-                      static_cast<int>(std::max(1u, printer.getNumErrors())));
-  ASTContext& ctx = ast->getASTContext();
+  Parsed p = parse(code + instantiations({op_name}), header_path, clang_arguments(options), names_half(code));
+  if (p.errors > 0) throw ImportError(p.diagnostics, p.errors);
+  ASTContext& ctx = p.ast->getASTContext();
   try {
     return translate(ctx, type_name, op_name, options);
   } catch (const Unsupported& u) {
     throw ImportError(render(ctx.getSourceManager(), u.loc, u.message, header_path), 1);
   }
+}
+
+dsl::CxxImportResult import_operators(const std::vector<dsl::CxxHeader>& headers,
+                                      const std::vector<dsl::CxxOperatorRequest>& requests) {
+  dsl::CxxImportResult result;
+  ImportOptions options;
+  options.identity_hint = "write 'identity = ...;' in the scan";
+  std::vector<std::string> paths;
+  for (const dsl::CxxHeader& h : headers) {
+    paths.push_back(h.path);
+    options.clang_args.insert(options.clang_args.end(), h.args.begin(), h.args.end());
+  }
+  // One header is the main file, so that Clang's diagnostics name it first;
+  // several are included, in order, by a file of their own.
+  std::string code, main_name = paths.front();
+  bool half = false;
+  try {
+    if (paths.size() == 1) {
+      code = read_file(paths.front());
+      half = names_half(code);
+    } else {
+      main_name = "scangen-imports.cpp";
+      for (const std::string& p : paths) {
+        half = names_half(read_file(p)) || half;
+        llvm::SmallString<256> abs(p);
+        llvm::sys::fs::make_absolute(abs);
+        code += "#include \"" + std::string(abs.str()) + "\"\n";
+      }
+    }
+  } catch (const ImportError& e) {
+    result.diagnostics = e.diagnostics;
+    result.errors = 1;
+    return result;
+  }
+  std::vector<std::string> ops;
+  for (const dsl::CxxOperatorRequest& r : requests) ops.push_back(r.op);
+  Parsed p = parse(code + instantiations(ops), main_name, clang_arguments(options), half);
+  if (p.errors > 0) {
+    result.diagnostics = p.diagnostics;
+    result.errors = p.errors;
+    return result;
+  }
+  ASTContext& ctx = p.ast->getASTContext();
+  const SourceManager& sm = ctx.getSourceManager();
+  result.files_read = files_read(sm, paths);
+  std::string where = "\"" + headers.front().path + "\"";
+  for (size_t i = 1; i < headers.size(); ++i)
+    where += (i + 1 == headers.size() ? " or \"" : ", \"") + headers[i].path + "\"";
+  for (const dsl::CxxOperatorRequest& r : requests) {
+    dsl::CxxOperatorResult out;
+    options.identity_in_spec = r.identity_in_spec;
+    if (!find_named(ctx.getTranslationUnitDecl(), r.op, sm)) {
+      out.not_found = "no functor, function or lambda named '" + r.op + "' is declared in " + where;
+    } else {
+      try {
+        out.text = translate(ctx, "", r.op, options);
+      } catch (const Unsupported& u) {
+        out.diagnostics = render(sm, u.loc, u.message, main_name);
+        out.errors = 1;
+      }
+    }
+    result.operators.push_back(std::move(out));
+  }
+  return result;
 }
 
 }  // namespace scangen::cxx

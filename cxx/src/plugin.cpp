@@ -16,3 +16,17 @@ extern "C" __attribute__((visibility("default"))) int scangen_cxx_import_v1(
     return 1;
   }
 }
+
+// The resolver of `import "HEADER";` in .scan files (scangen/dsl/import.h).
+extern "C" __attribute__((visibility("default"))) int scangen_cxx_import_operators_v1(
+    const std::vector<scangen::dsl::CxxHeader>* headers, const std::vector<scangen::dsl::CxxOperatorRequest>* requests,
+    scangen::dsl::CxxImportResult* result) {
+  try {
+    *result = scangen::cxx::import_operators(*headers, *requests);
+    return 0;
+  } catch (const std::exception& e) {
+    result->diagnostics = "error: internal error in the C++ front end: " + std::string(e.what()) + "\n";
+    result->errors = 1;
+    return 1;
+  }
+}

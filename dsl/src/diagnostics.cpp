@@ -15,7 +15,14 @@ void Diagnostics::note(SourceLoc loc, std::string message) {
   if (!dropping_) diags_.push_back({Severity::Note, loc, std::move(message)});
 }
 
+void Diagnostics::rendered(SourceLoc loc, std::string text, int errors) {
+  dropping_ = error_count_ >= kMaxErrors;
+  if (!dropping_) diags_.push_back({Severity::Error, loc, std::move(text), true});
+  error_count_ += errors > 0 ? errors : 1;
+}
+
 std::string Diagnostics::render(const SourceFile& file, const Diagnostic& d) {
+  if (d.rendered) return d.message;
   std::string out = file.name();
   if (d.loc.valid()) out += ":" + std::to_string(d.loc.line) + ":" + std::to_string(d.loc.col);
   out += d.severity == Severity::Error ? ": error: " : ": note: ";

@@ -1,5 +1,7 @@
 #include "scangen/dsl/dsl.h"
 
+#include "imports.h"
+
 namespace scangen::dsl {
 
 const Spec* Document::find(std::string_view name) const {
@@ -8,11 +10,14 @@ const Spec* Document::find(std::string_view name) const {
   return nullptr;
 }
 
-Document load(std::string name, std::string text) {
+Document load(std::string name, std::string text) { return load(std::move(name), std::move(text), LoadOptions{}); }
+
+Document load(std::string name, std::string text, const LoadOptions& options) {
   Document doc;
   doc.file_ = std::make_unique<SourceFile>(std::move(name), std::move(text));
   doc.diags_ = std::make_unique<Diagnostics>(*doc.file_);
   doc.ast_ = parse(*doc.file_, *doc.diags_);
+  if (!doc.ast_.imports.empty()) doc.imported_files_ = resolve_imports(doc.ast_, *doc.file_, *doc.diags_, options);
   doc.specs_ = check(doc.ast_, *doc.diags_);
   return doc;
 }

@@ -17,6 +17,8 @@ const char* to_string(Tok t) {
       return "integer literal";
     case Tok::Float:
       return "floating-point literal";
+    case Tok::String:
+      return "string";
     case Tok::KwType:
       return "'type'";
     case Tok::KwScan:
@@ -136,6 +138,18 @@ std::vector<Token> tokenize(const SourceFile& file, Diagnostics& diags) {
         i = j;
       }
       out.push_back({is_float ? Tok::Float : Tok::Int, loc, s.substr(start, number_end - start)});
+      continue;
+    }
+    if (c == '"') {
+      // A string: import's header and arguments. No escapes; one line.
+      size_t end = s.find_first_of("\"\n", i + 1);
+      if (end == std::string::npos || s[end] != '"') {
+        diags.error(loc, "this string is not closed on its line; add '\"'");
+        i = end == std::string::npos ? s.size() : end;
+        continue;
+      }
+      out.push_back({Tok::String, loc, s.substr(i + 1, end - i - 1)});
+      i = end + 1;
       continue;
     }
     bool matched = false;

@@ -19,12 +19,14 @@ class Parser {
  public:
   Parser(std::vector<Token> toks, Diagnostics& diags) : toks_(std::move(toks)), diags_(diags) {}
 
-  // file = { type_decl | scan_decl } ;
+  // file = { import | type_decl | scan_decl } ;
   ast::File parse_file() {
     ast::File file;
     while (!at(Tok::End)) {
       try {
-        if (at(Tok::KwType)) {
+        if (at_import()) {
+          file.imports.push_back(parse_import());
+        } else if (at(Tok::KwType)) {
           file.types.push_back(parse_type_decl());
         } else if (at(Tok::KwScan)) {
           file.scans.push_back(parse_scan_decl(file));
@@ -63,6 +65,8 @@ class Parser {
       case Tok::Int:
       case Tok::Float:
         return "number '" + t.text + "'";
+      case Tok::String:
+        return "string \"" + t.text + "\"";
       default:
         return "'" + t.text + "'";
     }
@@ -77,7 +81,8 @@ class Parser {
       // A missing ';' belongs at the end of what came before it, as in C compilers.
       if (k == Tok::Semi && pos_ > 0) {
         const Token& prev = toks_[pos_ - 1];
-        diags_.error({prev.loc.line, prev.loc.col + static_cast<int>(prev.text.size())}, message);
+        const int quotes = prev.kind == Tok::String ? 2 : 0;  // a string's text is without them
+        diags_.error({prev.loc.line, prev.loc.col + static_cast<int>(prev.text.size()) + quotes}, message);
         throw ParseError{};
       }
       fail(peek(), message);
@@ -94,7 +99,7 @@ class Parser {
   void skip_to_top_level() {
     int depth = 0;
     while (!at(Tok::End)) {
-      if (depth <= 0 && (at(Tok::KwType) || at(Tok::KwScan))) return;
+      if (depth <= 0 && (at(Tok::KwType) || at(Tok::KwScan) || at_import())) return;
       if (at(Tok::LBrace)) ++depth;
       if (at(Tok::RBrace)) --depth;
       advance();
@@ -135,6 +140,31 @@ class Parser {
         return;
       advance();
     }
+  }
+
+  // ---- import (dsl/import.h) ----
+  // `import` is a word, not a keyword: it starts an import only at the top
+  // level and before a string.
+  bool at_import() const { return at(Tok::Ident) && peek().text == "import" && peek(1).kind == Tok::String; }
+
+  // import = "import" STRING [ "with" STRING { "," STRING } ] ";" ;
+  ast::Import parse_import() {
+    advance();
+    ast::Import import;
+    import.loc = peek().loc;
+    import.header = advance().text;
+    if (import.header.empty()) fail(toks_[pos_ - 1], "import needs the name of a C++ header");
+    if (at(Tok::Ident) && peek().text == "with") {
+      advance();
+      do {
+        if (!at(Tok::String))
+          fail(peek(),
+               "expected a string after 'with' (a Clang option such as \"-Iinclude\"), found " + describe(peek()));
+        import.args.push_back(advance().text);
+      } while (accept(Tok::Comma));
+    }
+    expect(Tok::Semi, "after the import");
+    return import;
   }
 
   // type_ref = IDENT ;
@@ -231,6 +261,12 @@ class Parser {
       return item;
     }
     expect(Tok::Assign, ("after '" + item.key + "'").c_str());
+    if (item.key == "combine" && at(Tok::String) && peek(1).kind == Tok::Semi) {
+      // `combine = "ns::Op";`: a C++ name that is not a .scan identifier.
+      item.values.push_back(make(ast::ExprKind::Name, peek().loc, advance().text));
+      advance();
+      return item;
+    }
     do {
       item.values.push_back(parse_expr());
     } while (accept(Tok::Comma));

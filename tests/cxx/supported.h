@@ -58,3 +58,20 @@ struct Truthy {
   static constexpr int identity = 0;
   int operator()(int x, int y) const { return !x || (x & y) ? y : x + y; }
 };
+
+// Class templates, named with their arguments (CustomMin<float>).
+template <typename T>
+struct CustomMin {
+  static constexpr T identity = INFINITY;
+  T operator()(const T& a, const T& b) const { return (b < a) ? b : a; }
+};
+template <typename T>
+struct Pair {
+  T lo;
+  T hi;
+};
+template <typename T>
+struct PairSum {
+  static constexpr Pair<T> identity{0, 0};
+  Pair<T> operator()(Pair<T> x, Pair<T> y) const { return Pair<T>{x.lo + y.lo, x.hi + y.hi}; }
+};

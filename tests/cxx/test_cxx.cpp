@@ -167,7 +167,7 @@ TEST_CASE("constructs outside the subset are refused at their file:line:col", "[
       {"GlobalOp", "unsupported.h:33:49", "'g_scale' is a global or static variable"},
       {"AssignOp", "unsupported.h:39:9", "assignments are not supported"},
       {"IncrementOp", "unsupported.h:46:52", "'++' and '--' are not supported"},
-      {"TemplateOp", "unsupported.h:50:8", "templates are not supported"},
+      {"TemplateOp", "unsupported.h:50:8", "is a template: name a class template with its arguments"},
       {"SwitchOp", "unsupported.h:57:5", "switch is not supported"},
       {"MemberOp", "unsupported.h:66:55", "members of the functor are not supported"},
       {"BoolOp", "unsupported.h:69:33", "'bool' cannot be an element or field type"},
@@ -178,6 +178,33 @@ TEST_CASE("constructs outside the subset are refused at their file:line:col", "[
       {"FallsOffOp", "unsupported.h:97:3", "can reach its end without returning"},
       {"WhileOp", "unsupported.h:103:5", "loops are not supported"},
       {"ThreeOp", "unsupported.h:110:7", "the operator takes 3 parameters"},
+      {"DoLoopOp", "unsupported.h:116:5", "loops are not supported"},
+      {"GotoOp", "unsupported.h:125:5", "goto and labels are not supported"},
+      {"StaticLocalOp", "unsupported.h:134:16", "static local variables keep state between calls"},
+      {"NonConstRefOp", "unsupported.h:141:23", "a parameter by non-const reference could be modified"},
+      {"PointerParamOp", "unsupported.h:146:29", "pointer parameters are not supported"},
+      {"MemberCallOp", "unsupported.h:155:81", "member function calls are not supported"},
+      {"OverloadedOp", "unsupported.h:162:46", "overloaded operators are not supported"},
+      {"LambdaInsideOp", "unsupported.h:168:16", "lambdas inside the operator are not supported"},
+      {"VirtualOp", "unsupported.h:173:8", "virtual functions are not supported"},
+      {"UnionOp", "unsupported.h:183:10", "unions are not supported"},
+      {"BaseOp", "unsupported.h:187:8", "base classes are not supported"},
+      {"IfConstexprOp", "unsupported.h:195:5", "'if constexpr' is not supported"},
+      {"IfInitOp", "unsupported.h:203:5", "an if with an initializer"},
+      {"CommaOp", "unsupported.h:210:49", "the comma operator is not supported"},
+      {"StaticMemberOp", "unsupported.h:216:69", "'offset' is a global or static variable"},
+      {"EnumOp", "unsupported.h:220:25", "enums are not supported"},
+      {"ConstructorOp", "unsupported.h:231:53", "constructors are not supported"},
+      {"ThrowOp", "unsupported.h:237:16", "exceptions are not supported"},
+      {"PackedOp", "unsupported.h:242:60", "field 'v' is at offset 1 in C++ but 4 in scangen's layout"},
+      {"LongDoubleOp", "unsupported.h:249:15", "'long double' is not supported"},
+      {"RefReturnOp", "unsupported.h:254:12", "the operator returns a reference"},
+      {"template_add", "unsupported.h:258:3", "is a function template: function templates are not supported"},
+      {"NoBodyOp", "unsupported.h:262:7", "the operator has no body in the header"},
+      {"PrintOp", "unsupported.h:269:5", "calls to other functions are not supported ('printf')"},
+      {"ManyOperatorsOp", "unsupported.h:278:7", "the functor has more than one operator()"},
+      {"TemplateLoopOp<int>", "unsupported.h:285:5", "loops are not supported"},
+      {"TemplateOp<NoSuch>", "unsupported.h:289:28", "use of undeclared identifier 'NoSuch'"},
   };
   for (const Case& c : cases) {
     SECTION(c.op) {
@@ -199,5 +226,143 @@ TEST_CASE("the wrong --type, an unknown operator and a C++ syntax error", "[cxx]
     FAIL("a file Clang cannot parse was imported");
   } catch (const ImportError& e) {
     CHECK(e.diagnostics.find("error:") != std::string::npos);
+  }
+}
+
+TEST_CASE("a header that needs what the first parse leaves out of <cmath>", "[cxx]") {
+  const std::string t = scangen::cxx::import(kHere + "/limits_via_cmath.h", "float", "LowestMax", ImportOptions{});
+  CHECK(t.find("op = max;") != std::string::npos);
+}
+
+TEST_CASE("class templates named with their arguments, and f16", "[cxx]") {
+  const std::string h = kHere + "/supported.h";
+  SECTION("a functor class template") {
+    const std::string t = scangen::cxx::import(h, "float", "CustomMin<float>", ImportOptions{});
+    CHECK(t ==
+          "scan CustomMin_float {\n"
+          "  type = f32;\n"
+          "  combine(a, b) = (b < a) ? b : a;\n"
+          "  identity = inf;\n"
+          "}\n");
+    resolved("custom_min.scan", t);
+  }
+  SECTION("an element that is a class template's specialization") {
+    const std::string t = scangen::cxx::import(h, "", "PairSum<int>", ImportOptions{});
+    CHECK(t.find("type Pair_int { lo: i32, hi: i32 }") == 0);
+    CHECK(t.find("combine(x, y) = Pair_int { lo: x.lo + y.lo, hi: x.hi + y.hi };") != std::string::npos);
+    resolved("pair_sum.scan", t);
+  }
+  SECTION("_Float16 and __half fields are f16, with half arithmetic") {
+    const std::string t = scangen::cxx::import(kHere + "/half.h", "", "HalfOp", ImportOptions{});
+    CHECK(t.find("type Halves { a: f16, b: f16 }") == 0);
+    CHECK(t.find("combine(x, y) = Halves { a: x.a + y.a, b: x.b > y.b ? x.b : y.b };") != std::string::npos);
+    CHECK(t.find("identity = Halves { a: 0.0, b: -inf };") != std::string::npos);
+    resolved("halves.scan", t);
+  }
+  SECTION("CUDA's __half struct is refused") {
+    try {
+      scangen::cxx::import(kHere + "/half_struct.h", "", "HalfStructOp", ImportOptions{});
+      FAIL("a __half struct was imported");
+    } catch (const ImportError& e) {
+      INFO(e.diagnostics);
+      CHECK(e.diagnostics.find("half_struct.h:8:10: error: CUDA's '__half' struct is not supported here") !=
+            std::string::npos);
+    }
+  }
+}
+
+// ---- import "HEADER"; in .scan files --------------------------------------------
+
+namespace {
+
+// `text` loaded as if it were tests/cxx/NAME, with the C++ front end.
+scangen::dsl::Document load_importing(const std::string& text, const std::string& name = "imports.scan") {
+  scangen::dsl::LoadOptions o;
+  o.resolve_imports = scangen::cxx::import_operators;
+  return scangen::dsl::load(kHere + "/" + name, text, o);
+}
+
+std::string errors_of(const std::string& text) {
+  scangen::dsl::Document doc = load_importing(text);
+  CHECK(!doc.ok());
+  return doc.diagnostics().render();
+}
+
+}  // namespace
+
+TEST_CASE("a .scan file that imports its operator from C++", "[cxx][import]") {
+  SECTION("examples/cxx/affine.scan is examples/affine.scan") {
+    scangen::dsl::LoadOptions o;
+    o.resolve_imports = scangen::cxx::import_operators;
+    const std::string path = kExamples + "/cxx/affine.scan";
+    scangen::dsl::Document doc = scangen::dsl::load(path, read(path), o);
+    INFO(doc.diagnostics().render());
+    REQUIRE(doc.ok());
+    std::string spec;
+    for (const scangen::dsl::Spec& s : doc.specs()) spec += s.to_string();
+    CHECK(spec == resolved("affine.scan", read(kExamples + "/affine.scan")));
+    REQUIRE(!doc.imported_files().empty());
+    CHECK(doc.imported_files()[0].find("examples/cxx/affine.h") != std::string::npos);
+  }
+  SECTION("several scans and headers; the spec's identity and settings; an include folder") {
+    scangen::dsl::Document doc = load_importing(
+        "import \"supported.h\";\n"
+        "import \"with_include.h\" with \"-Iinc\", \"-DEXTRA_SCALE=3\";\n"
+        "scan a { type = i8; combine = SumI8; level = block; }\n"
+        "scan b { combine = SegmentedSum; }\n"
+        "scan c { combine = \"CustomMin<double>\"; identity = 1.0e300; }\n"
+        "scan d { combine = Scaled; level = warp; }\n"
+        "scan e { type = Seg; combine = SegmentedSum; mode = exclusive; }\n");
+    INFO(doc.diagnostics().render());
+    REQUIRE(doc.ok());
+    REQUIRE(doc.specs().size() == 5);
+    CHECK(doc.specs()[0].to_string().find("combine(x, y) = i8(i32(x) + i32(y));") != std::string::npos);
+    CHECK(doc.specs()[0].to_string().find("level = block;") != std::string::npos);
+    CHECK(doc.specs()[1].to_string().find("type = Seg;") != std::string::npos);
+    CHECK(doc.specs()[2].to_string().find("identity = 1e+300;") != std::string::npos);
+    CHECK(doc.specs()[3].to_string().find("combine(x, y) = x + y * 3;") != std::string::npos);
+    CHECK(doc.specs()[4].to_string().find("mode = exclusive;") != std::string::npos);
+    bool extra = false;
+    for (const std::string& f : doc.imported_files())
+      extra = extra || f.find("tests/cxx/inc/extra.h") != std::string::npos;
+    CHECK(extra);
+  }
+}
+
+TEST_CASE("what goes wrong in an import is reported at its place", "[cxx][import]") {
+  SECTION("a construct outside the subset: in the header, with a note at the scan") {
+    const std::string d = errors_of("import \"unsupported.h\";\nscan s { combine = LoopOp; }\n");
+    CHECK(d.find(kHere + "/unsupported.h:11:5: error: loops are not supported") == 0);
+    CHECK(d.find("imports.scan:2:20: note: 'LoopOp' is imported here") != std::string::npos);
+  }
+  SECTION("no identity, and the spec gives one") {
+    CHECK(errors_of("import \"unsupported.h\";\nscan s { combine = NoIdentityOp; }\n")
+              .find("no identity: give the functor 'static constexpr int identity = ...;' or write 'identity = "
+                    "...;' in the scan") != std::string::npos);
+    CHECK(load_importing("import \"unsupported.h\";\nscan s { combine = NoIdentityOp; identity = 0; }\n").ok());
+  }
+  SECTION("an unknown operator") {
+    CHECK(errors_of("import \"supported.h\";\nscan s { combine = NoSuchOp; }\n")
+              .find("imports.scan:2:20: error: no functor, function or lambda named 'NoSuchOp' is declared in") !=
+          std::string::npos);
+  }
+  SECTION("the scan's type is not the operator's") {
+    CHECK(errors_of("import \"supported.h\";\nscan s { type = f32; combine = SumI8; }\n")
+              .find("imports.scan:2:17: error: the imported operator 'SumI8' combines 'i8', not 'f32'") !=
+          std::string::npos);
+  }
+  SECTION("a header that is not there") {
+    CHECK(errors_of("import \"no_such.h\";\nscan s { combine = X; }\n")
+              .find("imports.scan:1:8: error: cannot read the C++ header 'no_such.h'") != std::string::npos);
+  }
+  SECTION("a header that does not compile: Clang's diagnostics, and a note at the import") {
+    const std::string d =
+        errors_of("import \"with_include.h\" with \"-Iinc\", \"-DBROKEN\";\nscan s { combine = Scaled; }\n");
+    CHECK(d.find("with_include.h:") != std::string::npos);
+    CHECK(d.find("imports.scan:1:8: note: in the C++ header imported here") != std::string::npos);
+  }
+  SECTION("a type declared in the .scan file and imported again") {
+    CHECK(errors_of("import \"supported.h\";\ntype Seg { flag: u32, value: f32 }\nscan s { combine = SegmentedSum; }\n")
+              .find("duplicate type name 'Seg'") != std::string::npos);
   }
 }

@@ -16,6 +16,8 @@
 #include <utility>
 #include <vector>
 
+#include "scangen/dsl/import.h"
+
 namespace scangen::cxx {
 
 struct ImportOptions {
@@ -31,6 +33,10 @@ struct ImportOptions {
   std::vector<std::string> settings;
   // Extra arguments for Clang: -I, -D, -std=...
   std::vector<std::string> clang_args;
+  // The scan gives its identity itself: none is looked for or written.
+  bool identity_in_spec = false;
+  // How else to give the identity, for the message when there is none.
+  std::string identity_hint = "pass --identity EXPR";
 };
 
 // The header cannot be translated: `diagnostics` holds every problem found,
@@ -47,5 +53,11 @@ struct ImportError : std::runtime_error {
 // ImportError.
 std::string import(const std::string& header_path, const std::string& type_name, const std::string& op_name,
                    const ImportOptions& options);
+
+// The resolver of `import "HEADER";` in .scan files (scangen/dsl/import.h):
+// the headers parsed once together, then each requested operator translated
+// as import() does, with no name, level or settings.
+dsl::CxxImportResult import_operators(const std::vector<dsl::CxxHeader>& headers,
+                                      const std::vector<dsl::CxxOperatorRequest>& requests);
 
 }  // namespace scangen::cxx

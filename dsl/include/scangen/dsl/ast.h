@@ -87,9 +87,17 @@ struct ScanDecl {
   bool had_syntax_errors = false;  // some item was dropped: don't report it as missing
 };
 
+// `import "HEADER" [with "ARG" {, "ARG"}];` (dsl/import.h)
+struct Import {
+  std::string header;  // as written
+  SourceLoc loc;       // of the header's string
+  std::vector<std::string> args;
+};
+
 struct File {
   std::vector<TypeDecl> types;
   std::vector<ScanDecl> scans;
+  std::vector<Import> imports;
 };
 
 // An S-expression dump, for `scangen explain --dump=ast`.

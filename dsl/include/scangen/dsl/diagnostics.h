@@ -17,6 +17,10 @@ struct Diagnostic {
   Severity severity = Severity::Error;
   SourceLoc loc;
   std::string message;
+  // `message` is whole diagnostics rendered elsewhere (an imported C++
+  // header's, at their own file:line:col), printed as they are; `loc` is
+  // where they sort in this file.
+  bool rendered = false;
 };
 
 class Diagnostics {
@@ -32,6 +36,9 @@ class Diagnostics {
   void error(SourceLoc loc, std::string message);
   // A note attached to the error just reported (for "first defined here").
   void note(SourceLoc loc, std::string message);
+  // `errors` errors in another file, already rendered (an imported header's),
+  // sorted at `loc`: the import that read it.
+  void rendered(SourceLoc loc, std::string text, int errors);
 
   bool has_errors() const { return error_count_ > 0; }
   int error_count() const { return error_count_; }

@@ -13,6 +13,7 @@
 #include "scangen/dsl/ast.h"
 #include "scangen/dsl/checker.h"
 #include "scangen/dsl/diagnostics.h"
+#include "scangen/dsl/import.h"
 #include "scangen/dsl/parser.h"
 #include "scangen/dsl/source.h"
 #include "scangen/dsl/spec.h"
@@ -30,16 +31,23 @@ class Document {
   const std::vector<Spec>& specs() const { return specs_; }
   // The scan called `name`, or null.
   const Spec* find(std::string_view name) const;
+  // The files an `import` read (the headers and what they include), for a
+  // build's dependencies; empty without imports.
+  const std::vector<std::string>& imported_files() const { return imported_files_; }
 
  private:
-  friend Document load(std::string name, std::string text);
+  friend Document load(std::string name, std::string text, const LoadOptions& options);
   std::unique_ptr<SourceFile> file_;
   std::unique_ptr<Diagnostics> diags_;
   ast::File ast_;
   std::vector<Spec> specs_;
+  std::vector<std::string> imported_files_;
 };
 
 // Parses and checks `text`; `name` is used in diagnostics and #line directives.
 Document load(std::string name, std::string text);
+// The same, with a resolver for `import "HEADER";` (dsl/import.h); `name`
+// is also the folder an import's relative path starts from.
+Document load(std::string name, std::string text, const LoadOptions& options);
 
 }  // namespace scangen::dsl

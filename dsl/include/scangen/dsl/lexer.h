@@ -24,6 +24,7 @@ enum class Tok {
   Ident,
   Int,
   Float,
+  String,  // "..." (import's header and arguments); text without the quotes
   // keywords
   KwType,
   KwScan,
