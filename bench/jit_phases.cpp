@@ -130,6 +130,11 @@ int main(int argc, char** argv) {
       {"cubin, --split-compile=0", {sm, "--split-compile=0"}, true},
       {"cubin, --minimal -Ofast-compile=max", {sm, "--minimal", "--Ofast-compile=max"}, true},
       {"cubin, --extra-device-vectorization", {sm, "--extra-device-vectorization"}, true},
+      // Candidates for the runtime's fast tier (runtime/README.md, "Tiers").
+      {"ptx, -Ofast-compile=mid", {compute, "--Ofast-compile=mid"}, false},
+      {"cubin, -Ofast-compile=mid, ptxas -O1", {sm, "--Ofast-compile=mid", "--ptxas-options=-O1"}, true},
+      {"cubin, -Ofast-compile=max, ptxas -O0", {sm, "--Ofast-compile=max", "--ptxas-options=-O0"}, true},
+      {"cubin, -Ofast-compile=mid --minimal", {sm, "--Ofast-compile=mid", "--minimal"}, true},
   };
   // Load the compiler and its builtins once before timing.
   const Result warm = compile_once(source, {compute}, false);
