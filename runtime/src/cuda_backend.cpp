@@ -59,8 +59,7 @@ std::string Runtime::Impl::nvrtc_arch() const {
   return known ? "sm_" + std::to_string(sm) : "compute_" + std::to_string(ptx_arch);
 }
 
-runtime::detail::CacheKey Runtime::Impl::cuda_key(const std::string& source, const std::string& arch,
-                                                  Tier tier) const {
+runtime::detail::CacheKey Runtime::Impl::cuda_key(const std::string& source, const std::string& arch, Tier tier) const {
   std::string nvrtc_version, driver_version;
   try {
     nvrtc_version = nvrtc_support::version();
@@ -73,8 +72,9 @@ runtime::detail::CacheKey Runtime::Impl::cuda_key(const std::string& source, con
     if (r != CUDA_SUCCESS) fail(describe(*driver, "cuDriverGetVersion", r));
     driver_version = " driver " + std::to_string(v);
   }
-  return runtime::detail::make_kernel_key(source, runtime::detail::tier_key_options(arch, tier), "nvrtc " + nvrtc_version,
-                                          "sm_" + std::to_string(sm) + driver_version, generator::templates_hash());
+  return runtime::detail::make_kernel_key(source, runtime::detail::tier_key_options(arch, tier),
+                                          "nvrtc " + nvrtc_version, "sm_" + std::to_string(sm) + driver_version,
+                                          generator::templates_hash());
 }
 
 std::vector<uint8_t> Runtime::Impl::nvrtc_compile(const std::string& source, const std::string& name,

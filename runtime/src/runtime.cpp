@@ -46,7 +46,8 @@ Runtime::Runtime(RuntimeOptions options) : impl_(std::make_shared<Impl>()) {
     }
   }
   // Tiered compilation: CUDA only, and only with an NVRTC that builds the fast tier.
-  if (impl_->backend == Backend::Cuda && runtime::detail::tiers_wanted(options.jit_tiers, std::getenv("SCANGEN_JIT_TIERS")))
+  if (impl_->backend == Backend::Cuda &&
+      runtime::detail::tiers_wanted(options.jit_tiers, std::getenv("SCANGEN_JIT_TIERS")))
     try {
       impl_->tiers = runtime::detail::nvrtc_has_fast_tier(nvrtc_support::version());
     } catch (const nvrtc_support::Error&) {

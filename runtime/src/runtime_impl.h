@@ -67,7 +67,7 @@ struct TunedJob {
   bool settled = false;  // Ready, and every State registered here has its tuned module (or the error)
   std::shared_ptr<const std::vector<uint8_t>> bytes;  // Ready: the tuned binary
   std::string error;                                  // Failed: why
-  std::vector<std::weak_ptr<Scan::State>> scans;     // Pending: the States to move to the tuned tier
+  std::vector<std::weak_ptr<Scan::State>> scans;      // Pending: the States to move to the tuned tier
 };
 
 // What the memory cache keeps of a compiled scan: the binary and its tier,
