@@ -19,6 +19,9 @@
 //   tuned ready    from the same compile's start to wait_tuned()
 //   kernel         one call at n = 2^24 on each tier, host-timed over 20
 //                  calls (the fast tier's only where no swap came in between)
+// and a third what a fast tier of PTX would cost: NVRTC to PTX with
+// -Ofast-compile=mid or max, then the driver's JIT (cuModuleLoadDataEx) at
+// its default optimisation level and at level 0 (median of 3).
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
 #include <stdlib.h>
@@ -32,6 +35,9 @@
 #include <vector>
 
 #include "cuda_driver.h"
+#include "nvrtc_program.h"
+#include "scangen/dsl/dsl.h"
+#include "scangen/generator/emit.h"
 #include "scangen/runtime/runtime.h"
 
 namespace {
@@ -129,6 +135,56 @@ void tier_table(const scangen::RuntimeOptions& options) {
                 median(ready), fk, tk, tk > 0 ? fk / tk : 0.0);
   }
   cu->cuMemFree(buf);
+}
+
+// NVRTC to PTX with `level`, then the driver's JIT at `jit_level` (-1: its
+// default): milliseconds for both, the module unloaded.
+double ptx_then_driver(const scangen::runtime::detail::Driver& cu, const std::string& source, const std::string& arch,
+                       const char* level, int jit_level) {
+  const auto t0 = Clock::now();
+  scangen::nvrtc_support::Compiled c =
+      scangen::nvrtc_support::compile(source, "scan.cu", arch, {std::string("--Ofast-compile=") + level});
+  if (c.status != NVRTC_SUCCESS) throw scangen::Error("NVRTC: " + c.log);
+  CUjit_option opt[1] = {CU_JIT_OPTIMIZATION_LEVEL};
+  void* val[1] = {reinterpret_cast<void*>(static_cast<uintptr_t>(jit_level < 0 ? 0 : jit_level))};
+  CUmodule m = nullptr;
+  const CUresult r = cu.cuModuleLoadDataEx(&m, c.code.c_str(), jit_level < 0 ? 0 : 1, opt, val);
+  if (r != CUDA_SUCCESS) throw scangen::Error(scangen::runtime::detail::describe(cu, "cuModuleLoadDataEx", r));
+  const double ms = us(t0, Clock::now()) / 1000;
+  cu.cuModuleUnload(m);
+  return ms;
+}
+
+// A fast tier of PTX: NVRTC's PTX and the driver's JIT (each source made new
+// by its scan's name, so that neither NVRTC nor the driver's cache knows it).
+void ptx_table(const scangen::RuntimeOptions& options) {
+  const scangen::runtime::detail::Driver* cu = scangen::runtime::detail::load_driver(nullptr);
+  scangen::RuntimeOptions off = options;
+  off.jit_tiers = false;
+  scangen::Runtime rt(off);
+  std::printf("\n## a fast tier of PTX: NVRTC to PTX, then the driver's JIT (ms, caches off)\n\n");
+  std::printf("| scan | mid, JIT default | mid, JIT -O0 | max, JIT default | max, JIT -O0 |\n|---|---:|---:|---:|---:|\n");
+  int salt = 0;
+  for (int kind = 0; kind < 3; ++kind) {
+    const scangen::Scan s = rt.compile(tier_spec(kind, "ptx_plan"));
+    const int sm = s.plan().arch;
+    const std::string arch = "compute_" + std::to_string(sm);
+    std::printf("| %s |", kTierScans[kind][0]);
+    for (const char* level : {"mid", "max"}) {
+      for (int jit : {-1, 0}) {
+        std::vector<double> t;
+        for (int i = 0; i < 3; ++i) {
+          // A fresh scan name: a fresh source, unknown to the driver's own cache.
+          const std::string text = tier_spec(kind, "ptx_" + std::to_string(salt++));
+          scangen::dsl::Document doc = scangen::dsl::load("<ptx>", text);
+          scangen::generator::Plan p = scangen::generator::make_plan(doc.specs().front(), {scangen::Backend::Cuda, sm});
+          t.push_back(ptx_then_driver(*cu, scangen::generator::emit(p, {}), arch, level, jit));
+        }
+        std::printf(" %.1f |", median(t));
+      }
+    }
+    std::printf("\n");
+  }
 }
 
 }  // namespace
@@ -247,6 +303,7 @@ int main(int argc, char** argv) {
     if (backend == scangen::Backend::Cuda) {
       setenv("SCANGEN_CACHE_DISABLE", "1", 1);
       tier_table(options);
+      ptx_table(options);
       unsetenv("SCANGEN_CACHE_DISABLE");
     }
   } catch (const scangen::Error& e) {
