@@ -178,7 +178,8 @@ TEST_CASE("the fast and the tuned tier give the same bits", "[gpu][tiers]") {
       CHECK(std::memcmp(tuned.data(), fast[i].data(), tuned.size() - 1) == 0);
       if (known[i]) ++compared;
       // Exact types are checked against the CPU too (float sums depend on the order, which both tiers share).
-      if (s.spec().type.name() == "i32" || s.spec().type.name() == "M") check_output(s.spec(), inputs[i], sizes[i], tuned);
+      if (s.spec().type.name() == "i32" || s.spec().type.name() == "M")
+        check_output(s.spec(), inputs[i], sizes[i], tuned);
     }
     INFO(compared << " of " << sizes.size() << " sizes ran on the fast tier");
     CHECK(compared > 0);
