@@ -3,7 +3,9 @@
 // ([tiers], label unit), and NVRTC building both tiers of an i32 sum, the
 // affine map and the 2x2 matrix product for sm_90 with the same kernels, the
 // same parameter lists and no float contraction or fast math ([nvrtc]).
+#include <atomic>
 #include <catch2/catch.hpp>
+#include <chrono>
 #include <fstream>
 #include <map>
 #include <regex>
@@ -13,6 +15,7 @@
 
 #include "cache.h"
 #include "nvrtc_program.h"
+#include "runtime_impl.h"
 #include "scangen/dsl/dsl.h"
 #include "scangen/generator/emit.h"
 #include "scangen/generator/plan.h"
@@ -82,6 +85,37 @@ TEST_CASE("the two tiers of one scan never share a cache entry", "[tiers]") {
     CHECK(key(Tier::Fast) != key(Tier::Tuned));
     CHECK(key(Tier::Fast) == key(Tier::Fast));
     CHECK(detail::is_valid_digest(key(Tier::Fast)));
+  }
+}
+
+TEST_CASE("the tier worker runs every job in order on one thread, and finish() drains the queue", "[tiers]") {
+  std::vector<int> order;
+  std::atomic<int> threads_seen{0};
+  std::thread::id worker_id;
+  {
+    detail::TierWorker w;
+    for (int i = 0; i < 50; ++i)
+      w.post([&, i] {
+        if (i == 0) {
+          worker_id = std::this_thread::get_id();
+          std::this_thread::sleep_for(std::chrono::milliseconds(50));  // the rest queue up behind it
+        } else if (std::this_thread::get_id() != worker_id) {
+          ++threads_seen;
+        }
+        order.push_back(i);
+      });
+    w.finish();  // every job queued runs before it returns
+    CHECK(order.size() == 50);
+    CHECK(worker_id != std::this_thread::get_id());
+    // After finish, a job runs on the caller's thread at once.
+    bool ran_here = false;
+    w.post([&] { ran_here = std::this_thread::get_id() != worker_id; });
+    CHECK(ran_here);
+  }  // the destructor after finish: nothing left to join
+  CHECK(threads_seen == 0);
+  for (int i = 0; i < 50; ++i) CHECK(order[static_cast<size_t>(i)] == i);
+  {
+    detail::TierWorker idle;  // never started: finishes at once
   }
 }
 
