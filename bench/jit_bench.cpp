@@ -8,7 +8,20 @@
 //   hit + launch   compile(text) + run, host side
 //
 // Each figure is a median (cold and disk: of 9 different scans; the others:
-// of 2000 calls after 100 warm-up calls). Prints a Markdown table.
+// of 2000 calls after 100 warm-up calls). Prints a Markdown table. The cold
+// compile, the disk hit and the hits are timed with tiered compilation off
+// (one compile per scan, as before tiers); on CUDA a second table times the
+// tiers (runtime/README.md, "Tiers") for an i32 sum, the affine map and the
+// 2x2 matrix product, each the median of 3 different scans:
+//
+//   one tier       the cold compile with tiering off (the tuned build only)
+//   first result   tiering on: compile + the first call (n = 2^20) + its wait
+//   tuned ready    from the same compile's start to wait_tuned()
+//   kernel         one call at n = 2^24 on each tier, host-timed over 20
+//                  calls (the fast tier's only where no swap came in between)
+// and a third what a fast tier of PTX would cost: NVRTC to PTX with
+// -Ofast-compile=mid or max, then the driver's JIT (cuModuleLoadDataEx) at
+// its default optimisation level and at level 0 (median of 3).
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
 #include <stdlib.h>
@@ -22,6 +35,9 @@
 #include <vector>
 
 #include "cuda_driver.h"
+#include "nvrtc_program.h"
+#include "scangen/dsl/dsl.h"
+#include "scangen/generator/emit.h"
 #include "scangen/runtime/runtime.h"
 
 namespace {
@@ -40,6 +56,137 @@ std::string spec(int i, const char* type) {
   return "scan jit_" + std::to_string(i) + " { type = " + type + "; op = add; level = device; }";
 }
 
+const char* const kTierScans[][2] = {
+    {"i32 sum", "scan %s { type = i32; op = add; level = device; }"},
+    {"affine", "type Affine { a: f32, b: f32 }\nscan %s { type = Affine; combine(x, y) = Affine { a: y.a * x.a, "
+               "b: y.a * x.b + y.b }; identity = Affine { a: 1.0, b: 0.0 }; level = device; }"},
+    {"2x2 matrix", "type Mat2 { a: f32, b: f32, c: f32, d: f32 }\nscan %s { type = Mat2; combine(x, y) = Mat2 { "
+                   "a: x.a * y.a + x.b * y.c, b: x.a * y.b + x.b * y.d, c: x.c * y.a + x.d * y.c, d: x.c * y.b + "
+                   "x.d * y.d }; identity = Mat2 { a: 1.0, b: 0.0, c: 0.0, d: 1.0 }; level = device; }"},
+};
+
+std::string tier_spec(int kind, const std::string& name) {
+  char text[512];
+  std::snprintf(text, sizeof text, kTierScans[kind][1], name.c_str());
+  return text;
+}
+
+// Microseconds per call of `s` over `calls` calls of n elements (host-timed,
+// the GPU drained before and after).
+double kernel_us(const scangen::runtime::detail::Driver& cu, const scangen::Scan& s, CUdeviceptr buf, uint64_t n,
+                 int calls) {
+  scangen::Scan::CudaArgs a;
+  a.in = reinterpret_cast<void*>(buf);
+  a.inclusive = reinterpret_cast<void*>(buf + n * 16);
+  a.n = n;
+  s.run(a);  // the managed workspace grown
+  cu.cuCtxSynchronize();
+  const auto t0 = Clock::now();
+  for (int i = 0; i < calls; ++i) s.run(a);
+  cu.cuCtxSynchronize();
+  return us(t0, Clock::now()) / calls;
+}
+
+// The tiers' table (CUDA, caches off).
+void tier_table(const scangen::RuntimeOptions& options) {
+  const scangen::runtime::detail::Driver* cu = scangen::runtime::detail::load_driver(nullptr);
+  const uint64_t big = 1ull << 24, first_n = 1ull << 20;
+  CUdeviceptr buf = 0;
+  if (!cu || cu->cuMemAlloc(&buf, 2 * big * 16) != CUDA_SUCCESS || cu->cuMemsetD8(buf, 0, 2 * big * 16) != CUDA_SUCCESS)
+    throw scangen::Error("cuMemAlloc failed");
+  scangen::RuntimeOptions on = options, off = options;
+  on.jit_tiers = true;
+  off.jit_tiers = false;
+  std::printf("\n## tiers (caches off; kernels at n = 2^24, host-timed)\n\n");
+  std::printf("| scan | one tier, cold ms | first result (fast tier) ms | tuned ready ms | fast kernel us | "
+              "tuned kernel us | fast / tuned |\n|---|---:|---:|---:|---:|---:|---:|\n");
+  for (int kind = 0; kind < 3; ++kind) {
+    std::vector<double> one, first, ready, fast_k, tuned_k;
+    {
+      scangen::Runtime rt(off);
+      rt.compile(tier_spec(kind, "warm"));  // the compiler loaded
+      for (int i = 0; i < 3; ++i) {
+        const auto t0 = Clock::now();
+        rt.compile(tier_spec(kind, "one_" + std::to_string(i)));
+        one.push_back(us(t0, Clock::now()) / 1000);
+      }
+    }
+    scangen::Runtime rt(on);
+    rt.compile(tier_spec(kind, "warm")).wait_tuned();
+    for (int i = 0; i < 3; ++i) {
+      const auto t0 = Clock::now();
+      scangen::Scan s = rt.compile(tier_spec(kind, "tiered_" + std::to_string(i)));
+      scangen::Scan::CudaArgs a;
+      a.in = reinterpret_cast<void*>(buf);
+      a.inclusive = reinterpret_cast<void*>(buf + big * 16);
+      a.n = first_n;
+      s.run(a);
+      cu->cuCtxSynchronize();
+      first.push_back(us(t0, Clock::now()) / 1000);
+      const double f = kernel_us(*cu, s, buf, big, 20);
+      if (s.tier() == scangen::Tier::Fast) fast_k.push_back(f);
+      s.wait_tuned();
+      ready.push_back(us(t0, Clock::now()) / 1000);
+      if (s.tier() != scangen::Tier::Tuned) throw scangen::Error("the tuned tier did not come: " + s.tier_error());
+      tuned_k.push_back(kernel_us(*cu, s, buf, big, 20));
+    }
+    const double fk = median(fast_k), tk = median(tuned_k);
+    std::printf("| %s | %.1f | %.1f | %.1f | %.1f | %.1f | %.2f |\n", kTierScans[kind][0], median(one), median(first),
+                median(ready), fk, tk, tk > 0 ? fk / tk : 0.0);
+  }
+  cu->cuMemFree(buf);
+}
+
+// NVRTC to PTX with `level`, then the driver's JIT at `jit_level` (-1: its
+// default): milliseconds for both, the module unloaded.
+double ptx_then_driver(const scangen::runtime::detail::Driver& cu, const std::string& source, const std::string& arch,
+                       const char* level, int jit_level) {
+  const auto t0 = Clock::now();
+  scangen::nvrtc_support::Compiled c =
+      scangen::nvrtc_support::compile(source, "scan.cu", arch, {std::string("--Ofast-compile=") + level});
+  if (c.status != NVRTC_SUCCESS) throw scangen::Error("NVRTC: " + c.log);
+  CUjit_option opt[1] = {CU_JIT_OPTIMIZATION_LEVEL};
+  void* val[1] = {reinterpret_cast<void*>(static_cast<uintptr_t>(jit_level < 0 ? 0 : jit_level))};
+  CUmodule m = nullptr;
+  const CUresult r = cu.cuModuleLoadDataEx(&m, c.code.c_str(), jit_level < 0 ? 0 : 1, opt, val);
+  if (r != CUDA_SUCCESS) throw scangen::Error(scangen::runtime::detail::describe(cu, "cuModuleLoadDataEx", r));
+  const double ms = us(t0, Clock::now()) / 1000;
+  cu.cuModuleUnload(m);
+  return ms;
+}
+
+// A fast tier of PTX: NVRTC's PTX and the driver's JIT (each source made new
+// by its scan's name, so that neither NVRTC nor the driver's cache knows it).
+void ptx_table(const scangen::RuntimeOptions& options) {
+  const scangen::runtime::detail::Driver* cu = scangen::runtime::detail::load_driver(nullptr);
+  scangen::RuntimeOptions off = options;
+  off.jit_tiers = false;
+  scangen::Runtime rt(off);
+  std::printf("\n## a fast tier of PTX: NVRTC to PTX, then the driver's JIT (ms, caches off)\n\n");
+  std::printf("| scan | mid, JIT default | mid, JIT -O0 | max, JIT default | max, JIT -O0 |\n|---|---:|---:|---:|---:|\n");
+  int salt = 0;
+  for (int kind = 0; kind < 3; ++kind) {
+    const scangen::Scan s = rt.compile(tier_spec(kind, "ptx_plan"));
+    const int sm = s.plan().arch;
+    const std::string arch = "compute_" + std::to_string(sm);
+    std::printf("| %s |", kTierScans[kind][0]);
+    for (const char* level : {"mid", "max"}) {
+      for (int jit : {-1, 0}) {
+        std::vector<double> t;
+        for (int i = 0; i < 3; ++i) {
+          // A fresh scan name: a fresh source, unknown to the driver's own cache.
+          const std::string text = tier_spec(kind, "ptx_" + std::to_string(salt++));
+          scangen::dsl::Document doc = scangen::dsl::load("<ptx>", text);
+          scangen::generator::Plan p = scangen::generator::make_plan(doc.specs().front(), {scangen::Backend::Cuda, sm});
+          t.push_back(ptx_then_driver(*cu, scangen::generator::emit(p, {}), arch, level, jit));
+        }
+        std::printf(" %.1f |", median(t));
+      }
+    }
+    std::printf("\n");
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -52,6 +199,8 @@ int main(int argc, char** argv) {
       return 1;
     }
   }
+  scangen::RuntimeOptions one_tier = options;
+  one_tier.jit_tiers = false;
   namespace fs = std::filesystem;
   std::string dir = (fs::temp_directory_path() / "scangen-jit-bench-XXXXXX").string();
   if (!mkdtemp(dir.data())) {
@@ -66,7 +215,7 @@ int main(int argc, char** argv) {
     scangen::Backend backend;
     {
       setenv("SCANGEN_CACHE_DISABLE", "1", 1);
-      scangen::Runtime rt(options);
+      scangen::Runtime rt(one_tier);
       device = rt.device_name();
       backend = rt.backend();
       rt.compile(spec(1000, "i32"));  // the first compile of a process loads the compiler
@@ -78,7 +227,7 @@ int main(int argc, char** argv) {
       unsetenv("SCANGEN_CACHE_DISABLE");
     }
     {
-      scangen::Runtime fill(options);
+      scangen::Runtime fill(one_tier);
       for (int i = 0; i < kinds; ++i) fill.compile(spec(i, "i32"));
     }
     scangen::Runtime rt(options);
@@ -151,6 +300,12 @@ int main(int argc, char** argv) {
     std::printf("| memory-cache hit: compile(text) | %.2f us | |\n", median(hit));
     std::printf("| launch, host side: run(n = 1024) | %.2f us | |\n", median(launch));
     std::printf("| memory hit + launch | %.2f us | <= 5 us |\n", median(hit_launch));
+    if (backend == scangen::Backend::Cuda) {
+      setenv("SCANGEN_CACHE_DISABLE", "1", 1);
+      tier_table(options);
+      ptx_table(options);
+      unsetenv("SCANGEN_CACHE_DISABLE");
+    }
   } catch (const scangen::Error& e) {
     std::fprintf(stderr, "jit_bench: %s\n", e.what());
     fs::remove_all(dir);

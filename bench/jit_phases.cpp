@@ -1,10 +1,11 @@
 // Where the cold JIT time of a generated scan goes: NVRTC on one emitted .cu
 // file, compiled again and again with different options, no GPU needed.
 //
-//   jit_phases FILE.cu [--arch sm_90] [--reps N]
+//   jit_phases FILE.cu [--arch sm_90] [--reps N] [--row NAME]...
 //
-// Rows (each the median of N compiles of a fresh program, after one compile
-// that loads the compiler):
+// Rows (each the median and the minimum of N compiles of a fresh program,
+// after one compile that loads the compiler; the minimum is the steadier
+// figure on a shared machine):
 //   ptx          NVRTC to PTX only (front end + NVVM), --gpu-architecture=compute_XX
 //   cubin        to a cubin (front end + NVVM + ptxas), as the runtime compiles
 //   cubin -O<k>  the same with ptxas at optimisation level k (--ptxas-options=-O<k>)
@@ -89,17 +90,19 @@ struct Row {
 int main(int argc, char** argv) {
   std::string file, arch = "sm_90";
   int reps = 7;
+  std::vector<std::string> only;  // --row: these rows alone (their names as printed)
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--arch") == 0 && i + 1 < argc) arch = argv[++i];
     else if (std::strcmp(argv[i], "--reps") == 0 && i + 1 < argc) reps = std::max(1, std::atoi(argv[++i]));
+    else if (std::strcmp(argv[i], "--row") == 0 && i + 1 < argc) only.push_back(argv[++i]);
     else if (argv[i][0] != '-' && file.empty()) file = argv[i];
     else {
-      std::fprintf(stderr, "usage: jit_phases FILE.cu [--arch sm_XX] [--reps N]\n");
+      std::fprintf(stderr, "usage: jit_phases FILE.cu [--arch sm_XX] [--reps N] [--row NAME]...\n");
       return 1;
     }
   }
   if (file.empty() || arch.rfind("sm_", 0) != 0) {
-    std::fprintf(stderr, "usage: jit_phases FILE.cu [--arch sm_XX] [--reps N]\n");
+    std::fprintf(stderr, "usage: jit_phases FILE.cu [--arch sm_XX] [--reps N] [--row NAME]...\n");
     return 1;
   }
   std::ifstream in(file);
@@ -130,6 +133,11 @@ int main(int argc, char** argv) {
       {"cubin, --split-compile=0", {sm, "--split-compile=0"}, true},
       {"cubin, --minimal -Ofast-compile=max", {sm, "--minimal", "--Ofast-compile=max"}, true},
       {"cubin, --extra-device-vectorization", {sm, "--extra-device-vectorization"}, true},
+      // Candidates for the runtime's fast tier (runtime/README.md, "Tiers").
+      {"ptx, -Ofast-compile=mid", {compute, "--Ofast-compile=mid"}, false},
+      {"cubin, -Ofast-compile=mid, ptxas -O1", {sm, "--Ofast-compile=mid", "--ptxas-options=-O1"}, true},
+      {"cubin, -Ofast-compile=max, ptxas -O0", {sm, "--Ofast-compile=max", "--ptxas-options=-O0"}, true},
+      {"cubin, -Ofast-compile=mid --minimal", {sm, "--Ofast-compile=mid", "--minimal"}, true},
   };
   // Load the compiler and its builtins once before timing.
   const Result warm = compile_once(source, {compute}, false);
@@ -141,8 +149,9 @@ int main(int argc, char** argv) {
   nvrtcVersion(&major, &minor);
   std::printf("%s: %zu bytes of source, NVRTC %d.%d, %s, median of %d compiles\n\n", file.c_str(), source.size(), major,
               minor, arch.c_str(), reps);
-  std::printf("| options | ms | output bytes |\n|---|---:|---:|\n");
+  std::printf("| options | ms | min ms | output bytes |\n|---|---:|---:|---:|\n");
   for (const Row& row : rows) {
+    if (!only.empty() && std::find(only.begin(), only.end(), row.name) == only.end()) continue;
     std::vector<double> t;
     Result last;
     for (int i = 0; i < reps; ++i) {
@@ -152,11 +161,12 @@ int main(int argc, char** argv) {
     }
     if (!last.ok) {
       std::string first = last.log.substr(0, last.log.find('\n', last.log.find('\n') + 1));
-      std::printf("| %s | refused: %s | |\n", row.name.c_str(), first.c_str());
+      std::printf("| %s | refused: %s | | |\n", row.name.c_str(), first.c_str());
       continue;
     }
     std::sort(t.begin(), t.end());
-    std::printf("| %s | %.1f | %zu |\n", row.name.c_str(), t[t.size() / 2], last.bytes);
+    std::printf("| %s | %.1f | %.1f | %zu |\n", row.name.c_str(), t[t.size() / 2], t.front(), last.bytes);
+    std::fflush(stdout);
   }
   return 0;
 }

@@ -122,6 +122,18 @@ class CacheCounters {
   void record_eviction() { add(evictions_); }
   void record_corrupt_entry() { add(corrupt_entries_); }
   void record_write_failure() { add(write_failures_); }
+  // Tiered compilation (runtime/README.md, "Tiers").
+  void record_fast_compile() { add(fast_compiles_); }
+  void record_tuned_compile(std::chrono::nanoseconds time) {
+    add(tuned_compiles_);
+    add(tuned_compile_nanoseconds_, time.count() > 0 ? static_cast<std::uint64_t>(time.count()) : 0);
+  }
+  void record_tier_swap() { add(tier_swaps_); }
+  void record_tuned_failure(const std::string& why) {
+    add(tuned_failures_);
+    std::lock_guard<std::mutex> lock(error_mutex_);
+    last_tuned_error_ = why;
+  }
 
   CacheStats snapshot() const;
   void reset();
@@ -133,6 +145,9 @@ class CacheCounters {
   Counter memory_hits_{0}, memory_waits_{0}, memory_misses_{0}, disk_hits_{0}, disk_misses_{0};
   Counter compiles_{0}, compile_nanoseconds_{0}, entries_written_{0}, evictions_{0}, corrupt_entries_{0};
   Counter write_failures_{0};
+  Counter fast_compiles_{0}, tuned_compiles_{0}, tuned_compile_nanoseconds_{0}, tuned_failures_{0}, tier_swaps_{0};
+  mutable std::mutex error_mutex_;
+  std::string last_tuned_error_;
 };
 
 // Reports the time from its construction to its destruction as one compile

@@ -213,14 +213,24 @@ CacheStats CacheCounters::snapshot() const {
   s.evictions = get(evictions_);
   s.corrupt_entries = get(corrupt_entries_);
   s.write_failures = get(write_failures_);
+  s.fast_compiles = get(fast_compiles_);
+  s.tuned_compiles = get(tuned_compiles_);
+  s.tuned_compile_ms = static_cast<double>(get(tuned_compile_nanoseconds_)) / 1e6;
+  s.tuned_failures = get(tuned_failures_);
+  s.tier_swaps = get(tier_swaps_);
+  std::lock_guard<std::mutex> lock(error_mutex_);
+  s.last_tuned_error = last_tuned_error_;
   return s;
 }
 
 void CacheCounters::reset() {
   for (Counter* c : {&memory_hits_, &memory_waits_, &memory_misses_, &disk_hits_, &disk_misses_, &compiles_,
-                     &compile_nanoseconds_, &entries_written_, &evictions_, &corrupt_entries_, &write_failures_}) {
+                     &compile_nanoseconds_, &entries_written_, &evictions_, &corrupt_entries_, &write_failures_,
+                     &fast_compiles_, &tuned_compiles_, &tuned_compile_nanoseconds_, &tuned_failures_, &tier_swaps_}) {
     c->store(0, std::memory_order_relaxed);
   }
+  std::lock_guard<std::mutex> lock(error_mutex_);
+  last_tuned_error_.clear();
 }
 
 }  // namespace scangen::runtime::detail

@@ -59,7 +59,7 @@ std::string Runtime::Impl::nvrtc_arch() const {
   return known ? "sm_" + std::to_string(sm) : "compute_" + std::to_string(ptx_arch);
 }
 
-runtime::detail::CacheKey Runtime::Impl::cuda_key(const std::string& source, const std::string& arch) const {
+runtime::detail::CacheKey Runtime::Impl::cuda_key(const std::string& source, const std::string& arch, Tier tier) const {
   std::string nvrtc_version, driver_version;
   try {
     nvrtc_version = nvrtc_support::version();
@@ -72,15 +72,16 @@ runtime::detail::CacheKey Runtime::Impl::cuda_key(const std::string& source, con
     if (r != CUDA_SUCCESS) fail(describe(*driver, "cuDriverGetVersion", r));
     driver_version = " driver " + std::to_string(v);
   }
-  return runtime::detail::make_kernel_key(source, "--gpu-architecture=" + arch, "nvrtc " + nvrtc_version,
-                                          "sm_" + std::to_string(sm) + driver_version, generator::templates_hash());
+  return runtime::detail::make_kernel_key(source, runtime::detail::tier_key_options(arch, tier),
+                                          "nvrtc " + nvrtc_version, "sm_" + std::to_string(sm) + driver_version,
+                                          generator::templates_hash());
 }
 
 std::vector<uint8_t> Runtime::Impl::nvrtc_compile(const std::string& source, const std::string& name,
-                                                  const std::string& arch) const {
+                                                  const std::string& arch, Tier tier) const {
   nvrtc_support::Compiled c;
   try {
-    c = nvrtc_support::compile(source, name, arch);
+    c = nvrtc_support::compile(source, name, arch, runtime::detail::tier_nvrtc_options(tier));
   } catch (const nvrtc_support::Error& e) {
     fail(e.what());
   }
@@ -90,18 +91,25 @@ std::vector<uint8_t> Runtime::Impl::nvrtc_compile(const std::string& source, con
   return std::vector<uint8_t>(c.code.begin(), c.code.end());
 }
 
-void Runtime::Impl::load_cuda(Scan::State& st, const std::vector<uint8_t>& code) const {
+std::unique_ptr<runtime::detail::CudaModule> Runtime::Impl::load_cuda(const generator::Plan& plan,
+                                                                      const std::vector<uint8_t>& code,
+                                                                      Tier tier) const {
   make_current();
   std::vector<uint8_t> image = code;
   image.push_back(0);  // PTX is text: terminate it
-  CUresult r = driver->cuModuleLoadData(&st.module, image.data());
+  auto m = std::make_unique<runtime::detail::CudaModule>();
+  m->tier = tier;
+  CUresult r = driver->cuModuleLoadData(&m->module, image.data());
   if (r != CUDA_SUCCESS) fail(describe(*driver, "cuModuleLoadData", r));
-  for (const generator::Kernel& k : st.plan.kernels) {
+  for (const generator::Kernel& k : plan.kernels) {
     CUfunction fn;
-    if ((r = driver->cuModuleGetFunction(&fn, st.module, k.name.c_str())) != CUDA_SUCCESS)
+    if ((r = driver->cuModuleGetFunction(&fn, m->module, k.name.c_str())) != CUDA_SUCCESS) {
+      driver->cuModuleUnload(m->module);
       fail(describe(*driver, ("cuModuleGetFunction (" + k.name + ")").c_str(), r));
-    st.cu_functions[k.name] = fn;
+    }
+    m->functions[k.name] = fn;
   }
+  return m;
 }
 
 namespace {
@@ -176,6 +184,8 @@ void Scan::run(const CudaArgs& a) const {
   Runtime::Impl& rt = *st.rt;
   const Driver& d = *rt.driver;
   runtime::detail::check_outputs(p, a.in, a.inclusive, a.exclusive, a.aggregate, a.running_total, a.n);
+  // The tier's module, read once: every launch of this call uses it.
+  const runtime::detail::CudaModule& module = *st.cu_current.load(std::memory_order_acquire);
   const std::vector<const generator::Kernel*> launches = runtime::detail::plan_launches(p, a.n);
   std::lock_guard<std::mutex> lock(st.mutex);
   rt.make_current();
@@ -213,7 +223,7 @@ void Scan::run(const CudaArgs& a) const {
     for (const generator::KernelParam& param : k->params) params.push_back(cuda_arg(param.role));
     const uint64_t blocks = generator::launch_blocks(p, *k, a.n);
     const CUresult r =
-        d.cuLaunchKernel(st.cu_functions.at(k->name), static_cast<unsigned int>(blocks), 1, 1,
+        d.cuLaunchKernel(module.functions.at(k->name), static_cast<unsigned int>(blocks), 1, 1,
                          static_cast<unsigned int>(p.block_threads), 1, 1, 0, stream, params.data(), nullptr);
     if (r != CUDA_SUCCESS) fail(describe(d, ("cuLaunchKernel (" + k->name + ")").c_str(), r));
   }

@@ -2,11 +2,13 @@
 // source) through the memory and disk caches (cache.h), and the statistics.
 // Each backend's device, build and launch: cuda_backend.cpp, opencl_backend.cpp.
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
+#include "nvrtc_program.h"
 #include "runtime_impl.h"
 #include "scangen/dsl/dsl.h"
 #include "scangen/generator/emit.h"
@@ -43,9 +45,19 @@ Runtime::Runtime(RuntimeOptions options) : impl_(std::make_shared<Impl>()) {
       impl_->open_opencl(options.opencl_platform, options.opencl_device);
     }
   }
+  // Tiered compilation: CUDA only, and only with an NVRTC that builds the fast tier.
+  if (impl_->backend == Backend::Cuda &&
+      runtime::detail::tiers_wanted(options.jit_tiers, std::getenv("SCANGEN_JIT_TIERS")))
+    try {
+      impl_->tiers = runtime::detail::nvrtc_has_fast_tier(nvrtc_support::version());
+    } catch (const nvrtc_support::Error&) {
+      impl_->tiers = false;  // compile() reports NVRTC's failure
+    }
 }
 
-Runtime::~Runtime() = default;
+// The tuned compiles still queued run to the end (their disk entries are what
+// the next process starts from); a Scan that outlives the Runtime keeps its module.
+Runtime::~Runtime() { impl_->worker.finish(); }
 Backend Runtime::backend() const { return impl_->backend; }
 std::string Runtime::device_name() const { return impl_->device_name; }
 std::string Runtime::fallback_reason() const { return impl_->fallback_reason; }
@@ -124,46 +136,39 @@ Scan Runtime::compile(const dsl::Spec& spec) {
   eo.source_name = spec.name + generator::source_extension(rt.backend);
   const std::string source = generator::emit(st->plan, eo);
 
-  // Everything that changes the binary (runtime/README.md, "What is keyed").
-  const std::string cuda_arch = rt.backend == Backend::Cuda ? rt.nvrtc_arch() : "";
-  const CacheKey key = rt.backend == Backend::Cuda ? rt.cuda_key(source, cuda_arch) : rt.opencl_key(source);
-  // The memory key adds the context: compiled code belongs to one.
-  const std::string memory_key = runtime::detail::memory_key(
-      key, rt.backend == Backend::Cuda ? static_cast<const void*>(rt.cu_context) : static_cast<const void*>(rt.cl_ctx));
-
-  // OpenCL: a disk entry counts only if the driver builds it (one it refuses,
-  // though its checksum holds, is compiled again and replaced); the program
-  // built then serves this Scan.
-  cl_program from_entry = nullptr;
-  DiskCache::Accept accept;
-  if (rt.backend == Backend::OpenCL) {
-    accept = [&](const std::vector<uint8_t>& binary) {
-      from_entry = rt.cl_build(source, &binary, nullptr);
-      return from_entry != nullptr;
-    };
-  }
-  std::shared_ptr<const std::vector<uint8_t>> code = rt.memory.get_or_create(memory_key, [&] {
-    if (auto cached = rt.disk.load(key, accept))
-      return std::make_shared<const std::vector<uint8_t>>(std::move(*cached));
-    const auto t0 = std::chrono::steady_clock::now();
-    std::vector<uint8_t> bytes;
-    if (rt.backend == Backend::Cuda) {
-      bytes = rt.nvrtc_compile(source, eo.source_name, cuda_arch);
-    } else {
-      clReleaseProgram(rt.cl_build(source, nullptr, &bytes));
-    }
-    rt.counters->record_compile(std::chrono::steady_clock::now() - t0);
-    if (!bytes.empty()) rt.disk.store(key, bytes);
-    return std::make_shared<const std::vector<uint8_t>>(std::move(bytes));
-  });
-
   if (rt.backend == Backend::Cuda) {
-    rt.load_cuda(*st, *code);
-  } else {
-    cl_program prog = from_entry ? from_entry : code->empty() ? nullptr : rt.cl_build(source, code.get(), nullptr);
-    if (!prog) prog = rt.cl_build(source, nullptr, nullptr);  // the binary was refused: from source
-    rt.load_opencl(*st, prog);
+    rt.compile_cuda(st, source, eo.source_name);  // tiers.cpp
+    return Scan(st);
   }
+  // OpenCL (one tier). Everything that changes the binary (runtime/README.md, "What is keyed").
+  const CacheKey key = rt.opencl_key(source);
+  // The memory key adds the context: compiled code belongs to one.
+  const std::string memory_key = runtime::detail::memory_key(key, static_cast<const void*>(rt.cl_ctx));
+
+  // A disk entry counts only if the driver builds it (one it refuses, though
+  // its checksum holds, is compiled again and replaced); the program built
+  // then serves this Scan.
+  cl_program from_entry = nullptr;
+  DiskCache::Accept accept = [&](const std::vector<uint8_t>& binary) {
+    from_entry = rt.cl_build(source, &binary, nullptr);
+    return from_entry != nullptr;
+  };
+  std::shared_ptr<const runtime::detail::CompiledCode> code = rt.memory.get_or_create(memory_key, [&] {
+    runtime::detail::CompiledCode c;
+    if (auto cached = rt.disk.load(key, accept)) {
+      c.bytes = std::move(*cached);
+      return std::make_shared<const runtime::detail::CompiledCode>(std::move(c));
+    }
+    const auto t0 = std::chrono::steady_clock::now();
+    clReleaseProgram(rt.cl_build(source, nullptr, &c.bytes));
+    rt.counters->record_compile(std::chrono::steady_clock::now() - t0);
+    if (!c.bytes.empty()) rt.disk.store(key, c.bytes);
+    return std::make_shared<const runtime::detail::CompiledCode>(std::move(c));
+  });
+  const std::vector<uint8_t>& bytes = code->bytes;
+  cl_program prog = from_entry ? from_entry : bytes.empty() ? nullptr : rt.cl_build(source, &bytes, nullptr);
+  if (!prog) prog = rt.cl_build(source, nullptr, nullptr);  // the binary was refused: from source
+  rt.load_opencl(*st, prog);
   return Scan(st);
 }
 

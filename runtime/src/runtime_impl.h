@@ -8,15 +8,21 @@
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
 
+#include <atomic>
+#include <condition_variable>
 #include <cstdint>
+#include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "cache.h"
 #include "cuda_driver.h"
+#include "tiers.h"
 
 namespace scangen {
 
@@ -46,6 +52,59 @@ void check_outputs(const generator::Plan& p, bool in, bool inc, bool exc, bool a
 // Refuses count x element when it overflows 64 bits.
 void check_no_overflow(const generator::Plan& p, uint64_t count, uint64_t element, const std::string& type);
 
+// ---- tiered compilation (tiers.cpp; runtime/README.md, "Tiers") ----
+
+// The tuned tier's compile of one scan, on the background thread; the Scans
+// (States) served by the fast tier meanwhile wait for it here.
+struct TunedJob {
+  enum class Status { Pending, Ready, Failed };
+  std::string source, name, arch;  // what NVRTC compiles
+  CacheKey key;                    // the tuned tier's disk entry
+
+  std::mutex mutex;
+  std::condition_variable done;  // status left Pending, or settled
+  Status status = Status::Pending;
+  bool settled = false;  // Ready, and every State registered here has its tuned module (or the error)
+  std::shared_ptr<const std::vector<uint8_t>> bytes;  // Ready: the tuned binary
+  std::string error;                                  // Failed: why
+  std::vector<std::weak_ptr<Scan::State>> scans;      // Pending: the States to move to the tuned tier
+};
+
+// What the memory cache keeps of a compiled scan: the binary and its tier,
+// and for the fast tier the tuned compile that will replace it.
+struct CompiledCode {
+  std::vector<uint8_t> bytes;
+  Tier tier = Tier::Tuned;
+  std::shared_ptr<TunedJob> job;
+};
+
+// One background thread, started on the first job; runs jobs in order.
+// finish() runs every job queued and joins (the Runtime's destructor).
+class TierWorker {
+ public:
+  TierWorker() = default;
+  ~TierWorker() { finish(); }
+  TierWorker(const TierWorker&) = delete;
+  TierWorker& operator=(const TierWorker&) = delete;
+  void post(std::function<void()> job);
+  void finish();
+
+ private:
+  void loop();
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::deque<std::function<void()>> jobs_;
+  bool stopping_ = false;
+  std::thread thread_;
+};
+
+// One loaded CUDA module and its kernels, by name.
+struct CudaModule {
+  CUmodule module = nullptr;
+  std::map<std::string, CUfunction> functions;
+  Tier tier = Tier::Tuned;
+};
+
 }  // namespace runtime::detail
 
 struct Runtime::Impl {
@@ -74,8 +133,12 @@ struct Runtime::Impl {
   // The compiled code, by key; the disk cache under it; both count into one
   // set of counters (stats()).
   std::shared_ptr<runtime::detail::CacheCounters> counters = std::make_shared<runtime::detail::CacheCounters>();
-  runtime::detail::MemoryCache<std::vector<uint8_t>> memory{counters};
+  runtime::detail::MemoryCache<runtime::detail::CompiledCode> memory{counters};
   runtime::detail::DiskCache disk{runtime::detail::DiskCache::Options::from_environment(), counters};
+
+  // Tiered compilation (CUDA): on, and the thread that builds the tuned tiers.
+  bool tiers = false;
+  runtime::detail::TierWorker worker;
 
   Impl() = default;
   Impl(const Impl&) = delete;
@@ -88,9 +151,18 @@ struct Runtime::Impl {
   // What NVRTC compiles for: the device's architecture (a cubin), or PTX for
   // the newest architecture NVRTC knows when the device is newer.
   std::string nvrtc_arch() const;
-  runtime::detail::CacheKey cuda_key(const std::string& source, const std::string& arch) const;
-  std::vector<uint8_t> nvrtc_compile(const std::string& source, const std::string& name, const std::string& arch) const;
-  void load_cuda(Scan::State& st, const std::vector<uint8_t>& code) const;
+  runtime::detail::CacheKey cuda_key(const std::string& source, const std::string& arch, Tier tier) const;
+  std::vector<uint8_t> nvrtc_compile(const std::string& source, const std::string& name, const std::string& arch,
+                                     Tier tier) const;
+  std::unique_ptr<runtime::detail::CudaModule> load_cuda(const generator::Plan& plan, const std::vector<uint8_t>& code,
+                                                         Tier tier) const;
+
+  // ---- tiered compilation (tiers.cpp) ----
+  // Compiles (or finds) the CUDA binary of `source` and loads it into `st`:
+  // through the memory and disk caches, the fast tier first on a cold compile.
+  void compile_cuda(const std::shared_ptr<Scan::State>& st, const std::string& source, const std::string& name);
+  void build_tuned(const std::shared_ptr<runtime::detail::TunedJob>& job);  // on the worker
+  void install_tuned(Scan::State& st, const std::vector<uint8_t>& bytes);
 
   // ---- OpenCL (opencl_backend.cpp) ----
   void open_opencl(int platform_index, std::string selector);
@@ -106,9 +178,13 @@ struct Runtime::Impl {
 struct Scan::State {
   std::shared_ptr<Runtime::Impl> rt;
   generator::Plan plan;
-  // CUDA
-  CUmodule module = nullptr;
-  std::map<std::string, CUfunction> cu_functions;
+  // CUDA: the module a call launches (read once per call: a call keeps the
+  // module it started with), and the modules of the tiers, which stay loaded
+  // while the State lives; the tuned compile a fast-tier State waits for.
+  std::atomic<const runtime::detail::CudaModule*> cu_current{nullptr};
+  std::unique_ptr<runtime::detail::CudaModule> cu_fast, cu_tuned;
+  std::shared_ptr<runtime::detail::TunedJob> job;
+  std::string tier_error;  // why the tuned tier did not come (under job->mutex)
   // OpenCL
   cl_program program = nullptr;
   std::map<std::string, cl_kernel> cl_kernels;

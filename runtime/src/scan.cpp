@@ -13,9 +13,10 @@ Scan::State::~State() {
   if (program) clReleaseProgram(program);
   if (cl_workspace) clReleaseMemObject(cl_workspace);
   if (rt && rt->driver) {
-    if (module || cu_workspace) rt->driver->cuCtxSetCurrent(rt->cu_context);
+    if (cu_fast || cu_tuned || cu_workspace) rt->driver->cuCtxSetCurrent(rt->cu_context);
     if (cu_workspace) rt->driver->cuMemFree(cu_workspace);
-    if (module) rt->driver->cuModuleUnload(module);
+    for (const auto* m : {cu_fast.get(), cu_tuned.get()})
+      if (m && m->module) rt->driver->cuModuleUnload(m->module);
   }
 }
 

@@ -24,6 +24,17 @@ struct CacheStats {
   // is not this user's or others can write it: runtime/README.md).
   bool disk_cache_on = false;
   std::string disk_cache_off_reason;
+
+  // Tiered compilation (CUDA; runtime/README.md, "Tiers"). A cold compile is
+  // first built for compile speed (the fast tier: counted in misses and
+  // compile_ms, the compile a caller waits for), then again on a background
+  // thread for speed of the kernels (the tuned tier), which replaces it.
+  uint64_t fast_compiles = 0;    // cold compiles served first by the fast tier
+  uint64_t tuned_compiles = 0;   // background compiles of the tuned tier that succeeded
+  double tuned_compile_ms = 0;   // their total time
+  uint64_t tuned_failures = 0;   // background compiles or loads that failed (the fast tier stays)
+  uint64_t tier_swaps = 0;       // Scans moved from the fast tier's module to the tuned one
+  std::string last_tuned_error;  // the last failure's message, or ""
 };
 
 }  // namespace scangen

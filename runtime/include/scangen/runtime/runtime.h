@@ -38,6 +38,13 @@ class Error : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// Tiered compilation (CUDA; runtime/README.md, "Tiers"): which build of a
+// scan's kernels a Scan launches. Fast: built for compile speed, serving the
+// first calls after a cold compile; Tuned: the optimised build (a disk-cache
+// hit, a compile with tiering off, every OpenCL scan).
+enum class Tier { Fast, Tuned };
+const char* to_string(Tier t);  // "fast", "tuned"
+
 struct RuntimeOptions {
   // The backend to use; none: CUDA when a driver and a GPU are present, else OpenCL.
   std::optional<Backend> backend;
@@ -49,6 +56,11 @@ struct RuntimeOptions {
   // the first GPU, else the first device of any kind. device_name() says
   // which was taken.
   std::string opencl_device = {};
+  // Tiered compilation (CUDA): a cold compile hands back a Scan built for
+  // compile speed and builds the tuned kernels on a background thread, which
+  // replace it when ready (bit-identical results). None: on, unless the
+  // environment variable SCANGEN_JIT_TIERS is 0, off, false or no.
+  std::optional<bool> jit_tiers = std::nullopt;
 };
 
 class Runtime;
@@ -147,6 +159,15 @@ class Scan {
   // The sizes of the element and input types (sizeof P_T, P_In).
   size_t element_size() const;
   size_t input_size() const;
+
+  // Tiered compilation (runtime/README.md, "Tiers"): the tier the next call
+  // launches (a call in flight keeps the module it started with); waiting
+  // until the tuned tier serves, or will not (its compile failed, or tiering
+  // is off): the tier then, with why the tuned one did not come in
+  // tier_error() ("" when it did).
+  Tier tier() const;
+  Tier wait_tuned() const;
+  std::string tier_error() const;
 
   struct State;  // the compiled code and the managed workspace
 

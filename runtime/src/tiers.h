@@ -1,0 +1,32 @@
+// Tiered compilation's choices, apart from the runtime's state (so that the
+// unit tests can check them without a GPU): whether tiering is on, and the
+// NVRTC options and cache-key options of each tier. runtime/README.md, "Tiers".
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "scangen/runtime/runtime.h"
+
+namespace scangen::runtime::detail {
+
+// Tiering wanted: `option` (RuntimeOptions::jit_tiers) when given, else the
+// environment's SCANGEN_JIT_TIERS (`env`, null when unset): off for 0, off,
+// false or no (any case), on for anything else.
+bool tiers_wanted(const std::optional<bool>& option, const char* env);
+
+// Whether an NVRTC of this "major.minor" version builds the fast tier
+// (-Ofast-compile came with NVRTC 12.8).
+bool nvrtc_has_fast_tier(const std::string& nvrtc_version);
+
+// NVRTC's options for a tier, after --gpu-architecture (none for the tuned
+// tier: its build is the one the runtime always made).
+std::vector<std::string> tier_nvrtc_options(Tier tier);
+
+// The options part of a tier's cache key: "--gpu-architecture=ARCH" and the
+// tier's NVRTC options, space-separated (the tuned tier's key is the key the
+// runtime always made, so existing disk entries stay valid).
+std::string tier_key_options(const std::string& arch, Tier tier);
+
+}  // namespace scangen::runtime::detail
