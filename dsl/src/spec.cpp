@@ -409,7 +409,9 @@ std::string Spec::to_string() const {
   if (running_total) out += aggregate ? ", running_total" : "running_total";
   out += ";\n  targets = ";
   for (size_t i = 0; i < targets.size(); ++i) out += (i ? ", " : "") + std::string(dsl::to_string(targets[i]));
-  out += std::string(";\n  deterministic = ") + (deterministic ? "true" : "false") + ";\n}\n";
+  out += std::string(";\n  deterministic = ") + (deterministic ? "true" : "false") + ";\n";
+  if (reverse) out += "  reverse = true;\n";  // printed only when set: a forward spec's text (and hash) as before
+  out += "}\n";
   return out;
 }
 
@@ -424,7 +426,7 @@ bool operator==(const Spec& a, const Spec& b) {
          a.warp_width == b.warp_width && a.algorithm == b.algorithm && a.threads == b.threads && a.items == b.items &&
          a.mode == b.mode && same_expr(a.init ? a.init : a.identity, b.init ? b.init : b.identity) &&
          a.aggregate == b.aggregate && a.running_total == b.running_total && a.targets == b.targets &&
-         a.deterministic == b.deterministic;
+         a.deterministic == b.deterministic && a.reverse == b.reverse;
 }
 
 }  // namespace scangen::dsl

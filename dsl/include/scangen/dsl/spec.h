@@ -248,6 +248,10 @@ struct Spec {
   // making a kernel runs (scangen emit / compile, scangen_generate,
   // Runtime::compile) is skipped; `scangen check` still reports.
   bool assume_associative = false;
+  // Set by `reverse = true;`: a suffix scan. Element n-1 comes first: the
+  // result at i is a forward scan's of the reversed array (init . x[n-1] .
+  // ... . x[i], inclusive), at every level and in every mode (docs/dsl.md).
+  bool reverse = false;
 
   bool has_inclusive() const { return mode != Mode::Exclusive; }
   bool has_exclusive() const { return mode != Mode::Inclusive; }
