@@ -124,8 +124,8 @@ bool plannable(const dsl::Spec& s, generator::Backend b) {
   }
 }
 
-using AddCase = std::function<void(const std::string&, const ElementKind&, Algorithm, const Shape&, dsl::Mode,
-                                   const std::string&)>;
+using AddCase =
+    std::function<void(const std::string&, const ElementKind&, Algorithm, const Shape&, dsl::Mode, const std::string&)>;
 
 // reverse = true: the non-commutative operators in every mode over shapes
 // taken in turn, with init and aggregates, u8 in u32, and running totals.
@@ -135,7 +135,8 @@ void add_reverse_cases(const std::string& an, Algorithm a, const std::vector<Sha
   for (const ElementKind* k : {&kMatrix, &kAffine})
     for (dsl::Mode m : kModes) {
       const Shape& s = sh[(i * 3 + 1) % sh.size()];
-      add(an + "_rev_" + k->name + "_" + dsl::to_string(m), *k, a, s, m, rev + (i % 2 ? "  outputs = aggregate;\n" : ""));
+      add(an + "_rev_" + k->name + "_" + dsl::to_string(m), *k, a, s, m,
+          rev + (i % 2 ? "  outputs = aggregate;\n" : ""));
       ++i;
     }
   add(an + "_rev_mat2_init", kMatrix, a, sh.back(), dsl::Mode::Both,
@@ -542,12 +543,10 @@ std::vector<ScanCase> device_cases(generator::Backend backend) {
     add(an + "_rev_u8u32", "  type = u32;\n  input = u8;\n  op = add;\n  outputs = aggregate;\n" + rev, "int");
     add(an + "_rev_f32", "  type = f32;\n  op = add;\n  mode = exclusive;\n" + rev, "small");
     add(an + "_rev_running_mat2",
-        std::string("  type = Mat2;\n  ") + kMatrix.operator_ + "\n  mode = both;\n  outputs = running_total;\n" +
-            rev,
+        std::string("  type = Mat2;\n  ") + kMatrix.operator_ + "\n  mode = both;\n  outputs = running_total;\n" + rev,
         "matrix");
     add(an + "_rev_small_tiles", "  type = u32;\n  op = xor;\n  threads = 32;\n  items = 1;\n" + rev, "int");
-    add(an + "_rev_i8_max", "  type = i8;\n  op = max;\n  threads = 64;\n  items = 3;\n  mode = both;\n" + rev,
-        "int");
+    add(an + "_rev_i8_max", "  type = i8;\n  op = max;\n  threads = 64;\n  items = 3;\n  mode = both;\n" + rev, "int");
   }
   return out;
 }
