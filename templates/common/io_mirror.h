@@ -76,11 +76,19 @@ SG_FN void SG_NAME(sg_load)(const SG_GLOBAL SG_IN* in, scangen_u64 first, scange
   }
 #endif
   // Element base + k of the array is scan-order position first + SG_BLOCK_ITEMS - 1 - k.
+  if (SG_NAME(sg_mirror_whole)(first, n)) {
 #pragma unroll
-  for (int i = 0; i < SG_ITEMS; ++i) {
-    const int k = i * SG_BLOCK_THREADS + tid;
-    exchange[SG_XPAD(SG_BLOCK_ITEMS - 1 - k)] =
-        base + (scangen_u64)k < n ? SG_CONVERT(in[base + (scangen_u64)k]) : SG_IDENTITY();
+    for (int i = 0; i < SG_ITEMS; ++i) {
+      const int k = i * SG_BLOCK_THREADS + tid;
+      exchange[SG_XPAD(SG_BLOCK_ITEMS - 1 - k)] = SG_CONVERT(in[base + (scangen_u64)k]);
+    }
+  } else {
+#pragma unroll
+    for (int i = 0; i < SG_ITEMS; ++i) {
+      const int k = i * SG_BLOCK_THREADS + tid;
+      exchange[SG_XPAD(SG_BLOCK_ITEMS - 1 - k)] =
+          base + (scangen_u64)k < n ? SG_CONVERT(in[base + (scangen_u64)k]) : SG_IDENTITY();
+    }
   }
   SG_BARRIER();
 #pragma unroll
@@ -120,10 +128,18 @@ SG_FN void SG_NAME(sg_store)(SG_GLOBAL SG_T* out, scangen_u64 first, scangen_u64
 #pragma unroll
   for (int i = 0; i < SG_ITEMS; ++i) exchange[SG_XPAD(tid * SG_ITEMS + i)] = items[i];
   SG_BARRIER();
+  if (SG_NAME(sg_mirror_whole)(first, n)) {
 #pragma unroll
-  for (int i = 0; i < SG_ITEMS; ++i) {
-    const int k = i * SG_BLOCK_THREADS + tid;
-    if (base + (scangen_u64)k < n) out[base + (scangen_u64)k] = exchange[SG_XPAD(SG_BLOCK_ITEMS - 1 - k)];
+    for (int i = 0; i < SG_ITEMS; ++i) {
+      const int k = i * SG_BLOCK_THREADS + tid;
+      out[base + (scangen_u64)k] = exchange[SG_XPAD(SG_BLOCK_ITEMS - 1 - k)];
+    }
+  } else {
+#pragma unroll
+    for (int i = 0; i < SG_ITEMS; ++i) {
+      const int k = i * SG_BLOCK_THREADS + tid;
+      if (base + (scangen_u64)k < n) out[base + (scangen_u64)k] = exchange[SG_XPAD(SG_BLOCK_ITEMS - 1 - k)];
+    }
   }
   SG_BARRIER();  // the exchange may be reused at once
 #else
