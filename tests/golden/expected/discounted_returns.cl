@@ -472,11 +472,19 @@ SG_FN void discounted_returns_sg_load(const SG_GLOBAL discounted_returns_In* in,
   }
 #endif
   // Element base + k of the array is scan-order position first + SG_BLOCK_ITEMS - 1 - k.
+  if (discounted_returns_sg_mirror_whole(first, n)) {
 #pragma unroll
-  for (int i = 0; i < SG_ITEMS; ++i) {
-    const int k = i * SG_BLOCK_THREADS + tid;
-    exchange[SG_XPAD(SG_BLOCK_ITEMS - 1 - k)] =
-        base + (scangen_u64)k < n ? discounted_returns_convert(in[base + (scangen_u64)k]) : discounted_returns_identity();
+    for (int i = 0; i < SG_ITEMS; ++i) {
+      const int k = i * SG_BLOCK_THREADS + tid;
+      exchange[SG_XPAD(SG_BLOCK_ITEMS - 1 - k)] = discounted_returns_convert(in[base + (scangen_u64)k]);
+    }
+  } else {
+#pragma unroll
+    for (int i = 0; i < SG_ITEMS; ++i) {
+      const int k = i * SG_BLOCK_THREADS + tid;
+      exchange[SG_XPAD(SG_BLOCK_ITEMS - 1 - k)] =
+          base + (scangen_u64)k < n ? discounted_returns_convert(in[base + (scangen_u64)k]) : discounted_returns_identity();
+    }
   }
   SG_BARRIER();
 #pragma unroll
@@ -516,10 +524,18 @@ SG_FN void discounted_returns_sg_store(SG_GLOBAL discounted_returns_T* out, scan
 #pragma unroll
   for (int i = 0; i < SG_ITEMS; ++i) exchange[SG_XPAD(tid * SG_ITEMS + i)] = items[i];
   SG_BARRIER();
+  if (discounted_returns_sg_mirror_whole(first, n)) {
 #pragma unroll
-  for (int i = 0; i < SG_ITEMS; ++i) {
-    const int k = i * SG_BLOCK_THREADS + tid;
-    if (base + (scangen_u64)k < n) out[base + (scangen_u64)k] = exchange[SG_XPAD(SG_BLOCK_ITEMS - 1 - k)];
+    for (int i = 0; i < SG_ITEMS; ++i) {
+      const int k = i * SG_BLOCK_THREADS + tid;
+      out[base + (scangen_u64)k] = exchange[SG_XPAD(SG_BLOCK_ITEMS - 1 - k)];
+    }
+  } else {
+#pragma unroll
+    for (int i = 0; i < SG_ITEMS; ++i) {
+      const int k = i * SG_BLOCK_THREADS + tid;
+      if (base + (scangen_u64)k < n) out[base + (scangen_u64)k] = exchange[SG_XPAD(SG_BLOCK_ITEMS - 1 - k)];
+    }
   }
   SG_BARRIER();  // the exchange may be reused at once
 #else

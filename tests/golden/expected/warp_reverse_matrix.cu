@@ -457,11 +457,19 @@ SG_FN void warp_reverse_matrix_sg_load(const SG_GLOBAL warp_reverse_matrix_In* i
   }
 #endif
   // Element base + k of the array is scan-order position first + SG_BLOCK_ITEMS - 1 - k.
+  if (warp_reverse_matrix_sg_mirror_whole(first, n)) {
 #pragma unroll
-  for (int i = 0; i < SG_ITEMS; ++i) {
-    const int k = i * SG_BLOCK_THREADS + tid;
-    exchange[SG_XPAD(SG_BLOCK_ITEMS - 1 - k)] =
-        base + (scangen_u64)k < n ? warp_reverse_matrix_convert(in[base + (scangen_u64)k]) : warp_reverse_matrix_identity();
+    for (int i = 0; i < SG_ITEMS; ++i) {
+      const int k = i * SG_BLOCK_THREADS + tid;
+      exchange[SG_XPAD(SG_BLOCK_ITEMS - 1 - k)] = warp_reverse_matrix_convert(in[base + (scangen_u64)k]);
+    }
+  } else {
+#pragma unroll
+    for (int i = 0; i < SG_ITEMS; ++i) {
+      const int k = i * SG_BLOCK_THREADS + tid;
+      exchange[SG_XPAD(SG_BLOCK_ITEMS - 1 - k)] =
+          base + (scangen_u64)k < n ? warp_reverse_matrix_convert(in[base + (scangen_u64)k]) : warp_reverse_matrix_identity();
+    }
   }
   SG_BARRIER();
 #pragma unroll
@@ -501,10 +509,18 @@ SG_FN void warp_reverse_matrix_sg_store(SG_GLOBAL warp_reverse_matrix_T* out, sc
 #pragma unroll
   for (int i = 0; i < SG_ITEMS; ++i) exchange[SG_XPAD(tid * SG_ITEMS + i)] = items[i];
   SG_BARRIER();
+  if (warp_reverse_matrix_sg_mirror_whole(first, n)) {
 #pragma unroll
-  for (int i = 0; i < SG_ITEMS; ++i) {
-    const int k = i * SG_BLOCK_THREADS + tid;
-    if (base + (scangen_u64)k < n) out[base + (scangen_u64)k] = exchange[SG_XPAD(SG_BLOCK_ITEMS - 1 - k)];
+    for (int i = 0; i < SG_ITEMS; ++i) {
+      const int k = i * SG_BLOCK_THREADS + tid;
+      out[base + (scangen_u64)k] = exchange[SG_XPAD(SG_BLOCK_ITEMS - 1 - k)];
+    }
+  } else {
+#pragma unroll
+    for (int i = 0; i < SG_ITEMS; ++i) {
+      const int k = i * SG_BLOCK_THREADS + tid;
+      if (base + (scangen_u64)k < n) out[base + (scangen_u64)k] = exchange[SG_XPAD(SG_BLOCK_ITEMS - 1 - k)];
+    }
   }
   SG_BARRIER();  // the exchange may be reused at once
 #else
