@@ -137,6 +137,7 @@ class Checker {
   void check_init_applies_to(const Items& items, Spec& spec);
   void check_targets(const ast::ScanDecl& scan, const Items& items, Spec& spec);
   void check_flags(const Items& items, Spec& spec);
+  void check_reverse(const Items& items, Spec& spec);
 
   Diagnostics& diags_;
   std::map<std::string, const ast::TypeDecl*> type_decls_;

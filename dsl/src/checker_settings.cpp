@@ -90,7 +90,7 @@ Items Checker::collect_items(const ast::ScanDecl& scan) {
   static const std::vector<std::string> kKeys = {
       "type",           "input", "op",   "combine", "convert", "identity", "level",         "algorithm",
       "threads",        "items", "mode", "init",    "outputs", "targets",  "deterministic", "assume_associative",
-      "init_applies_to"};
+      "init_applies_to", "reverse"};
   Items items;
   for (const ast::Item& item : scan.items) {
     if (std::find(kKeys.begin(), kKeys.end(), item.key) == kKeys.end()) {
@@ -126,6 +126,7 @@ Spec Checker::check_scan(const ast::ScanDecl& scan) {
   check_init_applies_to(items, spec);
   check_targets(scan, items, spec);
   check_flags(items, spec);
+  check_reverse(items, spec);
   return spec;
 }
 
@@ -432,6 +433,13 @@ void Checker::check_flags(const Items& items, Spec& spec) {
             "reduce_then_scan");
   } else {
     spec.algorithm = Algorithm::ReduceThenScan;
+  }
+}
+
+// reverse: a suffix scan, the last element first (every level, mode and algorithm).
+void Checker::check_reverse(const Items& items, Spec& spec) {
+  if (const ast::Item* it = find_item(items, "reverse")) {
+    if (auto b = bool_setting(*it)) spec.reverse = *b;
   }
 }
 

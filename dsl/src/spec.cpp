@@ -411,6 +411,7 @@ std::string Spec::to_string() const {
   for (size_t i = 0; i < targets.size(); ++i) out += (i ? ", " : "") + std::string(dsl::to_string(targets[i]));
   out += std::string(";\n  deterministic = ") + (deterministic ? "true" : "false") + ";\n";
   if (init_exclusive_only) out += "  init_applies_to = exclusive;\n";  // only when set: other specs' text as before
+  if (reverse) out += "  reverse = true;\n";  // printed only when set: a forward spec's text (and hash) as before
   out += "}\n";
   return out;
 }
@@ -426,7 +427,8 @@ bool operator==(const Spec& a, const Spec& b) {
          a.warp_width == b.warp_width && a.algorithm == b.algorithm && a.threads == b.threads && a.items == b.items &&
          a.mode == b.mode && same_expr(a.init ? a.init : a.identity, b.init ? b.init : b.identity) &&
          a.aggregate == b.aggregate && a.running_total == b.running_total && a.targets == b.targets &&
-         a.deterministic == b.deterministic && a.init_exclusive_only == b.init_exclusive_only;
+         a.deterministic == b.deterministic && a.init_exclusive_only == b.init_exclusive_only &&
+         a.reverse == b.reverse;
 }
 
 }  // namespace scangen::dsl

@@ -104,6 +104,7 @@ void decide_scan(Plan& p, const dsl::Spec& spec, const Target& target) {
   p.outputs = {spec.has_inclusive(), spec.has_exclusive(), spec.aggregate, spec.running_total};
   p.counter = decide_counter(spec);
   p.output_may_alias_input = spec.mode != dsl::Mode::Both && spec.input == spec.type;
+  p.reverse = spec.reverse;
 }
 
 LaneExchange choose_exchange(const dsl::Spec& spec, Backend backend) {

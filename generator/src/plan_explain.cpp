@@ -112,6 +112,10 @@ std::string to_string(const Plan& p) {
          std::to_string(p.group_threads) + " threads x " + std::to_string(p.items) + " items = segments of " +
              std::to_string(p.segment) + " elements, blocked arrangement");
   explain_group(o, p);
+  if (p.reverse)
+    line(o, "order",
+         "reverse: element n-1 first; tile t reads and writes the t-th block of the array from its end, last "
+         "element first (common/io_mirror.h)");
   for (const Kernel& k : p.kernels) {
     line(o, "kernel",
          k.name + ", " + std::to_string(p.block_threads) + " threads per block" +

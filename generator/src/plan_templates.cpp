@@ -36,6 +36,7 @@ const std::vector<Entry>& catalogue() {
       {"common/block_blelloch.h", {}},
       {"common/api.h", {}, false, false, true},
       {"common/io.h", {}},
+      {"common/io_mirror.h", {"common/io.h"}},
       {"common/entry.h", {"common/api.h", "common/io.h"}},
       {"common/device.h", {"common/api.h", "common/io.h"}},
       {"common/device_lookback.h", {"common/device.h"}, false, true},
@@ -70,6 +71,8 @@ void add(const Plan& p, const std::string& path, std::vector<std::string>& out) 
     if (e->lookback) add(p, lookback_template(p.backend), out);
   }
   out.push_back(path);
+  // A reverse scan's loads and stores are the mirror's, which stands right after io.h's helpers.
+  if (p.reverse && path == "common/io.h") add(p, "common/io_mirror.h", out);
 }
 
 }  // namespace
@@ -178,6 +181,7 @@ std::vector<std::pair<std::string, std::string>> template_constants(const Plan& 
   number("SG_AGGREGATE_OUT", p.outputs.aggregate ? 1 : 0);
   number("SG_RUNNING_TOTAL", p.outputs.running_total ? 1 : 0);
   number("SG_GROUP_UPDATE", p.counter ? 1 : 0);
+  if (p.reverse) number("SG_REVERSE", 1);  // only when set: a forward scan's text as before
   return c;
 }
 

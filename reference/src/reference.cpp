@@ -109,7 +109,9 @@ Evaluator::Result Evaluator::scan(const void* input, uint64_t n, const void* run
     Program::load(layout, init_.data(), seed.data());
 
   const auto* in_bytes = static_cast<const uint8_t*>(input);
-  for (uint64_t s = 0; s < segments; ++s) {
+  for (uint64_t step = 0; step < segments; ++step) {
+    // reverse: the segments (a device scan's one) last to first, each from its last element to its first.
+    const uint64_t s = spec_.reverse ? segments - 1 - step : step;
     uint64_t begin = s * seg;
     uint64_t end = std::min(n, begin + seg);
     const std::vector<Slot>& start = spec_.running_total ? counter : seed;
@@ -118,7 +120,8 @@ Evaluator::Result Evaluator::scan(const void* input, uint64_t n, const void* run
     // init_applies_to = exclusive: the prefix starts unseeded, init goes before each exclusive result alone.
     prefix = seed_exclusive_only ? identity : start;
     agg = identity;
-    for (uint64_t i = begin; i < end; ++i) {
+    for (uint64_t j = begin; j < end; ++j) {
+      const uint64_t i = spec_.reverse ? begin + (end - 1 - j) : j;
       if (conv) {
         Program::load(in_layout, in_bytes + i * isize, conv->param(0));
         conv->run();

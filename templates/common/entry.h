@@ -75,7 +75,15 @@ SG_END(seed_exclusive)
 #endif
 #if SG_AGGREGATE_OUT
   const scangen_u64 segment = SG_BLOCK() * SG_GROUPS + (scangen_u64)group;
+SG_BEGIN(forward)
   if (tid % SG_GROUP_THREADS == 0 && segment * (scangen_u64)(SG_GROUP_THREADS * SG_ITEMS) < n) aggregates[segment] = total;
+SG_END(forward)
+SG_BEGIN(reverse)
+  // Scan-order segment `segment` is segment `mirrored` of the array (io_mirror.h).
+  const scangen_u64 mirrored = SG_NAME(sg_mirror_segment)(segment, n);
+  if (tid % SG_GROUP_THREADS == 0 && mirrored * (scangen_u64)(SG_GROUP_THREADS * SG_ITEMS) < n)
+    aggregates[mirrored] = total;
+SG_END(reverse)
 #else
   (void)total;
 #endif

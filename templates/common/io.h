@@ -58,6 +58,7 @@ SG_FN int SG_NAME(sg_word_at)(int c, int o, int words) {
 }
 #endif
 
+SG_BEGIN(forward)
 // Elements first .. first + SG_BLOCK_ITEMS - 1, this thread's share; the identity past n.
 SG_FN void SG_NAME(sg_load_direct)(const SG_GLOBAL SG_IN* in, scangen_u64 first, scangen_u64 n, SG_T* items) {
   const scangen_u64 mine = first + (scangen_u64)SG_THREAD() * SG_ITEMS;
@@ -197,3 +198,4 @@ SG_FN void SG_NAME(sg_store_both)(SG_GLOBAL SG_T* inclusive, SG_GLOBAL SG_T* exc
     }
 #endif
 }
+SG_END(forward)

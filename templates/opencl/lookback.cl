@@ -90,6 +90,7 @@ SG_FN uint SG_NAME(sg_status_load)(SG_GLOBAL unsigned char* workspace, ulong til
   return SG_FLAG_INVALID;
 }
 
+SG_BEGIN(forward)
 // Work-item 0: the total of `tile` from its input, alone and in order (the
 // fallback; rare, so simple, and free of barriers).
 SG_FN SG_T SG_NAME(sg_reduce_alone)(const SG_GLOBAL SG_IN* in, ulong tile, ulong n) {
@@ -99,6 +100,23 @@ SG_FN SG_T SG_NAME(sg_reduce_alone)(const SG_GLOBAL SG_IN* in, ulong tile, ulong
   for (ulong i = first; i < last; ++i) sum = i == first ? SG_CONVERT(in[i]) : SG_COMBINE(sum, SG_CONVERT(in[i]));
   return sum;
 }
+SG_END(forward)
+SG_BEGIN(reverse)
+// Work-item 0: the total of `tile` from its input, alone and in scan order
+// (the fallback; rare, so simple, and free of barriers): the tile's elements
+// through the mirror (io_mirror.h), the last first.
+SG_FN SG_T SG_NAME(sg_reduce_alone)(const SG_GLOBAL SG_IN* in, ulong tile, ulong n) {
+  const ulong base = SG_NAME(sg_mirror_first)(tile * SG_TILE, n);
+  SG_T sum = SG_IDENTITY();
+  int started = 0;
+  for (ulong k = SG_TILE; k-- > 0;) {
+    if (base + k >= n) continue;  // the first tile's positions before the array's last element
+    sum = started ? SG_COMBINE(sum, SG_CONVERT(in[base + k])) : SG_CONVERT(in[base + k]);
+    started = 1;
+  }
+  return sum;
+}
+SG_END(reverse)
 
 // Collective over the work-group: publishes the tile's status and returns the
 // combine of the tiles before it (the identity for tile 0, which the caller

@@ -124,6 +124,30 @@ bool plannable(const dsl::Spec& s, generator::Backend b) {
   }
 }
 
+using AddCase =
+    std::function<void(const std::string&, const ElementKind&, Algorithm, const Shape&, dsl::Mode, const std::string&)>;
+
+// reverse = true: the non-commutative operators in every mode over shapes
+// taken in turn, with init and aggregates, u8 in u32, and running totals.
+void add_reverse_cases(const std::string& an, Algorithm a, const std::vector<Shape>& sh, const AddCase& add) {
+  const std::string rev = "  reverse = true;\n";
+  size_t i = 0;
+  for (const ElementKind* k : {&kMatrix, &kAffine})
+    for (dsl::Mode m : kModes) {
+      const Shape& s = sh[(i * 3 + 1) % sh.size()];
+      add(an + "_rev_" + k->name + "_" + dsl::to_string(m), *k, a, s, m,
+          rev + (i % 2 ? "  outputs = aggregate;\n" : ""));
+      ++i;
+    }
+  add(an + "_rev_mat2_init", kMatrix, a, sh.back(), dsl::Mode::Both,
+      rev + "  init = Mat2 { 0.0, 1.0, -1.0, 0.0 };\n  outputs = aggregate;\n");
+  add(an + "_rev_i32_init", kI32, a, sh[1], dsl::Mode::Exclusive, rev + "  init = 5;\n  outputs = aggregate;\n");
+  const ElementKind bytes = {"u8u32", "", "u32", "input = u8;\n  op = add;", "int"};
+  add(an + "_rev_u8_in_u32", bytes, a, sh[sh.size() / 2], dsl::Mode::Inclusive, rev + "  outputs = aggregate;\n");
+  const ElementKind u32x = {"u32xor", "", "u32", "op = xor;", "int"};
+  add(an + "_rev_running_xor", u32x, a, sh[2], dsl::Mode::Both, rev + "  outputs = running_total, aggregate;\n");
+}
+
 }  // namespace
 
 std::vector<ScanCase> scan_cases(generator::Backend backend) {
@@ -167,6 +191,7 @@ std::vector<ScanCase> scan_cases(generator::Backend backend) {
     ElementKind i64max = {"i64max", "", "i64", "op = max;", "int"};
     add(an + "_running_max", i64max, a, s1, dsl::Mode::Both, "  outputs = running_total;\n");
     add(an + "_running_add", kI32, a, sh.back(), dsl::Mode::Both, "  outputs = running_total;\n");
+    add_reverse_cases(an, a, sh, add);
   }
   return out;
 }
@@ -180,6 +205,10 @@ std::vector<ScanCase> compile_cases() {
         const std::string name = std::string(dsl::to_string(a)) + "_" + k->name + "_" + dsl::to_string(m);
         out.push_back({load_spec(name, spec_text(name, *k, a, s, m, "")), k->values});
       }
+    for (dsl::Mode m : kModes) {  // the mirrored loads and stores (reverse = true)
+      const std::string name = std::string(dsl::to_string(a)) + "_rev_mat2_" + dsl::to_string(m);
+      out.push_back({load_spec(name, spec_text(name, kMatrix, a, s, m, "  reverse = true;\n")), kMatrix.values});
+    }
   }
   return out;
 }
@@ -334,8 +363,9 @@ std::string run_scan_case(const ScanCase& c, const generator::Plan& plan, uint64
   std::vector<std::vector<uint8_t>> olds(segments), totals(segments);
   for (uint64_t g = 0; g < segments; ++g) {
     const uint64_t first = g * seg, len = std::min(n, first + seg) - first;
-    olds[g].assign(buffers[exc].begin() + static_cast<long>(first * es),
-                   buffers[exc].begin() + static_cast<long>((first + 1) * es));
+    const uint64_t head = s.reverse ? first + len - 1 : first;  // the segment's first element in scan order
+    olds[g].assign(buffers[exc].begin() + static_cast<long>(head * es),
+                   buffers[exc].begin() + static_cast<long>((head + 1) * es));
     const ref::Evaluator::Result one = ev.scan(input.data() + first * s.input.size(), len, olds[g].data());
     const std::string where = "segment " + std::to_string(g) + " ";
     if (s.has_inclusive())
@@ -370,7 +400,8 @@ std::string run_scan_case(const ScanCase& c, const generator::Plan& plan, uint64
 
 bool has_api_kernel(const ScanCase& c) {
   const std::string& n = c.spec.name;
-  return !c.spec.running_total && n.size() > 5 && n.compare(n.size() - 5, 5, "_both") == 0;
+  // (The device functions scan in the order their threads hold the items, reverse or not.)
+  return !c.spec.running_total && !c.spec.reverse && n.size() > 5 && n.compare(n.size() - 5, 5, "_both") == 0;
 }
 
 std::string api_test_kernel(const generator::Plan& plan) {
@@ -502,6 +533,26 @@ std::vector<ScanCase> device_cases(generator::Backend backend) {
         "matrix");
     add(an + "_small_tiles", "  type = u32;\n  op = xor;\n  threads = 32;\n  items = 1;\n", "int");
     add(an + "_i8_max", "  type = i8;\n  op = max;\n  threads = 64;\n  items = 3;\n", "int");
+    // reverse = true: the non-commutative operators in every mode, init, u8 in u32, running totals, small tiles.
+    const std::string rev = "  reverse = true;\n";
+    for (dsl::Mode m : kModes) {
+      const std::string mode = "  mode = " + std::string(dsl::to_string(m)) + ";\n";
+      add(an + "_rev_mat2_" + dsl::to_string(m),
+          std::string("  type = Mat2;\n  ") + kMatrix.operator_ + "\n" + mode + rev + "  outputs = aggregate;\n",
+          "matrix");
+      const std::string name = an + "_rev_affine_" + dsl::to_string(m);
+      dsl::Spec spec = load_spec(name, std::string(kAffine.types) + "scan " + name + " {\n  type = Affine;\n  " +
+                                           kAffine.operator_ + "\n  level = device;\n" + alg + mode + rev + "}\n");
+      if (plannable(spec, backend)) out.push_back({std::move(spec), kAffine.values});
+    }
+    add(an + "_rev_i32_init", "  type = i32;\n  op = add;\n  mode = both;\n  init = 3;\n" + rev, "int");
+    add(an + "_rev_u8u32", "  type = u32;\n  input = u8;\n  op = add;\n  outputs = aggregate;\n" + rev, "int");
+    add(an + "_rev_f32", "  type = f32;\n  op = add;\n  mode = exclusive;\n" + rev, "small");
+    add(an + "_rev_running_mat2",
+        std::string("  type = Mat2;\n  ") + kMatrix.operator_ + "\n  mode = both;\n  outputs = running_total;\n" + rev,
+        "matrix");
+    add(an + "_rev_small_tiles", "  type = u32;\n  op = xor;\n  threads = 32;\n  items = 1;\n" + rev, "int");
+    add(an + "_rev_i8_max", "  type = i8;\n  op = max;\n  threads = 64;\n  items = 3;\n  mode = both;\n" + rev, "int");
   }
   return out;
 }

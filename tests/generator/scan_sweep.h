@@ -3,7 +3,10 @@
 // of 8, 16 and 24 bytes, the 16-byte one the non-commutative 2x2 matrix
 // product) x mode, over logical-warp widths, block sizes and items per thread
 // chosen so that every algorithm meets every width or size and every items
-// count, plus init, aggregates, running totals and u8 -> u32 input.
+// count, plus init, aggregates, running totals and u8 -> u32 input; and
+// reverse scans (the names hold "_rev_") of the affine and 2x2 matrix
+// operators in every mode, with init, aggregates, u8 -> u32 and a running
+// total.
 //
 // Inputs are random with a fresh seed; float inputs are drawn so that every
 // partial result is exact (small integers, +-1 factors, signed permutation
@@ -73,7 +76,9 @@ std::string run_api_case(const ScanCase& c, const generator::Plan& plan, uint64_
 // ---- device level ----------------------------------------------------------
 
 // Device scans: both algorithms x {i32, u8 -> u32, f32, f64, affine, 2x2
-// matrix} x modes, with init, aggregate and running-total variants.
+// matrix} x modes, with init, aggregate and running-total variants; reverse
+// scans ("_rev_") of the affine and matrix operators in every mode, and of
+// i32 with init, u8 -> u32, f32, a running total and small tiles.
 std::vector<ScanCase> device_cases(generator::Backend backend);
 
 // The counts a device case runs at: 0, 1, 2, tile - 1, tile, tile + 1, and

@@ -329,3 +329,36 @@ TEST_CASE("seed, outputs and the running-total counter are decided from the spec
   CHECK(scangen::generator::aggregate_elements(counted, 65) == 3);
   CHECK(scangen::generator::aggregate_elements(counted, 0) == 0);
 }
+
+TEST_CASE("reverse scans: the mirror's template and SG_REVERSE, nothing of them in a forward scan", "[unit]") {
+  for (const char* level : {"warp(8)", "block", "device"}) {
+    INFO("level " << level);
+    const std::string text = std::string("scan s { type = i32; op = add; level = ") + level + "; reverse = ";
+    for (Backend b : {Backend::Cuda, Backend::OpenCL}) {
+      const Plan rev = make_plan(load_one(text + "true; }"), b);
+      const Plan fwd = make_plan(load_one(text + "false; }"), b);
+      CHECK(rev.reverse);
+      CHECK_FALSE(fwd.reverse);
+      auto has = [](const Plan& p, const std::string& t) {
+        for (const std::string& x : p.templates)
+          if (x == t) return true;
+        return false;
+      };
+      CHECK(has(rev, "common/io_mirror.h"));
+      CHECK_FALSE(has(fwd, "common/io_mirror.h"));
+      const std::string rs = scangen::generator::emit(rev), fs = scangen::generator::emit(fwd);
+      CHECK(rs.find("#define SG_REVERSE 1") != std::string::npos);
+      CHECK(fs.find("SG_REVERSE") == std::string::npos);
+      CHECK(fs.find("sg_mirror") == std::string::npos);
+      CHECK(rs.find("s_sg_mirror_first") != std::string::npos);
+      // Each of the four load and store functions once: the mirror's, not io.h's too.
+      CHECK(rs.find("void s_sg_load(") == rs.rfind("void s_sg_load("));
+      CHECK(scangen::generator::to_string(rev).find("order: reverse") != std::string::npos);
+      CHECK(scangen::generator::to_string(fwd).find("order:") == std::string::npos);
+      // The kernels and their parameters are the forward scan's.
+      REQUIRE(rev.kernels.size() == fwd.kernels.size());
+      for (size_t k = 0; k < rev.kernels.size(); ++k)
+        CHECK(rev.kernels[k].params.size() == fwd.kernels[k].params.size());
+    }
+  }
+}

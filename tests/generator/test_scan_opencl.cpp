@@ -8,7 +8,9 @@
 // Without an OpenCL platform the tests fail, unless SCANGEN_ALLOW_NO_OPENCL=1.
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <cstddef>
 #include <cstdlib>
+#include <cstring>
 #include <iostream>
 #include <memory>
 #include <random>
@@ -203,6 +205,11 @@ TEST_CASE("OpenCL decoupled look-back under stress", "[opencl][scan][device][str
        "type = Mat2; combine(x, y) = Mat2 { a: x.a * y.a + x.b * y.c, b: x.a * y.b + x.b * y.d, "
        "c: x.c * y.a + x.d * y.c, d: x.c * y.b + x.d * y.d }; identity = Mat2 { 1.0, 0.0, 0.0, 1.0 };",
        "matrix"},
+      // reverse = true: the fallback reduces a stalled tile through the mirror.
+      {"stress_mat2_rev",
+       "type = Mat2; combine(x, y) = Mat2 { a: x.a * y.a + x.b * y.c, b: x.a * y.b + x.b * y.d, "
+       "c: x.c * y.a + x.d * y.c, d: x.c * y.b + x.d * y.d }; identity = Mat2 { 1.0, 0.0, 0.0, 1.0 }; reverse = true;",
+       "matrix"},
   };
   int calls = 0;
   for (const Kind& k : kinds) {
@@ -222,6 +229,56 @@ TEST_CASE("OpenCL decoupled look-back under stress", "[opencl][scan][device][str
     }
   }
   std::cout << "look-back stress: " << calls << " calls of 2049+ work-groups\n";
+}
+
+// The look-back's fallback of a reverse scan: work-item 0 reduces a stalled
+// tile from the input itself (sg_reduce_alone), through the mirror. PoCL
+// seldom stalls a tile, so a kernel of the test's own calls it for every
+// tile, and each total must be the reference's for that tile's elements, the
+// last first (the 2x2 matrix product: any other order or element differs).
+TEST_CASE("OpenCL look-back's fallback reduces a reverse scan's tile through the mirror", "[opencl][scan][device]") {
+  Device device = device_or_skip(true);
+  if (!device.id) return;
+  const uint64_t seed = scangen::test::test_seed();
+  INFO("seed " << seed << " (replay with SCANGEN_TEST_SEED=" << seed << ")");
+  std::mt19937_64 rng(seed);
+  for (ScanCase& c : scangen::test::device_cases(Backend::OpenCL)) {
+    if (c.spec.name != "lookback_rev_mat2_both") continue;
+    const Plan p = scangen::generator::make_plan(c.spec, Backend::OpenCL);
+    const std::string P = c.spec.name + "_";
+    const std::string test_kernel =
+        "\n__kernel void " + P + "reduce_alone_test(__global const " + P + "In* in, __global " + P +
+        "T* totals, ulong n) {\n  totals[get_group_id(0)] = " + P + "sg_reduce_alone(in, get_group_id(0), n);\n}\n";
+    ProgramRunner runner(device, scangen::generator::emit(p) + test_kernel);
+    scangen::dsl::Spec one = c.spec;
+    one.aggregate = true;
+    const scangen::ref::Evaluator ev(one);
+    const size_t es = one.type.size();
+    for (uint64_t n : {p.tile - 1, p.tile, 3 * p.tile + 5}) {
+      INFO("n = " << n);
+      const uint64_t tiles = (n + p.tile - 1) / p.tile, end = tiles * p.tile;
+      // Signed permutation matrices: every product exact.
+      std::vector<float> m(4 * n);
+      for (uint64_t i = 0; i < n; ++i) {
+        const float s1 = rng() % 2 ? 1.0f : -1.0f, s2 = rng() % 2 ? 1.0f : -1.0f;
+        const bool swap = rng() % 2 != 0;
+        const float e[4] = {swap ? 0.0f : s1, swap ? s1 : 0.0f, swap ? s2 : 0.0f, swap ? 0.0f : s2};
+        std::copy(e, e + 4, m.begin() + static_cast<std::ptrdiff_t>(4 * i));
+      }
+      std::vector<std::vector<uint8_t>> buffers = {std::vector<uint8_t>(n * es),
+                                                   std::vector<uint8_t>(tiles * es, 0xAB)};
+      std::memcpy(buffers[0].data(), m.data(), n * es);
+      runner.launch(P + "reduce_alone_test", buffers, scangen::test::buffers_then_n(2, n), tiles, 1);
+      for (uint64_t t = 0; t < tiles; ++t) {
+        const uint64_t hi = std::min(n, end - t * p.tile), lo = end - (t + 1) * p.tile;
+        const auto want = ev.scan(buffers[0].data() + lo * es, hi - lo).aggregates;
+        INFO("tile " << t << ": elements " << lo << " .. " << hi - 1);
+        CHECK(scangen::ref::values_match(one.type, buffers[1].data() + t * es, want.data(), {}));
+      }
+    }
+    return;
+  }
+  FAIL("no case lookback_rev_mat2_both");
 }
 
 // 2^24 +- 1 elements, and the output written over the input.

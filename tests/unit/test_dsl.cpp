@@ -879,6 +879,7 @@ TEST_CASE("Spec: changing any one setting changes equality and hash", "[dsl][spe
        replace_once(replace_once(b, "outputs = aggregate", "outputs = running_total"), "init = 5;", "")},
       {"targets", replace_once(b, "targets = cuda, opencl", "targets = cuda")},
       {"deterministic", replace_once(b, "deterministic = false", "deterministic = true")},
+      {"reverse", replace_once(b, "deterministic = false", "deterministic = false; reverse = true")},
   };
   const std::vector<Variant> combine_variants = {
       {"combine body", replace_once(c, "x.a + y.a", "y.a + x.a")},

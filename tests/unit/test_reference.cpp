@@ -1115,3 +1115,79 @@ TEST_CASE("Evaluator: rejects a spec without an operator, and is movable", "[ref
   CHECK(combine<int32_t>(other, 2, 3) == 5);
   CHECK(other.spec().name == "s");
 }
+
+TEST_CASE("reference: reverse scans are forward scans of the reversed array, segment by segment",
+          "[reference][reverse]") {
+  // Block of 4 x 3: segments of 12 at 0, 12, 24 (the last partial), each
+  // scanned from its last element to its first, with init.
+  dsl::Spec spec = spec_of(
+      "scan b { type = i32; op = add; level = block; threads = 4; items = 3; mode = both; init = 100; "
+      "outputs = aggregate; reverse = true; }");
+  REQUIRE(spec.reverse);
+  ref::Evaluator ev(spec);
+  const std::vector<int32_t> in = iota_vec<int32_t>(30, 1);
+  ref::Evaluator::Result r = run(ev, in);
+  std::vector<int32_t> incl(in.size()), excl(in.size()), aggs;
+  for (size_t begin = 0; begin < in.size(); begin += 12) {
+    const size_t end = std::min(in.size(), begin + 12);
+    int32_t acc = 100, total = 0;
+    for (size_t i = end; i-- > begin;) {
+      excl[i] = acc;
+      acc += in[i];
+      total += in[i];
+      incl[i] = acc;
+    }
+    aggs.push_back(total);
+  }
+  CHECK(unpack<int32_t>(r.inclusive) == incl);
+  CHECK(unpack<int32_t>(r.exclusive) == excl);
+  CHECK(unpack<int32_t>(r.aggregates) == aggs);
+  CHECK(incl[11] == 112);        // 100 + 12: a segment's last element comes first
+  CHECK(excl[11] == 100);        // its exclusive result is init
+  CHECK(incl[0] == 100 + 78);    // 100 + 12 + ... + 1
+  CHECK(excl[29] == 100);        // the partial segment starts at the array's last element
+  CHECK(incl[24] == 100 + 165);  // 100 + 30 + ... + 25
+}
+
+TEST_CASE("reference: a reverse affine scan is the backward recurrence G[i] = b[i] + a[i] * G[i+1]",
+          "[reference][reverse][struct]") {
+  // combine(x, y) = y after x: scanned from the end, the inclusive result at
+  // i is the map of element n-1, then n-2, ..., then i. Applied to 0 it is
+  // the discounted return G[i] = r[i] + gamma * G[i+1] (a = gamma, b = r).
+  dsl::Spec spec = spec_of(std::string(kAffineScan).insert(std::string(kAffineScan).rfind('}'), " reverse = true; "));
+  REQUIRE(spec.reverse);
+  ref::Evaluator ev(spec);
+  const std::vector<Affine> in = {{2, 1}, {3, -1}, {-1, 2}, {1, 5}};
+  std::vector<Affine> out = unpack<Affine>(run(ev, in).inclusive);
+  REQUIRE(out.size() == in.size());
+  for (int64_t g0 : {0, 4, -3}) {
+    int64_t g = g0;
+    for (size_t i = in.size(); i-- > 0;) {
+      g = static_cast<int64_t>(in[i].b) + static_cast<int64_t>(in[i].a) * g;  // the recurrence, directly
+      INFO("g0 = " << g0 << ", i = " << i);
+      CHECK(static_cast<double>(out[i].a) * static_cast<double>(g0) + static_cast<double>(out[i].b) ==
+            static_cast<double>(g));
+    }
+  }
+  // By hand: (1, 5); then (-1, 2) after it: (-1, -5 + 2) = (-1, -3); then (3, -1): (-3, -10);
+  // then (2, 1): (-6, -19).
+  CHECK((out[3].a == 1.0f && out[3].b == 5.0f));
+  CHECK((out[2].a == -1.0f && out[2].b == -3.0f));
+  CHECK((out[1].a == -3.0f && out[1].b == -10.0f));
+  CHECK((out[0].a == -6.0f && out[0].b == -19.0f));
+}
+
+TEST_CASE("reference: a reverse device scan with a running total starts from the counter at the last element",
+          "[reference][reverse]") {
+  dsl::Spec spec = spec_of(
+      "scan d { type = i32; op = add; level = device; mode = exclusive; outputs = running_total; reverse = true; }");
+  ref::Evaluator ev(spec);
+  const int32_t counter = 10;
+  ref::Evaluator::Result r = run(ev, std::vector<int32_t>{1, 2, 3}, &counter);
+  CHECK(unpack<int32_t>(r.exclusive) == std::vector<int32_t>{15, 13, 10});
+  CHECK(unpack_one<int32_t>(r.running_total) == 16);
+  // n = 0: no outputs, the counter unchanged.
+  r = run(ev, std::vector<int32_t>{}, &counter);
+  CHECK(r.exclusive.empty());
+  CHECK(unpack_one<int32_t>(r.running_total) == 10);
+}

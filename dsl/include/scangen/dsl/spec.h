@@ -253,6 +253,10 @@ struct Spec {
   // from the first element, as rocPRIM's warp_scan::scan; by default init
   // seeds both, as CUB's WarpScan::Scan.
   bool init_exclusive_only = false;
+  // Set by `reverse = true;`: a suffix scan. Element n-1 comes first: the
+  // result at i is a forward scan's of the reversed array (init . x[n-1] .
+  // ... . x[i], inclusive), at every level and in every mode (docs/dsl.md).
+  bool reverse = false;
 
   bool has_inclusive() const { return mode != Mode::Exclusive; }
   bool has_exclusive() const { return mode != Mode::Inclusive; }

@@ -181,6 +181,11 @@ struct Plan {
   std::vector<KernelParam> entry_params;
   std::vector<Kernel> kernels;                // in launch order; the last is P_scan_kernel
   std::vector<std::string> device_functions;  // the public ones, P_inclusive ...
+
+  // Reverse (suffix) scans: the kernels' loads and stores go through the
+  // mirror of common/io_mirror.h (tile t takes the t-th block of the array
+  // counted from its end, read last element first); the scan is the forward one.
+  bool reverse = false;
 };
 
 // The plan of a scan for a target. Throws std::invalid_argument when the

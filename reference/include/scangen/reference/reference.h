@@ -54,7 +54,9 @@ class Evaluator {
   // the whole array. Each segment starts from `init`, or, with the
   // running_total output, from the counter, which then absorbs the segment's
   // total (segments in ascending order). `running_total_in` is the counter's
-  // value before the call (null = identity).
+  // value before the call (null = identity). With `reverse = true;` the same
+  // segments are scanned from their last element to their first, and the
+  // counter absorbs them last to first: a forward scan of the reversed array.
   Result scan(const void* input, uint64_t n, const void* running_total_in = nullptr) const;
 
  private:
