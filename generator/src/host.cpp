@@ -89,6 +89,10 @@ Scan describe_scan(const Plan& p) {
   }
   if (c.per_block == 0 || c.threads <= 0)
     throw std::logic_error("scangen: scan '" + c.P + "' has an empty launch shape");
+  if (p.segmented.on())
+    throw std::invalid_argument("scan '" + c.P +
+                                "': host wrappers are not generated for segmented scans yet; call the kernel (its "
+                                "parameters are in docs/generated-code.md) or use the runtime's Scan::run");
   if (c.device && !c.lookback && p.kernels.size() != 3)
     throw std::logic_error("scangen: reduce_then_scan without its three kernels");
   return c;
@@ -214,6 +218,12 @@ std::string argument(const Scan& c, const KernelParam& k, Backend b) {
       return cuda ? "static_cast<unsigned char*>(workspace)" : "workspace";
     case ParamRole::Partials:
       return cuda ? "partials" : "workspace";
+    case ParamRole::SegmentAggregates:
+    case ParamRole::SegmentFlags:
+    case ParamRole::SegmentOffsets:
+    case ParamRole::SegmentCount:
+    case ParamRole::SegmentKeys:
+      break;  // segmented scans have no wrappers yet (describe_scan refuses them)
   }
   throw std::logic_error("scangen: the host wrapper of scan '" + c.P + "' knows no role of parameter '" + k.name + "'");
 }
