@@ -45,10 +45,10 @@ void Checker::check_segments_fit(const ast::Item& item, const Items& items, cons
                    std::string(to_string(spec.level)) + " level a scan's segments are its groups");
   } else if (spec.algorithm != Algorithm::DecoupledLookback) {
     const ast::Item* algorithm = find_setting(items, "algorithm");
-    error(loc, std::string("segmented scans are generated with decoupled_lookback only, not ") +
-                   to_string(spec.algorithm) +
-                   (algorithm ? "; drop 'algorithm' or set it to decoupled_lookback"
-                              : " (chosen by 'deterministic = true' with floating-point values); drop 'deterministic'"));
+    error(loc,
+          std::string("segmented scans are generated with decoupled_lookback only, not ") + to_string(spec.algorithm) +
+              (algorithm ? "; drop 'algorithm' or set it to decoupled_lookback"
+                         : " (chosen by 'deterministic = true' with floating-point values); drop 'deterministic'"));
   }
   if (spec.running_total)
     error(find_setting(items, "outputs")->loc,

@@ -173,9 +173,9 @@ std::vector<Evaluator::Range> ranges_from_offsets(const std::vector<uint64_t>& o
   std::vector<Evaluator::Range> out;
   for (size_t s = 0; s + 1 < offsets.size(); ++s) {
     if (offsets[s + 1] < offsets[s])
-      throw std::invalid_argument("segment offsets: offsets[" + std::to_string(s + 1) + "] = " +
-                                  std::to_string(offsets[s + 1]) + " is less than offsets[" + std::to_string(s) +
-                                  "] = " + std::to_string(offsets[s]));
+      throw std::invalid_argument("segment offsets: offsets[" + std::to_string(s + 1) +
+                                  "] = " + std::to_string(offsets[s + 1]) + " is less than offsets[" +
+                                  std::to_string(s) + "] = " + std::to_string(offsets[s]));
     out.push_back({offsets[s], offsets[s + 1]});
   }
   return out;

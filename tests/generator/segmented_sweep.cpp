@@ -26,8 +26,10 @@ const Kind kKinds[] = {
     {"i32", "  type = i32;\n  op = add;\n", "int"},
     {"i32init", "  type = i32;\n  op = add;\n  init = 3;\n", "int"},
     {"f32", "  type = f32;\n  op = add;\n", "float"},
-    {"affine", "  type = Affine;\n  combine(x, y) = Affine { a: y.a * x.a, b: y.a * x.b + y.b };\n"
-               "  identity = Affine { a: 1.0, b: 0.0 };\n", "affine"},
+    {"affine",
+     "  type = Affine;\n  combine(x, y) = Affine { a: y.a * x.a, b: y.a * x.b + y.b };\n"
+     "  identity = Affine { a: 1.0, b: 0.0 };\n",
+     "affine"},
 };
 
 dsl::Spec load(const std::string& name, const std::string& text) {
@@ -212,9 +214,8 @@ std::vector<uint64_t> segmented_sizes(const generator::Plan& plan) {
   return v;
 }
 
-std::string run_segmented_case(const ScanCase& c, const generator::Plan& plan, uint64_t n,
-                               const std::string& structure, std::mt19937_64& rng, const LaunchKernel& launch,
-                               DeviceState& state) {
+std::string run_segmented_case(const ScanCase& c, const generator::Plan& plan, uint64_t n, const std::string& structure,
+                               std::mt19937_64& rng, const LaunchKernel& launch, DeviceState& state) {
   using K = KernelArg::Kind;
   const dsl::Spec& s = c.spec;
   const size_t es = s.type.size();
@@ -265,8 +266,8 @@ std::string run_segmented_case(const ScanCase& c, const generator::Plan& plan, u
   if (s.has_exclusive()) compare("exclusive", s.type, buffers[outs[o]], want.exclusive, n, tol, report);
   if (s.aggregate) compare("segment_aggregates", s.type, buffers[agg], want.aggregates, segments, tol, report);
   if (!report.empty())
-    report = structure + " segments (" + std::to_string(segments) + " of them), n = " + std::to_string(n) + "\n" +
-             report;
+    report =
+        structure + " segments (" + std::to_string(segments) + " of them), n = " + std::to_string(n) + "\n" + report;
   return report;
 }
 

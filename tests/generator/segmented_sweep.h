@@ -29,9 +29,8 @@ std::vector<uint64_t> segmented_sizes(const generator::Plan& plan);
 
 // One call of the segmented scan on n random inputs with segments of the
 // named structure, compared with the reference: empty when all match.
-std::string run_segmented_case(const ScanCase& c, const generator::Plan& plan, uint64_t n,
-                               const std::string& structure, std::mt19937_64& rng, const LaunchKernel& launch,
-                               DeviceState& state);
+std::string run_segmented_case(const ScanCase& c, const generator::Plan& plan, uint64_t n, const std::string& structure,
+                               std::mt19937_64& rng, const LaunchKernel& launch, DeviceState& state);
 
 // Every case x size x structure; the number of calls.
 int check_segmented_cases(const std::vector<ScanCase>& cases, const std::vector<generator::Plan>& plans,
