@@ -12,12 +12,12 @@ void check_segment_args(const generator::Plan& p, bool flags, bool offsets, bool
   const dsl::Segments form = p.segmented.form;
   if (!p.segmented.on()) {
     if (flags || offsets || keys || segment_aggregates)
-      fail(who + "segment flags, offsets, keys or aggregates were given, but the scan is not segmented "
-                 "(it sets no 'segments')");
+      fail(who +
+           "segment flags, offsets, keys or aggregates were given, but the scan is not segmented "
+           "(it sets no 'segments')");
     return;
   }
-  if (aggregate)
-    fail(who + "a segmented scan writes one total per segment to segment_aggregates, not to aggregate");
+  if (aggregate) fail(who + "a segmented scan writes one total per segment to segment_aggregates, not to aggregate");
   const std::string form_name = std::string("segments = ") + dsl::to_string(form);
   auto need = [&](bool given, dsl::Segments wanted, const char* name) {
     if (form == wanted && !given && (n > 0 || wanted == dsl::Segments::Offsets))
