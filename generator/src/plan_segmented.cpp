@@ -39,9 +39,13 @@ void decide_segmented(Plan& p) {
     p.segmented.key_type = c_type(dsl::Type::scalar(spec.key), spec.name, Form::Storage);
     p.segmented.key_bytes = dsl::scalar_size(spec.key);
   }
+  p.segmented.pair_bytes = segmented_pair_bytes(spec.type);
+}
+
+size_t segmented_pair_bytes(const dsl::Type& value) {
   // struct { P_T value; unsigned int heads; }: the count after the value, on a 4-byte boundary.
-  const size_t align = std::max<size_t>(spec.type.align(), 4);
-  p.segmented.pair_bytes = round_up(round_up(p.element_bytes, 4) + 4, align);
+  const size_t align = std::max<size_t>(value.align(), 4);
+  return round_up(round_up(value.size(), 4) + 4, align);
 }
 
 void segmented_kernel(Plan& p) {
