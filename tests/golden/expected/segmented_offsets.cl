@@ -61,7 +61,7 @@ static inline segmented_offsets_T segmented_offsets_convert(segmented_offsets_In
 #define SG_IDENTITY segmented_offsets_seg_identity
 #define SG_INIT segmented_offsets_seg_init
 #define SG_CONVERT segmented_offsets_seg_convert
-#define SG_ITEMS 16
+#define SG_ITEMS 8
 #define SG_THREADS 256
 #define SG_RAKE 32
 #define SG_SEG 8
@@ -72,12 +72,12 @@ static inline segmented_offsets_T segmented_offsets_convert(segmented_offsets_In
 #define SG_MIN_BLOCKS 0
 #define SG_STATUS_KIND 4
 #define SG_STATUS_WORDS 2
-#define SG_TILE 4096
+#define SG_TILE 2048
 #define SG_STAGED_IO 1
 #define SG_VEC_IN 0
 #define SG_VEC_OUT 0
 #define SG_STREAMING 0
-#define SG_EXCHANGE 4225
+#define SG_EXCHANGE 2113
 #define SG_GROUP_THREADS 256
 #define SG_GROUPS 1
 #define SG_BLOCK_THREADS 256
