@@ -541,7 +541,15 @@ TEST_CASE("segmented scans run through Scan::run, and bad segments are refused",
     b.keys = nullptr;
     CHECK_THROWS_WITH(scan.run(b), Catch::Contains("are null, but the scan has segments ="));
   }
-  // Checked mode: offsets that decrease, go beyond n, or do not end at n.
+  for (cl_mem m : {d_in, d_out, d_agg, d_offsets, d_flags, d_keys}) clReleaseMemObject(m);
+}
+
+// Checked mode: offsets that decrease, go beyond n, or do not end at n are
+// refused before a launch, with the index and the values.
+TEST_CASE("a segmented scan in checked mode refuses bad offsets", "[opencl][runtime][segmented]") {
+  if (!have_opencl()) return;
+  scangen::Runtime rt({scangen::Backend::OpenCL});
+  cl_mem d_in = buffer(rt, std::vector<uint8_t>(40, 1)), d_out = buffer(rt, std::vector<uint8_t>(40, 0xAB));
   scangen::Scan scan = rt.compile("scan seg { type = i32; op = add; segments = offsets; offset = i32; }");
   auto refused = [&](std::vector<int32_t> o, uint64_t m) {
     std::vector<uint8_t> bytes(o.size() * 4);
@@ -569,5 +577,5 @@ TEST_CASE("segmented scans run through Scan::run, and bad segments are refused",
   CHECK_THAT(refused({1, 5, 10}, 10), Catch::Contains("the first offset must be 0"));
   CHECK_THAT(refused({0, -1, 10}, 10), Catch::Contains("segment_offsets[1] is negative"));
   CHECK(refused({0, 5, 5, 10}, 10).empty());
-  for (cl_mem m : {d_in, d_out, d_agg, d_offsets, d_flags, d_keys}) clReleaseMemObject(m);
+  for (cl_mem m : {d_in, d_out}) clReleaseMemObject(m);
 }
