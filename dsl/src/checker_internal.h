@@ -139,6 +139,12 @@ class Checker {
   void check_flags(const Items& items, Spec& spec);
   void check_reverse(const Items& items, Spec& spec);
 
+  // ---- segmented scans (checker_segments.cpp) ----
+  std::optional<ScalarKind> segment_type_setting(const ast::Item& item, bool (*allowed)(ScalarKind),
+                                                 const std::string& choices);
+  void check_segments_fit(const ast::Item& item, const Items& items, const Spec& spec);
+  void check_segments(const Items& items, Spec& spec);
+
   Diagnostics& diags_;
   std::map<std::string, const ast::TypeDecl*> type_decls_;
   std::map<std::string, Type> structs_;

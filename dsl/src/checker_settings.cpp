@@ -90,7 +90,7 @@ Items Checker::collect_items(const ast::ScanDecl& scan) {
   static const std::vector<std::string> kKeys = {
       "type",           "input", "op",   "combine", "convert", "identity", "level",         "algorithm",
       "threads",        "items", "mode", "init",    "outputs", "targets",  "deterministic", "assume_associative",
-      "init_applies_to", "reverse"};
+      "init_applies_to", "reverse", "segments", "offset", "key"};
   Items items;
   for (const ast::Item& item : scan.items) {
     if (std::find(kKeys.begin(), kKeys.end(), item.key) == kKeys.end()) {
@@ -127,6 +127,7 @@ Spec Checker::check_scan(const ast::ScanDecl& scan) {
   check_targets(scan, items, spec);
   check_flags(items, spec);
   check_reverse(items, spec);
+  check_segments(items, spec);
   return spec;
 }
 

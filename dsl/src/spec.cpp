@@ -90,6 +90,12 @@ const bool kMathFloatsOnly[] = {
 #undef X
 };
 
+const char* const kSegmentsNames[] = {
+#define X(e, s) s,
+    SCANGEN_SEGMENTS(X)
+#undef X
+};
+
 template <class E, size_t N>
 std::vector<E> all_of(const char* const (&)[N]) {
   std::vector<E> out;
@@ -102,6 +108,7 @@ std::vector<E> all_of(const char* const (&)[N]) {
 const char* to_string(Level v) { return kLevelNames[static_cast<int>(v)]; }
 const char* to_string(Algorithm v) { return kAlgorithmNames[static_cast<int>(v)]; }
 const char* to_string(Mode v) { return kModeNames[static_cast<int>(v)]; }
+const char* to_string(Segments v) { return kSegmentsNames[static_cast<int>(v)]; }
 const char* to_string(Target v) { return kTargetNames[static_cast<int>(v)]; }
 const char* to_string(BuiltinOp v) { return kBuiltinOpNames[static_cast<int>(v)]; }
 const char* to_string(UnaryOp v) { return kUnaryNames[static_cast<int>(v)]; }
@@ -129,6 +136,7 @@ Algorithm default_algorithm(Level level) {
 std::optional<Level> level_from_name(std::string_view s) { return lookup<Level>(kLevelNames, s); }
 std::optional<Algorithm> algorithm_from_name(std::string_view s) { return lookup<Algorithm>(kAlgorithmNames, s); }
 std::optional<Mode> mode_from_name(std::string_view s) { return lookup<Mode>(kModeNames, s); }
+std::optional<Segments> segments_from_name(std::string_view s) { return lookup<Segments>(kSegmentsNames, s); }
 std::optional<Target> target_from_name(std::string_view s) { return lookup<Target>(kTargetNames, s); }
 std::optional<BuiltinOp> builtin_op_from_name(std::string_view s) { return lookup<BuiltinOp>(kBuiltinOpNames, s); }
 std::optional<MathFn> math_fn_from_name(std::string_view s) { return lookup<MathFn>(kMathNames, s); }
@@ -344,6 +352,16 @@ std::string function_to_string(const std::string& name, const Function& f) {
   return out + "    return " + to_string(*e) + ";\n  }";
 }
 
+// The segments of a segmented scan, and the type of its offsets or keys
+// (nothing for an unsegmented one: its text is as before).
+std::string segments_to_string(const Spec& s) {
+  if (s.segments == Segments::None) return "";
+  std::string out = std::string("  segments = ") + to_string(s.segments) + ";\n";
+  if (s.segments == Segments::Offsets) out += std::string("  offset = ") + to_string(s.offset) + ";\n";
+  if (s.segments == Segments::Keys) out += std::string("  key = ") + to_string(s.key) + ";\n";
+  return out;
+}
+
 bool same_expr(const ExprPtr& a, const ExprPtr& b) {
   if (!a || !b) return a == b;
   return *a == *b;
@@ -412,6 +430,7 @@ std::string Spec::to_string() const {
   out += std::string(";\n  deterministic = ") + (deterministic ? "true" : "false") + ";\n";
   if (init_exclusive_only) out += "  init_applies_to = exclusive;\n";  // only when set: other specs' text as before
   if (reverse) out += "  reverse = true;\n";  // printed only when set: a forward spec's text (and hash) as before
+  out += segments_to_string(*this);
   out += "}\n";
   return out;
 }
@@ -428,7 +447,8 @@ bool operator==(const Spec& a, const Spec& b) {
          a.mode == b.mode && same_expr(a.init ? a.init : a.identity, b.init ? b.init : b.identity) &&
          a.aggregate == b.aggregate && a.running_total == b.running_total && a.targets == b.targets &&
          a.deterministic == b.deterministic && a.init_exclusive_only == b.init_exclusive_only &&
-         a.reverse == b.reverse;
+         a.reverse == b.reverse && a.segments == b.segments &&
+         (a.segments != Segments::Offsets || a.offset == b.offset) && (a.segments != Segments::Keys || a.key == b.key);
 }
 
 }  // namespace scangen::dsl

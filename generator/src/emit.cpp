@@ -35,12 +35,11 @@ namespace {
 Holes scan_holes(const Plan& plan) {
   Holes h;
   h.names(plan.spec.name + "_");
-  h.set("SG_T", plan.names.value_type)
-      .set("SG_IN", plan.names.input_type)
-      .set("SG_COMBINE", plan.names.combine)
-      .set("SG_IDENTITY", plan.names.identity)
-      .set("SG_INIT", plan.names.init)
-      .set("SG_CONVERT", plan.names.convert);
+  // The scanned type and its operator as the constants spell them (a
+  // segmented scan's are the pair's, plan_segmented.cpp).
+  for (const auto& [k, v] : template_constants(plan))
+    if (k == "SG_T" || k == "SG_IN" || k == "SG_COMBINE" || k == "SG_IDENTITY" || k == "SG_INIT" || k == "SG_CONVERT")
+      h.set(k, v);
   // api.h's and entry.h's seeding: both outputs, or (init_applies_to = exclusive) the exclusive one alone.
   h.when("seed_both", !plan.seed_exclusive_only).when("seed_exclusive", plan.seed_exclusive_only);
   return h;

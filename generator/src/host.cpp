@@ -54,7 +54,30 @@ struct Scan {
   uint64_t per_block = 0;  // elements per block: the tile, or segment x groups per block
   int threads = 0;
   uint64_t ws_base = 0, ws_per_tile = 0;  // workspace bytes: base + tiles x per tile
+  // Segmented scans: the form's parameters after the results, (CUDA type, name).
+  bool segmented = false;
+  std::vector<std::pair<std::string, std::string>> segment_params;
 };
+
+// A segmented scan's wrapper parameters: the form's arrays (and the offsets' count).
+void describe_segments(Scan& c, const Plan& p) {
+  c.segmented = p.segmented.on();
+  if (!c.segmented) return;
+  if (p.outputs.aggregate) c.aggregate = "segment_aggregates";
+  switch (p.segmented.form) {
+    case dsl::Segments::Flags:
+      c.segment_params = {{"const uint8_t*", "flags"}};
+      break;
+    case dsl::Segments::Offsets:
+      c.segment_params = {{"const " + p.segmented.offset_type + "*", "offsets"}, {"int64_t", "segment_count"}};
+      break;
+    case dsl::Segments::Keys:
+      c.segment_params = {{"const " + p.segmented.key_type + "*", "keys"}};
+      break;
+    case dsl::Segments::None:
+      break;
+  }
+}
 
 // The scan's mode, from the outputs the plan writes.
 Mode plan_mode(const Plan& p) {
@@ -89,6 +112,7 @@ Scan describe_scan(const Plan& p) {
   }
   if (c.per_block == 0 || c.threads <= 0)
     throw std::logic_error("scangen: scan '" + c.P + "' has an empty launch shape");
+  describe_segments(c, p);
   if (c.device && !c.lookback && p.kernels.size() != 3)
     throw std::logic_error("scangen: reduce_then_scan without its three kernels");
   return c;
@@ -143,7 +167,7 @@ void scan_holes(Holes& h, const Scan& c) {
       .when("lookback", c.lookback)
       .when("reduce_then_scan", c.device && !c.lookback)
       .when("one_kernel", !c.device || c.lookback)
-      .when("aggregate", !c.aggregate.empty())
+      .when("aggregate", !c.aggregate.empty() && !c.segmented)
       .when("running_total", c.running_total);
   // Device scans write the aggregate and the running total even for n == 0.
   const bool writes_when_empty = c.device && (!c.aggregate.empty() || c.running_total);
@@ -214,8 +238,64 @@ std::string argument(const Scan& c, const KernelParam& k, Backend b) {
       return cuda ? "static_cast<unsigned char*>(workspace)" : "workspace";
     case ParamRole::Partials:
       return cuda ? "partials" : "workspace";
+    case ParamRole::SegmentAggregates:
+      return "segment_aggregates";
+    case ParamRole::SegmentFlags:
+      return "flags";
+    case ParamRole::SegmentOffsets:
+      return "offsets";
+    case ParamRole::SegmentCount:
+      return cuda ? "static_cast<unsigned long long>(segment_count)" : "segments";
+    case ParamRole::SegmentKeys:
+      return "keys";
   }
   throw std::logic_error("scangen: the host wrapper of scan '" + c.P + "' knows no role of parameter '" + k.name + "'");
+}
+
+// A segmented scan's parameters after the results (CUDA's types, or cl_mem for its arrays).
+std::string segment_param_list(const Scan& c, bool cuda) {
+  std::string s;
+  for (const auto& [type, name] : c.segment_params)
+    s += ", " + (cuda || type == "int64_t" ? type : std::string("cl_mem")) + " " + name;
+  return s;
+}
+
+// A segmented scan's checks of its segments and the words of its comment.
+void segment_holes(Holes& h, const Scan& c, bool cuda) {
+  h.when("segmented", c.segmented);
+  if (!c.segmented) return;
+  const Plan& p = *c.plan;
+  const bool offsets = p.segmented.form == dsl::Segments::Offsets;
+  const std::string array = c.segment_params.front().second;
+  std::string words = offsets ? "offsets[0 .. segment_count] (offsets[0] = 0, nondecreasing, offsets[segment_count] "
+                                "= n: the caller's duty, not checked) delimit the segments"
+                      : p.segmented.form == dsl::Segments::Flags
+                          ? "flags[0 .. n) mark the segments (a nonzero byte starts one; element 0 always does)"
+                          : "keys[0 .. n) mark the segments (one starts where the key differs from the one before)";
+  words += "; every segment's scan starts again from init";
+  if (!c.aggregate.empty())
+    words += offsets ? "; segment_aggregates[0 .. segment_count) receives each segment's total (empty: the identity)"
+                     : "; segment_aggregates[k] receives the total of segment k (one element per segment)";
+  h.set("SG_SEGMENT_WORDS", words).when("segment_count", offsets && !cuda);
+  if (cuda) {
+    h.set("SG_SEGMENT_INVALID",
+          offsets ? "segment_count < 0 || offsets == nullptr" : "n > 0 && " + array + " == nullptr");
+    return;
+  }
+  const std::string size = "sizeof(" + (offsets ? p.segmented.offset_type : p.segmented.key_type) + ")";
+  if (offsets) {
+    h.add("segment_check")
+        .set("SG_CHECK",
+             "segment_count < 0 ? CL_INVALID_VALUE : scangen_opencl_check_buffer_v1(offsets, segment_count + 1, " +
+                 size + ")");
+    if (!c.aggregate.empty())
+      h.add("segment_check")
+          .set("SG_CHECK", "scangen_opencl_check_buffer_v1(segment_aggregates, segment_count, sizeof(" + c.T + "))");
+  } else {
+    h.add("segment_check")
+        .set("SG_CHECK", "scangen_opencl_check_buffer_v1(" + array + ", n, " +
+                             (p.segmented.form == dsl::Segments::Flags ? std::string("1") : size) + ")");
+  }
 }
 
 // The holes of the wrappers of one scan for backend `b`, its kernels
@@ -233,22 +313,24 @@ void wrapper_holes(Holes& h, const Scan& c, Backend b, size_t first) {
     std::vector<std::string> all = data;
     all.insert(all.end(), results.begin(), results.end());
     h.set("SG_PARAMS", "const " + c.In + "* in" + join(c.outputs, ", " + c.T + "* ", "", "") +
-                           join(results, ", " + c.T + "* ", "", "") + ", int64_t n" +
+                           join(results, ", " + c.T + "* ", "", "") + segment_param_list(c, true) + ", int64_t n" +
                            (c.device ? ", void* workspace, size_t workspace_bytes" : "") + ", cudaStream_t stream")
         .set("SG_NULL_ANY", join(all, "", " == nullptr", " || "))
         .set("SG_NULL_DATA", join(data, "", " == nullptr", " || "))
         .set("SG_NULL_RESULTS", join(results, "", " == nullptr", " || "));
   } else {
     h.set("SG_PARAMS", "cl_command_queue queue" + join(data, ", cl_mem ", "", "") + join(results, ", cl_mem ", "", "") +
-                           ", int64_t n" + (c.device ? ", cl_mem workspace" : ""));
+                           segment_param_list(c, false) + ", int64_t n" + (c.device ? ", cl_mem workspace" : ""));
     for (const std::string& out : c.outputs) h.add("output").set("SG_OUTPUT", out);
   }
+  segment_holes(h, c, cuda);
   const std::vector<Kernel>& kernels = c.plan->kernels;
   for (size_t i = 0; i < kernels.size(); ++i) {
     std::vector<std::string> args;
     for (const KernelParam& p : kernels[i].params) {
       const std::string a = argument(c, p, b);
-      args.push_back(cuda ? a : p.role == ParamRole::Count ? "{sizeof count, &count}" : "{sizeof(cl_mem), &" + a + "}");
+      const bool scalar = p.role == ParamRole::Count || p.role == ParamRole::SegmentCount;
+      args.push_back(cuda ? a : scalar ? "{sizeof " + a + ", &" + a + "}" : "{sizeof(cl_mem), &" + a + "}");
     }
     const bool one = kernels[i].blocks == Grid::One;
     const std::string k = std::to_string(i);

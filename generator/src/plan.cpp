@@ -105,10 +105,10 @@ void decide_scan(Plan& p, const dsl::Spec& spec, const Target& target) {
   p.counter = decide_counter(spec);
   p.output_may_alias_input = spec.mode != dsl::Mode::Both && spec.input == spec.type;
   p.reverse = spec.reverse;
+  decide_segmented(p);
 }
 
-LaneExchange choose_exchange(const dsl::Spec& spec, Backend backend) {
-  const size_t bytes = spec.type.size();
+LaneExchange choose_exchange(const dsl::Spec& spec, Backend backend, size_t bytes) {
   if (backend == Backend::OpenCL) return LaneExchange::LocalMemory;
   if (spec.algorithm == Algorithm::Coalesced) {
     if (bytes > kMaxShuffleBytes)
@@ -132,7 +132,7 @@ void decide_group_shape(Plan& p, const dsl::Spec& spec, const DeviceTuning& tuni
     if (spec.items > 0) p.tuning.items = spec.items;
   }
   p.items = spec.items > 0 ? spec.items : p.tuning.items;
-  p.exchange = choose_exchange(spec, p.backend);
+  p.exchange = choose_exchange(spec, p.backend, scanned_bytes(p));
   if (spec.level == Level::Warp) {
     p.group_threads = spec.warp_width;
     p.block_threads = spec.threads;
@@ -183,12 +183,12 @@ size_t decide_block_algorithm(Plan& p) {
 // The segment or tile, and the scratch the groups of a block declare.
 void decide_tile(Plan& p, size_t temp_elements) {
   if (p.uses_lanes && (p.exchange == LaneExchange::Shuffle || p.exchange == LaneExchange::ActiveLanes))
-    p.shuffle_words = static_cast<int>((p.element_bytes + 3) / 4);
+    p.shuffle_words = static_cast<int>((scanned_bytes(p) + 3) / 4);
   p.segment = p.level == Level::Device ? 0 : static_cast<uint64_t>(p.group_threads) * static_cast<uint64_t>(p.items);
   p.tile = static_cast<uint64_t>(p.block_threads) * static_cast<uint64_t>(p.items);
   // Every member of P_temp is an array of P_T, whose size is a multiple of
   // its alignment: no padding between them.
-  p.temp_bytes = temp_elements * p.element_bytes;
+  p.temp_bytes = temp_elements * scanned_bytes(p);
   p.block_shared_bytes = p.temp_bytes * static_cast<size_t>(p.groups_per_block);
 }
 
@@ -203,9 +203,10 @@ StatusLayout status_layout(Backend backend, size_t element_bytes) {
 // Device level: the look-back's status layout, its pacing and the blocks per SM.
 void decide_lookback(Plan& p) {
   if (p.level != Level::Device) return;
-  p.status_words = static_cast<int>((p.element_bytes + 3) / 4);
+  const size_t bytes = scanned_bytes(p);
+  p.status_words = static_cast<int>((bytes + 3) / 4);
   if (p.algorithm != Algorithm::DecoupledLookback) return;
-  p.status = status_layout(p.backend, p.element_bytes);
+  p.status = status_layout(p.backend, bytes);
   switch (p.status) {
     case StatusLayout::Word64:
       p.status_bytes = 8;
@@ -226,14 +227,15 @@ void decide_lookback(Plan& p) {
     p.min_blocks = p.tuning.min_blocks;
   else
     p.status_reads = kOpenCLStatusReads;
-  p.block_shared_bytes += 8 + p.element_bytes;  // the tile id and its prefix
+  p.block_shared_bytes += 8 + bytes;  // the tile id and its prefix
 }
 
 // Loads and stores: coalesced through shared memory where the exchange fits,
 // in 16-byte words (CUDA) where a thread's items fill whole words.
 void decide_io(Plan& p) {
   const uint64_t exchange = p.tile + p.tile / 32 + static_cast<uint64_t>(p.groups_per_block);
-  const size_t exchange_bytes = exchange * p.element_bytes;
+  const size_t element = scanned_bytes(p);
+  const size_t exchange_bytes = exchange * element;
   p.staged_io = p.block_shared_bytes + exchange_bytes <= kMaxSharedBytes;
   if (p.staged_io) p.block_shared_bytes += exchange_bytes;
   p.exchange_elements = exchange;
@@ -243,11 +245,11 @@ void decide_io(Plan& p) {
     return chunk % 16 == 0 ? static_cast<int>(chunk / 16) : 0;
   };
   p.input_words = words(p.input_bytes);
-  p.output_words = words(p.element_bytes);
+  p.output_words = p.segmented.on() ? 0 : words(p.element_bytes);  // segmented: values, not pairs, go out
   // The inputs' words must fit the exchange too.
-  const uint64_t need = (p.tile * p.input_bytes + p.element_bytes - 1) / p.element_bytes;
+  const uint64_t need = (p.tile * p.input_bytes + element - 1) / element;
   if (p.input_words && need > exchange) {
-    const size_t extra = static_cast<size_t>(need - exchange) * p.element_bytes;
+    const size_t extra = static_cast<size_t>(need - exchange) * element;
     if (p.block_shared_bytes + extra <= kMaxSharedBytes) {
       p.block_shared_bytes += extra;
       p.exchange_elements = need;
@@ -316,6 +318,16 @@ const char* to_string(ParamRole r) {
       return "workspace";
     case ParamRole::Partials:
       return "partials";
+    case ParamRole::SegmentAggregates:
+      return "segment_aggregates";
+    case ParamRole::SegmentFlags:
+      return "segment_flags";
+    case ParamRole::SegmentOffsets:
+      return "segment_offsets";
+    case ParamRole::SegmentCount:
+      return "segment_count";
+    case ParamRole::SegmentKeys:
+      return "segment_keys";
   }
   return "?";
 }

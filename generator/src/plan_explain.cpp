@@ -61,6 +61,30 @@ void explain_device(std::string& o, const Plan& p) {
     line(o, "occupancy", "at least " + std::to_string(p.min_blocks) + " blocks per SM (__launch_bounds__)");
 }
 
+// Segmented scans: the form and the pair the tiles scan.
+void explain_segments(std::string& o, const Plan& p) {
+  const Plan::Segmented& g = p.segmented;
+  std::string form;
+  switch (g.form) {
+    case dsl::Segments::Flags:
+      form = "flags: a byte per element, nonzero starts a segment (element 0 always does)";
+      break;
+    case dsl::Segments::Offsets:
+      form = "offsets: segment_count + 1 of " + g.offset_type + ", from 0 to n; each thread finds its first item's " +
+             "segment by binary search, then walks";
+      break;
+    case dsl::Segments::Keys:
+      form = "keys of " + g.key_type + ": a segment starts where the key differs from the one before";
+      break;
+    case dsl::Segments::None:
+      break;
+  }
+  line(o, "segments", form);
+  line(o, "segmented operator",
+       "the tiles scan (count of starts, value) pairs of " + std::to_string(g.pair_bytes) +
+           " bytes; a start resets the value, the count numbers the segments");
+}
+
 // The group's algorithm: loads and stores, lanes, raking, tree, seed, scratch.
 void explain_group(std::string& o, const Plan& p) {
   std::string io = p.staged_io ? "coalesced, transposed through shared memory"
@@ -105,6 +129,7 @@ std::string to_string(const Plan& p) {
   line(o, "element",
        std::to_string(p.element_bytes) + " bytes" +
            (p.converts_input ? " (input " + std::to_string(p.input_bytes) + " bytes, converted on load)" : ""));
+  if (p.segmented.on()) explain_segments(o, p);
   if (p.level == Level::Device)
     explain_device(o, p);
   else

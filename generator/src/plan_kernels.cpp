@@ -90,7 +90,9 @@ void segment_kernel(Plan& p) {
 void plan_kernels(Plan& p) {
   p.device_functions = public_functions(p);
   p.entry_kernel = p.spec.name + "_scan_kernel";
-  if (p.level == dsl::Level::Device)
+  if (p.segmented.on())
+    segmented_kernel(p);
+  else if (p.level == dsl::Level::Device)
     device_kernels(p);
   else
     segment_kernel(p);

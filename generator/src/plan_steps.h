@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "scangen/generator/plan.h"
@@ -34,5 +35,15 @@ bool needs_counter_update(const std::string& path);
 std::vector<std::string> plan_templates(const Plan& p);
 // The dialect (SG_FN, SG_KERNEL, ...) the emitter writes first.
 const char* dialect_template(Backend backend);
+
+// Segmented scans (plan_segmented.cpp): the pair the tiles scan, the kernel,
+// its constants.
+void decide_segmented(Plan& p);
+// sizeof(P_seg) for a value of type `value`: the value, then a 32-bit count.
+size_t segmented_pair_bytes(const dsl::Type& value);
+// Bytes of the element the tiles scan: the pair when segmented.
+inline size_t scanned_bytes(const Plan& p) { return p.segmented.on() ? p.segmented.pair_bytes : p.element_bytes; }
+void segmented_kernel(Plan& p);
+void segmented_constants(const Plan& p, std::vector<std::pair<std::string, std::string>>& c);
 
 }  // namespace scangen::generator::detail

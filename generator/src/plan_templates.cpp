@@ -41,6 +41,8 @@ const std::vector<Entry>& catalogue() {
       {"common/device.h", {"common/api.h", "common/io.h"}},
       {"common/device_lookback.h", {"common/device.h"}, false, true},
       {"common/device_reduce_then_scan.h", {"common/device.h"}},
+      {"common/segmented_pair.h", {}},
+      {"common/device_segmented.h", {"common/device.h"}, false, true},
   };
   return entries;
 }
@@ -59,6 +61,7 @@ const char* lookback_template(Backend backend) {
 // scheme's kernels.
 const char* kernel_template(const Plan& p) {
   if (p.level != dsl::Level::Device) return "common/entry.h";
+  if (p.segmented.on()) return "common/device_segmented.h";
   return p.status != StatusLayout::None ? "common/device_lookback.h" : "common/device_reduce_then_scan.h";
 }
 
@@ -110,6 +113,7 @@ bool needs_counter_update(const std::string& path) {
 
 std::vector<std::string> plan_templates(const Plan& p) {
   std::vector<std::string> out;
+  if (p.segmented.on()) add(p, "common/segmented_pair.h", out);  // the pair type, before every use
   add(p, group_template(p), out);
   add(p, kernel_template(p), out);
   return out;
@@ -182,6 +186,7 @@ std::vector<std::pair<std::string, std::string>> template_constants(const Plan& 
   number("SG_RUNNING_TOTAL", p.outputs.running_total ? 1 : 0);
   number("SG_GROUP_UPDATE", p.counter ? 1 : 0);
   if (p.reverse) number("SG_REVERSE", 1);  // only when set: a forward scan's text as before
+  if (p.segmented.on()) detail::segmented_constants(p, c);
   return c;
 }
 

@@ -1,5 +1,7 @@
 #include "scangen/generator/tuning.h"
 
+#include "plan_steps.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
@@ -81,7 +83,9 @@ int cuda_arch_number(const std::string& arch) {
 DeviceTuning device_tuning(const dsl::Spec& spec, Backend backend) { return device_tuning(spec, Target{backend, 0}); }
 
 DeviceTuning device_tuning(const dsl::Spec& spec, const Target& target) {
-  const size_t bytes = spec.type.size();
+  // A segmented scan's tiles scan (count, value) pairs: the row of the pair's size.
+  const size_t bytes =
+      spec.segments != dsl::Segments::None ? detail::segmented_pair_bytes(spec.type) : spec.type.size();
   const int arch = has_rows(target.backend, target.arch) ? target.arch : default_arch(target.backend);
   for (const Row& r : kTable) {
     if (r.backend != target.backend || r.arch != arch || bytes > r.max_bytes) continue;

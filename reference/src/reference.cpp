@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 #include <stdexcept>
+#include <string>
 
 #include "program.h"
 
@@ -73,20 +74,29 @@ void Evaluator::convert(const void* in, void* out) const {
 }
 
 Evaluator::Result Evaluator::scan(const void* input, uint64_t n, const void* running_total_in) const {
+  const uint64_t seg = spec_.level == dsl::Level::Device ? std::max<uint64_t>(n, 1) : spec_.segment_size();
+  if (seg == 0) throw std::invalid_argument("reference: the spec has an empty segment size");
+  const uint64_t segments = spec_.level == dsl::Level::Device ? 1 : (n + seg - 1) / seg;
+  std::vector<Range> ranges;
+  for (uint64_t s = 0; s < segments; ++s) ranges.push_back({s * seg, std::min(n, s * seg + seg)});
+  return scan_ranges(input, n, ranges, running_total_in);
+}
+
+Evaluator::Result Evaluator::scan_ranges(const void* input, uint64_t n, const std::vector<Range>& ranges,
+                                         const void* running_total_in) const {
   const auto layout = dsl::flatten(spec_.type);
   const auto in_layout = dsl::flatten(spec_.input);
   const size_t k = layout.size();
   const size_t esize = element_size();
   const size_t isize = input_size();
-  const uint64_t seg = spec_.level == dsl::Level::Device ? std::max<uint64_t>(n, 1) : spec_.segment_size();
-  if (seg == 0) throw std::invalid_argument("reference: the spec has an empty segment size");
-  const uint64_t segments = spec_.level == dsl::Level::Device ? 1 : (n + seg - 1) / seg;
   if (n > 0 && input == nullptr) throw std::invalid_argument("reference: null input");
+  for (const Range& r : ranges)
+    if (r.begin > r.end || r.end > n) throw std::invalid_argument("reference: a range outside 0 .. n");
 
   Result res;
   if (spec_.has_inclusive()) res.inclusive.resize(n * esize);
   if (spec_.has_exclusive()) res.exclusive.resize(n * esize);
-  if (spec_.aggregate) res.aggregates.resize(segments * esize);
+  if (spec_.aggregate) res.aggregates.resize(ranges.size() * esize);
 
   Runner comb(*combine_);
   std::unique_ptr<Runner> conv;
@@ -109,11 +119,11 @@ Evaluator::Result Evaluator::scan(const void* input, uint64_t n, const void* run
     Program::load(layout, init_.data(), seed.data());
 
   const auto* in_bytes = static_cast<const uint8_t*>(input);
-  for (uint64_t step = 0; step < segments; ++step) {
-    // reverse: the segments (a device scan's one) last to first, each from its last element to its first.
-    const uint64_t s = spec_.reverse ? segments - 1 - step : step;
-    uint64_t begin = s * seg;
-    uint64_t end = std::min(n, begin + seg);
+  for (size_t step = 0; step < ranges.size(); ++step) {
+    // reverse: the ranges (a device scan's one) last to first, each from its last element to its first.
+    const size_t s = spec_.reverse ? ranges.size() - 1 - step : step;
+    const uint64_t begin = ranges[s].begin;
+    const uint64_t end = ranges[s].end;
     const std::vector<Slot>& start = spec_.running_total ? counter : seed;
     // Starting from the identity, the final prefix is the aggregate; otherwise accumulate it apart.
     bool separate_aggregate = spec_.aggregate && std::memcmp(start.data(), identity.data(), k * sizeof(Slot)) != 0;
@@ -150,6 +160,73 @@ Evaluator::Result Evaluator::scan(const void* input, uint64_t n, const void* run
     Program::store(layout, counter.data(), res.running_total.data());
   }
   return res;
+}
+
+// ---- segments ----------------------------------------------------------------
+
+std::vector<Evaluator::Range> ranges_from_flags(const uint8_t* flags, uint64_t n) {
+  std::vector<Evaluator::Range> out;
+  for (uint64_t i = 0; i < n; ++i) {
+    if (i == 0 || flags[i] != 0) {
+      if (!out.empty()) out.back().end = i;
+      out.push_back({i, n});
+    }
+  }
+  return out;
+}
+
+std::vector<Evaluator::Range> ranges_from_offsets(const std::vector<uint64_t>& offsets, uint64_t n) {
+  if (offsets.empty()) throw std::invalid_argument("segment offsets: none given; n_segments + 1 are needed");
+  if (offsets.front() != 0)
+    throw std::invalid_argument("segment offsets: offsets[0] is " + std::to_string(offsets.front()) + ", not 0");
+  if (offsets.back() != n)
+    throw std::invalid_argument("segment offsets: the last offset is " + std::to_string(offsets.back()) +
+                                ", not n = " + std::to_string(n));
+  std::vector<Evaluator::Range> out;
+  for (size_t s = 0; s + 1 < offsets.size(); ++s) {
+    if (offsets[s + 1] < offsets[s])
+      throw std::invalid_argument("segment offsets: offsets[" + std::to_string(s + 1) +
+                                  "] = " + std::to_string(offsets[s + 1]) + " is less than offsets[" +
+                                  std::to_string(s) + "] = " + std::to_string(offsets[s]));
+    out.push_back({offsets[s], offsets[s + 1]});
+  }
+  return out;
+}
+
+namespace {
+
+// Key i equals key i - 1, as C's == compares them.
+bool same_key(dsl::ScalarKind key, const uint8_t* keys, uint64_t i) {
+  const size_t size = dsl::scalar_size(key);
+  const uint8_t* a = keys + (i - 1) * size;
+  const uint8_t* b = keys + i * size;
+  if (key == ScalarKind::F32) {
+    float x, y;
+    std::memcpy(&x, a, 4);
+    std::memcpy(&y, b, 4);
+    return x == y;
+  }
+  if (key == ScalarKind::F64) {
+    double x, y;
+    std::memcpy(&x, a, 8);
+    std::memcpy(&y, b, 8);
+    return x == y;
+  }
+  return std::memcmp(a, b, size) == 0;
+}
+
+}  // namespace
+
+std::vector<Evaluator::Range> ranges_from_keys(dsl::ScalarKind key, const void* keys, uint64_t n) {
+  const auto* bytes = static_cast<const uint8_t*>(keys);
+  std::vector<Evaluator::Range> out;
+  for (uint64_t i = 0; i < n; ++i) {
+    if (i == 0 || !same_key(key, bytes, i)) {
+      if (!out.empty()) out.back().end = i;
+      out.push_back({i, n});
+    }
+  }
+  return out;
 }
 
 }  // namespace scangen::ref

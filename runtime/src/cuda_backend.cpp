@@ -140,6 +140,24 @@ void check_ranges(const Driver& d, const generator::Plan& p, const Scan::CudaArg
   check_range(a.aggregate, "aggregate", generator::aggregate_elements(p, a.n), p.element_bytes, t);
   check_range(a.running_total, "running_total", 1, p.element_bytes, t);
   if (a.workspace) check_range(a.workspace, "workspace", generator::workspace_bytes(p, a.n), 1, "workspace byte");
+  // Segmented scans (the aggregates of flags and keys count segments the host does not know).
+  const generator::Plan::Segmented& g = p.segmented;
+  check_range(a.segment_flags, "segment_flags", a.n, 1, "u8");
+  check_range(a.keys, "keys", a.n, g.key_bytes, dsl::to_string(p.spec.key));
+  if (g.form == dsl::Segments::Offsets) {
+    check_range(a.segment_offsets, "segment_offsets", a.segment_count + 1, g.offset_bytes,
+                dsl::to_string(p.spec.offset));
+    check_range(a.segment_aggregates, "segment_aggregates", a.segment_count, p.element_bytes, t);
+  }
+}
+
+// Checked mode: the offsets copied back and checked.
+void check_offsets(const Driver& d, const generator::Plan& p, const Scan::CudaArgs& a) {
+  if (!a.check_segments || p.segmented.form != dsl::Segments::Offsets) return;
+  std::vector<unsigned char> bytes((a.segment_count + 1) * p.segmented.offset_bytes);
+  const CUresult r = d.cuMemcpyDtoH(bytes.data(), reinterpret_cast<CUdeviceptr>(a.segment_offsets), bytes.size());
+  if (r != CUDA_SUCCESS) fail(describe(d, "cuMemcpyDtoH (the segment offsets, to check them)", r));
+  runtime::detail::check_offsets(p, bytes, a.segment_count, a.n);
 }
 
 // The call's workspace (the caller's, or the Scan's, grown on demand), its
@@ -183,18 +201,26 @@ void Scan::run(const CudaArgs& a) const {
   if (p.backend != Backend::Cuda) fail("scan '" + p.spec.name + "' was compiled for OpenCL; launch it with OpenCLArgs");
   Runtime::Impl& rt = *st.rt;
   const Driver& d = *rt.driver;
-  runtime::detail::check_outputs(p, a.in, a.inclusive, a.exclusive, a.aggregate, a.running_total, a.n);
+  runtime::detail::check_segment_args(p, a.segment_flags, a.segment_offsets, a.keys, a.aggregate, a.segment_aggregates,
+                                      a.n);
+  runtime::detail::check_outputs(p, a.in, a.inclusive, a.exclusive,
+                                 p.segmented.on() ? a.segment_aggregates != nullptr : a.aggregate != nullptr,
+                                 a.running_total, a.n);
   // The tier's module, read once: every launch of this call uses it.
   const runtime::detail::CudaModule& module = *st.cu_current.load(std::memory_order_acquire);
   const std::vector<const generator::Kernel*> launches = runtime::detail::plan_launches(p, a.n);
   std::lock_guard<std::mutex> lock(st.mutex);
   rt.make_current();
   check_ranges(d, p, a);
+  check_offsets(d, p, a);
   CUstream stream = static_cast<CUstream>(a.stream);
   CUdeviceptr in = reinterpret_cast<CUdeviceptr>(a.in), inc = reinterpret_cast<CUdeviceptr>(a.inclusive),
               exc = reinterpret_cast<CUdeviceptr>(a.exclusive), agg = reinterpret_cast<CUdeviceptr>(a.aggregate),
               run_total = reinterpret_cast<CUdeviceptr>(a.running_total);
-  unsigned long long n = a.n;
+  CUdeviceptr flags = reinterpret_cast<CUdeviceptr>(a.segment_flags),
+              offsets = reinterpret_cast<CUdeviceptr>(a.segment_offsets), keys = reinterpret_cast<CUdeviceptr>(a.keys),
+              seg_agg = reinterpret_cast<CUdeviceptr>(a.segment_aggregates);
+  unsigned long long n = a.n, segment_count = a.segment_count;
   CUdeviceptr ws = workspace(st, a, stream);
   // Every argument by its role in the kernel ABI (generator::ParamRole).
   auto cuda_arg = [&](generator::ParamRole role) -> void* {
@@ -215,6 +241,16 @@ void Scan::run(const CudaArgs& a) const {
       case generator::ParamRole::Workspace:
       case generator::ParamRole::Partials:
         return &ws;
+      case generator::ParamRole::SegmentAggregates:
+        return &seg_agg;
+      case generator::ParamRole::SegmentFlags:
+        return &flags;
+      case generator::ParamRole::SegmentOffsets:
+        return &offsets;
+      case generator::ParamRole::SegmentCount:
+        return &segment_count;
+      case generator::ParamRole::SegmentKeys:
+        return &keys;
     }
     fail("scan '" + p.spec.name + "': a kernel parameter of no known role");
   };

@@ -215,6 +215,23 @@ void check_buffers(const generator::Plan& p, const Scan::OpenCLArgs& a) {
   check_buffer(a.exclusive, "exclusive", a.n, p.element_bytes, t);
   check_buffer(a.aggregate, "aggregate", generator::aggregate_elements(p, a.n), p.element_bytes, t);
   check_buffer(a.running_total, "running_total", 1, p.element_bytes, t);
+  // Segmented scans (the aggregates of flags and keys count segments the host does not know).
+  const generator::Plan::Segmented& g = p.segmented;
+  check_buffer(a.segment_flags, "segment_flags", a.n, 1, "u8");
+  check_buffer(a.keys, "keys", a.n, g.key_bytes, dsl::to_string(p.spec.key));
+  if (g.form == dsl::Segments::Offsets) {
+    check_buffer(a.segment_offsets, "segment_offsets", a.segment_count + 1, g.offset_bytes,
+                 dsl::to_string(p.spec.offset));
+    check_buffer(a.segment_aggregates, "segment_aggregates", a.segment_count, p.element_bytes, t);
+  }
+}
+
+// Checked mode: the offsets read back (a blocking read) and checked.
+void check_offsets(const generator::Plan& p, const Scan::OpenCLArgs& a, cl_command_queue queue) {
+  if (!a.check_segments || p.segmented.form != dsl::Segments::Offsets) return;
+  std::vector<unsigned char> bytes((a.segment_count + 1) * p.segmented.offset_bytes);
+  SG_CL(clEnqueueReadBuffer(queue, a.segment_offsets, CL_TRUE, 0, bytes.size(), bytes.data(), 0, nullptr, nullptr));
+  runtime::detail::check_offsets(p, bytes, a.segment_count, a.n);
 }
 
 // The commands of one call depend on each other (the zeroing of the
@@ -289,13 +306,18 @@ void Scan::run(const OpenCLArgs& a) const {
   const State& st = runtime::detail::state_of(s_);
   const generator::Plan& p = st.plan;
   if (p.backend != Backend::OpenCL) fail("scan '" + p.spec.name + "' was compiled for CUDA; launch it with CudaArgs");
-  runtime::detail::check_outputs(p, a.in, a.inclusive, a.exclusive, a.aggregate, a.running_total, a.n);
+  runtime::detail::check_segment_args(p, a.segment_flags, a.segment_offsets, a.keys, a.aggregate, a.segment_aggregates,
+                                      a.n);
+  runtime::detail::check_outputs(p, a.in, a.inclusive, a.exclusive,
+                                 p.segmented.on() ? a.segment_aggregates != nullptr : a.aggregate != nullptr,
+                                 a.running_total, a.n);
   const std::vector<const generator::Kernel*> launches = runtime::detail::plan_launches(p, a.n);
   check_buffers(p, a);
   std::lock_guard<std::mutex> lock(st.mutex);
   cl_command_queue queue = a.queue ? a.queue : st.rt->cl_queue;
+  check_offsets(p, a, queue);
   EventChain chain;
-  const cl_ulong n = a.n;
+  const cl_ulong n = a.n, segment_count = a.segment_count;
   const cl_mem ws = workspace(st, a, queue, chain);
   // Every argument by its role in the kernel ABI (generator::ParamRole).
   auto opencl_arg = [&](generator::ParamRole role) -> std::pair<size_t, const void*> {
@@ -316,6 +338,16 @@ void Scan::run(const OpenCLArgs& a) const {
       case generator::ParamRole::Workspace:
       case generator::ParamRole::Partials:
         return {sizeof(cl_mem), &ws};
+      case generator::ParamRole::SegmentAggregates:
+        return {sizeof(cl_mem), &a.segment_aggregates};
+      case generator::ParamRole::SegmentFlags:
+        return {sizeof(cl_mem), &a.segment_flags};
+      case generator::ParamRole::SegmentOffsets:
+        return {sizeof(cl_mem), &a.segment_offsets};
+      case generator::ParamRole::SegmentCount:
+        return {sizeof segment_count, &segment_count};
+      case generator::ParamRole::SegmentKeys:
+        return {sizeof(cl_mem), &a.keys};
     }
     fail("scan '" + p.spec.name + "': a kernel parameter of no known role");
   };

@@ -49,6 +49,15 @@ std::vector<const generator::Kernel*> plan_launches(const generator::Plan& p, ui
 // What the outputs must be, given the spec; the flags say which the caller gave.
 void check_outputs(const generator::Plan& p, bool in, bool inc, bool exc, bool agg, bool run, uint64_t n);
 
+// Segmented scans: the segment arrays the form needs are given and no
+// other; `aggregate` (the plain output) is not given to a segmented scan, nor
+// `segment_aggregates` to another.
+void check_segment_args(const generator::Plan& p, bool flags, bool offsets, bool keys, bool aggregate,
+                        bool segment_aggregates, uint64_t n);
+// Checked mode: the offsets (as copied back, `count` + 1 of the plan's
+// offset type) are 0 first, nondecreasing and n last.
+void check_offsets(const generator::Plan& p, const std::vector<unsigned char>& bytes, uint64_t count, uint64_t n);
+
 // Refuses count x element when it overflows 64 bits.
 void check_no_overflow(const generator::Plan& p, uint64_t count, uint64_t element, const std::string& type);
 

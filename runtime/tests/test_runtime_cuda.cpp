@@ -182,3 +182,66 @@ TEST_CASE("the CUDA runtime's errors say what is wrong", "[gpu][runtime]") {
                                "identity = B { 0, 0, 0 }; level = block; threads = 1024; algorithm = hillis_steele; }"),
                     Catch::Contains("shared memory"));
 }
+
+// Segmented scans through Scan::run on CUDA: offsets (checked), flags and
+// keys, against the reference.
+TEST_CASE("segmented scans run through Scan::run on a CUDA GPU", "[gpu][runtime][segmented]") {
+  INFO("GPU: " << driver().name);
+  TempCache cache;
+  scangen::Runtime rt({scangen::Backend::Cuda});
+  std::mt19937_64 rng(seed());
+  const uint64_t n = 1000003;
+  std::vector<uint8_t> in(n * 4);
+  scangen::ref::fill_random(scangen::dsl::Type::scalar(scangen::dsl::ScalarKind::I32), in.data(), n, rng);
+  std::vector<uint64_t> offsets = {0};  // segments of 0 .. 40 elements
+  while (offsets.back() < n) offsets.push_back(std::min<uint64_t>(n, offsets.back() + rng() % 41));
+  const uint64_t count = offsets.size() - 1;
+  std::vector<uint8_t> flags(n, 0), keys(n * 4);
+  for (uint64_t s = 0; s < count; ++s)
+    for (uint64_t i = offsets[s]; i < offsets[s + 1]; ++i) {
+      flags[i] = i == offsets[s] ? 7 : 0;
+      const int32_t key = static_cast<int32_t>(s);
+      std::memcpy(keys.data() + i * 4, &key, 4);
+    }
+  DeviceBuffer d_in(in.size()), d_out(n * 4), d_agg(count * 4), d_offsets(offsets.size() * 8), d_flags(n),
+      d_keys(keys.size());
+  CU_CHECK(driver().cuMemcpyHtoD(d_in.p, in.data(), in.size()));
+  CU_CHECK(driver().cuMemcpyHtoD(d_offsets.p, offsets.data(), offsets.size() * 8));
+  CU_CHECK(driver().cuMemcpyHtoD(d_flags.p, flags.data(), n));
+  CU_CHECK(driver().cuMemcpyHtoD(d_keys.p, keys.data(), keys.size()));
+  for (const char* form : {"segments = offsets; offset = u64;", "segments = flags;", "segments = keys;"}) {
+    INFO(form);
+    scangen::Scan scan =
+        rt.compile(std::string("scan seg { type = i32; op = add; init = 2; outputs = aggregate; ") + form + " }");
+    scangen::Scan::CudaArgs a;
+    a.in = d_in.get();
+    a.inclusive = d_out.get();
+    a.segment_aggregates = d_agg.get();
+    a.n = n;
+    std::vector<scangen::ref::Evaluator::Range> ranges;
+    switch (scan.spec().segments) {
+      case scangen::dsl::Segments::Offsets:
+        a.segment_offsets = d_offsets.get();
+        a.segment_count = count;
+        a.check_segments = true;
+        ranges = scangen::ref::ranges_from_offsets(offsets, n);
+        break;
+      case scangen::dsl::Segments::Flags:
+        a.segment_flags = d_flags.get();
+        ranges = scangen::ref::ranges_from_flags(flags.data(), n);
+        break;
+      default:
+        a.keys = d_keys.get();
+        ranges = scangen::ref::ranges_from_keys(scangen::dsl::ScalarKind::I32, keys.data(), n);
+        break;
+    }
+    scan.run(a);
+    CU_CHECK(driver().cuCtxSynchronize());
+    const auto want = scangen::ref::Evaluator(scan.spec()).scan_ranges(in.data(), n, ranges);
+    std::vector<uint8_t> got(n * 4), agg(ranges.size() * 4);
+    CU_CHECK(driver().cuMemcpyDtoH(got.data(), d_out.p, got.size()));
+    CU_CHECK(driver().cuMemcpyDtoH(agg.data(), d_agg.p, agg.size()));
+    CHECK(got == want.inclusive);
+    CHECK(agg == want.aggregates);
+  }
+}

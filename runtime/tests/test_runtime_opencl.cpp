@@ -472,3 +472,110 @@ TEST_CASE("without a CUDA driver the default runtime says why it chose OpenCL", 
     WARN("a CUDA GPU is present: the default runtime uses it");
   }
 }
+
+// Segmented scans through Scan::run: each form against the reference, and
+// the checks of the segment arguments (the offsets' in checked mode).
+TEST_CASE("segmented scans run through Scan::run, and bad segments are refused", "[opencl][runtime][segmented]") {
+  if (!have_opencl()) return;
+  scangen::Runtime rt({scangen::Backend::OpenCL});
+  std::mt19937_64 rng(11);
+  const uint64_t n = 20000;
+  std::vector<uint8_t> in(n * 4);
+  scangen::ref::fill_random(scangen::dsl::Type::scalar(scangen::dsl::ScalarKind::I32), in.data(), n, rng);
+  // Segments of 0 .. 9 elements (empty ones included).
+  std::vector<uint64_t> offsets = {0};
+  while (offsets.back() < n) offsets.push_back(std::min<uint64_t>(n, offsets.back() + rng() % 10));
+  const uint64_t count = offsets.size() - 1;
+  std::vector<uint8_t> offsets64(offsets.size() * 8), flags(n, 0), keys(n * 4);
+  std::memcpy(offsets64.data(), offsets.data(), offsets64.size());
+  for (uint64_t s = 0; s < count; ++s)
+    for (uint64_t i = offsets[s]; i < offsets[s + 1]; ++i) {
+      flags[i] = i == offsets[s] ? 1 : 0;
+      const int32_t key = static_cast<int32_t>(s);
+      std::memcpy(keys.data() + i * 4, &key, 4);
+    }
+  cl_mem d_in = buffer(rt, in), d_out = buffer(rt, std::vector<uint8_t>(n * 4, 0xAB));
+  cl_mem d_agg = buffer(rt, std::vector<uint8_t>(count * 4, 0xAB));
+  cl_mem d_offsets = buffer(rt, offsets64), d_flags = buffer(rt, flags), d_keys = buffer(rt, keys);
+  struct Form {
+    const char* settings;
+    std::vector<scangen::ref::Evaluator::Range> ranges;
+  };
+  const Form forms[] = {
+      {"segments = offsets; offset = u64;", scangen::ref::ranges_from_offsets(offsets, n)},
+      {"segments = flags;", scangen::ref::ranges_from_flags(flags.data(), n)},
+      {"segments = keys;", scangen::ref::ranges_from_keys(scangen::dsl::ScalarKind::I32, keys.data(), n)},
+  };
+  for (const Form& f : forms) {
+    INFO(f.settings);
+    scangen::Scan scan = rt.compile(std::string("scan seg { type = i32; op = add; init = 2; mode = exclusive; "
+                                                "outputs = aggregate; ") +
+                                    f.settings + " }");
+    scangen::Scan::OpenCLArgs a;
+    a.in = d_in;
+    a.exclusive = d_out;
+    a.segment_aggregates = d_agg;
+    a.n = n;
+    const bool by_offsets = scan.spec().segments == scangen::dsl::Segments::Offsets;
+    if (by_offsets) {
+      a.segment_offsets = d_offsets;
+      a.segment_count = count;
+      a.check_segments = true;
+    } else {
+      (scan.spec().segments == scangen::dsl::Segments::Flags ? a.segment_flags : a.keys) =
+          scan.spec().segments == scangen::dsl::Segments::Flags ? d_flags : d_keys;
+    }
+    scan.run(a);
+    const scangen::ref::Evaluator ev(scan.spec());
+    const auto want = ev.scan_ranges(in.data(), n, f.ranges);
+    CHECK(read(rt, d_out, n * 4) == want.exclusive);
+    const size_t segments = f.ranges.size();
+    CHECK(read(rt, d_agg, segments * 4) == want.aggregates);
+    // The errors: the plain aggregate, a missing array, another form's array.
+    scangen::Scan::OpenCLArgs b = a;
+    b.aggregate = d_agg;
+    b.segment_aggregates = nullptr;
+    CHECK_THROWS_WITH(scan.run(b), Catch::Contains("not to aggregate"));
+    b = a;
+    (by_offsets ? b.segment_offsets : b.segment_flags) = nullptr;
+    b.keys = nullptr;
+    CHECK_THROWS_WITH(scan.run(b), Catch::Contains("are null, but the scan has segments ="));
+  }
+  for (cl_mem m : {d_in, d_out, d_agg, d_offsets, d_flags, d_keys}) clReleaseMemObject(m);
+}
+
+// Checked mode: offsets that decrease, go beyond n, or do not end at n are
+// refused before a launch, with the index and the values.
+TEST_CASE("a segmented scan in checked mode refuses bad offsets", "[opencl][runtime][segmented]") {
+  if (!have_opencl()) return;
+  scangen::Runtime rt({scangen::Backend::OpenCL});
+  cl_mem d_in = buffer(rt, std::vector<uint8_t>(40, 1)), d_out = buffer(rt, std::vector<uint8_t>(40, 0xAB));
+  scangen::Scan scan = rt.compile("scan seg { type = i32; op = add; segments = offsets; offset = i32; }");
+  auto refused = [&](std::vector<int32_t> o, uint64_t m) {
+    std::vector<uint8_t> bytes(o.size() * 4);
+    std::memcpy(bytes.data(), o.data(), bytes.size());
+    cl_mem d = buffer(rt, bytes);
+    scangen::Scan::OpenCLArgs a;
+    a.in = d_in;
+    a.inclusive = d_out;
+    a.n = m;
+    a.segment_offsets = d;
+    a.segment_count = o.size() - 1;
+    a.check_segments = true;
+    std::string what;
+    try {
+      scan.run(a);
+    } catch (const scangen::Error& e) {
+      what = e.what();
+    }
+    clReleaseMemObject(d);
+    return what;
+  };
+  CHECK_THAT(refused({0, 5, 3, 10}, 10), Catch::Contains("segment_offsets[2] = 3 is less than"));
+  CHECK_THAT(refused({0, 5, 12, 10}, 10), Catch::Contains("segment_offsets[2] = 12 is beyond n = 10"));
+  CHECK_THAT(refused({0, 5, 9}, 10), Catch::Contains("not n = 10"));
+  CHECK_THAT(refused({1, 5, 10}, 10), Catch::Contains("the first offset must be 0"));
+  CHECK_THAT(refused({0, -1, 10}, 10), Catch::Contains("segment_offsets[1] is negative"));
+  CHECK(refused({0, 5, 5, 10}, 10).empty());
+  for (cl_mem m : {d_in, d_out}) clReleaseMemObject(m);
+}

@@ -35,6 +35,9 @@ SG_END(aggregate)
 SG_BEGIN(running_total)
 // *running_total is the seed of the call and receives the seed combined with the total.
 SG_END(running_total)
+SG_BEGIN(segmented)
+// Segmented: SG_SEGMENT_WORDS.
+SG_END(segmented)
 // workspace: device memory of at least SG_WORKSPACE_BYTES(n) bytes, 16-byte aligned (as cudaMalloc
 SG_BEGIN(lookback)
 // gives), best kept from call to call; it needs no initialisation (each call zeroes the part it
@@ -46,6 +49,9 @@ SG_END(reduce_then_scan)
 // time: calls that share a workspace must not run concurrently.
 // Returns cudaErrorInvalidValue, launching nothing, when n < 0, a pointer is null (in and the
 // outputs may be null when n == 0), the workspace is too small or not 16-byte aligned;
+SG_BEGIN(segmented)
+// (segmented: also when the segments' array is null, or segment_count < 0);
+SG_END(segmented)
 // otherwise the status of the launches (cudaGetLastError).
 SG_END(device)
 SG_BEGIN(segments)

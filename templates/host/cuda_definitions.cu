@@ -26,6 +26,9 @@ SG_BEGIN(writes_when_empty)
   if (n > 0 && (SG_NULL_DATA)) return cudaErrorInvalidValue;
   if (SG_NULL_RESULTS) return cudaErrorInvalidValue;
 SG_END(writes_when_empty)
+SG_BEGIN(segmented)
+  if (SG_SEGMENT_INVALID) return cudaErrorInvalidValue;
+SG_END(segmented)
 SG_BEGIN(device)
   const size_t needed = SG_WORKSPACE_BYTES(n);
   if (needed == 0 || workspace == nullptr || workspace_bytes < needed ||

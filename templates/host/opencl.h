@@ -238,6 +238,9 @@ SG_END(aggregate)
 SG_BEGIN(running_total)
 // running_total (one element) is the seed of the call and receives the seed combined with the total.
 SG_END(running_total)
+SG_BEGIN(segmented)
+// Segmented: SG_SEGMENT_WORDS.
+SG_END(segmented)
 // workspace: a buffer of at least SG_WORKSPACE_BYTES(n) bytes, best kept from call to
 SG_BEGIN(lookback)
 // call; it needs no initialisation (each call zeroes the part it uses, with clEnqueueFillBuffer, before its
@@ -283,6 +286,9 @@ SG_END(aggregate)
 SG_BEGIN(running_total)
   if (status == CL_SUCCESS) status = scangen_opencl_check_buffer_v1(running_total, 1, sizeof(SG_T));
 SG_END(running_total)
+SG_BEGIN(segment_check)
+  if (status == CL_SUCCESS) status = SG_CHECK;
+SG_END(segment_check)
 SG_BEGIN(device)
   size_t workspace_size = 0;
   if (status == CL_SUCCESS) status = scangen_opencl_buffer_size_v1(workspace, SG_WORKSPACE_BYTES(n), &workspace_size);
@@ -298,6 +304,9 @@ SG_BEGIN(lookback)
   }
 SG_END(lookback)
   const cl_ulong count = static_cast<cl_ulong>(n);
+SG_BEGIN(segment_count)
+  const cl_ulong segments = static_cast<cl_ulong>(segment_count);
+SG_END(segment_count)
 SG_BEGIN(one_kernel)
   return SG_NS::launch(queue, program, SG_INDEX0, SG_GRID0, SG_BLOCK_THREADS, {SG_ARGS0});
 SG_END(one_kernel)

@@ -2,7 +2,7 @@
 // with their roles, and the runtime and the host wrappers bind arguments from
 // that list. These tests hold the templates to it: every kernel of every
 // sweep case (warp, block and device level, both device algorithms, every
-// mode, aggregates, running totals, u8 -> u32 input) is emitted for CUDA and
+// mode, aggregates, running totals, u8 -> u32 input, the segmented scans) is emitted for CUDA and
 // OpenCL, the text is run through the C preprocessor (the template's #if
 // choices resolved), and the kernel's parameter names, in order, must be the
 // Plan's.
@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "scan_sweep.h"
+#include "segmented_sweep.h"
 #include "scangen/generator/emit.h"
 #include "scangen/generator/plan.h"
 
@@ -65,6 +66,7 @@ std::vector<std::string> parameter_names(const std::string& text, const std::str
 void check_backend(Backend backend) {
   std::vector<scangen::test::ScanCase> cases = scangen::test::scan_cases(backend);
   for (scangen::test::ScanCase& c : scangen::test::device_cases(backend)) cases.push_back(std::move(c));
+  for (scangen::test::ScanCase& c : scangen::test::segmented_cases(backend)) cases.push_back(std::move(c));
   int kernels = 0;
   for (const scangen::test::ScanCase& c : cases) {
     const Plan plan = scangen::generator::make_plan(c.spec, backend);

@@ -362,3 +362,61 @@ TEST_CASE("reverse scans: the mirror's template and SG_REVERSE, nothing of them 
     }
   }
 }
+
+TEST_CASE("segmented scans scan (count, value) pairs with the form's parameters", "[unit][segmented]") {
+  using scangen::generator::ParamRole;
+  // i32: an 8-byte pair, statuses of 16-byte words on CUDA.
+  const Plan flags =
+      make_plan(load_one("scan s { type = i32; op = add; segments = flags; outputs = aggregate; }"), Backend::Cuda);
+  CHECK(flags.segmented.on());
+  CHECK(flags.element_bytes == 4);
+  CHECK(flags.segmented.pair_bytes == 8);
+  CHECK(flags.status == StatusLayout::Word128);
+  CHECK(flags.output_words == 0);  // values, not pairs, go out
+  CHECK(flags.templates.front() == "common/segmented_pair.h");
+  CHECK(flags.templates.back() == "common/device_segmented.h");
+  REQUIRE(flags.kernels.size() == 1);
+  std::vector<ParamRole> roles;
+  for (const auto& k : flags.kernels[0].params) roles.push_back(k.role);
+  CHECK(roles == std::vector<ParamRole>{ParamRole::Input, ParamRole::Inclusive, ParamRole::SegmentAggregates,
+                                        ParamRole::SegmentFlags, ParamRole::Count, ParamRole::Workspace});
+  // Offsets: the offsets and their count; a 16-byte pair of an 8-byte-aligned f64.
+  const Plan offsets = make_plan(
+      load_one("scan s { type = f64; op = add; mode = both; segments = offsets; offset = i64; }"), Backend::OpenCL);
+  CHECK(offsets.segmented.pair_bytes == 16);
+  CHECK(offsets.segmented.offset_type == "scangen_i64");
+  roles.clear();
+  for (const auto& k : offsets.kernels[0].params) roles.push_back(k.role);
+  CHECK(roles == std::vector<ParamRole>{ParamRole::Input, ParamRole::Inclusive, ParamRole::Exclusive,
+                                        ParamRole::SegmentOffsets, ParamRole::SegmentCount, ParamRole::Count,
+                                        ParamRole::Workspace});
+  // Keys: the keys' type; a 2-byte value still makes an 8-byte pair.
+  const Plan keys = make_plan(load_one("scan s { type = f16; op = max; segments = keys; key = u64; }"), Backend::Cuda);
+  CHECK(keys.segmented.pair_bytes == 8);
+  CHECK(keys.segmented.key_type == "scangen_u64");
+  CHECK(keys.kernels[0].params[1].role == ParamRole::Inclusive);
+  CHECK(keys.kernels[0].params[2].role == ParamRole::SegmentKeys);
+  // The templates scan the pair: the constants say so.
+  const std::string text = scangen::generator::emit(keys);
+  CHECK(text.find("#define SG_T s_seg\n") != std::string::npos);
+  CHECK(text.find("#define SG_VALUE_T s_T\n") != std::string::npos);
+  CHECK(text.find("#define SG_SEGMENTS 3\n") != std::string::npos);
+}
+
+TEST_CASE("an unsegmented scan's plan and text know nothing of segments", "[unit][segmented]") {
+  const scangen::dsl::Spec spec = load_one("scan s { type = i32; op = add; }");
+  CHECK(spec.to_string().find("segments") == std::string::npos);
+  const Plan p = make_plan(spec, Backend::Cuda);
+  CHECK(!p.segmented.on());
+  CHECK(scangen::generator::emit(p).find("SG_SEGMENTS") == std::string::npos);
+}
+
+TEST_CASE("a segmented spec prints its segments and reads back the same", "[unit][segmented]") {
+  const scangen::dsl::Spec spec = load_one("scan s { type = i32; op = add; segments = offsets; offset = u64; }");
+  const std::string text = spec.to_string();
+  CHECK(text.find("  segments = offsets;\n  offset = u64;\n") != std::string::npos);
+  CHECK(load_one(text) == spec);
+  const scangen::dsl::Spec keys = load_one("scan s { type = i32; op = add; segments = keys; key = f32; }");
+  CHECK(load_one(keys.to_string()) == keys);
+  CHECK(!(keys == spec));
+}

@@ -18,6 +18,7 @@
 #include "cuda_support.h"
 #include "operator_sweep.h"
 #include "scan_sweep.h"
+#include "segmented_sweep.h"
 #include "sweep_checks.h"
 #include "scangen/dsl/dsl.h"
 #include "scangen/generator/emit.h"
@@ -207,6 +208,25 @@ void device_sweep(std::vector<scangen::dsl::Algorithm> algorithms, int log2_max)
 }
 
 }  // namespace
+
+// Segmented scans (segments given at run time): every form x mode x type x
+// segment structure x size (segmented_sweep.h).
+TEST_CASE("CUDA segmented device scans", "[gpu][scan][device][segmented]") {
+  Driver& d = driver();
+  INFO("GPU: " << d.name);
+  std::vector<ScanCase> cases;
+  std::vector<Plan> plans;
+  for (ScanCase& c : scangen::test::segmented_cases(Backend::Cuda)) {
+    plans.push_back(scangen::generator::make_plan(c.spec, Backend::Cuda));
+    cases.push_back(std::move(c));
+  }
+  ScanModule module(scangen::generator::emit(plans));
+  auto launch = [&](const std::string& kernel, std::vector<std::vector<uint8_t>>& buffers,
+                    const std::vector<scangen::test::KernelArg>& args, uint64_t blocks,
+                    int threads) { module.launch(kernel, buffers, args, blocks, threads); };
+  const int calls = scangen::test::check_segmented_cases(cases, plans, launch);
+  std::cout << "segmented: " << cases.size() << " scans, " << calls << " calls on " << d.name << "\n";
+}
 
 TEST_CASE("CUDA device scan decoupled_lookback", "[gpu][scan][device]") {
   device_sweep({scangen::dsl::Algorithm::DecoupledLookback}, 22);

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "scan_sweep.h"
+#include "segmented_sweep.h"
 #include "scangen/generator/emit.h"
 
 namespace {
@@ -95,4 +96,12 @@ TEST_CASE("NVRTC compiles the device scans with a tuning of their own", "[nvrtc]
   }
   REQUIRE(plans.size() >= 10);
   compile_clean(scangen::generator::emit(plans), "device_scans_tuned.cu");
+}
+
+TEST_CASE("NVRTC compiles the segmented device scans", "[nvrtc][scan][device][segmented]") {
+  std::vector<scangen::generator::Plan> plans;
+  for (const scangen::test::ScanCase& c : scangen::test::segmented_cases(Backend::Cuda))
+    plans.push_back(scangen::generator::make_plan(c.spec, Backend::Cuda));
+  REQUIRE(plans.size() >= 30);
+  compile_clean(scangen::generator::emit(plans), "segmented_scans.cu");
 }

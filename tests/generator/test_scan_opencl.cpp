@@ -20,6 +20,7 @@
 #include "opencl_support.h"
 #include "operator_sweep.h"
 #include "scan_sweep.h"
+#include "segmented_sweep.h"
 #include "sweep_checks.h"
 #include "scangen/dsl/dsl.h"
 #include "scangen/generator/emit.h"
@@ -156,6 +157,28 @@ TEST_CASE("OpenCL device scan reduce_then_scan", "[opencl][scan][device]") {
 // workspace, each finding what the one before left there.
 TEST_CASE("OpenCL device scans of both algorithms take turns on one workspace", "[opencl][scan][device]") {
   device_sweep({scangen::dsl::Algorithm::DecoupledLookback, scangen::dsl::Algorithm::ReduceThenScan}, 16);
+}
+
+// Segmented scans (segments given at run time): every form x mode x type x
+// segment structure x size (segmented_sweep.h).
+TEST_CASE("OpenCL segmented device scans", "[opencl][scan][device][segmented]") {
+  Device device = device_or_skip(true);
+  if (!device.id) return;
+  std::vector<ScanCase> cases;
+  std::vector<Plan> plans;
+  const char* only = std::getenv("SCANGEN_SCAN_FILTER");  // for debugging: scans whose name contains it
+  for (ScanCase& c : scangen::test::segmented_cases(Backend::OpenCL)) {
+    if (only && c.spec.name.find(only) == std::string::npos) continue;
+    plans.push_back(scangen::generator::make_plan(c.spec, Backend::OpenCL));
+    cases.push_back(std::move(c));
+  }
+  REQUIRE(!plans.empty());
+  ProgramRunner runner(device, scangen::generator::emit(plans));
+  auto launch = [&](const std::string& kernel, std::vector<std::vector<uint8_t>>& buffers,
+                    const std::vector<scangen::test::KernelArg>& args, uint64_t blocks,
+                    int threads) { runner.launch(kernel, buffers, args, blocks, threads); };
+  const int calls = scangen::test::check_segmented_cases(cases, plans, launch);
+  std::cout << "segmented: " << cases.size() << " scans, " << calls << " calls\n";
 }
 
 namespace {
@@ -304,4 +327,34 @@ TEST_CASE("OpenCL device scans of 16M elements and in place", "[opencl][scan][de
       }
     }
   }
+}
+
+// Segmented scans call after call on one workspace, with many work-groups
+// (small tiles) and with the default tile: no hang, no wrong answer.
+TEST_CASE("OpenCL segmented look-back under stress", "[opencl][scan][device][segmented][stress]") {
+  Device device = device_or_skip(true);
+  if (!device.id) return;
+  const uint64_t seed = scangen::test::test_seed();
+  INFO("seed " << seed << " (replay with SCANGEN_TEST_SEED=" << seed << ")");
+  std::mt19937_64 rng(seed);
+  const int reps = std::getenv("SCANGEN_STRESS_REPS") ? std::atoi(std::getenv("SCANGEN_STRESS_REPS")) : 12;
+  int calls = 0;
+  for (const char* shape : {"threads = 32; items = 1;", ""}) {
+    const char* body = std::getenv("SCANGEN_STRESS_BODY");
+    OneScan o = one_scan(device, "stress_seg",
+                         std::string("scan stress_seg { type = i32; op = add; level = device; ") +
+                             (body ? body : "mode = both; outputs = aggregate; segments = flags; ") + shape + " }",
+                         "int");
+    scangen::test::DeviceState state;
+    for (int rep = 0; rep < reps; ++rep)
+      for (const char* structure : {"whole", "mean3", "tiles"}) {
+        const uint64_t n = 9 * o.plan.tile - 1 + static_cast<uint64_t>(rep % 3);
+        const std::string report =
+            scangen::test::run_segmented_case(o.scan, o.plan, n, structure, rng, o.launch, state);
+        INFO(report);
+        REQUIRE(report.empty());
+        ++calls;
+      }
+  }
+  std::cout << "segmented look-back stress: " << calls << " calls\n";
 }

@@ -131,6 +131,17 @@ enum class MathFn : uint8_t {
 #undef X
 };
 
+// Segmented scans: how the segments are given at run time (device level).
+// X(enumerator, spelling)
+#define SCANGEN_SEGMENTS(X) X(None, "none") X(Flags, "flags") X(Offsets, "offsets") X(Keys, "keys")
+enum class Segments : uint8_t {
+#define X(e, s) e,
+  SCANGEN_SEGMENTS(X)
+#undef X
+};
+const char* to_string(Segments v);
+std::optional<Segments> segments_from_name(std::string_view s);
+
 const char* to_string(Level v);
 const char* to_string(Algorithm v);
 const char* to_string(Mode v);
@@ -257,6 +268,13 @@ struct Spec {
   // result at i is a forward scan's of the reversed array (init . x[n-1] .
   // ... . x[i], inclusive), at every level and in every mode (docs/dsl.md).
   bool reverse = false;
+
+  // Segmented scans (`segments = flags | offsets | keys;`, device level): every
+  // segment restarts at init. `offset`: the offsets' integer type; `key`: the
+  // keys' scalar type (a segment starts where the key changes).
+  Segments segments = Segments::None;
+  ScalarKind offset = ScalarKind::U32;
+  ScalarKind key = ScalarKind::I32;
 
   bool has_inclusive() const { return mode != Mode::Exclusive; }
   bool has_exclusive() const { return mode != Mode::Inclusive; }

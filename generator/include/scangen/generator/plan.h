@@ -50,6 +50,12 @@ enum class ParamRole : uint8_t {
   Count,         // u64: n
   Workspace,     // unsigned char*: the look-back's header and tile statuses
   Partials,      // P_T*: reduce_then_scan's one element per tile (the workspace)
+  // Segmented scans (device level, segments given at run time):
+  SegmentAggregates,  // P_T*: one element per segment, its total without init
+  SegmentFlags,       // const u8*: n bytes, nonzero starts a segment (segments = flags)
+  SegmentOffsets,     // const offset*: n_segments + 1 offsets (segments = offsets)
+  SegmentCount,       // u64: n_segments (segments = offsets)
+  SegmentKeys,        // const key*: n keys, a segment starts where the key changes (segments = keys)
 };
 const char* to_string(ParamRole r);
 
@@ -186,6 +192,21 @@ struct Plan {
   // mirror of common/io_mirror.h (tile t takes the t-th block of the array
   // counted from its end, read last element first); the scan is the forward one.
   bool reverse = false;
+
+  // Segmented scans (`segments = ...;`): the tiles scan (segment count, value)
+  // pairs with the segmented operator built from the scan's own
+  // (templates/common/segmented_pair.h); everything sized by the scanned
+  // element (scratch, exchange, statuses) is sized by the pair.
+  struct Segmented {
+    dsl::Segments form = dsl::Segments::None;
+    std::string offset_type;  // segments = offsets: the offsets' C type (scangen_u32 ...)
+    size_t offset_bytes = 0;
+    std::string key_type;  // segments = keys: the keys' C type
+    size_t key_bytes = 0;
+    size_t pair_bytes = 0;  // sizeof(P_seg): the value, then a 32-bit count of segment starts
+    bool on() const { return form != dsl::Segments::None; }
+  };
+  Segmented segmented;
 };
 
 // The plan of a scan for a target. Throws std::invalid_argument when the

@@ -59,6 +59,17 @@ class Evaluator {
   // counter absorbs them last to first: a forward scan of the reversed array.
   Result scan(const void* input, uint64_t n, const void* running_total_in = nullptr) const;
 
+  // Segmented scans (device level, spec.segments): each range [begin, end)
+  // is scanned on its own from init, with its own aggregate (one per range,
+  // in order, empty ranges included). The ranges cover 0 .. n in order.
+  struct Range {
+    uint64_t begin = 0;
+    uint64_t end = 0;
+  };
+  // (`running_total_in`: as for scan; a segmented spec has no running total.)
+  Result scan_ranges(const void* input, uint64_t n, const std::vector<Range>& ranges,
+                     const void* running_total_in = nullptr) const;
+
  private:
   dsl::Spec spec_;
   std::unique_ptr<Program> combine_;
@@ -66,6 +77,20 @@ class Evaluator {
   std::vector<uint8_t> identity_;
   std::vector<uint8_t> init_;
 };
+
+// ---- segments ----------------------------------------------------------------
+
+// The segments of a segmented scan in each run-time form, as the ranges
+// Evaluator::scan_ranges takes.
+// flags: a byte per element, nonzero starts a segment (element 0 always
+// does); n = 0 has no segment.
+std::vector<Evaluator::Range> ranges_from_flags(const uint8_t* flags, uint64_t n);
+// offsets: n_segments + 1 of them, offsets[0] = 0, nondecreasing, the last
+// = n; throws std::invalid_argument (saying which offset) otherwise.
+std::vector<Evaluator::Range> ranges_from_offsets(const std::vector<uint64_t>& offsets, uint64_t n);
+// keys: n scalars of `key`; a segment starts where the key differs from the
+// one before (C's ==: NaN differs from everything, -0.0 equals 0.0).
+std::vector<Evaluator::Range> ranges_from_keys(dsl::ScalarKind key, const void* keys, uint64_t n);
 
 // ---- values ------------------------------------------------------------------
 

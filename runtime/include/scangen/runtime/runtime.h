@@ -99,6 +99,17 @@ class Scan {
     void* workspace = nullptr;
     uint64_t workspace_size = 0;
     void* stream = nullptr;
+
+    // Segmented scans (`segments = ...;`): the form's arrays, the others null.
+    // Offsets must be offsets[0] = 0 <= ... <= offsets[segment_count] = n: the
+    // caller's duty, checked (the offsets copied back, a synchronising call)
+    // only with check_segments.
+    const void* segment_flags = nullptr;    // segments = flags: n bytes, nonzero starts a segment
+    const void* segment_offsets = nullptr;  // segments = offsets: segment_count + 1 of the spec's offset type
+    uint64_t segment_count = 0;             // segments = offsets: the number of segments
+    const void* keys = nullptr;             // segments = keys: n keys of the spec's key type
+    void* segment_aggregates = nullptr;     // outputs = aggregate: one element per segment (not `aggregate`)
+    bool check_segments = false;
   };
   void run(const CudaArgs& args) const;
 
@@ -153,6 +164,14 @@ class Scan {
     cl_mem workspace = nullptr;  // null: managed by the Scan; else as for CudaArgs
     uint64_t workspace_size = 0;
     cl_command_queue queue = nullptr;  // null: the Runtime's queue
+
+    // Segmented scans: as for CudaArgs.
+    cl_mem segment_flags = nullptr;
+    cl_mem segment_offsets = nullptr;
+    uint64_t segment_count = 0;
+    cl_mem keys = nullptr;
+    cl_mem segment_aggregates = nullptr;
+    bool check_segments = false;
   };
   void run(const OpenCLArgs& args) const;
 

@@ -1,0 +1,90 @@
+// The checker's segmented-scan settings: `segments = flags | offsets | keys;`,
+// `offset = <integer type>;` and `key = <scalar type>;`.
+#include <string>
+#include <vector>
+
+#include "checker_internal.h"
+
+namespace scangen::dsl::checking {
+
+namespace {
+
+const ast::Item* find_setting(const Items& items, const char* key) {
+  auto it = items.find(key);
+  return it == items.end() ? nullptr : it->second;
+}
+
+bool offset_kind(ScalarKind k) {
+  return k == ScalarKind::U32 || k == ScalarKind::U64 || k == ScalarKind::I32 || k == ScalarKind::I64;
+}
+
+bool key_kind(ScalarKind k) { return is_integer(k) || k == ScalarKind::F32; }
+
+}  // namespace
+
+// A scalar type setting (`offset`, `key`), when `allowed` takes it.
+std::optional<ScalarKind> Checker::segment_type_setting(const ast::Item& item, bool (*allowed)(ScalarKind),
+                                                        const std::string& choices) {
+  const ast::Expr* v = single_value(item);
+  if (!v) return std::nullopt;
+  std::optional<ScalarKind> k;
+  if (v->kind == ast::ExprKind::Name) k = scalar_kind_from_name(v->text);
+  if (!k || !allowed(*k)) {
+    error(v->loc, "'" + item.key + "' takes one of: " + choices);
+    return std::nullopt;
+  }
+  return k;
+}
+
+// Where a segmented scan cannot go: not at warp or block level, not with
+// reduce_then_scan, not with a running total.
+void Checker::check_segments_fit(const ast::Item& item, const Items& items, const Spec& spec) {
+  const SourceLoc loc = item.values.empty() ? item.loc : item.values[0]->loc;
+  if (spec.level != Level::Device) {
+    error(loc, "'segments' given at run time are for device-level scans (level = device); at " +
+                   std::string(to_string(spec.level)) + " level a scan's segments are its groups");
+  } else if (spec.algorithm != Algorithm::DecoupledLookback) {
+    const ast::Item* algorithm = find_setting(items, "algorithm");
+    error(loc,
+          std::string("segmented scans are generated with decoupled_lookback only, not ") + to_string(spec.algorithm) +
+              (algorithm ? "; drop 'algorithm' or set it to decoupled_lookback"
+                         : " (chosen by 'deterministic = true' with floating-point values); drop 'deterministic'"));
+  }
+  if (spec.running_total)
+    error(find_setting(items, "outputs")->loc,
+          "'running_total' does not go with 'segments': each segment restarts at init; "
+          "'outputs = aggregate' gives each segment's total");
+  if (spec.reverse)
+    error(find_setting(items, "reverse")->loc,
+          "'reverse = true' does not go with 'segments' yet: segmented scans run forward only (reverse the "
+          "arrays, or scan the reversed segments forward)");
+}
+
+void Checker::check_segments(const Items& items, Spec& spec) {
+  const ast::Item* it = find_setting(items, "segments");
+  const ast::Item* offset = find_setting(items, "offset");
+  const ast::Item* key = find_setting(items, "key");
+  if (it) {
+    const std::vector<std::string> forms = {"flags", "offsets", "keys"};
+    if (const ast::Expr* v = name_value(single_value(*it), "segments", forms)) {
+      const std::optional<Segments> s = segments_from_name(v->text);
+      if (s && *s != Segments::None) {
+        spec.segments = *s;
+        check_segments_fit(*it, items, spec);
+      } else {
+        error(v->loc,
+              "unknown segments '" + v->text + "'" + suggest(v->text, forms) + " (segments: " + join(forms) + ")");
+      }
+    }
+  }
+  if (offset && spec.segments != Segments::Offsets)
+    error(offset->loc, "'offset' is the type of the offsets of 'segments = offsets;', which this scan does not set");
+  else if (offset)
+    if (auto k = segment_type_setting(*offset, offset_kind, "u32, u64, i32, i64")) spec.offset = *k;
+  if (key && spec.segments != Segments::Keys)
+    error(key->loc, "'key' is the type of the keys of 'segments = keys;', which this scan does not set");
+  else if (key)
+    if (auto k = segment_type_setting(*key, key_kind, "an integer type or f32")) spec.key = *k;
+}
+
+}  // namespace scangen::dsl::checking
