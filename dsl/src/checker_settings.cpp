@@ -87,10 +87,27 @@ std::optional<bool> Checker::bool_setting(const ast::Item& item) {
 
 // The scan's settings by key: unknown keys and keys set twice are reported.
 Items Checker::collect_items(const ast::ScanDecl& scan) {
-  static const std::vector<std::string> kKeys = {
-      "type",           "input", "op",   "combine", "convert", "identity", "level",         "algorithm",
-      "threads",        "items", "mode", "init",    "outputs", "targets",  "deterministic", "assume_associative",
-      "init_applies_to", "reverse", "segments", "offset", "key"};
+  static const std::vector<std::string> kKeys = {"type",
+                                                 "input",
+                                                 "op",
+                                                 "combine",
+                                                 "convert",
+                                                 "identity",
+                                                 "level",
+                                                 "algorithm",
+                                                 "threads",
+                                                 "items",
+                                                 "mode",
+                                                 "init",
+                                                 "outputs",
+                                                 "targets",
+                                                 "deterministic",
+                                                 "assume_associative",
+                                                 "init_applies_to",
+                                                 "reverse",
+                                                 "segments",
+                                                 "offset",
+                                                 "key"};
   Items items;
   for (const ast::Item& item : scan.items) {
     if (std::find(kKeys.begin(), kKeys.end(), item.key) == kKeys.end()) {
