@@ -7,6 +7,7 @@
 //                            identity, init, the built-in operators
 //   checker_settings.cpp     a scan's settings: level, algorithm, threads,
 //                            mode, outputs, targets, ...
+//   checker_shape.cpp        shape = rows / strided and what it combines with
 #pragma once
 
 #include <cstddef>
@@ -136,6 +137,7 @@ class Checker {
   void check_init(const Items& items, Spec& spec);
   void check_targets(const ast::ScanDecl& scan, const Items& items, Spec& spec);
   void check_flags(const Items& items, Spec& spec);
+  void check_shape(const Items& items, Spec& spec);  // checker_shape.cpp
 
   Diagnostics& diags_;
   std::map<std::string, const ast::TypeDecl*> type_decls_;

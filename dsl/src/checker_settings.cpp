@@ -89,7 +89,8 @@ std::optional<bool> Checker::bool_setting(const ast::Item& item) {
 Items Checker::collect_items(const ast::ScanDecl& scan) {
   static const std::vector<std::string> kKeys = {
       "type",    "input", "op",   "combine", "convert", "identity", "level",         "algorithm",
-      "threads", "items", "mode", "init",    "outputs", "targets",  "deterministic", "assume_associative"};
+      "threads", "items", "mode", "init",    "outputs", "targets",  "deterministic", "assume_associative",
+      "shape"};
   Items items;
   for (const ast::Item& item : scan.items) {
     if (std::find(kKeys.begin(), kKeys.end(), item.key) == kKeys.end()) {
@@ -124,6 +125,7 @@ Spec Checker::check_scan(const ast::ScanDecl& scan) {
   check_init(items, spec);
   check_targets(scan, items, spec);
   check_flags(items, spec);
+  check_shape(items, spec);
   return spec;
 }
 

@@ -132,6 +132,24 @@ std::optional<Mode> mode_from_name(std::string_view s) { return lookup<Mode>(kMo
 std::optional<Target> target_from_name(std::string_view s) { return lookup<Target>(kTargetNames, s); }
 std::optional<BuiltinOp> builtin_op_from_name(std::string_view s) { return lookup<BuiltinOp>(kBuiltinOpNames, s); }
 std::optional<MathFn> math_fn_from_name(std::string_view s) { return lookup<MathFn>(kMathNames, s); }
+const char* to_string(Shape v) {
+  switch (v) {
+    case Shape::Flat:
+      return "flat";
+    case Shape::Rows:
+      return "rows";
+    case Shape::Strided:
+      return "strided";
+  }
+  return "?";
+}
+
+std::optional<Shape> shape_from_name(std::string_view s) {
+  for (Shape v : {Shape::Flat, Shape::Rows, Shape::Strided})
+    if (s == to_string(v)) return v;
+  return std::nullopt;
+}
+
 std::vector<Algorithm> all_algorithms() { return all_of<Algorithm>(kAlgorithmNames); }
 std::vector<BuiltinOp> all_builtin_ops() { return all_of<BuiltinOp>(kBuiltinOpNames); }
 std::vector<MathFn> all_math_fns() { return all_of<MathFn>(kMathNames); }
@@ -409,7 +427,9 @@ std::string Spec::to_string() const {
   if (running_total) out += aggregate ? ", running_total" : "running_total";
   out += ";\n  targets = ";
   for (size_t i = 0; i < targets.size(); ++i) out += (i ? ", " : "") + std::string(dsl::to_string(targets[i]));
-  out += std::string(";\n  deterministic = ") + (deterministic ? "true" : "false") + ";\n}\n";
+  out += std::string(";\n  deterministic = ") + (deterministic ? "true" : "false") + ";\n";
+  if (shape != Shape::Flat) out += std::string("  shape = ") + dsl::to_string(shape) + ";\n";
+  out += "}\n";
   return out;
 }
 
@@ -424,7 +444,7 @@ bool operator==(const Spec& a, const Spec& b) {
          a.warp_width == b.warp_width && a.algorithm == b.algorithm && a.threads == b.threads && a.items == b.items &&
          a.mode == b.mode && same_expr(a.init ? a.init : a.identity, b.init ? b.init : b.identity) &&
          a.aggregate == b.aggregate && a.running_total == b.running_total && a.targets == b.targets &&
-         a.deterministic == b.deterministic;
+         a.deterministic == b.deterministic && a.shape == b.shape;
 }
 
 }  // namespace scangen::dsl

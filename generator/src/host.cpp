@@ -214,6 +214,15 @@ std::string argument(const Scan& c, const KernelParam& k, Backend b) {
       return cuda ? "static_cast<unsigned char*>(workspace)" : "workspace";
     case ParamRole::Partials:
       return cuda ? "partials" : "workspace";
+    case ParamRole::Rows:
+    case ParamRole::Length:
+    case ParamRole::InRowStride:
+    case ParamRole::OutRowStride:
+    case ParamRole::Extent:
+    case ParamRole::InStride:
+    case ParamRole::OutStride:
+    case ParamRole::AxisLanes:
+      break;  // shaped scans: shape_wrapper_holes
   }
   throw std::logic_error("scangen: the host wrapper of scan '" + c.P + "' knows no role of parameter '" + k.name + "'");
 }

@@ -40,6 +40,8 @@ const std::vector<Entry>& catalogue() {
       {"common/device.h", {"common/api.h", "common/io.h"}},
       {"common/device_lookback.h", {"common/device.h"}, false, true},
       {"common/device_reduce_then_scan.h", {"common/device.h"}},
+      {"common/device_rows.h", {"common/device.h"}, false, true},
+      {"common/device_strided.h", {"common/device_rows.h"}, false, true},
   };
   return entries;
 }
@@ -58,6 +60,8 @@ const char* lookback_template(Backend backend) {
 // scheme's kernels.
 const char* kernel_template(const Plan& p) {
   if (p.level != dsl::Level::Device) return "common/entry.h";
+  if (p.shape != dsl::Shape::Flat)
+    return p.shape == dsl::Shape::Rows ? "common/device_rows.h" : "common/device_strided.h";
   return p.status != StatusLayout::None ? "common/device_lookback.h" : "common/device_reduce_then_scan.h";
 }
 

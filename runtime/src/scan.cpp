@@ -1,6 +1,7 @@
 // Scan: the compiled scan's accessors, and the argument checks both
 // backends' Scan::run make before a launch (cuda_backend.cpp, opencl_backend.cpp).
 #include <limits>
+#include <stdexcept>
 
 #include "runtime_impl.h"
 
@@ -66,6 +67,31 @@ void check_no_overflow(const generator::Plan& p, uint64_t count, uint64_t elemen
   if (count > std::numeric_limits<uint64_t>::max() / element)
     fail("scan '" + p.spec.name + "': " + std::to_string(count) + " " + type + " elements of " +
          std::to_string(element) + " bytes overflow 64 bits");
+}
+
+Call plan_call(const generator::Plan& p, uint64_t n, const generator::RunShape* shape) {
+  Call c;
+  if (!shape) {
+    for (const generator::Kernel* k : plan_launches(p, n)) c.launches.emplace_back(k, generator::launch_blocks(p, *k, n));
+    c.elements = c.in_count = c.out_count = n;
+    c.aggregate_count = generator::aggregate_elements(p, n);
+    c.workspace_bytes = generator::workspace_bytes(p, n);
+    c.zero_bytes = generator::workspace_zero_bytes(p, n);
+    return c;
+  }
+  try {
+    c.shape = generator::shape_call(p, *shape);
+  } catch (const std::invalid_argument& e) {
+    fail(e.what());
+  }
+  c.launches.emplace_back(c.shape.kernel, c.shape.blocks);
+  c.elements = c.shape.in_span;
+  c.in_count = c.shape.in_span;
+  c.out_count = c.shape.out_span;
+  c.aggregate_count = c.shape.aggregates;
+  c.workspace_bytes = c.shape.workspace_bytes;
+  c.zero_bytes = c.shape.zero_bytes;
+  return c;
 }
 
 }  // namespace runtime::detail

@@ -87,6 +87,24 @@ class Scan {
     void* workspace = nullptr;
     uint64_t workspace_size = 0;
     void* stream = nullptr;
+    // ---- shape = rows / strided (the spec's shape; n stays 0) ----
+    // rows: `rows` rows of `length` elements; input row r at in + r * row_stride
+    // elements (0: length), output row r at r * out_row_stride (0: row_stride);
+    // aggregate: one element per row. Strides below the length are refused.
+    uint64_t rows = 0;
+    uint64_t length = 0;
+    uint64_t row_stride = 0;
+    uint64_t out_row_stride = 0;
+    // strided: rank 1..4 extents and strides in elements (out_strides all 0:
+    // the input's), the axis scanned; aggregate: one element per line, in
+    // row-major order of the other dimensions.
+    struct Strided {
+      int rank = 0;
+      int axis = 0;
+      uint64_t extents[4] = {0, 0, 0, 0};
+      uint64_t strides[4] = {0, 0, 0, 0};
+      uint64_t out_strides[4] = {0, 0, 0, 0};
+    } strided;
   };
   void run(const CudaArgs& args) const;
 
@@ -141,6 +159,24 @@ class Scan {
     cl_mem workspace = nullptr;  // null: managed by the Scan; else as for CudaArgs
     uint64_t workspace_size = 0;
     cl_command_queue queue = nullptr;  // null: the Runtime's queue
+    // ---- shape = rows / strided (as in CudaArgs) ----
+    // rows: `rows` rows of `length` elements; input row r at in + r * row_stride
+    // elements (0: length), output row r at r * out_row_stride (0: row_stride);
+    // aggregate: one element per row. Strides below the length are refused.
+    uint64_t rows = 0;
+    uint64_t length = 0;
+    uint64_t row_stride = 0;
+    uint64_t out_row_stride = 0;
+    // strided: rank 1..4 extents and strides in elements (out_strides all 0:
+    // the input's), the axis scanned; aggregate: one element per line, in
+    // row-major order of the other dimensions.
+    struct Strided {
+      int rank = 0;
+      int axis = 0;
+      uint64_t extents[4] = {0, 0, 0, 0};
+      uint64_t strides[4] = {0, 0, 0, 0};
+      uint64_t out_strides[4] = {0, 0, 0, 0};
+    } strided;
   };
   void run(const OpenCLArgs& args) const;
 
