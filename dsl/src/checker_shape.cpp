@@ -23,8 +23,9 @@ void Checker::check_shape(const Items& items, Spec& spec) {
   if (spec.shape == Shape::Flat) return;
   const std::string what = "'shape = " + v->text + "'";
   if (spec.level != Level::Device) {
-    error(v->loc, what + " is a device-level shape; add 'level = device;' (warp and block scans scan their own "
-                         "segments)");
+    error(v->loc, what +
+                      " is a device-level shape; add 'level = device;' (warp and block scans scan their own "
+                      "segments)");
     return;
   }
   if (spec.algorithm != Algorithm::DecoupledLookback) {
@@ -35,9 +36,10 @@ void Checker::check_shape(const Items& items, Spec& spec) {
                               : std::string("; drop 'algorithm = ") + to_string(spec.algorithm) + "'"));
   }
   if (spec.running_total)
-    error(item("outputs")->loc, what + " scans every row or line on its own, from init; 'outputs = running_total' "
-                                       "(one carry across calls) has no meaning there: drop it, or use "
-                                       "'outputs = aggregate' for a total per row or line");
+    error(item("outputs")->loc, what +
+                                    " scans every row or line on its own, from init; 'outputs = running_total' "
+                                    "(one carry across calls) has no meaning there: drop it, or use "
+                                    "'outputs = aggregate' for a total per row or line");
   for (const char* other : {"reverse", "segments"})
     if (const ast::Item* o = item(other))
       error(o->loc, "'" + std::string(other) + "' is not yet generated together with " + what +

@@ -67,8 +67,8 @@ Kernel rows_kernel(const Plan& p) {
 }
 
 Kernel axis_kernel(const Plan& p) {
-  Kernel k{p.spec.name + "_axis_kernel", "max(1, ceil(lines / lanes) x ceil(axis extent / chunk)) blocks",
-           Grid::Shaped, data_params(p, "array")};
+  Kernel k{p.spec.name + "_axis_kernel", "max(1, ceil(lines / lanes) x ceil(axis extent / chunk)) blocks", Grid::Shaped,
+           data_params(p, "array")};
   for (int d = 0; d < 4; ++d)
     k.params.push_back(u64(R::Extent, "extent" + std::to_string(d),
                            d < 3 ? "a dimension of the lines (0: slowest)" : "the scanned axis' extent", d));
@@ -181,8 +181,8 @@ void strided_call(const Plan& p, ShapeCall& c, const RunShape& s) {
   // A contiguous axis with evenly laid lines: the rows kernel.
   const uint64_t in_row = even_row_stride(c.extent, c.in_stride, length);
   const uint64_t out_row = even_row_stride(c.extent, c.out_stride, length);
-  const bool contiguous = (length <= 1 || (c.in_stride[3] == 1 && c.out_stride[3] == 1)) && in_row >= length &&
-                          out_row >= length;
+  const bool contiguous =
+      (length <= 1 || (c.in_stride[3] == 1 && c.out_stride[3] == 1)) && in_row >= length && out_row >= length;
   if (contiguous) {
     rows_call(p, c, lines, length, in_row, out_row);
     return;

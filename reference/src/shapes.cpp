@@ -14,8 +14,8 @@ Evaluator::Result Evaluator::scan_rows(const void* input, uint64_t rows, uint64_
   return scan_strided(input, 2, extents, strides, 1);
 }
 
-Evaluator::Result Evaluator::scan_strided(const void* input, int rank, const uint64_t* extents,
-                                          const uint64_t* strides, int axis) const {
+Evaluator::Result Evaluator::scan_strided(const void* input, int rank, const uint64_t* extents, const uint64_t* strides,
+                                          int axis) const {
   if (rank < 1 || rank > 4 || axis < 0 || axis >= rank)
     throw std::invalid_argument("reference: a strided shape has rank 1..4 and an axis below it");
   if (spec_.running_total) throw std::invalid_argument("reference: a shaped scan has no running total");
@@ -44,7 +44,8 @@ Evaluator::Result Evaluator::scan_strided(const void* input, int rank, const uin
       dense += i * block;
     }
     for (int e = axis + 1; e < rank; ++e) dense_axis *= extents[e];
-    for (uint64_t p = 0; p < length; ++p) std::memcpy(gathered.data() + p * is, in + (base + p * strides[axis]) * is, is);
+    for (uint64_t p = 0; p < length; ++p)
+      std::memcpy(gathered.data() + p * is, in + (base + p * strides[axis]) * is, is);
     const Result line = scan(gathered.data(), length);
     for (uint64_t p = 0; p < length; ++p) {
       const uint64_t at = (dense + p * dense_axis) * es;

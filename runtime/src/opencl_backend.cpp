@@ -276,7 +276,7 @@ cl_mem workspace(const Scan::State& st, const Scan::OpenCLArgs& a, const runtime
     ws = st.cl_workspace;
   }
   if (const uint64_t zero = call.zero_bytes) {  // the ticket and the statuses
-    const cl_uchar zero_byte = 0;                                       // OpenCL 1.2's clEnqueueFillBuffer
+    const cl_uchar zero_byte = 0;               // OpenCL 1.2's clEnqueueFillBuffer
     chain.then("clEnqueueFillBuffer (zeroing the workspace's statuses)",
                [&](cl_uint waits, const cl_event* wait, cl_event* done) {
                  return clEnqueueFillBuffer(queue, ws, &zero_byte, 1, 0, zero, waits, wait, done);

@@ -65,7 +65,8 @@ template <class Args>
 const generator::RunShape* run_shape(const generator::Plan& p, const Args& a, generator::RunShape& out) {
   const bool any = a.rows || a.length || a.row_stride || a.out_row_stride || a.strided.rank;
   if (p.shape == dsl::Shape::Flat) {
-    if (any) fail("scan '" + p.spec.name + "' has no run-time shape (shape = flat): give n, not rows or a strided shape");
+    if (any)
+      fail("scan '" + p.spec.name + "' has no run-time shape (shape = flat): give n, not rows or a strided shape");
     return nullptr;
   }
   if (a.n != 0)

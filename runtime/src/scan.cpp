@@ -72,7 +72,8 @@ void check_no_overflow(const generator::Plan& p, uint64_t count, uint64_t elemen
 Call plan_call(const generator::Plan& p, uint64_t n, const generator::RunShape* shape) {
   Call c;
   if (!shape) {
-    for (const generator::Kernel* k : plan_launches(p, n)) c.launches.emplace_back(k, generator::launch_blocks(p, *k, n));
+    for (const generator::Kernel* k : plan_launches(p, n))
+      c.launches.emplace_back(k, generator::launch_blocks(p, *k, n));
     c.elements = c.in_count = c.out_count = n;
     c.aggregate_count = generator::aggregate_elements(p, n);
     c.workspace_bytes = generator::workspace_bytes(p, n);

@@ -214,18 +214,19 @@ inline std::vector<Case> row_cases(uint64_t tile) {
 inline std::vector<Case> strided_cases(uint64_t tile) {
   std::vector<Case> v;
   for (uint64_t cols : std::vector<uint64_t>{1, 2, 31, 33})
-    for (uint64_t r : std::vector<uint64_t>{1, tile - 1, tile + 1, 3 * 130 + 7}) v.push_back(strided({r, cols}, {cols, 1}, 0));
-  v.push_back(strided({1000, 7}, {7, 1}, 1));                             // the contiguous axis: the rows kernel
-  v.push_back(strided({300, 5}, {11, 2}, 0, {5, 1}));                     // input with gaps, dense outputs
-  v.push_back(strided({300, 5}, {1, 300}, 0, {5, 1}));                    // column-major input
-  v.push_back(strided({300, 5}, {1, 300}, 0));                            // column-major: the rows kernel
-  v.push_back(strided({0, 5}, {5, 1}, 0));                                // empty lines
-  v.push_back(strided({5, 0}, {1, 1}, 0));                                // no lines
-  v.push_back(strided({777}, {1}, 0));                                    // rank 1
-  v.push_back(strided({777}, {3}, 0, {2}));                               // rank 1, strided
+    for (uint64_t r : std::vector<uint64_t>{1, tile - 1, tile + 1, 3 * 130 + 7})
+      v.push_back(strided({r, cols}, {cols, 1}, 0));
+  v.push_back(strided({1000, 7}, {7, 1}, 1));           // the contiguous axis: the rows kernel
+  v.push_back(strided({300, 5}, {11, 2}, 0, {5, 1}));   // input with gaps, dense outputs
+  v.push_back(strided({300, 5}, {1, 300}, 0, {5, 1}));  // column-major input
+  v.push_back(strided({300, 5}, {1, 300}, 0));          // column-major: the rows kernel
+  v.push_back(strided({0, 5}, {5, 1}, 0));              // empty lines
+  v.push_back(strided({5, 0}, {1, 1}, 0));              // no lines
+  v.push_back(strided({777}, {1}, 0));                  // rank 1
+  v.push_back(strided({777}, {3}, 0, {2}));             // rank 1, strided
   for (int axis = 0; axis < 3; ++axis) v.push_back(strided({3, 70, 9}, dense({3, 70, 9}), axis));
   for (int axis = 0; axis < 4; ++axis) v.push_back(strided({2, 3, 150, 5}, dense({2, 3, 150, 5}), axis));
-  v.push_back(strided({4, 6, 5}, {1, 40, 4}, 1, {30, 5, 1}));            // permuted input
+  v.push_back(strided({4, 6, 5}, {1, 40, 4}, 1, {30, 5, 1}));  // permuted input
   return v;
 }
 
