@@ -91,8 +91,7 @@ void explain_group(std::string& o, const Plan& p) {
 void explain_shape(std::string& o, const Plan& p) {
   if (p.shape == dsl::Shape::Rows)
     line(o, "shape",
-         "rows (run time: rows, length, row strides); the rows laid end to end in tiles of " +
-             std::to_string(p.tile) +
+         "rows (run time: rows, length, row strides); the rows laid end to end in tiles of " + std::to_string(p.tile) +
              ", a head at each row's start: short rows share a tile (a segmented scan of (head, value) pairs), "
              "long rows span tiles (a tile holding a head publishes INCLUSIVE, so each row's look-back stops at "
              "its first tile)");
