@@ -54,7 +54,7 @@ struct Scan {
   uint64_t per_block = 0;  // elements per block: the tile, or segment x groups per block
   int threads = 0;
   uint64_t ws_base = 0, ws_per_tile = 0;  // workspace bytes: base + tiles x per tile
-  dsl::Shape shape = dsl::Shape::Flat;     // shape = rows / strided: shape_holes
+  dsl::Shape shape = dsl::Shape::Flat;    // shape = rows / strided: shape_holes
 };
 
 // The scan's mode, from the outputs the plan writes.
@@ -303,7 +303,7 @@ void wrapper_holes(Holes& h, const Scan& c, Backend b, size_t first) {
     std::vector<std::string> args;
     for (const KernelParam& p : kernels[i].params) {
       const std::string a = argument(c, p, b);
-      args.push_back(cuda                        ? a
+      args.push_back(cuda                         ? a
                      : p.role == ParamRole::Count ? "{sizeof count, &count}"
                      : shape_role(p.role)         ? "{sizeof(cl_ulong), &" + a + "}"
                                                   : "{sizeof(cl_mem), &" + a + "}");
