@@ -321,14 +321,7 @@ void Scan::run(const OpenCLArgs& a) const {
       case generator::ParamRole::Workspace:
       case generator::ParamRole::Partials:
         return {sizeof(cl_mem), &ws};
-      case generator::ParamRole::Rows:
-      case generator::ParamRole::Length:
-      case generator::ParamRole::InRowStride:
-      case generator::ParamRole::OutRowStride:
-      case generator::ParamRole::Extent:
-      case generator::ParamRole::InStride:
-      case generator::ParamRole::OutStride:
-      case generator::ParamRole::AxisLanes:
+      default:  // the shape's roles
         if (shape_values.size() == shape_values.capacity()) break;
         shape_values.push_back(call.shape.value(param));
         return {sizeof(cl_ulong), &shape_values.back()};

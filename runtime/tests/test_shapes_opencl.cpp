@@ -59,9 +59,7 @@ struct OpenCL {
   }
 };
 
-}  // namespace
-
-TEST_CASE("shape = rows scans every row on its own (OpenCL)", "[opencl][shapes]") {
+void opencl_sweep(const std::string& shape) {
   if (!have_opencl()) return;
   TempCache cache;
   scangen::Runtime rt({scangen::Backend::OpenCL});
@@ -69,18 +67,15 @@ TEST_CASE("shape = rows scans every row on its own (OpenCL)", "[opencl][shapes]"
   INFO("seed " << s0 << " (replay with SCANGEN_TEST_SEED=" << s0 << ")");
   std::mt19937_64 rng(s0);
   OpenCL b{rt};
-  shapes::sweep(b, rt, "rows", rng);
+  shapes::sweep(b, rt, shape, rng);
 }
 
+}  // namespace
+
+TEST_CASE("shape = rows scans every row on its own (OpenCL)", "[opencl][shapes]") { opencl_sweep("rows"); }
+
 TEST_CASE("shape = strided scans every line along the axis on its own (OpenCL)", "[opencl][shapes]") {
-  if (!have_opencl()) return;
-  TempCache cache;
-  scangen::Runtime rt({scangen::Backend::OpenCL});
-  const uint64_t s0 = seed();
-  INFO("seed " << s0 << " (replay with SCANGEN_TEST_SEED=" << s0 << ")");
-  std::mt19937_64 rng(s0);
-  OpenCL b{rt};
-  shapes::sweep(b, rt, "strided", rng);
+  opencl_sweep("strided");
 }
 
 TEST_CASE("a shaped call's bad shape gets a clear error", "[opencl][shapes]") {
