@@ -59,6 +59,23 @@ struct Call {
 };
 Call plan_call(const generator::Plan& p, uint64_t n, const generator::RunShape* shape);
 
+// The generator's RunShape of the caller's shape.
+inline generator::RunShape to_run_shape(const Scan::ShapeArgs& a) {
+  generator::RunShape out;
+  out.rows = a.rows;
+  out.length = a.length;
+  out.in_row_stride = a.row_stride;
+  out.out_row_stride = a.out_row_stride;
+  out.rank = a.strided.rank;
+  out.axis = a.strided.axis;
+  for (int d = 0; d < 4; ++d) {
+    out.extents[d] = a.strided.extents[d];
+    out.in_strides[d] = a.strided.strides[d];
+    out.out_strides[d] = a.strided.out_strides[d];
+  }
+  return out;
+}
+
 // The RunShape of CudaArgs or OpenCLArgs; null for a flat scan (which must
 // then give no shape).
 template <class Args>
@@ -72,17 +89,7 @@ const generator::RunShape* run_shape(const generator::Plan& p, const Args& a, ge
   if (a.n != 0)
     fail("scan '" + p.spec.name + "' has shape = " + dsl::to_string(p.shape) + ": give " +
          (p.shape == dsl::Shape::Rows ? "rows and length" : "strided") + " and leave n at 0");
-  out.rows = a.rows;
-  out.length = a.length;
-  out.in_row_stride = a.row_stride;
-  out.out_row_stride = a.out_row_stride;
-  out.rank = a.strided.rank;
-  out.axis = a.strided.axis;
-  for (int d = 0; d < 4; ++d) {
-    out.extents[d] = a.strided.extents[d];
-    out.in_strides[d] = a.strided.strides[d];
-    out.out_strides[d] = a.strided.out_strides[d];
-  }
+  out = to_run_shape(a);
   return &out;
 }
 

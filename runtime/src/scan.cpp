@@ -103,6 +103,10 @@ const dsl::Spec& Scan::spec() const { return state_of(s_).plan.spec; }
 const generator::Plan& Scan::plan() const { return state_of(s_).plan; }
 Backend Scan::backend() const { return state_of(s_).plan.backend; }
 uint64_t Scan::workspace_bytes(uint64_t n) const { return generator::workspace_bytes(state_of(s_).plan, n); }
+uint64_t Scan::workspace_bytes(const ShapeArgs& shape) const {
+  const generator::RunShape run = runtime::detail::to_run_shape(shape);
+  return runtime::detail::plan_call(state_of(s_).plan, 0, &run).workspace_bytes;
+}
 size_t Scan::element_size() const { return state_of(s_).plan.element_bytes; }
 size_t Scan::input_size() const { return state_of(s_).plan.input_bytes; }
 

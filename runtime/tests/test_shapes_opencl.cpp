@@ -107,6 +107,10 @@ TEST_CASE("a shaped call's bad shape gets a clear error", "[opencl][shapes]") {
   expect(strided, shapes::strided({1ull << 40, 1ull << 40}, {1, 1}, 0), 0, "overflows 64 bits");
   expect(strided, shapes::rows(2, 2), 0, "takes a strided shape, not rows");
   expect(flat, shapes::rows(2, 2), 0, "has no run-time shape");
+  scangen::Scan::OpenCLArgs shape;
+  shapes::set_shape(shape, shapes::rows(3, 2 * rows.plan().tile + 1));
+  CHECK(rows.workspace_bytes(shape) == 16 + 7 * rows.plan().status_bytes);  // ceil((6 tiles + 3) / tile)
+  CHECK_THROWS_WITH(flat.workspace_bytes(shape), Catch::Contains("has no run-time shape"));
   b.release(in);
   b.release(out);
 }

@@ -91,6 +91,9 @@ class Scan {
       uint64_t out_strides[4] = {0, 0, 0, 0};
     } strided;
   };
+  // Bytes of workspace a call of a shaped scan with this shape needs; an
+  // Error for a flat scan or a shape it refuses.
+  uint64_t workspace_bytes(const ShapeArgs& shape) const;
 
   // ---- CUDA: device pointers and a CUstream (null: the default stream) ----
   // Outputs the spec does not have must be null; those it has must not be.
