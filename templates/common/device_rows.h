@@ -44,16 +44,19 @@ SG_FN void SG_NAME(sg_rows_load)(const SG_GLOBAL SG_IN* in, scangen_u64 first, s
                                  scangen_u64 stride, SG_T* items, SG_LOCAL SG_T* exchange) {
   const int tid = SG_THREAD();
 #if SG_STAGED_IO
+#pragma unroll
   for (int i = 0; i < SG_ITEMS; ++i) {
     const int k = i * SG_THREADS + tid;
     const scangen_u64 g = first + (scangen_u64)k;
     exchange[SG_XPAD(k)] = g < n ? SG_CONVERT(in[SG_NAME(sg_row_at)(g, length, stride)]) : SG_IDENTITY();
   }
   SG_BARRIER();
+#pragma unroll
   for (int i = 0; i < SG_ITEMS; ++i) items[i] = exchange[SG_XPAD(tid * SG_ITEMS + i)];
   SG_BARRIER();
 #else
   (void)exchange;
+#pragma unroll
   for (int i = 0; i < SG_ITEMS; ++i) {
     const scangen_u64 g = first + (scangen_u64)(tid * SG_ITEMS + i);
     items[i] = g < n ? SG_CONVERT(in[SG_NAME(sg_row_at)(g, length, stride)]) : SG_IDENTITY();
@@ -65,8 +68,10 @@ SG_FN void SG_NAME(sg_rows_store)(SG_GLOBAL SG_T* out, scangen_u64 first, scange
                                   scangen_u64 stride, const SG_T* items, SG_LOCAL SG_T* exchange) {
   const int tid = SG_THREAD();
 #if SG_STAGED_IO
+#pragma unroll
   for (int i = 0; i < SG_ITEMS; ++i) exchange[SG_XPAD(tid * SG_ITEMS + i)] = items[i];
   SG_BARRIER();
+#pragma unroll
   for (int i = 0; i < SG_ITEMS; ++i) {
     const int k = i * SG_THREADS + tid;
     const scangen_u64 g = first + (scangen_u64)k;
@@ -75,6 +80,7 @@ SG_FN void SG_NAME(sg_rows_store)(SG_GLOBAL SG_T* out, scangen_u64 first, scange
   SG_BARRIER();
 #else
   (void)exchange;
+#pragma unroll
   for (int i = 0; i < SG_ITEMS; ++i) {
     const scangen_u64 g = first + (scangen_u64)(tid * SG_ITEMS + i);
     if (g < n) out[SG_NAME(sg_row_at)(g, length, stride)] = items[i];
@@ -225,6 +231,7 @@ SG_KERNEL SG_BOUNDS(SG_THREADS) void SG_NAME(rows_kernel)(const SG_GLOBAL SG_IN*
   SG_T sum = items[0];
   {
     scangen_u64 col = col0;
+#pragma unroll
     for (int i = 0; i < SG_ITEMS; ++i) {
       const int head = col == 0 && mine + (scangen_u64)i < n;
       if (head) flag = 1;
@@ -257,6 +264,7 @@ SG_KERNEL SG_BOUNDS(SG_THREADS) void SG_NAME(rows_kernel)(const SG_GLOBAL SG_IN*
   SG_T exc[SG_ITEMS];
 #endif
   scangen_u64 col = col0;
+#pragma unroll
   for (int i = 0; i < SG_ITEMS; ++i) {
     const int head = col == 0;
 #if SG_EXCLUSIVE_OUT

@@ -794,16 +794,19 @@ SG_FN void row_cumsum_sg_rows_load(const SG_GLOBAL row_cumsum_In* in, scangen_u6
                                  scangen_u64 stride, row_cumsum_T* items, SG_LOCAL row_cumsum_T* exchange) {
   const int tid = SG_THREAD();
 #if SG_STAGED_IO
+#pragma unroll
   for (int i = 0; i < SG_ITEMS; ++i) {
     const int k = i * SG_THREADS + tid;
     const scangen_u64 g = first + (scangen_u64)k;
     exchange[SG_XPAD(k)] = g < n ? row_cumsum_convert(in[row_cumsum_sg_row_at(g, length, stride)]) : row_cumsum_identity();
   }
   SG_BARRIER();
+#pragma unroll
   for (int i = 0; i < SG_ITEMS; ++i) items[i] = exchange[SG_XPAD(tid * SG_ITEMS + i)];
   SG_BARRIER();
 #else
   (void)exchange;
+#pragma unroll
   for (int i = 0; i < SG_ITEMS; ++i) {
     const scangen_u64 g = first + (scangen_u64)(tid * SG_ITEMS + i);
     items[i] = g < n ? row_cumsum_convert(in[row_cumsum_sg_row_at(g, length, stride)]) : row_cumsum_identity();
@@ -815,8 +818,10 @@ SG_FN void row_cumsum_sg_rows_store(SG_GLOBAL row_cumsum_T* out, scangen_u64 fir
                                   scangen_u64 stride, const row_cumsum_T* items, SG_LOCAL row_cumsum_T* exchange) {
   const int tid = SG_THREAD();
 #if SG_STAGED_IO
+#pragma unroll
   for (int i = 0; i < SG_ITEMS; ++i) exchange[SG_XPAD(tid * SG_ITEMS + i)] = items[i];
   SG_BARRIER();
+#pragma unroll
   for (int i = 0; i < SG_ITEMS; ++i) {
     const int k = i * SG_THREADS + tid;
     const scangen_u64 g = first + (scangen_u64)k;
@@ -825,6 +830,7 @@ SG_FN void row_cumsum_sg_rows_store(SG_GLOBAL row_cumsum_T* out, scangen_u64 fir
   SG_BARRIER();
 #else
   (void)exchange;
+#pragma unroll
   for (int i = 0; i < SG_ITEMS; ++i) {
     const scangen_u64 g = first + (scangen_u64)(tid * SG_ITEMS + i);
     if (g < n) out[row_cumsum_sg_row_at(g, length, stride)] = items[i];
@@ -975,6 +981,7 @@ SG_KERNEL SG_BOUNDS(SG_THREADS) void row_cumsum_rows_kernel(const SG_GLOBAL row_
   row_cumsum_T sum = items[0];
   {
     scangen_u64 col = col0;
+#pragma unroll
     for (int i = 0; i < SG_ITEMS; ++i) {
       const int head = col == 0 && mine + (scangen_u64)i < n;
       if (head) flag = 1;
@@ -1007,6 +1014,7 @@ SG_KERNEL SG_BOUNDS(SG_THREADS) void row_cumsum_rows_kernel(const SG_GLOBAL row_
   row_cumsum_T exc[SG_ITEMS];
 #endif
   scangen_u64 col = col0;
+#pragma unroll
   for (int i = 0; i < SG_ITEMS; ++i) {
     const int head = col == 0;
 #if SG_EXCLUSIVE_OUT

@@ -743,16 +743,19 @@ SG_FN void column_cumsum_sg_rows_load(const SG_GLOBAL column_cumsum_In* in, scan
                                  scangen_u64 stride, column_cumsum_T* items, SG_LOCAL column_cumsum_T* exchange) {
   const int tid = SG_THREAD();
 #if SG_STAGED_IO
+#pragma unroll
   for (int i = 0; i < SG_ITEMS; ++i) {
     const int k = i * SG_THREADS + tid;
     const scangen_u64 g = first + (scangen_u64)k;
     exchange[SG_XPAD(k)] = g < n ? column_cumsum_convert(in[column_cumsum_sg_row_at(g, length, stride)]) : column_cumsum_identity();
   }
   SG_BARRIER();
+#pragma unroll
   for (int i = 0; i < SG_ITEMS; ++i) items[i] = exchange[SG_XPAD(tid * SG_ITEMS + i)];
   SG_BARRIER();
 #else
   (void)exchange;
+#pragma unroll
   for (int i = 0; i < SG_ITEMS; ++i) {
     const scangen_u64 g = first + (scangen_u64)(tid * SG_ITEMS + i);
     items[i] = g < n ? column_cumsum_convert(in[column_cumsum_sg_row_at(g, length, stride)]) : column_cumsum_identity();
@@ -764,8 +767,10 @@ SG_FN void column_cumsum_sg_rows_store(SG_GLOBAL column_cumsum_T* out, scangen_u
                                   scangen_u64 stride, const column_cumsum_T* items, SG_LOCAL column_cumsum_T* exchange) {
   const int tid = SG_THREAD();
 #if SG_STAGED_IO
+#pragma unroll
   for (int i = 0; i < SG_ITEMS; ++i) exchange[SG_XPAD(tid * SG_ITEMS + i)] = items[i];
   SG_BARRIER();
+#pragma unroll
   for (int i = 0; i < SG_ITEMS; ++i) {
     const int k = i * SG_THREADS + tid;
     const scangen_u64 g = first + (scangen_u64)k;
@@ -774,6 +779,7 @@ SG_FN void column_cumsum_sg_rows_store(SG_GLOBAL column_cumsum_T* out, scangen_u
   SG_BARRIER();
 #else
   (void)exchange;
+#pragma unroll
   for (int i = 0; i < SG_ITEMS; ++i) {
     const scangen_u64 g = first + (scangen_u64)(tid * SG_ITEMS + i);
     if (g < n) out[column_cumsum_sg_row_at(g, length, stride)] = items[i];
@@ -924,6 +930,7 @@ SG_KERNEL SG_BOUNDS(SG_THREADS) void column_cumsum_rows_kernel(const SG_GLOBAL c
   column_cumsum_T sum = items[0];
   {
     scangen_u64 col = col0;
+#pragma unroll
     for (int i = 0; i < SG_ITEMS; ++i) {
       const int head = col == 0 && mine + (scangen_u64)i < n;
       if (head) flag = 1;
@@ -956,6 +963,7 @@ SG_KERNEL SG_BOUNDS(SG_THREADS) void column_cumsum_rows_kernel(const SG_GLOBAL c
   column_cumsum_T exc[SG_ITEMS];
 #endif
   scangen_u64 col = col0;
+#pragma unroll
   for (int i = 0; i < SG_ITEMS; ++i) {
     const int head = col == 0;
 #if SG_EXCLUSIVE_OUT
@@ -1107,6 +1115,7 @@ SG_KERNEL SG_BOUNDS(SG_THREADS) void column_cumsum_axis_kernel(
 #endif
   column_cumsum_T items[SG_ITEMS];
   column_cumsum_T sum = column_cumsum_identity();
+#pragma unroll
   for (int i = 0; i < SG_ITEMS; ++i) {
     const scangen_u64 p = pos + (scangen_u64)i;
     items[i] = valid && p < length ? column_cumsum_convert(in[in_base + p * in_stride3]) : column_cumsum_identity();
@@ -1145,6 +1154,7 @@ SG_KERNEL SG_BOUNDS(SG_THREADS) void column_cumsum_axis_kernel(
   }
   if (!valid) return;
   const scangen_u64 out_base = column_cumsum_sg_line_base(line, extent1, extent2, out_stride0, out_stride1, out_stride2);
+#pragma unroll
   for (int i = 0; i < SG_ITEMS; ++i) {
     const scangen_u64 p = pos + (scangen_u64)i;
     if (p >= length) break;
