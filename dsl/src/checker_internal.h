@@ -7,6 +7,7 @@
 //                            identity, init, the built-in operators
 //   checker_settings.cpp     a scan's settings: level, algorithm, threads,
 //                            mode, outputs, targets, ...
+//   checker_shape.cpp        shape = rows / strided and what it combines with
 #pragma once
 
 #include <cstddef>
@@ -144,6 +145,7 @@ class Checker {
                                                  const std::string& choices);
   void check_segments_fit(const ast::Item& item, const Items& items, const Spec& spec);
   void check_segments(const Items& items, Spec& spec);
+  void check_shape(const Items& items, Spec& spec);  // checker_shape.cpp
 
   Diagnostics& diags_;
   std::map<std::string, const ast::TypeDecl*> type_decls_;

@@ -107,7 +107,8 @@ Items Checker::collect_items(const ast::ScanDecl& scan) {
                                                  "reverse",
                                                  "segments",
                                                  "offset",
-                                                 "key"};
+                                                 "key",
+                                                 "shape"};
   Items items;
   for (const ast::Item& item : scan.items) {
     if (std::find(kKeys.begin(), kKeys.end(), item.key) == kKeys.end()) {
@@ -145,6 +146,7 @@ Spec Checker::check_scan(const ast::ScanDecl& scan) {
   check_flags(items, spec);
   check_reverse(items, spec);
   check_segments(items, spec);
+  check_shape(items, spec);
   return spec;
 }
 

@@ -140,6 +140,24 @@ std::optional<Segments> segments_from_name(std::string_view s) { return lookup<S
 std::optional<Target> target_from_name(std::string_view s) { return lookup<Target>(kTargetNames, s); }
 std::optional<BuiltinOp> builtin_op_from_name(std::string_view s) { return lookup<BuiltinOp>(kBuiltinOpNames, s); }
 std::optional<MathFn> math_fn_from_name(std::string_view s) { return lookup<MathFn>(kMathNames, s); }
+const char* to_string(Shape v) {
+  switch (v) {
+    case Shape::Flat:
+      return "flat";
+    case Shape::Rows:
+      return "rows";
+    case Shape::Strided:
+      return "strided";
+  }
+  return "?";
+}
+
+std::optional<Shape> shape_from_name(std::string_view s) {
+  for (Shape v : {Shape::Flat, Shape::Rows, Shape::Strided})
+    if (s == to_string(v)) return v;
+  return std::nullopt;
+}
+
 std::vector<Algorithm> all_algorithms() { return all_of<Algorithm>(kAlgorithmNames); }
 std::vector<BuiltinOp> all_builtin_ops() { return all_of<BuiltinOp>(kBuiltinOpNames); }
 std::vector<MathFn> all_math_fns() { return all_of<MathFn>(kMathNames); }
@@ -431,6 +449,7 @@ std::string Spec::to_string() const {
   if (init_exclusive_only) out += "  init_applies_to = exclusive;\n";  // only when set: other specs' text as before
   if (reverse) out += "  reverse = true;\n";  // printed only when set: a forward spec's text (and hash) as before
   out += segments_to_string(*this);
+  if (shape != Shape::Flat) out += std::string("  shape = ") + dsl::to_string(shape) + ";\n";
   out += "}\n";
   return out;
 }
@@ -448,7 +467,8 @@ bool operator==(const Spec& a, const Spec& b) {
          a.aggregate == b.aggregate && a.running_total == b.running_total && a.targets == b.targets &&
          a.deterministic == b.deterministic && a.init_exclusive_only == b.init_exclusive_only &&
          a.reverse == b.reverse && a.segments == b.segments &&
-         (a.segments != Segments::Offsets || a.offset == b.offset) && (a.segments != Segments::Keys || a.key == b.key);
+         (a.segments != Segments::Offsets || a.offset == b.offset) && (a.segments != Segments::Keys || a.key == b.key) &&
+         a.shape == b.shape;
 }
 
 }  // namespace scangen::dsl

@@ -57,6 +57,7 @@ struct Scan {
   // Segmented scans: the form's parameters after the results, (CUDA type, name).
   bool segmented = false;
   std::vector<std::pair<std::string, std::string>> segment_params;
+  dsl::Shape shape = dsl::Shape::Flat;    // shape = rows / strided: shape_holes
 };
 
 // A segmented scan's wrapper parameters: the form's arrays (and the offsets' count).
@@ -99,7 +100,8 @@ Scan describe_scan(const Plan& p) {
                       : mode == Mode::Exclusive ? "_exclusive"
                                                 : "_inclusive_exclusive");
   c.outputs = mode == Mode::Both ? std::vector<std::string>{"inclusive", "exclusive"} : std::vector<std::string>{"out"};
-  if (p.outputs.aggregate) c.aggregate = c.device ? "aggregate" : "aggregates";
+  c.shape = p.shape;
+  if (p.outputs.aggregate) c.aggregate = c.device && c.shape == dsl::Shape::Flat ? "aggregate" : "aggregates";
   c.running_total = p.outputs.running_total;
   c.threads = p.block_threads;
   if (c.device) {
@@ -248,6 +250,22 @@ std::string argument(const Scan& c, const KernelParam& k, Backend b) {
       return cuda ? "static_cast<unsigned long long>(segment_count)" : "segments";
     case ParamRole::SegmentKeys:
       return "keys";
+    case ParamRole::Rows:
+      return "call.rows";
+    case ParamRole::Length:
+      return "call.length";
+    case ParamRole::InRowStride:
+      return "call.in_row_stride";
+    case ParamRole::OutRowStride:
+      return "call.out_row_stride";
+    case ParamRole::Extent:
+      return "call.extent[" + std::to_string(k.dim) + "]";
+    case ParamRole::InStride:
+      return "call.in_stride[" + std::to_string(k.dim) + "]";
+    case ParamRole::OutStride:
+      return "call.out_stride[" + std::to_string(k.dim) + "]";
+    case ParamRole::AxisLanes:
+      return "call.lanes";
   }
   throw std::logic_error("scangen: the host wrapper of scan '" + c.P + "' knows no role of parameter '" + k.name + "'");
 }
@@ -298,6 +316,43 @@ void segment_holes(Holes& h, const Scan& c, bool cuda) {
   }
 }
 
+bool shape_role(ParamRole r) { return r >= ParamRole::Rows; }
+
+// shape = rows / strided: the wrappers take the run-time shape instead of n,
+// and compute the call's geometry with host/shape_call.h.
+void shape_holes(Holes& h, const Scan& c, Backend b) {
+  const bool cuda = b == Backend::Cuda, shaped = c.shape != dsl::Shape::Flat, rows = c.shape == dsl::Shape::Rows;
+  h.when("flat", !shaped).when("shaped", shaped).when("rows", rows).when("strided", c.shape == dsl::Shape::Strided);
+  if (!shaped) return;
+  const Plan& p = *c.plan;
+  const std::string shape = rows ? "uint64_t rows, uint64_t length, uint64_t in_row_stride, uint64_t out_row_stride"
+                                 : "int rank, const uint64_t* extents, const uint64_t* in_strides, "
+                                   "const uint64_t* out_strides, int axis";
+  Holes call;
+  call.names(c.P + "_");
+  call.set("SG_P", c.P)
+      .set("SG_SHAPE", dsl::to_string(c.shape))
+      .set("SG_LINKAGE", cuda ? "static inline" : "inline")
+      .set("SG_SHAPE_TILE", u64(p.tile) + "ll")
+      .set("SG_SHAPE_THREADS", u64(static_cast<uint64_t>(p.block_threads)) + "ll")
+      .set("SG_SHAPE_ITEMS", u64(static_cast<uint64_t>(p.items)) + "ll")
+      .set("SG_SHAPE_STATUS", u64(p.status_bytes) + "ll")
+      .when("strided", !rows);
+  const std::vector<std::string> data = data_params(c), results = result_params(c);
+  h.set("SG_SHAPE_CALL", fill_template("host/shape_call.h", call))
+      .set("SG_SHAPE_PARAMS", shape)
+      .set("SG_SHAPE_CHECK", rows ? c.P + "_shape_rows(&call, rows, length, in_row_stride, out_row_stride)"
+                                  : c.P + "_shape_strided(&call, rank, extents, in_strides, out_strides, axis)");
+  if (cuda)
+    h.set("SG_PARAMS", "const " + c.In + "* in" + join(c.outputs, ", " + c.T + "* ", "", "") +
+                           join(results, ", " + c.T + "* ", "", "") + ", " + shape +
+                           ", void* workspace, size_t workspace_bytes, cudaStream_t stream")
+        .set("SG_NULL_DATA", join(data, "", " == nullptr", " || "));
+  else
+    h.set("SG_PARAMS", "cl_command_queue queue" + join(data, ", cl_mem ", "", "") + join(results, ", cl_mem ", "", "") +
+                           ", " + shape + ", cl_mem workspace");
+}
+
 // The holes of the wrappers of one scan for backend `b`, its kernels
 // numbered from `first` in the program.
 void wrapper_holes(Holes& h, const Scan& c, Backend b, size_t first) {
@@ -330,7 +385,10 @@ void wrapper_holes(Holes& h, const Scan& c, Backend b, size_t first) {
     for (const KernelParam& p : kernels[i].params) {
       const std::string a = argument(c, p, b);
       const bool scalar = p.role == ParamRole::Count || p.role == ParamRole::SegmentCount;
-      args.push_back(cuda ? a : scalar ? "{sizeof " + a + ", &" + a + "}" : "{sizeof(cl_mem), &" + a + "}");
+      args.push_back(cuda                 ? a
+                     : scalar             ? "{sizeof " + a + ", &" + a + "}"
+                     : shape_role(p.role) ? "{sizeof(cl_ulong), &" + a + "}"
+                                          : "{sizeof(cl_mem), &" + a + "}");
     }
     const bool one = kernels[i].blocks == Grid::One;
     const std::string k = std::to_string(i);
@@ -341,6 +399,7 @@ void wrapper_holes(Holes& h, const Scan& c, Backend b, size_t first) {
                                    : "blocks")
         .set("SG_ARGS" + k, join(args, "", "", ", "));
   }
+  shape_holes(h, c, b);
 }
 
 // The device source as C++ raw string literals of at most ~4000 bytes, cut

@@ -294,6 +294,8 @@ uint64_t launch_blocks(const Plan& plan, const Kernel& kernel, uint64_t n) {
       return std::max<uint64_t>(1, blocks_for(n, plan.tile));
     case Grid::One:
       return 1;
+    case Grid::Shaped:
+      throw std::logic_error("scangen: kernel " + kernel.name + " takes its geometry from the call's shape");
   }
   return 1;
 }
@@ -328,6 +330,22 @@ const char* to_string(ParamRole r) {
       return "segment_count";
     case ParamRole::SegmentKeys:
       return "segment_keys";
+    case ParamRole::Rows:
+      return "rows";
+    case ParamRole::Length:
+      return "length";
+    case ParamRole::InRowStride:
+      return "in_row_stride";
+    case ParamRole::OutRowStride:
+      return "out_row_stride";
+    case ParamRole::Extent:
+      return "extent";
+    case ParamRole::InStride:
+      return "in_stride";
+    case ParamRole::OutStride:
+      return "out_stride";
+    case ParamRole::AxisLanes:
+      return "axis_lanes";
   }
   return "?";
 }
@@ -355,9 +373,11 @@ Plan make_plan(const dsl::Spec& spec, const Target& target, const DeviceTuning& 
   const size_t temp_elements = decide_block_algorithm(p);
   decide_tile(p, temp_elements);
   decide_lookback(p);
+  decide_shape(p);
   decide_io(p);
   p.templates = plan_templates(p);
   plan_kernels(p);
+  shape_kernels(p);
   return p;
 }
 

@@ -114,6 +114,25 @@ void explain_group(std::string& o, const Plan& p) {
            std::to_string(p.block_shared_bytes) + " bytes of shared memory per block of the kernels");
 }
 
+// shape = rows / strided: the run-time shape and how its kernels cover it.
+void explain_shape(std::string& o, const Plan& p) {
+  if (p.shape == dsl::Shape::Rows)
+    line(o, "shape",
+         "rows (run time: rows, length, row strides); the rows laid end to end in tiles of " + std::to_string(p.tile) +
+             ", a head at each row's start: short rows share a tile (a segmented scan of (head, value) pairs), "
+             "long rows span tiles (a tile holding a head publishes INCLUSIVE, so each row's look-back stops at "
+             "its first tile)");
+  if (p.shape == dsl::Shape::Strided)
+    line(o, "shape",
+         "strided (run time: rank 1..4, extents, strides, axis); a contiguous axis whose lines lie evenly: the "
+         "rows kernel; otherwise the axis kernel: a tile of lanes lines (a power of two up to 32, threads across "
+         "the lines) x " +
+             std::to_string(p.block_threads) + " / lanes x " + std::to_string(p.items) +
+             " positions along the axis, one look-back status per line of each tile");
+  if (p.shape != dsl::Shape::Flat)
+    line(o, "shape scratch", std::to_string(p.shape_shared_bytes) + " bytes (thread totals, head flags, carries)");
+}
+
 std::string joined(const std::vector<std::string>& v) {
   std::string s;
   for (const std::string& x : v) s += (s.empty() ? "" : ", ") + x;
@@ -141,6 +160,7 @@ std::string to_string(const Plan& p) {
     line(o, "order",
          "reverse: element n-1 first; tile t reads and writes the t-th block of the array from its end, last "
          "element first (common/io_mirror.h)");
+  explain_shape(o, p);
   for (const Kernel& k : p.kernels) {
     line(o, "kernel",
          k.name + ", " + std::to_string(p.block_threads) + " threads per block" +

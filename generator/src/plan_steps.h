@@ -33,6 +33,11 @@ bool needs_lanes(const std::string& path);
 bool needs_counter_update(const std::string& path);
 // Every template the plan needs, each after those it needs, each once.
 std::vector<std::string> plan_templates(const Plan& p);
+// shape = rows / strided (plan_shape.cpp): the shape and the shared memory
+// of its kernels (before the I/O step), then its kernels (after plan_kernels).
+void decide_shape(Plan& p);
+void shape_kernels(Plan& p);
+
 // The dialect (SG_FN, SG_KERNEL, ...) the emitter writes first.
 const char* dialect_template(Backend backend);
 

@@ -43,6 +43,8 @@ const std::vector<Entry>& catalogue() {
       {"common/device_reduce_then_scan.h", {"common/device.h"}},
       {"common/segmented_pair.h", {}},
       {"common/device_segmented.h", {"common/device.h"}, false, true},
+      {"common/device_rows.h", {"common/device.h"}, false, true},
+      {"common/device_strided.h", {"common/device_rows.h"}, false, true},
   };
   return entries;
 }
@@ -62,6 +64,8 @@ const char* lookback_template(Backend backend) {
 const char* kernel_template(const Plan& p) {
   if (p.level != dsl::Level::Device) return "common/entry.h";
   if (p.segmented.on()) return "common/device_segmented.h";
+  if (p.shape != dsl::Shape::Flat)
+    return p.shape == dsl::Shape::Rows ? "common/device_rows.h" : "common/device_strided.h";
   return p.status != StatusLayout::None ? "common/device_lookback.h" : "common/device_reduce_then_scan.h";
 }
 

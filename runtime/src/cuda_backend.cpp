@@ -118,7 +118,8 @@ namespace {
 // managed memory) must hold what the kernels will touch from where it
 // points; the driver cannot size other memory (host-registered or mapped by
 // the virtual memory API): that is the caller's to get right.
-void check_ranges(const Driver& d, const generator::Plan& p, const Scan::CudaArgs& a) {
+void check_ranges(const Driver& d, const generator::Plan& p, const Scan::CudaArgs& a,
+                  const runtime::detail::Call& call) {
   const std::string who = "scan '" + p.spec.name + "': ";
   auto check_range = [&](const void* ptr, const char* what, uint64_t count, uint64_t element, const std::string& type) {
     if (!ptr || count == 0) return;
@@ -134,12 +135,12 @@ void check_ranges(const Driver& d, const generator::Plan& p, const Scan::CudaArg
            std::to_string(count * element));
   };
   const std::string t = p.spec.type.name(), in_t = p.spec.input.name();
-  check_range(a.in, "input", a.n, p.input_bytes, in_t);
-  check_range(a.inclusive, "inclusive", a.n, p.element_bytes, t);
-  check_range(a.exclusive, "exclusive", a.n, p.element_bytes, t);
-  check_range(a.aggregate, "aggregate", generator::aggregate_elements(p, a.n), p.element_bytes, t);
+  check_range(a.in, "input", call.in_count, p.input_bytes, in_t);
+  check_range(a.inclusive, "inclusive", call.out_count, p.element_bytes, t);
+  check_range(a.exclusive, "exclusive", call.out_count, p.element_bytes, t);
+  check_range(a.aggregate, "aggregate", call.aggregate_count, p.element_bytes, t);
   check_range(a.running_total, "running_total", 1, p.element_bytes, t);
-  if (a.workspace) check_range(a.workspace, "workspace", generator::workspace_bytes(p, a.n), 1, "workspace byte");
+  if (a.workspace) check_range(a.workspace, "workspace", call.workspace_bytes, 1, "workspace byte");
   // Segmented scans (the aggregates of flags and keys count segments the host does not know).
   const generator::Plan::Segmented& g = p.segmented;
   check_range(a.segment_flags, "segment_flags", a.n, 1, "u8");
@@ -162,17 +163,19 @@ void check_offsets(const Driver& d, const generator::Plan& p, const Scan::CudaAr
 
 // The call's workspace (the caller's, or the Scan's, grown on demand), its
 // statuses zeroed on `stream` where the call needs it; 0 when it needs none.
-CUdeviceptr workspace(const Scan::State& st, const Scan::CudaArgs& a, CUstream stream) {
+CUdeviceptr workspace(const Scan::State& st, const Scan::CudaArgs& a, const runtime::detail::Call& call,
+                      CUstream stream) {
   const generator::Plan& p = st.plan;
   const Driver& d = *st.rt->driver;
-  const uint64_t need = generator::workspace_bytes(p, a.n);
+  const uint64_t need = call.workspace_bytes;
   if (need == 0) return 0;
   CUdeviceptr ws = 0;
   if (a.workspace) {
     ws = reinterpret_cast<CUdeviceptr>(a.workspace);
     if (a.workspace_size < need)
       fail("scan '" + p.spec.name + "': the workspace has " + std::to_string(a.workspace_size) + " bytes; " +
-           std::to_string(a.n) + " elements need " + std::to_string(need));
+           (call.shape.kernel ? std::string("the shape needs ") : std::to_string(a.n) + " elements need ") +
+           std::to_string(need));
     if (ws % 16 != 0) fail("scan '" + p.spec.name + "': the workspace must be 16-byte aligned");
   } else {
     if (st.workspace_size < need) {
@@ -186,7 +189,7 @@ CUdeviceptr workspace(const Scan::State& st, const Scan::CudaArgs& a, CUstream s
     }
     ws = st.cu_workspace;
   }
-  if (const uint64_t zero = generator::workspace_zero_bytes(p, a.n)) {  // the ticket and the statuses
+  if (const uint64_t zero = call.zero_bytes) {  // the ticket and the statuses
     const CUresult r = d.cuMemsetD8Async(ws, 0, zero, stream);
     if (r != CUDA_SUCCESS) fail(describe(d, "cuMemsetD8Async (zeroing the workspace's statuses)", r));
   }
@@ -203,15 +206,16 @@ void Scan::run(const CudaArgs& a) const {
   const Driver& d = *rt.driver;
   runtime::detail::check_segment_args(p, a.segment_flags, a.segment_offsets, a.keys, a.aggregate, a.segment_aggregates,
                                       a.n);
+  generator::RunShape shape;
+  const runtime::detail::Call call = runtime::detail::plan_call(p, a.n, runtime::detail::run_shape(p, a, shape));
   runtime::detail::check_outputs(p, a.in, a.inclusive, a.exclusive,
                                  p.segmented.on() ? a.segment_aggregates != nullptr : a.aggregate != nullptr,
-                                 a.running_total, a.n);
+                                 a.running_total, call.elements);
   // The tier's module, read once: every launch of this call uses it.
   const runtime::detail::CudaModule& module = *st.cu_current.load(std::memory_order_acquire);
-  const std::vector<const generator::Kernel*> launches = runtime::detail::plan_launches(p, a.n);
   std::lock_guard<std::mutex> lock(st.mutex);
   rt.make_current();
-  check_ranges(d, p, a);
+  check_ranges(d, p, a, call);
   check_offsets(d, p, a);
   CUstream stream = static_cast<CUstream>(a.stream);
   CUdeviceptr in = reinterpret_cast<CUdeviceptr>(a.in), inc = reinterpret_cast<CUdeviceptr>(a.inclusive),
@@ -221,10 +225,12 @@ void Scan::run(const CudaArgs& a) const {
               offsets = reinterpret_cast<CUdeviceptr>(a.segment_offsets), keys = reinterpret_cast<CUdeviceptr>(a.keys),
               seg_agg = reinterpret_cast<CUdeviceptr>(a.segment_aggregates);
   unsigned long long n = a.n, segment_count = a.segment_count;
-  CUdeviceptr ws = workspace(st, a, stream);
+  CUdeviceptr ws = workspace(st, a, call, stream);
+  std::vector<unsigned long long> shape_values;  // the shape roles' values, one per parameter
+  shape_values.reserve(16);
   // Every argument by its role in the kernel ABI (generator::ParamRole).
-  auto cuda_arg = [&](generator::ParamRole role) -> void* {
-    switch (role) {
+  auto cuda_arg = [&](const generator::KernelParam& param) -> void* {
+    switch (param.role) {
       case generator::ParamRole::Input:
         return &in;
       case generator::ParamRole::Inclusive:
@@ -251,13 +257,16 @@ void Scan::run(const CudaArgs& a) const {
         return &segment_count;
       case generator::ParamRole::SegmentKeys:
         return &keys;
+      default:  // the shape's roles
+        if (shape_values.size() == shape_values.capacity()) break;
+        shape_values.push_back(call.shape.value(param));
+        return &shape_values.back();
     }
     fail("scan '" + p.spec.name + "': a kernel parameter of no known role");
   };
-  for (const generator::Kernel* k : launches) {
+  for (const auto& [k, blocks] : call.launches) {
     std::vector<void*> params;
-    for (const generator::KernelParam& param : k->params) params.push_back(cuda_arg(param.role));
-    const uint64_t blocks = generator::launch_blocks(p, *k, a.n);
+    for (const generator::KernelParam& param : k->params) params.push_back(cuda_arg(param));
     const CUresult r =
         d.cuLaunchKernel(module.functions.at(k->name), static_cast<unsigned int>(blocks), 1, 1,
                          static_cast<unsigned int>(p.block_threads), 1, 1, 0, stream, params.data(), nullptr);

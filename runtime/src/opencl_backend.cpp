@@ -197,7 +197,7 @@ void Runtime::Impl::load_opencl(Scan::State& st, cl_program program) const {
 namespace {
 
 // Every buffer holds what the kernels will touch (they do not check).
-void check_buffers(const generator::Plan& p, const Scan::OpenCLArgs& a) {
+void check_buffers(const generator::Plan& p, const Scan::OpenCLArgs& a, const runtime::detail::Call& call) {
   const std::string who = "scan '" + p.spec.name + "': ";
   auto check_buffer = [&](cl_mem m, const char* what, uint64_t count, uint64_t element, const std::string& type) {
     if (!m || count == 0) return;
@@ -210,10 +210,10 @@ void check_buffers(const generator::Plan& p, const Scan::OpenCLArgs& a) {
            std::to_string(count * element));
   };
   const std::string t = p.spec.type.name(), in_t = p.spec.input.name();
-  check_buffer(a.in, "input", a.n, p.input_bytes, in_t);
-  check_buffer(a.inclusive, "inclusive", a.n, p.element_bytes, t);
-  check_buffer(a.exclusive, "exclusive", a.n, p.element_bytes, t);
-  check_buffer(a.aggregate, "aggregate", generator::aggregate_elements(p, a.n), p.element_bytes, t);
+  check_buffer(a.in, "input", call.in_count, p.input_bytes, in_t);
+  check_buffer(a.inclusive, "inclusive", call.out_count, p.element_bytes, t);
+  check_buffer(a.exclusive, "exclusive", call.out_count, p.element_bytes, t);
+  check_buffer(a.aggregate, "aggregate", call.aggregate_count, p.element_bytes, t);
   check_buffer(a.running_total, "running_total", 1, p.element_bytes, t);
   // Segmented scans (the aggregates of flags and keys count segments the host does not know).
   const generator::Plan::Segmented& g = p.segmented;
@@ -265,9 +265,10 @@ class EventChain {
 
 // The call's workspace (the caller's, or the Scan's, grown on demand), its
 // statuses zeroed first where the call needs it; null when it needs none.
-cl_mem workspace(const Scan::State& st, const Scan::OpenCLArgs& a, cl_command_queue queue, EventChain& chain) {
+cl_mem workspace(const Scan::State& st, const Scan::OpenCLArgs& a, const runtime::detail::Call& call,
+                 cl_command_queue queue, EventChain& chain) {
   const generator::Plan& p = st.plan;
-  const uint64_t need = generator::workspace_bytes(p, a.n);
+  const uint64_t need = call.workspace_bytes;
   if (need == 0) return nullptr;
   cl_mem ws = nullptr;
   if (a.workspace) {
@@ -276,7 +277,8 @@ cl_mem workspace(const Scan::State& st, const Scan::OpenCLArgs& a, cl_command_qu
     SG_CL(clGetMemObjectInfo(ws, CL_MEM_SIZE, sizeof size, &size, nullptr));
     if (size < need)
       fail("scan '" + p.spec.name + "': the workspace buffer has " + std::to_string(size) + " bytes; " +
-           std::to_string(a.n) + " elements need " + std::to_string(need));
+           (call.shape.kernel ? std::string("the shape needs ") : std::to_string(a.n) + " elements need ") +
+           std::to_string(need));
   } else {
     if (st.workspace_size < need) {
       const uint64_t grown = std::max<uint64_t>(need, st.workspace_size * 2);
@@ -290,8 +292,8 @@ cl_mem workspace(const Scan::State& st, const Scan::OpenCLArgs& a, cl_command_qu
     }
     ws = st.cl_workspace;
   }
-  if (const uint64_t zero = generator::workspace_zero_bytes(p, a.n)) {  // the ticket and the statuses
-    const cl_uchar zero_byte = 0;                                       // OpenCL 1.2's clEnqueueFillBuffer
+  if (const uint64_t zero = call.zero_bytes) {  // the ticket and the statuses
+    const cl_uchar zero_byte = 0;               // OpenCL 1.2's clEnqueueFillBuffer
     chain.then("clEnqueueFillBuffer (zeroing the workspace's statuses)",
                [&](cl_uint waits, const cl_event* wait, cl_event* done) {
                  return clEnqueueFillBuffer(queue, ws, &zero_byte, 1, 0, zero, waits, wait, done);
@@ -308,20 +310,23 @@ void Scan::run(const OpenCLArgs& a) const {
   if (p.backend != Backend::OpenCL) fail("scan '" + p.spec.name + "' was compiled for CUDA; launch it with CudaArgs");
   runtime::detail::check_segment_args(p, a.segment_flags, a.segment_offsets, a.keys, a.aggregate, a.segment_aggregates,
                                       a.n);
+  generator::RunShape shape;
+  const runtime::detail::Call call = runtime::detail::plan_call(p, a.n, runtime::detail::run_shape(p, a, shape));
   runtime::detail::check_outputs(p, a.in, a.inclusive, a.exclusive,
                                  p.segmented.on() ? a.segment_aggregates != nullptr : a.aggregate != nullptr,
-                                 a.running_total, a.n);
-  const std::vector<const generator::Kernel*> launches = runtime::detail::plan_launches(p, a.n);
-  check_buffers(p, a);
+                                 a.running_total, call.elements);
+  check_buffers(p, a, call);
   std::lock_guard<std::mutex> lock(st.mutex);
   cl_command_queue queue = a.queue ? a.queue : st.rt->cl_queue;
   check_offsets(p, a, queue);
   EventChain chain;
   const cl_ulong n = a.n, segment_count = a.segment_count;
-  const cl_mem ws = workspace(st, a, queue, chain);
+  const cl_mem ws = workspace(st, a, call, queue, chain);
+  std::vector<cl_ulong> shape_values;  // the shape roles' values, one per parameter
+  shape_values.reserve(16);
   // Every argument by its role in the kernel ABI (generator::ParamRole).
-  auto opencl_arg = [&](generator::ParamRole role) -> std::pair<size_t, const void*> {
-    switch (role) {
+  auto opencl_arg = [&](const generator::KernelParam& param) -> std::pair<size_t, const void*> {
+    switch (param.role) {
       case generator::ParamRole::Input:
         return {sizeof(cl_mem), &a.in};
       case generator::ParamRole::Inclusive:
@@ -348,18 +353,22 @@ void Scan::run(const OpenCLArgs& a) const {
         return {sizeof segment_count, &segment_count};
       case generator::ParamRole::SegmentKeys:
         return {sizeof(cl_mem), &a.keys};
+      default:  // the shape's roles
+        if (shape_values.size() == shape_values.capacity()) break;
+        shape_values.push_back(call.shape.value(param));
+        return {sizeof(cl_ulong), &shape_values.back()};
     }
     fail("scan '" + p.spec.name + "': a kernel parameter of no known role");
   };
-  for (const generator::Kernel* k : launches) {
+  for (const auto& [k, blocks] : call.launches) {
     cl_kernel kernel = st.cl_kernels.at(k->name);
     cl_uint i = 0;
     for (const generator::KernelParam& param : k->params) {
-      const auto [size, value] = opencl_arg(param.role);
+      const auto [size, value] = opencl_arg(param);
       SG_CL(clSetKernelArg(kernel, i++, size, value));
     }
     const size_t local = static_cast<size_t>(p.block_threads);
-    const size_t global = static_cast<size_t>(generator::launch_blocks(p, *k, a.n)) * local;
+    const size_t global = static_cast<size_t>(blocks) * local;
     chain.then("clEnqueueNDRangeKernel", [&](cl_uint waits, const cl_event* wait, cl_event* done) {
       return clEnqueueNDRangeKernel(queue, kernel, 1, nullptr, &global, &local, waits, wait, done);
     });

@@ -114,6 +114,53 @@ struct CudaModule {
   Tier tier = Tier::Tuned;
 };
 
+// One call of a plan: the kernels it launches with their blocks, the
+// elements each buffer must hold, the workspace, and the values of the
+// shape roles (shape = rows / strided; generator::shape_call, whose refusals
+// become Errors).
+struct Call {
+  std::vector<std::pair<const generator::Kernel*, uint64_t>> launches;
+  uint64_t elements = 0;  // the scanned elements (null checks)
+  uint64_t in_count = 0, out_count = 0, aggregate_count = 0;
+  uint64_t workspace_bytes = 0, zero_bytes = 0;
+  generator::ShapeCall shape;
+};
+Call plan_call(const generator::Plan& p, uint64_t n, const generator::RunShape* shape);
+
+// The generator's RunShape of the caller's shape.
+inline generator::RunShape to_run_shape(const Scan::ShapeArgs& a) {
+  generator::RunShape out;
+  out.rows = a.rows;
+  out.length = a.length;
+  out.in_row_stride = a.row_stride;
+  out.out_row_stride = a.out_row_stride;
+  out.rank = a.strided.rank;
+  out.axis = a.strided.axis;
+  for (int d = 0; d < 4; ++d) {
+    out.extents[d] = a.strided.extents[d];
+    out.in_strides[d] = a.strided.strides[d];
+    out.out_strides[d] = a.strided.out_strides[d];
+  }
+  return out;
+}
+
+// The RunShape of CudaArgs or OpenCLArgs; null for a flat scan (which must
+// then give no shape).
+template <class Args>
+const generator::RunShape* run_shape(const generator::Plan& p, const Args& a, generator::RunShape& out) {
+  const bool any = a.rows || a.length || a.row_stride || a.out_row_stride || a.strided.rank;
+  if (p.shape == dsl::Shape::Flat) {
+    if (any)
+      fail("scan '" + p.spec.name + "' has no run-time shape (shape = flat): give n, not rows or a strided shape");
+    return nullptr;
+  }
+  if (a.n != 0)
+    fail("scan '" + p.spec.name + "' has shape = " + dsl::to_string(p.shape) + ": give " +
+         (p.shape == dsl::Shape::Rows ? "rows and length" : "strided") + " and leave n at 0");
+  out = to_run_shape(a);
+  return &out;
+}
+
 }  // namespace runtime::detail
 
 struct Runtime::Impl {

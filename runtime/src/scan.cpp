@@ -1,6 +1,7 @@
 // Scan: the compiled scan's accessors, and the argument checks both
 // backends' Scan::run make before a launch (cuda_backend.cpp, opencl_backend.cpp).
 #include <limits>
+#include <stdexcept>
 
 #include "runtime_impl.h"
 
@@ -69,6 +70,32 @@ void check_no_overflow(const generator::Plan& p, uint64_t count, uint64_t elemen
          std::to_string(element) + " bytes overflow 64 bits");
 }
 
+Call plan_call(const generator::Plan& p, uint64_t n, const generator::RunShape* shape) {
+  Call c;
+  if (!shape) {
+    for (const generator::Kernel* k : plan_launches(p, n))
+      c.launches.emplace_back(k, generator::launch_blocks(p, *k, n));
+    c.elements = c.in_count = c.out_count = n;
+    c.aggregate_count = generator::aggregate_elements(p, n);
+    c.workspace_bytes = generator::workspace_bytes(p, n);
+    c.zero_bytes = generator::workspace_zero_bytes(p, n);
+    return c;
+  }
+  try {
+    c.shape = generator::shape_call(p, *shape);
+  } catch (const std::invalid_argument& e) {
+    fail(e.what());
+  }
+  c.launches.emplace_back(c.shape.kernel, c.shape.blocks);
+  c.elements = c.shape.in_span;
+  c.in_count = c.shape.in_span;
+  c.out_count = c.shape.out_span;
+  c.aggregate_count = c.shape.aggregates;
+  c.workspace_bytes = c.shape.workspace_bytes;
+  c.zero_bytes = c.shape.zero_bytes;
+  return c;
+}
+
 }  // namespace runtime::detail
 
 using runtime::detail::state_of;
@@ -77,6 +104,10 @@ const dsl::Spec& Scan::spec() const { return state_of(s_).plan.spec; }
 const generator::Plan& Scan::plan() const { return state_of(s_).plan; }
 Backend Scan::backend() const { return state_of(s_).plan.backend; }
 uint64_t Scan::workspace_bytes(uint64_t n) const { return generator::workspace_bytes(state_of(s_).plan, n); }
+uint64_t Scan::workspace_bytes(const ShapeArgs& shape) const {
+  const generator::RunShape run = runtime::detail::to_run_shape(shape);
+  return runtime::detail::plan_call(state_of(s_).plan, 0, &run).workspace_bytes;
+}
 size_t Scan::element_size() const { return state_of(s_).plan.element_bytes; }
 size_t Scan::input_size() const { return state_of(s_).plan.input_bytes; }
 

@@ -18,6 +18,40 @@ SG_BEGIN(scan)
 // ---- scan 'SG_P'SG_FROM ----
 SG_TYPES
 
+SG_BEGIN(shaped)
+SG_BEGIN(rows)
+// Bytes of workspace SG_FUNCTION needs for `rows` rows of `length` elements with these row
+// strides; 0 for a shape it refuses.
+size_t SG_WORKSPACE_BYTES(uint64_t rows, uint64_t length, uint64_t in_row_stride = 0, uint64_t out_row_stride = 0);
+
+// The SG_MODE_WORDS of each of `rows` rows of `length` elements on its own, from init (shape = rows),
+// on `stream`, one launch: input row r at in + r * in_row_stride elements (0: length), output row r at
+// r * out_row_stride (0: in_row_stride); both strides at least the length.
+SG_BEGIN(aggregate)
+// aggregates[r] receives the total of row r, without init (rows elements).
+SG_END(aggregate)
+SG_END(rows)
+SG_BEGIN(strided)
+// Bytes of workspace SG_FUNCTION needs for this array; 0 for a shape it refuses.
+size_t SG_WORKSPACE_BYTES(int rank, const uint64_t* extents, const uint64_t* in_strides, const uint64_t* out_strides,
+                          int axis);
+
+// The SG_MODE_WORDS of every line along `axis` of the rank-`rank` array (1..4) of `extents`, on its
+// own, from init (shape = strided), on `stream`, one launch: strides in elements, out_strides null for
+// the input's.
+SG_BEGIN(aggregate)
+// aggregates receives the total of each line, without init (one per line, row-major over the other
+// dimensions).
+SG_END(aggregate)
+SG_END(strided)
+// workspace: device memory of at least SG_WORKSPACE_BYTES(...) bytes, 16-byte aligned; it needs no
+// initialisation (a call of more than one block zeroes it with cudaMemsetAsync on `stream`). One
+// workspace serves one call at a time. Returns cudaErrorInvalidValue, launching nothing, for a shape
+// the scan refuses, a null pointer where there are elements, or a workspace too small or misaligned;
+// otherwise the launch's status (cudaGetLastError).
+cudaError_t SG_FUNCTION(SG_PARAMS = 0);
+SG_END(shaped)
+SG_BEGIN(flat)
 SG_BEGIN(device)
 // Bytes of workspace a call of SG_FUNCTION with n elements needs; 0 when n < 0 or n is more
 // than one call scans.
@@ -67,6 +101,7 @@ SG_END(running_total)
 // cudaSuccess without a launch when n == 0; otherwise the launch's status (cudaGetLastError).
 SG_END(segments)
 cudaError_t SG_FUNCTION(SG_PARAMS = 0);
+SG_END(flat)
 SG_END(scan)
 
 #endif  // SG_GUARD

@@ -12,6 +12,38 @@ SG_HEADER_TEXT
 SG_BEGIN(scan)
 
 // ---- host wrappers of scan 'SG_P' ----
+SG_BEGIN(shaped)
+SG_SHAPE_CALL
+size_t SG_WORKSPACE_BYTES(SG_SHAPE_PARAMS) {
+  SG_NAME(shape_call) call;
+  return SG_SHAPE_CHECK ? static_cast<size_t>(call.workspace_bytes) : 0u;
+}
+
+cudaError_t SG_FUNCTION(SG_PARAMS) {
+  SG_NAME(shape_call) call;
+  if (!SG_SHAPE_CHECK) return cudaErrorInvalidValue;
+  if (call.in_span > 0 && (SG_NULL_DATA)) return cudaErrorInvalidValue;
+SG_BEGIN(aggregate)
+  if (call.aggregates > 0 && aggregates == nullptr) return cudaErrorInvalidValue;
+SG_END(aggregate)
+  if (workspace == nullptr || workspace_bytes < call.workspace_bytes || reinterpret_cast<uintptr_t>(workspace) % 16u != 0u)
+    return cudaErrorInvalidValue;
+  if (call.blocks > 1) {  // the ticket and the statuses (one block reads neither)
+    const cudaError_t zeroed = cudaMemsetAsync(workspace, 0, static_cast<size_t>(call.workspace_bytes), stream);
+    if (zeroed != cudaSuccess) return zeroed;
+  }
+  const unsigned int blocks = static_cast<unsigned int>(call.blocks);
+SG_BEGIN(strided)
+  if (call.axis_kernel) {
+    SG_KERNEL1<<<blocks, SG_BLOCK_THREADS, 0, stream>>>(SG_ARGS1);
+    return cudaGetLastError();
+  }
+SG_END(strided)
+  SG_KERNEL0<<<blocks, SG_BLOCK_THREADS, 0, stream>>>(SG_ARGS0);
+  return cudaGetLastError();
+}
+SG_END(shaped)
+SG_BEGIN(flat)
 SG_BEGIN(device)
 SG_WORKSPACE_FUNCTION
 
@@ -64,5 +96,6 @@ SG_END(reduce_then_scan)
 SG_BEGIN(device)
 
 SG_END(device)
+SG_END(flat)
 SG_END(scan)
 #endif  // __CUDACC_RTC__

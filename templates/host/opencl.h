@@ -221,6 +221,78 @@ inline cl_int SG_NAME(build)(cl_context context, std::string* log = nullptr) {
 // call builds it again. Call it when no call on that context is running.
 inline void SG_NAME(release)(cl_context context) { SG_NS::release(context); }
 
+SG_BEGIN(shaped)
+SG_SHAPE_CALL
+SG_BEGIN(rows)
+// Bytes of workspace SG_FUNCTION needs for `rows` rows of `length` elements with these row
+// strides; 0 for a shape it refuses.
+inline size_t SG_WORKSPACE_BYTES(uint64_t rows, uint64_t length, uint64_t in_row_stride = 0,
+                                 uint64_t out_row_stride = 0) {
+  SG_NAME(shape_call) call;
+  return SG_SHAPE_CHECK ? static_cast<size_t>(call.workspace_bytes) : 0u;
+}
+
+// The SG_MODE_WORDS of each of `rows` rows of `length` elements on its own, from init (shape = rows),
+// enqueued on `queue`, one kernel: input row r at element r * in_row_stride of `in` (0: length),
+// output row r at r * out_row_stride (0: in_row_stride); both strides at least the length.
+SG_BEGIN(aggregate)
+// aggregates receives the total of each row, without init (rows elements).
+SG_END(aggregate)
+SG_END(rows)
+SG_BEGIN(strided)
+// Bytes of workspace SG_FUNCTION needs for this array; 0 for a shape it refuses.
+inline size_t SG_WORKSPACE_BYTES(int rank, const uint64_t* extents, const uint64_t* in_strides,
+                                 const uint64_t* out_strides, int axis) {
+  SG_NAME(shape_call) call;
+  return SG_SHAPE_CHECK ? static_cast<size_t>(call.workspace_bytes) : 0u;
+}
+
+// The SG_MODE_WORDS of every line along `axis` of the rank-`rank` array (1..4) of `extents`, on its
+// own, from init (shape = strided), enqueued on `queue`, one kernel: strides in elements, out_strides
+// null for the input's.
+SG_BEGIN(aggregate)
+// aggregates receives the total of each line, without init (one per line, row-major over the other
+// dimensions).
+SG_END(aggregate)
+SG_END(strided)
+// workspace: a buffer of at least SG_WORKSPACE_BYTES(...) bytes; it needs no initialisation (a call of
+// more than one work-group zeroes it with clEnqueueFillBuffer first). One workspace serves one call at
+// a time. Returns CL_INVALID_VALUE for a shape the scan refuses or a buffer too small for it,
+// CL_INVALID_MEM_OBJECT for a missing buffer, CL_INVALID_COMMAND_QUEUE for an out-of-order queue, the
+// build's error, or the status of the enqueues.
+inline cl_int SG_FUNCTION(SG_PARAMS) {
+  SG_NAME(shape_call) call;
+  if (!SG_SHAPE_CHECK || call.in_span > 9223372036854775807ull || call.out_span > 9223372036854775807ull)
+    return CL_INVALID_VALUE;
+  cl_int status = CL_SUCCESS;
+  if (call.in_span > 0) status = scangen_opencl_check_buffer_v1(in, static_cast<int64_t>(call.in_span), sizeof(SG_IN));
+SG_BEGIN(output)
+  if (status == CL_SUCCESS && call.out_span > 0)
+    status = scangen_opencl_check_buffer_v1(SG_OUTPUT, static_cast<int64_t>(call.out_span), sizeof(SG_T));
+SG_END(output)
+SG_BEGIN(aggregate)
+  if (status == CL_SUCCESS && call.aggregates > 0)
+    status = scangen_opencl_check_buffer_v1(aggregates, static_cast<int64_t>(call.aggregates), sizeof(SG_T));
+SG_END(aggregate)
+  size_t workspace_size = 0;
+  if (status == CL_SUCCESS)
+    status = scangen_opencl_buffer_size_v1(workspace, static_cast<size_t>(call.workspace_bytes), &workspace_size);
+  SG_NS::Program* program = nullptr;
+  if (status == CL_SUCCESS) status = SG_NS::program_for(queue, &program);
+  if (status != CL_SUCCESS) return status;
+  if (call.blocks > 1) {  // the ticket and the statuses (one work-group reads neither)
+    const cl_uchar zero = 0;
+    status = clEnqueueFillBuffer(queue, workspace, &zero, 1, 0, static_cast<size_t>(call.workspace_bytes), 0, nullptr,
+                                 nullptr);
+    if (status != CL_SUCCESS) return status;
+  }
+SG_BEGIN(strided)
+  if (call.axis_kernel) return SG_NS::launch(queue, program, SG_INDEX1, call.blocks, SG_BLOCK_THREADS, {SG_ARGS1});
+SG_END(strided)
+  return SG_NS::launch(queue, program, SG_INDEX0, call.blocks, SG_BLOCK_THREADS, {SG_ARGS0});
+}
+SG_END(shaped)
+SG_BEGIN(flat)
 SG_BEGIN(device)
 // Bytes of workspace a call of SG_FUNCTION with n elements needs; 0 when n < 0 or n is more
 // than one call scans.
@@ -318,6 +390,7 @@ SG_BEGIN(reduce_then_scan)
   return SG_NS::launch(queue, program, SG_INDEX2, SG_GRID2, SG_BLOCK_THREADS, {SG_ARGS2});
 SG_END(reduce_then_scan)
 }
+SG_END(flat)
 SG_END(scan)
 
 #endif  // SG_GUARD

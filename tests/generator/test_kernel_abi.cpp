@@ -21,6 +21,7 @@
 #include "scan_sweep.h"
 #include "segmented_sweep.h"
 #include "scangen/generator/emit.h"
+#include "scangen/dsl/dsl.h"
 #include "scangen/generator/plan.h"
 
 namespace {
@@ -63,10 +64,28 @@ std::vector<std::string> parameter_names(const std::string& text, const std::str
   return names;
 }
 
+// The kernels of shape = rows and shape = strided, every mode, with and
+// without aggregates and init.
+std::vector<scangen::dsl::Spec> shape_specs() {
+  std::vector<scangen::dsl::Spec> specs;
+  for (const char* shape : {"rows", "strided"})
+    for (const char* mode : {"inclusive", "exclusive", "both"})
+      for (const char* extra : {"", " outputs = aggregate; init = 3;"}) {
+        const std::string text = std::string("scan s { type = i32; input = u8; op = add; level = device; shape = ") +
+                                 shape + "; mode = " + mode + ";" + extra + " }";
+        scangen::dsl::Document doc = scangen::dsl::load("shape.scan", text);
+        INFO(doc.diagnostics().render());
+        REQUIRE(doc.ok());
+        specs.push_back(doc.specs().at(0));
+      }
+  return specs;
+}
+
 void check_backend(Backend backend) {
   std::vector<scangen::test::ScanCase> cases = scangen::test::scan_cases(backend);
   for (scangen::test::ScanCase& c : scangen::test::device_cases(backend)) cases.push_back(std::move(c));
   for (scangen::test::ScanCase& c : scangen::test::segmented_cases(backend)) cases.push_back(std::move(c));
+  for (const scangen::dsl::Spec& s : shape_specs()) cases.push_back(scangen::test::ScanCase{s, "int"});
   int kernels = 0;
   for (const scangen::test::ScanCase& c : cases) {
     const Plan plan = scangen::generator::make_plan(c.spec, backend);

@@ -4,6 +4,7 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "scangen/dsl/dsl.h"
 #include "scangen/generator/emit.h"
@@ -419,4 +420,115 @@ TEST_CASE("a segmented spec prints its segments and reads back the same", "[unit
   const scangen::dsl::Spec keys = load_one("scan s { type = i32; op = add; segments = keys; key = f32; }");
   CHECK(load_one(keys.to_string()) == keys);
   CHECK(!(keys == spec));
+}
+
+// ---- shape = rows / strided ---------------------------------------------------
+
+namespace {
+
+using scangen::generator::RunShape;
+using scangen::generator::shape_call;
+
+RunShape rows_shape(uint64_t rows, uint64_t length, uint64_t stride = 0, uint64_t out_stride = 0) {
+  RunShape s;
+  s.rows = rows;
+  s.length = length;
+  s.in_row_stride = stride;
+  s.out_row_stride = out_stride;
+  return s;
+}
+
+RunShape strided_shape(std::vector<uint64_t> extents, std::vector<uint64_t> strides, int axis) {
+  RunShape s;
+  s.rank = static_cast<int>(extents.size());
+  s.axis = axis;
+  for (size_t d = 0; d < extents.size() && d < 4; ++d) {  // a rank of 5 keeps 4
+    s.extents[d] = extents[d];
+    s.in_strides[d] = strides[d];
+  }
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("plan: a flat scan has no shape and its text does not change", "[plan][shape]") {
+  const Plan p = make_plan(load_one("scan s { type = i32; op = add; level = device; }"), Backend::Cuda);
+  CHECK(p.shape == scangen::dsl::Shape::Flat);
+  CHECK(p.shape_shared_bytes == 0);
+  REQUIRE(p.kernels.size() == 1);
+  CHECK(p.kernels[0].name == "s_scan_kernel");
+  CHECK_THROWS_WITH(shape_call(p, rows_shape(2, 3)), Catch::Contains("has no run-time shape"));
+}
+
+TEST_CASE("plan: shape = rows has one kernel of the shape's geometry", "[plan][shape]") {
+  for (Backend b : {Backend::Cuda, Backend::OpenCL}) {
+    const Plan p = make_plan(load_one("scan s { type = f32; op = add; level = device; shape = rows; }"), b);
+    REQUIRE(p.kernels.size() == 1);
+    CHECK(p.kernels[0].name == "s_rows_kernel");
+    CHECK(p.kernels[0].blocks == scangen::generator::Grid::Shaped);
+    CHECK(p.entry_kernel == "s_rows_kernel");
+    CHECK(p.shape_shared_bytes > 0);
+    CHECK(scangen::generator::to_string(p).find("shape: rows") != std::string::npos);
+    // Many short rows share tiles; long rows span them; tiles x status bytes of workspace.
+    const auto many = shape_call(p, rows_shape(1000, 3));
+    CHECK(many.blocks == (3000 + p.tile - 1) / p.tile);
+    const auto few = shape_call(p, rows_shape(3, 2 * p.tile + 1, 3 * p.tile));
+    CHECK(few.blocks == (6 * p.tile + 3 + p.tile - 1) / p.tile);
+    CHECK(few.workspace_bytes == 16 + few.blocks * p.status_bytes);
+    CHECK(few.zero_bytes == few.workspace_bytes);
+    CHECK(few.in_span == 2 * 3 * p.tile + 2 * p.tile + 1);
+    CHECK(few.out_row_stride == 3 * p.tile);                 // the outputs' stride defaults to the input's
+    CHECK(shape_call(p, rows_shape(1, 5)).zero_bytes == 0);  // one tile zeroes nothing
+    CHECK(shape_call(p, rows_shape(0, 5)).blocks == 1);
+    CHECK(scangen::generator::launch_blocks(p, p.kernels[0], rows_shape(1000, 3)) == many.blocks);
+    CHECK_THROWS_WITH(shape_call(p, rows_shape(2, 10, 9)), Catch::Contains("below the row length"));
+    CHECK_THROWS_WITH(shape_call(p, rows_shape(1ull << 40, 1ull << 40)), Catch::Contains("overflows 64 bits"));
+    CHECK_THROWS_WITH(shape_call(p, strided_shape({2, 2}, {2, 1}, 0)), Catch::Contains("not a strided shape"));
+  }
+}
+
+TEST_CASE("plan: shape = strided takes the rows kernel for a contiguous axis, else the axis kernel", "[plan][shape]") {
+  const Plan p = make_plan(load_one("scan s { type = f32; op = add; level = device; shape = strided; }"),
+                           scangen::generator::Target{Backend::Cuda, 90});
+  REQUIRE(p.kernels.size() == 2);
+  CHECK(p.kernels[0].name == "s_rows_kernel");
+  CHECK(p.kernels[1].name == "s_axis_kernel");
+  // The contiguous axis of a row-major (R, C) matrix: rows.
+  auto c = shape_call(p, strided_shape({1000, 64}, {64, 1}, 1));
+  CHECK(c.kernel == &p.kernels[0]);
+  CHECK(c.rows == 1000);
+  CHECK(c.length == 64);
+  CHECK(c.in_row_stride == 64);
+  // A 3-d array along its last axis whose lines lie evenly: rows too.
+  c = shape_call(p, strided_shape({4, 5, 6}, {30, 6, 1}, 2));
+  CHECK(c.kernel == &p.kernels[0]);
+  CHECK(c.rows == 20);
+  // Lines that do not lie evenly (a sliced middle dimension): the axis kernel.
+  c = shape_call(p, strided_shape({4, 5, 6}, {60, 6, 1}, 2));
+  CHECK(c.kernel == &p.kernels[1]);
+  // The column scan: 32 lanes across 32 columns, chunks of (threads / 32) x items rows.
+  c = shape_call(p, strided_shape({1 << 20, 32}, {32, 1}, 0));
+  CHECK(c.kernel == &p.kernels[1]);
+  CHECK(c.lanes == 32);
+  const uint64_t chunk = static_cast<uint64_t>(p.block_threads / 32) * p.items;
+  CHECK(c.blocks == ((1u << 20) + chunk - 1) / chunk);
+  CHECK(c.extent[3] == (1u << 20));
+  CHECK(c.in_stride[3] == 32);
+  CHECK(c.extent[2] == 32);
+  CHECK(c.extent[0] == 1);
+  // Two columns: 2 lanes, deeper chunks.
+  c = shape_call(p, strided_shape({1 << 20, 2}, {2, 1}, 0));
+  CHECK(c.lanes == 2);
+  CHECK(c.blocks == ((1u << 20) + static_cast<uint64_t>(p.block_threads / 2) * p.items - 1) /
+                        (static_cast<uint64_t>(p.block_threads / 2) * p.items));
+  CHECK_THROWS_WITH(shape_call(p, strided_shape({2, 2, 2, 2, 2}, {16, 8, 4, 2, 1}, 0)),
+                    Catch::Contains("1 to 4 dimensions"));
+  CHECK_THROWS_WITH(shape_call(p, strided_shape({2, 2}, {2, 1}, 2)), Catch::Contains("not a dimension"));
+  CHECK_THROWS_WITH(shape_call(p, rows_shape(2, 2)), Catch::Contains("not rows"));
+}
+
+TEST_CASE("plan: a shape refuses what it is not generated with", "[plan][shape]") {
+  scangen::dsl::Spec s = load_one("scan s { type = i32; op = add; level = device; shape = rows; }");
+  s.algorithm = scangen::dsl::Algorithm::ReduceThenScan;
+  CHECK_THROWS_WITH(make_plan(s, Backend::Cuda), Catch::Contains("needs a device-level decoupled_lookback scan"));
 }

@@ -169,6 +169,14 @@ std::vector<Algorithm> all_algorithms();
 std::vector<BuiltinOp> all_builtin_ops();
 std::vector<MathFn> all_math_fns();
 
+// The run-time shape of a device scan's data (`shape = ...;`).
+// flat: one contiguous array of n elements; rows: `rows` rows of `length`
+// elements with a row stride, each scanned on its own; strided: every line
+// along one axis of an N-d array (rank 1..4) given by extents and strides.
+enum class Shape : uint8_t { Flat, Rows, Strided };
+const char* to_string(Shape v);
+std::optional<Shape> shape_from_name(std::string_view s);
+
 // ---- Typed expressions ----------------------------------------------------
 
 enum class ExprKind : uint8_t {
@@ -275,6 +283,9 @@ struct Spec {
   Segments segments = Segments::None;
   ScalarKind offset = ScalarKind::U32;
   ScalarKind key = ScalarKind::I32;
+  // `shape = rows;` / `shape = strided;` (device level, decoupled_lookback):
+  // the run-time shape of the data. Printed only when not flat.
+  Shape shape = Shape::Flat;
 
   bool has_inclusive() const { return mode != Mode::Exclusive; }
   bool has_exclusive() const { return mode != Mode::Inclusive; }

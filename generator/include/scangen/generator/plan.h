@@ -56,6 +56,15 @@ enum class ParamRole : uint8_t {
   SegmentOffsets,     // const offset*: n_segments + 1 offsets (segments = offsets)
   SegmentCount,       // u64: n_segments (segments = offsets)
   SegmentKeys,        // const key*: n keys, a segment starts where the key changes (segments = keys)
+  // shape = rows / strided (u64 each, from the call's RunShape; see ShapeCall).
+  Rows,          // rows
+  Length,        // elements per row
+  InRowStride,   // elements from one input row to the next
+  OutRowStride,  // elements from one output row to the next
+  Extent,        // extent of dimension KernelParam::dim (0..2: the lines' dimensions, slowest first; 3: the axis)
+  InStride,      // input stride of that dimension, in elements
+  OutStride,     // output stride of that dimension, in elements
+  AxisLanes,     // lines a tile of the axis kernel covers (a power of two dividing the block)
 };
 const char* to_string(ParamRole r);
 
@@ -65,6 +74,7 @@ struct KernelParam {
   std::string type;  // in the dialect: "const P_In*", "P_T*", "u64"
   std::string name;
   std::string meaning;
+  int dim = 0;  // Extent, InStride, OutStride: the dimension
 };
 
 // What a kernel's grid covers (launch_blocks gives the count).
@@ -72,6 +82,7 @@ enum class Grid : uint8_t {
   Segments,  // warp and block level: ceil(n / (segment x groups per block)) blocks, none for n = 0
   Tiles,     // device level: max(1, ceil(n / tile)) blocks
   One,       // one block (reduce_then_scan's spine)
+  Shaped,    // shape = rows / strided: from the call's shape (launch_blocks with a RunShape)
 };
 
 // A kernel of the plan, launched with launch_blocks(plan, kernel, n) blocks
@@ -207,6 +218,11 @@ struct Plan {
     bool on() const { return form != dsl::Segments::None; }
   };
   Segmented segmented;
+  // shape = rows / strided (plan_shape.cpp): the kernels of the run-time
+  // shape, each a Grid::Shaped kernel of `kernels` (rows: the rows kernel;
+  // strided: the rows kernel, for a contiguous axis, then the axis kernel).
+  dsl::Shape shape = dsl::Shape::Flat;
+  size_t shape_shared_bytes = 0;  // the shape kernels' scan of thread totals (two buffers of P_T and flags)
 };
 
 // The plan of a scan for a target. Throws std::invalid_argument when the
@@ -245,6 +261,49 @@ uint64_t launch_blocks(const Plan& plan, const Kernel& kernel, uint64_t n);
 // the statuses), else 0 (one tile takes no ticket and reads no status;
 // reduce_then_scan writes its partials before it reads them).
 uint64_t workspace_zero_bytes(const Plan& plan, uint64_t n);
+
+// ---- shape = rows / strided: the run-time shape of a call ----------------
+
+// What the caller gives. Strides are in elements. rows: row r begins at
+// element r * in_row_stride of the input (out_row_stride of the outputs; 0:
+// as the input). strided: rank 1..4 dimensions, the axis scanned; the
+// outputs' strides all 0: as the input's.
+struct RunShape {
+  uint64_t rows = 0;
+  uint64_t length = 0;
+  uint64_t in_row_stride = 0;   // 0: length (dense rows)
+  uint64_t out_row_stride = 0;  // 0: in_row_stride
+  int rank = 0;
+  int axis = 0;
+  uint64_t extents[4] = {0, 0, 0, 0};
+  uint64_t in_strides[4] = {0, 0, 0, 0};
+  uint64_t out_strides[4] = {0, 0, 0, 0};
+};
+
+// A checked call of a shaped plan: the kernel it launches and every value
+// the kernel ABI's shape roles take. shape_call throws std::invalid_argument
+// with a sentence for a bad shape (a stride below the length, a rank out of
+// 1..4, an axis out of range, sizes that overflow 64 bits).
+struct ShapeCall {
+  const Kernel* kernel = nullptr;
+  uint64_t blocks = 0;
+  uint64_t workspace_bytes = 0;  // the look-back's header and statuses
+  uint64_t zero_bytes = 0;       // zeroed before the call (0: one tile)
+  uint64_t in_span = 0;          // input elements from the base the kernel may read (0: none)
+  uint64_t out_span = 0;         // output elements from the base it may write
+  uint64_t aggregates = 0;       // aggregate elements: one per row or line
+  // The values of the shape roles (rows kernel; axis kernel: dims 0..2 the
+  // lines' dimensions, slowest first, padded with extent 1; dim 3 the axis).
+  uint64_t rows = 0, length = 0, in_row_stride = 0, out_row_stride = 0;
+  uint64_t extent[4] = {0, 0, 0, 0}, in_stride[4] = {0, 0, 0, 0}, out_stride[4] = {0, 0, 0, 0};
+  uint64_t lanes = 0;  // AxisLanes
+  // The u64 a shape role takes (a std::logic_error for another role).
+  uint64_t value(const KernelParam& p) const;
+};
+ShapeCall shape_call(const Plan& plan, const RunShape& shape);
+uint64_t launch_blocks(const Plan& plan, const Kernel& kernel, const RunShape& shape);
+uint64_t workspace_bytes(const Plan& plan, const RunShape& shape);
+uint64_t workspace_zero_bytes(const Plan& plan, const RunShape& shape);
 
 // Readable, one decision per line, for `scangen explain`.
 std::string to_string(const Plan& plan);

@@ -69,6 +69,15 @@ class Evaluator {
   // (`running_total_in`: as for scan; a segmented spec has no running total.)
   Result scan_ranges(const void* input, uint64_t n, const std::vector<Range>& ranges,
                      const void* running_total_in = nullptr) const;
+  // shape = rows (shapes.cpp): `rows` rows of `length` input elements, row r
+  // at element r * row_stride of `input`, each scanned as a device scan from
+  // init. The outputs are dense (row r at r * length); aggregates: one per row.
+  Result scan_rows(const void* input, uint64_t rows, uint64_t length, uint64_t row_stride) const;
+  // shape = strided: every line along `axis` of the rank-`rank` array of
+  // `extents` with `strides` (in elements) scanned the same way. The outputs
+  // are dense, row-major over `extents`; aggregates: one per line, row-major
+  // over the other dimensions.
+  Result scan_strided(const void* input, int rank, const uint64_t* extents, const uint64_t* strides, int axis) const;
 
  private:
   dsl::Spec spec_;

@@ -82,6 +82,31 @@ class Scan {
   // Bytes of workspace a device-level scan of n elements needs (0 otherwise).
   uint64_t workspace_bytes(uint64_t n) const;
 
+  // ---- shape = rows / strided: the run-time shape, which CudaArgs and
+  // OpenCLArgs both carry (the spec's shape; n stays 0) ----
+  // rows: `rows` rows of `length` elements; input row r at in + r * row_stride
+  // elements (0: length), output row r at r * out_row_stride (0: row_stride);
+  // aggregate: one element per row. Strides below the length are refused.
+  // strided: rank 1..4 extents and strides in elements (out_strides all 0:
+  // the input's), the axis scanned; aggregate: one element per line, in
+  // row-major order of the other dimensions.
+  struct ShapeArgs {
+    uint64_t rows = 0;
+    uint64_t length = 0;
+    uint64_t row_stride = 0;
+    uint64_t out_row_stride = 0;
+    struct Strided {
+      int rank = 0;
+      int axis = 0;
+      uint64_t extents[4] = {0, 0, 0, 0};
+      uint64_t strides[4] = {0, 0, 0, 0};
+      uint64_t out_strides[4] = {0, 0, 0, 0};
+    } strided;
+  };
+  // Bytes of workspace a call of a shaped scan with this shape needs; an
+  // Error for a flat scan or a shape it refuses.
+  uint64_t workspace_bytes(const ShapeArgs& shape) const;
+
   // ---- CUDA: device pointers and a CUstream (null: the default stream) ----
   // Outputs the spec does not have must be null; those it has must not be.
   // The workspace: null to use one the Scan manages (grown on demand), or
@@ -89,7 +114,7 @@ class Scan {
   // call at a time. It needs no initialisation: a decoupled look-back call
   // zeroes the part it uses on the call's stream before its kernel, so any
   // number of Scans and generated host wrappers may take turns on it.
-  struct CudaArgs {
+  struct CudaArgs : ShapeArgs {
     const void* in = nullptr;
     void* inclusive = nullptr;
     void* exclusive = nullptr;
@@ -154,7 +179,7 @@ class Scan {
   }
 
   // ---- OpenCL: buffers and a queue of the Runtime's context ----
-  struct OpenCLArgs {
+  struct OpenCLArgs : ShapeArgs {
     cl_mem in = nullptr;
     cl_mem inclusive = nullptr;
     cl_mem exclusive = nullptr;

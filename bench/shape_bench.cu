@@ -1,0 +1,152 @@
+// Batched-row and column scans (shape = rows / strided) against a copy of
+// the same bytes: f32 sums of rows (4096 x 4096, 65536 x 256, 2^20 x 32)
+// and of the columns of row-major matrices (1M x 32, 1M x 2, 65536 x 1024),
+// through the generated host wrappers (bench/specs/shape_bench.scan,
+// emitted with --header by scripts/gpu-check build), timed with CUDA events:
+// the median of --reps runs after warm-up. The copy is cudaMemcpyAsync of
+// the matrix (the scan reads it once and writes it once: the same bytes).
+// Each result is checked against a double-precision scan on the host first.
+//
+//   shape_bench [--reps 200] [--csv FILE]
+#include "shape_bench_gen.cu"
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+namespace {
+
+#define CHECK_CUDA(call)                                                                           \
+  do {                                                                                             \
+    const cudaError_t e_ = (call);                                                                 \
+    if (e_ != cudaSuccess) {                                                                       \
+      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
+      std::exit(1);                                                                                \
+    }                                                                                              \
+  } while (0)
+
+struct Case {
+  const char* name;
+  bool rows;  // rows (dim=1) or columns (dim=0)
+  uint64_t r, c;
+};
+
+template <class F>
+float median_ms(F&& f, int reps) {
+  cudaEvent_t a, b;
+  CHECK_CUDA(cudaEventCreate(&a));
+  CHECK_CUDA(cudaEventCreate(&b));
+  for (int i = 0; i < 5; ++i) f();
+  std::vector<float> t;
+  for (int i = 0; i < reps; ++i) {
+    CHECK_CUDA(cudaEventRecord(a));
+    f();
+    CHECK_CUDA(cudaEventRecord(b));
+    CHECK_CUDA(cudaEventSynchronize(b));
+    float ms = 0;
+    CHECK_CUDA(cudaEventElapsedTime(&ms, a, b));
+    t.push_back(ms);
+  }
+  CHECK_CUDA(cudaEventDestroy(a));
+  CHECK_CUDA(cudaEventDestroy(b));
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+// The scan of the case on the device, from d_in into d_out.
+cudaError_t scan(const Case& k, const float* d_in, float* d_out, void* ws, size_t ws_bytes) {
+  if (k.rows) return rows_sum_inclusive(d_in, d_out, k.r, k.c, k.c, k.c, ws, ws_bytes, 0);
+  const uint64_t extents[2] = {k.r, k.c}, strides[2] = {k.c, 1};
+  return cols_sum_inclusive(d_in, d_out, 2, extents, strides, nullptr, 0, ws, ws_bytes, 0);
+}
+
+size_t workspace(const Case& k) {
+  if (k.rows) return rows_sum_workspace_bytes(k.r, k.c, k.c, k.c);
+  const uint64_t extents[2] = {k.r, k.c}, strides[2] = {k.c, 1};
+  return cols_sum_workspace_bytes(2, extents, strides, nullptr, 0);
+}
+
+// Largest relative error against a double-precision host scan.
+double check(const Case& k, const std::vector<float>& in, const std::vector<float>& out) {
+  double worst = 0;
+  const uint64_t lines = k.rows ? k.r : k.c, len = k.rows ? k.c : k.r;
+  for (uint64_t l = 0; l < lines; ++l) {
+    double s = 0, mag = 0;
+    for (uint64_t p = 0; p < len; ++p) {
+      const uint64_t at = k.rows ? l * k.c + p : p * k.c + l;
+      s += in[at];
+      mag += std::fabs(in[at]);
+      worst = std::max(worst, std::fabs(out[at] - s) / std::max(1.0, mag));
+    }
+  }
+  return worst;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int reps = 200;
+  std::string csv;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--reps" && i + 1 < argc) {
+      reps = std::atoi(argv[++i]);
+    } else if (a == "--csv" && i + 1 < argc) {
+      csv = argv[++i];
+    } else {
+      std::fprintf(stderr, "usage: shape_bench [--reps N] [--csv FILE]\n");
+      return 2;
+    }
+  }
+  const Case cases[] = {
+      {"rows 4096 x 4096", true, 4096, 4096},          {"rows 65536 x 256", true, 65536, 256},
+      {"rows 2^20 x 32", true, 1u << 20, 32},          {"columns 1M x 32", false, 1u << 20, 32},
+      {"columns 1M x 2", false, 1u << 20, 2},          {"columns 65536 x 1024", false, 65536, 1024},
+  };
+  cudaDeviceProp prop;
+  CHECK_CUDA(cudaGetDeviceProperties(&prop, 0));
+  std::printf("# shape_bench on %s, median of %d runs (CUDA events)\n\n", prop.name, reps);
+  std::printf("| case | scan (us) | copy (us) | scan / copy speed | GB/s (read + write) | max rel. error |\n");
+  std::printf("|---|---|---|---|---|---|\n");
+  FILE* out_csv = csv.empty() ? nullptr : std::fopen(csv.c_str(), "w");
+  if (out_csv) std::fprintf(out_csv, "case,rows,cols,scan_us,copy_us,ratio,gbps\n");
+  int failed = 0;
+  for (const Case& k : cases) {
+    const uint64_t n = k.r * k.c;
+    std::vector<float> h(n);
+    uint32_t x = 12345;
+    for (float& v : h) v = static_cast<float>((x = x * 1664525u + 1013904223u) >> 8) / 16777216.0f - 0.5f;
+    float *d_in = nullptr, *d_out = nullptr;
+    void* ws = nullptr;
+    const size_t ws_bytes = workspace(k);
+    CHECK_CUDA(cudaMalloc(&d_in, n * 4));
+    CHECK_CUDA(cudaMalloc(&d_out, n * 4));
+    CHECK_CUDA(cudaMalloc(&ws, ws_bytes));
+    CHECK_CUDA(cudaMemcpy(d_in, h.data(), n * 4, cudaMemcpyHostToDevice));
+    CHECK_CUDA(scan(k, d_in, d_out, ws, ws_bytes));
+    std::vector<float> got(n);
+    CHECK_CUDA(cudaMemcpy(got.data(), d_out, n * 4, cudaMemcpyDeviceToHost));
+    const double err = check(k, h, got);
+    if (err > 1e-4) ++failed;
+    const float scan_ms = median_ms([&] { CHECK_CUDA(scan(k, d_in, d_out, ws, ws_bytes)); }, reps);
+    const float copy_ms =
+        median_ms([&] { CHECK_CUDA(cudaMemcpyAsync(d_out, d_in, n * 4, cudaMemcpyDeviceToDevice, 0)); }, reps);
+    const double gbps = 2.0 * n * 4 / (scan_ms * 1e6);
+    std::printf("| %s | %.1f | %.1f | %.3f | %.0f | %.1e%s |\n", k.name, scan_ms * 1e3, copy_ms * 1e3,
+                copy_ms / scan_ms, gbps, err, err > 1e-4 ? " WRONG" : "");
+    if (out_csv)
+      std::fprintf(out_csv, "%s,%llu,%llu,%.2f,%.2f,%.4f,%.1f\n", k.name, (unsigned long long)k.r,
+                   (unsigned long long)k.c, scan_ms * 1e3, copy_ms * 1e3, copy_ms / scan_ms, gbps);
+    CHECK_CUDA(cudaFree(d_in));
+    CHECK_CUDA(cudaFree(d_out));
+    CHECK_CUDA(cudaFree(ws));
+  }
+  if (out_csv) std::fclose(out_csv);
+  return failed ? 1 : 0;
+}

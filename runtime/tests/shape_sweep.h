@@ -1,0 +1,266 @@
+// The sweep of shape = rows and shape = strided, shared by the OpenCL and
+// CUDA runtime tests: specs of every element size (4 to 32 bytes), exact
+// non-commutative operators, f32 with a tolerance, a converted input; every
+// mode, init and per-row aggregates; awkward shapes. Inputs random (the seed
+// printed), outputs and aggregates poisoned: every element of the shape
+// must be the reference's, and every other byte (gaps between rows, the
+// element after the aggregates) must keep its poison.
+//
+// A backend gives: Buffer upload(bytes), std::vector<uint8_t> download(Buffer, bytes),
+// void run(const Scan&, Buffer in, Buffer inc, Buffer exc, Buffer agg, const Case&).
+#pragma once
+
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "scangen/reference/reference.h"
+#include "scangen/runtime/runtime.h"
+
+namespace scangen::test::shapes {
+
+constexpr uint8_t kPoison = 0xA5;
+
+struct Case {
+  std::string name;
+  // rows
+  uint64_t rows = 0, length = 0, row_stride = 0, out_row_stride = 0;
+  // strided
+  int rank = 0, axis = 0;
+  std::vector<uint64_t> extents, strides, out_strides;
+};
+
+// The args' shape fields from a case (CudaArgs and OpenCLArgs alike).
+template <class Args>
+void set_shape(Args& a, const Case& c) {
+  a.rows = c.rows;
+  a.length = c.length;
+  a.row_stride = c.row_stride;
+  a.out_row_stride = c.out_row_stride;
+  a.strided.rank = c.rank;
+  a.strided.axis = c.axis;
+  for (int d = 0; d < c.rank; ++d) {
+    a.strided.extents[d] = c.extents[d];
+    a.strided.strides[d] = c.strides[d];
+    a.strided.out_strides[d] = c.out_strides.empty() ? 0 : c.out_strides[d];
+  }
+}
+
+// The strided view of a case: extents, input and output strides.
+struct View {
+  std::vector<uint64_t> extents, in, out;
+  int axis = 0;
+};
+inline View view(const Case& c) {
+  if (c.rank == 0) {
+    const uint64_t in = c.row_stride ? c.row_stride : c.length;
+    return {{c.rows, c.length}, {in, 1}, {c.out_row_stride ? c.out_row_stride : in, 1}, 1};
+  }
+  return {c.extents, c.strides, c.out_strides.empty() ? c.strides : c.out_strides, c.axis};
+}
+
+// Elements from the base a walk over extents with strides touches.
+inline uint64_t span(const std::vector<uint64_t>& e, const std::vector<uint64_t>& s) {
+  uint64_t last = 0;
+  for (size_t d = 0; d < e.size(); ++d) {
+    if (e[d] == 0) return 0;
+    last += (e[d] - 1) * s[d];
+  }
+  return last + 1;
+}
+
+inline ref::Tolerance tolerance(const dsl::Spec& s, uint64_t length) {
+  if (!s.type.contains_float()) return {};
+  return {1e-4, 1e-5 * static_cast<double>(std::max<uint64_t>(length, 10))};
+}
+
+// Compares one output (dense reference `want`) against `got` laid out with
+// the output strides; counts wrong elements and touched gap bytes.
+inline void compare(const dsl::Spec& s, const View& v, const std::vector<uint8_t>& want,
+                    const std::vector<uint8_t>& got, const char* what) {
+  const size_t es = s.type.size();
+  std::vector<uint8_t> covered(got.size() / es, 0);
+  uint64_t total = 1;
+  for (uint64_t e : v.extents) total *= e;
+  uint64_t wrong = 0, first_wrong = total, first_at = 0;
+  for (uint64_t i = 0; i < total; ++i) {
+    uint64_t rest = i, at = 0;
+    for (size_t d = v.extents.size(); d-- > 0;) {
+      at += (rest % v.extents[d]) * v.out[d];
+      rest /= v.extents[d];
+    }
+    covered[at] = 1;
+    if (!ref::values_match(s.type, got.data() + at * es, want.data() + i * es, tolerance(s, v.extents[v.axis]))) {
+      if (wrong++ == 0) {
+        first_wrong = i;
+        first_at = at;
+      }
+    }
+  }
+  uint64_t touched = 0;
+  for (size_t e = 0; e < covered.size(); ++e)
+    if (!covered[e])
+      for (size_t b = 0; b < es; ++b) touched += got[e * es + b] != kPoison;
+  INFO(what << ": " << wrong << " wrong elements (the first: dense index " << first_wrong
+            << (wrong ? ", got " + ref::format_value(s.type, got.data() + first_at * es) + ", want " +
+                            ref::format_value(s.type, want.data() + first_wrong * es)
+                      : std::string())
+            << "), " << touched << " bytes of the gaps written");
+  CHECK(wrong == 0);
+  CHECK(touched == 0);
+}
+
+template <class Backend>
+void run_case(Backend& b, const Scan& scan, const Case& c, std::mt19937_64& rng) {
+  const dsl::Spec& s = scan.spec();
+  const View v = view(c);
+  INFO("shape " << c.name);
+  const size_t is = s.input.size(), es = s.type.size();
+  const uint64_t in_span = span(v.extents, v.in), out_span = span(v.extents, v.out);
+  std::vector<uint8_t> in(in_span * is);
+  ref::fill_random(s.input, in.data(), in_span, rng);
+  const ref::Evaluator eval(s);
+  const ref::Evaluator::Result want =
+      c.rank == 0 ? eval.scan_rows(in.data(), c.rows, c.length, v.in[0])
+                  : eval.scan_strided(in.data(), c.rank, c.extents.data(), c.strides.data(), c.axis);
+  uint64_t lines = 1;
+  for (size_t d = 0; d < v.extents.size(); ++d)
+    if (static_cast<int>(d) != v.axis) lines *= v.extents[d];
+  const std::vector<uint8_t> poison_out((out_span + 1) * es, kPoison), poison_agg((lines + 1) * es, kPoison);
+  auto d_in = b.upload(in);
+  auto d_inc = b.upload(s.has_inclusive() ? poison_out : std::vector<uint8_t>{});
+  auto d_exc = b.upload(s.has_exclusive() ? poison_out : std::vector<uint8_t>{});
+  auto d_agg = b.upload(s.aggregate ? poison_agg : std::vector<uint8_t>{});
+  b.run(scan, d_in, s.has_inclusive() ? d_inc : nullptr, s.has_exclusive() ? d_exc : nullptr,
+        s.aggregate ? d_agg : nullptr, c);
+  if (s.has_inclusive()) compare(s, v, want.inclusive, b.download(d_inc, poison_out.size()), "inclusive");
+  if (s.has_exclusive()) compare(s, v, want.exclusive, b.download(d_exc, poison_out.size()), "exclusive");
+  if (s.aggregate) {
+    const std::vector<uint8_t> got = b.download(d_agg, poison_agg.size());
+    uint64_t wrong = 0;
+    for (uint64_t l = 0; l < lines; ++l)
+      wrong += !ref::values_match(s.type, got.data() + l * es, want.aggregates.data() + l * es,
+                                  tolerance(s, v.extents[v.axis]));
+    INFO("aggregates: " << wrong << " of " << lines << " wrong");
+    CHECK(wrong == 0);
+    CHECK(std::all_of(got.end() - static_cast<long>(es), got.end(), [](uint8_t x) { return x == kPoison; }));
+  }
+  b.release(d_in);
+  b.release(d_inc);
+  b.release(d_exc);
+  b.release(d_agg);
+}
+
+inline Case rows(uint64_t r, uint64_t length, uint64_t stride = 0, uint64_t out_stride = 0) {
+  Case c;
+  c.name = std::to_string(r) + " rows x " + std::to_string(length) + " (strides " + std::to_string(stride) + ", " +
+           std::to_string(out_stride) + ")";
+  c.rows = r;
+  c.length = length;
+  c.row_stride = stride;
+  c.out_row_stride = out_stride;
+  return c;
+}
+
+inline Case strided(std::vector<uint64_t> extents, std::vector<uint64_t> strides, int axis,
+                    std::vector<uint64_t> out_strides = {}) {
+  Case c;
+  c.rank = static_cast<int>(extents.size());
+  c.axis = axis;
+  c.name = "extents";
+  for (uint64_t e : extents) c.name += " " + std::to_string(e);
+  c.name += ", strides";
+  for (uint64_t e : strides) c.name += " " + std::to_string(e);
+  if (!out_strides.empty()) {
+    c.name += ", out strides";
+    for (uint64_t e : out_strides) c.name += " " + std::to_string(e);
+  }
+  c.name += ", axis " + std::to_string(axis);
+  c.extents = std::move(extents);
+  c.strides = std::move(strides);
+  c.out_strides = std::move(out_strides);
+  return c;
+}
+
+// Row-major strides of extents.
+inline std::vector<uint64_t> dense(const std::vector<uint64_t>& e) {
+  std::vector<uint64_t> s(e.size(), 1);
+  for (size_t d = e.size() - 1; d-- > 0;) s[d] = s[d + 1] * e[d + 1];
+  return s;
+}
+
+inline std::vector<Case> row_cases(uint64_t tile) {
+  return {rows(0, 5),
+          rows(1, 0),
+          rows(3, 0),
+          rows(1, 1),
+          rows(5, 1),
+          rows(1, tile - 1),
+          rows(1, tile),
+          rows(1, tile + 1),
+          rows(3, tile + 1),
+          rows(1000, 3),
+          rows(7, 3 * tile + 5),
+          rows(2, 2 * tile - 1),
+          rows(50, 37, 41, 45),
+          rows(4, 2 * tile + 3, 2 * tile + 10),
+          rows(333, 1, 2, 3),
+          rows(tile + 1, 2)};
+}
+
+inline std::vector<Case> strided_cases(uint64_t tile) {
+  std::vector<Case> v;
+  for (uint64_t cols : std::vector<uint64_t>{1, 2, 31, 33})
+    for (uint64_t r : std::vector<uint64_t>{1, tile - 1, tile + 1, 3 * 130 + 7})
+      v.push_back(strided({r, cols}, {cols, 1}, 0));
+  v.push_back(strided({1000, 7}, {7, 1}, 1));           // the contiguous axis: the rows kernel
+  v.push_back(strided({300, 5}, {11, 2}, 0, {5, 1}));   // input with gaps, dense outputs
+  v.push_back(strided({300, 5}, {1, 300}, 0, {5, 1}));  // column-major input
+  v.push_back(strided({300, 5}, {1, 300}, 0));          // column-major: the rows kernel
+  v.push_back(strided({0, 5}, {5, 1}, 0));              // empty lines
+  v.push_back(strided({5, 0}, {1, 1}, 0));              // no lines
+  v.push_back(strided({777}, {1}, 0));                  // rank 1
+  v.push_back(strided({777}, {3}, 0, {2}));             // rank 1, strided
+  for (int axis = 0; axis < 3; ++axis) v.push_back(strided({3, 70, 9}, dense({3, 70, 9}), axis));
+  for (int axis = 0; axis < 4; ++axis) v.push_back(strided({2, 3, 150, 5}, dense({2, 3, 150, 5}), axis));
+  v.push_back(strided({4, 6, 5}, {1, 40, 4}, 1, {30, 5, 1}));  // permuted input
+  return v;
+}
+
+// The specs: (text, whether to run the strided cases too).
+inline std::vector<std::string> spec_texts(const std::string& shape) {
+  const std::string d = " level = device; shape = " + shape + ";";
+  return {
+      "scan i32_inc { type = i32; op = add;" + d + " outputs = aggregate; }",
+      "scan i32_exc { type = i32; op = add;" + d + " mode = exclusive; init = 7; }",
+      "scan i32_both { type = i32; op = max;" + d + " mode = both; init = -5; outputs = aggregate; }",
+      "scan f32_sum { type = f32; op = add;" + d + " outputs = aggregate; }",
+      "scan u8_u32 { type = u32; input = u8; op = add;" + d + " mode = exclusive; }",
+      "type Aff { a: u32, b: u32 }\nscan aff { type = Aff; combine(x, y) = Aff { a: y.a * x.a, b: y.a * x.b + y.b };"
+      " identity = Aff { a: 1, b: 0 };" +
+          d + " mode = both; outputs = aggregate; }",
+      "type M { a: u32, b: u32, c: u32, d: u32 }\nscan mat { type = M; combine(x, y) = M { a: x.a * y.a + x.b * y.c,"
+      " b: x.a * y.b + x.b * y.d, c: x.c * y.a + x.d * y.c, d: x.c * y.b + x.d * y.d };"
+      " identity = M { a: 1, b: 0, c: 0, d: 1 };" +
+          d + " init = M { a: 2, b: 1, c: 1, d: 1 }; outputs = aggregate; }",
+      "type M8 { a: u64, b: u64, c: u64, d: u64 }\nscan mat64 { type = M8; combine(x, y) = M8 { a: x.a * y.a + x.b "
+      "* y.c, b: x.a * y.b + x.b * y.d, c: x.c * y.a + x.d * y.c, d: x.c * y.b + x.d * y.d };"
+      " identity = M8 { a: 1, b: 0, c: 0, d: 1 };" +
+          d + " mode = exclusive; }",
+  };
+}
+
+template <class Backend>
+void sweep(Backend& b, Runtime& rt, const std::string& shape, std::mt19937_64& rng) {
+  for (const std::string& text : spec_texts(shape)) {
+    const Scan scan = rt.compile(text);
+    INFO("scan " << scan.spec().name << " (shape = " << shape << ", tile " << scan.plan().tile << ")");
+    const uint64_t tile = scan.plan().tile;
+    for (const Case& c : shape == "rows" ? row_cases(tile) : strided_cases(tile)) run_case(b, scan, c, rng);
+  }
+}
+
+}  // namespace scangen::test::shapes

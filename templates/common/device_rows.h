@@ -1,0 +1,296 @@
+// Device level, shape = rows: `rows` rows of `length` elements, row r at
+// in + r * in_row_stride (outputs: out_row_stride), each scanned on its own
+// from init, in one launch of decoupled look-back.
+//
+// The rows are read as one virtual array of rows x length elements, element
+// g being row g / length, column g % length, cut into tiles of SG_TILE. An
+// element of column 0 is a head. A tile scans (head, value) pairs:
+// (f, a) . (g, b) = (f | g, g ? b : a . b), so that several short rows share
+// a tile, each restarting at its head. Across tiles: a tile that holds a head
+// publishes what follows its last head as INCLUSIVE at once (nothing before a
+// head matters to the tiles after it); a tile without one publishes its total
+// as AGGREGATE, looks back and publishes INCLUSIVE. A tile whose first
+// element is not a head looks back with the backend's look-back, which stops
+// at the nearest INCLUSIVE status: at the latest, the tile that holds the
+// row's head. Outputs and aggregates (one per row, its total without init)
+// are written by the tile that holds the element.
+//
+//   P_rows_kernel(in, outputs..., [aggregates], rows, length, in_row_stride, out_row_stride, workspace)
+//
+// grid = max(1, ceil(rows x length / SG_TILE)) blocks of SG_THREADS; with
+// more than one block, the workspace (16 bytes + a status per block) zeroed
+// before the call.
+//
+// Needs: common/device.h, the backend's look-back (sg_take_ticket,
+// sg_status_store, sg_status_load; CUDA: sg_warp_lookback).
+
+typedef struct {
+  SG_T v[2][SG_THREADS];
+  int f[2][SG_THREADS];
+  SG_T carry[32];
+  scangen_u64 tile;
+} SG_NAME(sg_shape_shared);
+
+// Where virtual element g of rows of `length` lies with a row stride.
+SG_FN scangen_u64 SG_NAME(sg_row_at)(scangen_u64 g, scangen_u64 length, scangen_u64 stride) {
+  return stride == length ? g : (g / length) * stride + g % length;
+}
+
+// Elements first .. first + SG_TILE - 1 of the virtual array (n elements),
+// this thread's SG_ITEMS in the blocked arrangement; the identity past n.
+// Staged through the exchange (coalesced reads along the rows) when the plan
+// stages its I/O.
+SG_FN void SG_NAME(sg_rows_load)(const SG_GLOBAL SG_IN* in, scangen_u64 first, scangen_u64 n, scangen_u64 length,
+                                 scangen_u64 stride, SG_T* items, SG_LOCAL SG_T* exchange) {
+  const int tid = SG_THREAD();
+#if SG_STAGED_IO
+#pragma unroll
+  for (int i = 0; i < SG_ITEMS; ++i) {
+    const int k = i * SG_THREADS + tid;
+    const scangen_u64 g = first + (scangen_u64)k;
+    exchange[SG_XPAD(k)] = g < n ? SG_CONVERT(in[SG_NAME(sg_row_at)(g, length, stride)]) : SG_IDENTITY();
+  }
+  SG_BARRIER();
+#pragma unroll
+  for (int i = 0; i < SG_ITEMS; ++i) items[i] = exchange[SG_XPAD(tid * SG_ITEMS + i)];
+  SG_BARRIER();
+#else
+  (void)exchange;
+#pragma unroll
+  for (int i = 0; i < SG_ITEMS; ++i) {
+    const scangen_u64 g = first + (scangen_u64)(tid * SG_ITEMS + i);
+    items[i] = g < n ? SG_CONVERT(in[SG_NAME(sg_row_at)(g, length, stride)]) : SG_IDENTITY();
+  }
+#endif
+}
+
+SG_FN void SG_NAME(sg_rows_store)(SG_GLOBAL SG_T* out, scangen_u64 first, scangen_u64 n, scangen_u64 length,
+                                  scangen_u64 stride, const SG_T* items, SG_LOCAL SG_T* exchange) {
+  const int tid = SG_THREAD();
+#if SG_STAGED_IO
+#pragma unroll
+  for (int i = 0; i < SG_ITEMS; ++i) exchange[SG_XPAD(tid * SG_ITEMS + i)] = items[i];
+  SG_BARRIER();
+#pragma unroll
+  for (int i = 0; i < SG_ITEMS; ++i) {
+    const int k = i * SG_THREADS + tid;
+    const scangen_u64 g = first + (scangen_u64)k;
+    if (g < n) out[SG_NAME(sg_row_at)(g, length, stride)] = exchange[SG_XPAD(k)];
+  }
+  SG_BARRIER();
+#else
+  (void)exchange;
+#pragma unroll
+  for (int i = 0; i < SG_ITEMS; ++i) {
+    const scangen_u64 g = first + (scangen_u64)(tid * SG_ITEMS + i);
+    if (g < n) out[SG_NAME(sg_row_at)(g, length, stride)] = items[i];
+  }
+#endif
+}
+
+// The block's ticket (none for a call of one block, which touches no
+// workspace), in shared->tile for every thread.
+SG_FN scangen_u64 SG_NAME(sg_shape_ticket)(SG_LOCAL SG_NAME(sg_shape_shared)* shared,
+                                           SG_GLOBAL unsigned char* workspace, scangen_u64 tiles) {
+  if (SG_THREAD() == 0) shared->tile = tiles == 1 ? 0 : SG_NAME(sg_take_ticket)(workspace, tiles - 1);
+  SG_BARRIER();
+  return shared->tile;
+}
+
+// The inclusive segmented scan of the threads' (flag, value) pairs, in place
+// in shared->v / f; returns the buffer that holds it. Every thread calls it.
+SG_FN int SG_NAME(sg_segmented_threads)(SG_LOCAL SG_NAME(sg_shape_shared)* shared, int flag, SG_T value) {
+  const int tid = SG_THREAD();
+  shared->f[0][tid] = flag;
+  shared->v[0][tid] = value;
+  SG_BARRIER();
+  int src = 0;
+  for (int d = 1; d < SG_THREADS; d <<= 1) {
+    int f = shared->f[src][tid];
+    SG_T v = shared->v[src][tid];
+    if (tid >= d && !f) {
+      v = SG_COMBINE(shared->v[src][tid - d], v);
+      f = shared->f[src][tid - d];
+    }
+    shared->f[1 - src][tid] = f;
+    shared->v[1 - src][tid] = v;
+    src = 1 - src;
+    SG_BARRIER();
+  }
+  return src;
+}
+
+#ifdef SG_SPIN
+// OpenCL: the total after the last head of a tile (*head: it has one), from
+// its input, by one work-item (the look-back's fallback).
+SG_FN SG_T SG_NAME(sg_rows_reduce_alone)(const SG_GLOBAL SG_IN* in, scangen_u64 tile, scangen_u64 n,
+                                         scangen_u64 length, scangen_u64 stride, int* head) {
+  const scangen_u64 first = tile * SG_TILE;
+  const scangen_u64 last = first + SG_TILE < n ? first + SG_TILE : n;
+  SG_T sum = SG_IDENTITY();
+  *head = 0;
+  for (scangen_u64 g = first; g < last; ++g) {
+    const SG_T x = SG_CONVERT(in[SG_NAME(sg_row_at)(g, length, stride)]);
+    const int h = g % length == 0;
+    sum = h || g == first ? x : SG_COMBINE(sum, x);
+    *head = *head || h;
+  }
+  return sum;
+}
+#endif
+
+// The combine of the row's elements in the tiles before `tile` (whose first
+// element is not a head), by work-item 0 (OpenCL, one predecessor at a time,
+// bounded waits and the fallback) or the first warp (CUDA); in shared->carry[0].
+SG_FN void SG_NAME(sg_rows_lookback)(SG_LOCAL SG_NAME(sg_shape_shared)* shared, SG_GLOBAL unsigned char* workspace,
+                                     scangen_u64 tile, const SG_GLOBAL SG_IN* in, scangen_u64 n, scangen_u64 length,
+                                     scangen_u64 stride) {
+#ifdef SG_SPIN
+  if (SG_THREAD() == 0) {
+    SG_T prefix = SG_IDENTITY();
+    long pred = (long)tile - 1;
+    uint flag = SG_FLAG_INVALID;
+    int have = 0;
+    while (flag != SG_FLAG_INCLUSIVE) {
+      SG_T v = SG_IDENTITY();
+      flag = SG_NAME(sg_status_load)(workspace, (ulong)pred, &v);
+      for (int spin = 0; spin < SG_SPIN && flag == SG_FLAG_INVALID; ++spin)
+        flag = SG_NAME(sg_status_load)(workspace, (ulong)pred, &v);
+      if (flag == SG_FLAG_INVALID) {  // the fallback, as in opencl/lookback.cl
+        int head = 0;
+        v = SG_NAME(sg_rows_reduce_alone)(in, (ulong)pred, n, length, stride, &head);
+        mem_fence(CLK_GLOBAL_MEM_FENCE);
+        SG_T published = SG_IDENTITY();
+        flag = SG_NAME(sg_status_load)(workspace, (ulong)pred, &published);
+        if (flag != SG_FLAG_INVALID)
+          v = published;
+        else
+          flag = head ? SG_FLAG_INCLUSIVE : SG_FLAG_AGGREGATE;
+      }
+      prefix = have ? SG_COMBINE(v, prefix) : v;
+      have = 1;
+      --pred;
+    }
+    shared->carry[0] = prefix;
+  }
+#else
+  (void)in;
+  (void)n;
+  (void)length;
+  (void)stride;
+  if (SG_THREAD() < 32) {
+    const SG_T prefix = SG_NAME(sg_warp_lookback)(workspace, tile);
+    if (SG_THREAD() == 0) shared->carry[0] = prefix;
+  }
+#endif
+  SG_BARRIER();
+}
+
+// Every row's aggregate is the identity (rows of no element).
+SG_FN void SG_NAME(sg_empty_rows)(SG_GLOBAL SG_T* aggregates, scangen_u64 rows) {
+  if (SG_BLOCK() != 0) return;
+  for (scangen_u64 r = (scangen_u64)SG_THREAD(); r < rows; r += SG_THREADS) aggregates[r] = SG_IDENTITY();
+}
+
+SG_KERNEL SG_BOUNDS(SG_THREADS) void SG_NAME(rows_kernel)(const SG_GLOBAL SG_IN* in,
+#if SG_INCLUSIVE_OUT
+                                                          SG_GLOBAL SG_T* inclusive,
+#endif
+#if SG_EXCLUSIVE_OUT
+                                                          SG_GLOBAL SG_T* exclusive,
+#endif
+#if SG_AGGREGATE_OUT
+                                                          SG_GLOBAL SG_T* aggregates,
+#endif
+                                                          scangen_u64 rows, scangen_u64 length,
+                                                          scangen_u64 in_row_stride, scangen_u64 out_row_stride,
+                                                          SG_GLOBAL unsigned char* workspace) {
+  SG_SHARED SG_NAME(sg_shape_shared) shared;
+  SG_SHARED SG_ALIGN16 SG_T exchange[SG_EXCHANGE];
+  const scangen_u64 n = rows * length;
+  if (n == 0) {
+#if SG_AGGREGATE_OUT
+    SG_NAME(sg_empty_rows)(aggregates, rows);
+#endif
+    return;
+  }
+  const scangen_u64 tiles = SG_NAME(sg_tile_count)(n);
+  const scangen_u64 tile = SG_NAME(sg_shape_ticket)(&shared, workspace, tiles);
+  const scangen_u64 first = tile * SG_TILE;
+#if SG_SEEDED
+  const SG_T seed = SG_INIT();
+#endif
+  SG_T items[SG_ITEMS];
+  SG_NAME(sg_rows_load)(in, first, n, length, in_row_stride, items, exchange);
+
+  // This thread's pair: whether its items hold a head, and what follows the last one.
+  const int tid = SG_THREAD();
+  const scangen_u64 mine = first + (scangen_u64)(tid * SG_ITEMS);
+  const scangen_u64 col0 = mine % length;
+  int flag = 0;
+  SG_T sum = items[0];
+  {
+    scangen_u64 col = col0;
+#pragma unroll
+    for (int i = 0; i < SG_ITEMS; ++i) {
+      const int head = col == 0 && mine + (scangen_u64)i < n;
+      if (head) flag = 1;
+      if (i > 0) sum = head ? items[i] : SG_COMBINE(sum, items[i]);
+      col = col + 1 == length ? 0 : col + 1;
+    }
+  }
+  const int buf = SG_NAME(sg_segmented_threads)(&shared, flag, sum);
+  const int tile_head = shared.f[buf][SG_THREADS - 1];
+  const SG_T tile_sum = shared.v[buf][SG_THREADS - 1];
+  const int first_head = first % length == 0;
+  if (tiles > 1 && tid == 0)
+    SG_NAME(sg_status_store)(workspace, tile, tile_head ? SG_FLAG_INCLUSIVE : SG_FLAG_AGGREGATE, tile_sum);
+  SG_T carry = SG_IDENTITY();
+  if (!first_head) {
+    SG_NAME(sg_rows_lookback)(&shared, workspace, tile, in, n, length, in_row_stride);
+    carry = shared.carry[0];
+    if (tid == 0 && !tile_head) SG_NAME(sg_status_store)(workspace, tile, SG_FLAG_INCLUSIVE, SG_COMBINE(carry, tile_sum));
+  }
+  // The row's elements before this thread's first item (unused when that item is a head).
+  SG_T acc = carry;
+  if (tid > 0) {
+    const SG_T before = shared.v[buf][tid - 1];
+    acc = shared.f[buf][tid - 1] || first_head ? before : SG_COMBINE(carry, before);
+  }
+#if SG_INCLUSIVE_OUT
+  SG_T inc[SG_ITEMS];
+#endif
+#if SG_EXCLUSIVE_OUT
+  SG_T exc[SG_ITEMS];
+#endif
+  scangen_u64 col = col0;
+#pragma unroll
+  for (int i = 0; i < SG_ITEMS; ++i) {
+    const int head = col == 0;
+#if SG_EXCLUSIVE_OUT
+#if SG_SEEDED
+    exc[i] = head ? seed : SG_COMBINE(seed, acc);
+#else
+    exc[i] = head ? SG_IDENTITY() : acc;
+#endif
+#endif
+    acc = head ? items[i] : SG_COMBINE(acc, items[i]);
+#if SG_INCLUSIVE_OUT
+#if SG_SEEDED
+    inc[i] = SG_COMBINE(seed, acc);
+#else
+    inc[i] = acc;
+#endif
+#endif
+#if SG_AGGREGATE_OUT
+    if (col + 1 == length && mine + (scangen_u64)i < n) aggregates[(mine + (scangen_u64)i) / length] = acc;
+#endif
+    col = col + 1 == length ? 0 : col + 1;
+  }
+#if SG_INCLUSIVE_OUT
+  SG_NAME(sg_rows_store)(inclusive, first, n, length, out_row_stride, inc, exchange);
+#endif
+#if SG_EXCLUSIVE_OUT
+  SG_NAME(sg_rows_store)(exclusive, first, n, length, out_row_stride, exc, exchange);
+#endif
+}

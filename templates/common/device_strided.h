@@ -1,0 +1,186 @@
+// Device level, shape = strided, the axis kernel: every line along the
+// axis of an N-d array scanned on its own, from init, in one launch. (A
+// contiguous axis whose lines lie evenly goes to the rows kernel instead:
+// common/device_rows.h; the host decides, generator::shape_call.)
+//
+// The array is given as four dimensions: 0..2 those of the lines (slowest
+// first, extent 1 where the array has fewer), 3 the axis; extents and
+// strides in elements, the outputs with strides of their own. Line
+// l = (i0 x e1 + i1) x e2 + i2 (row-major over the other dimensions).
+//
+// A tile is `lanes` lines by a chunk of SG_THREADS / lanes x SG_ITEMS
+// positions along the axis: thread t takes line t % lanes of the tile's
+// strip and SG_ITEMS consecutive positions from (t / lanes) x SG_ITEMS, so
+// the threads of a warp read neighbouring lines at once (for the column scan
+// of a row-major matrix: consecutive addresses). Each thread scans its items;
+// a scan over the block's threads with a step of `lanes` gives each its
+// prefix within the chunk and each line the chunk's total. Across chunks,
+// each line of a tile has a status of its own (status line x chunks +
+// chunk): its first thread publishes the chunk's total, looks back along
+// its line (one thread per line, one predecessor at a time; on OpenCL with
+// bounded waits and the fallback of reducing that chunk itself) and
+// publishes the inclusive prefix. Ticket order (strip-major) puts every
+// chunk after the chunks before it on its line.
+//
+//   P_axis_kernel(in, outputs..., [aggregates], extent0..3, in_stride0..3, out_stride0..3, lanes, workspace)
+//
+// grid = max(1, ceil(lines / lanes) x ceil(extent3 / chunk)) blocks of
+// SG_THREADS; with more than one, the workspace (16 bytes + a status per
+// line of every tile) zeroed before the call.
+//
+// Needs: common/device_rows.h (the shared layout, the ticket, the empty rows).
+
+// The combine of chunks 0 .. chunk - 1 of a line (statuses from `status0`),
+// by one thread.
+SG_FN SG_T SG_NAME(sg_line_lookback)(SG_GLOBAL unsigned char* workspace, scangen_u64 status0, scangen_u64 chunk,
+                                     const SG_GLOBAL SG_IN* in, scangen_u64 base, scangen_u64 stride,
+                                     scangen_u64 length, scangen_u64 depth) {
+  SG_T prefix = SG_IDENTITY();
+  long long pred = (long long)chunk - 1;
+  unsigned int flag = SG_FLAG_INVALID;
+  int have = 0;
+  while (flag != SG_FLAG_INCLUSIVE) {
+    SG_T v = SG_IDENTITY();
+    flag = SG_NAME(sg_status_load)(workspace, status0 + (scangen_u64)pred, &v);
+#ifdef SG_SPIN
+    for (int spin = 0; spin < SG_SPIN && flag == SG_FLAG_INVALID; ++spin)
+      flag = SG_NAME(sg_status_load)(workspace, status0 + (scangen_u64)pred, &v);
+    if (flag == SG_FLAG_INVALID) {  // the fallback, as in opencl/lookback.cl
+      const scangen_u64 from = (scangen_u64)pred * depth;
+      const scangen_u64 to = from + depth < length ? from + depth : length;
+      v = SG_CONVERT(in[base + from * stride]);
+      for (scangen_u64 p = from + 1; p < to; ++p) v = SG_COMBINE(v, SG_CONVERT(in[base + p * stride]));
+      mem_fence(CLK_GLOBAL_MEM_FENCE);
+      SG_T published = SG_IDENTITY();
+      flag = SG_NAME(sg_status_load)(workspace, status0 + (scangen_u64)pred, &published);
+      if (flag != SG_FLAG_INVALID)
+        v = published;
+      else
+        flag = pred == 0 ? SG_FLAG_INCLUSIVE : SG_FLAG_AGGREGATE;
+    }
+#else
+    (void)in;
+    (void)base;
+    (void)stride;
+    (void)length;
+    (void)depth;
+    while (flag == SG_FLAG_INVALID) flag = SG_NAME(sg_status_load)(workspace, status0 + (scangen_u64)pred, &v);
+#endif
+    prefix = have ? SG_COMBINE(v, prefix) : v;  // the farther chunk first
+    have = 1;
+    --pred;
+  }
+  return prefix;
+}
+
+// Element offset of line l's first element (dimensions 0..2).
+SG_FN scangen_u64 SG_NAME(sg_line_base)(scangen_u64 l, scangen_u64 e1, scangen_u64 e2, scangen_u64 s0,
+                                        scangen_u64 s1, scangen_u64 s2) {
+  const scangen_u64 i2 = l % e2;
+  l /= e2;
+  return (l / e1) * s0 + (l % e1) * s1 + i2 * s2;
+}
+
+SG_KERNEL SG_BOUNDS(SG_THREADS) void SG_NAME(axis_kernel)(
+    const SG_GLOBAL SG_IN* in,
+#if SG_INCLUSIVE_OUT
+    SG_GLOBAL SG_T* inclusive,
+#endif
+#if SG_EXCLUSIVE_OUT
+    SG_GLOBAL SG_T* exclusive,
+#endif
+#if SG_AGGREGATE_OUT
+    SG_GLOBAL SG_T* aggregates,
+#endif
+    scangen_u64 extent0, scangen_u64 extent1, scangen_u64 extent2, scangen_u64 extent3, scangen_u64 in_stride0,
+    scangen_u64 in_stride1, scangen_u64 in_stride2, scangen_u64 in_stride3, scangen_u64 out_stride0,
+    scangen_u64 out_stride1, scangen_u64 out_stride2, scangen_u64 out_stride3, scangen_u64 lanes,
+    SG_GLOBAL unsigned char* workspace) {
+  SG_SHARED SG_NAME(sg_shape_shared) shared;
+  const scangen_u64 lines = extent0 * extent1 * extent2, length = extent3;
+  if (lines == 0 || length == 0) {
+#if SG_AGGREGATE_OUT
+    SG_NAME(sg_empty_rows)(aggregates, lines);
+#endif
+    return;
+  }
+  const int L = (int)lanes, slices = SG_THREADS / (int)lanes;
+  const scangen_u64 depth = (scangen_u64)slices * SG_ITEMS;
+  const scangen_u64 chunks = (length + depth - 1) / depth, strips = (lines + lanes - 1) / lanes;
+  const scangen_u64 tile = SG_NAME(sg_shape_ticket)(&shared, workspace, strips * chunks);
+  const scangen_u64 strip = tile / chunks, chunk = tile % chunks;
+  const int tid = SG_THREAD(), lane = tid % L, slice = tid / L;
+  const scangen_u64 line = strip * lanes + (scangen_u64)lane;
+  const int valid = line < lines;
+  const scangen_u64 in_base = valid ? SG_NAME(sg_line_base)(line, extent1, extent2, in_stride0, in_stride1, in_stride2) : 0;
+  const scangen_u64 pos = chunk * depth + (scangen_u64)slice * SG_ITEMS;
+#if SG_SEEDED
+  const SG_T seed = SG_INIT();
+#endif
+  SG_T items[SG_ITEMS];
+  SG_T sum = SG_IDENTITY();
+#pragma unroll
+  for (int i = 0; i < SG_ITEMS; ++i) {
+    const scangen_u64 p = pos + (scangen_u64)i;
+    items[i] = valid && p < length ? SG_CONVERT(in[in_base + p * in_stride3]) : SG_IDENTITY();
+    sum = i == 0 ? items[0] : SG_COMBINE(sum, items[i]);
+  }
+  // The threads' totals scanned along each line (a step of `lanes`).
+  shared.v[0][tid] = sum;
+  SG_BARRIER();
+  int src = 0;
+  for (int d = 1; d < SG_THREADS; d <<= 1) {
+    SG_T v = shared.v[src][tid];
+    if (d < slices && slice >= d) v = SG_COMBINE(shared.v[src][tid - d * L], v);
+    shared.v[1 - src][tid] = v;
+    src = 1 - src;
+    SG_BARRIER();
+  }
+  if (slice == 0 && chunks > 1) {
+    const SG_T total = shared.v[src][(slices - 1) * L + lane];
+    const scangen_u64 status0 = line * chunks;
+    if (chunk == 0) {
+      SG_NAME(sg_status_store)(workspace, status0, SG_FLAG_INCLUSIVE, total);
+    } else {
+      SG_NAME(sg_status_store)(workspace, status0 + chunk, SG_FLAG_AGGREGATE, total);
+      const SG_T carry = SG_NAME(sg_line_lookback)(workspace, status0, chunk, in, in_base, in_stride3, length, depth);
+      SG_NAME(sg_status_store)(workspace, status0 + chunk, SG_FLAG_INCLUSIVE, SG_COMBINE(carry, total));
+      shared.carry[lane] = carry;
+    }
+  }
+  SG_BARRIER();
+  int have = chunk > 0;
+  SG_T acc = have ? shared.carry[lane] : SG_IDENTITY();
+  if (slice > 0) {
+    const SG_T before = shared.v[src][tid - L];
+    acc = have ? SG_COMBINE(acc, before) : before;
+    have = 1;
+  }
+  if (!valid) return;
+  const scangen_u64 out_base = SG_NAME(sg_line_base)(line, extent1, extent2, out_stride0, out_stride1, out_stride2);
+#pragma unroll
+  for (int i = 0; i < SG_ITEMS; ++i) {
+    const scangen_u64 p = pos + (scangen_u64)i;
+    if (p >= length) break;
+    const scangen_u64 at = out_base + p * out_stride3;
+#if SG_EXCLUSIVE_OUT
+#if SG_SEEDED
+    exclusive[at] = have ? SG_COMBINE(seed, acc) : seed;
+#else
+    exclusive[at] = have ? acc : SG_IDENTITY();
+#endif
+#endif
+    acc = have ? SG_COMBINE(acc, items[i]) : items[i];
+    have = 1;
+#if SG_INCLUSIVE_OUT
+#if SG_SEEDED
+    inclusive[at] = SG_COMBINE(seed, acc);
+#else
+    inclusive[at] = acc;
+#endif
+#endif
+#if SG_AGGREGATE_OUT
+    if (p + 1 == length) aggregates[line] = acc;
+#endif
+  }
+}
