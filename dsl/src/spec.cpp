@@ -467,8 +467,8 @@ bool operator==(const Spec& a, const Spec& b) {
          a.aggregate == b.aggregate && a.running_total == b.running_total && a.targets == b.targets &&
          a.deterministic == b.deterministic && a.init_exclusive_only == b.init_exclusive_only &&
          a.reverse == b.reverse && a.segments == b.segments &&
-         (a.segments != Segments::Offsets || a.offset == b.offset) && (a.segments != Segments::Keys || a.key == b.key) &&
-         a.shape == b.shape;
+         (a.segments != Segments::Offsets || a.offset == b.offset) &&
+         (a.segments != Segments::Keys || a.key == b.key) && a.shape == b.shape;
 }
 
 }  // namespace scangen::dsl

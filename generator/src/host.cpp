@@ -57,7 +57,7 @@ struct Scan {
   // Segmented scans: the form's parameters after the results, (CUDA type, name).
   bool segmented = false;
   std::vector<std::pair<std::string, std::string>> segment_params;
-  dsl::Shape shape = dsl::Shape::Flat;    // shape = rows / strided: shape_holes
+  dsl::Shape shape = dsl::Shape::Flat;  // shape = rows / strided: shape_holes
 };
 
 // A segmented scan's wrapper parameters: the form's arrays (and the offsets' count).
