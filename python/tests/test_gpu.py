@@ -238,6 +238,6 @@ def test_jax():
     x = jnp.arange(1, 100_001, dtype=jnp.int32)
     got = scangen.cumsum(x)
     assert type(got).__module__.split(".")[0] in ("jax", "jaxlib"), type(got)
-    assert np.array_equal(np.asarray(got), np.cumsum(np.arange(1, 100_001, dtype=np.int32)))
+    assert np.array_equal(np.asarray(got), np.cumsum(np.arange(1, 100_001, dtype=np.int32), dtype=np.int32))
     with pytest.raises(TypeError, match="out= is not supported"):
         scangen.cumsum(x, out=x)
