@@ -42,6 +42,12 @@ Holes scan_holes(const Plan& plan) {
       h.set(k, v);
   // api.h's and entry.h's seeding: both outputs, or (init_applies_to = exclusive) the exclusive one alone.
   h.when("seed_both", !plan.seed_exclusive_only).when("seed_exclusive", plan.seed_exclusive_only);
+  // device_lookback.h's running-total counter: written back by the last
+  // tile (CUDA: the last tile's look-back ends after every tile has read the
+  // counter) or, on OpenCL, whose fallback lets the last tile overtake a
+  // work-group not yet run, by the last work-group to finish (lookback.cl).
+  const bool by_group = plan.backend == Backend::OpenCL && plan.outputs.running_total;
+  h.when("counter_by_last_tile", !by_group).when("counter_by_last_group", by_group);
   return h;
 }
 

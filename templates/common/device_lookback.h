@@ -42,8 +42,14 @@ void SG_NAME(scan_kernel)(const SG_GLOBAL SG_IN* in,
   SG_BARRIER();
   const scangen_u64 tile = shared.tile;
 #if SG_RUNNING_TOTAL
+SG_BEGIN(counter_by_last_tile)
   // Read before this tile publishes anything: the last tile writes it back
   // only after every tile has published.
+SG_END(counter_by_last_tile)
+SG_BEGIN(counter_by_last_group)
+  // Read before this work-group counts itself done (sg_count_done): the
+  // counter is written back only after every work-group has.
+SG_END(counter_by_last_group)
   const SG_T seed = running_total[0];
 #elif SG_SEEDED
   const SG_T seed = SG_INIT();
@@ -81,8 +87,18 @@ void SG_NAME(scan_kernel)(const SG_GLOBAL SG_IN* in,
     aggregate[0] = sum;
 #endif
 #if SG_RUNNING_TOTAL
+SG_BEGIN(counter_by_last_tile)
     running_total[0] = SG_COMBINE(seed, sum);
+SG_END(counter_by_last_tile)
+SG_BEGIN(counter_by_last_group)
+    if (tiles == 1) running_total[0] = SG_COMBINE(seed, sum);  // one work-group: none to overtake
+SG_END(counter_by_last_group)
 #endif
   }
 #endif
+SG_BEGIN(counter_by_last_group)
+#if SG_RUNNING_TOTAL
+  SG_NAME(sg_count_done)(workspace, tiles, seed, running_total);
+#endif
+SG_END(counter_by_last_group)
 }

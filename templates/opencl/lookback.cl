@@ -90,6 +90,36 @@ SG_FN uint SG_NAME(sg_status_load)(SG_GLOBAL unsigned char* workspace, ulong til
   return SG_FLAG_INVALID;
 }
 
+SG_BEGIN(counter_by_last_group)
+// outputs = running_total, more than one tile: the counter is written back
+// by the work-group that finishes last, not by the last tile's. Through the
+// fallback the last tile can finish while an earlier work-group has taken
+// its ticket but not yet run, nor read the counter as its seed: had the last
+// tile written the counter, that work-group would take this call's total for
+// its seed. Collective over the work-group, at its end: work-item 0 counts
+// the work-group done (the header's second word); the last to count (every
+// other work-group has read the seed by then) resets the count and writes
+// the seed combined with the last tile's INCLUSIVE status (published: its
+// work-group has counted itself done), and no work-group reads the counter
+// afterwards. Called by every work-item, whatever the count of tiles (a
+// barrier under a condition, even one the same for the whole work-group,
+// made PoCL run work-item 0's part for each work-item).
+SG_FN void SG_NAME(sg_count_done)(SG_GLOBAL unsigned char* workspace, ulong tiles, SG_T seed,
+                                  SG_GLOBAL SG_T* running_total) {
+  barrier(CLK_GLOBAL_MEM_FENCE);  // every work-item's read of the seed first
+  if (tiles > 1 && SG_THREAD() == 0) {
+    volatile __global uint* done = (volatile __global uint*)workspace + 1;
+    if ((ulong)atomic_inc(done) == tiles - 1) {
+      atomic_xchg(done, 0u);
+      SG_T sum = SG_IDENTITY();
+      while (!SG_NAME(sg_status_read)(workspace, tiles - 1, SG_FLAG_INCLUSIVE, &sum)) {
+      }
+      running_total[0] = SG_COMBINE(seed, sum);
+    }
+  }
+}
+
+SG_END(counter_by_last_group)
 SG_BEGIN(forward)
 // Work-item 0: the total of `tile` from its input, alone and in order (the
 // fallback; rare, so simple, and free of barriers).

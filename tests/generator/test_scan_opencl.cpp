@@ -304,6 +304,58 @@ TEST_CASE("OpenCL look-back's fallback reduces a reverse scan's tile through the
   FAIL("no case lookback_rev_mat2_both");
 }
 
+// outputs = running_total with the look-back's fallback: the last tile may
+// finish while an earlier work-group has taken its ticket but not yet run,
+// nor read the counter as its seed. The test stalls tile 0 for the whole of
+// a launch: it takes ticket 0 itself (the header's ticket set to 1), so a
+// first launch of tiles - 1 work-groups runs tiles 1 .. tiles - 1, each
+// reducing tile 0 through the fallback; a second launch of one work-group
+// then runs tile 0, which must still take the counter's old value for its
+// seed. Then the counter must hold the seed plus every element, once.
+TEST_CASE("OpenCL look-back's running total is read before any tile writes it back", "[opencl][scan][device]") {
+  Device device = device_or_skip(true);
+  if (!device.id) return;
+  const uint64_t seed = scangen::test::test_seed();
+  INFO("seed " << seed << " (replay with SCANGEN_TEST_SEED=" << seed << ")");
+  std::mt19937_64 rng(seed);
+  scangen::dsl::Document doc = scangen::dsl::load(
+      "stalled.scan",
+      "scan stalled { type = u32; op = add; level = device; algorithm = decoupled_lookback; threads = 32; "
+      "items = 1; mode = inclusive; outputs = running_total; }");
+  INFO(doc.diagnostics().render());
+  REQUIRE(doc.ok());
+  const Plan p = scangen::generator::make_plan(doc.specs().at(0), Backend::OpenCL);
+  ProgramRunner runner(device, scangen::generator::emit(p));
+  for (uint64_t n : {p.tile + 1, 4 * p.tile - 1, 9 * p.tile}) {
+    INFO("n = " << n);
+    const uint64_t tiles = (n + p.tile - 1) / p.tile;
+    std::vector<uint32_t> in(n);
+    for (uint32_t& v : in) v = static_cast<uint32_t>(rng() % 1000);
+    const uint32_t start = static_cast<uint32_t>(rng() % 100000);
+    std::vector<std::vector<uint8_t>> buffers = {std::vector<uint8_t>(n * 4), std::vector<uint8_t>(n * 4, 0xAB),
+                                                 std::vector<uint8_t>(4),
+                                                 std::vector<uint8_t>(scangen::generator::workspace_bytes(p, n), 0)};
+    std::memcpy(buffers[0].data(), in.data(), n * 4);
+    std::memcpy(buffers[2].data(), &start, 4);
+    buffers[3][0] = 1;  // ticket 0 taken: tile 0 stalled
+    std::vector<scangen::test::KernelArg> args = scangen::test::buffers_then_n(3, n);
+    args.push_back({scangen::test::KernelArg::Kind::Buffer, 3});
+    runner.launch(p.spec.name + "_scan_kernel", buffers, args, tiles - 1, p.block_threads);
+    runner.launch(p.spec.name + "_scan_kernel", buffers, args, 1, p.block_threads);
+    std::vector<uint32_t> out(n);
+    std::memcpy(out.data(), buffers[1].data(), n * 4);
+    uint32_t sum = start;
+    for (uint64_t i = 0; i < n; ++i) {
+      sum += in[i];
+      INFO("element " << i << " (tile " << i / p.tile << ")");
+      REQUIRE(out[i] == sum);
+    }
+    uint32_t counter = 0;
+    std::memcpy(&counter, buffers[2].data(), 4);
+    CHECK(counter == sum);
+  }
+}
+
 // 2^24 +- 1 elements, and the output written over the input.
 TEST_CASE("OpenCL device scans of 16M elements and in place", "[opencl][scan][device]") {
   Device device = device_or_skip(true);
