@@ -74,6 +74,32 @@ void opencl_sweep(const std::string& shape) {
 
 TEST_CASE("shape = rows scans every row on its own (OpenCL)", "[opencl][shapes]") { opencl_sweep("rows"); }
 
+// mode = both over several tiles, call after call: work-groups that run at
+// once must each keep to their own exchange (the rows kernel once wrote its
+// two outputs through two inlined-or-not calls of a function holding
+// barriers, and PoCL let a tile's outputs take values of another tile's).
+TEST_CASE("shape = rows writes both outputs of many tiles call after call (OpenCL)", "[opencl][shapes][stress]") {
+  if (!have_opencl()) return;
+  TempCache cache;
+  scangen::Runtime rt({scangen::Backend::OpenCL});
+  const uint64_t s0 = seed();
+  INFO("seed " << s0 << " (replay with SCANGEN_TEST_SEED=" << s0 << ")");
+  std::mt19937_64 rng(s0);
+  OpenCL b{rt};
+  for (const std::string& text : shapes::spec_texts("rows")) {
+    const scangen::Scan scan = rt.compile(text);
+    if (!scan.spec().has_inclusive() || !scan.spec().has_exclusive()) continue;
+    const uint64_t tile = scan.plan().tile;
+    INFO("scan " << scan.spec().name << " (tile " << tile << ")");
+    for (int call = 0; call < 50; ++call) {
+      INFO("round " << call + 1);
+      for (const shapes::Case& c : {shapes::rows(1, tile + 1), shapes::rows(1000, 3), shapes::rows(7, 3 * tile + 5),
+                                    shapes::rows(tile + 1, 2), shapes::rows(4, 2 * tile + 3, 2 * tile + 10)})
+        shapes::run_case(b, scan, c, rng);
+    }
+  }
+}
+
 TEST_CASE("shape = strided scans every line along the axis on its own (OpenCL)", "[opencl][shapes]") {
   opencl_sweep("strided");
 }

@@ -64,28 +64,69 @@ SG_FN void SG_NAME(sg_rows_load)(const SG_GLOBAL SG_IN* in, scangen_u64 first, s
 #endif
 }
 
-SG_FN void SG_NAME(sg_rows_store)(SG_GLOBAL SG_T* out, scangen_u64 first, scangen_u64 n, scangen_u64 length,
-                                  scangen_u64 stride, const SG_T* items, SG_LOCAL SG_T* exchange) {
+// This thread's inclusive (`inclusive`) or exclusive outputs, from its items
+// and `acc`, the row's elements before its first item.
+SG_FN void SG_NAME(sg_rows_outputs)(const SG_T* items, SG_T acc, scangen_u64 col, scangen_u64 length, int inclusive,
+                                    SG_T* out) {
+#if SG_SEEDED
+  const SG_T seed = SG_INIT();
+#endif
+#pragma unroll
+  for (int i = 0; i < SG_ITEMS; ++i) {
+    const int head = col == 0;
+    if (!inclusive) {
+#if SG_SEEDED
+      out[i] = head ? seed : SG_COMBINE(seed, acc);
+#else
+      out[i] = head ? SG_IDENTITY() : acc;
+#endif
+    }
+    acc = head ? items[i] : SG_COMBINE(acc, items[i]);
+    if (inclusive) {
+#if SG_SEEDED
+      out[i] = SG_COMBINE(seed, acc);
+#else
+      out[i] = acc;
+#endif
+    }
+    col = col + 1 == length ? 0 : col + 1;
+  }
+}
+
+// The outputs (`outputs` of them: out0, then out1; inclusive first), each
+// computed right before it is written. One call site and a loop of a fixed
+// trip count for both: a function holding barriers that is called twice may
+// be left out of line, and PoCL then runs its barriers wrong (a work-group
+// read another one's exchange: the outputs of `mode = both` got values of
+// other tiles).
+SG_FN void SG_NAME(sg_rows_store)(SG_GLOBAL SG_T* out0, SG_GLOBAL SG_T* out1, int outputs, scangen_u64 first,
+                                  scangen_u64 n, scangen_u64 length, scangen_u64 stride, const SG_T* items, SG_T acc,
+                                  scangen_u64 col0, SG_LOCAL SG_T* exchange) {
   const int tid = SG_THREAD();
+  SG_T values[SG_ITEMS];
+  for (int o = 0; o < outputs; ++o) {
+    SG_GLOBAL SG_T* out = o == 0 ? out0 : out1;
+    SG_NAME(sg_rows_outputs)(items, acc, col0, length, SG_INCLUSIVE_OUT && o == 0, values);
 #if SG_STAGED_IO
 #pragma unroll
-  for (int i = 0; i < SG_ITEMS; ++i) exchange[SG_XPAD(tid * SG_ITEMS + i)] = items[i];
-  SG_BARRIER();
+    for (int i = 0; i < SG_ITEMS; ++i) exchange[SG_XPAD(tid * SG_ITEMS + i)] = values[i];
+    SG_BARRIER();
 #pragma unroll
-  for (int i = 0; i < SG_ITEMS; ++i) {
-    const int k = i * SG_THREADS + tid;
-    const scangen_u64 g = first + (scangen_u64)k;
-    if (g < n) out[SG_NAME(sg_row_at)(g, length, stride)] = exchange[SG_XPAD(k)];
-  }
-  SG_BARRIER();
+    for (int i = 0; i < SG_ITEMS; ++i) {
+      const int k = i * SG_THREADS + tid;
+      const scangen_u64 g = first + (scangen_u64)k;
+      if (g < n) out[SG_NAME(sg_row_at)(g, length, stride)] = exchange[SG_XPAD(k)];
+    }
+    SG_BARRIER();
 #else
-  (void)exchange;
+    (void)exchange;
 #pragma unroll
-  for (int i = 0; i < SG_ITEMS; ++i) {
-    const scangen_u64 g = first + (scangen_u64)(tid * SG_ITEMS + i);
-    if (g < n) out[SG_NAME(sg_row_at)(g, length, stride)] = items[i];
-  }
+    for (int i = 0; i < SG_ITEMS; ++i) {
+      const scangen_u64 g = first + (scangen_u64)(tid * SG_ITEMS + i);
+      if (g < n) out[SG_NAME(sg_row_at)(g, length, stride)] = values[i];
+    }
 #endif
+  }
 }
 
 // The block's ticket (none for a call of one block, which touches no
@@ -192,6 +233,20 @@ SG_FN void SG_NAME(sg_empty_rows)(SG_GLOBAL SG_T* aggregates, scangen_u64 rows) 
   for (scangen_u64 r = (scangen_u64)SG_THREAD(); r < rows; r += SG_THREADS) aggregates[r] = SG_IDENTITY();
 }
 
+#if SG_AGGREGATE_OUT
+// The totals of the rows whose last element is one of this thread's items.
+SG_FN void SG_NAME(sg_rows_aggregates)(SG_GLOBAL SG_T* aggregates, const SG_T* items, SG_T acc, scangen_u64 mine,
+                                       scangen_u64 n, scangen_u64 length) {
+  scangen_u64 col = mine % length;
+#pragma unroll
+  for (int i = 0; i < SG_ITEMS; ++i) {
+    acc = col == 0 ? items[i] : SG_COMBINE(acc, items[i]);
+    if (col + 1 == length && mine + (scangen_u64)i < n) aggregates[(mine + (scangen_u64)i) / length] = acc;
+    col = col + 1 == length ? 0 : col + 1;
+  }
+}
+#endif
+
 SG_KERNEL SG_BOUNDS(SG_THREADS) void SG_NAME(rows_kernel)(const SG_GLOBAL SG_IN* in,
 #if SG_INCLUSIVE_OUT
                                                           SG_GLOBAL SG_T* inclusive,
@@ -217,9 +272,6 @@ SG_KERNEL SG_BOUNDS(SG_THREADS) void SG_NAME(rows_kernel)(const SG_GLOBAL SG_IN*
   const scangen_u64 tiles = SG_NAME(sg_tile_count)(n);
   const scangen_u64 tile = SG_NAME(sg_shape_ticket)(&shared, workspace, tiles);
   const scangen_u64 first = tile * SG_TILE;
-#if SG_SEEDED
-  const SG_T seed = SG_INIT();
-#endif
   SG_T items[SG_ITEMS];
   SG_NAME(sg_rows_load)(in, first, n, length, in_row_stride, items, exchange);
 
@@ -257,40 +309,19 @@ SG_KERNEL SG_BOUNDS(SG_THREADS) void SG_NAME(rows_kernel)(const SG_GLOBAL SG_IN*
     const SG_T before = shared.v[buf][tid - 1];
     acc = shared.f[buf][tid - 1] || first_head ? before : SG_COMBINE(carry, before);
   }
-#if SG_INCLUSIVE_OUT
-  SG_T inc[SG_ITEMS];
-#endif
-#if SG_EXCLUSIVE_OUT
-  SG_T exc[SG_ITEMS];
-#endif
-  scangen_u64 col = col0;
-#pragma unroll
-  for (int i = 0; i < SG_ITEMS; ++i) {
-    const int head = col == 0;
-#if SG_EXCLUSIVE_OUT
-#if SG_SEEDED
-    exc[i] = head ? seed : SG_COMBINE(seed, acc);
-#else
-    exc[i] = head ? SG_IDENTITY() : acc;
-#endif
-#endif
-    acc = head ? items[i] : SG_COMBINE(acc, items[i]);
-#if SG_INCLUSIVE_OUT
-#if SG_SEEDED
-    inc[i] = SG_COMBINE(seed, acc);
-#else
-    inc[i] = acc;
-#endif
-#endif
 #if SG_AGGREGATE_OUT
-    if (col + 1 == length && mine + (scangen_u64)i < n) aggregates[(mine + (scangen_u64)i) / length] = acc;
+  SG_NAME(sg_rows_aggregates)(aggregates, items, acc, mine, n, length);
 #endif
-    col = col + 1 == length ? 0 : col + 1;
-  }
 #if SG_INCLUSIVE_OUT
-  SG_NAME(sg_rows_store)(inclusive, first, n, length, out_row_stride, inc, exchange);
+  SG_GLOBAL SG_T* const out0 = inclusive;
+#else
+  SG_GLOBAL SG_T* const out0 = exclusive;
 #endif
-#if SG_EXCLUSIVE_OUT
-  SG_NAME(sg_rows_store)(exclusive, first, n, length, out_row_stride, exc, exchange);
+#if SG_INCLUSIVE_OUT && SG_EXCLUSIVE_OUT
+  SG_GLOBAL SG_T* const out1 = exclusive;
+#else
+  SG_GLOBAL SG_T* const out1 = out0;
 #endif
+  SG_NAME(sg_rows_store)(out0, out1, SG_INCLUSIVE_OUT + SG_EXCLUSIVE_OUT, first, n, length, out_row_stride, items, acc,
+                         col0, exchange);
 }

@@ -763,28 +763,69 @@ SG_FN void column_cumsum_sg_rows_load(const SG_GLOBAL column_cumsum_In* in, scan
 #endif
 }
 
-SG_FN void column_cumsum_sg_rows_store(SG_GLOBAL column_cumsum_T* out, scangen_u64 first, scangen_u64 n, scangen_u64 length,
-                                  scangen_u64 stride, const column_cumsum_T* items, SG_LOCAL column_cumsum_T* exchange) {
+// This thread's inclusive (`inclusive`) or exclusive outputs, from its items
+// and `acc`, the row's elements before its first item.
+SG_FN void column_cumsum_sg_rows_outputs(const column_cumsum_T* items, column_cumsum_T acc, scangen_u64 col, scangen_u64 length, int inclusive,
+                                    column_cumsum_T* out) {
+#if SG_SEEDED
+  const column_cumsum_T seed = column_cumsum_init();
+#endif
+#pragma unroll
+  for (int i = 0; i < SG_ITEMS; ++i) {
+    const int head = col == 0;
+    if (!inclusive) {
+#if SG_SEEDED
+      out[i] = head ? seed : column_cumsum_combine(seed, acc);
+#else
+      out[i] = head ? column_cumsum_identity() : acc;
+#endif
+    }
+    acc = head ? items[i] : column_cumsum_combine(acc, items[i]);
+    if (inclusive) {
+#if SG_SEEDED
+      out[i] = column_cumsum_combine(seed, acc);
+#else
+      out[i] = acc;
+#endif
+    }
+    col = col + 1 == length ? 0 : col + 1;
+  }
+}
+
+// The outputs (`outputs` of them: out0, then out1; inclusive first), each
+// computed right before it is written. One call site and a loop of a fixed
+// trip count for both: a function holding barriers that is called twice may
+// be left out of line, and PoCL then runs its barriers wrong (a work-group
+// read another one's exchange: the outputs of `mode = both` got values of
+// other tiles).
+SG_FN void column_cumsum_sg_rows_store(SG_GLOBAL column_cumsum_T* out0, SG_GLOBAL column_cumsum_T* out1, int outputs, scangen_u64 first,
+                                  scangen_u64 n, scangen_u64 length, scangen_u64 stride, const column_cumsum_T* items, column_cumsum_T acc,
+                                  scangen_u64 col0, SG_LOCAL column_cumsum_T* exchange) {
   const int tid = SG_THREAD();
+  column_cumsum_T values[SG_ITEMS];
+  for (int o = 0; o < outputs; ++o) {
+    SG_GLOBAL column_cumsum_T* out = o == 0 ? out0 : out1;
+    column_cumsum_sg_rows_outputs(items, acc, col0, length, SG_INCLUSIVE_OUT && o == 0, values);
 #if SG_STAGED_IO
 #pragma unroll
-  for (int i = 0; i < SG_ITEMS; ++i) exchange[SG_XPAD(tid * SG_ITEMS + i)] = items[i];
-  SG_BARRIER();
+    for (int i = 0; i < SG_ITEMS; ++i) exchange[SG_XPAD(tid * SG_ITEMS + i)] = values[i];
+    SG_BARRIER();
 #pragma unroll
-  for (int i = 0; i < SG_ITEMS; ++i) {
-    const int k = i * SG_THREADS + tid;
-    const scangen_u64 g = first + (scangen_u64)k;
-    if (g < n) out[column_cumsum_sg_row_at(g, length, stride)] = exchange[SG_XPAD(k)];
-  }
-  SG_BARRIER();
+    for (int i = 0; i < SG_ITEMS; ++i) {
+      const int k = i * SG_THREADS + tid;
+      const scangen_u64 g = first + (scangen_u64)k;
+      if (g < n) out[column_cumsum_sg_row_at(g, length, stride)] = exchange[SG_XPAD(k)];
+    }
+    SG_BARRIER();
 #else
-  (void)exchange;
+    (void)exchange;
 #pragma unroll
-  for (int i = 0; i < SG_ITEMS; ++i) {
-    const scangen_u64 g = first + (scangen_u64)(tid * SG_ITEMS + i);
-    if (g < n) out[column_cumsum_sg_row_at(g, length, stride)] = items[i];
-  }
+    for (int i = 0; i < SG_ITEMS; ++i) {
+      const scangen_u64 g = first + (scangen_u64)(tid * SG_ITEMS + i);
+      if (g < n) out[column_cumsum_sg_row_at(g, length, stride)] = values[i];
+    }
 #endif
+  }
 }
 
 // The block's ticket (none for a call of one block, which touches no
@@ -891,6 +932,20 @@ SG_FN void column_cumsum_sg_empty_rows(SG_GLOBAL column_cumsum_T* aggregates, sc
   for (scangen_u64 r = (scangen_u64)SG_THREAD(); r < rows; r += SG_THREADS) aggregates[r] = column_cumsum_identity();
 }
 
+#if SG_AGGREGATE_OUT
+// The totals of the rows whose last element is one of this thread's items.
+SG_FN void column_cumsum_sg_rows_aggregates(SG_GLOBAL column_cumsum_T* aggregates, const column_cumsum_T* items, column_cumsum_T acc, scangen_u64 mine,
+                                       scangen_u64 n, scangen_u64 length) {
+  scangen_u64 col = mine % length;
+#pragma unroll
+  for (int i = 0; i < SG_ITEMS; ++i) {
+    acc = col == 0 ? items[i] : column_cumsum_combine(acc, items[i]);
+    if (col + 1 == length && mine + (scangen_u64)i < n) aggregates[(mine + (scangen_u64)i) / length] = acc;
+    col = col + 1 == length ? 0 : col + 1;
+  }
+}
+#endif
+
 SG_KERNEL SG_BOUNDS(SG_THREADS) void column_cumsum_rows_kernel(const SG_GLOBAL column_cumsum_In* in,
 #if SG_INCLUSIVE_OUT
                                                           SG_GLOBAL column_cumsum_T* inclusive,
@@ -916,9 +971,6 @@ SG_KERNEL SG_BOUNDS(SG_THREADS) void column_cumsum_rows_kernel(const SG_GLOBAL c
   const scangen_u64 tiles = column_cumsum_sg_tile_count(n);
   const scangen_u64 tile = column_cumsum_sg_shape_ticket(&shared, workspace, tiles);
   const scangen_u64 first = tile * SG_TILE;
-#if SG_SEEDED
-  const column_cumsum_T seed = column_cumsum_init();
-#endif
   column_cumsum_T items[SG_ITEMS];
   column_cumsum_sg_rows_load(in, first, n, length, in_row_stride, items, exchange);
 
@@ -956,42 +1008,21 @@ SG_KERNEL SG_BOUNDS(SG_THREADS) void column_cumsum_rows_kernel(const SG_GLOBAL c
     const column_cumsum_T before = shared.v[buf][tid - 1];
     acc = shared.f[buf][tid - 1] || first_head ? before : column_cumsum_combine(carry, before);
   }
-#if SG_INCLUSIVE_OUT
-  column_cumsum_T inc[SG_ITEMS];
-#endif
-#if SG_EXCLUSIVE_OUT
-  column_cumsum_T exc[SG_ITEMS];
-#endif
-  scangen_u64 col = col0;
-#pragma unroll
-  for (int i = 0; i < SG_ITEMS; ++i) {
-    const int head = col == 0;
-#if SG_EXCLUSIVE_OUT
-#if SG_SEEDED
-    exc[i] = head ? seed : column_cumsum_combine(seed, acc);
-#else
-    exc[i] = head ? column_cumsum_identity() : acc;
-#endif
-#endif
-    acc = head ? items[i] : column_cumsum_combine(acc, items[i]);
-#if SG_INCLUSIVE_OUT
-#if SG_SEEDED
-    inc[i] = column_cumsum_combine(seed, acc);
-#else
-    inc[i] = acc;
-#endif
-#endif
 #if SG_AGGREGATE_OUT
-    if (col + 1 == length && mine + (scangen_u64)i < n) aggregates[(mine + (scangen_u64)i) / length] = acc;
+  column_cumsum_sg_rows_aggregates(aggregates, items, acc, mine, n, length);
 #endif
-    col = col + 1 == length ? 0 : col + 1;
-  }
 #if SG_INCLUSIVE_OUT
-  column_cumsum_sg_rows_store(inclusive, first, n, length, out_row_stride, inc, exchange);
+  SG_GLOBAL column_cumsum_T* const out0 = inclusive;
+#else
+  SG_GLOBAL column_cumsum_T* const out0 = exclusive;
 #endif
-#if SG_EXCLUSIVE_OUT
-  column_cumsum_sg_rows_store(exclusive, first, n, length, out_row_stride, exc, exchange);
+#if SG_INCLUSIVE_OUT && SG_EXCLUSIVE_OUT
+  SG_GLOBAL column_cumsum_T* const out1 = exclusive;
+#else
+  SG_GLOBAL column_cumsum_T* const out1 = out0;
 #endif
+  column_cumsum_sg_rows_store(out0, out1, SG_INCLUSIVE_OUT + SG_EXCLUSIVE_OUT, first, n, length, out_row_stride, items, acc,
+                         col0, exchange);
 }
 // ---- templates/common/device_strided.h ----------------------------------------------------------
 // Device level, shape = strided, the axis kernel: every line along the
