@@ -119,7 +119,6 @@ SG_KERNEL SG_BOUNDS(SG_THREADS) void SG_NAME(axis_kernel)(
 #endif
   SG_T items[SG_ITEMS];
   SG_T sum = SG_IDENTITY();
-#pragma unroll
   for (int i = 0; i < SG_ITEMS; ++i) {
     const scangen_u64 p = pos + (scangen_u64)i;
     items[i] = valid && p < length ? SG_CONVERT(in[in_base + p * in_stride3]) : SG_IDENTITY();
@@ -158,7 +157,9 @@ SG_KERNEL SG_BOUNDS(SG_THREADS) void SG_NAME(axis_kernel)(
   }
   if (!valid) return;
   const scangen_u64 out_base = SG_NAME(sg_line_base)(line, extent1, extent2, out_stride0, out_stride1, out_stride2);
-#pragma unroll
+  // Neither this loop nor the load loop above is unrolled: with #pragma
+  // unroll on both, PoCL's build of the kernel wrote past the output in the
+  // OpenCL shape sweep's column scans (4095 x 2, axis 0).
   for (int i = 0; i < SG_ITEMS; ++i) {
     const scangen_u64 p = pos + (scangen_u64)i;
     if (p >= length) break;

@@ -1197,7 +1197,6 @@ SG_KERNEL SG_BOUNDS(SG_THREADS) void column_cumsum_axis_kernel(
 #endif
   column_cumsum_T items[SG_ITEMS];
   column_cumsum_T sum = column_cumsum_identity();
-#pragma unroll
   for (int i = 0; i < SG_ITEMS; ++i) {
     const scangen_u64 p = pos + (scangen_u64)i;
     items[i] = valid && p < length ? column_cumsum_convert(in[in_base + p * in_stride3]) : column_cumsum_identity();
@@ -1236,7 +1235,9 @@ SG_KERNEL SG_BOUNDS(SG_THREADS) void column_cumsum_axis_kernel(
   }
   if (!valid) return;
   const scangen_u64 out_base = column_cumsum_sg_line_base(line, extent1, extent2, out_stride0, out_stride1, out_stride2);
-#pragma unroll
+  // Neither this loop nor the load loop above is unrolled: with #pragma
+  // unroll on both, PoCL's build of the kernel wrote past the output in the
+  // OpenCL shape sweep's column scans (4095 x 2, axis 0).
   for (int i = 0; i < SG_ITEMS; ++i) {
     const scangen_u64 p = pos + (scangen_u64)i;
     if (p >= length) break;
