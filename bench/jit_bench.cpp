@@ -31,6 +31,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -187,6 +188,87 @@ void ptx_table(const scangen::RuntimeOptions& options) {
   }
 }
 
+// One compile of `source` for the candidates' table: NVRTC with `nvrtc`
+// options to a cubin (`jit_level` < -1) or to PTX that the driver's JIT loads
+// at `jit_level` (-1: its default); milliseconds to a loaded module.
+double compile_and_load(const scangen::runtime::detail::Driver& cu, const std::string& source, int sm,
+                        const std::vector<std::string>& nvrtc, int jit_level) {
+  const bool cubin = jit_level < -1;
+  const std::string arch = (cubin ? "sm_" : "compute_") + std::to_string(sm);
+  const auto t0 = Clock::now();
+  scangen::nvrtc_support::Compiled c = scangen::nvrtc_support::compile(source, "scan.cu", arch, nvrtc);
+  if (c.status != NVRTC_SUCCESS) throw scangen::Error("NVRTC: " + c.log);
+  CUjit_option opt[1] = {CU_JIT_OPTIMIZATION_LEVEL};
+  void* val[1] = {reinterpret_cast<void*>(static_cast<uintptr_t>(jit_level < 0 ? 0 : jit_level))};
+  CUmodule m = nullptr;
+  const CUresult r = cu.cuModuleLoadDataEx(&m, c.code.data(), jit_level < 0 ? 0 : 1, opt, val);
+  if (r != CUDA_SUCCESS) throw scangen::Error(scangen::runtime::detail::describe(cu, "cuModuleLoadDataEx", r));
+  const double ms = us(t0, Clock::now()) / 1000;
+  cu.cuModuleUnload(m);
+  return ms;
+}
+
+// Candidates for the fast tier, end to end (NVRTC, then the module loaded):
+// the scans of the tiers' table with smaller tiles, under the options that
+// trade code for compile time, and a one-line kernel (NVRTC's floor).
+void candidate_table() {
+  const scangen::runtime::detail::Driver* cu = scangen::runtime::detail::load_driver(nullptr);
+  int sm = 0;
+  {
+    scangen::RuntimeOptions off;
+    off.jit_tiers = false;
+    scangen::Runtime rt(off);
+    sm = rt.compile(tier_spec(0, "cand_plan")).plan().arch;
+  }
+  struct Way {
+    const char* name;
+    std::vector<std::string> nvrtc;
+    int jit;  // < -1: cubin from NVRTC; -1: PTX, driver JIT default; >= 0: PTX, driver JIT level
+  };
+  const std::vector<Way> ways = {
+      {"cubin", {}, -2},
+      {"cubin mid", {"--Ofast-compile=mid"}, -2},
+      {"ptx + jit O0", {}, 0},
+      {"ptx mid + jit O0", {"--Ofast-compile=mid"}, 0},
+      {"ptx mid + jit O1", {"--Ofast-compile=mid"}, 1},
+      {"ptx max + jit O0", {"--Ofast-compile=max"}, 0},
+      {"cubin mid minimal", {"--Ofast-compile=mid", "--minimal"}, -2},
+      {"ptx mid minimal + jit O0", {"--Ofast-compile=mid", "--minimal"}, 0},
+      {"ptx max minimal + jit O0", {"--Ofast-compile=max", "--minimal"}, 0},
+  };
+  const char* const tiles[] = {"", "items = 4;", "items = 1;"};
+  std::printf("\n## fast-tier candidates: NVRTC, then the module loaded (ms, median of 5, caches off)\n\n| scan | tile |");
+  for (const Way& w : ways) std::printf(" %s |", w.name);
+  std::printf("\n|---|---|");
+  for (size_t i = 0; i < ways.size(); ++i) std::printf("---:|");
+  std::printf("\n");
+  int salt = 0;
+  const auto row = [&](const char* scan, const char* tile, const std::function<std::string()>& source) {
+    std::printf("| %s | %s |", scan, *tile ? tile : "(tuned)");
+    for (const Way& w : ways) {
+      std::vector<double> t;
+      for (int i = 0; i < 5; ++i) t.push_back(compile_and_load(*cu, source(), sm, w.nvrtc, w.jit));
+      std::printf(" %.1f |", median(t));
+      std::fflush(stdout);
+    }
+    std::printf("\n");
+  };
+  row("one-line kernel", "", [&] {
+    return "extern \"C\" __global__ void k" + std::to_string(salt++) + "(int* p) { p[threadIdx.x] += 1; }\n";
+  });
+  for (int kind = 0; kind < 3; ++kind) {
+    for (const char* tile : tiles) {
+      row(kTierScans[kind][0], tile, [&] {
+        std::string text = tier_spec(kind, "cand_" + std::to_string(salt++));
+        text.insert(text.rfind('}'), std::string(" ") + tile + " ");
+        scangen::dsl::Document doc = scangen::dsl::load("<cand>", text);
+        return scangen::generator::emit(
+            scangen::generator::make_plan(doc.specs().front(), {scangen::Backend::Cuda, sm}), {});
+      });
+    }
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -304,6 +386,7 @@ int main(int argc, char** argv) {
       setenv("SCANGEN_CACHE_DISABLE", "1", 1);
       tier_table(options);
       ptx_table(options);
+      candidate_table();
       unsetenv("SCANGEN_CACHE_DISABLE");
     }
   } catch (const scangen::Error& e) {

@@ -5,6 +5,7 @@
 
 #include "nvrtc_program.h"
 #include "runtime_impl.h"
+#include "tiers.h"
 #include "scangen/generator/emit.h"
 
 namespace scangen {
@@ -99,8 +100,22 @@ std::unique_ptr<runtime::detail::CudaModule> Runtime::Impl::load_cuda(const gene
   image.push_back(0);  // PTX is text: terminate it
   auto m = std::make_unique<runtime::detail::CudaModule>();
   m->tier = tier;
-  CUresult r = driver->cuModuleLoadData(&m->module, image.data());
-  if (r != CUDA_SUCCESS) fail(describe(*driver, "cuModuleLoadData", r));
+  CUresult r = CUDA_SUCCESS;
+  const int level = runtime::detail::tier_jit_level(tier);
+  if (level < 0) {
+    r = driver->cuModuleLoadData(&m->module, image.data());
+    if (r != CUDA_SUCCESS) fail(describe(*driver, "cuModuleLoadData", r));
+  } else {
+    // PTX for the driver's JIT at `level`, its log kept for an error.
+    std::vector<char> log(8192, '\0');
+    CUjit_option opt[] = {CU_JIT_OPTIMIZATION_LEVEL, CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+    void* val[] = {reinterpret_cast<void*>(static_cast<uintptr_t>(level)), log.data(),
+                   reinterpret_cast<void*>(static_cast<uintptr_t>(log.size() - 1))};
+    r = driver->cuModuleLoadDataEx(&m->module, image.data(), 3, opt, val);
+    if (r != CUDA_SUCCESS)
+      fail(describe(*driver, ("cuModuleLoadDataEx (PTX, JIT -O" + std::to_string(level) + ")").c_str(), r) +
+           (log[0] ? "\n" + std::string(log.data()) : ""));
+  }
   for (const generator::Kernel& k : plan.kernels) {
     CUfunction fn;
     if ((r = driver->cuModuleGetFunction(&fn, m->module, k.name.c_str())) != CUDA_SUCCESS) {

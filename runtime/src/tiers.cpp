@@ -36,18 +36,28 @@ bool nvrtc_has_fast_tier(const std::string& nvrtc_version) {
   return major > 12 || (major == 12 && minor >= 8);
 }
 
-// The fast tier: NVRTC's -Ofast-compile=mid, the quickest cubin of the
-// choices measured (bench/RESULTS.md, "JIT: tiered compilation"). It changes
-// how NVVM and ptxas optimise, not what the code computes: the generated
-// operators round every float operation explicitly (__fadd_rn, __fmul_rn,
-// never contracted into an fma) and no option here allows fast math.
+// The fast tier: PTX from NVRTC's -Ofast-compile=mid with --minimal (the
+// generated source includes no header, so NVRTC's declarations of the
+// runtime API, textures and surfaces are not needed), loaded by the
+// driver's JIT at -O0: the quickest way to a loaded module of the choices
+// measured (bench/RESULTS.md, "JIT: the fast tier of PTX"). The options
+// change how NVVM and ptxas optimise, not what the code computes: the
+// generated operators round every float operation explicitly (__fadd_rn,
+// __fmul_rn, never contracted into an fma) and nothing here allows fast math.
 std::vector<std::string> tier_nvrtc_options(Tier tier) {
-  if (tier == Tier::Fast) return {"--Ofast-compile=mid"};
+  if (tier == Tier::Fast) return {"--Ofast-compile=mid", "--minimal"};
   return {};
 }
 
+std::string tier_arch(const std::string& arch, Tier tier) {
+  if (tier == Tier::Fast && arch.rfind("sm_", 0) == 0) return "compute_" + arch.substr(3);
+  return arch;
+}
+
+int tier_jit_level(Tier tier) { return tier == Tier::Fast ? 0 : -1; }
+
 std::string tier_key_options(const std::string& arch, Tier tier) {
-  std::string s = "--gpu-architecture=" + arch;
+  std::string s = "--gpu-architecture=" + tier_arch(arch, tier);
   for (const std::string& o : tier_nvrtc_options(tier)) s += " " + o;
   return s;
 }
@@ -100,21 +110,36 @@ void Runtime::Impl::compile_cuda(const std::shared_ptr<Scan::State>& st, const s
     if (auto cached = disk.load(key))
       return std::make_shared<const CompiledCode>(CompiledCode{std::move(*cached), Tier::Tuned, nullptr});
     const Tier first = tiers ? Tier::Fast : Tier::Tuned;
-    const auto t0 = std::chrono::steady_clock::now();
-    CompiledCode c{nvrtc_compile(source, name, arch, first), first, nullptr};
-    counters->record_compile(std::chrono::steady_clock::now() - t0);
-    if (first == Tier::Tuned) {
-      disk.store(key, c.bytes);
-    } else {
-      counters->record_fast_compile();
-      auto job = std::make_shared<TunedJob>();
+    std::shared_ptr<TunedJob> job;
+    if (first == Tier::Fast) {
+      // The tuned build starts now, beside the fast one: it is ready sooner,
+      // and the fast tier's compile does not wait for it.
+      job = std::make_shared<TunedJob>();
       job->source = source;
       job->name = name;
       job->arch = arch;
       job->key = key;
-      c.job = job;
       worker.post([this, job] { build_tuned(job); });
     }
+    const auto t0 = std::chrono::steady_clock::now();
+    std::vector<uint8_t> bytes;
+    try {
+      bytes = nvrtc_compile(source, name, runtime::detail::tier_arch(arch, first), first);
+    } catch (...) {
+      if (!job) throw;
+      // The fast tier's build failed: the tuned one decides (its error, the
+      // same source's, is the one to report if it fails too).
+      std::unique_lock<std::mutex> lock(job->mutex);
+      job->done.wait(lock, [&] { return job->status != TunedJob::Status::Pending; });
+      if (job->status == TunedJob::Status::Failed) throw;
+      return std::make_shared<const CompiledCode>(CompiledCode{*job->bytes, Tier::Tuned, nullptr});
+    }
+    CompiledCode c{std::move(bytes), first, job};
+    counters->record_compile(std::chrono::steady_clock::now() - t0);
+    if (first == Tier::Tuned)
+      disk.store(key, c.bytes);
+    else
+      counters->record_fast_compile();
     return std::make_shared<const CompiledCode>(std::move(c));
   });
 

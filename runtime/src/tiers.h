@@ -24,6 +24,16 @@ bool nvrtc_has_fast_tier(const std::string& nvrtc_version);
 // tier: its build is the one the runtime always made).
 std::vector<std::string> tier_nvrtc_options(Tier tier);
 
+// The architecture a tier is built for, from the runtime's ("sm_90" or
+// "compute_120"): the fast tier is PTX ("compute_90"), which the driver's
+// JIT turns into machine code at optimisation level tier_jit_level when it
+// is loaded; the tuned tier is `arch` as given.
+std::string tier_arch(const std::string& arch, Tier tier);
+
+// The driver JIT's optimisation level (CU_JIT_OPTIMIZATION_LEVEL) for a
+// tier's PTX; -1 for its default.
+int tier_jit_level(Tier tier);
+
 // The options part of a tier's cache key: "--gpu-architecture=ARCH" and the
 // tier's NVRTC options, space-separated (the tuned tier's key is the key the
 // runtime always made, so existing disk entries stay valid).

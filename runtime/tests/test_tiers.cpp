@@ -70,7 +70,15 @@ TEST_CASE("the tiers' options: the tuned tier is the runtime's usual build, the 
   // written before tiering stay valid.
   CHECK(detail::tier_key_options("sm_90", Tier::Tuned) == "--gpu-architecture=sm_90");
   CHECK(detail::tier_key_options("compute_120", Tier::Tuned) == "--gpu-architecture=compute_120");
-  CHECK(detail::tier_key_options("sm_90", Tier::Fast) == "--gpu-architecture=sm_90 --Ofast-compile=mid");
+  CHECK(detail::tier_key_options("sm_90", Tier::Fast) ==
+        "--gpu-architecture=compute_90 --Ofast-compile=mid --minimal");
+  // The fast tier is PTX for the driver's JIT at -O0; the tuned tier is
+  // built for the architecture the runtime chose, loaded as it is.
+  CHECK(detail::tier_arch("sm_90", Tier::Fast) == "compute_90");
+  CHECK(detail::tier_arch("compute_120", Tier::Fast) == "compute_120");
+  CHECK(detail::tier_arch("sm_90", Tier::Tuned) == "sm_90");
+  CHECK(detail::tier_jit_level(Tier::Fast) == 0);
+  CHECK(detail::tier_jit_level(Tier::Tuned) == -1);
   CHECK(std::string(scangen::to_string(Tier::Fast)) == "fast");
   CHECK(std::string(scangen::to_string(Tier::Tuned)) == "tuned");
 }
@@ -181,11 +189,12 @@ TEST_CASE("NVRTC builds both tiers for sm_90 with one kernel ABI and the same fl
   for (const auto& [what, text] : scans) {
     INFO(what);
     const std::string source = emit_sm90(text);
-    // Both tiers build a cubin for sm_90 (what the runtime loads).
-    compile_tier(source, "sm_90", Tier::Fast);
+    // What the runtime builds for an sm_90 GPU: the tuned tier's cubin and
+    // the fast tier's PTX.
     compile_tier(source, "sm_90", Tier::Tuned);
+    const std::string fast = compile_tier(source, detail::tier_arch("sm_90", Tier::Fast), Tier::Fast).code;
+    CHECK(fast.find(".target sm_90") != std::string::npos);
     // Their PTX: the same kernels with the same parameter lists.
-    const std::string fast = compile_tier(source, "compute_90", Tier::Fast).code;
     const std::string tuned = compile_tier(source, "compute_90", Tier::Tuned).code;
     const auto fast_entries = entries(fast), tuned_entries = entries(tuned);
     CHECK(!tuned_entries.empty());
