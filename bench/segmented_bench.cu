@@ -1,0 +1,228 @@
+// Segmented device scans (segments = offsets / flags / keys) against CUB's
+// DeviceScan::InclusiveScanByKey on the same segments, the flat scan of the
+// same array and a copy of its bytes: i32 sums (exact: every result is
+// checked element for element against a scan on the host first) of n
+// elements cut into segments of a mean length L (random lengths, empty
+// segments included in the offsets form; L = n is one segment spanning the
+// array). The scans run through their generated host wrappers
+// (bench/specs/segmented_bench.scan, emitted with --header by
+// scripts/gpu-check build), timed with CUDA events: the median of --reps
+// runs after warm-up.
+//
+// CUB has no segmented scan by offsets or flags in this CCCL; its scan by
+// key is the one it offers, so its row is the same segments given as keys.
+// The bytes each form reads besides the values differ: offsets 4 bytes per
+// segment, flags 1 byte per element, keys 4 bytes per element.
+//
+//   segmented_bench [--log2n 28] [--reps 50] [--csv FILE]
+#include "segmented_bench_gen.cu"
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <cub/device/device_scan.cuh>
+#include <cuda/std/functional>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace {
+
+#define CHECK_CUDA(call)                                                                           \
+  do {                                                                                             \
+    const cudaError_t e_ = (call);                                                                 \
+    if (e_ != cudaSuccess) {                                                                       \
+      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
+      std::exit(1);                                                                                \
+    }                                                                                              \
+  } while (0)
+
+template <class F>
+float median_ms(F&& f, int reps) {
+  cudaEvent_t a, b;
+  CHECK_CUDA(cudaEventCreate(&a));
+  CHECK_CUDA(cudaEventCreate(&b));
+  for (int i = 0; i < 3; ++i) f();
+  std::vector<float> t;
+  for (int i = 0; i < reps; ++i) {
+    CHECK_CUDA(cudaEventRecord(a));
+    f();
+    CHECK_CUDA(cudaEventRecord(b));
+    CHECK_CUDA(cudaEventSynchronize(b));
+    float ms = 0;
+    CHECK_CUDA(cudaEventElapsedTime(&ms, a, b));
+    t.push_back(ms);
+  }
+  CHECK_CUDA(cudaEventDestroy(a));
+  CHECK_CUDA(cudaEventDestroy(b));
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+// The segments of one case on the host: offsets (segment_count + 1 of
+// them), a head flag and a key per element.
+struct Segments {
+  std::vector<uint32_t> offsets;
+  std::vector<uint8_t> flags;
+  std::vector<int32_t> keys;
+};
+
+Segments make_segments(uint64_t n, uint64_t mean, std::mt19937_64& rng) {
+  Segments s;
+  s.offsets.push_back(0);
+  if (mean >= n) {
+    s.offsets.push_back(static_cast<uint32_t>(n));
+  } else {
+    // Lengths uniform in [0, 2 * mean] (so empty segments too), except
+    // mean 1: every element its own segment.
+    std::uniform_int_distribution<uint64_t> len(0, 2 * mean);
+    uint64_t at = 0;
+    while (at < n) {
+      const uint64_t l = mean == 1 ? 1 : len(rng);
+      at = std::min(n, at + l);
+      s.offsets.push_back(static_cast<uint32_t>(at));
+    }
+  }
+  s.flags.assign(n, 0);
+  s.keys.assign(n, 0);
+  int32_t key = 0;
+  for (size_t k = 0; k + 1 < s.offsets.size(); ++k) {
+    if (s.offsets[k] == s.offsets[k + 1]) continue;  // empty: no element, no key
+    s.flags[s.offsets[k]] = 1;
+    ++key;
+    for (uint64_t i = s.offsets[k]; i < s.offsets[k + 1]; ++i) s.keys[i] = key;
+  }
+  return s;
+}
+
+bool check(const char* what, const std::vector<int32_t>& want, const int32_t* got_dev, uint64_t n) {
+  std::vector<int32_t> got(n);
+  CHECK_CUDA(cudaMemcpy(got.data(), got_dev, n * 4, cudaMemcpyDeviceToHost));
+  for (uint64_t i = 0; i < n; ++i)
+    if (got[i] != want[i]) {
+      std::fprintf(stderr, "segmented_bench: %s is wrong at %llu: %d, want %d\n", what, (unsigned long long)i, got[i],
+                   want[i]);
+      return false;
+    }
+  return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int log2n = 28, reps = 50;
+  const char* csv = nullptr;
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--log2n") && i + 1 < argc) log2n = std::atoi(argv[++i]);
+    else if (!std::strcmp(argv[i], "--reps") && i + 1 < argc) reps = std::max(1, std::atoi(argv[++i]));
+    else if (!std::strcmp(argv[i], "--csv") && i + 1 < argc) csv = argv[++i];
+    else {
+      std::fprintf(stderr, "usage: segmented_bench [--log2n 28] [--reps 50] [--csv FILE]\n");
+      return 1;
+    }
+  }
+  if (log2n < 10 || log2n > 30) {
+    std::fprintf(stderr, "segmented_bench: --log2n must be within 10 .. 30\n");
+    return 1;
+  }
+  const uint64_t n = 1ull << log2n;
+  const uint64_t seed = std::random_device{}();
+  std::mt19937_64 rng(seed);
+  std::printf("segmented_bench: n = 2^%d i32, seed %llu\n\n", log2n, (unsigned long long)seed);
+
+  std::vector<int32_t> h_in(n);
+  {
+    std::uniform_int_distribution<int32_t> v(-1000, 1000);
+    for (auto& x : h_in) x = v(rng);
+  }
+  int32_t *in = nullptr, *out = nullptr, *keys = nullptr;
+  uint8_t* flags = nullptr;
+  uint32_t* offsets = nullptr;
+  CHECK_CUDA(cudaMalloc(&in, n * 4));
+  CHECK_CUDA(cudaMalloc(&out, n * 4));
+  CHECK_CUDA(cudaMalloc(&keys, n * 4));
+  CHECK_CUDA(cudaMalloc(&flags, n));
+  CHECK_CUDA(cudaMalloc(&offsets, (n + 1) * 4));
+  CHECK_CUDA(cudaMemcpy(in, h_in.data(), n * 4, cudaMemcpyHostToDevice));
+  size_t ws_bytes = std::max({seg_offsets_workspace_bytes(n), seg_flags_workspace_bytes(n),
+                              seg_keys_workspace_bytes(n), flat_workspace_bytes(n)});
+  void* ws = nullptr;
+  CHECK_CUDA(cudaMalloc(&ws, ws_bytes));
+  size_t cub_bytes = 0;
+  CHECK_CUDA(cub::DeviceScan::InclusiveScanByKey(nullptr, cub_bytes, keys, in, out, cuda::std::plus<>{},
+                                                 static_cast<int64_t>(n), cuda::std::equal_to<>{}));
+  void* cub_ws = nullptr;
+  CHECK_CUDA(cudaMalloc(&cub_ws, cub_bytes));
+
+  FILE* f = csv ? std::fopen(csv, "w") : nullptr;
+  if (csv && !f) {
+    std::perror(csv);
+    return 1;
+  }
+  if (f) std::fprintf(f, "n,mean_length,segments,offsets_us,flags_us,keys_us,cub_by_key_us,flat_us,copy_us\n");
+  std::printf("| mean segment length | segments | offsets µs | flags µs | keys µs | CUB by key µs | "
+              "CUB / keys | CUB / offsets | flat µs | copy µs | offsets / copy |\n"
+              "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+  bool ok = true;
+  for (uint64_t mean : {uint64_t(1), uint64_t(16), uint64_t(1024), uint64_t(65536), n}) {
+    const Segments s = make_segments(n, mean, rng);
+    const int64_t count = static_cast<int64_t>(s.offsets.size()) - 1;
+    CHECK_CUDA(cudaMemcpy(offsets, s.offsets.data(), s.offsets.size() * 4, cudaMemcpyHostToDevice));
+    CHECK_CUDA(cudaMemcpy(flags, s.flags.data(), n, cudaMemcpyHostToDevice));
+    CHECK_CUDA(cudaMemcpy(keys, s.keys.data(), n * 4, cudaMemcpyHostToDevice));
+    std::vector<int32_t> want(n);
+    {
+      uint32_t acc = 0;
+      for (uint64_t i = 0; i < n; ++i) {
+        if (s.flags[i]) acc = 0;
+        acc += static_cast<uint32_t>(h_in[i]);
+        want[i] = static_cast<int32_t>(acc);
+      }
+    }
+    const auto by_offsets = [&] {
+      CHECK_CUDA(seg_offsets_inclusive(in, out, offsets, count, static_cast<int64_t>(n), ws, ws_bytes));
+    };
+    const auto by_flags = [&] { CHECK_CUDA(seg_flags_inclusive(in, out, flags, static_cast<int64_t>(n), ws, ws_bytes)); };
+    const auto by_keys = [&] { CHECK_CUDA(seg_keys_inclusive(in, out, keys, static_cast<int64_t>(n), ws, ws_bytes)); };
+    const auto cub_keys = [&] {
+      size_t b = cub_bytes;
+      CHECK_CUDA(cub::DeviceScan::InclusiveScanByKey(cub_ws, b, keys, in, out, cuda::std::plus<>{},
+                                                     static_cast<int64_t>(n), cuda::std::equal_to<>{}));
+    };
+    const auto flat = [&] { CHECK_CUDA(flat_inclusive(in, out, static_cast<int64_t>(n), ws, ws_bytes)); };
+    const auto copy = [&] { CHECK_CUDA(cudaMemcpyAsync(out, in, n * 4, cudaMemcpyDeviceToDevice)); };
+    // Each checked once, its output poisoned first.
+    const std::pair<const char*, std::function<void()>> runs[] = {
+        {"offsets", by_offsets}, {"flags", by_flags}, {"keys", by_keys}, {"CUB by key", cub_keys}};
+    for (const auto& [what, run] : runs) {
+      CHECK_CUDA(cudaMemset(out, 0xA5, n * 4));
+      run();
+      CHECK_CUDA(cudaDeviceSynchronize());
+      if (!check(what, want, out, n)) {
+        std::fprintf(stderr, "  (mean length %llu, %lld segments, seed %llu)\n", (unsigned long long)mean,
+                     (long long)count, (unsigned long long)seed);
+        ok = false;
+      }
+    }
+    const float t_off = median_ms(by_offsets, reps) * 1000, t_flags = median_ms(by_flags, reps) * 1000,
+                t_keys = median_ms(by_keys, reps) * 1000, t_cub = median_ms(cub_keys, reps) * 1000,
+                t_flat = median_ms(flat, reps) * 1000, t_copy = median_ms(copy, reps) * 1000;
+    std::printf("| %llu | %lld | %.1f | %.1f | %.1f | %.1f | %.2f | %.2f | %.1f | %.1f | %.3f |\n",
+                (unsigned long long)mean, (long long)count, t_off, t_flags, t_keys, t_cub, t_cub / t_keys,
+                t_cub / t_off, t_flat, t_copy, t_copy / t_off);
+    std::fflush(stdout);
+    if (f)
+      std::fprintf(f, "%llu,%llu,%lld,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f\n", (unsigned long long)n,
+                   (unsigned long long)mean, (long long)count, t_off, t_flags, t_keys, t_cub, t_flat, t_copy);
+  }
+  if (f) std::fclose(f);
+  for (void* p : {static_cast<void*>(in), static_cast<void*>(out), static_cast<void*>(keys),
+                  static_cast<void*>(flags), static_cast<void*>(offsets), ws, cub_ws})
+    CHECK_CUDA(cudaFree(p));
+  return ok ? 0 : 1;
+}
