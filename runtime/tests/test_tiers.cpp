@@ -70,8 +70,7 @@ TEST_CASE("the tiers' options: the tuned tier is the runtime's usual build, the 
   // written before tiering stay valid.
   CHECK(detail::tier_key_options("sm_90", Tier::Tuned) == "--gpu-architecture=sm_90");
   CHECK(detail::tier_key_options("compute_120", Tier::Tuned) == "--gpu-architecture=compute_120");
-  CHECK(detail::tier_key_options("sm_90", Tier::Fast) ==
-        "--gpu-architecture=compute_90 --Ofast-compile=mid --minimal");
+  CHECK(detail::tier_key_options("sm_90", Tier::Fast) == "--gpu-architecture=compute_90 --Ofast-compile=mid --minimal");
   // The fast tier is PTX for the driver's JIT at -O0; the tuned tier is
   // built for the architecture the runtime chose, loaded as it is.
   CHECK(detail::tier_arch("sm_90", Tier::Fast) == "compute_90");
