@@ -199,6 +199,23 @@ def _mirror(dtype: np.dtype, items):
     return tuple(_mirror(dtype.fields[name][0], items) for name in dtype.names)
 
 
+# (library, device, stream) -> a workspace of that library on that stream, grown on demand: calls on one
+# stream run one after the other on the GPU, so they share it; calls on two streams never do.
+_workspaces: dict = {}
+
+
+def _workspace(lib, device, stream, size) -> int:
+    """The pointer of a workspace of at least ``size`` bytes for a launch on ``stream``."""
+    key = (lib, device, stream)
+    held = _workspaces.get(key)
+    if held is None or held[1] < size:
+        if held is None and len(_workspaces) >= 64:  # streams come and go: keep the latest few
+            _workspaces.clear()
+        buf = lib.empty(max(size, 2 * held[1] if held else 0), np.dtype(np.uint8), device)
+        held = _workspaces[key] = (lib.pointer(buf), lib.nbytes(buf), buf)
+    return held[0]
+
+
 def _overlap(a_ptr, a_bytes, b_ptr, b_bytes) -> bool:
     return a_bytes > 0 and b_bytes > 0 and a_ptr < b_ptr + b_bytes and b_ptr < a_ptr + a_bytes
 
@@ -434,16 +451,15 @@ class Scan:
 
     # ---- CUDA ----
 
-    def _cuda_out(self, op: Cuda, out, shape) -> Cuda:
-        """out= as a checked operand: the kind of x, contiguous, of ``shape``, dtype self.dtype, x's device."""
+    def _cuda_out(self, op: Cuda, out, shape) -> int:
+        """out='s pointer, checked: the kind of x, contiguous, of ``shape``, dtype self.dtype, x's device."""
         if not op.out_ok:
             raise TypeError(f"scangen: out= is not supported for {op.kind} arrays (they may be immutable, as JAX's "
                             "are): use the result")
         lib = op.lib
-        if op.kind in ("torch", "cupy") and lib.is_array(out) and lib.is_contiguous(out):  # the quick way
-            o_shape, dtype, device = lib.shape(out), lib.dtype(out), lib.device_index(out)
-            if o_shape == shape and dtype == self.dtype and device == op.device:
-                return Cuda(op.kind, lib, out, dtype, o_shape, device, lib.pointer(out), op.stream)
+        if op.native and lib.is_array(out) and lib.is_contiguous(out):  # the quick way
+            if lib.shape(out) == shape and lib.dtype(out) == self.dtype and lib.device_index(out) == op.device:
+                return lib.pointer(out)
         o = _arrays.operand(out)
         if not isinstance(o, Cuda) or o.kind != op.kind:
             raise TypeError(f"scangen: out must be a {op.kind} CUDA array when x is one, not {type(out).__name__}")
@@ -453,7 +469,7 @@ class Scan:
         if problem:
             raise ValueError(f"scangen: out must be a contiguous {op.kind} array of shape {shape} and dtype "
                              f"{self.dtype} on x's device ({op.device}); it is {problem}")
-        return o
+        return o.pointer
 
     def _run_cuda(self, op: Cuda, lay, out, kernel, segs=None, aggregates=False, check=True):
         if op.device != 0:
@@ -475,10 +491,10 @@ class Scan:
             self._launch(kernel, op, lay, lib.pointer(result), aggs, segs, check)
             result = op.back(result)
             return (result, op.back(aggs)) if aggregates else result
-        o = self._cuda_out(op, out, shape)
+        out_ptr = self._cuda_out(op, out, shape)
         in_span = lay.n if lay.shape is None else lay.shape.span
-        if not _overlap(op.pointer, in_span * self.input_dtype.itemsize, o.pointer, op.size * self.dtype.itemsize):
-            self._launch(kernel, op, lay, o.pointer, aggs, segs, check)
+        if not _overlap(op.pointer, in_span * self.input_dtype.itemsize, out_ptr, op.size * self.dtype.itemsize):
+            self._launch(kernel, op, lay, out_ptr, aggs, segs, check)
         elif not lib.is_array(out):
             raise ValueError(f"scangen: out overlaps x; for {op.kind} arrays it must not (pass another array)")
         else:
@@ -502,9 +518,9 @@ class Scan:
                 lib.copy(aggs, one)
             return
         ws_bytes = kernel.workspace_bytes(lay.n) if lay.shape is None else kernel.shape_workspace_bytes(lay.shape)
-        workspace = lib.empty(ws_bytes, np.dtype(np.uint8), op.device) if ws_bytes else None
-        kernel.run_cuda(op.pointer, out_ptr, lay.n, op.stream, lib.pointer(workspace) if ws_bytes else 0, ws_bytes,
-                        lay.shape, agg, agg_count, seg, seg_count, check)
+        ws = _workspace(lib, op.device, op.stream, ws_bytes) if ws_bytes else 0
+        kernel.run_cuda(op.pointer, out_ptr, lay.n, op.stream, ws, ws_bytes, lay.shape, agg, agg_count, seg,
+                        seg_count, check)
         _arrays.hold_until_done(op)
 
     # ---- a tuple of arrays, one per field ----

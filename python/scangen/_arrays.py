@@ -38,8 +38,16 @@ _TORCH_DTYPES = {
 }
 
 
+_modules: dict = {}
+
+
 def _module_of(x) -> str:
-    return type(x).__module__.split(".")[0]
+    """The top-level module of x's type (cached per type)."""
+    t = type(x)
+    module = _modules.get(t)
+    if module is None:
+        module = _modules[t] = t.__module__.split(".")[0]
+    return module
 
 
 def dlpack_stream(stream: int) -> int:
@@ -214,11 +222,23 @@ class Cupy(Library):
 _libraries: dict = {}
 
 
+# Libraries whose import failed, and the sys.modules entry then: not imported again on every call (a
+# failed import searches the whole path) until that entry changes.
+_missing: dict = {}
+
+
 def library(cls):
     """The Library of ``cls``, made once per imported module (a module replaced in sys.modules: anew)."""
     lib = _libraries.get(cls)
-    if lib is None or lib.module is not sys.modules.get(cls.module_name):
-        lib = _libraries[cls] = cls()
+    module = sys.modules.get(cls.module_name)
+    if lib is None or lib.module is not module:
+        if cls in _missing and _missing[cls] is module:
+            raise ImportError(f"{cls.module_name} is not installed")
+        try:
+            lib = _libraries[cls] = cls()
+        except ImportError:
+            _missing[cls] = module
+            raise
     return lib
 
 
@@ -271,6 +291,7 @@ class Cuda:
         # Memory of a producer whose allocator does not order its reuse after this scan's stream (DLPack,
         # __cuda_array_interface__): held until the scan is done (PyTorch and CuPy order it themselves).
         self.foreign = kind not in ("torch", "cupy")
+        self.native = not self.foreign
 
     @property
     def size(self) -> int:
@@ -414,7 +435,7 @@ def _element_strides(strides, itemsize):
 def _cai_device(ptr):
     """The device of a pointer (0 where that cannot be asked: the runtime uses device 0)."""
     try:
-        import cupy
+        cupy = library(Cupy).cupy
         return cupy.cuda.runtime.pointerGetAttributes(ptr).device if ptr else 0
     except Exception:  # no CuPy, or a pointer it does not know: device 0 is the one that is checked
         return 0

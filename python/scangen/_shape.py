@@ -68,9 +68,27 @@ def _reverse_refused(ndim, axis):
         "or flip the array along the axis, scan, and flip the result")
 
 
+_layouts: dict = {}
+
+
 def layout(shape, strides, axis, reverse: bool) -> Layout:
     """The Layout of a scan of an array of ``shape`` and ``strides`` (in elements; None: C order) along
-    ``axis`` (None: the flattened array)."""
+    ``axis`` (None: the flattened array); cached (a Layout is not changed after it is made)."""
+    key = (shape, strides, axis, reverse)
+    try:
+        return _layouts[key]
+    except KeyError:
+        pass
+    except TypeError:  # an unhashable axis: the error comes from _layout
+        return _layout(shape, strides, axis, reverse)
+    lay = _layout(shape, strides, axis, reverse)
+    if len(_layouts) >= 4096:
+        _layouts.clear()
+    _layouts[key] = lay
+    return lay
+
+
+def _layout(shape, strides, axis, reverse: bool) -> Layout:
     shape = tuple(int(d) for d in shape)
     ndim = len(shape)
     n = 1

@@ -71,7 +71,7 @@ FakeTensor.__module__ = "torch"
 def poisoned(shape, dtype):
     """Uninitialised memory as a GPU's may be: every byte 0xA5."""
     a = np.empty(shape, dtype)
-    a.view(np.uint8).reshape(-1)[:] = 0xA5
+    a.reshape(-1).view(np.uint8)[:] = 0xA5
     return a
 
 
