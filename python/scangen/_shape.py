@@ -11,6 +11,8 @@ the axis.
 
 from __future__ import annotations
 
+import numpy as np
+
 from . import _core
 
 #: The most dimensions the strided kernel takes (Scan::ShapeArgs::Strided).
@@ -54,8 +56,9 @@ def is_c_contiguous(shape, strides) -> bool:
 
 
 def normalize_axis(axis, ndim: int) -> int:
-    if not isinstance(axis, int) or isinstance(axis, bool):
+    if isinstance(axis, (bool, np.bool_)) or not isinstance(axis, (int, np.integer)):
         raise TypeError(f"scangen: axis must be an int or None, not {type(axis).__name__}")
+    axis = int(axis)
     if not -ndim <= axis < ndim:
         raise ValueError(f"scangen: axis {axis} is out of range for a {ndim}-D array")
     return axis + ndim if axis < 0 else axis
@@ -74,13 +77,12 @@ _layouts: dict = {}
 def layout(shape, strides, axis, reverse: bool) -> Layout:
     """The Layout of a scan of an array of ``shape`` and ``strides`` (in elements; None: C order) along
     ``axis`` (None: the flattened array); cached (a Layout is not changed after it is made)."""
-    key = (shape, strides, axis, reverse)
-    try:
-        return _layouts[key]
-    except KeyError:
-        pass
-    except TypeError:  # an unhashable axis: the error comes from _layout
+    if axis is not None and type(axis) is not int:  # not cached: 1.0 and True are keys equal to 1
         return _layout(shape, strides, axis, reverse)
+    key = (shape, strides, axis, reverse)
+    lay = _layouts.get(key)
+    if lay is not None:
+        return lay
     lay = _layout(shape, strides, axis, reverse)
     if len(_layouts) >= 4096:
         _layouts.clear()
