@@ -198,9 +198,8 @@ def test_out_of_a_shaped_scan(path, rng):
         scangen.cumsum(path.put(x), axis=0, out=path.put(np.zeros((40, 33), np.int32)))
 
 
+@pytest.mark.parametrize("path", ["cuda"], indirect=True)
 def test_strided_cuda_arrays_are_not_copied(path, rng):
-    if path.name != "cuda":
-        pytest.skip("the CUDA path's zero-copy of strided arrays")
     gen, _seed = rng
     base = data(gen, np.int32, (50, 60))
     x = FakeTensor(base.T)  # strides (1, 60): an axis scan of the original memory
