@@ -176,8 +176,9 @@ struct Shape {
   // Elements from the first to the last one touched, plus one: of the input, or (out) of the output.
   uint64_t span(bool out) const {
     if (!strided) {
-      const uint64_t stride = out && args.out_row_stride ? args.out_row_stride : args.row_stride ? args.row_stride
-                                                                                                : args.length;
+      const uint64_t stride = out && args.out_row_stride ? args.out_row_stride
+                              : args.row_stride          ? args.row_stride
+                                                         : args.length;
       return args.rows == 0 || args.length == 0 ? 0 : (args.rows - 1) * stride + args.length;
     }
     const auto& g = args.strided;
@@ -201,8 +202,7 @@ Shape rows_shape(uint64_t rows, uint64_t length, uint64_t row_stride, uint64_t o
 
 Shape strided_shape(int axis, const std::vector<uint64_t>& extents, const std::vector<uint64_t>& strides,
                     const std::vector<uint64_t>& out_strides) {
-  if (extents.empty() || extents.size() > 4 || strides.size() != extents.size() ||
-      out_strides.size() != extents.size())
+  if (extents.empty() || extents.size() > 4 || strides.size() != extents.size() || out_strides.size() != extents.size())
     throw nb::value_error("a strided shape has 1 to 4 extents, and as many strides and out_strides");
   Shape s;
   s.strided = true;
@@ -307,7 +307,8 @@ class Kernel {
     cl_context ctx = rt_->opencl_context();
     cl_command_queue q = rt_->opencl_queue();
     auto input = [&](uintptr_t p, size_t bytes) {
-      return std::make_unique<ClBuffer>(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bytes, reinterpret_cast<void*>(p));
+      return std::make_unique<ClBuffer>(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bytes,
+                                        reinterpret_cast<void*>(p));
     };
     std::unique_ptr<ClBuffer> bin, bseg, bagg;
     if (in_bytes) bin = input(in, in_bytes);
@@ -319,9 +320,9 @@ class Kernel {
     a.n = shape ? 0 : n;
     if (seg) {
       bseg = input(seg, segment_bytes(n, seg_count));
-      (s.segments == dsl::Segments::Flags ? a.segment_flags : s.segments == dsl::Segments::Keys ? a.keys
-                                                                                                 : a.segment_offsets) =
-          bseg->mem;
+      (s.segments == dsl::Segments::Flags  ? a.segment_flags
+       : s.segments == dsl::Segments::Keys ? a.keys
+                                           : a.segment_offsets) = bseg->mem;
       a.segment_count = seg_count;
       a.check_segments = check;
     }
@@ -354,8 +355,9 @@ class Kernel {
     a.workspace_size = workspace_size;
     if (seg || s.segments == dsl::Segments::Offsets) {
       const void* p = reinterpret_cast<const void*>(seg);
-      (s.segments == dsl::Segments::Flags ? a.segment_flags : s.segments == dsl::Segments::Keys ? a.keys
-                                                                                                 : a.segment_offsets) = p;
+      (s.segments == dsl::Segments::Flags  ? a.segment_flags
+       : s.segments == dsl::Segments::Keys ? a.keys
+                                           : a.segment_offsets) = p;
       a.segment_count = seg_count;
       a.check_segments = check;
     }
