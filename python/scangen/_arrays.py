@@ -274,16 +274,23 @@ class Host:
         self.out_view = out_view
 
 
+def _same(r):
+    return r
+
+
 class Cuda:
     """CUDA memory: ``pointer`` (of C-contiguous elements), ``dtype``, ``shape``, ``device``, ``stream`` (a
     CUstream handle), ``lib`` (allocates results), ``back`` (a result of ``lib`` into the caller's kind)."""
+
+    __slots__ = ("kind", "lib", "array", "strides", "dtype", "shape", "device", "pointer", "stream", "back", "keep",
+                 "out_ok", "copied", "read_only", "foreign", "native")
 
     def __init__(self, kind, lib, array, dtype, shape, device, pointer, stream, back=None, keep=None,
                  out_ok=True, copied=False, read_only=False, strides=None):
         self.kind, self.lib, self.array = kind, lib, array
         self.strides = strides  # in elements, of a strided array taken as it is; None: C-contiguous
         self.dtype, self.shape, self.device, self.pointer, self.stream = dtype, shape, device, pointer, stream
-        self.back = back or (lambda r: r)
+        self.back = back or _same
         self.keep = keep  # what owns the memory (a DLPack capsule, a contiguous copy) while the scan is queued
         self.out_ok = out_ok  # whether out= may be an array of this kind
         self.copied = copied  # a contiguous copy of a strided array (refused as out=)
