@@ -15,9 +15,12 @@ device, on the current stream, and come back as the same kind of array. A
 struct scan also takes a tuple (or dict) of arrays, one per field.
 docs/python.md has the whole story.
 
-The shape of a scan (the ``axis`` of a multi-dimensional array, ``reverse``,
-segments) is resolved in one place, ``_scan_length``: what scangen cannot
-run yet raises NotImplementedError there.
+The shape of a call (the ``axis`` of a multi-dimensional array, its
+strides, ``reverse``) is mapped onto one of scangen's scans (flat, rows,
+strided) in ``_shape.layout``; segments (``offsets=``, ``flags=``,
+``keys=``) onto its segmented scans. Each combination is a variant of the
+scan's spec (``reverse = true;``, ``shape = rows;``, ``segments = keys;``
+...), compiled on first use and cached.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ import threading
 import numpy as np
 
 from . import _arrays, _core
+from . import _shape
 from ._arrays import Cuda, Host
 from ._types import describe_fields, dsl_type_of, dtype_from_desc, dtype_hint, leaves, literal, to_element, type_name
 
@@ -61,35 +65,102 @@ def dtype_of(scan: "Scan | str", *, input: bool = False) -> np.dtype:
     return scan.input_dtype if input else scan.dtype
 
 
-# ---- the shape of a scan -------------------------------------------------------
+# ---- segments ----------------------------------------------------------------
 
-def _scan_length(shape, axis, reverse) -> int:
-    """The length of the one 1-D scan that an array of ``shape`` makes with ``axis`` and ``reverse``.
+# The DSL's names of the integer (and f32) dtypes that offsets and keys may have.
+_INDEX_TYPES = {np.dtype(t): n for t, n in [
+    (np.int8, "i8"), (np.int16, "i16"), (np.int32, "i32"), (np.int64, "i64"), (np.uint8, "u8"),
+    (np.uint16, "u16"), (np.uint32, "u32"), (np.uint64, "u64"), (np.float32, "f32")]}
+_OFFSET_TYPES = ("i32", "i64", "u32", "u64")
 
-    This is where the shaped scans map onto scangen's: a batched scan (an axis
-    of a multi-dimensional array), a reverse scan and segments raise
-    NotImplementedError naming what is missing until scangen has them.
-    """
-    if reverse:
-        raise NotImplementedError("scangen: reverse scans are not implemented yet (scangen has no reverse "
-                                  "or suffix scan); flip the array, scan, and flip the result")
+
+def _segments_arg(offsets, flags, keys):
+    """(form, array) of the one segments argument given, or None."""
+    given = [(form, a) for form, a in (("offsets", offsets), ("flags", flags), ("keys", keys)) if a is not None]
+    if len(given) > 1:
+        raise TypeError("scangen: pass one of offsets=, flags= and keys=, not "
+                        + " and ".join(f"{form}=" for form, _a in given))
+    return given[0] if given else None
+
+
+class _Segments:
+    """The segments of one call: ``form``, ``index_type`` (the DSL type of offsets or keys, "" for flags),
+    ``array`` (the operand: a Host or Cuda of the segments' array), ``count`` (offsets: the segments)."""
+
+    __slots__ = ("form", "index_type", "op", "count")
+
+    def __init__(self, form, op, n, backend_host):
+        self.form = form
+        dtype = op.dtype
+        shape = op.shape
+        if len(shape) != 1:
+            raise ValueError(f"scangen: {form}= must be a 1-D array; it has shape {tuple(shape)}")
+        if form == "offsets":
+            if len(shape) != 1 or shape[0] < 1:
+                raise ValueError("scangen: offsets= must hold n_segments + 1 offsets (at least [0])")
+            name = _INDEX_TYPES.get(dtype) if dtype.kind in "iu" else None
+            if name not in _OFFSET_TYPES:
+                if backend_host and dtype.kind in "iu":
+                    op, name = Host(op.array.astype(np.int64), op.kind), "i64"
+                else:
+                    raise TypeError(f"scangen: offsets= must be int32, int64, uint32 or uint64; it has dtype {dtype}")
+            self.count = shape[0] - 1
+        else:
+            if shape[0] != n:
+                raise ValueError(f"scangen: {form}= must have one entry per element of x ({n}); it has {shape[0]}")
+            self.count = 0
+            if form == "flags":
+                name = ""
+                if dtype.itemsize != 1 or dtype.kind not in "biu":
+                    if backend_host and dtype.kind in "biu":
+                        op = Host((op.array != 0).view(np.uint8), op.kind)
+                    else:
+                        raise TypeError(f"scangen: flags= must be bool or uint8 (a nonzero flag starts a segment); "
+                                        f"it has dtype {dtype}")
+            else:
+                name = _INDEX_TYPES.get(dtype)
+                if name is None:
+                    raise TypeError(f"scangen: keys= must be of an integer dtype or float32; it has dtype {dtype}")
+        self.index_type, self.op = name, op
+
+    def total(self, n) -> int:
+        """How many segments there are (for flags and keys: counted, which waits for a CUDA array)."""
+        if self.form == "offsets":
+            return self.count
+        if n == 0:
+            return 0
+        a = self.op.array
+        starts = (a[1:] != 0) if self.form == "flags" else (a[1:] != a[:-1])
+        return int(starts.sum()) + 1
+
+
+def _host_strides(a: np.ndarray):
+    """A NumPy array's strides in elements, where the array is read as it is (its span copied to the device):
+    None when C-contiguous; (-1,) (a contiguous copy) for strides that are not whole elements or negative,
+    or when the span is more than twice the elements."""
+    if a.flags.c_contiguous:
+        return None
+    itemsize = a.itemsize
+    if any(st < 0 or st % itemsize for st in a.strides):
+        return (-1,)
+    strides = tuple(st // itemsize for st in a.strides)
+    span = 1 + sum((d - 1) * st for d, st in zip(a.shape, strides))
+    return strides if span <= 2 * a.size else (-1,)
+
+
+def _fields_length(shape, axis) -> int:
+    """The length of the arrays of a tuple (one per field): 1-D ones (or any, with axis=None)."""
     n = 1
     for d in shape:
         n *= int(d)
     if axis is None:
         return n
-    if len(shape) == 0:
-        raise ValueError("scangen: cannot scan a 0-D array along an axis; pass axis=None")
     if len(shape) != 1:
-        raise NotImplementedError(_axis_message(len(shape), axis))
+        raise NotImplementedError(f"scangen: a tuple of {len(shape)}-D arrays (one per field) along axis {axis}: "
+                                  "pass 1-D arrays, axis=None, or a structured NumPy array")
     if axis not in (0, -1):
         raise ValueError(f"scangen: axis {axis} is out of range for a 1-D array")
     return n
-
-
-def _axis_message(ndim, axis):
-    return (f"scangen: scanning axis {axis} of a {ndim}-D array needs batched (segmented) scans, which "
-            "scangen does not have yet; pass axis=None to scan the flattened array, or scan the rows one by one")
 
 
 def _field(a: np.ndarray, path):
@@ -128,6 +199,23 @@ def _mirror(dtype: np.dtype, items):
     return tuple(_mirror(dtype.fields[name][0], items) for name in dtype.names)
 
 
+# (library, device, stream) -> a workspace of that library on that stream, grown on demand: calls on one
+# stream run one after the other on the GPU, so they share it; calls on two streams never do.
+_workspaces: dict = {}
+
+
+def _workspace(lib, device, stream, size) -> int:
+    """The pointer of a workspace of at least ``size`` bytes for a launch on ``stream``."""
+    key = (lib, device, stream)
+    held = _workspaces.get(key)
+    if held is None or held[1] < size:
+        if held is None and len(_workspaces) >= 64:  # streams come and go: keep the latest few
+            _workspaces.clear()
+        buf = lib.empty(max(size, 2 * held[1] if held else 0), np.dtype(np.uint8), device)
+        held = _workspaces[key] = (lib.pointer(buf), lib.nbytes(buf), buf)
+    return held[0]
+
+
 def _overlap(a_ptr, a_bytes, b_ptr, b_bytes) -> bool:
     return a_bytes > 0 and b_bytes > 0 and a_ptr < b_ptr + b_bytes and b_ptr < a_ptr + a_bytes
 
@@ -151,6 +239,7 @@ class Scan:
         self.dtype: np.dtype = dtype_from_desc(kernel.type)
         self.input_dtype: np.dtype = dtype_from_desc(kernel.input)
         self._type_name = type_name(kernel.type)
+        self._reverse: bool = kernel.reverse
         if kernel.level != "device":
             raise NotImplementedError(
                 f"scangen: scan '{self.name}' has level = {kernel.level}; the Python package runs device-level "
@@ -179,16 +268,20 @@ class Scan:
                 self._runtime_kernels[backend] = _compile_kernel(rt, self._source, self.name)
             return self._runtime_kernels[backend]
 
-    def _variant(self, kernel, exclusive, init):
+    def _variant(self, kernel, exclusive, init, reverse=False, kind="flat", segs=None, aggregates=False):
+        """The compiled variant of ``kernel`` for a call: its mode, init, direction, shape, segments and
+        aggregates (the spec with those settings; compiled on first use, then cached)."""
+        form, index = (segs.form, segs.index_type) if segs is not None else ("none", "")
         if init is None:  # the common case, without the lock and the call into _core
-            key = (id(kernel), exclusive)
+            key = (id(kernel), exclusive, reverse, kind, form, index, aggregates)
             variant = self._variants.get(key)
             if variant is None:
-                variant = self._variants[key] = self._new_variant(kernel, exclusive, None)
+                variant = self._variants[key] = self._new_variant(kernel, exclusive, None, reverse, kind, form,
+                                                                  index, aggregates)
             return variant
-        return self._new_variant(kernel, exclusive, init)
+        return self._new_variant(kernel, exclusive, init, reverse, kind, form, index, aggregates)
 
-    def _new_variant(self, kernel, exclusive, init):
+    def _new_variant(self, kernel, exclusive, init, reverse, kind, form, index, aggregates):
         init_bytes = None
         if init is not None:
             if isinstance(init, str):
@@ -198,50 +291,101 @@ class Scan:
         if exclusive is None:
             exclusive = kernel.mode == "exclusive"
         with _lock:
-            return kernel.variant(bool(exclusive), init_bytes)
+            return kernel.variant(bool(exclusive), init_bytes, bool(reverse), kind, form, index, bool(aggregates))
 
     def __call__(self, x, *, out=None, exclusive: bool | None = None, init=None, axis: int | None = -1,
-                 reverse: bool = False):
-        """Scan ``x``; returns ``out`` (allocated when None) of ``self.dtype``.
+                 reverse: bool | None = None, offsets=None, flags=None, keys=None, return_aggregates: bool = False,
+                 check_segments: bool = True):
+        """Scan ``x``; returns ``out`` (allocated when None) of ``self.dtype``, with ``x``'s shape (the
+        flattened shape for ``axis=None``), and with ``return_aggregates=True`` also the aggregates.
 
-        x: a 1-D array of dtype ``self.input_dtype``: NumPy (run on the OpenCL
+        x: an array of dtype ``self.input_dtype``: NumPy (run on the OpenCL
            device, copied to its buffers and back); a PyTorch CUDA tensor or
            a CuPy array (zero-copy on the CUDA device, on the library's
-           current stream); any other array with ``__dlpack__`` (JAX, ...) or
-           ``__cuda_array_interface__`` (zero-copy when on the GPU; a CPU one
-           goes the NumPy way). A non-contiguous NumPy, PyTorch or CuPy
-           array is copied first; other non-contiguous arrays are refused.
+           current stream, strided ones included); any other array with
+           ``__dlpack__`` (JAX, ...) or ``__cuda_array_interface__``
+           (zero-copy when on the GPU; a CPU one goes the NumPy way).
            For a struct type: a structured NumPy array, or a tuple (or dict)
-           of arrays, one per field (nested for nested structs), which
+           of 1-D arrays, one per field (nested for nested structs), which
            returns a tuple of arrays of the output's fields.
         out: where to write the result: an array of x's kind (a tuple of
-           them for a tuple x), shape ``(len,)``, dtype ``self.dtype``, on
-           x's device. It may be x itself or overlap it: scangen then writes
-           through a temporary.
+           them for a tuple x), of the result's shape and ``self.dtype``, on
+           x's device (C-contiguous for CUDA arrays). It may be x itself or
+           overlap it: scangen then writes through a temporary.
         exclusive: True for the exclusive scan (element i combines elements
            0 .. i-1, starting from ``init``), False for the inclusive one;
            None (the default): the spec's mode (inclusive unless it says
            ``mode = exclusive``).
         init: the value the scan starts from (default: the spec's ``init``,
            else the identity): a number, a tuple / dict / NumPy record for a
-           struct.
-        axis: -1 or 0 for a 1-D array; None scans the flattened array (C
-           order). Other axes of a multi-dimensional array raise
-           NotImplementedError.
-        reverse: True raises NotImplementedError (scangen has no reverse
-           scans yet).
+           struct. Every line (and every segment) starts from it.
+        axis: the axis to scan (negative counts from the end), as
+           ``numpy.cumsum``: every line along it is scanned on its own, for
+           arrays of up to 4 dimensions (more when they merge into 4); None
+           scans the flattened array (C order).
+        reverse: True scans from the last element to the first (a suffix
+           scan: ``flip(scan(flip(x)))``); None: the spec's ``reverse``.
+           1-D arrays and ``axis=None`` only (scangen's shaped scans do not
+           combine with reverse yet: NotImplementedError).
+        offsets, flags, keys: segments (one of them; x 1-D or axis=None),
+           each scanned on its own from ``init``: ``offsets`` CSR-style
+           (n_segments + 1 of int32/int64/uint32/uint64, from 0 to len(x),
+           not decreasing; empty segments allowed), ``flags`` (bool or
+           uint8, one per element; nonzero starts a segment), ``keys`` (one
+           per element, of an integer dtype or float32; a segment starts
+           where the key changes). Arrays of x's kind, on its device. Not
+           with reverse (NotImplementedError).
+        return_aggregates: also return the aggregates (the total of each
+           line or segment, without ``init``): ``(result, aggregates)``,
+           the aggregates of shape ``x.shape`` without ``axis`` (``()`` for
+           a 1-D x), or ``(n_segments,)`` with segments (flags and keys:
+           counted first, which waits for a CUDA array).
+        check_segments: check the offsets (raising ScanError, a
+           ValueError, when they are not 0 .. len(x), not decreasing);
+           False skips the check (on CUDA it copies the offsets back).
         """
+        segments = None
+        if offsets is not None or flags is not None or keys is not None:
+            segments = _segments_arg(offsets, flags, keys)
         if isinstance(x, (tuple, dict)):
-            return self._call_fields(x, out, exclusive, init, axis, reverse)
-        op = _arrays.operand(x)
-        return self._call_operand(op, out, exclusive, init, axis, reverse)
+            if return_aggregates:
+                raise NotImplementedError("scangen: return_aggregates with a tuple of arrays (one per field): "
+                                          "pass a structured NumPy array")
+            return self._call_fields(x, out, exclusive, init, axis, reverse, segments, check_segments)
+        op = _arrays.operand(x, True)
+        return self._call_operand(op, out, exclusive, init, axis, reverse, segments, return_aggregates,
+                                  check_segments)
 
-    def _call_operand(self, op, out, exclusive, init, axis, reverse):
-        n = _scan_length(op.array.shape if isinstance(op, Host) else op.shape, axis, reverse)
-        self._check_dtype(op.array.dtype if isinstance(op, Host) else op.dtype)
+    def _layout(self, op, axis, reverse, segments):
+        """The Layout of a call on ``op``, and its _Segments (or None)."""
+        host = isinstance(op, Host)
+        strides = _host_strides(op.array) if host else op.strides
+        if segments is None:
+            return _shape.layout(op.shape, strides, axis, reverse), None
+        form, array = segments
+        if reverse:
+            raise NotImplementedError(f"scangen: reverse=True with {form}=: scangen's segmented scans do not "
+                                      "combine with reverse yet")
+        if axis is not None and len(op.shape) != 1:
+            raise NotImplementedError(f"scangen: {form}= with a {len(op.shape)}-D array along axis {axis}: "
+                                      "segmented scans take one line; pass a 1-D array or axis=None")
+        lay = _shape.layout(op.shape, strides, None, False)
+        seg_op = _arrays.operand(array)
+        if isinstance(seg_op, Host) != host or (not host and (seg_op.kind != op.kind or seg_op.device != op.device)):
+            raise TypeError(f"scangen: {form}= must be an array of x's kind ({op.kind}) on its device")
+        return lay, _Segments(form, seg_op, lay.n, host)
+
+    def _call_operand(self, op, out, exclusive, init, axis, reverse, segments=None, aggregates=False, check=True):
+        if op.dtype != self.input_dtype:
+            self._check_dtype(op.dtype)
+        if reverse is None:
+            reverse = self._reverse
+        lay, segs = self._layout(op, axis, reverse, segments)
         if isinstance(op, Host):
-            return self._run_host(op, n, out, exclusive, init)
-        return self._run_cuda(op, n, out, exclusive, init)
+            kernel = self._variant(self._kernel_for("opencl"), exclusive, init, reverse, lay.kind, segs, aggregates)
+            return self._run_host(op, lay, out, kernel, segs, aggregates, check)
+        kernel = self._variant(self._kernel_for("cuda"), exclusive, init, reverse, lay.kind, segs, aggregates)
+        return self._run_cuda(op, lay, out, kernel, segs, aggregates, check)
 
     def _check_dtype(self, dtype, what="x"):
         if np.dtype(dtype) != self.input_dtype:
@@ -249,95 +393,139 @@ class Scan:
                             f"(type {self._type_name} of its spec); {what} has dtype {dtype}. "
                             + dtype_hint(self.input_dtype, dtype))
 
+    def _empty_aggregates(self, kernel_for, aggs, fill):
+        """Aggregates of empty lines or segments: the identity (the flat scan's aggregate of nothing)."""
+        if aggs is not None and fill:
+            kernel = self._variant(kernel_for, False, None, False, "flat", None, True)
+            fill(kernel)
+
     # ---- NumPy on OpenCL ----
 
-    def _host_out(self, op: Host, out, n, dtype=None):
-        """out= as a NumPy array of shape (n,) and ``dtype`` (default self.dtype), or an error."""
+    def _host_out(self, op: Host, out, shape, dtype=None):
+        """out= as a NumPy array of ``shape`` and ``dtype`` (default self.dtype), or an error."""
         dtype = self.dtype if dtype is None else dtype
         view = op.out_view(out) if op.out_view else None
         if view is None:
             raise TypeError(f"scangen: out must be a {op.kind} array when x is one"
                             if op.out_view else f"scangen: out= is not supported for {op.kind} arrays")
-        if view.shape != (n,) or view.dtype != dtype:
-            raise ValueError(f"scangen: out must have shape ({n},) and dtype {dtype}; it has shape "
+        if view.shape != tuple(shape) or view.dtype != dtype:
+            raise ValueError(f"scangen: out must have shape {tuple(shape)} and dtype {dtype}; it has shape "
                              f"{view.shape} and dtype {view.dtype}")
         return view
 
-    def _run_host(self, op: Host, n, out, exclusive, init):
-        view = self._host_out(op, out, n) if out is not None else None
-        result = self._scan_host(np.ascontiguousarray(op.array.reshape(-1)), view, exclusive, init)
-        return out if out is not None else op.back(result)
+    def _run_host(self, op: Host, lay, out, kernel, segs=None, aggregates=False, check=True):
+        view = self._host_out(op, out, lay.out_shape) if out is not None else None
+        x = np.ascontiguousarray(op.array) if lay.copy else op.array
+        result, aggs = self._scan_host(x, lay, view, kernel, segs, aggregates, check)
+        result = out if out is not None else op.back(result)
+        return (result, op.back(aggs)) if aggregates else result
 
-    def _scan_host(self, x: np.ndarray, out, exclusive, init):
-        """The scan of contiguous ``x`` into ``out`` (a NumPy array, or None: a new one)."""
+    def _scan_host(self, x: np.ndarray, lay, out, kernel, segs=None, aggregates=False, check=True):
+        """The scan of ``x`` (laid out as ``lay`` says) into ``out`` (a NumPy array, or None: a new one); the
+        aggregates (None unless asked for)."""
         # Written in place when out is contiguous and writeable, else through a copy. The kernel reads a
         # device buffer copied from x, so out may be x or overlap it.
         direct = out is not None and out.flags.c_contiguous and out.flags.writeable
-        result = out if direct else np.empty(x.shape[0], dtype=self.dtype)
-        kernel = self._variant(self._kernel_for("opencl"), exclusive, init)
-        if x.shape[0]:
-            kernel.run_host(x.ctypes.data, result.ctypes.data, x.shape[0])
-        if out is None or direct:
-            return result
-        out[...] = result
-        return out
+        result = out if direct else np.empty(lay.out_shape, dtype=self.dtype)
+        size = result.size
+        aggs, agg_count, seg, seg_count = None, 0, 0, 0
+        if aggregates:
+            agg_count = segs.total(size) if segs is not None else lay.agg_count
+            aggs = np.empty(lay.agg_shape if segs is None else (agg_count,), dtype=self.dtype)
+        if segs is not None:
+            seg_array = np.ascontiguousarray(segs.op.array)
+            seg, seg_count = seg_array.ctypes.data, segs.count
+            if size == 0 and segs.form == "offsets" and check and np.any(seg_array):
+                raise ValueError(f"scangen: offsets= must all be 0 for an empty x; they are {seg_array.tolist()}")
+        if size:
+            kernel.run_host(x.ctypes.data, result.ctypes.data, lay.n, lay.shape, aggs.ctypes.data if aggregates else 0,
+                            agg_count, seg, seg_count, check)
+        elif aggs is not None and aggs.size:
+            one = np.empty((), dtype=self.dtype)
+            self._empty_aggregates(kernel, aggs, lambda k: k.run_host(0, 0, 0, None, one.ctypes.data, 1))
+            aggs[...] = one
+        if out is not None and not direct:
+            out[...] = result
+            result = out
+        return result, aggs
 
     # ---- CUDA ----
 
-    def _cuda_out(self, op: Cuda, out, n) -> Cuda:
-        """out= as a checked operand: the kind of x, contiguous, shape (n,), dtype self.dtype, x's device."""
+    def _cuda_out(self, op: Cuda, out, shape) -> int:
+        """out='s pointer, checked: the kind of x, contiguous, of ``shape``, dtype self.dtype, x's device."""
         if not op.out_ok:
             raise TypeError(f"scangen: out= is not supported for {op.kind} arrays (they may be immutable, as JAX's "
                             "are): use the result")
         lib = op.lib
-        if op.kind in ("torch", "cupy") and lib.is_array(out) and lib.is_contiguous(out):  # the quick way
-            shape, dtype, device = lib.shape(out), lib.dtype(out), lib.device_index(out)
-            if shape == (n,) and dtype == self.dtype and device == op.device:
-                return Cuda(op.kind, lib, out, dtype, shape, device, lib.pointer(out), op.stream)
+        if op.native and lib.is_array(out) and lib.is_contiguous(out):  # the quick way
+            if lib.shape(out) == shape and lib.dtype(out) == self.dtype and lib.device_index(out) == op.device:
+                return lib.pointer(out)
         o = _arrays.operand(out)
         if not isinstance(o, Cuda) or o.kind != op.kind:
             raise TypeError(f"scangen: out must be a {op.kind} CUDA array when x is one, not {type(out).__name__}")
         problem = ("not contiguous" if o.copied else "read-only" if o.read_only else
-                   f"of shape {o.shape}" if o.shape != (n,) else f"of dtype {o.dtype}" if o.dtype != self.dtype else
+                   f"of shape {o.shape}" if o.shape != shape else f"of dtype {o.dtype}" if o.dtype != self.dtype else
                    f"on device {o.device}" if o.device != op.device else None)
         if problem:
-            raise ValueError(f"scangen: out must be a contiguous {op.kind} array of shape ({n},) and dtype "
+            raise ValueError(f"scangen: out must be a contiguous {op.kind} array of shape {shape} and dtype "
                              f"{self.dtype} on x's device ({op.device}); it is {problem}")
-        return o
+        return o.pointer
 
-    def _run_cuda(self, op: Cuda, n, out, exclusive, init):
+    def _run_cuda(self, op: Cuda, lay, out, kernel, segs=None, aggregates=False, check=True):
         if op.device != 0:
             raise NotImplementedError(f"scangen: the CUDA runtime uses device 0; this array is on device {op.device}")
-        kernel = self._variant(self._kernel_for("cuda"), exclusive, init)
         lib = op.lib
+        if lay.copy:
+            if op.kind not in ("torch", "cupy"):
+                raise ValueError(f"scangen: this {op.kind} array is not contiguous (shape {op.shape}, strides "
+                                 f"{op.strides}), and this scan of it needs a C-contiguous copy, which scangen does "
+                                 "not make of memory it cannot allocate the kind of: pass a contiguous copy")
+            op.array = op.keep = lib.contiguous(op.array)
+            op.pointer = lib.pointer(op.array)
+        shape = lay.out_shape
+        aggs = None
+        if aggregates:
+            aggs = lib.empty(lay.agg_shape if segs is None else (segs.total(op.size),), self.dtype, op.device)
         if out is None:
-            result = lib.empty(n, self.dtype, op.device)
-            self._launch(kernel, op, op.pointer, lib.pointer(result), n)
-            return op.back(result)
-        o = self._cuda_out(op, out, n)
-        if not _overlap(op.pointer, n * self.input_dtype.itemsize, o.pointer, n * self.dtype.itemsize):
-            self._launch(kernel, op, op.pointer, o.pointer, n)
-            return out
-        if not lib.is_array(out):
+            result = lib.empty(shape, self.dtype, op.device)
+            self._launch(kernel, op, lay, lib.pointer(result), aggs, segs, check)
+            result = op.back(result)
+            return (result, op.back(aggs)) if aggregates else result
+        out_ptr = self._cuda_out(op, out, shape)
+        in_span = lay.n if lay.shape is None else lay.shape.span
+        if not _overlap(op.pointer, in_span * self.input_dtype.itemsize, out_ptr, op.size * self.dtype.itemsize):
+            self._launch(kernel, op, lay, out_ptr, aggs, segs, check)
+        elif not lib.is_array(out):
             raise ValueError(f"scangen: out overlaps x; for {op.kind} arrays it must not (pass another array)")
-        temp = lib.empty(n, self.dtype, op.device)  # x and out overlap: through a temporary
-        self._launch(kernel, op, op.pointer, lib.pointer(temp), n)
-        lib.copy(out, temp)
-        return out
+        else:
+            temp = lib.empty(shape, self.dtype, op.device)  # x and out overlap: through a temporary
+            self._launch(kernel, op, lay, lib.pointer(temp), aggs, segs, check)
+            lib.copy(out, temp)
+        return (out, op.back(aggs)) if aggregates else out
 
-    @staticmethod
-    def _launch(kernel, op: Cuda, in_ptr, out_ptr, n):
+    def _launch(self, kernel, op: Cuda, lay, out_ptr, aggs=None, segs=None, check=True):
         """One launch on op's stream, with a workspace from op's library (calls on two streams never share one)."""
-        if n == 0:
+        lib = op.lib
+        agg, agg_count = (lib.pointer(aggs), lib.nbytes(aggs) // self.dtype.itemsize) if aggs is not None else (0, 0)
+        seg, seg_count = (segs.op.pointer, segs.count) if segs is not None else (0, 0)
+        if op.size == 0:
+            if segs is not None and segs.form == "offsets" and check and segs.count and bool((segs.op.array != 0).any()):
+                raise ValueError("scangen: offsets= must all be 0 for an empty x")
+            if aggs is not None and lib.nbytes(aggs):
+                one = lib.empty((), self.dtype, op.device)
+                self._empty_aggregates(kernel, aggs, lambda k: k.run_cuda(0, 0, 0, op.stream, 0, 0, None,
+                                                                          lib.pointer(one), 1))
+                lib.copy(aggs, one)
             return
-        ws_bytes = kernel.workspace_bytes(n)
-        workspace = op.lib.empty(ws_bytes, np.dtype(np.uint8), op.device) if ws_bytes else None
-        kernel.run_cuda(in_ptr, out_ptr, n, op.stream, op.lib.pointer(workspace) if ws_bytes else 0, ws_bytes)
+        ws_bytes = kernel.workspace_bytes(lay.n) if lay.shape is None else kernel.shape_workspace_bytes(lay.shape)
+        ws = _workspace(lib, op.device, op.stream, ws_bytes) if ws_bytes else 0
+        kernel.run_cuda(op.pointer, out_ptr, lay.n, op.stream, ws, ws_bytes, lay.shape, agg, agg_count, seg,
+                        seg_count, check)
         _arrays.hold_until_done(op)
 
     # ---- a tuple of arrays, one per field ----
 
-    def _call_fields(self, parts, out, exclusive, init, axis, reverse):
+    def _call_fields(self, parts, out, exclusive, init, axis, reverse, segments=None, check=True):
         """Struct elements as one array per field (SoA): packed into an array of structs, scanned, unpacked."""
         if self.input_dtype.fields is None:
             raise TypeError(f"scangen: scan '{self.name}' takes one array of {self.input_dtype} elements, not a "
@@ -354,39 +542,51 @@ class Scan:
             if got != dtype:
                 raise TypeError(f"scangen: scan '{self.name}' takes the fields {describe_fields(self.input_dtype)} "
                                 f"(type {type_name(self._kernel.input)}); field {'.'.join(path)} has dtype {got}")
-            lengths.add(_scan_length(op.array.shape if isinstance(op, Host) else op.shape, axis, reverse))
+            lengths.add(_fields_length(op.shape, axis))
         if len(lengths) > 1:
             raise ValueError(f"scangen: the arrays of a tuple must have one length; they have {sorted(lengths)}")
         n = lengths.pop()
+        if reverse is None:
+            reverse = self._reverse
+        lay = _shape.Layout("flat", n, None, False, (n,), ())
+        segs = None
+        if segments is not None:
+            packed = np.empty(n, self.input_dtype) if isinstance(ops[0], Host) else None
+            _lay, segs = self._layout(Host(packed, "numpy") if packed is not None else
+                                      Cuda(ops[0].kind, ops[0].lib, None, self.input_dtype, (n,), ops[0].device, 0,
+                                           0), None, reverse, segments)
         out_leaves = None
         if out is not None:
             out_leaves = _flatten_fields(out, self.dtype, "out", self)
         if isinstance(ops[0], Host):
-            results = self._fields_host(ops, n, out_leaves, exclusive, init)
+            kernel = self._variant(self._kernel_for("opencl"), exclusive, init, reverse, "flat", segs)
+            results = self._fields_host(ops, lay, out_leaves, kernel, segs, check)
         else:
-            results = self._fields_cuda(ops, n, out_leaves, exclusive, init)
+            kernel = self._variant(self._kernel_for("cuda"), exclusive, init, reverse, "flat", segs)
+            results = self._fields_cuda(ops, lay, out_leaves, kernel, segs, check)
         if out is not None:
             return out
         if isinstance(parts, dict):
             return dict(zip(self.dtype.names, _mirror(self.dtype, iter(results))))
         return _mirror(self.dtype, iter(results))
 
-    def _fields_host(self, ops, n, out_leaves, exclusive, init):
+    def _fields_host(self, ops, lay, out_leaves, kernel, segs, check):
+        n = lay.n
         packed = np.empty(n, self.input_dtype)
         for op, (path, _dtype, _off) in zip(ops, leaves(self.input_dtype)):
             _field(packed, path)[...] = op.array.reshape(-1)
-        result = self._scan_host(packed, None, exclusive, init)
+        result, _aggs = self._scan_host(packed, lay, None, kernel, segs, False, check)
         results = []
         for i, (path, dtype, _off) in enumerate(leaves(self.dtype)):
             field = _field(result, path)
             if out_leaves is None:
                 results.append(ops[0].back(np.ascontiguousarray(field)))
             else:
-                self._host_out(ops[0], out_leaves[i], n, dtype)[...] = field
+                self._host_out(ops[0], out_leaves[i], (n,), dtype)[...] = field
         return results
 
-    def _fields_cuda(self, ops, n, out_leaves, exclusive, init):
-        op = ops[0]
+    def _fields_cuda(self, ops, lay, out_leaves, kernel, segs, check):
+        op, n = ops[0], lay.n
         if op.kind not in ("torch", "cupy"):
             raise TypeError(f"scangen: a tuple of {op.kind} arrays: struct scans take tuples of NumPy, PyTorch "
                             "or CuPy arrays")
@@ -395,7 +595,6 @@ class Scan:
         lib, device = op.lib, op.device
         if n == 0:  # nothing to pack, launch or view
             return out_leaves or [lib.empty(0, dtype, device) for _path, dtype, _off in leaves(self.dtype)]
-        kernel = self._variant(self._kernel_for("cuda"), exclusive, init)
         in_size, out_size = self.input_dtype.itemsize, self.dtype.itemsize
         packed = lib.empty(n * in_size, np.dtype(np.uint8), device)
         for part, (_path, dtype, off) in zip(ops, leaves(self.input_dtype)):
@@ -403,7 +602,9 @@ class Scan:
                 raise ValueError(f"scangen: the arrays of a tuple must be on one device ({device}, {part.device})")
             lib.copy(lib.field_view(packed, n, in_size, off, dtype), part.array.reshape(-1))
         result = lib.empty(n * out_size, np.dtype(np.uint8), device)
-        self._launch(kernel, op, lib.pointer(packed), lib.pointer(result), n)
+        packed_op = Cuda(op.kind, lib, packed, self.input_dtype, (n,), device, lib.pointer(packed), op.stream,
+                         keep=packed)
+        self._launch(kernel, packed_op, lay, lib.pointer(result), None, segs, check)
         results = []
         for i, (_path, dtype, off) in enumerate(leaves(self.dtype)):
             field = lib.field_view(result, n, out_size, off, dtype)
@@ -483,20 +684,33 @@ def compile(text_or_path, name: str | None = None) -> Scan:
         return scan
 
 
-def _builtin(op: str, x, dtype, out, exclusive, init, axis):
+def _builtin(op: str, x, dtype, out, exclusive, init, axis, reverse, offsets, flags, keys, return_aggregates,
+             check_segments):
     if isinstance(x, (tuple, dict)):
         raise TypeError(f"scangen: '{op}' scans one array, not a {type(x).__name__} of them")
-    operand = _arrays.operand(x)
-    in_dtype = operand.array.dtype if isinstance(operand, Host) else operand.dtype
+    operand = _arrays.operand(x, True)
+    in_dtype = operand.dtype
     acc = np.dtype(dtype) if dtype is not None else in_dtype
-    if in_dtype.fields is not None or acc.fields is not None:
-        raise TypeError(f"scangen: '{op}' is a scalar operator; for struct elements use associative_scan")
-    in_name, acc_name = dsl_type_of(in_dtype, [], "T"), dsl_type_of(acc, [], "T")
-    if in_dtype.kind == "b" or acc.kind == "b":
-        raise TypeError(f"scangen: '{op}' on bool arrays: convert them to an integer type first")
-    convert = f" input = {in_name};" if in_name != acc_name else ""
-    text = f"scan {op}_{acc_name} {{ type = {acc_name};{convert} op = {op}; level = device; }}"
-    return compile(text)._call_operand(operand, out, exclusive, init, axis, False)
+    key = (op, in_dtype, acc)
+    scan = _builtin_scans.get(key)
+    if scan is None:
+        if in_dtype.fields is not None or acc.fields is not None:
+            raise TypeError(f"scangen: '{op}' is a scalar operator; for struct elements use associative_scan")
+        in_name, acc_name = dsl_type_of(in_dtype, [], "T"), dsl_type_of(acc, [], "T")
+        if in_dtype.kind == "b" or acc.kind == "b":
+            raise TypeError(f"scangen: '{op}' on bool arrays: convert them to an integer type first")
+        convert = f" input = {in_name};" if in_name != acc_name else ""
+        scan = _builtin_scans[key] = compile(f"scan {op}_{acc_name} {{ type = {acc_name};{convert} op = {op}; "
+                                             "level = device; }")
+    segments = None
+    if offsets is not None or flags is not None or keys is not None:
+        segments = _segments_arg(offsets, flags, keys)
+    return scan._call_operand(operand, out, exclusive, init, axis, reverse, segments, return_aggregates,
+                              check_segments)
+
+
+# (operator, input dtype, accumulator dtype) -> its Scan: a shorthand's call without making its text.
+_builtin_scans: dict = {}
 
 
 def _element_dtype(x, names) -> np.dtype:
@@ -513,32 +727,43 @@ def _element_dtype(x, names) -> np.dtype:
     return operand.array.dtype if isinstance(operand, Host) else operand.dtype
 
 
-def cumsum(x, *, dtype=None, out=None, exclusive=False, init=None, axis=-1):
+def cumsum(x, *, dtype=None, out=None, exclusive=False, init=None, axis=-1, reverse=False, offsets=None,
+           flags=None, keys=None, return_aggregates=False, check_segments=True):
     """The running sum of ``x`` (integers wrap around in the result's dtype).
 
     dtype: the accumulator and result type (default: ``x``'s), e.g.
-    ``np.int64`` to sum ``int8`` values without overflow.
+    ``np.int64`` to sum ``int8`` values without overflow. The other
+    arguments (``axis``, ``reverse``, ``offsets`` / ``flags`` / ``keys``,
+    ``return_aggregates``, ...) are those of :meth:`Scan.__call__`.
     """
-    return _builtin("add", x, dtype, out, exclusive, init, axis)
+    return _builtin("add", x, dtype, out, exclusive, init, axis, reverse, offsets, flags, keys, return_aggregates,
+                    check_segments)
 
 
-def cumprod(x, *, dtype=None, out=None, exclusive=False, init=None, axis=-1):
+def cumprod(x, *, dtype=None, out=None, exclusive=False, init=None, axis=-1, reverse=False, offsets=None,
+           flags=None, keys=None, return_aggregates=False, check_segments=True):
     """The running product of ``x`` (integers wrap around)."""
-    return _builtin("mul", x, dtype, out, exclusive, init, axis)
+    return _builtin("mul", x, dtype, out, exclusive, init, axis, reverse, offsets, flags, keys, return_aggregates,
+                    check_segments)
 
 
-def cummax(x, *, dtype=None, out=None, exclusive=False, init=None, axis=-1):
+def cummax(x, *, dtype=None, out=None, exclusive=False, init=None, axis=-1, reverse=False, offsets=None,
+           flags=None, keys=None, return_aggregates=False, check_segments=True):
     """The running maximum of ``x`` (exclusive: element 0 is ``init``, else the identity: the lowest value)."""
-    return _builtin("max", x, dtype, out, exclusive, init, axis)
+    return _builtin("max", x, dtype, out, exclusive, init, axis, reverse, offsets, flags, keys, return_aggregates,
+                    check_segments)
 
 
-def cummin(x, *, dtype=None, out=None, exclusive=False, init=None, axis=-1):
+def cummin(x, *, dtype=None, out=None, exclusive=False, init=None, axis=-1, reverse=False, offsets=None,
+           flags=None, keys=None, return_aggregates=False, check_segments=True):
     """The running minimum of ``x`` (exclusive: element 0 is ``init``, else the identity: the highest value)."""
-    return _builtin("min", x, dtype, out, exclusive, init, axis)
+    return _builtin("min", x, dtype, out, exclusive, init, axis, reverse, offsets, flags, keys, return_aggregates,
+                    check_segments)
 
 
 def associative_scan(combine: str, x, *, identity, out=None, exclusive=False, init=None, axis=-1,
-                     name: str = "custom", names=None):
+                     name: str = "custom", names=None, reverse=False, offsets=None, flags=None, keys=None,
+                     return_aggregates=False, check_segments=True):
     """Scan ``x`` with a custom operator written as a scangen ``combine`` expression.
 
     combine: the body of ``combine(x, y) = ...;`` in scangen's language
@@ -554,7 +779,7 @@ def associative_scan(combine: str, x, *, identity, out=None, exclusive=False, in
         ``names=`` (the fields' names, in order); the result is then a dict
         or a tuple of arrays.
     scangen checks the identity and associativity on random values before
-    compiling.
+    compiling. The other arguments are those of :meth:`Scan.__call__`.
     """
     dtype = _element_dtype(x, names)
     structs: list = []
@@ -569,4 +794,5 @@ def associative_scan(combine: str, x, *, identity, out=None, exclusive=False, in
         "  level = device;",
         "}",
     ])
-    return compile(text)(x, out=out, exclusive=exclusive, init=init, axis=axis)
+    return compile(text)(x, out=out, exclusive=exclusive, init=init, axis=axis, reverse=reverse, offsets=offsets,
+                         flags=flags, keys=keys, return_aggregates=return_aggregates, check_segments=check_segments)

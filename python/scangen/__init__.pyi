@@ -35,7 +35,12 @@ class Scan:
         exclusive: bool | None = ...,
         init: _Value | None = ...,
         axis: int | None = ...,
-        reverse: bool = ...,
+        reverse: bool | None = ...,
+        offsets: Any = ...,
+        flags: Any = ...,
+        keys: Any = ...,
+        return_aggregates: Literal[False] = ...,
+        check_segments: bool = ...,
     ) -> _Tuple: ...
     @overload
     def __call__(
@@ -46,7 +51,12 @@ class Scan:
         exclusive: bool | None = ...,
         init: _Value | None = ...,
         axis: int | None = ...,
-        reverse: bool = ...,
+        reverse: bool | None = ...,
+        offsets: Any = ...,
+        flags: Any = ...,
+        keys: Any = ...,
+        return_aggregates: Literal[False] = ...,
+        check_segments: bool = ...,
     ) -> _Dict: ...
     @overload
     def __call__(
@@ -57,40 +67,106 @@ class Scan:
         exclusive: bool | None = ...,
         init: _Value | None = ...,
         axis: int | None = ...,
-        reverse: bool = ...,
+        reverse: bool | None = ...,
+        offsets: Any = ...,
+        flags: Any = ...,
+        keys: Any = ...,
+        return_aggregates: Literal[False] = ...,
+        check_segments: bool = ...,
     ) -> _Array: ...
+    @overload
+    def __call__(
+        self,
+        x: _Array,
+        *,
+        out: _Array | None = ...,
+        exclusive: bool | None = ...,
+        init: _Value | None = ...,
+        axis: int | None = ...,
+        reverse: bool | None = ...,
+        offsets: Any = ...,
+        flags: Any = ...,
+        keys: Any = ...,
+        return_aggregates: Literal[True] = ...,
+        check_segments: bool = ...,
+    ) -> tuple[_Array, Any]: ...
 
 def compile(text_or_path: str | PathLike[str], name: str | None = ...) -> Scan: ...
+@overload
 def cumsum(
     x: _Array, *, dtype: npt.DTypeLike | None = ..., out: _Array | None = ..., exclusive: bool = ...,
-    init: _Value | None = ..., axis: int | None = ...
+    init: _Value | None = ..., axis: int | None = ..., reverse: bool = ..., offsets: Any = ..., flags: Any = ...,
+    keys: Any = ..., return_aggregates: Literal[False] = ..., check_segments: bool = ...
 ) -> _Array: ...
+@overload
+def cumsum(
+    x: _Array, *, dtype: npt.DTypeLike | None = ..., out: _Array | None = ..., exclusive: bool = ...,
+    init: _Value | None = ..., axis: int | None = ..., reverse: bool = ..., offsets: Any = ..., flags: Any = ...,
+    keys: Any = ..., return_aggregates: Literal[True] = ..., check_segments: bool = ...
+) -> tuple[_Array, Any]: ...
+@overload
 def cumprod(
     x: _Array, *, dtype: npt.DTypeLike | None = ..., out: _Array | None = ..., exclusive: bool = ...,
-    init: _Value | None = ..., axis: int | None = ...
+    init: _Value | None = ..., axis: int | None = ..., reverse: bool = ..., offsets: Any = ..., flags: Any = ...,
+    keys: Any = ..., return_aggregates: Literal[False] = ..., check_segments: bool = ...
 ) -> _Array: ...
+@overload
+def cumprod(
+    x: _Array, *, dtype: npt.DTypeLike | None = ..., out: _Array | None = ..., exclusive: bool = ...,
+    init: _Value | None = ..., axis: int | None = ..., reverse: bool = ..., offsets: Any = ..., flags: Any = ...,
+    keys: Any = ..., return_aggregates: Literal[True] = ..., check_segments: bool = ...
+) -> tuple[_Array, Any]: ...
+@overload
 def cummax(
     x: _Array, *, dtype: npt.DTypeLike | None = ..., out: _Array | None = ..., exclusive: bool = ...,
-    init: _Value | None = ..., axis: int | None = ...
+    init: _Value | None = ..., axis: int | None = ..., reverse: bool = ..., offsets: Any = ..., flags: Any = ...,
+    keys: Any = ..., return_aggregates: Literal[False] = ..., check_segments: bool = ...
 ) -> _Array: ...
+@overload
+def cummax(
+    x: _Array, *, dtype: npt.DTypeLike | None = ..., out: _Array | None = ..., exclusive: bool = ...,
+    init: _Value | None = ..., axis: int | None = ..., reverse: bool = ..., offsets: Any = ..., flags: Any = ...,
+    keys: Any = ..., return_aggregates: Literal[True] = ..., check_segments: bool = ...
+) -> tuple[_Array, Any]: ...
+@overload
 def cummin(
     x: _Array, *, dtype: npt.DTypeLike | None = ..., out: _Array | None = ..., exclusive: bool = ...,
-    init: _Value | None = ..., axis: int | None = ...
+    init: _Value | None = ..., axis: int | None = ..., reverse: bool = ..., offsets: Any = ..., flags: Any = ...,
+    keys: Any = ..., return_aggregates: Literal[False] = ..., check_segments: bool = ...
 ) -> _Array: ...
+@overload
+def cummin(
+    x: _Array, *, dtype: npt.DTypeLike | None = ..., out: _Array | None = ..., exclusive: bool = ...,
+    init: _Value | None = ..., axis: int | None = ..., reverse: bool = ..., offsets: Any = ..., flags: Any = ...,
+    keys: Any = ..., return_aggregates: Literal[True] = ..., check_segments: bool = ...
+) -> tuple[_Array, Any]: ...
 @overload
 def associative_scan(
     combine: str, x: _Tuple, *, identity: _Value | str, out: _Tuple | None = ..., exclusive: bool = ...,
-    init: _Value | None = ..., axis: int | None = ..., name: str = ..., names: Sequence[str] | None = ...
+    init: _Value | None = ..., axis: int | None = ..., name: str = ..., names: Sequence[str] | None = ...,
+    reverse: bool = ..., offsets: Any = ..., flags: Any = ..., keys: Any = ..., return_aggregates: Literal[False] = ...,
+    check_segments: bool = ...
 ) -> _Tuple: ...
 @overload
 def associative_scan(
     combine: str, x: _Dict, *, identity: _Value | str, out: _Dict | None = ..., exclusive: bool = ...,
-    init: _Value | None = ..., axis: int | None = ..., name: str = ..., names: Sequence[str] | None = ...
+    init: _Value | None = ..., axis: int | None = ..., name: str = ..., names: Sequence[str] | None = ...,
+    reverse: bool = ..., offsets: Any = ..., flags: Any = ..., keys: Any = ..., return_aggregates: Literal[False] = ...,
+    check_segments: bool = ...
 ) -> _Dict: ...
 @overload
 def associative_scan(
     combine: str, x: _Array, *, identity: _Value | str, out: _Array | None = ..., exclusive: bool = ...,
-    init: _Value | None = ..., axis: int | None = ..., name: str = ..., names: Sequence[str] | None = ...
+    init: _Value | None = ..., axis: int | None = ..., name: str = ..., names: Sequence[str] | None = ...,
+    reverse: bool = ..., offsets: Any = ..., flags: Any = ..., keys: Any = ..., return_aggregates: Literal[False] = ...,
+    check_segments: bool = ...
 ) -> _Array: ...
+@overload
+def associative_scan(
+    combine: str, x: _Array, *, identity: _Value | str, out: _Array | None = ..., exclusive: bool = ...,
+    init: _Value | None = ..., axis: int | None = ..., name: str = ..., names: Sequence[str] | None = ...,
+    reverse: bool = ..., offsets: Any = ..., flags: Any = ..., keys: Any = ..., return_aggregates: Literal[True] = ...,
+    check_segments: bool = ...
+) -> tuple[_Array, Any]: ...
 def dtype_of(scan: Scan | str, *, input: bool = ...) -> np.dtype[Any]: ...
 def runtime_info() -> dict[str, Any]: ...

@@ -38,8 +38,16 @@ _TORCH_DTYPES = {
 }
 
 
+_modules: dict = {}
+
+
 def _module_of(x) -> str:
-    return type(x).__module__.split(".")[0]
+    """The top-level module of x's type (cached per type)."""
+    t = type(x)
+    module = _modules.get(t)
+    if module is None:
+        module = _modules[t] = t.__module__.split(".")[0]
+    return module
 
 
 def dlpack_stream(stream: int) -> int:
@@ -59,6 +67,8 @@ class Library:
     def shape(self, a) -> tuple: ...
     def is_contiguous(self, a) -> bool: ...
     def contiguous(self, a): ...
+    def strides(self, a, itemsize: int):
+        """``a``'s strides in elements, or None where they are not whole, non-negative numbers of them."""
     def device_index(self, a) -> int: ...
     def pointer(self, a) -> int: ...
     def stream(self, device: int) -> int: ...
@@ -107,6 +117,10 @@ class Torch(Library):
 
     def contiguous(self, a):
         return a.contiguous()
+
+    def strides(self, a, itemsize):
+        strides = a.stride()
+        return strides if all(st >= 0 for st in strides) else None
 
     def device_index(self, a):
         return a.device.index
@@ -169,6 +183,9 @@ class Cupy(Library):
     def contiguous(self, a):
         return self.cupy.ascontiguousarray(a)
 
+    def strides(self, a, itemsize):
+        return _element_strides(a.strides, itemsize)
+
     def device_index(self, a):
         return a.device.id
 
@@ -205,11 +222,23 @@ class Cupy(Library):
 _libraries: dict = {}
 
 
+# Libraries whose import failed, and the sys.modules entry then: not imported again on every call (a
+# failed import searches the whole path) until that entry changes.
+_missing: dict = {}
+
+
 def library(cls):
     """The Library of ``cls``, made once per imported module (a module replaced in sys.modules: anew)."""
     lib = _libraries.get(cls)
-    if lib is None or lib.module is not sys.modules.get(cls.module_name):
-        lib = _libraries[cls] = cls()
+    module = sys.modules.get(cls.module_name)
+    if lib is None or lib.module is not module:
+        if cls in _missing and _missing[cls] is module:
+            raise ImportError(f"{cls.module_name} is not installed")
+        try:
+            lib = _libraries[cls] = cls()
+        except ImportError:
+            _missing[cls] = module
+            raise
     return lib
 
 
@@ -239,20 +268,29 @@ class Host:
 
     def __init__(self, array: np.ndarray, kind: str, back=None, out_view=None):
         self.array, self.kind = array, kind
+        self.dtype, self.shape = array.dtype, array.shape
         self.back = back or (lambda r: r)
         # out= of the caller's kind as a writable NumPy array (None: out= is refused for this kind).
         self.out_view = out_view
+
+
+def _same(r):
+    return r
 
 
 class Cuda:
     """CUDA memory: ``pointer`` (of C-contiguous elements), ``dtype``, ``shape``, ``device``, ``stream`` (a
     CUstream handle), ``lib`` (allocates results), ``back`` (a result of ``lib`` into the caller's kind)."""
 
+    __slots__ = ("kind", "lib", "array", "strides", "dtype", "shape", "device", "pointer", "stream", "back", "keep",
+                 "out_ok", "copied", "read_only", "foreign", "native")
+
     def __init__(self, kind, lib, array, dtype, shape, device, pointer, stream, back=None, keep=None,
-                 out_ok=True, copied=False, read_only=False):
+                 out_ok=True, copied=False, read_only=False, strides=None):
         self.kind, self.lib, self.array = kind, lib, array
+        self.strides = strides  # in elements, of a strided array taken as it is; None: C-contiguous
         self.dtype, self.shape, self.device, self.pointer, self.stream = dtype, shape, device, pointer, stream
-        self.back = back or (lambda r: r)
+        self.back = back or _same
         self.keep = keep  # what owns the memory (a DLPack capsule, a contiguous copy) while the scan is queued
         self.out_ok = out_ok  # whether out= may be an array of this kind
         self.copied = copied  # a contiguous copy of a strided array (refused as out=)
@@ -260,6 +298,7 @@ class Cuda:
         # Memory of a producer whose allocator does not order its reuse after this scan's stream (DLPack,
         # __cuda_array_interface__): held until the scan is done (PyTorch and CuPy order it themselves).
         self.foreign = kind not in ("torch", "cupy")
+        self.native = not self.foreign
 
     @property
     def size(self) -> int:
@@ -269,26 +308,33 @@ class Cuda:
         return n
 
 
-def operand(x):
-    """The operand of ``x``, or a TypeError naming what scangen takes."""
+def _numpy_out(o):
+    return o if isinstance(o, np.ndarray) else None
+
+
+def operand(x, strided=False):
+    """The operand of ``x``, or a TypeError naming what scangen takes. ``strided``: a strided CUDA array
+    is taken as it is, its strides (in elements) in ``strides`` (else copied to C order, or refused)."""
+    if type(x) is np.ndarray:
+        return Host(x, "numpy", out_view=_numpy_out)
     if isinstance(x, np.ndarray):
-        return Host(x, "numpy", out_view=lambda o: o if isinstance(o, np.ndarray) else None)
+        return Host(x, "numpy", out_view=_numpy_out)
     module = _module_of(x)
     if module == "torch":
-        return _torch_operand(x)
+        return _torch_operand(x, strided)
     if module == "cupy":
-        return _native(library(Cupy), x, "cupy")
+        return _native(library(Cupy), x, "cupy", strided)
     if hasattr(x, "__dlpack_device__") and hasattr(x, "__dlpack__"):
-        return _dlpack_operand(x)
+        return _dlpack_operand(x, strided)
     if hasattr(x, "__cuda_array_interface__"):
-        return _cai_operand(x)
+        return _cai_operand(x, strided)
     raise TypeError(f"scangen: expected a NumPy array, a PyTorch tensor, a CuPy array or another array with "
                     f"__dlpack__ or __cuda_array_interface__, not {type(x).__name__}")
 
 
-def _torch_operand(x):
+def _torch_operand(x, strided=False):
     if x.is_cuda:
-        return _native(library(Torch), x, "torch")
+        return _native(library(Torch), x, "torch", strided)
     if x.device.type != "cpu":
         raise TypeError(f"scangen: a PyTorch tensor on '{x.device}': scangen takes CUDA and CPU tensors")
     import torch
@@ -303,14 +349,20 @@ def _torch_operand(x):
     return Host(host, "torch (CPU)", back=torch.from_numpy, out_view=out_view)
 
 
-def _native(lib, x, kind):
+def _native(lib, x, kind, strided=False):
     """A PyTorch or CuPy CUDA array: its pointer and its library's current stream (the stream the DLPack
-    protocol would pick; without its round trip). A strided array is copied by its library first."""
+    protocol would pick; without its round trip). A strided array is copied by its library first, unless
+    ``strided`` and its strides are whole, non-negative numbers of elements."""
     dtype = lib.dtype(x)
-    a = x if lib.is_contiguous(x) else lib.contiguous(x)
+    strides = None
+    if lib.is_contiguous(x):
+        a = x
+    else:
+        strides = lib.strides(x, dtype.itemsize) if strided else None
+        a = x if strides is not None else lib.contiguous(x)
     device = lib.device_index(a)
     return Cuda(kind, lib, a, dtype, lib.shape(a), device, lib.pointer(a), lib.stream(device), keep=a,
-                copied=a is not x)
+                copied=a is not x, strides=strides)
 
 
 def _namespace(x):
@@ -321,7 +373,7 @@ def _namespace(x):
         return None
 
 
-def _dlpack_operand(x):
+def _dlpack_operand(x, strided=False):
     device_type, device_id = x.__dlpack_device__()
     what = f"a {type(x).__module__}.{type(x).__name__}"
     ns = _namespace(x)
@@ -342,20 +394,20 @@ def _dlpack_operand(x):
         capsule = x.__dlpack__(stream=dlpack_stream(stream))
     ptr, _dev_type, dev_id, shape, strides, (code, bits, lanes), read_only = _core.dlpack_view(capsule)
     dtype = dtype_from_dlpack(code, bits, lanes, what)
-    _check_c_order(shape, strides, 1, what)
+    strides = _taken_strides(shape, strides, 1, what, strided)
     back = (ns.from_dlpack if ns is not None and hasattr(ns, "from_dlpack") else None)
     return Cuda(_module_of(x), lib, x, dtype, tuple(shape), dev_id, ptr, stream, back=back, keep=capsule,
-                out_ok=False, read_only=read_only)
+                out_ok=False, read_only=read_only, strides=strides)
 
 
-def _cai_operand(x):
+def _cai_operand(x, strided=False):
     cai = x.__cuda_array_interface__
     what = f"a {type(x).__module__}.{type(x).__name__}"
     dtype = np.dtype(cai["typestr"])
     if dtype.byteorder == ">":
         raise TypeError(f"scangen: {what} is big-endian ({cai['typestr']})")
     shape = tuple(cai["shape"])
-    _check_c_order(shape, cai.get("strides"), dtype.itemsize, what)
+    strides = _taken_strides(shape, cai.get("strides"), dtype.itemsize, what, strided)
     lib = allocator()
     # The scan runs on the allocating library's current stream. Version 3's "stream" is where the producer
     # queued its work on the array (1, 2: the legacy and per-thread default streams; None or absent: nothing
@@ -365,28 +417,53 @@ def _cai_operand(x):
     producer = cai.get("stream")
     if producer is not None and producer != stream:
         lib.wait_for(producer, device)
-    return Cuda(_module_of(x), lib, x, dtype, shape, device, cai["data"][0], stream, read_only=cai["data"][1])
+    return Cuda(_module_of(x), lib, x, dtype, shape, device, cai["data"][0], stream, read_only=cai["data"][1],
+                strides=strides)
+
+
+def _taken_strides(shape, strides, unit, what, strided):
+    """The strides (in elements) of a foreign array that is not C-contiguous, where ``strided`` takes them;
+    None for C order; else the array is refused (scangen cannot copy memory it cannot allocate the kind of)."""
+    if strided and strides is not None and not _c_order(shape, strides, unit):
+        taken = _element_strides(strides, unit)
+        if taken is not None:
+            return taken
+    _check_c_order(shape, strides, unit, what)
+    return None
+
+
+def _element_strides(strides, itemsize):
+    """Byte strides in elements, or None where they are not whole, non-negative numbers of them."""
+    if any(st < 0 or st % itemsize for st in strides):
+        return None
+    return tuple(st // itemsize for st in strides)
 
 
 def _cai_device(ptr):
     """The device of a pointer (0 where that cannot be asked: the runtime uses device 0)."""
     try:
-        import cupy
+        cupy = library(Cupy).cupy
         return cupy.cuda.runtime.pointerGetAttributes(ptr).device if ptr else 0
     except Exception:  # no CuPy, or a pointer it does not know: device 0 is the one that is checked
         return 0
 
 
-def _check_c_order(shape, strides, unit, what):
-    """Refuse memory that is not C-contiguous (strides in units of ``unit`` bytes; None: C order)."""
+def _c_order(shape, strides, unit):
     if strides is None:
-        return
+        return True
     expected = 1
     for d, s in zip(reversed(shape), reversed(strides)):
-        if d != 1 and s // unit != expected:
-            raise ValueError(f"scangen: {what} is not contiguous (shape {tuple(shape)}, strides {tuple(strides)}); "
-                             "scangen takes C-contiguous memory from it: pass a contiguous copy")
+        if d != 1 and s != expected * unit:
+            return False
         expected *= d
+    return True
+
+
+def _check_c_order(shape, strides, unit, what):
+    """Refuse memory that is not C-contiguous (strides in units of ``unit`` bytes; None: C order)."""
+    if not _c_order(shape, strides, unit):
+        raise ValueError(f"scangen: {what} is not contiguous (shape {tuple(shape)}, strides {tuple(strides)}); "
+                         "scangen takes C-contiguous memory from it: pass a contiguous copy")
 
 
 _held: collections.deque = collections.deque()

@@ -6,6 +6,7 @@
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/shared_ptr.h>
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
 
 #include <cstdint>
 #include <cstring>
@@ -14,6 +15,7 @@
 #include <memory>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "scangen/dsl/spec.h"
 #include "scangen/runtime/runtime.h"
@@ -167,6 +169,54 @@ std::mutex launch_mutex;
 
 class Kernel;
 
+// The run-time shape of a shaped scan (Scan::ShapeArgs), made once per call by the Python layer.
+struct Shape {
+  scangen::Scan::ShapeArgs args;
+  bool strided = false;
+  // Elements from the first to the last one touched, plus one: of the input, or (out) of the output.
+  uint64_t span(bool out) const {
+    if (!strided) {
+      const uint64_t stride = out && args.out_row_stride ? args.out_row_stride
+                              : args.row_stride          ? args.row_stride
+                                                         : args.length;
+      return args.rows == 0 || args.length == 0 ? 0 : (args.rows - 1) * stride + args.length;
+    }
+    const auto& g = args.strided;
+    uint64_t last = 0;
+    for (int i = 0; i < g.rank; ++i) {
+      if (g.extents[i] == 0) return 0;
+      last += (g.extents[i] - 1) * (out && g.out_strides[i] ? g.out_strides[i] : g.strides[i]);
+    }
+    return last + 1;
+  }
+};
+
+Shape rows_shape(uint64_t rows, uint64_t length, uint64_t row_stride, uint64_t out_row_stride) {
+  Shape s;
+  s.args.rows = rows;
+  s.args.length = length;
+  s.args.row_stride = row_stride;
+  s.args.out_row_stride = out_row_stride;
+  return s;
+}
+
+Shape strided_shape(int axis, const std::vector<uint64_t>& extents, const std::vector<uint64_t>& strides,
+                    const std::vector<uint64_t>& out_strides) {
+  if (extents.empty() || extents.size() > 4 || strides.size() != extents.size() || out_strides.size() != extents.size())
+    throw nb::value_error("a strided shape has 1 to 4 extents, and as many strides and out_strides");
+  Shape s;
+  s.strided = true;
+  auto& g = s.args.strided;
+  g.rank = static_cast<int>(extents.size());
+  g.axis = axis;
+  for (size_t i = 0; i < extents.size(); ++i) {
+    g.extents[i] = extents[i];
+    g.strides[i] = strides[i];
+    g.out_strides[i] = out_strides[i];
+  }
+  return s;
+}
+
 // One Runtime: a device and its caches.
 class PyRuntime {
  public:
@@ -205,21 +255,30 @@ class Kernel {
   const dsl::Spec& spec() const { return scan_.spec(); }
 
   // The scan of this spec that writes only the inclusive (or exclusive)
-  // output, seeded by `init` (the bytes of one element; none: the spec's).
-  std::shared_ptr<Kernel> variant(bool exclusive, const std::optional<nb::bytes>& init) {
+  // output, seeded by `init` (the bytes of one element; none: the spec's),
+  // with the settings of `shape` and `segments` (their spellings in the
+  // language: "flat", "rows", "strided"; "none", "flags", "offsets", "keys"),
+  // `reverse`, the segments' offset or key type ("" for the spec's) and
+  // whether it writes aggregates: the spec text with those settings added.
+  std::shared_ptr<Kernel> variant(bool exclusive, const std::optional<nb::bytes>& init, bool reverse,
+                                  const std::string& shape, const std::string& segments, const std::string& index_type,
+                                  bool aggregate) {
     const dsl::Spec& base = spec();
     if (init && init->size() != base.type.size())
       throw nb::value_error(("init has " + std::to_string(init->size()) + " bytes; the element type '" +
                              base.type.name() + "' has " + std::to_string(base.type.size()))
                                 .c_str());
     std::string key(exclusive ? "x" : "i");
+    key += (reverse ? "r" : "f") + std::string(aggregate ? "a" : "-") + shape + "/" + segments + "/" + index_type + "/";
     if (init) key.append(init->c_str(), init->size());
     auto it = variants_.find(key);
     if (it != variants_.end()) return it->second;
     dsl::Spec s = base;
     s.mode = exclusive ? dsl::Mode::Exclusive : dsl::Mode::Inclusive;
-    s.aggregate = false;
+    s.aggregate = aggregate;
     s.running_total = false;
+    s.reverse = reverse;
+    set_shape(s, shape, segments, index_type);
     if (init) s.init = constant_from_bytes(s.type, init->c_str());
     std::shared_ptr<Kernel> k;
     if (s == base) {
@@ -232,43 +291,78 @@ class Kernel {
     return k;
   }
 
-  // Host arrays through buffers of the Runtime's OpenCL context.
-  void run_host(uintptr_t in, uintptr_t out, uint64_t n) const {
+  // Host arrays through buffers of the Runtime's OpenCL context: `n`
+  // elements (flat or segmented), or the span of `shape`; `agg`: the
+  // aggregates (agg_count of them), `seg`: the segments' flags, keys or
+  // offsets (seg_count segments for offsets).
+  void run_host(uintptr_t in, uintptr_t out, uint64_t n, const Shape* shape, uintptr_t agg, uint64_t agg_count,
+                uintptr_t seg, uint64_t seg_count, bool check) const {
     const dsl::Spec& s = spec();
     if (scan_.backend() != scangen::Backend::OpenCL) throw scangen::Error("scangen: run_host needs the OpenCL backend");
-    if (n == 0) return;
-    const size_t in_bytes = n * scan_.input_size(), out_bytes = n * scan_.element_size();
+    const uint64_t in_count = shape ? shape->span(false) : n, out_count = shape ? shape->span(true) : n;
+    if (in_count == 0 && !agg) return;
+    const size_t in_bytes = in_count * scan_.input_size(), out_bytes = out_count * scan_.element_size();
     nb::gil_scoped_release unlocked;
     std::lock_guard<std::mutex> one_at_a_time(launch_mutex);
     cl_context ctx = rt_->opencl_context();
     cl_command_queue q = rt_->opencl_queue();
-    ClBuffer bin(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, in_bytes, reinterpret_cast<void*>(in));
-    ClBuffer bout(ctx, CL_MEM_READ_WRITE, out_bytes, nullptr);
+    auto input = [&](uintptr_t p, size_t bytes) {
+      return std::make_unique<ClBuffer>(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bytes,
+                                        reinterpret_cast<void*>(p));
+    };
+    std::unique_ptr<ClBuffer> bin, bseg, bagg;
+    if (in_bytes) bin = input(in, in_bytes);
+    ClBuffer bout(ctx, CL_MEM_READ_WRITE, out_bytes ? out_bytes : 1, nullptr);
     scangen::Scan::OpenCLArgs a;
-    a.in = bin.mem;
+    if (shape) static_cast<scangen::Scan::ShapeArgs&>(a) = shape->args;
+    a.in = bin ? bin->mem : nullptr;
     (s.has_exclusive() ? a.exclusive : a.inclusive) = bout.mem;
-    a.n = n;
+    a.n = shape ? 0 : n;
+    if (seg) {
+      bseg = input(seg, segment_bytes(n, seg_count));
+      (s.segments == dsl::Segments::Flags  ? a.segment_flags
+       : s.segments == dsl::Segments::Keys ? a.keys
+                                           : a.segment_offsets) = bseg->mem;
+      a.segment_count = seg_count;
+      a.check_segments = check;
+    }
+    if (agg) {
+      bagg = std::make_unique<ClBuffer>(ctx, CL_MEM_READ_WRITE, agg_count * scan_.element_size() + 1, nullptr);
+      (s.segments != dsl::Segments::None ? a.segment_aggregates : a.aggregate) = bagg->mem;
+    }
     scan_.run(a);
-    const cl_int err =
-        clEnqueueReadBuffer(q, bout.mem, CL_TRUE, 0, out_bytes, reinterpret_cast<void*>(out), 0, nullptr, nullptr);
-    if (err != CL_SUCCESS)
-      throw scangen::Error("scangen: clEnqueueReadBuffer failed (OpenCL error " + std::to_string(err) + ")");
+    read_back(q, bout.mem, out, out_bytes);
+    if (agg) read_back(q, bagg->mem, agg, agg_count * scan_.element_size());
   }
 
   // CUDA device pointers on a stream (a CUstream as an integer; 0: the
   // default stream) with a workspace of workspace_bytes(n) bytes (0: the
-  // Scan's own, which calls on two streams must not use at once).
-  void run_cuda(uintptr_t in, uintptr_t out, uint64_t n, uintptr_t stream, uintptr_t workspace,
-                uint64_t workspace_size) const {
+  // Scan's own, which calls on two streams must not use at once); the
+  // shape, aggregates and segments as for run_host.
+  void run_cuda(uintptr_t in, uintptr_t out, uint64_t n, uintptr_t stream, uintptr_t workspace, uint64_t workspace_size,
+                const Shape* shape, uintptr_t agg, uint64_t agg_count, uintptr_t seg, uint64_t seg_count,
+                bool check) const {
+    (void)agg_count;  // the CUDA runtime checks no buffer sizes; run_host's twin
     if (scan_.backend() != scangen::Backend::Cuda) throw scangen::Error("scangen: run_cuda needs the CUDA backend");
-    if (n == 0) return;
+    const dsl::Spec& s = spec();
     scangen::Scan::CudaArgs a;
+    if (shape) static_cast<scangen::Scan::ShapeArgs&>(a) = shape->args;
     a.in = reinterpret_cast<const void*>(in);
-    (spec().has_exclusive() ? a.exclusive : a.inclusive) = reinterpret_cast<void*>(out);
-    a.n = n;
+    (s.has_exclusive() ? a.exclusive : a.inclusive) = reinterpret_cast<void*>(out);
+    a.n = shape ? 0 : n;
     a.stream = reinterpret_cast<void*>(stream);
     a.workspace = reinterpret_cast<void*>(workspace);
     a.workspace_size = workspace_size;
+    if (seg || s.segments == dsl::Segments::Offsets) {
+      const void* p = reinterpret_cast<const void*>(seg);
+      (s.segments == dsl::Segments::Flags  ? a.segment_flags
+       : s.segments == dsl::Segments::Keys ? a.keys
+                                           : a.segment_offsets) = p;
+      a.segment_count = seg_count;
+      a.check_segments = check;
+    }
+    if (agg) (s.segments != dsl::Segments::None ? a.segment_aggregates : a.aggregate) = reinterpret_cast<void*>(agg);
+    if (!shape && n == 0 && !agg) return;
     nb::gil_scoped_release unlocked;
     std::lock_guard<std::mutex> one_at_a_time(launch_mutex);
     scan_.run(a);
@@ -279,6 +373,33 @@ class Kernel {
   const scangen::Scan& scan() const { return scan_; }
 
  private:
+  static void set_shape(dsl::Spec& s, const std::string& shape, const std::string& segments,
+                        const std::string& index_type) {
+    const std::optional<dsl::Shape> sh = dsl::shape_from_name(shape);
+    const std::optional<dsl::Segments> seg = dsl::segments_from_name(segments);
+    if (!sh || !seg) throw nb::value_error(("unknown shape '" + shape + "' or segments '" + segments + "'").c_str());
+    s.shape = *sh;
+    s.segments = *seg;
+    if (index_type.empty()) return;
+    const std::optional<dsl::ScalarKind> k = dsl::scalar_kind_from_name(index_type);
+    if (!k) throw nb::value_error(("unknown offset or key type '" + index_type + "'").c_str());
+    (*seg == dsl::Segments::Offsets ? s.offset : s.key) = *k;
+  }
+
+  // Bytes of the segments' array: n flags or keys, or seg_count + 1 offsets.
+  size_t segment_bytes(uint64_t n, uint64_t seg_count) const {
+    const dsl::Spec& s = spec();
+    if (s.segments == dsl::Segments::Offsets) return (seg_count + 1) * dsl::scalar_size(s.offset);
+    return n * (s.segments == dsl::Segments::Keys ? dsl::scalar_size(s.key) : 1);
+  }
+
+  static void read_back(cl_command_queue q, cl_mem m, uintptr_t to, size_t bytes) {
+    if (bytes == 0) return;
+    const cl_int err = clEnqueueReadBuffer(q, m, CL_TRUE, 0, bytes, reinterpret_cast<void*>(to), 0, nullptr, nullptr);
+    if (err != CL_SUCCESS)
+      throw scangen::Error("scangen: clEnqueueReadBuffer failed (OpenCL error " + std::to_string(err) + ")");
+  }
+
   std::shared_ptr<scangen::Runtime> rt_;
   scangen::Scan scan_;
   std::map<std::string, std::shared_ptr<Kernel>> variants_;
@@ -332,12 +453,23 @@ NB_MODULE(_core, m) {
       .def_prop_ro("input", [](const Kernel& k) { return describe_type(k.spec().input); })
       .def_prop_ro("level", [](const Kernel& k) { return std::string(dsl::to_string(k.spec().level)); })
       .def_prop_ro("mode", [](const Kernel& k) { return std::string(dsl::to_string(k.spec().mode)); })
+      .def_prop_ro("reverse", [](const Kernel& k) { return k.spec().reverse; })
       .def_prop_ro(
           "backend",
           [](const Kernel& k) { return std::string(k.scan().backend() == scangen::Backend::Cuda ? "cuda" : "opencl"); })
-      .def("variant", &Kernel::variant, "exclusive"_a, "init"_a = nb::none())
-      .def("run_host", &Kernel::run_host, "in_ptr"_a, "out_ptr"_a, "n"_a)
+      .def("variant", &Kernel::variant, "exclusive"_a, "init"_a = nb::none(), "reverse"_a = false, "shape"_a = "flat",
+           "segments"_a = "none", "index_type"_a = "", "aggregate"_a = false)
+      .def("run_host", &Kernel::run_host, "in_ptr"_a, "out_ptr"_a, "n"_a, "shape"_a.none() = nb::none(), "agg"_a = 0,
+           "agg_count"_a = 0, "seg"_a = 0, "seg_count"_a = 0, "check"_a = false)
       .def("workspace_bytes", &Kernel::workspace_bytes, "n"_a)
+      .def("shape_workspace_bytes", [](const Kernel& k, const Shape& s) { return k.scan().workspace_bytes(s.args); })
       .def("run_cuda", &Kernel::run_cuda, "in_ptr"_a, "out_ptr"_a, "n"_a, "stream"_a, "workspace"_a = 0,
-           "workspace_size"_a = 0);
+           "workspace_size"_a = 0, "shape"_a.none() = nb::none(), "agg"_a = 0, "agg_count"_a = 0, "seg"_a = 0,
+           "seg_count"_a = 0, "check"_a = false);
+
+  nb::class_<Shape>(m, "Shape")
+      .def_prop_ro("span", [](const Shape& s) { return s.span(false); })
+      .def_prop_ro("out_span", [](const Shape& s) { return s.span(true); });
+  m.def("rows_shape", &rows_shape, "rows"_a, "length"_a, "row_stride"_a = 0, "out_row_stride"_a = 0);
+  m.def("strided_shape", &strided_shape, "axis"_a, "extents"_a, "strides"_a, "out_strides"_a);
 }

@@ -26,7 +26,8 @@ class FakeDtype:
 class FakeTensor:
     """Enough of a CUDA torch.Tensor: a NumPy array that stands for device memory."""
 
-    def __init__(self, array, device=0, contiguous=True):
+    def __init__(self, array, device=0, contiguous=None):
+        contiguous = array.flags.c_contiguous if contiguous is None else contiguous
         self.array, self.is_cuda, self._contiguous = array, device is not None, contiguous
         self.device = types.SimpleNamespace(index=device, type="cuda" if device is not None else "cpu")
         self.dtype = FakeDtype(array.dtype.name)
@@ -40,6 +41,18 @@ class FakeTensor:
 
     def is_contiguous(self):
         return self._contiguous
+
+    def stride(self):
+        return tuple(s // self.array.itemsize for s in self.array.strides)
+
+    def copy_(self, src):
+        self.array[...] = src.array
+
+    def __getitem__(self, index):
+        return self.array[index]
+
+    def __ne__(self, other):
+        return self.array != (other.array if isinstance(other, FakeTensor) else other)
 
     def data_ptr(self):
         return self.array.ctypes.data
@@ -55,13 +68,20 @@ class FakeTensor:
 FakeTensor.__module__ = "torch"
 
 
+def poisoned(shape, dtype):
+    """Uninitialised memory as a GPU's may be: every byte 0xA5."""
+    a = np.empty(shape, dtype)
+    a.reshape(-1).view(np.uint8)[:] = 0xA5
+    return a
+
+
 def fake_torch():
     torch = types.ModuleType("torch")
     torch.Tensor = FakeTensor
     for name in ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "float32",
                  "float64", "bool"):
         setattr(torch, name, FakeDtype(name))
-    torch.empty = lambda n, dtype, device: FakeTensor(np.zeros(n, np.dtype(dtype.name)), int(device.split(":")[1]))
+    torch.empty = lambda n, dtype, device: FakeTensor(poisoned(n, np.dtype(dtype.name)), int(device.split(":")[1]))
     torch.from_numpy = lambda a: FakeTensor(a, device=None)
     torch.device = lambda name: name
     torch.cuda = types.SimpleNamespace(current_stream=lambda device: types.SimpleNamespace(cuda_stream=STREAM))
@@ -74,8 +94,8 @@ class FakeKernel:
     def __init__(self):
         self.calls, self.variants = [], []
 
-    def variant(self, exclusive, init):
-        self.variants.append((exclusive, init))
+    def variant(self, *args):
+        self.variants.append(args)
         return self
 
     def workspace_bytes(self, n):
@@ -98,18 +118,18 @@ def test_launch_arguments(kernel):
     x = FakeTensor(np.arange(2000, dtype=np.int32))
     out = scan(x)
     assert isinstance(out, FakeTensor) and out.shape == (2000,) and out.dtype.name == "int32"
-    (in_ptr, out_ptr, n, stream, ws, ws_bytes), = kernel.calls
+    (in_ptr, out_ptr, n, stream, ws, ws_bytes, *_rest), = kernel.calls
     assert (in_ptr, out_ptr, n, stream, ws_bytes) == (x.data_ptr(), out.data_ptr(), 2000, STREAM, 256)
     assert ws not in (0, in_ptr, out_ptr)
     # Small: no workspace; exclusive and init reach the variant.
     scan(FakeTensor(np.arange(10, dtype=np.int32)), exclusive=True, init=5)
-    assert kernel.calls[1][4:] == (0, 0)
-    assert kernel.variants[-1] == (True, np.int32(5).tobytes())
+    assert kernel.calls[1][4:6] == (0, 0)
+    assert kernel.variants[-1][:2] == (True, np.int32(5).tobytes())
 
 
 def test_out_and_copies(kernel):
     scan = scangen.compile(SUM_I32)
-    x = FakeTensor(np.arange(10, dtype=np.int32), contiguous=False)
+    x = FakeTensor(np.arange(20, dtype=np.int32)[::2])
     out = FakeTensor(np.zeros(10, np.int32))
     assert scan(x, out=out) is out
     assert kernel.calls[0][0] != x.data_ptr()  # the contiguous copy, not the strided original
@@ -128,8 +148,8 @@ def test_refusals(kernel):
         scan(FakeTensor(np.arange(10, dtype=np.int64)))
     with pytest.raises(NotImplementedError, match="device 0"):
         scan(FakeTensor(np.arange(10, dtype=np.int32), device=1))
-    with pytest.raises(NotImplementedError, match="batched"):
-        scan(FakeTensor(np.zeros((2, 3), np.int32)), axis=0)
+    with pytest.raises(NotImplementedError, match="reverse=True along axis 0 of a 2-D array"):
+        scan(FakeTensor(np.zeros((2, 3), np.int32)), axis=0, reverse=True)
     affine = scangen.compile(ROOT / "examples" / "affine.scan")
     with pytest.raises(TypeError, match="takes .* elements .* a tuple of arrays, one per field"):
         affine(FakeTensor(np.zeros(4, np.float32)))

@@ -78,7 +78,7 @@ def test_cuda_producer_zero_copy_on_the_consumers_stream(cuda):
     assert x.streams == [STREAM]  # the stream the scan runs on, passed to __dlpack__
     assert any(held[1][1] is x for held in _arrays._held)  # x held until an event after the scan says done
     assert x.kwargs == {"max_version": (1, 0)}  # a versioned capsule asked for: it says whether it is read-only
-    (in_ptr, out_ptr, n, stream, _ws, _ws_bytes), = cuda.calls
+    (in_ptr, out_ptr, n, stream, _ws, _ws_bytes, *_), = cuda.calls
     assert (in_ptr, n, stream) == (x.array.ctypes.data, 2000, STREAM)
     # The result: allocated by the allocating library, handed to the producer's from_dlpack.
     assert got[0] == "converted" and isinstance(got[1], FakeTensor) and got[1].data_ptr() == out_ptr
@@ -115,7 +115,7 @@ def test_cuda_array_interface(cuda):
     x = CaiArray(np.arange(3000, dtype=np.int32), stream=7)
     got = scangen.cumsum(x)
     assert isinstance(got, FakeTensor)  # no kind of its own to return: the allocating library's
-    (in_ptr, out_ptr, n, stream, _ws, _ws_bytes), = cuda.calls
+    (in_ptr, out_ptr, n, stream, _ws, _ws_bytes, *_), = cuda.calls
     assert (in_ptr, out_ptr, n, stream) == (x.array.ctypes.data, got.data_ptr(), 3000, STREAM)
     assert cuda.waits[:2] == [("record", ("stream", 7)), "wait"]  # the scan's stream waited for the producer's
     assert cuda.waits[2][0] == "record"  # then the producer's memory is held until an event after the scan
@@ -137,7 +137,8 @@ def test_out_overlapping_x_goes_through_a_temporary(cuda):
     assert scangen.cumsum(x, out=x) is x
     (in_ptr, out_ptr, *_), = cuda.calls
     assert in_ptr == x.data_ptr() and out_ptr != x.data_ptr()
-    assert x.array.tolist() == [0] * 10  # the temporary (zeros: the stand-in kernel writes nothing), copied in
+    # the temporary (poisoned: the stand-in kernel writes nothing), copied in
+    assert x.array.view(np.uint32).tolist() == [0xA5A5A5A5] * 10
 
 
 @pytest.mark.parametrize("code,bits,lanes,dtype", [

@@ -241,3 +241,71 @@ def test_jax():
     assert np.array_equal(np.asarray(got), np.cumsum(np.arange(1, 100_001, dtype=np.int32), dtype=np.int32))
     with pytest.raises(TypeError, match="out= is not supported"):
         scangen.cumsum(x, out=x)
+
+
+# ---- axis=, reverse= and segments on the GPU (test_shapes.py runs the same through a stand-in) ----
+
+@pytest.mark.parametrize("shape", [(3, 257), (1025, 3), (2, 33, 5), (2, 3, 4, 5), (4097, 2), (0, 5), (5, 0)],
+                         ids=str)
+def test_torch_every_axis_and_strides(shape, rng):
+    gen, seed = rng
+    host = gen.integers(-1000, 1000, size=shape, dtype=np.int64).astype(np.int32)
+    base = torch.from_numpy(host).cuda()
+    for name, x in (("c", base), ("T", base.T), ("sliced", base[..., ::2]), ("flipped", base.flip(0))):
+        for axis in [None] + list(range(-x.ndim, x.ndim)):
+            got, aggs = scangen.cumsum(x, axis=axis, return_aggregates=True)
+            ref = x.reshape(-1) if axis is None else x
+            want = torch.cumsum(ref, 0 if axis is None else axis, dtype=torch.int32)
+            assert torch.equal(got, want), f"{name} {tuple(x.shape)} axis {axis}, seed {seed}"
+            if axis is not None:
+                assert torch.equal(aggs, ref.sum(axis, dtype=torch.int32)), f"aggregates {name} axis {axis}"
+        got = scangen.cummax(x, axis=0, exclusive=True, init=-5000)
+        want = torch.cat([torch.full_like(x[:1], -5000), torch.cummax(x, 0).values[:-1].clamp(min=-5000)], 0)
+        assert torch.equal(got, want[: x.shape[0]]), f"cummax exclusive {name}, seed {seed}"
+
+
+def test_cupy_axis_and_strides(rng):
+    cupy = pytest.importorskip("cupy")
+    gen, seed = rng
+    host = gen.integers(-1000, 1000, size=(33, 70, 3), dtype=np.int64)
+    x = cupy.asarray(host)
+    for view, ref in ((x, host), (x.transpose(2, 0, 1), host.transpose(2, 0, 1)), (x[:, ::-3], host[:, ::-3])):
+        for axis in range(-3, 3):
+            got = scangen.cumsum(view, axis=axis)
+            assert isinstance(got, cupy.ndarray) and np.array_equal(cupy.asnumpy(got), np.cumsum(ref, axis=axis)), \
+                f"axis {axis}, seed {seed}"
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 1023, 1025, 4097, 2**20 + 3])
+def test_torch_reverse_and_segments(n, rng):
+    gen, seed = rng
+    host = gen.integers(-1000, 1000, size=n, dtype=np.int64).astype(np.int32)
+    x = torch.from_numpy(host).cuda()
+    s = torch.cuda.Stream()
+    with torch.cuda.stream(s):  # on a side stream, not synchronised before the checks' work
+        rev = scangen.cumsum(x, reverse=True)
+        rev_x = scangen.cumsum(x, reverse=True, exclusive=True, init=7)
+    s.synchronize()
+    want = torch.flip(torch.cumsum(torch.flip(x, [0]), 0, dtype=torch.int32), [0])
+    assert torch.equal(rev, want), f"reverse n {n}, seed {seed}"
+    zero = torch.zeros(1 if n else 0, dtype=torch.int32, device="cuda")
+    assert torch.equal(rev_x, torch.cat([want[1:], zero]) + 7), f"reverse exclusive n {n}, seed {seed}"
+    count = int(gen.integers(1, 50))
+    cuts = np.sort(gen.integers(0, n + 1, size=count - 1))
+    offsets = np.concatenate([[0], cuts, [n]]).astype(np.int64)
+    starts = np.zeros(n, bool)
+    starts[offsets[:-1][offsets[:-1] < n]] = True
+    ref = host.copy()
+    for a, b in zip(offsets, offsets[1:]):
+        ref[a:b] = np.cumsum(host[a:b], dtype=np.int32)
+    totals = [int(host[a:b].sum(dtype=np.int32)) for a, b in zip(offsets, offsets[1:])]
+    got, aggs = scangen.cumsum(x, offsets=torch.from_numpy(offsets).cuda(), return_aggregates=True)
+    assert np.array_equal(got.cpu().numpy(), ref) and aggs.tolist() == totals, f"offsets n {n}, seed {seed}"
+    got = scangen.cumsum(x, flags=torch.from_numpy(starts).cuda())
+    assert np.array_equal(got.cpu().numpy(), ref), f"flags n {n}, seed {seed}"
+    keys = torch.from_numpy(np.cumsum(starts).astype(np.int64)).cuda()
+    got, aggs = scangen.cumsum(x, keys=keys, return_aggregates=True)
+    assert np.array_equal(got.cpu().numpy(), ref), f"keys n {n}, seed {seed}"
+    assert aggs.tolist() == [t for t, (a, b) in zip(totals, zip(offsets, offsets[1:])) if b > a]
+    with pytest.raises(ValueError, match="offsets"):
+        scangen.cumsum(x, offsets=torch.tensor([0, n + 1], device="cuda"))
