@@ -208,7 +208,11 @@ inline std::vector<Case> row_cases(uint64_t tile) {
           rows(50, 37, 41, 45),
           rows(4, 2 * tile + 3, 2 * tile + 10),
           rows(333, 1, 2, 3),
-          rows(tile + 1, 2)};
+          rows(tile + 1, 2),
+          // strides that keep 16-byte words whole (1, 4 and 16 elements per
+          // word): full tiles move in words on CUDA, rows across tiles and many per tile
+          rows(5, 2 * tile + 16, 2 * tile + 48),
+          rows(300, 64, 80, 96)};
 }
 
 inline std::vector<Case> strided_cases(uint64_t tile) {
