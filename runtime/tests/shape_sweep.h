@@ -209,10 +209,8 @@ inline std::vector<Case> row_cases(uint64_t tile) {
           rows(4, 2 * tile + 3, 2 * tile + 10),
           rows(333, 1, 2, 3),
           rows(tile + 1, 2),
-          // strides that keep 16-byte words whole (1, 4 and 16 elements per
-          // word): full tiles move in words on CUDA, rows across tiles and many per tile
-          rows(5, 2 * tile + 16, 2 * tile + 48),
-          rows(300, 64, 80, 96)};
+          rows(5, 2 * tile + 16, 2 * tile + 48),  // strides that keep 16-byte words whole (1, 4, 16 elements
+          rows(300, 64, 80, 96)};  // per word): full tiles in words on CUDA, rows across and within tiles
 }
 
 inline std::vector<Case> strided_cases(uint64_t tile) {

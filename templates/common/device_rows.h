@@ -39,13 +39,13 @@ SG_FN scangen_u64 SG_NAME(sg_row_at)(scangen_u64 g, scangen_u64 length, scangen_
 #if SG_VEC_IN || SG_VEC_OUT
 // CUDA, 16-byte words (common/io.h): whether a full tile (first + SG_TILE <=
 // n) of elements of `bytes` bytes moves in whole words between `base` and
-// the exchange. Rows laid end to end (stride == length) are the flat array;
+// the exchange (`base`: the pointer's address). Rows laid end to end (stride == length) are the flat array;
 // with a wider stride a word must hold whole elements of one row: 16 a
 // multiple of the element, length and stride multiples of the elements per
 // word. Decided per tile; every thread of the block decides alike.
-SG_FN int SG_NAME(sg_rows_words)(const void* base, unsigned bytes, scangen_u64 first, scangen_u64 n,
+SG_FN int SG_NAME(sg_rows_words)(unsigned long long base, unsigned bytes, scangen_u64 first, scangen_u64 n,
                                  scangen_u64 length, scangen_u64 stride) {
-  if (first + SG_TILE > n || ((unsigned long long)base & 15u) != 0) return 0;
+  if (first + SG_TILE > n || (base & 15u) != 0) return 0;
   if (stride == length) return 1;
   const scangen_u64 per = 16u / bytes;
   return 16u % bytes == 0 && length % per == 0 && stride % per == 0;
@@ -70,8 +70,8 @@ SG_FN void SG_NAME(sg_rows_load)(const SG_GLOBAL SG_IN* in, scangen_u64 first, s
   const int tid = SG_THREAD();
 #if SG_STAGED_IO
 #if SG_VEC_IN && !defined(SCANGEN_SHAPE_ELEMENT_IO)
-  if (SG_NAME(sg_rows_words)(in, sizeof(SG_IN), first, n, length, stride)) {
-    const uint4* src = (const uint4*)in;
+  if (SG_NAME(sg_rows_words)((unsigned long long)in, sizeof(SG_IN), first, n, length, stride)) {
+    const SG_GLOBAL uint4* src = (const SG_GLOBAL uint4*)in;
     SG_LOCAL uint4* words = (SG_LOCAL uint4*)exchange;
 #pragma unroll
     for (int i = 0; i < SG_VEC_IN; ++i) {
@@ -153,7 +153,7 @@ SG_FN void SG_NAME(sg_rows_store)(SG_GLOBAL SG_T* out0, SG_GLOBAL SG_T* out1, in
     SG_GLOBAL SG_T* out = o == 0 ? out0 : out1;
     SG_NAME(sg_rows_outputs)(items, acc, col0, length, SG_INCLUSIVE_OUT && o == 0, values);
 #if SG_STAGED_IO && SG_VEC_OUT && !defined(SCANGEN_SHAPE_ELEMENT_IO)
-    if (SG_NAME(sg_rows_words)(out, sizeof(SG_T), first, n, length, stride)) {
+    if (SG_NAME(sg_rows_words)((unsigned long long)out, sizeof(SG_T), first, n, length, stride)) {
       SG_LOCAL uint4* words = (SG_LOCAL uint4*)exchange;
       SG_NAME(sg_chunk_out) u;
 #pragma unroll
@@ -161,7 +161,7 @@ SG_FN void SG_NAME(sg_rows_store)(SG_GLOBAL SG_T* out0, SG_GLOBAL SG_T* out1, in
 #pragma unroll
       for (int w = 0; w < SG_VEC_OUT; ++w) words[SG_NAME(sg_word_at)(tid, w, SG_VEC_OUT)] = u.v[w];
       SG_BARRIER();
-      uint4* dst = (uint4*)out;
+      SG_GLOBAL uint4* dst = (SG_GLOBAL uint4*)out;
 #pragma unroll
       for (int i = 0; i < SG_VEC_OUT; ++i) {
         const int w = i * SG_THREADS + tid;
