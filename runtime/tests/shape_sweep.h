@@ -208,7 +208,9 @@ inline std::vector<Case> row_cases(uint64_t tile) {
           rows(50, 37, 41, 45),
           rows(4, 2 * tile + 3, 2 * tile + 10),
           rows(333, 1, 2, 3),
-          rows(tile + 1, 2)};
+          rows(tile + 1, 2),
+          rows(5, 2 * tile + 16, 2 * tile + 48),  // strides that keep 16-byte words whole (1, 4, 16 elements
+          rows(300, 64, 80, 96)};  // per word): full tiles in words on CUDA, rows across and within tiles
 }
 
 inline std::vector<Case> strided_cases(uint64_t tile) {

@@ -10,9 +10,16 @@
 //
 // A tile is `lanes` lines by a chunk of SG_THREADS / lanes x SG_ITEMS
 // positions along the axis: thread t takes line t % lanes of the tile's
-// strip and SG_ITEMS consecutive positions from (t / lanes) x SG_ITEMS, so
-// the threads of a warp read neighbouring lines at once (for the column scan
-// of a row-major matrix: consecutive addresses). Each thread scans its items;
+// strip and SG_ITEMS consecutive positions from (t / lanes) x SG_ITEMS. When
+// the plan stages its I/O, the tile is read and written in striped order
+// (element k = i x SG_THREADS + t of the tile, position k / lanes of line
+// k % lanes, by thread t) and transposed through the exchange, so that a
+// warp's accesses cover 32 consecutive elements of the tile: for the column
+// scan of a row-major matrix of w columns, 32 / w consecutive rows (w < 32)
+// or 128 consecutive bytes of a row (f32), whatever the width. Without the
+// exchange (or with SCANGEN_SHAPE_ELEMENT_IO defined when the file is
+// compiled), each thread reads and writes its own items, the threads of a
+// warp neighbouring lines at once. Each thread scans its items;
 // a scan over the block's threads with a step of `lanes` gives each its
 // prefix within the chunk and each line the chunk's total. Across chunks,
 // each line of a tile has a status of its own (status line x chunks +
@@ -81,6 +88,115 @@ SG_FN scangen_u64 SG_NAME(sg_line_base)(scangen_u64 l, scangen_u64 e1, scangen_u
   return (l / e1) * s0 + (l % e1) * s1 + i2 * s2;
 }
 
+#if SG_STAGED_IO && !defined(SCANGEN_SHAPE_ELEMENT_IO)
+#define SG_AXIS_STAGED 1
+#else
+#define SG_AXIS_STAGED 0
+#endif
+
+// This thread's SG_ITEMS positions start + slice x SG_ITEMS + i of its line
+// (`base`, `stride` along the axis), the identity past `length` or off the
+// lines (!valid): staged, in striped order through the exchange; else directly.
+SG_FN void SG_NAME(sg_axis_load)(const SG_GLOBAL SG_IN* in, scangen_u64 base, scangen_u64 stride, int valid,
+                                 scangen_u64 start, scangen_u64 length, int lanes, SG_T* items,
+                                 SG_LOCAL SG_T* exchange) {
+  const int tid = SG_THREAD(), lane = tid % lanes, slice = tid / lanes;
+#if SG_AXIS_STAGED
+  const int slices = SG_THREADS / lanes;
+#pragma unroll
+  for (int i = 0; i < SG_ITEMS; ++i) {
+    const scangen_u64 p = start + (scangen_u64)(i * slices + slice);
+    exchange[SG_XPAD(i * SG_THREADS + tid)] = valid && p < length ? SG_CONVERT(in[base + p * stride]) : SG_IDENTITY();
+  }
+  SG_BARRIER();
+#pragma unroll
+  for (int i = 0; i < SG_ITEMS; ++i) items[i] = exchange[SG_XPAD((slice * SG_ITEMS + i) * lanes + lane)];
+  SG_BARRIER();
+#else
+  (void)exchange;
+  (void)lane;
+  // Not unrolled: with #pragma unroll here and on the store, PoCL's build of
+  // the kernel wrote past the output in the OpenCL shape sweep's column scans
+  // (4095 x 2, axis 0).
+  for (int i = 0; i < SG_ITEMS; ++i) {
+    const scangen_u64 p = start + (scangen_u64)(slice * SG_ITEMS + i);
+    items[i] = valid && p < length ? SG_CONVERT(in[base + p * stride]) : SG_IDENTITY();
+  }
+#endif
+}
+
+// This thread's outputs (inclusive or exclusive) from its items and `acc`,
+// the line's elements before its first item (`have`: there are some).
+SG_FN void SG_NAME(sg_axis_outputs)(const SG_T* items, SG_T acc, int have, int inclusive, SG_T* out) {
+#if SG_SEEDED
+  const SG_T seed = SG_INIT();
+#endif
+#pragma unroll
+  for (int i = 0; i < SG_ITEMS; ++i) {
+    if (!inclusive) {
+#if SG_SEEDED
+      out[i] = have ? SG_COMBINE(seed, acc) : seed;
+#else
+      out[i] = have ? acc : SG_IDENTITY();
+#endif
+    }
+    acc = have ? SG_COMBINE(acc, items[i]) : items[i];
+    have = 1;
+    if (inclusive) {
+#if SG_SEEDED
+      out[i] = SG_COMBINE(seed, acc);
+#else
+      out[i] = acc;
+#endif
+    }
+  }
+}
+
+// The outputs (`outputs` of them: out0, then out1; inclusive first), each
+// computed right before it is written, from one call site (see sg_rows_store).
+SG_FN void SG_NAME(sg_axis_store)(SG_GLOBAL SG_T* out0, SG_GLOBAL SG_T* out1, int outputs, scangen_u64 base,
+                                  scangen_u64 stride, int valid, scangen_u64 start, scangen_u64 length, int lanes,
+                                  const SG_T* items, SG_T acc, int have, SG_LOCAL SG_T* exchange) {
+  const int tid = SG_THREAD(), lane = tid % lanes, slice = tid / lanes;
+  SG_T values[SG_ITEMS];
+  for (int o = 0; o < outputs; ++o) {
+    SG_GLOBAL SG_T* out = o == 0 ? out0 : out1;
+    SG_NAME(sg_axis_outputs)(items, acc, have, SG_INCLUSIVE_OUT && o == 0, values);
+#if SG_AXIS_STAGED
+    const int slices = SG_THREADS / lanes;
+#pragma unroll
+    for (int i = 0; i < SG_ITEMS; ++i) exchange[SG_XPAD((slice * SG_ITEMS + i) * lanes + lane)] = values[i];
+    SG_BARRIER();
+#pragma unroll
+    for (int i = 0; i < SG_ITEMS; ++i) {
+      const scangen_u64 p = start + (scangen_u64)(i * slices + slice);
+      if (valid && p < length) out[base + p * stride] = exchange[SG_XPAD(i * SG_THREADS + tid)];
+    }
+    SG_BARRIER();
+#else
+    (void)exchange;
+    (void)lane;
+    for (int i = 0; i < SG_ITEMS; ++i) {  // not unrolled: see sg_axis_load
+      const scangen_u64 p = start + (scangen_u64)(slice * SG_ITEMS + i);
+      if (valid && p < length) out[base + p * stride] = values[i];
+    }
+#endif
+  }
+}
+
+#if SG_AGGREGATE_OUT
+// The line's total, by the thread that holds its last position.
+SG_FN void SG_NAME(sg_axis_aggregate)(SG_GLOBAL SG_T* aggregates, scangen_u64 line, const SG_T* items, SG_T acc,
+                                      int have, scangen_u64 pos, scangen_u64 length) {
+  if (pos >= length || length - pos > SG_ITEMS) return;
+  for (int i = 0; i < SG_ITEMS; ++i) {
+    acc = have ? SG_COMBINE(acc, items[i]) : items[i];
+    have = 1;
+    if (pos + (scangen_u64)i + 1 == length) aggregates[line] = acc;
+  }
+}
+#endif
+
 SG_KERNEL SG_BOUNDS(SG_THREADS) void SG_NAME(axis_kernel)(
     const SG_GLOBAL SG_IN* in,
 #if SG_INCLUSIVE_OUT
@@ -97,6 +213,7 @@ SG_KERNEL SG_BOUNDS(SG_THREADS) void SG_NAME(axis_kernel)(
     scangen_u64 out_stride1, scangen_u64 out_stride2, scangen_u64 out_stride3, scangen_u64 lanes,
     SG_GLOBAL unsigned char* workspace) {
   SG_SHARED SG_NAME(sg_shape_shared) shared;
+  SG_SHARED SG_ALIGN16 SG_T exchange[SG_EXCHANGE];
   const scangen_u64 lines = extent0 * extent1 * extent2, length = extent3;
   if (lines == 0 || length == 0) {
 #if SG_AGGREGATE_OUT
@@ -113,17 +230,11 @@ SG_KERNEL SG_BOUNDS(SG_THREADS) void SG_NAME(axis_kernel)(
   const scangen_u64 line = strip * lanes + (scangen_u64)lane;
   const int valid = line < lines;
   const scangen_u64 in_base = valid ? SG_NAME(sg_line_base)(line, extent1, extent2, in_stride0, in_stride1, in_stride2) : 0;
-  const scangen_u64 pos = chunk * depth + (scangen_u64)slice * SG_ITEMS;
-#if SG_SEEDED
-  const SG_T seed = SG_INIT();
-#endif
   SG_T items[SG_ITEMS];
-  SG_T sum = SG_IDENTITY();
-  for (int i = 0; i < SG_ITEMS; ++i) {
-    const scangen_u64 p = pos + (scangen_u64)i;
-    items[i] = valid && p < length ? SG_CONVERT(in[in_base + p * in_stride3]) : SG_IDENTITY();
-    sum = i == 0 ? items[0] : SG_COMBINE(sum, items[i]);
-  }
+  SG_NAME(sg_axis_load)(in, in_base, in_stride3, valid, chunk * depth, length, L, items, exchange);
+  SG_T sum = items[0];
+#pragma unroll
+  for (int i = 1; i < SG_ITEMS; ++i) sum = SG_COMBINE(sum, items[i]);
   // The threads' totals scanned along each line (a step of `lanes`).
   shared.v[0][tid] = sum;
   SG_BARRIER();
@@ -155,33 +266,24 @@ SG_KERNEL SG_BOUNDS(SG_THREADS) void SG_NAME(axis_kernel)(
     acc = have ? SG_COMBINE(acc, before) : before;
     have = 1;
   }
-  if (!valid) return;
-  const scangen_u64 out_base = SG_NAME(sg_line_base)(line, extent1, extent2, out_stride0, out_stride1, out_stride2);
-  // Neither this loop nor the load loop above is unrolled: with #pragma
-  // unroll on both, PoCL's build of the kernel wrote past the output in the
-  // OpenCL shape sweep's column scans (4095 x 2, axis 0).
-  for (int i = 0; i < SG_ITEMS; ++i) {
-    const scangen_u64 p = pos + (scangen_u64)i;
-    if (p >= length) break;
-    const scangen_u64 at = out_base + p * out_stride3;
-#if SG_EXCLUSIVE_OUT
-#if SG_SEEDED
-    exclusive[at] = have ? SG_COMBINE(seed, acc) : seed;
-#else
-    exclusive[at] = have ? acc : SG_IDENTITY();
-#endif
-#endif
-    acc = have ? SG_COMBINE(acc, items[i]) : items[i];
-    have = 1;
-#if SG_INCLUSIVE_OUT
-#if SG_SEEDED
-    inclusive[at] = SG_COMBINE(seed, acc);
-#else
-    inclusive[at] = acc;
-#endif
-#endif
+  const scangen_u64 out_base =
+      valid ? SG_NAME(sg_line_base)(line, extent1, extent2, out_stride0, out_stride1, out_stride2) : 0;
 #if SG_AGGREGATE_OUT
-    if (p + 1 == length) aggregates[line] = acc;
+  if (valid)
+    SG_NAME(sg_axis_aggregate)(aggregates, line, items, acc, have, chunk * depth + (scangen_u64)slice * SG_ITEMS,
+                               length);
 #endif
-  }
+#if SG_INCLUSIVE_OUT
+  SG_GLOBAL SG_T* const out0 = inclusive;
+#else
+  SG_GLOBAL SG_T* const out0 = exclusive;
+#endif
+#if SG_INCLUSIVE_OUT && SG_EXCLUSIVE_OUT
+  SG_GLOBAL SG_T* const out1 = exclusive;
+#else
+  SG_GLOBAL SG_T* const out1 = out0;
+#endif
+  SG_NAME(sg_axis_store)(out0, out1, SG_INCLUSIVE_OUT + SG_EXCLUSIVE_OUT, out_base, out_stride3, valid, chunk * depth,
+                         length, L, items, acc, have, exchange);
 }
+#undef SG_AXIS_STAGED

@@ -786,14 +786,59 @@ SG_FN scangen_u64 row_cumsum_sg_row_at(scangen_u64 g, scangen_u64 length, scange
   return stride == length ? g : (g / length) * stride + g % length;
 }
 
+#if SG_VEC_IN || SG_VEC_OUT
+// CUDA, 16-byte words (common/io.h): whether a full tile (first + SG_TILE <=
+// n) of elements of `bytes` bytes moves in whole words between `base` and
+// the exchange (`base`: the pointer's address). Rows laid end to end (stride == length) are the flat array;
+// with a wider stride a word must hold whole elements of one row: 16 a
+// multiple of the element, length and stride multiples of the elements per
+// word. Decided per tile; every thread of the block decides alike.
+SG_FN int row_cumsum_sg_rows_words(unsigned long long base, unsigned bytes, scangen_u64 first, scangen_u64 n,
+                                 scangen_u64 length, scangen_u64 stride) {
+  if (first + SG_TILE > n || (base & 15u) != 0) return 0;
+  if (stride == length) return 1;
+  const scangen_u64 per = 16u / bytes;
+  return 16u % bytes == 0 && length % per == 0 && stride % per == 0;
+}
+
+// Where word w of the tile from virtual element `first` lies, elements of `bytes` bytes.
+SG_FN scangen_u64 row_cumsum_sg_rows_word_at(int w, unsigned bytes, scangen_u64 first, scangen_u64 length,
+                                           scangen_u64 stride) {
+  if (stride == length) return first * bytes / 16u + (scangen_u64)w;
+  return row_cumsum_sg_row_at(first + (scangen_u64)w * (16u / bytes), length, stride) * bytes / 16u;
+}
+#endif
+
 // Elements first .. first + SG_TILE - 1 of the virtual array (n elements),
 // this thread's SG_ITEMS in the blocked arrangement; the identity past n.
 // Staged through the exchange (coalesced reads along the rows) when the plan
-// stages its I/O.
+// stages its I/O, in 16-byte words where sg_rows_words allows (CUDA; not
+// with SCANGEN_SHAPE_ELEMENT_IO defined when the file is compiled, which
+// keeps element I/O to compare with).
 SG_FN void row_cumsum_sg_rows_load(const SG_GLOBAL row_cumsum_In* in, scangen_u64 first, scangen_u64 n, scangen_u64 length,
                                  scangen_u64 stride, row_cumsum_T* items, SG_LOCAL row_cumsum_T* exchange) {
   const int tid = SG_THREAD();
 #if SG_STAGED_IO
+#if SG_VEC_IN && !defined(SCANGEN_SHAPE_ELEMENT_IO)
+  if (row_cumsum_sg_rows_words((unsigned long long)in, sizeof(row_cumsum_In), first, n, length, stride)) {
+    const SG_GLOBAL uint4* src = (const SG_GLOBAL uint4*)in;
+    SG_LOCAL uint4* words = (SG_LOCAL uint4*)exchange;
+#pragma unroll
+    for (int i = 0; i < SG_VEC_IN; ++i) {
+      const int w = i * SG_THREADS + tid;
+      const scangen_u64 at = row_cumsum_sg_rows_word_at(w, sizeof(row_cumsum_In), first, length, stride);
+      words[row_cumsum_sg_word_at(w / SG_VEC_IN, w % SG_VEC_IN, SG_VEC_IN)] = SG_LOAD_WORD(src + at);
+    }
+    SG_BARRIER();
+    row_cumsum_sg_chunk_in u;
+#pragma unroll
+    for (int o = 0; o < SG_VEC_IN; ++o) u.v[o] = words[row_cumsum_sg_word_at(tid, o, SG_VEC_IN)];
+#pragma unroll
+    for (int i = 0; i < SG_ITEMS; ++i) items[i] = row_cumsum_convert(u.e[i]);
+    SG_BARRIER();
+    return;
+  }
+#endif
 #pragma unroll
   for (int i = 0; i < SG_ITEMS; ++i) {
     const int k = i * SG_THREADS + tid;
@@ -857,6 +902,26 @@ SG_FN void row_cumsum_sg_rows_store(SG_GLOBAL row_cumsum_T* out0, SG_GLOBAL row_
   for (int o = 0; o < outputs; ++o) {
     SG_GLOBAL row_cumsum_T* out = o == 0 ? out0 : out1;
     row_cumsum_sg_rows_outputs(items, acc, col0, length, SG_INCLUSIVE_OUT && o == 0, values);
+#if SG_STAGED_IO && SG_VEC_OUT && !defined(SCANGEN_SHAPE_ELEMENT_IO)
+    if (row_cumsum_sg_rows_words((unsigned long long)out, sizeof(row_cumsum_T), first, n, length, stride)) {
+      SG_LOCAL uint4* words = (SG_LOCAL uint4*)exchange;
+      row_cumsum_sg_chunk_out u;
+#pragma unroll
+      for (int i = 0; i < SG_ITEMS; ++i) u.e[i] = values[i];
+#pragma unroll
+      for (int w = 0; w < SG_VEC_OUT; ++w) words[row_cumsum_sg_word_at(tid, w, SG_VEC_OUT)] = u.v[w];
+      SG_BARRIER();
+      SG_GLOBAL uint4* dst = (SG_GLOBAL uint4*)out;
+#pragma unroll
+      for (int i = 0; i < SG_VEC_OUT; ++i) {
+        const int w = i * SG_THREADS + tid;
+        const uint4 word = words[row_cumsum_sg_word_at(w / SG_VEC_OUT, w % SG_VEC_OUT, SG_VEC_OUT)];
+        SG_STORE_WORD(dst + row_cumsum_sg_rows_word_at(w, sizeof(row_cumsum_T), first, length, stride), word);
+      }
+      SG_BARRIER();
+      continue;
+    }
+#endif
 #if SG_STAGED_IO
 #pragma unroll
     for (int i = 0; i < SG_ITEMS; ++i) exchange[SG_XPAD(tid * SG_ITEMS + i)] = values[i];

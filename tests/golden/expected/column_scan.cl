@@ -735,14 +735,59 @@ SG_FN scangen_u64 column_cumsum_sg_row_at(scangen_u64 g, scangen_u64 length, sca
   return stride == length ? g : (g / length) * stride + g % length;
 }
 
+#if SG_VEC_IN || SG_VEC_OUT
+// CUDA, 16-byte words (common/io.h): whether a full tile (first + SG_TILE <=
+// n) of elements of `bytes` bytes moves in whole words between `base` and
+// the exchange (`base`: the pointer's address). Rows laid end to end (stride == length) are the flat array;
+// with a wider stride a word must hold whole elements of one row: 16 a
+// multiple of the element, length and stride multiples of the elements per
+// word. Decided per tile; every thread of the block decides alike.
+SG_FN int column_cumsum_sg_rows_words(unsigned long long base, unsigned bytes, scangen_u64 first, scangen_u64 n,
+                                 scangen_u64 length, scangen_u64 stride) {
+  if (first + SG_TILE > n || (base & 15u) != 0) return 0;
+  if (stride == length) return 1;
+  const scangen_u64 per = 16u / bytes;
+  return 16u % bytes == 0 && length % per == 0 && stride % per == 0;
+}
+
+// Where word w of the tile from virtual element `first` lies, elements of `bytes` bytes.
+SG_FN scangen_u64 column_cumsum_sg_rows_word_at(int w, unsigned bytes, scangen_u64 first, scangen_u64 length,
+                                           scangen_u64 stride) {
+  if (stride == length) return first * bytes / 16u + (scangen_u64)w;
+  return column_cumsum_sg_row_at(first + (scangen_u64)w * (16u / bytes), length, stride) * bytes / 16u;
+}
+#endif
+
 // Elements first .. first + SG_TILE - 1 of the virtual array (n elements),
 // this thread's SG_ITEMS in the blocked arrangement; the identity past n.
 // Staged through the exchange (coalesced reads along the rows) when the plan
-// stages its I/O.
+// stages its I/O, in 16-byte words where sg_rows_words allows (CUDA; not
+// with SCANGEN_SHAPE_ELEMENT_IO defined when the file is compiled, which
+// keeps element I/O to compare with).
 SG_FN void column_cumsum_sg_rows_load(const SG_GLOBAL column_cumsum_In* in, scangen_u64 first, scangen_u64 n, scangen_u64 length,
                                  scangen_u64 stride, column_cumsum_T* items, SG_LOCAL column_cumsum_T* exchange) {
   const int tid = SG_THREAD();
 #if SG_STAGED_IO
+#if SG_VEC_IN && !defined(SCANGEN_SHAPE_ELEMENT_IO)
+  if (column_cumsum_sg_rows_words((unsigned long long)in, sizeof(column_cumsum_In), first, n, length, stride)) {
+    const SG_GLOBAL uint4* src = (const SG_GLOBAL uint4*)in;
+    SG_LOCAL uint4* words = (SG_LOCAL uint4*)exchange;
+#pragma unroll
+    for (int i = 0; i < SG_VEC_IN; ++i) {
+      const int w = i * SG_THREADS + tid;
+      const scangen_u64 at = column_cumsum_sg_rows_word_at(w, sizeof(column_cumsum_In), first, length, stride);
+      words[column_cumsum_sg_word_at(w / SG_VEC_IN, w % SG_VEC_IN, SG_VEC_IN)] = SG_LOAD_WORD(src + at);
+    }
+    SG_BARRIER();
+    column_cumsum_sg_chunk_in u;
+#pragma unroll
+    for (int o = 0; o < SG_VEC_IN; ++o) u.v[o] = words[column_cumsum_sg_word_at(tid, o, SG_VEC_IN)];
+#pragma unroll
+    for (int i = 0; i < SG_ITEMS; ++i) items[i] = column_cumsum_convert(u.e[i]);
+    SG_BARRIER();
+    return;
+  }
+#endif
 #pragma unroll
   for (int i = 0; i < SG_ITEMS; ++i) {
     const int k = i * SG_THREADS + tid;
@@ -806,6 +851,26 @@ SG_FN void column_cumsum_sg_rows_store(SG_GLOBAL column_cumsum_T* out0, SG_GLOBA
   for (int o = 0; o < outputs; ++o) {
     SG_GLOBAL column_cumsum_T* out = o == 0 ? out0 : out1;
     column_cumsum_sg_rows_outputs(items, acc, col0, length, SG_INCLUSIVE_OUT && o == 0, values);
+#if SG_STAGED_IO && SG_VEC_OUT && !defined(SCANGEN_SHAPE_ELEMENT_IO)
+    if (column_cumsum_sg_rows_words((unsigned long long)out, sizeof(column_cumsum_T), first, n, length, stride)) {
+      SG_LOCAL uint4* words = (SG_LOCAL uint4*)exchange;
+      column_cumsum_sg_chunk_out u;
+#pragma unroll
+      for (int i = 0; i < SG_ITEMS; ++i) u.e[i] = values[i];
+#pragma unroll
+      for (int w = 0; w < SG_VEC_OUT; ++w) words[column_cumsum_sg_word_at(tid, w, SG_VEC_OUT)] = u.v[w];
+      SG_BARRIER();
+      SG_GLOBAL uint4* dst = (SG_GLOBAL uint4*)out;
+#pragma unroll
+      for (int i = 0; i < SG_VEC_OUT; ++i) {
+        const int w = i * SG_THREADS + tid;
+        const uint4 word = words[column_cumsum_sg_word_at(w / SG_VEC_OUT, w % SG_VEC_OUT, SG_VEC_OUT)];
+        SG_STORE_WORD(dst + column_cumsum_sg_rows_word_at(w, sizeof(column_cumsum_T), first, length, stride), word);
+      }
+      SG_BARRIER();
+      continue;
+    }
+#endif
 #if SG_STAGED_IO
 #pragma unroll
     for (int i = 0; i < SG_ITEMS; ++i) exchange[SG_XPAD(tid * SG_ITEMS + i)] = values[i];
@@ -1037,9 +1102,16 @@ SG_KERNEL SG_BOUNDS(SG_THREADS) void column_cumsum_rows_kernel(const SG_GLOBAL c
 //
 // A tile is `lanes` lines by a chunk of SG_THREADS / lanes x SG_ITEMS
 // positions along the axis: thread t takes line t % lanes of the tile's
-// strip and SG_ITEMS consecutive positions from (t / lanes) x SG_ITEMS, so
-// the threads of a warp read neighbouring lines at once (for the column scan
-// of a row-major matrix: consecutive addresses). Each thread scans its items;
+// strip and SG_ITEMS consecutive positions from (t / lanes) x SG_ITEMS. When
+// the plan stages its I/O, the tile is read and written in striped order
+// (element k = i x SG_THREADS + t of the tile, position k / lanes of line
+// k % lanes, by thread t) and transposed through the exchange, so that a
+// warp's accesses cover 32 consecutive elements of the tile: for the column
+// scan of a row-major matrix of w columns, 32 / w consecutive rows (w < 32)
+// or 128 consecutive bytes of a row (f32), whatever the width. Without the
+// exchange (or with SCANGEN_SHAPE_ELEMENT_IO defined when the file is
+// compiled), each thread reads and writes its own items, the threads of a
+// warp neighbouring lines at once. Each thread scans its items;
 // a scan over the block's threads with a step of `lanes` gives each its
 // prefix within the chunk and each line the chunk's total. Across chunks,
 // each line of a tile has a status of its own (status line x chunks +
@@ -1108,6 +1180,115 @@ SG_FN scangen_u64 column_cumsum_sg_line_base(scangen_u64 l, scangen_u64 e1, scan
   return (l / e1) * s0 + (l % e1) * s1 + i2 * s2;
 }
 
+#if SG_STAGED_IO && !defined(SCANGEN_SHAPE_ELEMENT_IO)
+#define SG_AXIS_STAGED 1
+#else
+#define SG_AXIS_STAGED 0
+#endif
+
+// This thread's SG_ITEMS positions start + slice x SG_ITEMS + i of its line
+// (`base`, `stride` along the axis), the identity past `length` or off the
+// lines (!valid): staged, in striped order through the exchange; else directly.
+SG_FN void column_cumsum_sg_axis_load(const SG_GLOBAL column_cumsum_In* in, scangen_u64 base, scangen_u64 stride, int valid,
+                                 scangen_u64 start, scangen_u64 length, int lanes, column_cumsum_T* items,
+                                 SG_LOCAL column_cumsum_T* exchange) {
+  const int tid = SG_THREAD(), lane = tid % lanes, slice = tid / lanes;
+#if SG_AXIS_STAGED
+  const int slices = SG_THREADS / lanes;
+#pragma unroll
+  for (int i = 0; i < SG_ITEMS; ++i) {
+    const scangen_u64 p = start + (scangen_u64)(i * slices + slice);
+    exchange[SG_XPAD(i * SG_THREADS + tid)] = valid && p < length ? column_cumsum_convert(in[base + p * stride]) : column_cumsum_identity();
+  }
+  SG_BARRIER();
+#pragma unroll
+  for (int i = 0; i < SG_ITEMS; ++i) items[i] = exchange[SG_XPAD((slice * SG_ITEMS + i) * lanes + lane)];
+  SG_BARRIER();
+#else
+  (void)exchange;
+  (void)lane;
+  // Not unrolled: with #pragma unroll here and on the store, PoCL's build of
+  // the kernel wrote past the output in the OpenCL shape sweep's column scans
+  // (4095 x 2, axis 0).
+  for (int i = 0; i < SG_ITEMS; ++i) {
+    const scangen_u64 p = start + (scangen_u64)(slice * SG_ITEMS + i);
+    items[i] = valid && p < length ? column_cumsum_convert(in[base + p * stride]) : column_cumsum_identity();
+  }
+#endif
+}
+
+// This thread's outputs (inclusive or exclusive) from its items and `acc`,
+// the line's elements before its first item (`have`: there are some).
+SG_FN void column_cumsum_sg_axis_outputs(const column_cumsum_T* items, column_cumsum_T acc, int have, int inclusive, column_cumsum_T* out) {
+#if SG_SEEDED
+  const column_cumsum_T seed = column_cumsum_init();
+#endif
+#pragma unroll
+  for (int i = 0; i < SG_ITEMS; ++i) {
+    if (!inclusive) {
+#if SG_SEEDED
+      out[i] = have ? column_cumsum_combine(seed, acc) : seed;
+#else
+      out[i] = have ? acc : column_cumsum_identity();
+#endif
+    }
+    acc = have ? column_cumsum_combine(acc, items[i]) : items[i];
+    have = 1;
+    if (inclusive) {
+#if SG_SEEDED
+      out[i] = column_cumsum_combine(seed, acc);
+#else
+      out[i] = acc;
+#endif
+    }
+  }
+}
+
+// The outputs (`outputs` of them: out0, then out1; inclusive first), each
+// computed right before it is written, from one call site (see sg_rows_store).
+SG_FN void column_cumsum_sg_axis_store(SG_GLOBAL column_cumsum_T* out0, SG_GLOBAL column_cumsum_T* out1, int outputs, scangen_u64 base,
+                                  scangen_u64 stride, int valid, scangen_u64 start, scangen_u64 length, int lanes,
+                                  const column_cumsum_T* items, column_cumsum_T acc, int have, SG_LOCAL column_cumsum_T* exchange) {
+  const int tid = SG_THREAD(), lane = tid % lanes, slice = tid / lanes;
+  column_cumsum_T values[SG_ITEMS];
+  for (int o = 0; o < outputs; ++o) {
+    SG_GLOBAL column_cumsum_T* out = o == 0 ? out0 : out1;
+    column_cumsum_sg_axis_outputs(items, acc, have, SG_INCLUSIVE_OUT && o == 0, values);
+#if SG_AXIS_STAGED
+    const int slices = SG_THREADS / lanes;
+#pragma unroll
+    for (int i = 0; i < SG_ITEMS; ++i) exchange[SG_XPAD((slice * SG_ITEMS + i) * lanes + lane)] = values[i];
+    SG_BARRIER();
+#pragma unroll
+    for (int i = 0; i < SG_ITEMS; ++i) {
+      const scangen_u64 p = start + (scangen_u64)(i * slices + slice);
+      if (valid && p < length) out[base + p * stride] = exchange[SG_XPAD(i * SG_THREADS + tid)];
+    }
+    SG_BARRIER();
+#else
+    (void)exchange;
+    (void)lane;
+    for (int i = 0; i < SG_ITEMS; ++i) {  // not unrolled: see sg_axis_load
+      const scangen_u64 p = start + (scangen_u64)(slice * SG_ITEMS + i);
+      if (valid && p < length) out[base + p * stride] = values[i];
+    }
+#endif
+  }
+}
+
+#if SG_AGGREGATE_OUT
+// The line's total, by the thread that holds its last position.
+SG_FN void column_cumsum_sg_axis_aggregate(SG_GLOBAL column_cumsum_T* aggregates, scangen_u64 line, const column_cumsum_T* items, column_cumsum_T acc,
+                                      int have, scangen_u64 pos, scangen_u64 length) {
+  if (pos >= length || length - pos > SG_ITEMS) return;
+  for (int i = 0; i < SG_ITEMS; ++i) {
+    acc = have ? column_cumsum_combine(acc, items[i]) : items[i];
+    have = 1;
+    if (pos + (scangen_u64)i + 1 == length) aggregates[line] = acc;
+  }
+}
+#endif
+
 SG_KERNEL SG_BOUNDS(SG_THREADS) void column_cumsum_axis_kernel(
     const SG_GLOBAL column_cumsum_In* in,
 #if SG_INCLUSIVE_OUT
@@ -1124,6 +1305,7 @@ SG_KERNEL SG_BOUNDS(SG_THREADS) void column_cumsum_axis_kernel(
     scangen_u64 out_stride1, scangen_u64 out_stride2, scangen_u64 out_stride3, scangen_u64 lanes,
     SG_GLOBAL unsigned char* workspace) {
   SG_SHARED column_cumsum_sg_shape_shared shared;
+  SG_SHARED SG_ALIGN16 column_cumsum_T exchange[SG_EXCHANGE];
   const scangen_u64 lines = extent0 * extent1 * extent2, length = extent3;
   if (lines == 0 || length == 0) {
 #if SG_AGGREGATE_OUT
@@ -1140,17 +1322,11 @@ SG_KERNEL SG_BOUNDS(SG_THREADS) void column_cumsum_axis_kernel(
   const scangen_u64 line = strip * lanes + (scangen_u64)lane;
   const int valid = line < lines;
   const scangen_u64 in_base = valid ? column_cumsum_sg_line_base(line, extent1, extent2, in_stride0, in_stride1, in_stride2) : 0;
-  const scangen_u64 pos = chunk * depth + (scangen_u64)slice * SG_ITEMS;
-#if SG_SEEDED
-  const column_cumsum_T seed = column_cumsum_init();
-#endif
   column_cumsum_T items[SG_ITEMS];
-  column_cumsum_T sum = column_cumsum_identity();
-  for (int i = 0; i < SG_ITEMS; ++i) {
-    const scangen_u64 p = pos + (scangen_u64)i;
-    items[i] = valid && p < length ? column_cumsum_convert(in[in_base + p * in_stride3]) : column_cumsum_identity();
-    sum = i == 0 ? items[0] : column_cumsum_combine(sum, items[i]);
-  }
+  column_cumsum_sg_axis_load(in, in_base, in_stride3, valid, chunk * depth, length, L, items, exchange);
+  column_cumsum_T sum = items[0];
+#pragma unroll
+  for (int i = 1; i < SG_ITEMS; ++i) sum = column_cumsum_combine(sum, items[i]);
   // The threads' totals scanned along each line (a step of `lanes`).
   shared.v[0][tid] = sum;
   SG_BARRIER();
@@ -1182,36 +1358,27 @@ SG_KERNEL SG_BOUNDS(SG_THREADS) void column_cumsum_axis_kernel(
     acc = have ? column_cumsum_combine(acc, before) : before;
     have = 1;
   }
-  if (!valid) return;
-  const scangen_u64 out_base = column_cumsum_sg_line_base(line, extent1, extent2, out_stride0, out_stride1, out_stride2);
-  // Neither this loop nor the load loop above is unrolled: with #pragma
-  // unroll on both, PoCL's build of the kernel wrote past the output in the
-  // OpenCL shape sweep's column scans (4095 x 2, axis 0).
-  for (int i = 0; i < SG_ITEMS; ++i) {
-    const scangen_u64 p = pos + (scangen_u64)i;
-    if (p >= length) break;
-    const scangen_u64 at = out_base + p * out_stride3;
-#if SG_EXCLUSIVE_OUT
-#if SG_SEEDED
-    exclusive[at] = have ? column_cumsum_combine(seed, acc) : seed;
-#else
-    exclusive[at] = have ? acc : column_cumsum_identity();
-#endif
-#endif
-    acc = have ? column_cumsum_combine(acc, items[i]) : items[i];
-    have = 1;
-#if SG_INCLUSIVE_OUT
-#if SG_SEEDED
-    inclusive[at] = column_cumsum_combine(seed, acc);
-#else
-    inclusive[at] = acc;
-#endif
-#endif
+  const scangen_u64 out_base =
+      valid ? column_cumsum_sg_line_base(line, extent1, extent2, out_stride0, out_stride1, out_stride2) : 0;
 #if SG_AGGREGATE_OUT
-    if (p + 1 == length) aggregates[line] = acc;
+  if (valid)
+    column_cumsum_sg_axis_aggregate(aggregates, line, items, acc, have, chunk * depth + (scangen_u64)slice * SG_ITEMS,
+                               length);
 #endif
-  }
+#if SG_INCLUSIVE_OUT
+  SG_GLOBAL column_cumsum_T* const out0 = inclusive;
+#else
+  SG_GLOBAL column_cumsum_T* const out0 = exclusive;
+#endif
+#if SG_INCLUSIVE_OUT && SG_EXCLUSIVE_OUT
+  SG_GLOBAL column_cumsum_T* const out1 = exclusive;
+#else
+  SG_GLOBAL column_cumsum_T* const out1 = out0;
+#endif
+  column_cumsum_sg_axis_store(out0, out1, SG_INCLUSIVE_OUT + SG_EXCLUSIVE_OUT, out_base, out_stride3, valid, chunk * depth,
+                         length, L, items, acc, have, exchange);
 }
+#undef SG_AXIS_STAGED
 #undef SG_NAME
 #undef SG_T
 #undef SG_IN
