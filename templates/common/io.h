@@ -64,7 +64,7 @@ SG_FN void SG_NAME(sg_load_direct)(const SG_GLOBAL SG_IN* in, scangen_u64 first,
   const scangen_u64 mine = first + (scangen_u64)SG_THREAD() * SG_ITEMS;
 #pragma unroll
   for (int i = 0; i < SG_ITEMS; ++i)
-    items[i] = mine + (scangen_u64)i < n ? SG_CONVERT(in[mine + (scangen_u64)i]) : SG_IDENTITY();
+    items[i] = mine + (scangen_u64)i < n ? SG_CONVERT(in[mine + (scangen_u64)i]SG_BEGIN(indexed), mine + (scangen_u64)iSG_END(indexed)) : SG_IDENTITY();
 }
 
 SG_FN void SG_NAME(sg_load)(const SG_GLOBAL SG_IN* in, scangen_u64 first, scangen_u64 n, SG_T* items,
@@ -85,7 +85,7 @@ SG_FN void SG_NAME(sg_load)(const SG_GLOBAL SG_IN* in, scangen_u64 first, scange
 #pragma unroll
     for (int o = 0; o < SG_VEC_IN; ++o) u.v[o] = words[SG_NAME(sg_word_at)(tid, o, SG_VEC_IN)];
 #pragma unroll
-    for (int i = 0; i < SG_ITEMS; ++i) items[i] = SG_CONVERT(u.e[i]);
+    for (int i = 0; i < SG_ITEMS; ++i) items[i] = SG_CONVERT(u.e[i]SG_BEGIN(indexed), first + (scangen_u64)(tid * SG_ITEMS + i)SG_END(indexed));
     SG_BARRIER();  // the exchange may be reused at once
     return;
   }
@@ -94,13 +94,13 @@ SG_FN void SG_NAME(sg_load)(const SG_GLOBAL SG_IN* in, scangen_u64 first, scange
 #pragma unroll
     for (int i = 0; i < SG_ITEMS; ++i) {
       const int k = i * SG_BLOCK_THREADS + tid;
-      exchange[SG_XPAD(k)] = SG_CONVERT(in[first + (scangen_u64)k]);
+      exchange[SG_XPAD(k)] = SG_CONVERT(in[first + (scangen_u64)k]SG_BEGIN(indexed), first + (scangen_u64)kSG_END(indexed));
     }
   } else {
 #pragma unroll
     for (int i = 0; i < SG_ITEMS; ++i) {
       const int k = i * SG_BLOCK_THREADS + tid;
-      exchange[SG_XPAD(k)] = first + (scangen_u64)k < n ? SG_CONVERT(in[first + (scangen_u64)k]) : SG_IDENTITY();
+      exchange[SG_XPAD(k)] = first + (scangen_u64)k < n ? SG_CONVERT(in[first + (scangen_u64)k]SG_BEGIN(indexed), first + (scangen_u64)kSG_END(indexed)) : SG_IDENTITY();
     }
   }
   SG_BARRIER();
