@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "fused_sweep.h"
+#include "opencl_test_support.h"
 #include "runtime_test_support.h"
 #include "scangen/generator/plan.h"
 
@@ -19,18 +20,6 @@ namespace {
 
 using namespace scangen::test::runtime;
 namespace fused = scangen::test::fused;
-
-bool opencl_available() {
-  cl_uint n = 0;
-  if (clGetPlatformIDs(0, nullptr, &n) == CL_SUCCESS && n > 0) return true;
-  const char* allow = std::getenv("SCANGEN_ALLOW_NO_OPENCL");
-  if (allow && std::string(allow) == "1") {
-    WARN("no OpenCL platform: skipped because SCANGEN_ALLOW_NO_OPENCL=1");
-    return false;
-  }
-  FAIL("no OpenCL platform (install PoCL, or set SCANGEN_ALLOW_NO_OPENCL=1 to skip)");
-  return false;
-}
 
 // A buffer holding `host` (null for an empty one: an output the spec lacks).
 cl_mem to_device(scangen::Runtime& rt, const std::vector<uint8_t>& host) {
@@ -70,7 +59,7 @@ void run_one(scangen::Runtime& rt, const scangen::Scan& scan, uint64_t n, std::m
 }  // namespace
 
 TEST_CASE("index-aware convert: device scans on OpenCL match the reference", "[opencl][runtime][fused]") {
-  if (!opencl_available()) return;
+  if (!have_opencl()) return;
   TempCache cache;
   scangen::Runtime rt({scangen::Backend::OpenCL});
   const uint64_t s0 = seed();
