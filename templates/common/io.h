@@ -9,6 +9,12 @@
 // Needs: SG_BLOCK_THREADS, SG_ITEMS, SG_GROUPS, SG_GROUP_THREADS,
 // SG_STAGED_IO, SG_EXCHANGE (elements of the exchange array the kernel
 // declares: the padded block and one slot per group; 1 when not staged).
+SG_BEGIN(indexed)
+//
+// convert(v, i) (section `indexed`, Plan::convert_index): every load passes
+// convert the element's index in the array too (io_mirror.h's and OpenCL's
+// look-back fallback the same).
+SG_END(indexed)
 
 #define SG_BLOCK_ITEMS (SG_BLOCK_THREADS * SG_ITEMS)
 #define SG_XPAD(i) ((i) + ((i) >> 5))
