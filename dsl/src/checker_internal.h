@@ -147,6 +147,10 @@ class Checker {
   void check_segments(const Items& items, Spec& spec);
   void check_shape(const Items& items, Spec& spec);  // checker_shape.cpp
 
+  // ---- fused inputs (checker_fused.cpp) ----
+  static std::vector<Type> convert_parameter_types(const ast::Item& convert, const Spec& spec);
+  void check_convert_index(const Items& items, const Spec& spec);
+
   Diagnostics& diags_;
   std::map<std::string, const ast::TypeDecl*> type_decls_;
   std::map<std::string, Type> structs_;

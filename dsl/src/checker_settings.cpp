@@ -147,6 +147,7 @@ Spec Checker::check_scan(const ast::ScanDecl& scan) {
   check_reverse(items, spec);
   check_segments(items, spec);
   check_shape(items, spec);
+  check_convert_index(items, spec);  // checker_fused.cpp
   return spec;
 }
 
@@ -193,10 +194,12 @@ void Checker::check_convert(const Items& items, Spec& spec) {
   if (!spec.type.valid() || !spec.input.valid()) return;
   const ast::Item* input_item = find_item(items, "input");
   if (const ast::Item* convert_item = find_item(items, "convert")) {
-    if (!convert_item->is_function || convert_item->params.size() != 1) {
-      error(convert_item->loc, "'convert' is a function of one input element: write 'convert(v) = ...;'");
+    if (!convert_item->is_function || convert_item->params.empty() || convert_item->params.size() > 2) {
+      error(convert_item->loc,
+            "'convert' is a function of one input element and, optionally, its index: write 'convert(v) = ...;' "
+            "or 'convert(v, i) = ...;'");
     } else {
-      spec.convert = function(*convert_item, {spec.input}, spec.type, "convert");
+      spec.convert = function(*convert_item, convert_parameter_types(*convert_item, spec), spec.type, "convert");
     }
   } else if (spec.input != spec.type) {
     if (spec.input.is_scalar() && spec.type.is_scalar()) {

@@ -105,6 +105,10 @@ void decide_scan(Plan& p, const dsl::Spec& spec, const Target& target) {
   p.counter = decide_counter(spec);
   p.output_may_alias_input = spec.mode != dsl::Mode::Both && spec.input == spec.type;
   p.reverse = spec.reverse;
+  p.convert_index = spec.convert && spec.convert->params.size() > 1;
+  if (p.convert_index &&
+      (p.level != Level::Device || spec.segments != dsl::Segments::None || spec.shape != dsl::Shape::Flat))
+    fail(spec, "convert's index is given to flat device scans only");  // the checker's backstop
   decide_segmented(p);
 }
 

@@ -161,6 +161,10 @@ std::string to_string(const Plan& p) {
          "reverse: element n-1 first; tile t reads and writes the t-th block of the array from its end, last "
          "element first (common/io_mirror.h)");
   explain_shape(o, p);
+  if (p.convert_index)
+    line(o, "input",
+         "convert(v, " + p.spec.convert->params[1] +
+             ") takes each element's index in the array (u64) from the loads (template section 'indexed')");
   for (const Kernel& k : p.kernels) {
     line(o, "kernel",
          k.name + ", " + std::to_string(p.block_threads) + " threads per block" +

@@ -193,8 +193,10 @@ std::string emit_preamble(const dsl::Spec& spec, Backend backend, const Preamble
     w << fn + " " + T + " " + names.init + "(void) { return " + names.identity + "(); }\n";
   }
   if (convert) {
-    w.function(fn + " " + T + " " + names.convert + "(" + parameter_list({names.input_type}, convert->params) + ")",
-               *convert);
+    // convert(v, i): the second parameter is the element's index in the array.
+    std::vector<std::string> types = {names.input_type};
+    if (spec.convert->params.size() > 1) types.push_back("scangen_u64");
+    w.function(fn + " " + T + " " + names.convert + "(" + parameter_list(types, convert->params) + ")", *convert);
   } else {
     w << fn + " " + T + " " + names.convert + "(" + names.input_type + " v) { return v; }\n";
   }

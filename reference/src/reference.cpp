@@ -62,13 +62,14 @@ void Evaluator::combine(const void* x, const void* y, void* out) const {
   Program::store(layout, r.result(), out);
 }
 
-void Evaluator::convert(const void* in, void* out) const {
+void Evaluator::convert(const void* in, void* out, uint64_t index) const {
   if (!convert_) {
     std::memcpy(out, in, element_size());
     return;
   }
   Runner r(*convert_);
   Program::load(dsl::flatten(spec_.input), in, r.param(0));
+  if (converts_index()) Program::load(dsl::flatten(dsl::Type::scalar(dsl::ScalarKind::U64)), &index, r.param(1));
   r.run();
   Program::store(dsl::flatten(spec_.type), r.result(), out);
 }
@@ -101,6 +102,8 @@ Evaluator::Result Evaluator::scan_ranges(const void* input, uint64_t n, const st
   Runner comb(*combine_);
   std::unique_ptr<Runner> conv;
   if (convert_) conv = std::make_unique<Runner>(*convert_);
+  const bool indexed = converts_index();
+  const auto index_layout = dsl::flatten(dsl::Type::scalar(dsl::ScalarKind::U64));
   // dst = a . b (dst may alias a or b).
   auto apply = [&](const Slot* a, const Slot* b, Slot* dst) {
     std::copy(a, a + k, comb.param(0));
@@ -134,6 +137,7 @@ Evaluator::Result Evaluator::scan_ranges(const void* input, uint64_t n, const st
       const uint64_t i = spec_.reverse ? begin + (end - 1 - j) : j;
       if (conv) {
         Program::load(in_layout, in_bytes + i * isize, conv->param(0));
+        if (indexed) Program::load(index_layout, &i, conv->param(1));  // convert(v, i): the array index
         conv->run();
         std::copy(conv->result(), conv->result() + k, elem.begin());
       } else {

@@ -23,24 +23,13 @@
 #include "scangen/runtime/runtime.h"
 
 #include "cache.h"
+#include "opencl_test_support.h"
 #include "runtime_test_support.h"
 
 namespace {
 
 namespace fs = std::filesystem;
 using namespace scangen::test::runtime;
-
-bool have_opencl() {
-  cl_uint n = 0;
-  if (clGetPlatformIDs(0, nullptr, &n) == CL_SUCCESS && n > 0) return true;
-  const char* allow = std::getenv("SCANGEN_ALLOW_NO_OPENCL");
-  if (allow && std::string(allow) == "1") {
-    WARN("no OpenCL platform: skipped because SCANGEN_ALLOW_NO_OPENCL=1");
-    return false;
-  }
-  FAIL("no OpenCL platform (install PoCL, or set SCANGEN_ALLOW_NO_OPENCL=1 to skip)");
-  return false;
-}
 
 cl_mem buffer(scangen::Runtime& rt, const std::vector<uint8_t>& host) {
   cl_int err = CL_SUCCESS;

@@ -9,24 +9,13 @@
 #include <vector>
 
 #include "runtime_test_support.h"
+#include "opencl_test_support.h"
 #include "shape_sweep.h"
 
 namespace {
 
 using namespace scangen::test::runtime;
 namespace shapes = scangen::test::shapes;
-
-bool have_opencl() {
-  cl_uint n = 0;
-  if (clGetPlatformIDs(0, nullptr, &n) == CL_SUCCESS && n > 0) return true;
-  const char* allow = std::getenv("SCANGEN_ALLOW_NO_OPENCL");
-  if (allow && std::string(allow) == "1") {
-    WARN("no OpenCL platform: skipped because SCANGEN_ALLOW_NO_OPENCL=1");
-    return false;
-  }
-  FAIL("no OpenCL platform (install PoCL, or set SCANGEN_ALLOW_NO_OPENCL=1 to skip)");
-  return false;
-}
 
 struct OpenCL {
   scangen::Runtime& rt;

@@ -9,6 +9,12 @@
 // Needs: SG_BLOCK_THREADS, SG_ITEMS, SG_GROUPS, SG_GROUP_THREADS,
 // SG_STAGED_IO, SG_EXCHANGE (elements of the exchange array the kernel
 // declares: the padded block and one slot per group; 1 when not staged).
+SG_BEGIN(indexed)
+//
+// convert(v, i) (section `indexed`, Plan::convert_index): every load passes
+// convert the element's index in the array too (io_mirror.h's and OpenCL's
+// look-back fallback the same).
+SG_END(indexed)
 
 #define SG_BLOCK_ITEMS (SG_BLOCK_THREADS * SG_ITEMS)
 #define SG_XPAD(i) ((i) + ((i) >> 5))
@@ -64,7 +70,7 @@ SG_FN void SG_NAME(sg_load_direct)(const SG_GLOBAL SG_IN* in, scangen_u64 first,
   const scangen_u64 mine = first + (scangen_u64)SG_THREAD() * SG_ITEMS;
 #pragma unroll
   for (int i = 0; i < SG_ITEMS; ++i)
-    items[i] = mine + (scangen_u64)i < n ? SG_CONVERT(in[mine + (scangen_u64)i]) : SG_IDENTITY();
+    items[i] = mine + (scangen_u64)i < n ? SG_CONVERT(in[mine + (scangen_u64)i]SG_BEGIN(indexed), mine + (scangen_u64)iSG_END(indexed)) : SG_IDENTITY();
 }
 
 SG_FN void SG_NAME(sg_load)(const SG_GLOBAL SG_IN* in, scangen_u64 first, scangen_u64 n, SG_T* items,
@@ -85,7 +91,7 @@ SG_FN void SG_NAME(sg_load)(const SG_GLOBAL SG_IN* in, scangen_u64 first, scange
 #pragma unroll
     for (int o = 0; o < SG_VEC_IN; ++o) u.v[o] = words[SG_NAME(sg_word_at)(tid, o, SG_VEC_IN)];
 #pragma unroll
-    for (int i = 0; i < SG_ITEMS; ++i) items[i] = SG_CONVERT(u.e[i]);
+    for (int i = 0; i < SG_ITEMS; ++i) items[i] = SG_CONVERT(u.e[i]SG_BEGIN(indexed), first + (scangen_u64)(tid * SG_ITEMS + i)SG_END(indexed));
     SG_BARRIER();  // the exchange may be reused at once
     return;
   }
@@ -94,13 +100,13 @@ SG_FN void SG_NAME(sg_load)(const SG_GLOBAL SG_IN* in, scangen_u64 first, scange
 #pragma unroll
     for (int i = 0; i < SG_ITEMS; ++i) {
       const int k = i * SG_BLOCK_THREADS + tid;
-      exchange[SG_XPAD(k)] = SG_CONVERT(in[first + (scangen_u64)k]);
+      exchange[SG_XPAD(k)] = SG_CONVERT(in[first + (scangen_u64)k]SG_BEGIN(indexed), first + (scangen_u64)kSG_END(indexed));
     }
   } else {
 #pragma unroll
     for (int i = 0; i < SG_ITEMS; ++i) {
       const int k = i * SG_BLOCK_THREADS + tid;
-      exchange[SG_XPAD(k)] = first + (scangen_u64)k < n ? SG_CONVERT(in[first + (scangen_u64)k]) : SG_IDENTITY();
+      exchange[SG_XPAD(k)] = first + (scangen_u64)k < n ? SG_CONVERT(in[first + (scangen_u64)k]SG_BEGIN(indexed), first + (scangen_u64)kSG_END(indexed)) : SG_IDENTITY();
     }
   }
   SG_BARRIER();

@@ -46,7 +46,7 @@ SG_FN void SG_NAME(sg_load_direct)(const SG_GLOBAL SG_IN* in, scangen_u64 first,
   const scangen_u64 last = SG_NAME(sg_mirror_first)(first, n) + SG_BLOCK_ITEMS - 1 - SG_THREAD() * SG_ITEMS;
 #pragma unroll
   for (int i = 0; i < SG_ITEMS; ++i)
-    items[i] = last - (scangen_u64)i < n ? SG_CONVERT(in[last - (scangen_u64)i]) : SG_IDENTITY();
+    items[i] = last - (scangen_u64)i < n ? SG_CONVERT(in[last - (scangen_u64)i]SG_BEGIN(indexed), last - (scangen_u64)iSG_END(indexed)) : SG_IDENTITY();
 }
 
 // Whole blocks as io.h's sg_load, the words read in the same order; thread r
@@ -70,7 +70,7 @@ SG_FN void SG_NAME(sg_load)(const SG_GLOBAL SG_IN* in, scangen_u64 first, scange
 #pragma unroll
     for (int o = 0; o < SG_VEC_IN; ++o) u.v[o] = words[SG_NAME(sg_word_at)(SG_BLOCK_THREADS - 1 - tid, o, SG_VEC_IN)];
 #pragma unroll
-    for (int i = 0; i < SG_ITEMS; ++i) items[i] = SG_CONVERT(u.e[SG_ITEMS - 1 - i]);
+    for (int i = 0; i < SG_ITEMS; ++i) items[i] = SG_CONVERT(u.e[SG_ITEMS - 1 - i]SG_BEGIN(indexed), base + (scangen_u64)((SG_BLOCK_THREADS - 1 - tid) * SG_ITEMS + SG_ITEMS - 1 - i)SG_END(indexed));
     SG_BARRIER();  // the exchange may be reused at once
     return;
   }
@@ -80,14 +80,14 @@ SG_FN void SG_NAME(sg_load)(const SG_GLOBAL SG_IN* in, scangen_u64 first, scange
 #pragma unroll
     for (int i = 0; i < SG_ITEMS; ++i) {
       const int k = i * SG_BLOCK_THREADS + tid;
-      exchange[SG_XPAD(SG_BLOCK_ITEMS - 1 - k)] = SG_CONVERT(in[base + (scangen_u64)k]);
+      exchange[SG_XPAD(SG_BLOCK_ITEMS - 1 - k)] = SG_CONVERT(in[base + (scangen_u64)k]SG_BEGIN(indexed), base + (scangen_u64)kSG_END(indexed));
     }
   } else {
 #pragma unroll
     for (int i = 0; i < SG_ITEMS; ++i) {
       const int k = i * SG_BLOCK_THREADS + tid;
       exchange[SG_XPAD(SG_BLOCK_ITEMS - 1 - k)] =
-          base + (scangen_u64)k < n ? SG_CONVERT(in[base + (scangen_u64)k]) : SG_IDENTITY();
+          base + (scangen_u64)k < n ? SG_CONVERT(in[base + (scangen_u64)k]SG_BEGIN(indexed), base + (scangen_u64)kSG_END(indexed)) : SG_IDENTITY();
     }
   }
   SG_BARRIER();

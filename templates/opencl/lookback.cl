@@ -127,7 +127,7 @@ SG_FN SG_T SG_NAME(sg_reduce_alone)(const SG_GLOBAL SG_IN* in, ulong tile, ulong
   const ulong first = tile * SG_TILE;
   const ulong last = first + SG_TILE < n ? first + SG_TILE : n;
   SG_T sum = SG_IDENTITY();
-  for (ulong i = first; i < last; ++i) sum = i == first ? SG_CONVERT(in[i]) : SG_COMBINE(sum, SG_CONVERT(in[i]));
+  for (ulong i = first; i < last; ++i) sum = i == first ? SG_CONVERT(in[i]SG_BEGIN(indexed), iSG_END(indexed)) : SG_COMBINE(sum, SG_CONVERT(in[i]SG_BEGIN(indexed), iSG_END(indexed)));
   return sum;
 }
 SG_END(forward)
@@ -141,7 +141,7 @@ SG_FN SG_T SG_NAME(sg_reduce_alone)(const SG_GLOBAL SG_IN* in, ulong tile, ulong
   int started = 0;
   for (ulong k = SG_TILE; k-- > 0;) {
     if (base + k >= n) continue;  // the first tile's positions before the array's last element
-    sum = started ? SG_COMBINE(sum, SG_CONVERT(in[base + k])) : SG_CONVERT(in[base + k]);
+    sum = started ? SG_COMBINE(sum, SG_CONVERT(in[base + k]SG_BEGIN(indexed), base + kSG_END(indexed))) : SG_CONVERT(in[base + k]SG_BEGIN(indexed), base + kSG_END(indexed));
     started = 1;
   }
   return sum;

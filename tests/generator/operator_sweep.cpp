@@ -283,6 +283,8 @@ std::string test_program(const dsl::Spec& spec, Backend backend) {
   const std::string p = spec.name;
   const generator::PreambleNames n = generator::preamble_names(spec);
   std::string s = generator::emit_preamble(spec, backend);
+  // convert(v, i): the element's index is its place in the test's array.
+  const std::string index_argument = spec.convert && spec.convert->params.size() > 1 ? ", (scangen_u64)i" : "";
   if (backend == Backend::Cuda) {
     s += "extern \"C\" __global__ void " + p + "_test_combine(const " + n.value_type + "* a, const " + n.value_type +
          "* b, " + n.value_type +
@@ -294,7 +296,7 @@ std::string test_program(const dsl::Spec& spec, Backend backend) {
          "* out, unsigned int n) {\n"
          "  const unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
          "  if (i < n) out[i] = " +
-         n.convert + "(in[i]);\n}\n";
+         n.convert + "(in[i]" + index_argument + ");\n}\n";
     s += "extern \"C\" __global__ void " + p + "_test_constants(" + n.value_type +
          "* out) {\n"
          "  out[0] = " +
@@ -310,7 +312,7 @@ std::string test_program(const dsl::Spec& spec, Backend backend) {
          "* out, uint n) {\n"
          "  const size_t i = get_global_id(0);\n"
          "  if (i < n) out[i] = " +
-         n.convert + "(in[i]);\n}\n";
+         n.convert + "(in[i]" + index_argument + ");\n}\n";
     s += "__kernel void " + p + "_test_constants(__global " + n.value_type +
          "* out) {\n"
          "  out[0] = " +
@@ -379,7 +381,7 @@ std::string run_and_compare(const SweepSpec& s, size_t n, std::mt19937_64& rng, 
   std::vector<uint8_t> combined(n * size), converted(n * size), constants(2 * size);
   for (size_t i = 0; i < n; ++i) {
     ev.combine(a.data() + i * size, b.data() + i * size, combined.data() + i * size);
-    ev.convert(in.data() + i * spec.input.size(), converted.data() + i * size);
+    ev.convert(in.data() + i * spec.input.size(), converted.data() + i * size, i);
   }
   ev.identity(constants.data());
   ev.init(constants.data() + size);

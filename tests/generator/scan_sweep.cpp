@@ -553,6 +553,12 @@ std::vector<ScanCase> device_cases(generator::Backend backend) {
         "matrix");
     add(an + "_rev_small_tiles", "  type = u32;\n  op = xor;\n  threads = 32;\n  items = 1;\n" + rev, "int");
     add(an + "_rev_i8_max", "  type = i8;\n  op = max;\n  threads = 64;\n  items = 3;\n  mode = both;\n" + rev, "int");
+    // convert(v, i): each element's index in the array goes into the scan, forward and reverse.
+    const std::string indexed = "  type = u64;\n  input = u32;\n  convert(v, i) = u64(v) * (i + 1);\n  op = add;\n";
+    add(an + "_index_u32u64", indexed + "  mode = both;\n  outputs = aggregate;\n", "int");
+    add(an + "_rev_index_u32u64", indexed + "  mode = exclusive;\n  init = 5;\n" + rev, "int");
+    add(an + "_index_small_tiles",
+        "  type = i32;\n  convert(v, i) = v ^ i32(i);\n  op = max;\n  threads = 32;\n  items = 3;\n", "int");
   }
   return out;
 }

@@ -223,6 +223,10 @@ struct Plan {
   // strided: the rows kernel, for a contiguous axis, then the axis kernel).
   dsl::Shape shape = dsl::Shape::Flat;
   size_t shape_shared_bytes = 0;  // the shape kernels' scan of thread totals (two buffers of P_T and flags)
+
+  // Fused inputs: convert(v, i) takes the element's index in the array too
+  // (flat device scans; the loads pass it, the template section `indexed`).
+  bool convert_index = false;
 };
 
 // The plan of a scan for a target. Throws std::invalid_argument when the

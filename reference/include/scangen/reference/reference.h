@@ -40,7 +40,9 @@ class Evaluator {
   void identity(void* out) const;
   void init(void* out) const;
   void combine(const void* x, const void* y, void* out) const;
-  void convert(const void* in, void* out) const;  // input type -> scan type
+  // input type -> scan type; `index`: the element's index in the array, for convert(v, i).
+  void convert(const void* in, void* out, uint64_t index = 0) const;
+  bool converts_index() const { return spec_.convert && spec_.convert->params.size() > 1; }
 
   struct Result {
     std::vector<uint8_t> inclusive;      // n elements, when the mode has it
