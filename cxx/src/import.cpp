@@ -588,9 +588,18 @@ const NamedDecl* find_specialization(const DeclContext* dc, const std::string& n
   const auto* t = dyn_cast_or_null<ClassTemplateDecl>(find_named(dc, base, sm));
   if (!t) return nullptr;
   const std::string args = without_spaces(name.substr(name.find('<')));
+  // Its arguments as Clang prints them (CustomMin<int>), or as the added
+  // instantiation spelled them (CustomMin<int32_t>).
+  auto arguments_of = [](const std::string& printed) {
+    const size_t lt = printed.find('<');
+    return lt == std::string::npos ? std::string() : printed.substr(lt);
+  };
   for (const ClassTemplateSpecializationDecl* spec : t->specializations()) {
-    const std::string printed = without_spaces(template_name(spec));
-    if (printed.substr(printed.find('<')) == args && spec->hasDefinition()) return spec->getDefinition();
+    if (!spec->hasDefinition()) continue;
+    const TypeSourceInfo* written = spec->getTypeAsWritten();
+    if (arguments_of(without_spaces(template_name(spec))) == args ||
+        (written && arguments_of(without_spaces(cxx_name(written->getType()))) == args))
+      return spec->getDefinition();
   }
   return nullptr;
 }
