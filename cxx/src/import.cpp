@@ -887,6 +887,19 @@ Parsed parse_once(const std::string& code, const std::string& file_name, const s
   return p;
 }
 
+// Whether Clang's diagnostics name a file of CUB's or Thrust's
+// (.../cub/....cuh, .../thrust/....h).
+bool from_cub(const std::string& diagnostics) {
+  for (const char* dir : {"/cub/", "/thrust/"})
+    for (size_t at = diagnostics.find(dir); at != std::string::npos; at = diagnostics.find(dir, at + 1)) {
+      const size_t end = diagnostics.find_first_of(":\n", at);
+      const std::string file = diagnostics.substr(at, end == std::string::npos ? std::string::npos : end - at);
+      if (file.size() > 4 && (file.rfind(".cuh") == file.size() - 4 || file.rfind(".h") == file.size() - 2))
+        return true;
+    }
+  return false;
+}
+
 // What the parse of libstdc++'s <cmath> costs is mostly its C++17 special
 // functions (bits/specfun.h, with <limits>, stl_algobase.h and the TR1
 // implementations): two thirds of the CPU time of a header that includes
@@ -908,8 +921,7 @@ Parsed parse(const std::string& code, const std::string& file_name, const std::v
   std::vector<std::string> trimmed = as_is;
   trimmed.push_back("-D_GLIBCXX_BITS_SPECFUN_H=1");
   Parsed p = parse_once(code, file_name, trimmed);
-  const bool cub = p.diagnostics.find("/cub/") != std::string::npos;  // no second try: see cub_refusal()
-  if (p.errors > 0 && !cub) p = parse_once(code, file_name, as_is);
+  if (p.errors > 0 && !from_cub(p.diagnostics)) p = parse_once(code, file_name, as_is);  // see cub_refusal()
   if (p.errors > 0 && half) p = parse_once(code, file_name, args);
   return p;
 }
@@ -920,7 +932,7 @@ Parsed parse(const std::string& code, const std::string& file_name, const std::v
 // CUDA 12's and 13's headers: then one error, at the header's #include of
 // them, that says so and what to do (docs/cxx.md, "CUDA headers").
 std::string cub_refusal(const std::string& diagnostics, const std::string& main_file) {
-  if (diagnostics.find("/cub/") == std::string::npos && diagnostics.find("/thrust/") == std::string::npos) return "";
+  if (!from_cub(diagnostics)) return "";
   const std::string message =
       "CUB and Thrust cannot be imported: their headers are CUDA device code (kernel launches, __syncthreads, "
       "inline PTX) that Clang 14 reads only in its CUDA mode, which does not support this CUDA toolkit; include "
