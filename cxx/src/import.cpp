@@ -588,9 +588,18 @@ const NamedDecl* find_specialization(const DeclContext* dc, const std::string& n
   const auto* t = dyn_cast_or_null<ClassTemplateDecl>(find_named(dc, base, sm));
   if (!t) return nullptr;
   const std::string args = without_spaces(name.substr(name.find('<')));
+  // Its arguments as Clang prints them (CustomMin<int>), or as the added
+  // instantiation spelled them (CustomMin<int32_t>).
+  auto arguments_of = [](const std::string& printed) {
+    const size_t lt = printed.find('<');
+    return lt == std::string::npos ? std::string() : printed.substr(lt);
+  };
   for (const ClassTemplateSpecializationDecl* spec : t->specializations()) {
-    const std::string printed = without_spaces(template_name(spec));
-    if (printed.substr(printed.find('<')) == args && spec->hasDefinition()) return spec->getDefinition();
+    if (!spec->hasDefinition()) continue;
+    const TypeSourceInfo* written = spec->getTypeAsWritten();
+    if (arguments_of(without_spaces(template_name(spec))) == args ||
+        (written && arguments_of(without_spaces(cxx_name(written->getType()))) == args))
+      return spec->getDefinition();
   }
   return nullptr;
 }
@@ -743,6 +752,24 @@ std::string read_file(const std::string& path) {
 const char* const kPreludeName = "scangen-import-prelude.h";
 const char* const kPrelude = "typedef __fp16 __half;\n";
 
+// The CUDA toolkit's include folders (<cuda_runtime.h>, and CCCL's, where
+// CUB lives), searched after every other: $CUDA_HOME/include or
+// $CUDA_PATH/include, else the toolkit's scangen was built with, else
+// /usr/local/cuda/include; none where there is no toolkit.
+std::vector<std::string> cuda_include_dirs() {
+  std::vector<std::string> candidates;
+  for (const char* var : {"CUDA_HOME", "CUDA_PATH"})
+    if (const char* v = std::getenv(var); v && *v) candidates.push_back(std::string(v) + "/include");
+  candidates.insert(candidates.end(), {SCANGEN_CXX_CUDA_INCLUDE, "/usr/local/cuda/include"});
+  for (const std::string& dir : candidates) {
+    if (!llvm::sys::fs::exists(dir + "/cuda_runtime.h")) continue;
+    std::vector<std::string> dirs = {"-idirafter", dir};
+    if (llvm::sys::fs::is_directory(dir + "/cccl")) dirs.insert(dirs.end(), {"-idirafter", dir + "/cccl"});
+    return dirs;
+  }
+  return {};
+}
+
 std::vector<std::string> clang_arguments(const ImportOptions& options) {
   std::vector<std::string> args = {
       "-xc++", "-std=c++17", "-w", "-D__host__=", "-D__device__=", "-D__forceinline__=inline", "-DSCANGEN_IMPORT=1",
@@ -752,6 +779,8 @@ std::vector<std::string> clang_arguments(const ImportOptions& options) {
       "-Xclang", "-fnative-half-type", "-Xclang", "-fallow-half-arguments-and-returns", "-D_Float16=__fp16"};
   if (*SCANGEN_CLANG_RESOURCE_DIR) args.push_back("-resource-dir=" SCANGEN_CLANG_RESOURCE_DIR);
   args.insert(args.end(), options.clang_args.begin(), options.clang_args.end());
+  static const std::vector<std::string> cuda = cuda_include_dirs();
+  args.insert(args.end(), cuda.begin(), cuda.end());
   return args;
 }
 
@@ -858,6 +887,19 @@ Parsed parse_once(const std::string& code, const std::string& file_name, const s
   return p;
 }
 
+// Whether Clang's diagnostics name a file of CUB's or Thrust's
+// (.../cub/....cuh, .../thrust/....h).
+bool from_cub(const std::string& diagnostics) {
+  for (const char* dir : {"/cub/", "/thrust/"})
+    for (size_t at = diagnostics.find(dir); at != std::string::npos; at = diagnostics.find(dir, at + 1)) {
+      const size_t end = diagnostics.find_first_of(":\n", at);
+      const std::string file = diagnostics.substr(at, end == std::string::npos ? std::string::npos : end - at);
+      if (file.size() > 4 && (file.rfind(".cuh") == file.size() - 4 || file.rfind(".h") == file.size() - 2))
+        return true;
+    }
+  return false;
+}
+
 // What the parse of libstdc++'s <cmath> costs is mostly its C++17 special
 // functions (bits/specfun.h, with <limits>, stl_algobase.h and the TR1
 // implementations): two thirds of the CPU time of a header that includes
@@ -879,9 +921,42 @@ Parsed parse(const std::string& code, const std::string& file_name, const std::v
   std::vector<std::string> trimmed = as_is;
   trimmed.push_back("-D_GLIBCXX_BITS_SPECFUN_H=1");
   Parsed p = parse_once(code, file_name, trimmed);
-  if (p.errors > 0) p = parse_once(code, file_name, as_is);
+  if (p.errors > 0 && !from_cub(p.diagnostics)) p = parse_once(code, file_name, as_is);  // see cub_refusal()
   if (p.errors > 0 && half) p = parse_once(code, file_name, args);
   return p;
+}
+
+// Clang's diagnostics, unless they come from CUB's or Thrust's headers,
+// which are CUDA device code (kernel launches, __syncthreads, inline PTX)
+// that Clang 14 reads only in its CUDA mode, and that mode does not support
+// CUDA 12's and 13's headers: then one error, at the header's #include of
+// them, that says so and what to do (docs/cxx.md, "CUDA headers").
+std::string cub_refusal(const std::string& diagnostics, const std::string& main_file) {
+  if (!from_cub(diagnostics)) return "";
+  const std::string message =
+      "CUB and Thrust cannot be imported: their headers are CUDA device code (kernel launches, __syncthreads, "
+      "inline PTX) that Clang 14 reads only in its CUDA mode, which does not support this CUDA toolkit; include "
+      "them only where scangen does not read the header ('#ifndef SCANGEN_IMPORT'), or include <cuda_runtime.h>, "
+      "which imports";
+  // Clang names the outermost #include of the first error's chain first:
+  // "In file included from PATH:LINE:" (the file of includes, scangen's own,
+  // when a scan file imports several headers: then the next one).
+  const std::string intro = "In file included from ";
+  for (size_t at = diagnostics.find(intro); at != std::string::npos; at = diagnostics.find(intro, at + 1)) {
+    const size_t end = diagnostics.find(":\n", at);
+    const size_t colon = diagnostics.rfind(':', end - 1);
+    if (end == std::string::npos || colon == std::string::npos || colon <= at) break;
+    const std::string path = diagnostics.substr(at + intro.size(), colon - at - intro.size());
+    if (path == main_file && main_file == "scangen-imports.cpp") continue;
+    const int number = std::atoi(diagnostics.c_str() + colon + 1);
+    std::ifstream in(path);
+    std::string line;
+    for (int i = 0; i < number && std::getline(in, line);) ++i;
+    const size_t hash = std::min(line.find_first_not_of(" \t"), line.size());
+    return path + ":" + std::to_string(number) + ":" + std::to_string(hash + 1) + ": error: " + message + "\n  " +
+           line + "\n  " + line.substr(0, hash) + "^\n";
+  }
+  return main_file + ": error: " + message + "\n";
 }
 
 bool names_half(const std::string& code) { return code.find("__half") != std::string::npos; }
@@ -911,7 +986,10 @@ std::string import(const std::string& header_path, const std::string& type_name,
                    const ImportOptions& options) {
   const std::string code = read_file(header_path);
   Parsed p = parse(code + instantiations({op_name}), header_path, clang_arguments(options), names_half(code));
-  if (p.errors > 0) throw ImportError(p.diagnostics, p.errors);
+  if (p.errors > 0) {
+    const std::string cub = cub_refusal(p.diagnostics, header_path);
+    throw cub.empty() ? ImportError(p.diagnostics, p.errors) : ImportError(cub, 1);
+  }
   ASTContext& ctx = p.ast->getASTContext();
   try {
     return translate(ctx, type_name, op_name, options);
@@ -956,8 +1034,9 @@ dsl::CxxImportResult import_operators(const std::vector<dsl::CxxHeader>& headers
   for (const dsl::CxxOperatorRequest& r : requests) ops.push_back(r.op);
   Parsed p = parse(code + instantiations(ops), main_name, clang_arguments(options), half);
   if (p.errors > 0) {
-    result.diagnostics = p.diagnostics;
-    result.errors = p.errors;
+    const std::string cub = cub_refusal(p.diagnostics, main_name);
+    result.diagnostics = cub.empty() ? p.diagnostics : cub;
+    result.errors = cub.empty() ? p.errors : 1;
     return result;
   }
   ASTContext& ctx = p.ast->getASTContext();

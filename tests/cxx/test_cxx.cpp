@@ -366,3 +366,51 @@ TEST_CASE("what goes wrong in an import is reported at its place", "[cxx][import
               .find("duplicate type name 'Seg'") != std::string::npos);
   }
 }
+
+// ---- CUDA headers ---------------------------------------------------------------
+
+namespace {
+
+bool have_cuda_headers() {
+  if (std::ifstream(std::string(SCANGEN_CXX_CUDA_INCLUDE) + "/cuda_runtime.h")) return true;
+  WARN("no CUDA toolkit headers in " SCANGEN_CXX_CUDA_INCLUDE ": the CUDA header tests did not run");
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("a header that includes <cuda_runtime.h> imports, the toolkit found without -I", "[cxx][cuda]") {
+  if (!have_cuda_headers()) return;
+  const std::string t = scangen::cxx::import(kHere + "/with_cuda_runtime.h", "", "Sum2Op", ImportOptions{});
+  CHECK(t.find("type Sum2 { x: f32, y: f32 }") == 0);
+  CHECK(t.find("combine(a, b) = Sum2 { x: a.x + b.x, y: a.y + b.y };") != std::string::npos);
+  resolved("sum2.scan", t);
+}
+
+TEST_CASE("CUB is refused with one error at its #include, and imports when left out", "[cxx][cuda]") {
+  if (!have_cuda_headers()) return;
+  const std::string h = kHere + "/with_cub.h";
+  SECTION("scangen import") {
+    try {
+      scangen::cxx::import(h, "", "CubStyleMax", ImportOptions{});
+      FAIL("a header that includes CUB was imported");
+    } catch (const ImportError& e) {
+      INFO(e.diagnostics);
+      CHECK(e.error_count == 1);
+      CHECK(e.diagnostics.find(h + ":9:1: error: CUB and Thrust cannot be imported: their headers are CUDA device "
+                                   "code") == 0);
+      CHECK(e.diagnostics.find("'#ifndef SCANGEN_IMPORT'") != std::string::npos);
+      CHECK(e.diagnostics.find("\n  #include <cub/cub.cuh>\n  ^\n") != std::string::npos);
+    }
+  }
+  SECTION("through a .scan file's import") {
+    const std::string d = errors_of("import \"with_cub.h\";\nscan s { combine = CubStyleMax; }\n");
+    CHECK(d.find(h + ":9:1: error: CUB and Thrust cannot be imported") == 0);
+    CHECK(d.find("imports.scan:1:8: note: in the C++ header") != std::string::npos);
+  }
+  SECTION("guarded by #ifndef SCANGEN_IMPORT") {
+    ImportOptions o;
+    o.clang_args = {"-DGUARDED"};
+    CHECK(scangen::cxx::import(h, "", "CubStyleMax", o).find("combine(a, b) = (b > a) ? b : a;") != std::string::npos);
+  }
+}
