@@ -70,8 +70,10 @@ void explain_segments(std::string& o, const Plan& p) {
       form = "flags: a byte per element, nonzero starts a segment (element 0 always does)";
       break;
     case dsl::Segments::Offsets:
-      form = "offsets: segment_count + 1 of " + g.offset_type + ", from 0 to n; each thread finds its first item's " +
-             "segment by binary search, then walks";
+      form = "offsets: segment_count + 1 of " + g.offset_type + ", from 0 to n; " +
+             (p.staged_io ? "one search per tile by the block, then the tile's offsets read together and "
+                            "scattered as head marks"
+                          : "each thread finds its first item's segment by binary search, then walks");
       break;
     case dsl::Segments::Keys:
       form = "keys of " + g.key_type + ": a segment starts where the key differs from the one before";

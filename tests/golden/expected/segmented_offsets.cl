@@ -94,6 +94,7 @@ static inline segmented_offsets_T segmented_offsets_convert(segmented_offsets_In
 #define SG_VALUE_CONVERT segmented_offsets_convert
 #define SG_SEGMENTS 2
 #define SG_OFFSET scangen_u32
+#define SG_SEG_WORDS 0
 // ---- templates/common/segmented_pair.h ----------------------------------------------------------
 // Segmented scans: the pair the tiles scan, (heads, value), where heads
 // counts the segment starts of the pair's range. The segmented operator is
@@ -746,17 +747,22 @@ SG_FN segmented_offsets_seg segmented_offsets_sg_tile_prefix(SG_LOCAL segmented_
 // ---- templates/common/device_segmented.h --------------------------------------------------------
 // Device level, segmented scan with the segments given at run time, in one
 // pass (decoupled look-back). The tiles scan (heads, value) pairs
-// (segmented_pair.h): each thread marks the segment starts among its items
-// as it loads them (flags: the element's byte; keys: its key against the one
-// before; offsets: a binary search of the offsets for its first item, then a
-// walk), the block scans the pairs, the look-back carries the pairs across
-// tiles, and each element's value restarts at every start. Outputs are
-// values, each segment's scan seeded with init; the last element of each
-// segment writes the segment's total (its pair's count names the segment:
-// flags and keys) or its index (offsets) in segment_aggregates; with offsets,
-// empty segments get the identity there, from the thread of the element at
-// their position (the last element's thread for those at n; tile 0's first
-// thread when n is 0).
+// (segmented_pair.h): the segment starts among a thread's items are marked
+// as the tile loads (flags: the element's byte; keys: its key against the
+// one before; offsets: the tile's offsets scattered as head marks), the
+// block scans the pairs, the look-back carries the pairs across tiles, and
+// each element's value restarts at every start. Outputs are values, each
+// segment's scan seeded with init; the last element of each segment writes
+// the segment's total (its pair's count names the segment: flags and keys)
+// or its index (offsets) in segment_aggregates; with offsets, empty segments
+// get the identity there, from the tile holding their position (the last
+// tile for those at n, tile 0 when n is 0).
+//
+// With the exchange (SG_STAGED_IO), flags and keys are read like the inputs,
+// coalesced and transposed through shared memory (sg_seg_fetch/place), and
+// offsets take one search per tile, by the block, then one coalesced read of
+// the tile's offsets (sg_seg_search/scatter). Without it (and in the OpenCL
+// look-back's fallback), each thread reads its own: sg_seg_starts.
 //
 //   P_scan_kernel(in, [inclusive], [exclusive], [segment_aggregates],
 //                 flags | offsets, segment_count | keys, n, workspace)
@@ -826,7 +832,227 @@ SG_FN void segmented_offsets_sg_seg_starts(SG_SEG_PARAMS, scangen_u64 lo, scange
   }
 }
 
-#if SG_SEGMENTS == 2 && SG_AGGREGATE_OUT
+#if SG_STAGED_IO && SG_SEGMENTS != 2
+// Flags and keys, staged: the tile's marks (flag bytes or keys) are read in
+// coalesced, striped order (16-byte words with SG_SEG_WORDS, for a full tile
+// whose first mark is 16-byte aligned), fetched before the inputs so that
+// both reads are in flight at once, then transposed through the exchange
+// (words permuted as sg_load's; else one mark per padded slot) to the
+// blocked arrangement, where each thread compares its own in registers.
+#if SG_SEGMENTS == 1
+#define SG_MARK_T unsigned char
+#else
+#define SG_MARK_T SG_KEY
+#endif
+typedef union {
+#if SG_SEG_WORDS
+  uint4 v[SG_SEG_WORDS];
+#endif
+  SG_MARK_T e[SG_ITEMS];
+} segmented_offsets_sg_seg_chunk;
+typedef char segmented_offsets_sg_seg_chunk_fits[sizeof(SG_MARK_T) * SG_BLOCK_ITEMS <= sizeof(segmented_offsets_seg) * SG_EXCHANGE ? 1 : -1];
+
+// What a thread reads of the marks: its striped share (words when `words`),
+// and at the tile's edges the mark before it (keys) and the one after it.
+typedef struct {
+  segmented_offsets_sg_seg_chunk c;
+  SG_MARK_T before, after;
+  int words;
+} segmented_offsets_sg_seg_fetched;
+
+SG_FN void segmented_offsets_sg_seg_fetch(const SG_GLOBAL SG_MARK_T* marks, scangen_u64 first, scangen_u64 n,
+                                 segmented_offsets_sg_seg_fetched * f) {
+  const int tid = SG_THREAD();
+  const scangen_u64 end = first + SG_BLOCK_ITEMS;
+  f->words = 0;
+  f->before = f->after = (SG_MARK_T)0;
+  if (tid == 0 && first > 0) f->before = marks[first - 1];
+  if (tid == SG_BLOCK_THREADS - 1 && end < n) f->after = marks[end];
+#if SG_SEG_WORDS
+  if (end <= n && ((unsigned long long)(marks + first) & 15u) == 0) {
+    const uint4* src = (const uint4*)(marks + first);
+#pragma unroll
+    for (int i = 0; i < SG_SEG_WORDS; ++i) f->c.v[i] = SG_LOAD_WORD(src + i * SG_BLOCK_THREADS + tid);
+    f->words = 1;
+    return;
+  }
+#endif
+#pragma unroll
+  for (int i = 0; i < SG_ITEMS; ++i) {
+    const scangen_u64 p = first + (scangen_u64)(i * SG_BLOCK_THREADS + tid);
+    f->c.e[i] = p < n ? marks[p] : (SG_MARK_T)0;
+  }
+}
+
+// The fetched marks to the thread's own, in order, through the exchange;
+// starts[i] as sg_seg_starts' for the thread's items and the one after them.
+SG_FN void segmented_offsets_sg_seg_place(segmented_offsets_sg_seg_fetched * f, scangen_u64 first, scangen_u64 n, unsigned char* starts,
+                                 SG_LOCAL segmented_offsets_seg* exchange) {
+  const int tid = SG_THREAD();
+  segmented_offsets_sg_seg_chunk u;
+  SG_MARK_T after = f->after;
+#if SG_SEGMENTS == 3
+  SG_MARK_T before = f->before;
+#endif
+#if SG_SEG_WORDS
+  if (f->words) {
+    SG_LOCAL uint4* words = (SG_LOCAL uint4*)exchange;
+#pragma unroll
+    for (int i = 0; i < SG_SEG_WORDS; ++i) {
+      const int w = i * SG_BLOCK_THREADS + tid;
+      words[segmented_offsets_sg_word_at(w / SG_SEG_WORDS, w % SG_SEG_WORDS, SG_SEG_WORDS)] = f->c.v[i];
+    }
+    SG_BARRIER();
+#pragma unroll
+    for (int o = 0; o < SG_SEG_WORDS; ++o) u.v[o] = words[segmented_offsets_sg_word_at(tid, o, SG_SEG_WORDS)];
+#if SG_SEGMENTS == 3
+    if (tid > 0) {
+      const SG_LOCAL SG_MARK_T* w = (const SG_LOCAL SG_MARK_T*)(words + segmented_offsets_sg_word_at(tid - 1, SG_SEG_WORDS - 1,
+                                                                                              SG_SEG_WORDS));
+      before = w[16 / sizeof(SG_MARK_T) - 1];  // the last mark of the thread before
+    }
+#endif
+    if (tid < SG_BLOCK_THREADS - 1)
+      after = ((SG_LOCAL SG_MARK_T*)(words + segmented_offsets_sg_word_at(tid + 1, 0, SG_SEG_WORDS)))[0];
+    SG_BARRIER();  // the exchange may be reused at once
+  } else
+#endif
+  {
+    SG_LOCAL SG_MARK_T* staged = (SG_LOCAL SG_MARK_T*)exchange;
+#pragma unroll
+    for (int i = 0; i < SG_ITEMS; ++i) staged[SG_XPAD(i * SG_BLOCK_THREADS + tid)] = f->c.e[i];
+    SG_BARRIER();
+#pragma unroll
+    for (int i = 0; i < SG_ITEMS; ++i) u.e[i] = staged[SG_XPAD(tid * SG_ITEMS + i)];
+#if SG_SEGMENTS == 3
+    if (tid > 0) before = staged[SG_XPAD(tid * SG_ITEMS - 1)];
+#endif
+    if (tid < SG_BLOCK_THREADS - 1) after = staged[SG_XPAD((tid + 1) * SG_ITEMS)];
+    SG_BARRIER();  // the exchange may be reused at once
+  }
+  const scangen_u64 mine = first + (scangen_u64)tid * SG_ITEMS;
+#pragma unroll
+  for (int i = 0; i < SG_ITEMS; ++i) {
+    const scangen_u64 p = mine + (scangen_u64)i;
+#if SG_SEGMENTS == 1
+    starts[i] = p < n && (p == 0 || u.e[i] != 0);
+#else
+    starts[i] = p < n && (p == 0 || !(u.e[i] == (i == 0 ? before : u.e[i - 1])));
+#endif
+  }
+#if SG_SEGMENTS == 1
+  starts[SG_ITEMS] = mine + SG_ITEMS < n && after != 0;
+#else
+  starts[SG_ITEMS] = mine + SG_ITEMS < n && !(after == u.e[SG_ITEMS - 1]);
+#endif
+}
+#undef SG_MARK_T
+#endif
+
+#if SG_STAGED_IO && SG_SEGMENTS == 2
+// Offsets, staged: one search per tile, by the whole block, then the tile's
+// offsets read cooperatively and scattered into the exchange as head marks
+// (a byte per position, padded by a word in 32 against bank conflicts) and,
+// with aggregates, the segment that ends at each position (its index from
+// the tile's first segment, base). Empty segments get their identity there
+// and then, from the tile holding their position (the last tile: those at n).
+#define SG_HPAD(k) ((k) + (((k) >> 7) << 2))
+#define SG_HEAD_BYTES ((SG_HPAD(SG_BLOCK_ITEMS) + 16) / 16 * 16)
+typedef char segmented_offsets_sg_seg_marks_fit[SG_HEAD_BYTES + 4 * SG_BLOCK_ITEMS <= sizeof(segmented_offsets_seg) * SG_EXCHANGE ? 1 : -1];
+
+// The last segment s with offsets[s] < first (0 for the first tile): each
+// round the block's probes cut [lo, hi) into SG_BLOCK_THREADS parts and the
+// thread whose part holds it narrows the range (invariant offsets[lo] <
+// first <= offsets[hi]); `range` is 4 words of shared memory, two rounds'.
+SG_FN scangen_u64 segmented_offsets_sg_seg_search(const SG_GLOBAL SG_OFFSET* offsets, scangen_u64 count, scangen_u64 first,
+                                         SG_LOCAL scangen_u64* range) {
+  scangen_u64 lo = 0, hi = count;
+  if (first == 0) return 0;
+  const scangen_u64 tid = (scangen_u64)SG_THREAD();
+  for (int round = 0; round < 64 && hi - lo > 1; ++round) {
+    const scangen_u64 step = (hi - lo + SG_BLOCK_THREADS - 1) / SG_BLOCK_THREADS;
+    const scangen_u64 a = lo + tid * step, b = a + step < hi ? a + step : hi;
+    if (a < hi && (tid == 0 || (scangen_u64)offsets[a] < first) && (b == hi || (scangen_u64)offsets[b] >= first)) {
+      range[2 * (round & 1)] = a;
+      range[2 * (round & 1) + 1] = b;
+    }
+    SG_BARRIER();
+    const scangen_u64 l = range[2 * (round & 1)], h = range[2 * (round & 1) + 1];
+    if (!(lo <= l && l < h && h <= hi)) break;  // offsets out of order (the caller's duty): stop, in bounds
+    lo = l;
+    hi = h;
+  }
+  return lo;
+}
+
+// The tile's heads and ends from its segments base, base + 1, ... (those
+// with offsets below min(first + SG_TILE, n) + 1).
+SG_FN void segmented_offsets_sg_seg_scatter(const SG_GLOBAL SG_OFFSET* offsets, scangen_u64 count, scangen_u64 base,
+                                   scangen_u64 first, scangen_u64 n, SG_LOCAL unsigned char* marks,
+                                   SG_GLOBAL SG_VALUE_T* aggregates) {
+  const int tid = SG_THREAD();
+  SG_LOCAL unsigned int* words = (SG_LOCAL unsigned int*)marks;
+  for (int w = tid; w < SG_HEAD_BYTES / 4; w += SG_BLOCK_THREADS) words[w] = 0u;
+  SG_BARRIER();
+  const scangen_u64 end = first + SG_BLOCK_ITEMS;
+  const scangen_u64 bound = (end < n ? end : n) + 1;
+  SG_LOCAL unsigned int* ends = (SG_LOCAL unsigned int*)(marks + SG_HEAD_BYTES);
+  for (scangen_u64 c = base;; c += SG_BLOCK_THREADS) {
+    const scangen_u64 s = c + (scangen_u64)tid;
+    if (s < count) {
+      const scangen_u64 o = (scangen_u64)offsets[s], o2 = (scangen_u64)offsets[s + 1];
+      if (o < bound && o2 > o) {
+        if (o >= first) marks[SG_HPAD((int)(o - first))] = 1;
+        if (o2 - 1 >= first && o2 - 1 < end)  // 0xffffffff: too far from base, sg_seg_ended searches
+          ends[o2 - 1 - first] = s - base < 0xffffffffu ? (unsigned int)(s - base) : 0xffffffffu;
+      }
+#if SG_AGGREGATE_OUT
+      if (o == o2 && o >= first && (o < end || (o == n && end >= n))) aggregates[s] = SG_VALUE_IDENTITY();
+#else
+      (void)aggregates;
+#endif
+    }
+    const scangen_u64 next = c + SG_BLOCK_THREADS;
+    if (next >= count || (scangen_u64)offsets[next] >= bound) break;
+  }
+  SG_BARRIER();
+}
+
+#if SG_AGGREGATE_OUT
+// The segment that ends at element p of the tile (the last of it).
+SG_FN scangen_u64 segmented_offsets_sg_seg_ended(const SG_GLOBAL SG_OFFSET* offsets, scangen_u64 count, scangen_u64 base,
+                                        scangen_u64 first, scangen_u64 p, const SG_LOCAL unsigned char* marks) {
+  const unsigned int rel = ((const SG_LOCAL unsigned int*)(marks + SG_HEAD_BYTES))[p - first];
+  return rel != 0xffffffffu ? base + rel : segmented_offsets_sg_seg_find(offsets, count, p);
+}
+#endif
+
+// starts[i] for the thread's items and the one after them, from the marks.
+SG_FN void segmented_offsets_sg_seg_heads(const SG_LOCAL unsigned char* marks, scangen_u64 first, scangen_u64 n,
+                                 unsigned char* starts) {
+  const int k0 = SG_THREAD() * SG_ITEMS;
+#if SG_ITEMS % 4 == 0
+  const SG_LOCAL unsigned int* words = (const SG_LOCAL unsigned int*)marks;
+#pragma unroll
+  for (int j = 0; j < SG_ITEMS / 4; ++j) {
+    const int w = k0 / 4 + j;
+    const unsigned int four = words[w + (w >> 5)];
+#pragma unroll
+    for (int b = 0; b < 4; ++b) starts[4 * j + b] = (unsigned char)((four >> (8 * b)) & 1u);
+  }
+#else
+#pragma unroll
+  for (int i = 0; i < SG_ITEMS; ++i) starts[i] = marks[SG_HPAD(k0 + i)];
+#endif
+  starts[SG_ITEMS] = marks[SG_HPAD(k0 + SG_ITEMS)];
+  const scangen_u64 mine = first + (scangen_u64)k0;
+#pragma unroll
+  for (int i = 0; i <= SG_ITEMS; ++i)
+    if (mine + (scangen_u64)i >= n) starts[i] = 0;
+}
+#endif
+
+#if SG_SEGMENTS == 2 && SG_AGGREGATE_OUT && !SG_STAGED_IO
 // The identity for the empty segments this thread answers for: those at the
 // position of one of its items, and, with the last element, those at n.
 SG_FN void segmented_offsets_sg_seg_empty_aggregates(const SG_GLOBAL SG_OFFSET* offsets, scangen_u64 segment_count,
@@ -980,18 +1206,41 @@ void segmented_offsets_scan_kernel(const SG_GLOBAL segmented_offsets_In* in,
   SG_SHARED segmented_offsets_temp temp;
   SG_SHARED segmented_offsets_sg_lookback_shared shared;
   SG_SHARED SG_ALIGN16 segmented_offsets_seg exchange[SG_EXCHANGE];
+#if SG_SEGMENTS == 2 && SG_STAGED_IO
+  SG_SHARED scangen_u64 seg_range[4];
+#endif
   const scangen_u64 tiles = segmented_offsets_sg_tile_count(n);
   if (SG_THREAD() == 0) shared.tile = tiles == 1 ? 0 : segmented_offsets_sg_take_ticket(workspace, tiles - 1);
   SG_BARRIER();
   const scangen_u64 tile = shared.tile;
   const scangen_u64 first = tile * SG_TILE;
   const scangen_u64 mine = first + (scangen_u64)SG_THREAD() * SG_ITEMS;
+  (void)mine;
 
   segmented_offsets_seg items[SG_ITEMS];
-  segmented_offsets_sg_load(in, first, n, items, exchange);
   unsigned char starts[SG_ITEMS + 1];
   scangen_u64 segment[SG_ITEMS];
+#if SG_STAGED_IO && SG_SEGMENTS != 2
+  (void)segment;
+  segmented_offsets_sg_seg_fetched fetched;
+  segmented_offsets_sg_seg_fetch(SG_SEG_ARGS, first, n, &fetched);
+  segmented_offsets_sg_load(in, first, n, items, exchange);
+  segmented_offsets_sg_seg_place(&fetched, first, n, starts, exchange);
+#elif SG_STAGED_IO
+  (void)segment;
+  SG_LOCAL unsigned char* marks = (SG_LOCAL unsigned char*)exchange;
+  const scangen_u64 base = segmented_offsets_sg_seg_search(offsets, segment_count, first, seg_range);
+  segmented_offsets_sg_load(in, first, n, items, exchange);
+#if SG_AGGREGATE_OUT
+  segmented_offsets_sg_seg_scatter(offsets, segment_count, base, first, n, marks, segment_aggregates);
+#else
+  segmented_offsets_sg_seg_scatter(offsets, segment_count, base, first, n, marks, 0);
+#endif
+  segmented_offsets_sg_seg_heads(marks, first, n, starts);
+#else
+  segmented_offsets_sg_load(in, first, n, items, exchange);
   segmented_offsets_sg_seg_starts(SG_SEG_ARGS, mine, n, starts, segment);
+#endif
 #pragma unroll
   for (int i = 0; i < SG_ITEMS; ++i) items[i].heads = starts[i];
   segmented_offsets_seg total;
@@ -1010,14 +1259,18 @@ void segmented_offsets_scan_kernel(const SG_GLOBAL segmented_offsets_In* in,
     // The last element of its segment writes the segment's total.
     const scangen_u64 p = mine + (scangen_u64)i;
     if (p < n && (p + 1 == n || starts[i + 1]))
-#if SG_SEGMENTS == 2
+#if SG_SEGMENTS == 2 && SG_STAGED_IO
+      segment_aggregates[segmented_offsets_sg_seg_ended(offsets, segment_count, base, first, p, marks)] = prefix.value;
+#elif SG_SEGMENTS == 2
       segment_aggregates[segment[i]] = prefix.value;
 #else
       segment_aggregates[prefix.heads - 1u] = prefix.value;
 #endif
 #endif
   }
-#if SG_SEGMENTS == 2 && SG_AGGREGATE_OUT
+#if SG_SEGMENTS == 2 && SG_AGGREGATE_OUT && SG_STAGED_IO
+  SG_BARRIER();  // the ends are read: the exchange may be reused
+#elif SG_SEGMENTS == 2 && SG_AGGREGATE_OUT
   segmented_offsets_sg_seg_empty_aggregates(offsets, segment_count, mine, n, starts, segment, segment_aggregates);
 #endif
 #if SG_INCLUSIVE_OUT && SG_EXCLUSIVE_OUT
@@ -1030,6 +1283,10 @@ void segmented_offsets_scan_kernel(const SG_GLOBAL segmented_offsets_In* in,
 }
 
 #undef SG_SEG_SEED
+#ifdef SG_HPAD
+#undef SG_HPAD
+#undef SG_HEAD_BYTES
+#endif
 #undef SG_SEG_PARAMS
 #undef SG_SEG_ARGS
 #undef SG_NAME
@@ -1072,3 +1329,4 @@ void segmented_offsets_scan_kernel(const SG_GLOBAL segmented_offsets_In* in,
 #undef SG_VALUE_CONVERT
 #undef SG_SEGMENTS
 #undef SG_OFFSET
+#undef SG_SEG_WORDS
