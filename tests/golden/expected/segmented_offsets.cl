@@ -775,6 +775,12 @@ SG_FN segmented_offsets_seg segmented_offsets_sg_tile_prefix(SG_LOCAL segmented_
 // Needs: SG_SEGMENTS (1 flags, 2 offsets, 3 keys), SG_OFFSET or SG_KEY,
 // segmented_pair.h (segmented_offsets_seg is the pair), device.h, the backend's look-back.
 
+// A thread's segment starts, at its items and at the element after them, as
+// bits: start i is bit i % 32 of word i / 32 (a few registers, not one per start).
+#define SG_SEG_BITS ((SG_ITEMS + 32) / 32)
+#define SG_SEG_AT(s, i) (((s)[(i) >> 5] >> ((i) & 31)) & 1u)
+#define SG_SEG_SET(s, i, v) ((s)[(i) >> 5] |= (unsigned int)((v) != 0) << ((i) & 31))
+
 #if SG_SEGMENTS == 1
 #define SG_SEG_PARAMS const SG_GLOBAL unsigned char *flags
 #define SG_SEG_ARGS flags
@@ -803,16 +809,18 @@ SG_FN scangen_u64 segmented_offsets_sg_seg_find(const SG_GLOBAL SG_OFFSET* offse
 #endif
 
 // Elements lo .. lo + SG_ITEMS (one past a thread's items, which tells
-// whether its last item ends a segment): starts[i] is 1 where element lo + i
+// whether its last item ends a segment): start i is set where element lo + i
 // starts a segment (element 0 always; none at n or past it); with offsets,
 // segment[i] is the segment of element lo + i (below n).
-SG_FN void segmented_offsets_sg_seg_starts(SG_SEG_PARAMS, scangen_u64 lo, scangen_u64 n, unsigned char* starts,
+SG_FN void segmented_offsets_sg_seg_starts(SG_SEG_PARAMS, scangen_u64 lo, scangen_u64 n, unsigned int* starts,
                                   scangen_u64* segment) {
 #if SG_SEGMENTS == 2
   scangen_u64 s = lo < n ? segmented_offsets_sg_seg_find(offsets, segment_count, lo) : 0;
 #else
   (void)segment;
 #endif
+#pragma unroll
+  for (int w = 0; w < SG_SEG_BITS; ++w) starts[w] = 0u;
 #pragma unroll
   for (int i = 0; i <= SG_ITEMS; ++i) {
     const scangen_u64 p = lo + (scangen_u64)i;
@@ -828,122 +836,147 @@ SG_FN void segmented_offsets_sg_seg_starts(SG_SEG_PARAMS, scangen_u64 lo, scange
       start = p == 0 || !(keys[p] == keys[p - 1]);
 #endif
     }
-    starts[i] = start;
+    SG_SEG_SET(starts, i, start);
   }
 }
 
 #if SG_STAGED_IO && SG_SEGMENTS != 2
 // Flags and keys, staged: the tile's marks (flag bytes or keys) are read in
-// coalesced, striped order (16-byte words with SG_SEG_WORDS, for a full tile
-// whose first mark is 16-byte aligned), fetched before the inputs so that
-// both reads are in flight at once, then transposed through the exchange
-// (words permuted as sg_load's; else one mark per padded slot) to the
-// blocked arrangement, where each thread compares its own in registers.
+// coalesced, striped order, then transposed through the exchange to the
+// blocked arrangement, where each thread compares its own in registers. With
+// SG_SEG_WORDS, a full tile whose first mark is 16-byte aligned moves 16-byte
+// words (permuted in the exchange as sg_load's), fetched before the inputs so
+// that both reads are in flight at once; other tiles (and OpenCL) move one
+// mark per padded slot.
 #if SG_SEGMENTS == 1
 #define SG_MARK_T unsigned char
 #else
 #define SG_MARK_T SG_KEY
 #endif
-typedef union {
+typedef char segmented_offsets_sg_seg_marks_fit[sizeof(SG_MARK_T) * SG_BLOCK_ITEMS <= sizeof(segmented_offsets_seg) * SG_EXCHANGE ? 1 : -1];
+
+// What a thread fetches before the inputs: its striped words (with
+// SG_SEG_WORDS, when `words`; else its striped marks), and at the tile's
+// edges the mark before it (keys) and the one after it.
+typedef struct {
 #if SG_SEG_WORDS
   uint4 v[SG_SEG_WORDS];
-#endif
-  SG_MARK_T e[SG_ITEMS];
-} segmented_offsets_sg_seg_chunk;
-typedef char segmented_offsets_sg_seg_chunk_fits[sizeof(SG_MARK_T) * SG_BLOCK_ITEMS <= sizeof(segmented_offsets_seg) * SG_EXCHANGE ? 1 : -1];
-
-// What a thread reads of the marks: its striped share (words when `words`),
-// and at the tile's edges the mark before it (keys) and the one after it.
-typedef struct {
-  segmented_offsets_sg_seg_chunk c;
-  SG_MARK_T before, after;
   int words;
+#else
+  SG_MARK_T e[SG_ITEMS];
+#endif
+  SG_MARK_T before, after;
 } segmented_offsets_sg_seg_fetched;
 
 SG_FN void segmented_offsets_sg_seg_fetch(const SG_GLOBAL SG_MARK_T* marks, scangen_u64 first, scangen_u64 n,
                                  segmented_offsets_sg_seg_fetched * f) {
   const int tid = SG_THREAD();
   const scangen_u64 end = first + SG_BLOCK_ITEMS;
-  f->words = 0;
   f->before = f->after = (SG_MARK_T)0;
   if (tid == 0 && first > 0) f->before = marks[first - 1];
   if (tid == SG_BLOCK_THREADS - 1 && end < n) f->after = marks[end];
 #if SG_SEG_WORDS
-  if (end <= n && ((unsigned long long)(marks + first) & 15u) == 0) {
+  f->words = end <= n && ((unsigned long long)(marks + first) & 15u) == 0;
+  if (f->words) {
     const uint4* src = (const uint4*)(marks + first);
 #pragma unroll
-    for (int i = 0; i < SG_SEG_WORDS; ++i) f->c.v[i] = SG_LOAD_WORD(src + i * SG_BLOCK_THREADS + tid);
-    f->words = 1;
-    return;
+    for (int i = 0; i < SG_SEG_WORDS; ++i) f->v[i] = SG_LOAD_WORD(src + i * SG_BLOCK_THREADS + tid);
   }
-#endif
+#else
 #pragma unroll
   for (int i = 0; i < SG_ITEMS; ++i) {
     const scangen_u64 p = first + (scangen_u64)(i * SG_BLOCK_THREADS + tid);
-    f->c.e[i] = p < n ? marks[p] : (SG_MARK_T)0;
+    f->e[i] = p < n ? marks[p] : (SG_MARK_T)0;
   }
+#endif
 }
 
-// The fetched marks to the thread's own, in order, through the exchange;
-// starts[i] as sg_seg_starts' for the thread's items and the one after them.
-SG_FN void segmented_offsets_sg_seg_place(segmented_offsets_sg_seg_fetched * f, scangen_u64 first, scangen_u64 n, unsigned char* starts,
-                                 SG_LOCAL segmented_offsets_seg* exchange) {
-  const int tid = SG_THREAD();
-  segmented_offsets_sg_seg_chunk u;
-  SG_MARK_T after = f->after;
-#if SG_SEGMENTS == 3
-  SG_MARK_T before = f->before;
+// The starts of the thread's items and the one after them from its marks
+// `e` in order, the mark before them (keys) and the one after them.
+SG_FN void segmented_offsets_sg_seg_compare(const SG_MARK_T* e, SG_MARK_T before, SG_MARK_T after, scangen_u64 first,
+                                   scangen_u64 n, unsigned int* starts) {
+  const scangen_u64 mine = first + (scangen_u64)SG_THREAD() * SG_ITEMS;
+#pragma unroll
+  for (int w = 0; w < SG_SEG_BITS; ++w) starts[w] = 0u;
+#pragma unroll
+  for (int i = 0; i < SG_ITEMS; ++i) {
+    const scangen_u64 p = mine + (scangen_u64)i;
+#if SG_SEGMENTS == 1
+    SG_SEG_SET(starts, i, p < n && (p == 0 || e[i] != 0));
+#else
+    SG_SEG_SET(starts, i, p < n && (p == 0 || !(e[i] == (i == 0 ? before : e[i - 1]))));
 #endif
+  }
+#if SG_SEGMENTS == 1
+  (void)before;
+  SG_SEG_SET(starts, SG_ITEMS, mine + SG_ITEMS < n && after != 0);
+#else
+  SG_SEG_SET(starts, SG_ITEMS, mine + SG_ITEMS < n && !(after == e[SG_ITEMS - 1]));
+#endif
+}
+
+// The striped marks `striped` through the exchange, one per padded slot, to
+// the thread's starts.
+SG_FN void segmented_offsets_sg_seg_slots(const SG_MARK_T* striped, SG_MARK_T before, SG_MARK_T after, scangen_u64 first,
+                                 scangen_u64 n, unsigned int* starts, SG_LOCAL segmented_offsets_seg* exchange) {
+  const int tid = SG_THREAD();
+  SG_LOCAL SG_MARK_T* staged = (SG_LOCAL SG_MARK_T*)exchange;
+#pragma unroll
+  for (int i = 0; i < SG_ITEMS; ++i) staged[SG_XPAD(i * SG_BLOCK_THREADS + tid)] = striped[i];
+  SG_BARRIER();
+  SG_MARK_T e[SG_ITEMS];
+#pragma unroll
+  for (int i = 0; i < SG_ITEMS; ++i) e[i] = staged[SG_XPAD(tid * SG_ITEMS + i)];
+  if (tid > 0) before = staged[SG_XPAD(tid * SG_ITEMS - 1)];
+  if (tid < SG_BLOCK_THREADS - 1) after = staged[SG_XPAD((tid + 1) * SG_ITEMS)];
+  SG_BARRIER();  // the exchange may be reused at once
+  segmented_offsets_sg_seg_compare(e, before, after, first, n, starts);
+}
+
 #if SG_SEG_WORDS
+typedef union {
+  uint4 v[SG_SEG_WORDS];
+  SG_MARK_T e[SG_ITEMS];
+} segmented_offsets_sg_seg_chunk;
+#endif
+
+// The fetched marks to the thread's starts (after sg_load: the exchange is free).
+SG_FN void segmented_offsets_sg_seg_place(const SG_GLOBAL SG_MARK_T* marks, const segmented_offsets_sg_seg_fetched * f,
+                                 scangen_u64 first, scangen_u64 n, unsigned int* starts, SG_LOCAL segmented_offsets_seg* exchange) {
+#if SG_SEG_WORDS
+  const int tid = SG_THREAD();
   if (f->words) {
     SG_LOCAL uint4* words = (SG_LOCAL uint4*)exchange;
 #pragma unroll
     for (int i = 0; i < SG_SEG_WORDS; ++i) {
       const int w = i * SG_BLOCK_THREADS + tid;
-      words[segmented_offsets_sg_word_at(w / SG_SEG_WORDS, w % SG_SEG_WORDS, SG_SEG_WORDS)] = f->c.v[i];
+      words[segmented_offsets_sg_word_at(w / SG_SEG_WORDS, w % SG_SEG_WORDS, SG_SEG_WORDS)] = f->v[i];
     }
     SG_BARRIER();
+    segmented_offsets_sg_seg_chunk u;
 #pragma unroll
     for (int o = 0; o < SG_SEG_WORDS; ++o) u.v[o] = words[segmented_offsets_sg_word_at(tid, o, SG_SEG_WORDS)];
-#if SG_SEGMENTS == 3
-    if (tid > 0) {
-      const SG_LOCAL SG_MARK_T* w = (const SG_LOCAL SG_MARK_T*)(words + segmented_offsets_sg_word_at(tid - 1, SG_SEG_WORDS - 1,
-                                                                                              SG_SEG_WORDS));
-      before = w[16 / sizeof(SG_MARK_T) - 1];  // the last mark of the thread before
+    SG_MARK_T before = f->before, after = f->after;
+    if (tid > 0) {  // the last mark of the thread before
+      const int at = segmented_offsets_sg_word_at(tid - 1, SG_SEG_WORDS - 1, SG_SEG_WORDS);
+      before = ((const SG_LOCAL SG_MARK_T*)(words + at))[16 / sizeof(SG_MARK_T) - 1];
     }
-#endif
-    if (tid < SG_BLOCK_THREADS - 1)
-      after = ((SG_LOCAL SG_MARK_T*)(words + segmented_offsets_sg_word_at(tid + 1, 0, SG_SEG_WORDS)))[0];
+    if (tid < SG_BLOCK_THREADS - 1)  // the first mark of the thread after
+      after = ((const SG_LOCAL SG_MARK_T*)(words + segmented_offsets_sg_word_at(tid + 1, 0, SG_SEG_WORDS)))[0];
     SG_BARRIER();  // the exchange may be reused at once
-  } else
-#endif
-  {
-    SG_LOCAL SG_MARK_T* staged = (SG_LOCAL SG_MARK_T*)exchange;
-#pragma unroll
-    for (int i = 0; i < SG_ITEMS; ++i) staged[SG_XPAD(i * SG_BLOCK_THREADS + tid)] = f->c.e[i];
-    SG_BARRIER();
-#pragma unroll
-    for (int i = 0; i < SG_ITEMS; ++i) u.e[i] = staged[SG_XPAD(tid * SG_ITEMS + i)];
-#if SG_SEGMENTS == 3
-    if (tid > 0) before = staged[SG_XPAD(tid * SG_ITEMS - 1)];
-#endif
-    if (tid < SG_BLOCK_THREADS - 1) after = staged[SG_XPAD((tid + 1) * SG_ITEMS)];
-    SG_BARRIER();  // the exchange may be reused at once
+    segmented_offsets_sg_seg_compare(u.e, before, after, first, n, starts);
+    return;
   }
-  const scangen_u64 mine = first + (scangen_u64)tid * SG_ITEMS;
+  SG_MARK_T striped[SG_ITEMS];  // a partial or unaligned tile: read now
 #pragma unroll
   for (int i = 0; i < SG_ITEMS; ++i) {
-    const scangen_u64 p = mine + (scangen_u64)i;
-#if SG_SEGMENTS == 1
-    starts[i] = p < n && (p == 0 || u.e[i] != 0);
-#else
-    starts[i] = p < n && (p == 0 || !(u.e[i] == (i == 0 ? before : u.e[i - 1])));
-#endif
+    const scangen_u64 p = first + (scangen_u64)(i * SG_BLOCK_THREADS + tid);
+    striped[i] = p < n ? marks[p] : (SG_MARK_T)0;
   }
-#if SG_SEGMENTS == 1
-  starts[SG_ITEMS] = mine + SG_ITEMS < n && after != 0;
+  segmented_offsets_sg_seg_slots(striped, f->before, f->after, first, n, starts, exchange);
 #else
-  starts[SG_ITEMS] = mine + SG_ITEMS < n && !(after == u.e[SG_ITEMS - 1]);
+  (void)marks;
+  segmented_offsets_sg_seg_slots(f->e, f->before, f->after, first, n, starts, exchange);
 #endif
 }
 #undef SG_MARK_T
@@ -1027,10 +1060,13 @@ SG_FN scangen_u64 segmented_offsets_sg_seg_ended(const SG_GLOBAL SG_OFFSET* offs
 }
 #endif
 
-// starts[i] for the thread's items and the one after them, from the marks.
+// The starts of the thread's items and the one after them, from the marks.
 SG_FN void segmented_offsets_sg_seg_heads(const SG_LOCAL unsigned char* marks, scangen_u64 first, scangen_u64 n,
-                                 unsigned char* starts) {
+                                 unsigned int* starts) {
   const int k0 = SG_THREAD() * SG_ITEMS;
+  const scangen_u64 mine = first + (scangen_u64)k0;
+#pragma unroll
+  for (int w = 0; w < SG_SEG_BITS; ++w) starts[w] = 0u;
 #if SG_ITEMS % 4 == 0
   const SG_LOCAL unsigned int* words = (const SG_LOCAL unsigned int*)marks;
 #pragma unroll
@@ -1038,17 +1074,14 @@ SG_FN void segmented_offsets_sg_seg_heads(const SG_LOCAL unsigned char* marks, s
     const int w = k0 / 4 + j;
     const unsigned int four = words[w + (w >> 5)];
 #pragma unroll
-    for (int b = 0; b < 4; ++b) starts[4 * j + b] = (unsigned char)((four >> (8 * b)) & 1u);
+    for (int b = 0; b < 4; ++b)
+      SG_SEG_SET(starts, 4 * j + b, ((four >> (8 * b)) & 1u) && mine + (scangen_u64)(4 * j + b) < n);
   }
 #else
 #pragma unroll
-  for (int i = 0; i < SG_ITEMS; ++i) starts[i] = marks[SG_HPAD(k0 + i)];
+  for (int i = 0; i < SG_ITEMS; ++i) SG_SEG_SET(starts, i, marks[SG_HPAD(k0 + i)] && mine + (scangen_u64)i < n);
 #endif
-  starts[SG_ITEMS] = marks[SG_HPAD(k0 + SG_ITEMS)];
-  const scangen_u64 mine = first + (scangen_u64)k0;
-#pragma unroll
-  for (int i = 0; i <= SG_ITEMS; ++i)
-    if (mine + (scangen_u64)i >= n) starts[i] = 0;
+  SG_SEG_SET(starts, SG_ITEMS, marks[SG_HPAD(k0 + SG_ITEMS)] && mine + SG_ITEMS < n);
 }
 #endif
 
@@ -1056,14 +1089,14 @@ SG_FN void segmented_offsets_sg_seg_heads(const SG_LOCAL unsigned char* marks, s
 // The identity for the empty segments this thread answers for: those at the
 // position of one of its items, and, with the last element, those at n.
 SG_FN void segmented_offsets_sg_seg_empty_aggregates(const SG_GLOBAL SG_OFFSET* offsets, scangen_u64 segment_count,
-                                            scangen_u64 lo, scangen_u64 n, const unsigned char* starts,
+                                            scangen_u64 lo, scangen_u64 n, const unsigned int* starts,
                                             const scangen_u64* segment, SG_GLOBAL SG_VALUE_T* aggregates) {
   if (n == 0 && lo == 0)
     for (scangen_u64 j = 0; j < segment_count; ++j) aggregates[j] = SG_VALUE_IDENTITY();
   for (int i = 0; i < SG_ITEMS; ++i) {
     const scangen_u64 p = lo + (scangen_u64)i;
     if (p >= n) break;
-    if (starts[i])
+    if (SG_SEG_AT(starts, i))
       for (scangen_u64 j = segment[i]; j > 0 && (scangen_u64)offsets[j - 1] == p; --j)
         aggregates[j - 1] = SG_VALUE_IDENTITY();
     if (p + 1 == n)
@@ -1079,12 +1112,12 @@ SG_FN segmented_offsets_seg segmented_offsets_sg_seg_reduce_alone(const SG_GLOBA
   segmented_offsets_seg sum = segmented_offsets_seg_identity();
   const scangen_u64 first = tile * SG_TILE;
   for (scangen_u64 lo = first; lo < first + SG_TILE && lo < n; lo += SG_ITEMS) {
-    unsigned char starts[SG_ITEMS + 1];
+    unsigned int starts[SG_SEG_BITS];
     scangen_u64 segment[SG_ITEMS];
     segmented_offsets_sg_seg_starts(SG_SEG_ARGS, lo, n, starts, segment);
     for (int i = 0; i < SG_ITEMS && lo + (scangen_u64)i < n; ++i) {
       segmented_offsets_seg x = segmented_offsets_seg_convert(in[lo + (scangen_u64)i]);
-      x.heads = starts[i];
+      x.heads = SG_SEG_AT(starts, i);
       sum = segmented_offsets_seg_combine(sum, x);
     }
   }
@@ -1145,12 +1178,13 @@ SG_FN segmented_offsets_seg segmented_offsets_sg_seg_tile_prefix(SG_LOCAL segmen
 // item, `exc0`; the tile's first element takes thread 0's). Either output may
 // be null. Staged: the pairs (inclusive value, start) go through the exchange.
 SG_FN void segmented_offsets_sg_seg_store(SG_GLOBAL SG_VALUE_T* inclusive, SG_GLOBAL SG_VALUE_T* exclusive, scangen_u64 first,
-                                 scangen_u64 n, const SG_VALUE_T* inc, const unsigned char* starts, SG_VALUE_T exc0,
+                                 scangen_u64 n, const SG_VALUE_T* inc, const unsigned int* starts, SG_VALUE_T exc0,
                                  SG_LOCAL segmented_offsets_seg* exchange) {
 #if SG_STAGED_IO
   const int tid = SG_THREAD();
 #pragma unroll
-  for (int i = 0; i < SG_ITEMS; ++i) exchange[SG_XPAD(tid * SG_ITEMS + i)] = segmented_offsets_seg_make(starts[i], inc[i]);
+  for (int i = 0; i < SG_ITEMS; ++i)
+    exchange[SG_XPAD(tid * SG_ITEMS + i)] = segmented_offsets_seg_make(SG_SEG_AT(starts, i), inc[i]);
   if (tid == 0) exchange[SG_XPAD(SG_BLOCK_ITEMS)] = segmented_offsets_seg_make(0u, exc0);
   SG_BARRIER();
 #pragma unroll
@@ -1174,7 +1208,7 @@ SG_FN void segmented_offsets_sg_seg_store(SG_GLOBAL SG_VALUE_T* inclusive, SG_GL
     const scangen_u64 p = mine + (scangen_u64)i;
     if (p < n) {
       if (inclusive) inclusive[p] = inc[i];
-      if (exclusive) exclusive[p] = starts[i] ? SG_VALUE_INIT() : before;
+      if (exclusive) exclusive[p] = SG_SEG_AT(starts, i) ? SG_VALUE_INIT() : before;
     }
     before = inc[i];
   }
@@ -1218,14 +1252,14 @@ void segmented_offsets_scan_kernel(const SG_GLOBAL segmented_offsets_In* in,
   (void)mine;
 
   segmented_offsets_seg items[SG_ITEMS];
-  unsigned char starts[SG_ITEMS + 1];
+  unsigned int starts[SG_SEG_BITS];
   scangen_u64 segment[SG_ITEMS];
 #if SG_STAGED_IO && SG_SEGMENTS != 2
   (void)segment;
   segmented_offsets_sg_seg_fetched fetched;
   segmented_offsets_sg_seg_fetch(SG_SEG_ARGS, first, n, &fetched);
   segmented_offsets_sg_load(in, first, n, items, exchange);
-  segmented_offsets_sg_seg_place(&fetched, first, n, starts, exchange);
+  segmented_offsets_sg_seg_place(SG_SEG_ARGS, &fetched, first, n, starts, exchange);
 #elif SG_STAGED_IO
   (void)segment;
   SG_LOCAL unsigned char* marks = (SG_LOCAL unsigned char*)exchange;
@@ -1241,10 +1275,17 @@ void segmented_offsets_scan_kernel(const SG_GLOBAL segmented_offsets_In* in,
   segmented_offsets_sg_load(in, first, n, items, exchange);
   segmented_offsets_sg_seg_starts(SG_SEG_ARGS, mine, n, starts, segment);
 #endif
+  // The pairs' counts come from the bits where they are used, not kept per item.
+  segmented_offsets_seg own = items[0];
+  own.heads = SG_SEG_AT(starts, 0);
 #pragma unroll
-  for (int i = 0; i < SG_ITEMS; ++i) items[i].heads = starts[i];
+  for (int i = 1; i < SG_ITEMS; ++i) {
+    segmented_offsets_seg x = items[i];
+    x.heads = SG_SEG_AT(starts, i);
+    own = segmented_offsets_seg_combine(own, x);
+  }
   segmented_offsets_seg total;
-  segmented_offsets_seg prefix = segmented_offsets_sg_group_exclusive(&temp, segmented_offsets_sg_reduce_items(items), &total);
+  segmented_offsets_seg prefix = segmented_offsets_sg_group_exclusive(&temp, own, &total);
   const segmented_offsets_seg before = segmented_offsets_sg_seg_tile_prefix(&shared, workspace, tile, total, in, SG_SEG_ARGS, n);
   if (tile > 0) prefix = segmented_offsets_seg_combine(before, prefix);
 
@@ -1253,12 +1294,14 @@ void segmented_offsets_scan_kernel(const SG_GLOBAL segmented_offsets_In* in,
   SG_VALUE_T inc[SG_ITEMS];
 #pragma unroll
   for (int i = 0; i < SG_ITEMS; ++i) {
-    prefix = segmented_offsets_seg_combine(prefix, items[i]);
+    segmented_offsets_seg x = items[i];
+    x.heads = SG_SEG_AT(starts, i);
+    prefix = segmented_offsets_seg_combine(prefix, x);
     inc[i] = SG_SEG_SEED(prefix.value);
 #if SG_AGGREGATE_OUT
     // The last element of its segment writes the segment's total.
     const scangen_u64 p = mine + (scangen_u64)i;
-    if (p < n && (p + 1 == n || starts[i + 1]))
+    if (p < n && (p + 1 == n || SG_SEG_AT(starts, i + 1)))
 #if SG_SEGMENTS == 2 && SG_STAGED_IO
       segment_aggregates[segmented_offsets_sg_seg_ended(offsets, segment_count, base, first, p, marks)] = prefix.value;
 #elif SG_SEGMENTS == 2
@@ -1283,6 +1326,9 @@ void segmented_offsets_scan_kernel(const SG_GLOBAL segmented_offsets_In* in,
 }
 
 #undef SG_SEG_SEED
+#undef SG_SEG_BITS
+#undef SG_SEG_AT
+#undef SG_SEG_SET
 #ifdef SG_HPAD
 #undef SG_HPAD
 #undef SG_HEAD_BYTES
