@@ -244,6 +244,7 @@ SG_FN void SG_NAME(sg_seg_place)(const SG_GLOBAL SG_MARK_T* marks, const SG_NAME
 // and then, from the tile holding their position (the last tile: those at n).
 #define SG_HPAD(k) ((k) + (((k) >> 7) << 2))
 #define SG_HEAD_BYTES ((SG_HPAD(SG_BLOCK_ITEMS) + 16) / 16 * 16)
+#define SG_SEG_BATCH 8
 typedef char SG_NAME(sg_seg_marks_fit)[SG_HEAD_BYTES + 4 * SG_BLOCK_ITEMS <= sizeof(SG_T) * SG_EXCHANGE ? 1 : -1];
 
 // The last segment s with offsets[s] < first (0 for the first tile): each
@@ -283,23 +284,34 @@ SG_FN void SG_NAME(sg_seg_scatter)(const SG_GLOBAL SG_OFFSET* offsets, scangen_u
   const scangen_u64 end = first + SG_BLOCK_ITEMS;
   const scangen_u64 bound = (end < n ? end : n) + 1;
   SG_LOCAL unsigned int* ends = (SG_LOCAL unsigned int*)(marks + SG_HEAD_BYTES);
-  for (scangen_u64 c = base;; c += SG_BLOCK_THREADS) {
-    const scangen_u64 s = c + (scangen_u64)tid;
-    if (s < count) {
-      const scangen_u64 o = (scangen_u64)offsets[s], o2 = (scangen_u64)offsets[s + 1];
-      if (o < bound && o2 > o) {
-        if (o >= first) marks[SG_HPAD((int)(o - first))] = 1;
-        if (o2 - 1 >= first && o2 - 1 < end)  // 0xffffffff: too far from base, sg_seg_ended searches
-          ends[o2 - 1 - first] = s - base < 0xffffffffu ? (unsigned int)(s - base) : 0xffffffffu;
+  // SG_SEG_BATCH offsets a thread at a time, all read before any is used
+  // (a tile of segments of length 1 takes SG_ITEMS / SG_SEG_BATCH rounds).
+  for (scangen_u64 c = base;; c += SG_SEG_BATCH * SG_BLOCK_THREADS) {
+    SG_OFFSET o[SG_SEG_BATCH], o2[SG_SEG_BATCH];  // past the segments: 0, 0
+#pragma unroll
+    for (int j = 0; j < SG_SEG_BATCH; ++j) {
+      const scangen_u64 s = c + (scangen_u64)(j * SG_BLOCK_THREADS + tid);
+      o[j] = s < count ? offsets[s] : (SG_OFFSET)0;
+      o2[j] = s < count ? offsets[s + 1] : (SG_OFFSET)0;
+    }
+    const scangen_u64 next = c + SG_SEG_BATCH * SG_BLOCK_THREADS;
+    const int more = next < count && (scangen_u64)offsets[next] < bound;
+#pragma unroll
+    for (int j = 0; j < SG_SEG_BATCH; ++j) {
+      const scangen_u64 s = c + (scangen_u64)(j * SG_BLOCK_THREADS + tid);
+      const scangen_u64 a = (scangen_u64)o[j], b = (scangen_u64)o2[j];
+      if (a < bound && b > a) {
+        if (a >= first) marks[SG_HPAD((int)(a - first))] = 1;
+        if (b - 1 >= first && b - 1 < end)  // 0xffffffff: too far from base, sg_seg_ended searches
+          ends[b - 1 - first] = s - base < 0xffffffffu ? (unsigned int)(s - base) : 0xffffffffu;
       }
 #if SG_AGGREGATE_OUT
-      if (o == o2 && o >= first && (o < end || (o == n && end >= n))) aggregates[s] = SG_VALUE_IDENTITY();
+      if (s < count && a == b && a >= first && (a < end || (a == n && end >= n))) aggregates[s] = SG_VALUE_IDENTITY();
 #else
       (void)aggregates;
 #endif
     }
-    const scangen_u64 next = c + SG_BLOCK_THREADS;
-    if (next >= count || (scangen_u64)offsets[next] >= bound) break;
+    if (!more) break;
   }
   SG_BARRIER();
 }
@@ -425,14 +437,59 @@ SG_FN SG_T SG_NAME(sg_seg_tile_prefix)(SG_LOCAL SG_NAME(sg_lookback_shared)* sha
 }
 #endif
 
+#if SG_SEG_VEC_OUT
+typedef union {
+  uint4 v[SG_SEG_VEC_OUT];
+  SG_VALUE_T e[SG_ITEMS];
+} SG_NAME(sg_seg_chunk_out);
+
+// A full tile's values out in 16-byte words, coalesced (out + first 16-byte
+// aligned), through the exchange as sg_store's.
+SG_FN void SG_NAME(sg_seg_store_words)(SG_GLOBAL SG_VALUE_T* out, scangen_u64 first, const SG_VALUE_T* values,
+                                       SG_LOCAL SG_T* exchange) {
+  const int tid = SG_THREAD();
+  SG_LOCAL uint4* words = (SG_LOCAL uint4*)exchange;
+  SG_NAME(sg_seg_chunk_out) u;
+#pragma unroll
+  for (int i = 0; i < SG_ITEMS; ++i) u.e[i] = values[i];
+#pragma unroll
+  for (int o = 0; o < SG_SEG_VEC_OUT; ++o) words[SG_NAME(sg_word_at)(tid, o, SG_SEG_VEC_OUT)] = u.v[o];
+  SG_BARRIER();
+  uint4* dst = (uint4*)(out + first);
+#pragma unroll
+  for (int i = 0; i < SG_SEG_VEC_OUT; ++i) {
+    const int w = i * SG_BLOCK_THREADS + tid;
+    const uint4 word = words[SG_NAME(sg_word_at)(w / SG_SEG_VEC_OUT, w % SG_SEG_VEC_OUT, SG_SEG_VEC_OUT)];
+    SG_STORE_WORD(dst + w, word);
+  }
+  SG_BARRIER();  // the exchange may be reused at once
+}
+#endif
+
 // A thread's results out, both scans in one pass: inc[] its inclusive
 // values; the exclusive value of an element is init at a segment's start,
 // else the inclusive value of the element before it (for the thread's first
 // item, `exc0`; the tile's first element takes thread 0's). Either output may
-// be null. Staged: the pairs (inclusive value, start) go through the exchange.
+// be null. Staged: the pairs (inclusive value, start) go through the exchange;
+// a full tile with SG_SEG_VEC_OUT writes 16-byte words of values instead,
+// each output in turn, the exclusive values made in registers.
 SG_FN void SG_NAME(sg_seg_store)(SG_GLOBAL SG_VALUE_T* inclusive, SG_GLOBAL SG_VALUE_T* exclusive, scangen_u64 first,
                                  scangen_u64 n, const SG_VALUE_T* inc, const unsigned int* starts, SG_VALUE_T exc0,
                                  SG_LOCAL SG_T* exchange) {
+#if SG_SEG_VEC_OUT
+  if (first + SG_BLOCK_ITEMS <= n && ((unsigned long long)(inclusive + first) & 15u) == 0 &&
+      ((unsigned long long)(exclusive + first) & 15u) == 0) {  // a null output is aligned
+    if (inclusive) SG_NAME(sg_seg_store_words)(inclusive, first, inc, exchange);
+    if (exclusive) {
+      SG_VALUE_T exc[SG_ITEMS];
+#pragma unroll
+      for (int i = 0; i < SG_ITEMS; ++i)
+        exc[i] = SG_SEG_AT(starts, i) ? SG_VALUE_INIT() : i == 0 ? exc0 : inc[i - 1];
+      SG_NAME(sg_seg_store_words)(exclusive, first, exc, exchange);
+    }
+    return;
+  }
+#endif
 #if SG_STAGED_IO
   const int tid = SG_THREAD();
 #pragma unroll
@@ -585,6 +642,7 @@ void SG_NAME(scan_kernel)(const SG_GLOBAL SG_IN* in,
 #ifdef SG_HPAD
 #undef SG_HPAD
 #undef SG_HEAD_BYTES
+#undef SG_SEG_BATCH
 #endif
 #undef SG_SEG_PARAMS
 #undef SG_SEG_ARGS
