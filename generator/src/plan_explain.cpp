@@ -91,8 +91,9 @@ void explain_segments(std::string& o, const Plan& p) {
 void explain_group(std::string& o, const Plan& p) {
   std::string io = p.staged_io ? "coalesced, transposed through shared memory"
                                : "direct, blocked (the shared-memory exchange does not fit)";
-  if (p.input_words || p.output_words)
-    io += "; 16-byte words: " + std::to_string(p.input_words) + " of inputs / " + std::to_string(p.output_words) +
+  const int output_words = p.segmented.on() ? detail::segmented_output_words(p) : p.output_words;
+  if (p.input_words || output_words)
+    io += "; 16-byte words: " + std::to_string(p.input_words) + " of inputs / " + std::to_string(output_words) +
           " of outputs per thread (full, aligned blocks)";
   line(o, "loads and stores", io);
   if (p.uses_lanes) {

@@ -110,10 +110,13 @@ void segmented_constants(const Plan& p, std::vector<std::pair<std::string, std::
   const size_t chunk = mark_bytes * static_cast<size_t>(p.items);
   const bool words = p.input_words > 0 && chunk > 0 && chunk % 16 == 0;
   c.emplace_back("SG_SEG_WORDS", std::to_string(words ? chunk / 16 : 0));
-  // The values go out in 16-byte words where a thread's fill whole words.
-  const size_t out_chunk = p.element_bytes * static_cast<size_t>(p.items);
-  const bool out_words = p.input_words > 0 && out_chunk % 16 == 0;
-  c.emplace_back("SG_SEG_VEC_OUT", std::to_string(out_words ? out_chunk / 16 : 0));
+  c.emplace_back("SG_SEG_VEC_OUT", std::to_string(segmented_output_words(p)));
+}
+
+int segmented_output_words(const Plan& p) {
+  // Where a thread's values fill whole words and the inputs move in words.
+  const size_t chunk = p.element_bytes * static_cast<size_t>(p.items);
+  return p.input_words > 0 && chunk % 16 == 0 ? static_cast<int>(chunk / 16) : 0;
 }
 
 }  // namespace scangen::generator::detail
