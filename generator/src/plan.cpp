@@ -232,6 +232,8 @@ void decide_lookback(Plan& p) {
   else
     p.status_reads = kOpenCLStatusReads;
   p.block_shared_bytes += 8 + bytes;  // the tile id and its prefix
+  // Offsets: the range of the tile's search (device_segmented.h).
+  if (p.segmented.form == dsl::Segments::Offsets) p.block_shared_bytes += 32;
 }
 
 // Loads and stores: coalesced through shared memory where the exchange fits,

@@ -70,8 +70,10 @@ void explain_segments(std::string& o, const Plan& p) {
       form = "flags: a byte per element, nonzero starts a segment (element 0 always does)";
       break;
     case dsl::Segments::Offsets:
-      form = "offsets: segment_count + 1 of " + g.offset_type + ", from 0 to n; each thread finds its first item's " +
-             "segment by binary search, then walks";
+      form = "offsets: segment_count + 1 of " + g.offset_type + ", from 0 to n; " +
+             (p.staged_io ? "one search per tile by the block, then the tile's offsets read together and "
+                            "scattered as head marks"
+                          : "each thread finds its first item's segment by binary search, then walks");
       break;
     case dsl::Segments::Keys:
       form = "keys of " + g.key_type + ": a segment starts where the key differs from the one before";
@@ -89,8 +91,9 @@ void explain_segments(std::string& o, const Plan& p) {
 void explain_group(std::string& o, const Plan& p) {
   std::string io = p.staged_io ? "coalesced, transposed through shared memory"
                                : "direct, blocked (the shared-memory exchange does not fit)";
-  if (p.input_words || p.output_words)
-    io += "; 16-byte words: " + std::to_string(p.input_words) + " of inputs / " + std::to_string(p.output_words) +
+  const int output_words = p.segmented.on() ? detail::segmented_output_words(p) : p.output_words;
+  if (p.input_words || output_words)
+    io += "; 16-byte words: " + std::to_string(p.input_words) + " of inputs / " + std::to_string(output_words) +
           " of outputs per thread (full, aligned blocks)";
   line(o, "loads and stores", io);
   if (p.uses_lanes) {

@@ -102,6 +102,21 @@ void segmented_constants(const Plan& p, std::vector<std::pair<std::string, std::
   c.emplace_back("SG_SEGMENTS", std::to_string(static_cast<int>(p.segmented.form)));  // 1 flags, 2 offsets, 3 keys
   if (!p.segmented.offset_type.empty()) c.emplace_back("SG_OFFSET", p.segmented.offset_type);
   if (!p.segmented.key_type.empty()) c.emplace_back("SG_KEY", p.segmented.key_type);
+  // Flags and keys go through the exchange like the inputs: in 16-byte words
+  // where a thread's flags or keys fill whole words and the inputs move in words.
+  const size_t mark_bytes = p.segmented.form == dsl::Segments::Flags  ? 1
+                            : p.segmented.form == dsl::Segments::Keys ? p.segmented.key_bytes
+                                                                      : 0;
+  const size_t chunk = mark_bytes * static_cast<size_t>(p.items);
+  const bool words = p.input_words > 0 && chunk > 0 && chunk % 16 == 0;
+  c.emplace_back("SG_SEG_WORDS", std::to_string(words ? chunk / 16 : 0));
+  c.emplace_back("SG_SEG_VEC_OUT", std::to_string(segmented_output_words(p)));
+}
+
+int segmented_output_words(const Plan& p) {
+  // Where a thread's values fill whole words and the inputs move in words.
+  const size_t chunk = p.element_bytes * static_cast<size_t>(p.items);
+  return p.input_words > 0 && chunk % 16 == 0 ? static_cast<int>(chunk / 16) : 0;
 }
 
 }  // namespace scangen::generator::detail

@@ -50,5 +50,7 @@ size_t segmented_pair_bytes(const dsl::Type& value);
 inline size_t scanned_bytes(const Plan& p) { return p.segmented.on() ? p.segmented.pair_bytes : p.element_bytes; }
 void segmented_kernel(Plan& p);
 void segmented_constants(const Plan& p, std::vector<std::pair<std::string, std::string>>& c);
+// The 16-byte words of values a thread writes (the pairs never go out).
+int segmented_output_words(const Plan& p);
 
 }  // namespace scangen::generator::detail

@@ -1,16 +1,21 @@
 // Device level, segmented scan with the segments given at run time, in one
 // pass (decoupled look-back). The tiles scan (heads, value) pairs
-// (segmented_pair.h): each thread marks the segment starts among its items
-// as it loads them (flags: the element's byte; keys: its key against the one
-// before; offsets: a binary search of the offsets for its first item, then a
-// walk), the block scans the pairs, the look-back carries the pairs across
-// tiles, and each element's value restarts at every start. Outputs are
-// values, each segment's scan seeded with init; the last element of each
-// segment writes the segment's total (its pair's count names the segment:
-// flags and keys) or its index (offsets) in segment_aggregates; with offsets,
-// empty segments get the identity there, from the thread of the element at
-// their position (the last element's thread for those at n; tile 0's first
-// thread when n is 0).
+// (segmented_pair.h): the segment starts among a thread's items are marked
+// as the tile loads (flags: the element's byte; keys: its key against the
+// one before; offsets: the tile's offsets scattered as head marks), the
+// block scans the pairs, the look-back carries the pairs across tiles, and
+// each element's value restarts at every start. Outputs are values, each
+// segment's scan seeded with init; the last element of each segment writes
+// the segment's total (its pair's count names the segment: flags and keys)
+// or its index (offsets) in segment_aggregates; with offsets, empty segments
+// get the identity there, from the tile holding their position (the last
+// tile for those at n, tile 0 when n is 0).
+//
+// With the exchange (SG_STAGED_IO), flags and keys are read like the inputs,
+// coalesced and transposed through shared memory (sg_seg_fetch/place), and
+// offsets take one search per tile, by the block, then one coalesced read of
+// the tile's offsets (sg_seg_search/scatter). Without it (and in the OpenCL
+// look-back's fallback), each thread reads its own: sg_seg_starts.
 //
 //   P_scan_kernel(in, [inclusive], [exclusive], [segment_aggregates],
 //                 flags | offsets, segment_count | keys, n, workspace)
@@ -22,6 +27,12 @@
 //
 // Needs: SG_SEGMENTS (1 flags, 2 offsets, 3 keys), SG_OFFSET or SG_KEY,
 // segmented_pair.h (SG_T is the pair), device.h, the backend's look-back.
+
+// A thread's segment starts, at its items and at the element after them, as
+// bits: start i is bit i % 32 of word i / 32 (a few registers, not one per start).
+#define SG_SEG_BITS ((SG_ITEMS + 32) / 32)
+#define SG_SEG_AT(s, i) (((s)[(i) >> 5] >> ((i) & 31)) & 1u)
+#define SG_SEG_SET(s, i, v) ((s)[(i) >> 5] |= (unsigned int)((v) != 0) << ((i) & 31))
 
 #if SG_SEGMENTS == 1
 #define SG_SEG_PARAMS const SG_GLOBAL unsigned char *flags
@@ -51,16 +62,18 @@ SG_FN scangen_u64 SG_NAME(sg_seg_find)(const SG_GLOBAL SG_OFFSET* offsets, scang
 #endif
 
 // Elements lo .. lo + SG_ITEMS (one past a thread's items, which tells
-// whether its last item ends a segment): starts[i] is 1 where element lo + i
+// whether its last item ends a segment): start i is set where element lo + i
 // starts a segment (element 0 always; none at n or past it); with offsets,
 // segment[i] is the segment of element lo + i (below n).
-SG_FN void SG_NAME(sg_seg_starts)(SG_SEG_PARAMS, scangen_u64 lo, scangen_u64 n, unsigned char* starts,
+SG_FN void SG_NAME(sg_seg_starts)(SG_SEG_PARAMS, scangen_u64 lo, scangen_u64 n, unsigned int* starts,
                                   scangen_u64* segment) {
 #if SG_SEGMENTS == 2
   scangen_u64 s = lo < n ? SG_NAME(sg_seg_find)(offsets, segment_count, lo) : 0;
 #else
   (void)segment;
 #endif
+#pragma unroll
+  for (int w = 0; w < SG_SEG_BITS; ++w) starts[w] = 0u;
 #pragma unroll
   for (int i = 0; i <= SG_ITEMS; ++i) {
     const scangen_u64 p = lo + (scangen_u64)i;
@@ -76,22 +89,279 @@ SG_FN void SG_NAME(sg_seg_starts)(SG_SEG_PARAMS, scangen_u64 lo, scangen_u64 n, 
       start = p == 0 || !(keys[p] == keys[p - 1]);
 #endif
     }
-    starts[i] = start;
+    SG_SEG_SET(starts, i, start);
   }
 }
 
-#if SG_SEGMENTS == 2 && SG_AGGREGATE_OUT
+#if SG_STAGED_IO && SG_SEGMENTS != 2
+// Flags and keys, staged: the tile's marks (flag bytes or keys) are read in
+// coalesced, striped order, then transposed through the exchange to the
+// blocked arrangement, where each thread compares its own in registers. With
+// SG_SEG_WORDS, a full tile whose first mark is 16-byte aligned moves 16-byte
+// words (permuted in the exchange as sg_load's), fetched before the inputs so
+// that both reads are in flight at once; other tiles (and OpenCL) move one
+// mark per padded slot.
+#if SG_SEGMENTS == 1
+#define SG_MARK_T unsigned char
+#else
+#define SG_MARK_T SG_KEY
+#endif
+typedef char SG_NAME(sg_seg_marks_fit)[sizeof(SG_MARK_T) * SG_BLOCK_ITEMS <= sizeof(SG_T) * SG_EXCHANGE ? 1 : -1];
+
+// What a thread fetches before the inputs: its striped words (with
+// SG_SEG_WORDS, when `words`; else its striped marks), and at the tile's
+// edges the mark before it (keys) and the one after it.
+typedef struct {
+#if SG_SEG_WORDS
+  uint4 v[SG_SEG_WORDS];
+  int words;
+#else
+  SG_MARK_T e[SG_ITEMS];
+#endif
+  SG_MARK_T before, after;
+} SG_NAME(sg_seg_fetched);
+
+SG_FN void SG_NAME(sg_seg_fetch)(const SG_GLOBAL SG_MARK_T* marks, scangen_u64 first, scangen_u64 n,
+                                 SG_NAME(sg_seg_fetched) * f) {
+  const int tid = SG_THREAD();
+  const scangen_u64 end = first + SG_BLOCK_ITEMS;
+  f->before = f->after = (SG_MARK_T)0;
+  if (tid == 0 && first > 0) f->before = marks[first - 1];
+  if (tid == SG_BLOCK_THREADS - 1 && end < n) f->after = marks[end];
+#if SG_SEG_WORDS
+  f->words = end <= n && ((unsigned long long)(marks + first) & 15u) == 0;
+  if (f->words) {
+    const uint4* src = (const uint4*)(marks + first);
+#pragma unroll
+    for (int i = 0; i < SG_SEG_WORDS; ++i) f->v[i] = SG_LOAD_WORD(src + i * SG_BLOCK_THREADS + tid);
+  }
+#else
+#pragma unroll
+  for (int i = 0; i < SG_ITEMS; ++i) {
+    const scangen_u64 p = first + (scangen_u64)(i * SG_BLOCK_THREADS + tid);
+    f->e[i] = p < n ? marks[p] : (SG_MARK_T)0;
+  }
+#endif
+}
+
+// The starts of the thread's items and the one after them from its marks
+// `e` in order, the mark before them (keys) and the one after them.
+SG_FN void SG_NAME(sg_seg_compare)(const SG_MARK_T* e, SG_MARK_T before, SG_MARK_T after, scangen_u64 first,
+                                   scangen_u64 n, unsigned int* starts) {
+  const scangen_u64 mine = first + (scangen_u64)SG_THREAD() * SG_ITEMS;
+#pragma unroll
+  for (int w = 0; w < SG_SEG_BITS; ++w) starts[w] = 0u;
+#pragma unroll
+  for (int i = 0; i < SG_ITEMS; ++i) {
+    const scangen_u64 p = mine + (scangen_u64)i;
+#if SG_SEGMENTS == 1
+    SG_SEG_SET(starts, i, p < n && (p == 0 || e[i] != 0));
+#else
+    SG_SEG_SET(starts, i, p < n && (p == 0 || !(e[i] == (i == 0 ? before : e[i - 1]))));
+#endif
+  }
+#if SG_SEGMENTS == 1
+  (void)before;
+  SG_SEG_SET(starts, SG_ITEMS, mine + SG_ITEMS < n && after != 0);
+#else
+  SG_SEG_SET(starts, SG_ITEMS, mine + SG_ITEMS < n && !(after == e[SG_ITEMS - 1]));
+#endif
+}
+
+// The striped marks `striped` through the exchange, one per padded slot, to
+// the thread's starts.
+SG_FN void SG_NAME(sg_seg_slots)(const SG_MARK_T* striped, SG_MARK_T before, SG_MARK_T after, scangen_u64 first,
+                                 scangen_u64 n, unsigned int* starts, SG_LOCAL SG_T* exchange) {
+  const int tid = SG_THREAD();
+  SG_LOCAL SG_MARK_T* staged = (SG_LOCAL SG_MARK_T*)exchange;
+#pragma unroll
+  for (int i = 0; i < SG_ITEMS; ++i) staged[SG_XPAD(i * SG_BLOCK_THREADS + tid)] = striped[i];
+  SG_BARRIER();
+  SG_MARK_T e[SG_ITEMS];
+#pragma unroll
+  for (int i = 0; i < SG_ITEMS; ++i) e[i] = staged[SG_XPAD(tid * SG_ITEMS + i)];
+  if (tid > 0) before = staged[SG_XPAD(tid * SG_ITEMS - 1)];
+  if (tid < SG_BLOCK_THREADS - 1) after = staged[SG_XPAD((tid + 1) * SG_ITEMS)];
+  SG_BARRIER();  // the exchange may be reused at once
+  SG_NAME(sg_seg_compare)(e, before, after, first, n, starts);
+}
+
+#if SG_SEG_WORDS
+typedef union {
+  uint4 v[SG_SEG_WORDS];
+  SG_MARK_T e[SG_ITEMS];
+} SG_NAME(sg_seg_chunk);
+#endif
+
+// The fetched marks to the thread's starts (after sg_load: the exchange is free).
+SG_FN void SG_NAME(sg_seg_place)(const SG_GLOBAL SG_MARK_T* marks, const SG_NAME(sg_seg_fetched) * f,
+                                 scangen_u64 first, scangen_u64 n, unsigned int* starts, SG_LOCAL SG_T* exchange) {
+#if SG_SEG_WORDS
+  const int tid = SG_THREAD();
+  if (f->words) {
+    SG_LOCAL uint4* words = (SG_LOCAL uint4*)exchange;
+#pragma unroll
+    for (int i = 0; i < SG_SEG_WORDS; ++i) {
+      const int w = i * SG_BLOCK_THREADS + tid;
+      words[SG_NAME(sg_word_at)(w / SG_SEG_WORDS, w % SG_SEG_WORDS, SG_SEG_WORDS)] = f->v[i];
+    }
+    SG_BARRIER();
+    SG_NAME(sg_seg_chunk) u;
+#pragma unroll
+    for (int o = 0; o < SG_SEG_WORDS; ++o) u.v[o] = words[SG_NAME(sg_word_at)(tid, o, SG_SEG_WORDS)];
+    SG_MARK_T before = f->before, after = f->after;
+    if (tid > 0) {  // the last mark of the thread before
+      const int at = SG_NAME(sg_word_at)(tid - 1, SG_SEG_WORDS - 1, SG_SEG_WORDS);
+      before = ((const SG_LOCAL SG_MARK_T*)(words + at))[16 / sizeof(SG_MARK_T) - 1];
+    }
+    if (tid < SG_BLOCK_THREADS - 1)  // the first mark of the thread after
+      after = ((const SG_LOCAL SG_MARK_T*)(words + SG_NAME(sg_word_at)(tid + 1, 0, SG_SEG_WORDS)))[0];
+    SG_BARRIER();  // the exchange may be reused at once
+    SG_NAME(sg_seg_compare)(u.e, before, after, first, n, starts);
+    return;
+  }
+  SG_MARK_T striped[SG_ITEMS];  // a partial or unaligned tile: read now
+#pragma unroll
+  for (int i = 0; i < SG_ITEMS; ++i) {
+    const scangen_u64 p = first + (scangen_u64)(i * SG_BLOCK_THREADS + tid);
+    striped[i] = p < n ? marks[p] : (SG_MARK_T)0;
+  }
+  SG_NAME(sg_seg_slots)(striped, f->before, f->after, first, n, starts, exchange);
+#else
+  (void)marks;
+  SG_NAME(sg_seg_slots)(f->e, f->before, f->after, first, n, starts, exchange);
+#endif
+}
+#undef SG_MARK_T
+#endif
+
+#if SG_STAGED_IO && SG_SEGMENTS == 2
+// Offsets, staged: one search per tile, by the whole block, then the tile's
+// offsets read cooperatively and scattered into the exchange as head marks
+// (a byte per position, padded by a word in 32 against bank conflicts) and,
+// with aggregates, the segment that ends at each position (its index from
+// the tile's first segment, base). Empty segments get their identity there
+// and then, from the tile holding their position (the last tile: those at n).
+#define SG_HPAD(k) ((k) + (((k) >> 7) << 2))
+#define SG_HEAD_BYTES ((SG_HPAD(SG_BLOCK_ITEMS) + 16) / 16 * 16)
+#define SG_SEG_BATCH 8
+typedef char SG_NAME(sg_seg_marks_fit)[SG_HEAD_BYTES + 4 * SG_BLOCK_ITEMS <= sizeof(SG_T) * SG_EXCHANGE ? 1 : -1];
+
+// The last segment s with offsets[s] < first (0 for the first tile): each
+// round the block's probes cut [lo, hi) into SG_BLOCK_THREADS parts and the
+// thread whose part holds it narrows the range (invariant offsets[lo] <
+// first <= offsets[hi]); `range` is 4 words of shared memory, two rounds'.
+SG_FN scangen_u64 SG_NAME(sg_seg_search)(const SG_GLOBAL SG_OFFSET* offsets, scangen_u64 count, scangen_u64 first,
+                                         SG_LOCAL scangen_u64* range) {
+  scangen_u64 lo = 0, hi = count;
+  if (first == 0) return 0;
+  const scangen_u64 tid = (scangen_u64)SG_THREAD();
+  for (int round = 0; round < 64 && hi - lo > 1; ++round) {
+    const scangen_u64 step = (hi - lo + SG_BLOCK_THREADS - 1) / SG_BLOCK_THREADS;
+    const scangen_u64 a = lo + tid * step, b = a + step < hi ? a + step : hi;
+    if (a < hi && (tid == 0 || (scangen_u64)offsets[a] < first) && (b == hi || (scangen_u64)offsets[b] >= first)) {
+      range[2 * (round & 1)] = a;
+      range[2 * (round & 1) + 1] = b;
+    }
+    SG_BARRIER();
+    const scangen_u64 l = range[2 * (round & 1)], h = range[2 * (round & 1) + 1];
+    if (!(lo <= l && l < h && h <= hi)) break;  // offsets out of order (the caller's duty): stop, in bounds
+    lo = l;
+    hi = h;
+  }
+  return lo;
+}
+
+// The tile's heads and ends from its segments base, base + 1, ... (those
+// with offsets below min(first + SG_TILE, n) + 1).
+SG_FN void SG_NAME(sg_seg_scatter)(const SG_GLOBAL SG_OFFSET* offsets, scangen_u64 count, scangen_u64 base,
+                                   scangen_u64 first, scangen_u64 n, SG_LOCAL unsigned char* marks,
+                                   SG_GLOBAL SG_VALUE_T* aggregates) {
+  const int tid = SG_THREAD();
+  SG_LOCAL unsigned int* words = (SG_LOCAL unsigned int*)marks;
+  for (int w = tid; w < SG_HEAD_BYTES / 4; w += SG_BLOCK_THREADS) words[w] = 0u;
+  SG_BARRIER();
+  const scangen_u64 end = first + SG_BLOCK_ITEMS;
+  const scangen_u64 bound = (end < n ? end : n) + 1;
+  SG_LOCAL unsigned int* ends = (SG_LOCAL unsigned int*)(marks + SG_HEAD_BYTES);
+  // SG_SEG_BATCH offsets a thread at a time, all read before any is used
+  // (a tile of segments of length 1 takes SG_ITEMS / SG_SEG_BATCH rounds).
+  for (scangen_u64 c = base;; c += SG_SEG_BATCH * SG_BLOCK_THREADS) {
+    SG_OFFSET o[SG_SEG_BATCH], o2[SG_SEG_BATCH];  // past the segments: 0, 0
+#pragma unroll
+    for (int j = 0; j < SG_SEG_BATCH; ++j) {
+      const scangen_u64 s = c + (scangen_u64)(j * SG_BLOCK_THREADS + tid);
+      o[j] = s < count ? offsets[s] : (SG_OFFSET)0;
+      o2[j] = s < count ? offsets[s + 1] : (SG_OFFSET)0;
+    }
+    const scangen_u64 next = c + SG_SEG_BATCH * SG_BLOCK_THREADS;
+    const int more = next < count && (scangen_u64)offsets[next] < bound;
+#pragma unroll
+    for (int j = 0; j < SG_SEG_BATCH; ++j) {
+      const scangen_u64 s = c + (scangen_u64)(j * SG_BLOCK_THREADS + tid);
+      const scangen_u64 a = (scangen_u64)o[j], b = (scangen_u64)o2[j];
+      if (a < bound && b > a) {
+        if (a >= first) marks[SG_HPAD((int)(a - first))] = 1;
+        if (b - 1 >= first && b - 1 < end)  // 0xffffffff: too far from base, sg_seg_ended searches
+          ends[b - 1 - first] = s - base < 0xffffffffu ? (unsigned int)(s - base) : 0xffffffffu;
+      }
+#if SG_AGGREGATE_OUT
+      if (s < count && a == b && a >= first && (a < end || (a == n && end >= n))) aggregates[s] = SG_VALUE_IDENTITY();
+#else
+      (void)aggregates;
+#endif
+    }
+    if (!more) break;
+  }
+  SG_BARRIER();
+}
+
+#if SG_AGGREGATE_OUT
+// The segment that ends at element p of the tile (the last of it).
+SG_FN scangen_u64 SG_NAME(sg_seg_ended)(const SG_GLOBAL SG_OFFSET* offsets, scangen_u64 count, scangen_u64 base,
+                                        scangen_u64 first, scangen_u64 p, const SG_LOCAL unsigned char* marks) {
+  const unsigned int rel = ((const SG_LOCAL unsigned int*)(marks + SG_HEAD_BYTES))[p - first];
+  return rel != 0xffffffffu ? base + rel : SG_NAME(sg_seg_find)(offsets, count, p);
+}
+#endif
+
+// The starts of the thread's items and the one after them, from the marks.
+SG_FN void SG_NAME(sg_seg_heads)(const SG_LOCAL unsigned char* marks, scangen_u64 first, scangen_u64 n,
+                                 unsigned int* starts) {
+  const int k0 = SG_THREAD() * SG_ITEMS;
+  const scangen_u64 mine = first + (scangen_u64)k0;
+#pragma unroll
+  for (int w = 0; w < SG_SEG_BITS; ++w) starts[w] = 0u;
+#if SG_ITEMS % 4 == 0
+  const SG_LOCAL unsigned int* words = (const SG_LOCAL unsigned int*)marks;
+#pragma unroll
+  for (int j = 0; j < SG_ITEMS / 4; ++j) {
+    const int w = k0 / 4 + j;
+    const unsigned int four = words[w + (w >> 5)];
+#pragma unroll
+    for (int b = 0; b < 4; ++b)
+      SG_SEG_SET(starts, 4 * j + b, ((four >> (8 * b)) & 1u) && mine + (scangen_u64)(4 * j + b) < n);
+  }
+#else
+#pragma unroll
+  for (int i = 0; i < SG_ITEMS; ++i) SG_SEG_SET(starts, i, marks[SG_HPAD(k0 + i)] && mine + (scangen_u64)i < n);
+#endif
+  SG_SEG_SET(starts, SG_ITEMS, marks[SG_HPAD(k0 + SG_ITEMS)] && mine + SG_ITEMS < n);
+}
+#endif
+
+#if SG_SEGMENTS == 2 && SG_AGGREGATE_OUT && !SG_STAGED_IO
 // The identity for the empty segments this thread answers for: those at the
 // position of one of its items, and, with the last element, those at n.
 SG_FN void SG_NAME(sg_seg_empty_aggregates)(const SG_GLOBAL SG_OFFSET* offsets, scangen_u64 segment_count,
-                                            scangen_u64 lo, scangen_u64 n, const unsigned char* starts,
+                                            scangen_u64 lo, scangen_u64 n, const unsigned int* starts,
                                             const scangen_u64* segment, SG_GLOBAL SG_VALUE_T* aggregates) {
   if (n == 0 && lo == 0)
     for (scangen_u64 j = 0; j < segment_count; ++j) aggregates[j] = SG_VALUE_IDENTITY();
   for (int i = 0; i < SG_ITEMS; ++i) {
     const scangen_u64 p = lo + (scangen_u64)i;
     if (p >= n) break;
-    if (starts[i])
+    if (SG_SEG_AT(starts, i))
       for (scangen_u64 j = segment[i]; j > 0 && (scangen_u64)offsets[j - 1] == p; --j)
         aggregates[j - 1] = SG_VALUE_IDENTITY();
     if (p + 1 == n)
@@ -107,12 +377,12 @@ SG_FN SG_T SG_NAME(sg_seg_reduce_alone)(const SG_GLOBAL SG_IN* in, SG_SEG_PARAMS
   SG_T sum = SG_IDENTITY();
   const scangen_u64 first = tile * SG_TILE;
   for (scangen_u64 lo = first; lo < first + SG_TILE && lo < n; lo += SG_ITEMS) {
-    unsigned char starts[SG_ITEMS + 1];
+    unsigned int starts[SG_SEG_BITS];
     scangen_u64 segment[SG_ITEMS];
     SG_NAME(sg_seg_starts)(SG_SEG_ARGS, lo, n, starts, segment);
     for (int i = 0; i < SG_ITEMS && lo + (scangen_u64)i < n; ++i) {
       SG_T x = SG_CONVERT(in[lo + (scangen_u64)i]);
-      x.heads = starts[i];
+      x.heads = SG_SEG_AT(starts, i);
       sum = SG_COMBINE(sum, x);
     }
   }
@@ -167,18 +437,64 @@ SG_FN SG_T SG_NAME(sg_seg_tile_prefix)(SG_LOCAL SG_NAME(sg_lookback_shared)* sha
 }
 #endif
 
+#if SG_SEG_VEC_OUT
+typedef union {
+  uint4 v[SG_SEG_VEC_OUT];
+  SG_VALUE_T e[SG_ITEMS];
+} SG_NAME(sg_seg_chunk_out);
+
+// A full tile's values out in 16-byte words, coalesced (out + first 16-byte
+// aligned), through the exchange as sg_store's.
+SG_FN void SG_NAME(sg_seg_store_words)(SG_GLOBAL SG_VALUE_T* out, scangen_u64 first, const SG_VALUE_T* values,
+                                       SG_LOCAL SG_T* exchange) {
+  const int tid = SG_THREAD();
+  SG_LOCAL uint4* words = (SG_LOCAL uint4*)exchange;
+  SG_NAME(sg_seg_chunk_out) u;
+#pragma unroll
+  for (int i = 0; i < SG_ITEMS; ++i) u.e[i] = values[i];
+#pragma unroll
+  for (int o = 0; o < SG_SEG_VEC_OUT; ++o) words[SG_NAME(sg_word_at)(tid, o, SG_SEG_VEC_OUT)] = u.v[o];
+  SG_BARRIER();
+  uint4* dst = (uint4*)(out + first);
+#pragma unroll
+  for (int i = 0; i < SG_SEG_VEC_OUT; ++i) {
+    const int w = i * SG_BLOCK_THREADS + tid;
+    const uint4 word = words[SG_NAME(sg_word_at)(w / SG_SEG_VEC_OUT, w % SG_SEG_VEC_OUT, SG_SEG_VEC_OUT)];
+    SG_STORE_WORD(dst + w, word);
+  }
+  SG_BARRIER();  // the exchange may be reused at once
+}
+#endif
+
 // A thread's results out, both scans in one pass: inc[] its inclusive
 // values; the exclusive value of an element is init at a segment's start,
 // else the inclusive value of the element before it (for the thread's first
 // item, `exc0`; the tile's first element takes thread 0's). Either output may
-// be null. Staged: the pairs (inclusive value, start) go through the exchange.
+// be null. Staged: the pairs (inclusive value, start) go through the exchange;
+// a full tile with SG_SEG_VEC_OUT writes 16-byte words of values instead,
+// each output in turn, the exclusive values made in registers.
 SG_FN void SG_NAME(sg_seg_store)(SG_GLOBAL SG_VALUE_T* inclusive, SG_GLOBAL SG_VALUE_T* exclusive, scangen_u64 first,
-                                 scangen_u64 n, const SG_VALUE_T* inc, const unsigned char* starts, SG_VALUE_T exc0,
+                                 scangen_u64 n, const SG_VALUE_T* inc, const unsigned int* starts, SG_VALUE_T exc0,
                                  SG_LOCAL SG_T* exchange) {
+#if SG_SEG_VEC_OUT
+  if (first + SG_BLOCK_ITEMS <= n && ((unsigned long long)(inclusive + first) & 15u) == 0 &&
+      ((unsigned long long)(exclusive + first) & 15u) == 0) {  // a null output is aligned
+    if (inclusive) SG_NAME(sg_seg_store_words)(inclusive, first, inc, exchange);
+    if (exclusive) {
+      SG_VALUE_T exc[SG_ITEMS];
+#pragma unroll
+      for (int i = 0; i < SG_ITEMS; ++i)
+        exc[i] = SG_SEG_AT(starts, i) ? SG_VALUE_INIT() : i == 0 ? exc0 : inc[i - 1];
+      SG_NAME(sg_seg_store_words)(exclusive, first, exc, exchange);
+    }
+    return;
+  }
+#endif
 #if SG_STAGED_IO
   const int tid = SG_THREAD();
 #pragma unroll
-  for (int i = 0; i < SG_ITEMS; ++i) exchange[SG_XPAD(tid * SG_ITEMS + i)] = SG_NAME(seg_make)(starts[i], inc[i]);
+  for (int i = 0; i < SG_ITEMS; ++i)
+    exchange[SG_XPAD(tid * SG_ITEMS + i)] = SG_NAME(seg_make)(SG_SEG_AT(starts, i), inc[i]);
   if (tid == 0) exchange[SG_XPAD(SG_BLOCK_ITEMS)] = SG_NAME(seg_make)(0u, exc0);
   SG_BARRIER();
 #pragma unroll
@@ -202,7 +518,7 @@ SG_FN void SG_NAME(sg_seg_store)(SG_GLOBAL SG_VALUE_T* inclusive, SG_GLOBAL SG_V
     const scangen_u64 p = mine + (scangen_u64)i;
     if (p < n) {
       if (inclusive) inclusive[p] = inc[i];
-      if (exclusive) exclusive[p] = starts[i] ? SG_VALUE_INIT() : before;
+      if (exclusive) exclusive[p] = SG_SEG_AT(starts, i) ? SG_VALUE_INIT() : before;
     }
     before = inc[i];
   }
@@ -234,22 +550,52 @@ void SG_NAME(scan_kernel)(const SG_GLOBAL SG_IN* in,
   SG_SHARED SG_NAME(temp) temp;
   SG_SHARED SG_NAME(sg_lookback_shared) shared;
   SG_SHARED SG_ALIGN16 SG_T exchange[SG_EXCHANGE];
+#if SG_SEGMENTS == 2 && SG_STAGED_IO
+  SG_SHARED scangen_u64 seg_range[4];
+#endif
   const scangen_u64 tiles = SG_NAME(sg_tile_count)(n);
   if (SG_THREAD() == 0) shared.tile = tiles == 1 ? 0 : SG_NAME(sg_take_ticket)(workspace, tiles - 1);
   SG_BARRIER();
   const scangen_u64 tile = shared.tile;
   const scangen_u64 first = tile * SG_TILE;
   const scangen_u64 mine = first + (scangen_u64)SG_THREAD() * SG_ITEMS;
+  (void)mine;
 
   SG_T items[SG_ITEMS];
-  SG_NAME(sg_load)(in, first, n, items, exchange);
-  unsigned char starts[SG_ITEMS + 1];
+  unsigned int starts[SG_SEG_BITS];
   scangen_u64 segment[SG_ITEMS];
+#if SG_STAGED_IO && SG_SEGMENTS != 2
+  (void)segment;
+  SG_NAME(sg_seg_fetched) fetched;
+  SG_NAME(sg_seg_fetch)(SG_SEG_ARGS, first, n, &fetched);
+  SG_NAME(sg_load)(in, first, n, items, exchange);
+  SG_NAME(sg_seg_place)(SG_SEG_ARGS, &fetched, first, n, starts, exchange);
+#elif SG_STAGED_IO
+  (void)segment;
+  SG_LOCAL unsigned char* marks = (SG_LOCAL unsigned char*)exchange;
+  const scangen_u64 base = SG_NAME(sg_seg_search)(offsets, segment_count, first, seg_range);
+  SG_NAME(sg_load)(in, first, n, items, exchange);
+#if SG_AGGREGATE_OUT
+  SG_NAME(sg_seg_scatter)(offsets, segment_count, base, first, n, marks, segment_aggregates);
+#else
+  SG_NAME(sg_seg_scatter)(offsets, segment_count, base, first, n, marks, 0);
+#endif
+  SG_NAME(sg_seg_heads)(marks, first, n, starts);
+#else
+  SG_NAME(sg_load)(in, first, n, items, exchange);
   SG_NAME(sg_seg_starts)(SG_SEG_ARGS, mine, n, starts, segment);
+#endif
+  // The pairs' counts come from the bits where they are used, not kept per item.
+  SG_T own = items[0];
+  own.heads = SG_SEG_AT(starts, 0);
 #pragma unroll
-  for (int i = 0; i < SG_ITEMS; ++i) items[i].heads = starts[i];
+  for (int i = 1; i < SG_ITEMS; ++i) {
+    SG_T x = items[i];
+    x.heads = SG_SEG_AT(starts, i);
+    own = SG_COMBINE(own, x);
+  }
   SG_T total;
-  SG_T prefix = SG_NAME(sg_group_exclusive)(&temp, SG_NAME(sg_reduce_items)(items), &total);
+  SG_T prefix = SG_NAME(sg_group_exclusive)(&temp, own, &total);
   const SG_T before = SG_NAME(sg_seg_tile_prefix)(&shared, workspace, tile, total, in, SG_SEG_ARGS, n);
   if (tile > 0) prefix = SG_COMBINE(before, prefix);
 
@@ -258,20 +604,26 @@ void SG_NAME(scan_kernel)(const SG_GLOBAL SG_IN* in,
   SG_VALUE_T inc[SG_ITEMS];
 #pragma unroll
   for (int i = 0; i < SG_ITEMS; ++i) {
-    prefix = SG_COMBINE(prefix, items[i]);
+    SG_T x = items[i];
+    x.heads = SG_SEG_AT(starts, i);
+    prefix = SG_COMBINE(prefix, x);
     inc[i] = SG_SEG_SEED(prefix.value);
 #if SG_AGGREGATE_OUT
     // The last element of its segment writes the segment's total.
     const scangen_u64 p = mine + (scangen_u64)i;
-    if (p < n && (p + 1 == n || starts[i + 1]))
-#if SG_SEGMENTS == 2
+    if (p < n && (p + 1 == n || SG_SEG_AT(starts, i + 1)))
+#if SG_SEGMENTS == 2 && SG_STAGED_IO
+      segment_aggregates[SG_NAME(sg_seg_ended)(offsets, segment_count, base, first, p, marks)] = prefix.value;
+#elif SG_SEGMENTS == 2
       segment_aggregates[segment[i]] = prefix.value;
 #else
       segment_aggregates[prefix.heads - 1u] = prefix.value;
 #endif
 #endif
   }
-#if SG_SEGMENTS == 2 && SG_AGGREGATE_OUT
+#if SG_SEGMENTS == 2 && SG_AGGREGATE_OUT && SG_STAGED_IO
+  SG_BARRIER();  // the ends are read: the exchange may be reused
+#elif SG_SEGMENTS == 2 && SG_AGGREGATE_OUT
   SG_NAME(sg_seg_empty_aggregates)(offsets, segment_count, mine, n, starts, segment, segment_aggregates);
 #endif
 #if SG_INCLUSIVE_OUT && SG_EXCLUSIVE_OUT
@@ -284,5 +636,13 @@ void SG_NAME(scan_kernel)(const SG_GLOBAL SG_IN* in,
 }
 
 #undef SG_SEG_SEED
+#undef SG_SEG_BITS
+#undef SG_SEG_AT
+#undef SG_SEG_SET
+#ifdef SG_HPAD
+#undef SG_HPAD
+#undef SG_HEAD_BYTES
+#undef SG_SEG_BATCH
+#endif
 #undef SG_SEG_PARAMS
 #undef SG_SEG_ARGS
