@@ -86,7 +86,8 @@ const char* const kI32Matrix =
 
 }  // namespace
 
-TEST_CASE("a cold compile is served by the fast tier, then by the tuned one; a disk hit is tuned", "[gpu][tiers]") {
+TEST_CASE("a CUDA cold compile is served by the fast tier, then by the tuned one, and a disk hit is tuned",
+          "[gpu][tiers]") {
   INFO("GPU: " << driver().name);
   TempCache cache;
   const std::string text = "scan t { type = i32; op = add; level = device; }";
@@ -137,7 +138,7 @@ TEST_CASE("a cold compile is served by the fast tier, then by the tuned one; a d
   }
 }
 
-TEST_CASE("the fast and the tuned tier give the same bits", "[gpu][tiers]") {
+TEST_CASE("the fast and the tuned tier give the same bits on a CUDA GPU", "[gpu][tiers]") {
   INFO("GPU: " << driver().name);
   TempCache cache;
   const uint64_t s0 = seed();
@@ -187,7 +188,7 @@ TEST_CASE("the fast and the tuned tier give the same bits", "[gpu][tiers]") {
   }
 }
 
-TEST_CASE("calls on many threads stay correct while the tuned tier replaces the fast one", "[gpu][tiers]") {
+TEST_CASE("calls on many threads stay correct while the tuned tier replaces the fast one (CUDA)", "[gpu][tiers]") {
   INFO("GPU: " << driver().name);
   TempCache cache;
   scangen::Runtime rt(tiered());
@@ -243,7 +244,7 @@ TEST_CASE("calls on many threads stay correct while the tuned tier replaces the 
   CHECK(rt.stats().tier_swaps == 8);
 }
 
-TEST_CASE("a Runtime destroyed during a background compile finishes it cleanly", "[gpu][tiers]") {
+TEST_CASE("a CUDA Runtime destroyed during a background compile finishes it cleanly", "[gpu][tiers]") {
   INFO("GPU: " << driver().name);
   TempCache cache;
   const uint64_t s0 = seed();

@@ -20,7 +20,7 @@ using scangen::generator::detail::Holes;
 
 }  // namespace
 
-TEST_CASE("text: a hole is a whole word with a value; other words stay", "[unit]") {
+TEST_CASE("text: a hole is a whole word with a value, other words stay", "[unit]") {
   Holes h;
   h.set("SG_T", "P_T").set("SG_N", "");
   CHECK(fill("SG_T x = (SG_T)y; SG_TX SG_T_y xSG_T SG_U SG_N.", h) == "P_T x = (P_T)y; SG_TX SG_T_y xSG_T SG_U .");

@@ -359,7 +359,7 @@ TEST_CASE("reference: n = 0 and n = 1", "[reference][levels]") {
   }
 }
 
-TEST_CASE("reference: init seeds every segment; aggregates exclude it", "[reference][modes]") {
+TEST_CASE("reference: init seeds every segment, aggregates exclude it", "[reference][modes]") {
   dsl::Spec spec = spec_of(
       "scan s { type = i32; op = add; level = block; threads = 2; items = 2; mode = both; init = 10;"
       " outputs = aggregate; }");
