@@ -10,24 +10,28 @@
 //
 // A tile is `lanes` lines by a chunk of SG_THREADS / lanes x SG_ITEMS
 // positions along the axis: thread t takes line t % lanes of the tile's
-// strip and SG_ITEMS consecutive positions from (t / lanes) x SG_ITEMS. When
-// the plan stages its I/O, the tile is read and written in striped order
+// strip and SG_ITEMS consecutive positions from (t / lanes) x SG_ITEMS. A
+// tile of 32 lines is read and written that way: a warp's accesses of one
+// item are the 32 lines side by side (for the column scan of a row-major
+// matrix, 32 consecutive elements of a row). A tile of fewer lines, when the
+// plan stages its I/O, is read and written in striped order instead
 // (element k = i x SG_THREADS + t of the tile, position k / lanes of line
 // k % lanes, by thread t) and transposed through the exchange, so that a
-// warp's accesses cover 32 consecutive elements of the tile: for the column
-// scan of a row-major matrix of w columns, 32 / w consecutive rows (w < 32)
-// or 128 consecutive bytes of a row (f32), whatever the width. Without the
-// exchange (or with SCANGEN_SHAPE_ELEMENT_IO defined when the file is
-// compiled), each thread reads and writes its own items, the threads of a
-// warp neighbouring lines at once. Each thread scans its items;
+// warp's accesses still cover 32 consecutive elements of the tile (32 /
+// lanes consecutive rows of a narrow matrix); without the exchange (or with
+// SCANGEN_SHAPE_ELEMENT_IO defined when the file is compiled) every tile is
+// read the first way. Each thread scans its items;
 // a scan over the block's threads with a step of `lanes` gives each its
 // prefix within the chunk and each line the chunk's total. Across chunks,
-// each line of a tile has a status of its own (status line x chunks +
-// chunk): its first thread publishes the chunk's total, looks back along
-// its line (one thread per line, one predecessor at a time; on OpenCL with
-// bounded waits and the fallback of reducing that chunk itself) and
-// publishes the inclusive prefix. Ticket order (strip-major) puts every
-// chunk after the chunks before it on its line.
+// each line of a tile has a status of its own, the statuses of a tile side
+// by side (status (strip x chunks + chunk) x lanes + lane): the first
+// thread of each line publishes the chunk's total, the whole block looks
+// back along the tile's lines at once (each thread of a line reading
+// another of its predecessors, so that one wait covers SG_THREADS / lanes
+// chunks; on OpenCL with bounded waits and the fallback of reducing a chunk
+// itself), and the first thread of each line publishes its inclusive
+// prefix. Ticket order (strip-major) puts every chunk after the chunks
+// before it on its line.
 //
 //   P_axis_kernel(in, outputs..., [aggregates], extent0..3, in_stride0..3, out_stride0..3, lanes, workspace)
 //
@@ -37,45 +41,90 @@
 //
 // Needs: common/device_rows.h (the shared layout, the ticket, the empty rows).
 
-// The combine of chunks 0 .. chunk - 1 of a line (statuses from `status0`),
-// by one thread.
-SG_FN SG_T SG_NAME(sg_line_lookback)(SG_GLOBAL unsigned char* workspace, scangen_u64 status0, scangen_u64 chunk,
-                                     const SG_GLOBAL SG_IN* in, scangen_u64 base, scangen_u64 stride,
-                                     scangen_u64 length, scangen_u64 depth) {
-  SG_T prefix = SG_IDENTITY();
-  long long pred = (long long)chunk - 1;
-  unsigned int flag = SG_FLAG_INVALID;
-  int have = 0;
-  while (flag != SG_FLAG_INCLUSIVE) {
-    SG_T v = SG_IDENTITY();
-    flag = SG_NAME(sg_status_load)(workspace, status0 + (scangen_u64)pred, &v);
+// The status of chunk `pred` of this thread's line (index `slot`), waited
+// for; on OpenCL with bounded waits and the fallback of reducing that chunk
+// of the line itself (as in opencl/lookback.cl). Returns its flag.
+SG_FN unsigned int SG_NAME(sg_axis_status)(SG_GLOBAL unsigned char* workspace, scangen_u64 slot, long long pred,
+                                          const SG_GLOBAL SG_IN* in, scangen_u64 base, scangen_u64 stride,
+                                          scangen_u64 length, scangen_u64 depth, SG_T* v) {
+  unsigned int flag = SG_NAME(sg_status_load)(workspace, slot, v);
 #ifdef SG_SPIN
-    for (int spin = 0; spin < SG_SPIN && flag == SG_FLAG_INVALID; ++spin)
-      flag = SG_NAME(sg_status_load)(workspace, status0 + (scangen_u64)pred, &v);
-    if (flag == SG_FLAG_INVALID) {  // the fallback, as in opencl/lookback.cl
-      const scangen_u64 from = (scangen_u64)pred * depth;
-      const scangen_u64 to = from + depth < length ? from + depth : length;
-      v = SG_CONVERT(in[base + from * stride]);
-      for (scangen_u64 p = from + 1; p < to; ++p) v = SG_COMBINE(v, SG_CONVERT(in[base + p * stride]));
-      mem_fence(CLK_GLOBAL_MEM_FENCE);
-      SG_T published = SG_IDENTITY();
-      flag = SG_NAME(sg_status_load)(workspace, status0 + (scangen_u64)pred, &published);
-      if (flag != SG_FLAG_INVALID)
-        v = published;
-      else
-        flag = pred == 0 ? SG_FLAG_INCLUSIVE : SG_FLAG_AGGREGATE;
+  for (int spin = 0; spin < SG_SPIN && flag == SG_FLAG_INVALID; ++spin)
+    flag = SG_NAME(sg_status_load)(workspace, slot, v);
+  if (flag == SG_FLAG_INVALID) {
+    const scangen_u64 from = (scangen_u64)pred * depth;
+    const scangen_u64 to = from + depth < length ? from + depth : length;
+    SG_T r = SG_CONVERT(in[base + from * stride]);
+    for (scangen_u64 p = from + 1; p < to; ++p) r = SG_COMBINE(r, SG_CONVERT(in[base + p * stride]));
+    mem_fence(CLK_GLOBAL_MEM_FENCE);
+    flag = SG_NAME(sg_status_load)(workspace, slot, v);
+    if (flag == SG_FLAG_INVALID) {
+      *v = r;
+      flag = pred == 0 ? SG_FLAG_INCLUSIVE : SG_FLAG_AGGREGATE;
     }
+  }
 #else
-    (void)in;
-    (void)base;
-    (void)stride;
-    (void)length;
-    (void)depth;
-    while (flag == SG_FLAG_INVALID) flag = SG_NAME(sg_status_load)(workspace, status0 + (scangen_u64)pred, &v);
+  (void)pred;
+  (void)in;
+  (void)base;
+  (void)stride;
+  (void)length;
+  (void)depth;
+  while (flag == SG_FLAG_INVALID) flag = SG_NAME(sg_status_load)(workspace, slot, v);
 #endif
-    prefix = have ? SG_COMBINE(v, prefix) : v;  // the farther chunk first
-    have = 1;
-    --pred;
+  return flag;
+}
+
+// The look-back of every line of the tile at once, by the whole block: in
+// each round, thread (slice s, lane l) reads the status of chunk
+// window - s of line l, so that a round covers `slices` chunks of every line
+// with one wait; the first thread of each line then combines its line's
+// chunks from the nearest down to the nearest INCLUSIVE one. Rounds go on,
+// `slices` chunks farther each, while a line has found none; a line that
+// has found one reads no more. Returns, to the threads of slice 0, the
+// combine of chunks 0 .. chunk - 1 of their line. Statuses lie tile by
+// tile, a tile's lines side by side (`status0`: the first status of this
+// strip's chunk 0), so that a round's reads are coalesced. `more`: two ints
+// of shared memory, more[0] zero on entry.
+SG_FN SG_T SG_NAME(sg_axis_lookback)(SG_LOCAL SG_NAME(sg_shape_shared)* shared, SG_LOCAL int* more,
+                                     SG_GLOBAL unsigned char* workspace, scangen_u64 status0, scangen_u64 chunk,
+                                     int lanes, int valid, const SG_GLOBAL SG_IN* in, scangen_u64 base,
+                                     scangen_u64 stride, scangen_u64 length, scangen_u64 depth) {
+  const int tid = SG_THREAD(), lane = tid % lanes, slice = tid / lanes, slices = SG_THREADS / lanes;
+  SG_T prefix = SG_IDENTITY();
+  int have = 0, round = 0, done = !valid;  // done: this thread's line has found its INCLUSIVE status
+  long long window = (long long)chunk - 1;  // the nearest chunk of this round
+  if (slice == 0) shared->f[1][lane] = 0;     // set by the line's first thread when it has found it
+  for (;;) {
+    const long long pred = window - slice;
+    SG_T v = SG_IDENTITY();
+    unsigned int flag = SG_FLAG_INVALID;
+    if (!done && pred >= 0)
+      flag = SG_NAME(sg_axis_status)(workspace, status0 + (scangen_u64)pred * (scangen_u64)lanes + (scangen_u64)lane,
+                                     pred, in, base, stride, length, depth, &v);
+    shared->v[0][tid] = v;
+    shared->f[0][tid] = (int)flag;
+    SG_BARRIER();
+    if (tid == 0) more[(round + 1) & 1] = 0;  // read last in the round before this one
+    if (slice == 0 && !done) {
+      SG_T w = shared->v[0][lane];
+      int found = shared->f[0][lane] == (int)SG_FLAG_INCLUSIVE;
+      for (int s = 1; s < slices && !found && window - s >= 0; ++s) {
+        w = SG_COMBINE(shared->v[0][s * lanes + lane], w);  // the farther chunk first
+        found = shared->f[0][s * lanes + lane] == (int)SG_FLAG_INCLUSIVE;
+      }
+      prefix = have ? SG_COMBINE(w, prefix) : w;
+      have = 1;
+      if (found)
+        shared->f[1][lane] = 1;
+      else
+        more[round & 1] = 1;
+    }
+    SG_BARRIER();
+    if (!more[round & 1]) break;
+    done = done || shared->f[1][lane];  // a line that has found it takes no part in later rounds
+    window -= slices;
+    ++round;
   }
   return prefix;
 }
@@ -93,6 +142,14 @@ SG_FN scangen_u64 SG_NAME(sg_line_base)(scangen_u64 l, scangen_u64 e1, scangen_u
 #else
 #define SG_AXIS_STAGED 0
 #endif
+// The element I/O's loops: unrolled on CUDA; not on OpenCL, where with
+// #pragma unroll on both PoCL's build of the kernel wrote past the output in
+// the OpenCL shape sweep's column scans (4095 x 2, axis 0).
+#ifdef __OPENCL_VERSION__
+#define SG_AXIS_UNROLL
+#else
+#define SG_AXIS_UNROLL _Pragma("unroll")
+#endif
 
 // This thread's SG_ITEMS positions start + slice x SG_ITEMS + i of its line
 // (`base`, `stride` along the axis), the identity past `length` or off the
@@ -101,86 +158,116 @@ SG_FN void SG_NAME(sg_axis_load)(const SG_GLOBAL SG_IN* in, scangen_u64 base, sc
                                  scangen_u64 start, scangen_u64 length, int lanes, SG_T* items,
                                  SG_LOCAL SG_T* exchange) {
   const int tid = SG_THREAD(), lane = tid % lanes, slice = tid / lanes;
+  // The chunk lies wholly in the line: no checks, one address step an item.
+  const int full = valid && start + (scangen_u64)(SG_THREADS / lanes * SG_ITEMS) <= length;
 #if SG_AXIS_STAGED
-  const int slices = SG_THREADS / lanes;
+  if (lanes < 32) {  // else a warp's reads of an item are 32 lines side by side either way
+    const int slices = SG_THREADS / lanes;
+    if (full) {
+      const SG_GLOBAL SG_IN* src = in + base + (start + (scangen_u64)slice) * stride;
+      const scangen_u64 step = (scangen_u64)slices * stride;
 #pragma unroll
-  for (int i = 0; i < SG_ITEMS; ++i) {
-    const scangen_u64 p = start + (scangen_u64)(i * slices + slice);
-    exchange[SG_XPAD(i * SG_THREADS + tid)] = valid && p < length ? SG_CONVERT(in[base + p * stride]) : SG_IDENTITY();
+      for (int i = 0; i < SG_ITEMS; ++i) exchange[SG_XPAD(i * SG_THREADS + tid)] = SG_CONVERT(src[(scangen_u64)i * step]);
+    } else {
+#pragma unroll
+      for (int i = 0; i < SG_ITEMS; ++i) {
+        const scangen_u64 p = start + (scangen_u64)(i * slices + slice);
+        exchange[SG_XPAD(i * SG_THREADS + tid)] = valid && p < length ? SG_CONVERT(in[base + p * stride]) : SG_IDENTITY();
+      }
+    }
+    SG_BARRIER();
+#pragma unroll
+    for (int i = 0; i < SG_ITEMS; ++i) items[i] = exchange[SG_XPAD((slice * SG_ITEMS + i) * lanes + lane)];
+    SG_BARRIER();
+    return;
   }
-  SG_BARRIER();
-#pragma unroll
-  for (int i = 0; i < SG_ITEMS; ++i) items[i] = exchange[SG_XPAD((slice * SG_ITEMS + i) * lanes + lane)];
-  SG_BARRIER();
-#else
+#endif
   (void)exchange;
   (void)lane;
-  // Not unrolled: with #pragma unroll here and on the store, PoCL's build of
-  // the kernel wrote past the output in the OpenCL shape sweep's column scans
-  // (4095 x 2, axis 0).
+  if (full) {
+    const SG_GLOBAL SG_IN* src = in + base + (start + (scangen_u64)(slice * SG_ITEMS)) * stride;
+    SG_AXIS_UNROLL
+    for (int i = 0; i < SG_ITEMS; ++i) items[i] = SG_CONVERT(src[(scangen_u64)i * stride]);
+    return;
+  }
+  SG_AXIS_UNROLL
   for (int i = 0; i < SG_ITEMS; ++i) {
     const scangen_u64 p = start + (scangen_u64)(slice * SG_ITEMS + i);
     items[i] = valid && p < length ? SG_CONVERT(in[base + p * stride]) : SG_IDENTITY();
   }
-#endif
 }
 
-// This thread's outputs (inclusive or exclusive) from its items and `acc`,
-// the line's elements before its first item (`have`: there are some).
-SG_FN void SG_NAME(sg_axis_outputs)(const SG_T* items, SG_T acc, int have, int inclusive, SG_T* out) {
+// The output (inclusive or exclusive) of the thread's next item `x`, from
+// `acc`, the line's elements before it (`have`: there are some), which it
+// then advances past `x`.
+SG_FN SG_T SG_NAME(sg_axis_next)(SG_T x, SG_T* acc, int* have, int inclusive) {
 #if SG_SEEDED
   const SG_T seed = SG_INIT();
-#endif
-#pragma unroll
-  for (int i = 0; i < SG_ITEMS; ++i) {
-    if (!inclusive) {
-#if SG_SEEDED
-      out[i] = have ? SG_COMBINE(seed, acc) : seed;
+  SG_T v = *have ? SG_COMBINE(seed, *acc) : seed;
 #else
-      out[i] = have ? acc : SG_IDENTITY();
+  SG_T v = *have ? *acc : SG_IDENTITY();
 #endif
-    }
-    acc = have ? SG_COMBINE(acc, items[i]) : items[i];
-    have = 1;
-    if (inclusive) {
+  *acc = *have ? SG_COMBINE(*acc, x) : x;
+  *have = 1;
+  if (inclusive) {
 #if SG_SEEDED
-      out[i] = SG_COMBINE(seed, acc);
+    v = SG_COMBINE(seed, *acc);
 #else
-      out[i] = acc;
+    v = *acc;
 #endif
-    }
   }
+  return v;
 }
 
 // The outputs (`outputs` of them: out0, then out1; inclusive first), each
-// computed right before it is written, from one call site (see sg_rows_store).
+// element computed right before it is written, from one call site (see sg_rows_store).
 SG_FN void SG_NAME(sg_axis_store)(SG_GLOBAL SG_T* out0, SG_GLOBAL SG_T* out1, int outputs, scangen_u64 base,
                                   scangen_u64 stride, int valid, scangen_u64 start, scangen_u64 length, int lanes,
                                   const SG_T* items, SG_T acc, int have, SG_LOCAL SG_T* exchange) {
   const int tid = SG_THREAD(), lane = tid % lanes, slice = tid / lanes;
-  SG_T values[SG_ITEMS];
+  const int full = valid && start + (scangen_u64)(SG_THREADS / lanes * SG_ITEMS) <= length;  // as in sg_axis_load
   for (int o = 0; o < outputs; ++o) {
     SG_GLOBAL SG_T* out = o == 0 ? out0 : out1;
-    SG_NAME(sg_axis_outputs)(items, acc, have, SG_INCLUSIVE_OUT && o == 0, values);
+    const int inclusive = SG_INCLUSIVE_OUT && o == 0;
+    SG_T a = acc;  // each output computed as it is written: no array of them held
+    int h = have;
 #if SG_AXIS_STAGED
-    const int slices = SG_THREADS / lanes;
+    if (lanes < 32) {  // as in sg_axis_load
+      const int slices = SG_THREADS / lanes;
 #pragma unroll
-    for (int i = 0; i < SG_ITEMS; ++i) exchange[SG_XPAD((slice * SG_ITEMS + i) * lanes + lane)] = values[i];
-    SG_BARRIER();
+      for (int i = 0; i < SG_ITEMS; ++i)
+        exchange[SG_XPAD((slice * SG_ITEMS + i) * lanes + lane)] = SG_NAME(sg_axis_next)(items[i], &a, &h, inclusive);
+      SG_BARRIER();
+      if (full) {
+        SG_GLOBAL SG_T* dst = out + base + (start + (scangen_u64)slice) * stride;
+        const scangen_u64 step = (scangen_u64)slices * stride;
 #pragma unroll
-    for (int i = 0; i < SG_ITEMS; ++i) {
-      const scangen_u64 p = start + (scangen_u64)(i * slices + slice);
-      if (valid && p < length) out[base + p * stride] = exchange[SG_XPAD(i * SG_THREADS + tid)];
-    }
-    SG_BARRIER();
-#else
-    (void)exchange;
-    (void)lane;
-    for (int i = 0; i < SG_ITEMS; ++i) {  // not unrolled: see sg_axis_load
-      const scangen_u64 p = start + (scangen_u64)(slice * SG_ITEMS + i);
-      if (valid && p < length) out[base + p * stride] = values[i];
+        for (int i = 0; i < SG_ITEMS; ++i) dst[(scangen_u64)i * step] = exchange[SG_XPAD(i * SG_THREADS + tid)];
+      } else {
+#pragma unroll
+        for (int i = 0; i < SG_ITEMS; ++i) {
+          const scangen_u64 p = start + (scangen_u64)(i * slices + slice);
+          if (valid && p < length) out[base + p * stride] = exchange[SG_XPAD(i * SG_THREADS + tid)];
+        }
+      }
+      SG_BARRIER();
+      continue;
     }
 #endif
+    (void)exchange;
+    (void)lane;
+    if (full) {
+      SG_GLOBAL SG_T* dst = out + base + (start + (scangen_u64)(slice * SG_ITEMS)) * stride;
+      SG_AXIS_UNROLL
+      for (int i = 0; i < SG_ITEMS; ++i) dst[(scangen_u64)i * stride] = SG_NAME(sg_axis_next)(items[i], &a, &h, inclusive);
+      continue;
+    }
+    SG_AXIS_UNROLL
+    for (int i = 0; i < SG_ITEMS; ++i) {
+      const scangen_u64 p = start + (scangen_u64)(slice * SG_ITEMS + i);
+      const SG_T v = SG_NAME(sg_axis_next)(items[i], &a, &h, inclusive);
+      if (valid && p < length) out[base + p * stride] = v;
+    }
   }
 }
 
@@ -214,6 +301,7 @@ SG_KERNEL SG_BOUNDS(SG_THREADS) void SG_NAME(axis_kernel)(
     SG_GLOBAL unsigned char* workspace) {
   SG_SHARED SG_NAME(sg_shape_shared) shared;
   SG_SHARED SG_ALIGN16 SG_T exchange[SG_EXCHANGE];
+  SG_SHARED int more[2];  // the look-back's rounds
   const scangen_u64 lines = extent0 * extent1 * extent2, length = extent3;
   if (lines == 0 || length == 0) {
 #if SG_AGGREGATE_OUT
@@ -239,30 +327,39 @@ SG_KERNEL SG_BOUNDS(SG_THREADS) void SG_NAME(axis_kernel)(
   shared.v[0][tid] = sum;
   SG_BARRIER();
   int src = 0;
-  for (int d = 1; d < SG_THREADS; d <<= 1) {
+  for (int d = 1; d < slices; d <<= 1) {  // `slices` is the same in every thread: the barriers are too
     SG_T v = shared.v[src][tid];
-    if (d < slices && slice >= d) v = SG_COMBINE(shared.v[src][tid - d * L], v);
+    if (slice >= d) v = SG_COMBINE(shared.v[src][tid - d * L], v);
     shared.v[1 - src][tid] = v;
     src = 1 - src;
     SG_BARRIER();
   }
-  if (slice == 0 && chunks > 1) {
-    const SG_T total = shared.v[src][(slices - 1) * L + lane];
-    const scangen_u64 status0 = line * chunks;
-    if (chunk == 0) {
-      SG_NAME(sg_status_store)(workspace, status0, SG_FLAG_INCLUSIVE, total);
-    } else {
-      SG_NAME(sg_status_store)(workspace, status0 + chunk, SG_FLAG_AGGREGATE, total);
-      const SG_T carry = SG_NAME(sg_line_lookback)(workspace, status0, chunk, in, in_base, in_stride3, length, depth);
-      SG_NAME(sg_status_store)(workspace, status0 + chunk, SG_FLAG_INCLUSIVE, SG_COMBINE(carry, total));
-      shared.carry[lane] = carry;
+  // This thread's elements of the chunk before its items, and (slice 0) the
+  // line's chunk total; then the shared buffers are free for the look-back.
+  const SG_T before = slice > 0 ? shared.v[src][tid - L] : SG_IDENTITY();
+  const SG_T total = shared.v[src][(slices - 1) * L + lane];
+  if (tid == 0) more[0] = 0;
+  SG_BARRIER();
+  if (chunks > 1) {
+    // Statuses tile by tile, the tile's lines side by side: (strip x chunks + chunk) x lanes + lane.
+    const scangen_u64 status0 = strip * chunks * lanes;
+    if (slice == 0 && valid)
+      SG_NAME(sg_status_store)(workspace, status0 + chunk * lanes + (scangen_u64)lane,
+                               chunk == 0 ? SG_FLAG_INCLUSIVE : SG_FLAG_AGGREGATE, total);
+    if (chunk > 0) {  // the same in every thread of the tile
+      const SG_T carry = SG_NAME(sg_axis_lookback)(&shared, more, workspace, status0, chunk, L, valid, in, in_base,
+                                                   in_stride3, length, depth);
+      if (slice == 0 && valid) {
+        SG_NAME(sg_status_store)(workspace, status0 + chunk * lanes + (scangen_u64)lane, SG_FLAG_INCLUSIVE,
+                                 SG_COMBINE(carry, total));
+        shared.carry[lane] = carry;
+      }
+      SG_BARRIER();
     }
   }
-  SG_BARRIER();
   int have = chunk > 0;
   SG_T acc = have ? shared.carry[lane] : SG_IDENTITY();
   if (slice > 0) {
-    const SG_T before = shared.v[src][tid - L];
     acc = have ? SG_COMBINE(acc, before) : before;
     have = 1;
   }
@@ -287,3 +384,4 @@ SG_KERNEL SG_BOUNDS(SG_THREADS) void SG_NAME(axis_kernel)(
                          length, L, items, acc, have, exchange);
 }
 #undef SG_AXIS_STAGED
+#undef SG_AXIS_UNROLL
