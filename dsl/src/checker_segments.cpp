@@ -43,7 +43,9 @@ void Checker::check_segments_fit(const ast::Item& item, const Items& items, cons
   const SourceLoc loc = item.values.empty() ? item.loc : item.values[0]->loc;
   if (spec.level != Level::Device) {
     error(loc, "'segments' given at run time are for device-level scans (level = device); at " +
-                   std::string(to_string(spec.level)) + " level a scan's segments are its groups");
+                   std::string(to_string(spec.level)) +
+                   " level a scan's segments are its groups; 'head_flags = true;' gives its device functions "
+                   "head-flag segmented variants");
   } else if (spec.algorithm != Algorithm::DecoupledLookback) {
     const ast::Item* algorithm = find_setting(items, "algorithm");
     error(loc,
