@@ -1,5 +1,6 @@
 // The checker's segmented-scan settings: `segments = flags | offsets | keys;`,
 // `offset = <integer type>;` and `key = <scalar type>;`.
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -42,7 +43,9 @@ void Checker::check_segments_fit(const ast::Item& item, const Items& items, cons
   const SourceLoc loc = item.values.empty() ? item.loc : item.values[0]->loc;
   if (spec.level != Level::Device) {
     error(loc, "'segments' given at run time are for device-level scans (level = device); at " +
-                   std::string(to_string(spec.level)) + " level a scan's segments are its groups");
+                   std::string(to_string(spec.level)) +
+                   " level a scan's segments are its groups; 'head_flags = true;' gives its device functions "
+                   "head-flag segmented variants");
   } else if (spec.algorithm != Algorithm::DecoupledLookback) {
     const ast::Item* algorithm = find_setting(items, "algorithm");
     error(loc,
@@ -85,6 +88,22 @@ void Checker::check_segments(const Items& items, Spec& spec) {
     error(key->loc, "'key' is the type of the keys of 'segments = keys;', which this scan does not set");
   else if (key)
     if (auto k = segment_type_setting(*key, key_kind, "an integer type or f32")) spec.key = *k;
+}
+
+// head_flags = true: the warp- and block-level device functions gain
+// head-flag segmented variants (P_inclusive_segmented, ...).
+void Checker::check_head_flags(const Items& items, Spec& spec) {
+  const ast::Item* it = find_setting(items, "head_flags");
+  if (!it) return;
+  const std::optional<bool> b = bool_setting(*it);
+  if (!b) return;
+  if (*b && spec.level == Level::Device) {
+    error(it->values.empty() ? it->loc : it->values[0]->loc,
+          "'head_flags' gives the device functions of warp- and block-level scans head-flag variants; a "
+          "device-level scan takes its segments from 'segments = flags;'");
+    return;
+  }
+  spec.head_flags = *b;
 }
 
 }  // namespace scangen::dsl::checking

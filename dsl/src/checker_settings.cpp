@@ -108,7 +108,8 @@ Items Checker::collect_items(const ast::ScanDecl& scan) {
                                                  "segments",
                                                  "offset",
                                                  "key",
-                                                 "shape"};
+                                                 "shape",
+                                                 "head_flags"};
   Items items;
   for (const ast::Item& item : scan.items) {
     if (std::find(kKeys.begin(), kKeys.end(), item.key) == kKeys.end()) {
@@ -146,6 +147,7 @@ Spec Checker::check_scan(const ast::ScanDecl& scan) {
   check_flags(items, spec);
   check_reverse(items, spec);
   check_segments(items, spec);
+  check_head_flags(items, spec);  // checker_segments.cpp
   check_shape(items, spec);
   check_convert_index(items, spec);  // checker_fused.cpp
   return spec;

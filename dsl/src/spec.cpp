@@ -449,6 +449,7 @@ std::string Spec::to_string() const {
   if (init_exclusive_only) out += "  init_applies_to = exclusive;\n";  // only when set: other specs' text as before
   if (reverse) out += "  reverse = true;\n";  // printed only when set: a forward spec's text (and hash) as before
   out += segments_to_string(*this);
+  if (head_flags) out += "  head_flags = true;\n";  // only when set: other specs' text (and hash) as before
   if (shape != Shape::Flat) out += std::string("  shape = ") + dsl::to_string(shape) + ";\n";
   out += "}\n";
   return out;
@@ -466,7 +467,7 @@ bool operator==(const Spec& a, const Spec& b) {
          a.mode == b.mode && same_expr(a.init ? a.init : a.identity, b.init ? b.init : b.identity) &&
          a.aggregate == b.aggregate && a.running_total == b.running_total && a.targets == b.targets &&
          a.deterministic == b.deterministic && a.init_exclusive_only == b.init_exclusive_only &&
-         a.reverse == b.reverse && a.segments == b.segments &&
+         a.reverse == b.reverse && a.segments == b.segments && a.head_flags == b.head_flags &&
          (a.segments != Segments::Offsets || a.offset == b.offset) &&
          (a.segments != Segments::Keys || a.key == b.key) && a.shape == b.shape;
 }

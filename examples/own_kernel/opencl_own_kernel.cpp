@@ -8,7 +8,9 @@
 // kernel, which loads 512 ints per work-group, scans them with
 // block_sum_inclusive() and writes the scan and each work-group's total,
 // builds the program for the first OpenCL device, runs it on random data and
-// checks the result against a loop on the CPU.
+// checks the result against a loop on the CPU; then the same with a second
+// kernel, which scans segments marked by head flags with
+// block_sum_exclusive_segmented().
 //
 // Exit status: 0 OK, 1 a wrong result or an OpenCL error, 2 no OpenCL device
 // or no input file.
@@ -58,6 +60,23 @@ void own_block_prefix_sums(__global const int* in, __global int* out, __global i
   for (int i = 0; i < OWN_ITEMS; ++i)
     if (first + i < n) out[first + i] = items[i];
   if (get_local_id(0) == 0) block_totals[get_group_id(0)] = total;
+}
+
+// Segmented: a nonzero flag starts a segment (head_flags = true in block_sum.scan).
+__kernel __attribute__((reqd_work_group_size(OWN_THREADS, 1, 1)))
+void own_segmented_sums(__global const int* in, __global const uchar* flags, __global int* out, uint n) {
+  __local block_sum_seg_temp temp;  // the scratch of the head-flag functions
+  const uint first = (uint)get_group_id(0) * (OWN_THREADS * OWN_ITEMS) + (uint)get_local_id(0) * OWN_ITEMS;
+  block_sum_T items[OWN_ITEMS];
+  uchar heads[OWN_ITEMS];
+  for (int i = 0; i < OWN_ITEMS; ++i) {
+    items[i] = first + i < n ? in[first + i] : block_sum_identity();
+    heads[i] = first + i < n ? flags[first + i] : 0;  // the identity only extends the last segment
+  }
+  // Each segment's exclusive sums: 0 at its first element (and at each work-group's first).
+  block_sum_exclusive_segmented(&temp, items, heads, items);
+  for (int i = 0; i < OWN_ITEMS; ++i)
+    if (first + i < n) out[first + i] = items[i];
 }
 )CLC";
 
@@ -117,6 +136,47 @@ cl_device_id first_device() {
     if (n > 0) return d;
   }
   return nullptr;
+}
+
+// Runs own_segmented_sums on `in` with random flags and checks it against a
+// loop; returns the number of wrong values.
+int check_segmented(cl_context context, cl_command_queue queue, cl_program program, const std::vector<cl_int>& in,
+                    cl_mem in_buf, size_t groups) {
+  cl_int err = CL_SUCCESS;
+  cl_kernel kernel = clCreateKernel(program, "own_segmented_sums", &err);
+  CHECK(err);
+  const cl_uint n = static_cast<cl_uint>(in.size());
+  std::vector<cl_uchar> flags(n);
+  std::mt19937 rng(7);
+  std::uniform_int_distribution<int> die(0, 7);
+  for (cl_uchar& f : flags) f = die(rng) == 0 ? 1 : 0;  // segments of 8 elements on average
+  cl_mem flags_buf = clCreateBuffer(context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, n, flags.data(), &err);
+  CHECK(err);
+  cl_mem out_buf = clCreateBuffer(context, CL_MEM_WRITE_ONLY, n * sizeof(cl_int), nullptr, &err);
+  CHECK(err);
+  CHECK(clSetKernelArg(kernel, 0, sizeof in_buf, &in_buf));
+  CHECK(clSetKernelArg(kernel, 1, sizeof flags_buf, &flags_buf));
+  CHECK(clSetKernelArg(kernel, 2, sizeof out_buf, &out_buf));
+  CHECK(clSetKernelArg(kernel, 3, sizeof n, &n));
+  const size_t local = kThreads;
+  const size_t global = groups * local;
+  CHECK(clEnqueueNDRangeKernel(queue, kernel, 1, nullptr, &global, &local, 0, nullptr, nullptr));
+  std::vector<cl_int> out(n);
+  CHECK(clEnqueueReadBuffer(queue, out_buf, CL_TRUE, 0, n * sizeof(cl_int), out.data(), 0, nullptr, nullptr));
+  CHECK(clReleaseMemObject(out_buf));
+  CHECK(clReleaseMemObject(flags_buf));
+  CHECK(clReleaseKernel(kernel));
+
+  // The CPU's answer: an exclusive prefix sum restarting at every flag and every kSegment elements.
+  int wrong = 0;
+  int64_t sum = 0;
+  for (size_t i = 0; i < n; ++i) {
+    if (flags[i] || i % kSegment == 0) sum = 0;
+    if (out[i] != sum && ++wrong <= 10)
+      std::fprintf(stderr, "segmented out[%zu] = %d, expected %lld\n", i, out[i], static_cast<long long>(sum));
+    sum += in[i];
+  }
+  return wrong;
 }
 
 }  // namespace
@@ -226,6 +286,8 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "block_totals[%zu] = %d, expected %lld\n", g, totals[g], static_cast<long long>(sum));
   }
 
+  wrong += check_segmented(context, queue, program, in, in_buf, groups);
+
   CHECK(clReleaseMemObject(totals_buf));
   CHECK(clReleaseMemObject(out_buf));
   CHECK(clReleaseMemObject(in_buf));
@@ -238,6 +300,7 @@ int main(int argc, char** argv) {
     std::printf("FAIL: %d wrong values in %u elements, %zu work-groups\n", wrong, n, groups);
     return 1;
   }
-  std::printf("OK: %u elements in %zu work-groups of %d x %d match the CPU\n", n, groups, kThreads, kItems);
+  std::printf("OK: %u elements in %zu work-groups of %d x %d match the CPU, scanned whole and in segments\n", n,
+              groups, kThreads, kItems);
   return 0;
 }

@@ -51,6 +51,58 @@ Holes scan_holes(const Plan& plan) {
   return h;
 }
 
+// The holes of a head_flags scan's second part: the pair's names, under
+// `prefix` (P_ for the pair and the public functions, P_seg_ for the pair's
+// group scan).
+Holes head_flag_holes(const Plan& plan, const std::string& prefix) {
+  Holes h;
+  h.names(prefix);
+  for (const auto& [k, v] : head_flag_constants(plan))
+    if (k == "SG_T" || k == "SG_IN" || k == "SG_COMBINE" || k == "SG_IDENTITY" || k == "SG_INIT" || k == "SG_CONVERT")
+      h.set(k, v);
+  h.when("seed_both", !plan.seed_exclusive_only).when("seed_exclusive", plan.seed_exclusive_only);
+  return h;
+}
+
+// A scan's templates and their constants, the first part of its text.
+void scan_part(const Plan& p, const BackendEmitter& be, Holes& scan) {
+  Holes& part = scan.add("part");
+  part.set("SG_PART", "the constants its templates are written against").set("SG_PREFIX", p.spec.name + "_");
+  for (const auto& [k, v] : template_constants(p)) part.add("constant").set("SG_CONSTANT", k).set("SG_VALUE", v);
+  Holes holes = scan_holes(p);
+  holes.when("forward", !p.reverse).when("reverse", p.reverse);  // io.h's functions or io_mirror.h's
+  holes.when("indexed", p.convert_index);                        // the loads pass convert the element's index
+  for (const std::string& t : p.templates) {
+    Holes& each = part.add("template");
+    const bool atomic = p.counter && needs_counter_update(t);
+    if (atomic) {
+      const BackendEmitter::AtomicUpdate a = be.atomic_update(p);
+      holes.set("SG_ATOMIC", a.function).set("SG_ATOMIC_POINTER", a.pointer).set("SG_ATOMIC_TYPE", a.type);
+      each.set("SG_ATOMIC_TEXT", fill_template("common/atomic_combine.h", holes));
+    }
+    each.when("atomic", atomic).set("SG_PATH", t).set("SG_TEXT", fill_template(t, holes));
+  }
+}
+
+// head_flags = true: the pair, its group scan (names P_seg_*) and the
+// head-flag functions, with the pair's constants, the second part.
+void head_flag_part(const Plan& p, Holes& scan) {
+  if (!p.head_flags.on) return;
+  const std::string own = p.spec.name + "_", pairs = p.spec.name + "_seg_";
+  Holes& part = scan.add("part");
+  part.set("SG_PART", "its head-flag functions, which scan (heads, value) pairs: their constants")
+      .set("SG_PREFIX", pairs);
+  for (const auto& [k, v] : head_flag_constants(p)) part.add("constant").set("SG_CONSTANT", k).set("SG_VALUE", v);
+  for (const std::string& t : p.head_flags.templates) {
+    // The pair and the public functions take the scan's names; the group scan the pair's.
+    const bool own_names = t == "common/segmented_pair.h" || t == "common/api_segmented.h";
+    Holes& each = part.add("template");
+    each.when("atomic", false)
+        .set("SG_PATH", t)
+        .set("SG_TEXT", fill_template(t, head_flag_holes(p, own_names ? own : pairs)));
+  }
+}
+
 }  // namespace
 
 std::string compile_options(Backend backend) { return exact_float_options(backend); }
@@ -94,27 +146,14 @@ std::string emit(const std::vector<Plan>& plans, const EmitOptions& options) {
         .set("SG_FROM", p.spec.file.empty() ? "" : " from " + p.spec.file)
         .set("SG_LEVEL", dsl::to_string(p.level))
         .set("SG_ALGORITHM", dsl::to_string(p.algorithm))
-        .set("SG_PREFIX", p.spec.name + "_")
         .set("SG_PREAMBLE", [&p, backend, source_name](long line) {
           PreambleOptions po;
           po.source_name = source_name;
           po.first_line = static_cast<int>(line);  // for its #line directives
           return emit_preamble(p.spec, backend, po);
         });
-    for (const auto& [k, v] : template_constants(p)) scan.add("constant").set("SG_CONSTANT", k).set("SG_VALUE", v);
-    Holes holes = scan_holes(p);
-    holes.when("forward", !p.reverse).when("reverse", p.reverse);  // io.h's functions or io_mirror.h's
-    holes.when("indexed", p.convert_index);                        // the loads pass convert the element's index
-    for (const std::string& t : p.templates) {
-      Holes& each = scan.add("template");
-      const bool atomic = p.counter && needs_counter_update(t);
-      if (atomic) {
-        const BackendEmitter::AtomicUpdate a = be.atomic_update(p);
-        holes.set("SG_ATOMIC", a.function).set("SG_ATOMIC_POINTER", a.pointer).set("SG_ATOMIC_TYPE", a.type);
-        each.set("SG_ATOMIC_TEXT", fill_template("common/atomic_combine.h", holes));
-      }
-      each.when("atomic", atomic).set("SG_PATH", t).set("SG_TEXT", fill_template(t, holes));
-    }
+    scan_part(p, be, scan);
+    head_flag_part(p, scan);
   }
   return fill_template("common/source.h", h);
 }

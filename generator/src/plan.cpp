@@ -270,6 +270,33 @@ void decide_io(Plan& p) {
                      std::to_string(kMaxSharedBytes) + " a block may declare; use fewer threads or another algorithm");
 }
 
+// head_flags = true: the pair scan of the head-flag functions, planned as the
+// group's own scan of an element of the pair's size.
+void decide_head_flags(Plan& p, const dsl::Spec& spec, const Target& target, const DeviceTuning& tuning) {
+  if (!spec.head_flags) return;
+  if (p.level == Level::Device || p.segmented.on())
+    fail(spec, "head_flags is for warp- and block-level scans (device level: segments = flags)");
+  Plan q;
+  decide_scan(q, spec, target);
+  q.element_bytes = segmented_pair_bytes(spec.type);
+  if (spec.algorithm == Algorithm::Coalesced && q.element_bytes > kMaxShuffleBytes)
+    fail(spec, "head_flags with algorithm 'coalesced' shuffles (heads, value) pairs of " +
+                   std::to_string(q.element_bytes) + " bytes, more than " + std::to_string(kMaxShuffleBytes));
+  decide_group_shape(q, spec, tuning);
+  decide_tile(q, decide_block_algorithm(q));
+  Plan::HeadFlags& h = p.head_flags;
+  h.on = true;
+  h.pair_bytes = q.element_bytes;
+  h.exchange = q.exchange;
+  h.shuffle_words = q.shuffle_words;
+  h.lane_scratch = q.lane_scratch;
+  h.temp_bytes = q.temp_bytes;
+  h.templates = {"common/segmented_pair.h"};
+  if (q.uses_lanes) h.templates.push_back(template_file(q.exchange));
+  h.templates.push_back(group_template(q));
+  h.templates.push_back("common/api_segmented.h");
+}
+
 }  // namespace
 
 uint64_t workspace_bytes(const Plan& plan, uint64_t n) {
@@ -382,6 +409,7 @@ Plan make_plan(const dsl::Spec& spec, const Target& target, const DeviceTuning& 
   decide_shape(p);
   decide_io(p);
   p.templates = plan_templates(p);
+  decide_head_flags(p, spec, target, tuning);
   plan_kernels(p);
   shape_kernels(p);
   return p;

@@ -176,6 +176,16 @@ std::string to_string(const Plan& p) {
   }
   line(o, "device functions", joined(p.device_functions));
   line(o, "templates", joined(p.templates));
+  if (p.head_flags.on) {
+    const Plan::HeadFlags& h = p.head_flags;
+    std::string ex = p.uses_lanes ? std::string(", lane exchange ") + to_string(h.exchange) : std::string();
+    if (h.shuffle_words) ex += " (" + std::to_string(h.shuffle_words) + " word(s) per pair)";
+    line(o, "head flags",
+         "the *_segmented functions scan (heads, value) pairs of " + std::to_string(h.pair_bytes) +
+             " bytes with the group's algorithm again, named " + p.spec.name + "_seg_*" + ex + "; scratch " +
+             std::to_string(h.temp_bytes) + " bytes per group (" + p.spec.name + "_seg_temp)");
+    line(o, "head-flag templates", joined(h.templates));
+  }
   return o;
 }
 

@@ -15,6 +15,11 @@ std::vector<std::string> public_functions(const Plan& p) {
   const std::string& n = p.spec.name;
   std::vector<std::string> f = {n + "_inclusive", n + "_exclusive", n + "_inclusive_exclusive", n + "_reduce",
                                 n + "_broadcast"};
+  if (p.head_flags.on) {  // api_segmented.h
+    f.push_back(n + "_inclusive_segmented");
+    f.push_back(n + "_exclusive_segmented");
+    f.push_back(n + "_inclusive_exclusive_segmented");
+  }
   if (p.counter) {
     f.push_back(n + "_inclusive_update");
     f.push_back(n + "_exclusive_update");

@@ -35,6 +35,7 @@ const std::vector<Entry>& catalogue() {
       {"common/block_hillis_steele.h", {}},
       {"common/block_blelloch.h", {}},
       {"common/api.h", {}, false, false, true},
+      {"common/api_segmented.h", {}},
       {"common/io.h", {}},
       {"common/io_mirror.h", {"common/io.h"}},
       {"common/entry.h", {"common/api.h", "common/io.h"}},
@@ -191,6 +192,29 @@ std::vector<std::pair<std::string, std::string>> template_constants(const Plan& 
   number("SG_GROUP_UPDATE", p.counter ? 1 : 0);
   if (p.reverse) number("SG_REVERSE", 1);  // only when set: a forward scan's text as before
   if (p.segmented.on()) detail::segmented_constants(p, c);
+  return c;
+}
+
+std::vector<std::pair<std::string, std::string>> head_flag_constants(const Plan& p) {
+  const Plan::HeadFlags& h = p.head_flags;
+  const std::string pair = p.spec.name + "_seg";
+  std::vector<std::pair<std::string, std::string>> c;
+  for (auto [name, value] : template_constants(p)) {
+    if (name == "SG_SHFL_WORDS" || name == "SG_LANE_SCRATCH") continue;  // the pair's, below
+    if (name == "SG_T") value = pair;
+    if (name == "SG_COMBINE") value = pair + "_combine";
+    if (name == "SG_IDENTITY") value = pair + "_identity";
+    if (name == "SG_INIT") value = pair + "_init";
+    if (name == "SG_CONVERT") value = pair + "_convert";
+    c.emplace_back(name, value);
+  }
+  if (h.shuffle_words) c.emplace_back("SG_SHFL_WORDS", std::to_string(h.shuffle_words));
+  if (p.uses_lanes) c.emplace_back("SG_LANE_SCRATCH", std::to_string(h.lane_scratch));
+  c.emplace_back("SG_VALUE_T", p.names.value_type);
+  c.emplace_back("SG_VALUE_COMBINE", p.names.combine);
+  c.emplace_back("SG_VALUE_IDENTITY", p.names.identity);
+  c.emplace_back("SG_VALUE_INIT", p.names.init);
+  c.emplace_back("SG_VALUE_CONVERT", p.names.convert);
   return c;
 }
 

@@ -9,7 +9,8 @@ SG_BEGIN(scan)
 
 // ---- scan 'SG_SCAN' ----
 SG_PREAMBLE
-// ---- scan 'SG_SCAN': the constants its templates are written against ----
+SG_BEGIN(part)
+// ---- scan 'SG_SCAN': SG_PART ----
 #define SG_NAME(name) SG_PREFIX##name
 SG_BEGIN(constant)
 #define SG_CONSTANT SG_VALUE
@@ -26,4 +27,5 @@ SG_END(template)
 SG_BEGIN(constant)
 #undef SG_CONSTANT
 SG_END(constant)
+SG_END(part)
 SG_END(scan)

@@ -1,5 +1,6 @@
 // Spec -> Plan decisions and the emitted text's shape: what can be checked
 // without a compiler.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <limits>
 #include <stdexcept>
@@ -531,4 +532,44 @@ TEST_CASE("plan: a shape refuses what it is not generated with", "[plan][shape]"
   scangen::dsl::Spec s = load_one("scan s { type = i32; op = add; level = device; shape = rows; }");
   s.algorithm = scangen::dsl::Algorithm::ReduceThenScan;
   CHECK_THROWS_WITH(make_plan(s, Backend::Cuda), Catch::Contains("needs a device-level decoupled_lookback scan"));
+}
+
+TEST_CASE("head_flags: the pair's group scan after the scan's own, under P_seg_*", "[unit][head_flags]") {
+  const std::string text =
+      "type M { a: i64, b: i64, c: i64, d: i64 }\n"
+      "scan hm { type = M; combine(x, y) = M { a: x.a * y.a + x.b * y.c, b: x.a * y.b + x.b * y.d,"
+      " c: x.c * y.a + x.d * y.c, d: x.c * y.b + x.d * y.d }; identity = M { a: 1, b: 0, c: 0, d: 1 };"
+      " level = warp(16); threads = 64; items = 2; head_flags = true; }";
+  const Plan p = make_plan(load_one(text), Backend::Cuda);
+  REQUIRE(p.head_flags.on);
+  CHECK(p.exchange == LaneExchange::Shuffle);                  // the 32-byte matrix shuffles
+  CHECK(p.head_flags.exchange == LaneExchange::SharedMemory);  // its 40-byte pair does not
+  CHECK(p.head_flags.pair_bytes == 40);
+  CHECK(p.head_flags.temp_bytes == 16 * 40);
+  CHECK(p.head_flags.templates == std::vector<std::string>{"common/segmented_pair.h", "cuda/lanes_shared.cuh",
+                                                           "common/warp.h", "common/api_segmented.h"});
+  CHECK(std::find(p.device_functions.begin(), p.device_functions.end(), "hm_inclusive_exclusive_segmented") !=
+        p.device_functions.end());
+  const std::string cu = scangen::generator::emit(p);
+  for (const char* name : {"hm_seg_temp;", "hm_inclusive_segmented(", "hm_exclusive_segmented(",
+                           "hm_inclusive_exclusive_segmented(", "hm_seg_sg_group_exclusive(", "hm_temp;"})
+    CHECK(cu.find(name) != std::string::npos);
+  // The scan's own group scan shuffles the matrix; the pair's goes through shared memory.
+  CHECK(cu.find("templates/cuda/lanes_shfl.cuh") < cu.find("its head-flag functions"));
+  CHECK(cu.find("its head-flag functions") < cu.find("templates/cuda/lanes_shared.cuh"));
+  for (const auto& [k, v] : scangen::generator::head_flag_constants(p)) {
+    if (k == "SG_T") CHECK(v == "hm_seg");
+    if (k == "SG_VALUE_T") CHECK(v == "hm_T");
+    if (k == "SG_LANE_SCRATCH") CHECK(v == "16");
+    CHECK(k != "SG_SHFL_WORDS");
+  }
+  // Without head_flags nothing of it; at device level the plan refuses it (the checker's backstop).
+  scangen::dsl::Spec off = load_one("scan s { type = i32; op = add; level = block; threads = 64; }");
+  const Plan q = make_plan(off, Backend::OpenCL);
+  CHECK_FALSE(q.head_flags.on);
+  CHECK(scangen::generator::emit(q).find("segmented") == std::string::npos);
+  off.level = scangen::dsl::Level::Device;
+  off.threads = 0;
+  off.head_flags = true;
+  CHECK_THROWS_WITH(make_plan(off, Backend::Cuda), Catch::Contains("head_flags is for warp- and block-level scans"));
 }

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "cuda_support.h"
+#include "head_flags_sweep.h"
 #include "operator_sweep.h"
 #include "scan_sweep.h"
 #include "segmented_sweep.h"
@@ -226,6 +227,22 @@ TEST_CASE("CUDA segmented device scans", "[gpu][scan][device][segmented]") {
                     int threads) { module.launch(kernel, buffers, args, blocks, threads); };
   const int calls = scangen::test::check_segmented_cases(cases, plans, launch);
   std::cout << "segmented: " << cases.size() << " scans, " << calls << " calls on " << d.name << "\n";
+}
+
+// The head-flag device functions of warp and block scans (head_flags = true)
+// called from a kernel of the test's own (head_flags_sweep.h).
+TEST_CASE("CUDA head-flag warp and block device functions", "[gpu][scan][head_flags]") {
+  Driver& d = driver();
+  INFO("GPU: " << d.name);
+  const std::vector<ScanCase> cases = scangen::test::head_flag_cases(Backend::Cuda);
+  std::vector<Plan> plans;
+  for (const ScanCase& c : cases) plans.push_back(scangen::generator::make_plan(c.spec, Backend::Cuda));
+  ScanModule module(scangen::test::head_flag_source(plans));
+  auto launch = [&](const std::string& kernel, std::vector<std::vector<uint8_t>>& buffers,
+                    const std::vector<scangen::test::KernelArg>& args, uint64_t blocks,
+                    int threads) { module.launch(kernel, buffers, args, blocks, threads); };
+  const int calls = scangen::test::check_head_flag_cases(cases, plans, launch);
+  std::cout << "head flags: " << cases.size() << " scans, " << calls << " calls on " << d.name << "\n";
 }
 
 TEST_CASE("CUDA device scan decoupled_lookback", "[gpu][scan][device]") {

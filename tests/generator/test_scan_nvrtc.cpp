@@ -5,6 +5,7 @@
 // file's scans together.
 #include "cuda_support.h"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <iostream>
@@ -12,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "head_flags_sweep.h"
 #include "scan_sweep.h"
 #include "segmented_sweep.h"
 #include "scangen/generator/emit.h"
@@ -104,4 +106,17 @@ TEST_CASE("NVRTC compiles the segmented device scans", "[nvrtc][scan][device][se
     plans.push_back(scangen::generator::make_plan(c.spec, Backend::Cuda));
   REQUIRE(plans.size() >= 30);
   compile_clean(scangen::generator::emit(plans), "segmented_scans.cu");
+}
+
+TEST_CASE("NVRTC compiles the head-flag warp and block device functions", "[nvrtc][scan][head_flags]") {
+  std::vector<scangen::generator::Plan> plans;
+  for (const scangen::test::ScanCase& c : scangen::test::head_flag_cases(Backend::Cuda))
+    plans.push_back(scangen::generator::make_plan(c.spec, Backend::Cuda));
+  REQUIRE(plans.size() >= 10);
+  // The pair of the 2x2 i64 matrices (40 bytes) goes through shared memory, the others' through shuffles.
+  CHECK(std::any_of(plans.begin(), plans.end(), [](const scangen::generator::Plan& p) {
+    return p.head_flags.exchange == scangen::generator::LaneExchange::SharedMemory &&
+           p.exchange == scangen::generator::LaneExchange::Shuffle;
+  }));
+  compile_clean(scangen::test::head_flag_source(plans), "head_flags.cu");
 }

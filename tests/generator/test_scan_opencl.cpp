@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "head_flags_sweep.h"
 #include "opencl_support.h"
 #include "operator_sweep.h"
 #include "scan_sweep.h"
@@ -179,6 +180,23 @@ TEST_CASE("OpenCL segmented device scans", "[opencl][scan][device][segmented]") 
                     int threads) { runner.launch(kernel, buffers, args, blocks, threads); };
   const int calls = scangen::test::check_segmented_cases(cases, plans, launch);
   std::cout << "segmented: " << cases.size() << " scans, " << calls << " calls\n";
+}
+
+// The head-flag device functions of warp and block scans (head_flags = true)
+// called from a kernel of the test's own (head_flags_sweep.h).
+TEST_CASE("OpenCL head-flag warp and block device functions", "[opencl][scan][head_flags]") {
+  Device device = device_or_skip(true);
+  if (!device.id) return;
+  const std::vector<ScanCase> cases = scangen::test::head_flag_cases(Backend::OpenCL);
+  std::vector<Plan> plans;
+  for (const ScanCase& c : cases) plans.push_back(scangen::generator::make_plan(c.spec, Backend::OpenCL));
+  REQUIRE(plans.size() >= 9);
+  ProgramRunner runner(device, scangen::test::head_flag_source(plans));
+  auto launch = [&](const std::string& kernel, std::vector<std::vector<uint8_t>>& buffers,
+                    const std::vector<scangen::test::KernelArg>& args, uint64_t blocks,
+                    int threads) { runner.launch(kernel, buffers, args, blocks, threads); };
+  const int calls = scangen::test::check_head_flag_cases(cases, plans, launch);
+  std::cout << "head flags: " << cases.size() << " scans, " << calls << " calls\n";
 }
 
 namespace {

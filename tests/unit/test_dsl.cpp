@@ -880,6 +880,7 @@ TEST_CASE("Spec: changing any one setting changes equality and hash", "[dsl][spe
       {"targets", replace_once(b, "targets = cuda, opencl", "targets = cuda")},
       {"deterministic", replace_once(b, "deterministic = false", "deterministic = true")},
       {"reverse", replace_once(b, "deterministic = false", "deterministic = false; reverse = true")},
+      {"head_flags", replace_once(b, "deterministic = false", "deterministic = false; head_flags = true")},
   };
   const std::vector<Variant> combine_variants = {
       {"combine body", replace_once(c, "x.a + y.a", "y.a + x.a")},

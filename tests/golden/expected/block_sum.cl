@@ -41,17 +41,17 @@ static inline scangen_i32 scangen_add_i32(scangen_i32 a, scangen_i32 b) { return
 typedef scangen_i32 block_sum_T;
 typedef scangen_i32 block_sum_In;
 static inline block_sum_T block_sum_combine(block_sum_T x, block_sum_T y) {
-#line 6 "examples/own_kernel/block_sum.scan"
+#line 7 "examples/own_kernel/block_sum.scan"
   return scangen_add_i32(x, y);
 #line 47 "block_sum.cl"
 }
 static inline block_sum_T block_sum_identity(void) {
-#line 6 "examples/own_kernel/block_sum.scan"
+#line 7 "examples/own_kernel/block_sum.scan"
   return ((scangen_i32)0);
 #line 52 "block_sum.cl"
 }
 static inline block_sum_T block_sum_init(void) {
-#line 6 "examples/own_kernel/block_sum.scan"
+#line 7 "examples/own_kernel/block_sum.scan"
   return ((scangen_i32)0);
 #line 57 "block_sum.cl"
 }
@@ -622,3 +622,311 @@ SG_KERNEL SG_BOUNDS(SG_BLOCK_THREADS) void block_sum_scan_kernel(const SG_GLOBAL
 #undef SG_AGGREGATE_OUT
 #undef SG_RUNNING_TOTAL
 #undef SG_GROUP_UPDATE
+// ---- scan 'block_sum': its head-flag functions, which scan (heads, value) pairs: their constants 
+#define SG_NAME(name) block_sum_seg_##name
+#define SG_T block_sum_seg
+#define SG_IN block_sum_In
+#define SG_COMBINE block_sum_seg_combine
+#define SG_IDENTITY block_sum_seg_identity
+#define SG_INIT block_sum_seg_init
+#define SG_CONVERT block_sum_seg_convert
+#define SG_ITEMS 4
+#define SG_THREADS 128
+#define SG_RAKE 32
+#define SG_SEG 4
+#define SG_PAD 1
+#define SG_MEMOIZE 0
+#define SG_STAGED_IO 1
+#define SG_VEC_IN 0
+#define SG_VEC_OUT 0
+#define SG_STREAMING 0
+#define SG_EXCHANGE 529
+#define SG_GROUP_THREADS 128
+#define SG_GROUPS 1
+#define SG_BLOCK_THREADS 128
+#define SG_SEEDED 0
+#define SG_INCLUSIVE_OUT 1
+#define SG_EXCLUSIVE_OUT 0
+#define SG_AGGREGATE_OUT 0
+#define SG_RUNNING_TOTAL 0
+#define SG_GROUP_UPDATE 0
+#define SG_LANE_SCRATCH 32
+#define SG_VALUE_T block_sum_T
+#define SG_VALUE_COMBINE block_sum_combine
+#define SG_VALUE_IDENTITY block_sum_identity
+#define SG_VALUE_INIT block_sum_init
+#define SG_VALUE_CONVERT block_sum_convert
+// ---- templates/common/segmented_pair.h ----------------------------------------------------------
+// Segmented scans: the pair the tiles scan, (heads, value), where heads
+// counts the segment starts of the pair's range. The segmented operator is
+// built from the scan's own (SG_VALUE_COMBINE, x the earlier element):
+//
+//   combine((ha, a), (hb, b)) = (ha + hb, hb ? b : a . b)
+//
+// associative whenever the scan's operator is; its identity is (0, identity).
+// The count saturates at 2^32 - 1, which keeps it associative and nonzero
+// wherever a start lies in the range.
+//
+// Needs: SG_VALUE_T, SG_VALUE_COMBINE, SG_VALUE_IDENTITY, SG_VALUE_INIT,
+// SG_VALUE_CONVERT, block_sum_In.
+
+typedef struct {
+  SG_VALUE_T value;
+  unsigned int heads;
+} block_sum_seg;
+
+SG_FN block_sum_seg block_sum_seg_make(unsigned int heads, SG_VALUE_T value) {
+  block_sum_seg r;
+  r.value = value;
+  r.heads = heads;
+  return r;
+}
+
+SG_FN block_sum_seg block_sum_seg_combine(block_sum_seg x, block_sum_seg y) {
+  const unsigned int sum = x.heads + y.heads;
+  return block_sum_seg_make(sum < x.heads ? 0xffffffffu : sum,
+                           y.heads ? y.value : SG_VALUE_COMBINE(x.value, y.value));
+}
+
+SG_FN block_sum_seg block_sum_seg_identity(void) { return block_sum_seg_make(0u, SG_VALUE_IDENTITY()); }
+
+// Seeds only the scans that the kernel does not use (api.h's); the kernel
+// restarts each segment at SG_VALUE_INIT itself.
+SG_FN block_sum_seg block_sum_seg_init(void) { return block_sum_seg_make(0u, SG_VALUE_INIT()); }
+
+// An input element, not yet known to start a segment.
+SG_FN block_sum_seg block_sum_seg_convert(block_sum_In v) { return block_sum_seg_make(0u, SG_VALUE_CONVERT(v)); }
+// ---- templates/opencl/lanes_local.cl ------------------------------------------------------------
+// Lane scans through local memory (OpenCL C 1.2, which has no shuffles). A
+// lane group is `lanes` consecutive work-items; `lane` is a work-item's index
+// in it and scratch holds `lanes` elements, one array per group. The
+// functions hold work-group barriers: EVERY work-item of the work-group calls
+// them, with the same `lanes`; those outside any group pass participates = 0
+// and get their value back.
+//
+// Needs: block_sum_seg, block_sum_seg_combine, block_sum_seg_identity, SG_NAME.
+
+SG_FN block_sum_seg block_sum_seg_sg_lanes_exclusive(SG_LOCAL block_sum_seg* scratch, int lane, int lanes, int participates, block_sum_seg v,
+                                       block_sum_seg* aggregate) {
+  block_sum_seg inclusive = v;
+  for (int d = 1; d < lanes; d <<= 1) {
+    if (participates) scratch[lane] = inclusive;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    block_sum_seg t = inclusive;
+    if (participates && lane >= d) t = scratch[lane - d];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (participates && lane >= d) inclusive = block_sum_seg_combine(t, inclusive);
+  }
+  if (participates) scratch[lane] = inclusive;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  block_sum_seg below = block_sum_seg_identity();
+  if (participates) {
+    *aggregate = scratch[lanes - 1];
+    if (lane > 0) below = scratch[lane - 1];
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);  // the scratch may be reused at once
+  return participates ? below : v;
+}
+
+SG_FN block_sum_seg block_sum_seg_sg_lanes_broadcast(SG_LOCAL block_sum_seg* scratch, int lane, int lanes, int participates, block_sum_seg v,
+                                       int src) {
+  (void)lanes;
+  if (participates && lane == src) scratch[0] = v;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  const block_sum_seg r = participates ? scratch[0] : v;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  return r;
+}
+
+SG_FN int block_sum_seg_sg_lanes_rank(int lane, int lanes) {
+  (void)lanes;
+  return lane;
+}
+// ---- templates/common/block_raking.h ------------------------------------------------------------
+// Block level, raking (and raking_memoize when SG_MEMOIZE): every thread
+// puts its partial in shared memory; SG_RAKE raking threads (one warp) each
+// reduce SG_SEG consecutive partials, scan their totals with a lane scan,
+// and write the exclusive prefixes back over their segment; every thread
+// reads its own. raking_memoize keeps the segment in registers between the
+// two passes instead of reading shared memory twice. A segment of more than
+// one slot is followed by SG_PAD unused slots against bank conflicts.
+//
+// Needs: SG_THREADS, SG_RAKE, SG_SEG (SG_RAKE * SG_SEG >= SG_THREADS),
+// SG_PAD, SG_MEMOIZE, SG_LANE_SCRATCH.
+
+#define SG_SLOT(t) ((t) + ((t) / SG_SEG) * SG_PAD)
+
+// Scratch of one block: declare one per block, in shared (CUDA __shared__)
+// or local (OpenCL __local) memory.
+typedef struct {
+  block_sum_seg partials[SG_RAKE * (SG_SEG + SG_PAD)];
+  block_sum_seg lanes[SG_LANE_SCRATCH];
+  block_sum_seg shared_value[1];
+} block_sum_seg_temp;
+
+SG_FN block_sum_seg block_sum_seg_sg_group_exclusive(SG_LOCAL block_sum_seg_temp* temp, block_sum_seg partial, block_sum_seg* aggregate) {
+  const int tid = SG_THREAD();
+  temp->partials[SG_SLOT(tid)] = partial;
+  SG_BARRIER();
+
+  const int raking = tid < SG_RAKE;
+  const int base = tid * SG_SEG;
+  block_sum_seg sum = block_sum_seg_identity();
+#if SG_MEMOIZE
+  block_sum_seg cached[SG_SEG];
+#endif
+  if (raking) {
+#pragma unroll
+    for (int j = 0; j < SG_SEG; ++j) {
+      if (base + j < SG_THREADS) {
+        const block_sum_seg x = temp->partials[SG_SLOT(base + j)];
+#if SG_MEMOIZE
+        cached[j] = x;
+#endif
+        sum = j == 0 ? x : block_sum_seg_combine(sum, x);
+      }
+    }
+  }
+  block_sum_seg total = sum;
+  const block_sum_seg prefix = block_sum_seg_sg_lanes_exclusive(temp->lanes, tid, SG_RAKE, raking, sum, &total);
+  if (raking) {
+    block_sum_seg acc = prefix;
+#pragma unroll
+    for (int j = 0; j < SG_SEG; ++j) {
+      if (base + j < SG_THREADS) {
+#if SG_MEMOIZE
+        const block_sum_seg x = cached[j];
+#else
+        const block_sum_seg x = temp->partials[SG_SLOT(base + j)];
+#endif
+        temp->partials[SG_SLOT(base + j)] = acc;
+        if (j + 1 < SG_SEG) acc = block_sum_seg_combine(acc, x);
+      }
+    }
+    if (tid == 0) temp->shared_value[0] = total;
+  }
+  SG_BARRIER();
+  const block_sum_seg result = temp->partials[SG_SLOT(tid)];
+  *aggregate = temp->shared_value[0];
+  SG_BARRIER();  // the scratch may be reused at once
+  return result;
+}
+
+SG_FN block_sum_seg block_sum_seg_sg_group_broadcast(SG_LOCAL block_sum_seg_temp* temp, block_sum_seg v, int src) {
+  if (SG_THREAD() == src) temp->shared_value[0] = v;
+  SG_BARRIER();
+  const block_sum_seg r = temp->shared_value[0];
+  SG_BARRIER();
+  return r;
+}
+
+SG_FN int block_sum_seg_sg_group_rank(void) { return SG_THREAD(); }
+
+#undef SG_SLOT
+// ---- templates/common/api_segmented.h -----------------------------------------------------------
+// The head-flag segmented device functions of a warp- or block-level scan
+// (head_flags = true). Each thread passes its ITEMS = SG_ITEMS items
+// (blocked arrangement, as api.h's functions) and a head flag per item: a
+// nonzero heads[i] starts a segment at item i, and the group's first item
+// always starts one. Every segment's scan starts again from init:
+//
+//   P_T P_inclusive_segmented(temp, in, heads, out)        out[i] = init . x_s . ... . x_i
+//   P_T P_exclusive_segmented(temp, in, heads, out)        out[i] = init . x_s . ... . x_(i-1)  (init at a start)
+//   P_T P_inclusive_exclusive_segmented(temp, in, heads, inc, exc)   both at once
+//
+// with x_s the first item of item i's segment. With init_applies_to =
+// exclusive, init seeds the exclusive results alone. Each returns, to every
+// thread, the total of the group's last segment (from its start to the
+// group's last item, without init): the carry of a scan that goes on in the
+// next group's items. `out` may be `in`; `temp` is a P_seg_temp, the
+// scratch of the pairs' group scan.
+//
+// The scan is that of (heads, value) pairs with segmented_pair.h's operator,
+// built from the scan's own (never swapping its operands): the group's
+// algorithm instantiated for the pair, under the names P_seg_* (block_sum_seg is the
+// pair; SG_VALUE_* are the scan's own).
+//
+// Needs: segmented_pair.h, the group template for the pair (P_seg_temp,
+// P_seg_sg_group_exclusive, P_seg_sg_group_rank), SG_ITEMS, SG_SEEDED.
+
+SG_FN SG_VALUE_T block_sum_sg_segmented_scan(SG_LOCAL block_sum_seg_temp* temp, const SG_VALUE_T* in,
+                                            const unsigned char* heads, SG_VALUE_T* inclusive,
+                                            SG_VALUE_T* exclusive) {
+  const int leader = block_sum_seg_sg_group_rank() == 0;  // its first item starts the group's first segment
+  block_sum_seg partial = block_sum_seg_make(leader || heads[0] ? 1u : 0u, in[0]);
+#pragma unroll
+  for (int i = 1; i < SG_ITEMS; ++i) partial = block_sum_seg_combine(partial, block_sum_seg_make(heads[i] ? 1u : 0u, in[i]));
+  block_sum_seg total;
+  // What precedes the thread's items in their segment: the leader's is never used.
+  const block_sum_seg prefix = block_sum_seg_sg_group_exclusive(temp, partial, &total);
+  SG_VALUE_T acc = prefix.value;
+#if SG_SEEDED
+  acc = SG_VALUE_COMBINE(SG_VALUE_INIT(), acc);
+#endif
+#pragma unroll
+  for (int i = 0; i < SG_ITEMS; ++i) {
+    const SG_VALUE_T x = in[i];
+    if (heads[i] || (leader && i == 0)) {
+      if (exclusive) exclusive[i] = SG_VALUE_INIT();
+#if SG_SEEDED
+      acc = SG_VALUE_COMBINE(SG_VALUE_INIT(), x);
+#else
+      acc = x;
+#endif
+    } else {
+      if (exclusive) exclusive[i] = acc;
+      acc = SG_VALUE_COMBINE(acc, x);
+    }
+    if (inclusive) inclusive[i] = acc;
+  }
+  return total.value;
+}
+
+SG_FN SG_VALUE_T block_sum_inclusive_segmented(SG_LOCAL block_sum_seg_temp* temp, const SG_VALUE_T* in,
+                                              const unsigned char* heads, SG_VALUE_T* out) {
+  return block_sum_sg_segmented_scan(temp, in, heads, out, 0);
+}
+
+SG_FN SG_VALUE_T block_sum_exclusive_segmented(SG_LOCAL block_sum_seg_temp* temp, const SG_VALUE_T* in,
+                                              const unsigned char* heads, SG_VALUE_T* out) {
+  return block_sum_sg_segmented_scan(temp, in, heads, 0, out);
+}
+
+SG_FN SG_VALUE_T block_sum_inclusive_exclusive_segmented(SG_LOCAL block_sum_seg_temp* temp, const SG_VALUE_T* in,
+                                                        const unsigned char* heads, SG_VALUE_T* inclusive,
+                                                        SG_VALUE_T* exclusive) {
+  return block_sum_sg_segmented_scan(temp, in, heads, inclusive, exclusive);
+}
+#undef SG_NAME
+#undef SG_T
+#undef SG_IN
+#undef SG_COMBINE
+#undef SG_IDENTITY
+#undef SG_INIT
+#undef SG_CONVERT
+#undef SG_ITEMS
+#undef SG_THREADS
+#undef SG_RAKE
+#undef SG_SEG
+#undef SG_PAD
+#undef SG_MEMOIZE
+#undef SG_STAGED_IO
+#undef SG_VEC_IN
+#undef SG_VEC_OUT
+#undef SG_STREAMING
+#undef SG_EXCHANGE
+#undef SG_GROUP_THREADS
+#undef SG_GROUPS
+#undef SG_BLOCK_THREADS
+#undef SG_SEEDED
+#undef SG_INCLUSIVE_OUT
+#undef SG_EXCLUSIVE_OUT
+#undef SG_AGGREGATE_OUT
+#undef SG_RUNNING_TOTAL
+#undef SG_GROUP_UPDATE
+#undef SG_LANE_SCRATCH
+#undef SG_VALUE_T
+#undef SG_VALUE_COMBINE
+#undef SG_VALUE_IDENTITY
+#undef SG_VALUE_INIT
+#undef SG_VALUE_CONVERT

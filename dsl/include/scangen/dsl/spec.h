@@ -283,6 +283,10 @@ struct Spec {
   Segments segments = Segments::None;
   ScalarKind offset = ScalarKind::U32;
   ScalarKind key = ScalarKind::I32;
+  // Set by `head_flags = true;` (warp and block level): the device functions
+  // gain head-flag segmented variants (P_inclusive_segmented, ...), each
+  // segment of a group's items restarting at init. Printed only when set.
+  bool head_flags = false;
   // `shape = rows;` / `shape = strided;` (device level, decoupled_lookback):
   // the run-time shape of the data. Printed only when not flat.
   Shape shape = Shape::Flat;

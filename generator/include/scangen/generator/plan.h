@@ -218,6 +218,22 @@ struct Plan {
     bool on() const { return form != dsl::Segments::None; }
   };
   Segmented segmented;
+  // head_flags = true (warp and block level): the device functions' head-flag
+  // variants (templates/common/api_segmented.h) scan (heads, value) pairs
+  // with segmented_pair.h's operator, the group's algorithm instantiated a
+  // second time for the pair under the names P_seg_* (its scratch
+  // P_seg_temp), after the scan's own templates; the lane exchange and the
+  // scratch are sized by the pair. The entry kernel is the scan's as without.
+  struct HeadFlags {
+    bool on = false;
+    size_t pair_bytes = 0;  // sizeof(P_seg)
+    LaneExchange exchange = LaneExchange::Shuffle;
+    int shuffle_words = 0;               // 32-bit words per pair through a shuffle
+    int lane_scratch = 0;                // pairs of lane scratch per lane group
+    size_t temp_bytes = 0;               // sizeof(P_seg_temp): one group's scratch of pairs
+    std::vector<std::string> templates;  // the pair, the lane exchange, the group's, api_segmented.h
+  };
+  HeadFlags head_flags;
   // shape = rows / strided (plan_shape.cpp): the kernels of the run-time
   // shape, each a Grid::Shaped kernel of `kernels` (rows: the rows kernel;
   // strided: the rows kernel, for a contiguous axis, then the axis kernel).
@@ -243,6 +259,10 @@ Plan make_plan(const dsl::Spec& spec, Backend backend, const DeviceTuning& tunin
 // The constants the templates are written against (SG_*), in order, from the
 // plan's fields: the one place they are spelled.
 std::vector<std::pair<std::string, std::string>> template_constants(const Plan& plan);
+// The constants of a head_flags plan's second part (its head-flag functions):
+// the scan's, with SG_T and its operator the pair's, SG_VALUE_* the scan's
+// own, the lane constants sized by the pair.
+std::vector<std::pair<std::string, std::string>> head_flag_constants(const Plan& plan);
 
 // Every template a plan may list, and the dialects: the catalogue of
 // plan_templates.cpp, each once.
