@@ -1,0 +1,147 @@
+// P_device_tile_ticket and P_device_tile_prefix (templates/common/
+// device_tile_prefix.h) on an OpenCL device (PoCL in CI), called from a test
+// kernel of the tests' own: one, two and many tiles, partial last tiles, a
+// sum and two operators that do not commute, random data (the seed printed on
+// failure), outputs poisoned, and launch after launch on one workspace (zeroed
+// before each launch of more than one tile, never for one tile) against
+// loops on the CPU.
+#include <catch2/catch.hpp>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "opencl_support.h"
+#include "operator_sweep.h"
+#include "scangen/dsl/dsl.h"
+#include "scangen/generator/emit.h"
+#include "scangen/generator/plan.h"
+#include "tile_prefix_specs.h"
+
+namespace {
+
+namespace cl = scangen::test::cl;
+namespace tp = scangen::test::tile_prefix;
+using scangen::generator::Backend;
+
+constexpr unsigned char kPoison = 0xAB;
+
+template <typename T>
+T random_value(std::mt19937_64& rng) {
+  T v;
+  uint32_t words[sizeof(T) / 4];
+  for (uint32_t& w : words) w = static_cast<uint32_t>(rng());
+  std::memcpy(&v, words, sizeof v);
+  return v;
+}
+
+cl::Buffer buffer(cl::Session& s, size_t bytes) {
+  cl_int err = CL_SUCCESS;
+  cl::Buffer b(clCreateBuffer(s.context(), CL_MEM_READ_WRITE, bytes > 0 ? bytes : 1, nullptr, &err));
+  CL_CHECK(err);
+  return b;
+}
+
+void fill(cl::Session& s, const cl::Buffer& b, unsigned char byte, size_t bytes) {
+  CL_CHECK(clEnqueueFillBuffer(s.queue(), b.get(), &byte, 1, 0, bytes, 0, nullptr, nullptr));
+}
+
+template <typename T>
+std::vector<T> read(cl::Session& s, const cl::Buffer& b, size_t count) {
+  std::vector<T> v(count);
+  if (count > 0)
+    CL_CHECK(clEnqueueReadBuffer(s.queue(), b.get(), CL_TRUE, 0, count * sizeof(T), v.data(), 0, nullptr, nullptr));
+  return v;
+}
+
+// One launch of P_tile_test over n random elements on `workspace`; the
+// description of the first mismatch, or empty.
+template <typename T>
+std::string launch_and_check(cl::Session& s, const std::string& P, const cl::Buffer& workspace, size_t ws_bytes,
+                             uint64_t n, std::mt19937_64& rng) {
+  const uint64_t tiles = n > 0 ? (n + tp::kTile - 1) / tp::kTile : 1;
+  std::vector<T> in(n);
+  for (T& v : in) v = random_value<T>(rng);
+  cl::Buffer d_in = buffer(s, n * sizeof(T)), d_inc = buffer(s, n * sizeof(T));
+  cl::Buffer d_texc = buffer(s, tiles * sizeof(T)), d_tinc = buffer(s, tiles * sizeof(T));
+  if (n > 0)
+    CL_CHECK(clEnqueueWriteBuffer(s.queue(), d_in.get(), CL_TRUE, 0, n * sizeof(T), in.data(), 0, nullptr, nullptr));
+  if (n > 0) fill(s, d_inc, kPoison, n * sizeof(T));
+  fill(s, d_texc, kPoison, tiles * sizeof(T));
+  fill(s, d_tinc, kPoison, tiles * sizeof(T));
+  if (tiles > 1) fill(s, workspace, 0, ws_bytes);  // the one rule of the workspace
+  cl::Kernel k = s.kernel(P + "_tile_test");
+  const cl_uint n32 = static_cast<cl_uint>(n), tiles32 = static_cast<cl_uint>(tiles);
+  const cl_mem args[] = {d_in.get(), d_inc.get(), d_texc.get(), d_tinc.get()};
+  for (cl_uint i = 0; i < 4; ++i) CL_CHECK(clSetKernelArg(k.get(), i, sizeof(cl_mem), &args[i]));
+  CL_CHECK(clSetKernelArg(k.get(), 4, sizeof n32, &n32));
+  CL_CHECK(clSetKernelArg(k.get(), 5, sizeof tiles32, &tiles32));
+  const cl_mem ws = workspace.get();
+  CL_CHECK(clSetKernelArg(k.get(), 6, sizeof ws, &ws));
+  const size_t local = tp::kThreads, global = tiles * tp::kThreads;
+  CL_CHECK(clEnqueueNDRangeKernel(s.queue(), k.get(), 1, nullptr, &global, &local, 0, nullptr, nullptr));
+  const std::vector<T> inc = read<T>(s, d_inc, n), texc = read<T>(s, d_texc, tiles), tinc = read<T>(s, d_tinc, tiles);
+  T sum{};
+  tp::set_identity(sum);
+  if (n > 0 && std::memcmp(&texc[0], &sum, sizeof(T)) != 0) return "tile 0: exclusive prefix not the identity";
+  for (uint64_t i = 0; i < n; ++i) {
+    if (i % tp::kTile == 0 && i > 0 && std::memcmp(&texc[i / tp::kTile], &sum, sizeof(T)) != 0)
+      return "tile " + std::to_string(i / tp::kTile) + ": wrong exclusive prefix";
+    sum = i == 0 ? in[0] : tp::combine(sum, in[i]);
+    if (std::memcmp(&inc[i], &sum, sizeof(T)) != 0) return "element " + std::to_string(i) + ": wrong inclusive scan";
+    if ((i + 1) % tp::kTile == 0 || i + 1 == n)
+      if (std::memcmp(&tinc[i / tp::kTile], &sum, sizeof(T)) != 0)
+        return "tile " + std::to_string(i / tp::kTile) + ": wrong inclusive prefix";
+  }
+  return "";
+}
+
+// Launches over each of `sizes` in turn on one workspace, poisoned first.
+template <typename T>
+void check_scan(cl::Session& s, const scangen::generator::Plan& plan, const std::vector<uint64_t>& sizes,
+                uint64_t seed) {
+  const std::string& P = plan.spec.name;
+  uint64_t most = 1;
+  for (uint64_t n : sizes) most = std::max<uint64_t>(most, (n + tp::kTile - 1) / tp::kTile);
+  REQUIRE(plan.tile == tp::kTile);
+  REQUIRE(plan.tile_prefix);
+  cl::Buffer workspace = buffer(s, 16 + most * plan.status_bytes);
+  fill(s, workspace, 0x5C, 16 + most * plan.status_bytes);  // garbage: a launch of one tile needs no zeroing
+  std::mt19937_64 rng(seed);
+  for (uint64_t n : sizes) {
+    const uint64_t tiles = n > 0 ? (n + tp::kTile - 1) / tp::kTile : 1;
+    const size_t ws_bytes = 16 + tiles * plan.status_bytes;
+    // The host wrappers' P_device_tile_workspace_bytes: the scan's workspace for as many elements.
+    REQUIRE(ws_bytes == scangen::generator::workspace_bytes(plan, tiles * plan.tile));
+    INFO(P << ", n = " << n << " (" << tiles << " tiles), seed " << seed << " (SCANGEN_TEST_SEED replays it)");
+    CHECK(launch_and_check<T>(s, P, workspace, ws_bytes, n, rng) == "");
+  }
+}
+
+}  // namespace
+
+TEST_CASE("OpenCL: device_tile_prefix from a kernel of its own, 1, 2 and many tiles, workspace reused",
+          "[opencl][device][tile_prefix]") {
+  cl::Device device = cl::device_or_skip();
+  if (!device.id) return;
+  scangen::dsl::Document doc = scangen::dsl::load("tile_prefix.scan", tp::specs());
+  INFO(doc.diagnostics().render());
+  REQUIRE(doc.ok());
+  std::vector<scangen::generator::Plan> plans;
+  std::string kernels;
+  for (const scangen::dsl::Spec& spec : doc.specs()) {
+    plans.push_back(scangen::generator::make_plan(spec, Backend::OpenCL));
+    kernels += tp::test_kernel(spec.name, false);
+  }
+  REQUIRE(plans.size() == 3);
+  cl::Session s(device);
+  s.build(scangen::generator::emit(plans) + kernels, scangen::generator::compile_options(Backend::OpenCL),
+          "tile_prefix.cl");
+  const uint64_t seed = scangen::test::test_seed();
+  // One tile (twice: no zeroing), two, many, partial last tiles, then one
+  // tile again after many, and many after many with fewer tiles.
+  const std::vector<uint64_t> sizes = {1, 128, 0, 129, 256, 1000, 5000, 77, 40000, 12345, 200, 128 * 300};
+  check_scan<int32_t>(s, plans[0], sizes, seed);
+  check_scan<tp::Aff>(s, plans[1], sizes, seed + 1);
+  check_scan<tp::Mat>(s, plans[2], sizes, seed + 2);
+}

@@ -1,0 +1,106 @@
+// The scans of the tile-prefix tests (P_device_tile_ticket and
+// P_device_tile_prefix called from a test kernel of the tests' own), their
+// operators on the CPU, and the test kernel's text for both backends.
+#pragma once
+
+#include <cctype>
+#include <cstdint>
+#include <string>
+
+namespace scangen::test::tile_prefix {
+
+// Three device scans of 64 threads x 2 items: a 4-byte sum, an 8-byte
+// affine map and a 16-byte 2x2 matrix product (both not commutative), so
+// every status layout of each backend is taken.
+inline const char* specs() {
+  return R"(type Aff { a: u32, b: u32 }
+type Mat { a: u32, b: u32, c: u32, d: u32 }
+scan tp_add { type = i32; op = add; level = device; threads = 64; items = 2; }
+scan tp_affine {
+  type = Aff;
+  combine(x, y) = Aff { a: y.a * x.a, b: y.a * x.b + y.b };
+  identity = Aff { a: 1, b: 0 };
+  level = device; threads = 64; items = 2;
+}
+scan tp_mat {
+  type = Mat;
+  combine(x, y) = Mat { a: x.a * y.a + x.b * y.c, b: x.a * y.b + x.b * y.d,
+                        c: x.c * y.a + x.d * y.c, d: x.c * y.b + x.d * y.d };
+  identity = Mat { a: 1, b: 0, c: 0, d: 1 };
+  level = device; threads = 64; items = 2;
+}
+)";
+}
+
+constexpr int kThreads = 64;
+constexpr int kItems = 2;
+constexpr uint64_t kTile = kThreads * kItems;
+
+struct Aff {
+  uint32_t a, b;
+};
+struct Mat {
+  uint32_t a, b, c, d;
+};
+inline void set_identity(int32_t& v) { v = 0; }
+inline void set_identity(Aff& v) { v = {1, 0}; }
+inline void set_identity(Mat& v) { v = {1, 0, 0, 1}; }
+inline int32_t combine(int32_t x, int32_t y) {
+  return static_cast<int32_t>(static_cast<uint32_t>(x) + static_cast<uint32_t>(y));
+}
+inline Aff combine(Aff x, Aff y) { return {y.a * x.a, y.a * x.b + y.b}; }
+inline Mat combine(Mat x, Mat y) {
+  return {x.a * y.a + x.b * y.c, x.a * y.b + x.b * y.d, x.c * y.a + x.d * y.c, x.c * y.b + x.d * y.d};
+}
+
+// The test kernel of scan P: each block takes a tile by ticket, scans its
+// elements with P_inclusive, gets the tile's prefix from
+// P_device_tile_prefix and writes every element's inclusive scan, and the
+// tile's exclusive and inclusive prefixes.
+//
+//   P_tile_test(in, inclusive, tile_exclusive, tile_inclusive, n, tiles, workspace)
+inline std::string test_kernel(const std::string& P, bool cuda) {
+  std::string k = cuda ? R"(
+extern "C" __global__ void __launch_bounds__(64) P_tile_test(const P_T* in, P_T* inclusive, P_T* tile_exclusive,
+                                                             P_T* tile_inclusive, unsigned n, unsigned tiles,
+                                                             unsigned char* workspace) {
+  __shared__ P_temp temp;
+  __shared__ P_device_tile_temp tt;
+  const unsigned lid = threadIdx.x;
+)"
+                       : R"(
+__kernel __attribute__((reqd_work_group_size(64, 1, 1)))
+void P_tile_test(__global const P_T* in, __global P_T* inclusive, __global P_T* tile_exclusive,
+                 __global P_T* tile_inclusive, uint n, uint tiles, __global uchar* workspace) {
+  __local P_temp temp;
+  __local P_device_tile_temp tt;
+  const uint lid = (uint)get_local_id(0);
+)";
+  k += R"(  const scangen_u64 tile = P_device_tile_ticket(&tt, workspace, tiles);
+  const scangen_u64 first = tile * 128 + lid * 2;
+  P_T items[2];
+  for (int i = 0; i < 2; ++i) items[i] = first + i < n ? in[first + i] : P_identity();
+  const P_T aggregate = P_inclusive(&temp, items, items);
+  P_T inc;
+  const P_T exc = P_device_tile_prefix(&tt, workspace, tile, aggregate, &inc);
+  for (int i = 0; i < 2; ++i)
+    if (first + i < n) inclusive[first + i] = P_combine(exc, items[i]);
+  if (lid == 0) {
+    tile_exclusive[tile] = exc;
+    tile_inclusive[tile] = inc;
+  }
+}
+)";
+  std::string out;
+  for (size_t i = 0; i < k.size(); ++i) {
+    if (k.compare(i, 2, "P_") == 0 && (i == 0 || !(isalnum(static_cast<unsigned char>(k[i - 1])) || k[i - 1] == '_'))) {
+      out += P + "_";
+      ++i;
+    } else {
+      out += k[i];
+    }
+  }
+  return out;
+}
+
+}  // namespace scangen::test::tile_prefix
