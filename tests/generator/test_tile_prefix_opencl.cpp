@@ -26,15 +26,6 @@ using scangen::generator::Backend;
 
 constexpr unsigned char kPoison = 0xAB;
 
-template <typename T>
-T random_value(std::mt19937_64& rng) {
-  T v;
-  uint32_t words[sizeof(T) / 4];
-  for (uint32_t& w : words) w = static_cast<uint32_t>(rng());
-  std::memcpy(&v, words, sizeof v);
-  return v;
-}
-
 cl::Buffer buffer(cl::Session& s, size_t bytes) {
   cl_int err = CL_SUCCESS;
   cl::Buffer b(clCreateBuffer(s.context(), CL_MEM_READ_WRITE, bytes > 0 ? bytes : 1, nullptr, &err));
@@ -59,9 +50,9 @@ std::vector<T> read(cl::Session& s, const cl::Buffer& b, size_t count) {
 template <typename T>
 std::string launch_and_check(cl::Session& s, const std::string& P, const cl::Buffer& workspace, size_t ws_bytes,
                              uint64_t n, std::mt19937_64& rng) {
-  const uint64_t tiles = n > 0 ? (n + tp::kTile - 1) / tp::kTile : 1;
+  const uint64_t tiles = tp::tiles_of(n);
   std::vector<T> in(n);
-  for (T& v : in) v = random_value<T>(rng);
+  for (T& v : in) v = tp::random_value<T>(rng);
   cl::Buffer d_in = buffer(s, n * sizeof(T)), d_inc = buffer(s, n * sizeof(T));
   cl::Buffer d_texc = buffer(s, tiles * sizeof(T)), d_tinc = buffer(s, tiles * sizeof(T));
   if (n > 0)
@@ -81,19 +72,7 @@ std::string launch_and_check(cl::Session& s, const std::string& P, const cl::Buf
   const size_t local = tp::kThreads, global = tiles * tp::kThreads;
   CL_CHECK(clEnqueueNDRangeKernel(s.queue(), k.get(), 1, nullptr, &global, &local, 0, nullptr, nullptr));
   const std::vector<T> inc = read<T>(s, d_inc, n), texc = read<T>(s, d_texc, tiles), tinc = read<T>(s, d_tinc, tiles);
-  T sum{};
-  tp::set_identity(sum);
-  if (n > 0 && std::memcmp(&texc[0], &sum, sizeof(T)) != 0) return "tile 0: exclusive prefix not the identity";
-  for (uint64_t i = 0; i < n; ++i) {
-    if (i % tp::kTile == 0 && i > 0 && std::memcmp(&texc[i / tp::kTile], &sum, sizeof(T)) != 0)
-      return "tile " + std::to_string(i / tp::kTile) + ": wrong exclusive prefix";
-    sum = i == 0 ? in[0] : tp::combine(sum, in[i]);
-    if (std::memcmp(&inc[i], &sum, sizeof(T)) != 0) return "element " + std::to_string(i) + ": wrong inclusive scan";
-    if ((i + 1) % tp::kTile == 0 || i + 1 == n)
-      if (std::memcmp(&tinc[i / tp::kTile], &sum, sizeof(T)) != 0)
-        return "tile " + std::to_string(i / tp::kTile) + ": wrong inclusive prefix";
-  }
-  return "";
+  return tp::compare(in, inc, texc, tinc);
 }
 
 // Launches over each of `sizes` in turn on one workspace, poisoned first.
@@ -102,14 +81,14 @@ void check_scan(cl::Session& s, const scangen::generator::Plan& plan, const std:
                 uint64_t seed) {
   const std::string& P = plan.spec.name;
   uint64_t most = 1;
-  for (uint64_t n : sizes) most = std::max<uint64_t>(most, (n + tp::kTile - 1) / tp::kTile);
+  for (uint64_t n : sizes) most = std::max(most, tp::tiles_of(n));
   REQUIRE(plan.tile == tp::kTile);
   REQUIRE(plan.tile_prefix);
   cl::Buffer workspace = buffer(s, 16 + most * plan.status_bytes);
   fill(s, workspace, 0x5C, 16 + most * plan.status_bytes);  // garbage: a launch of one tile needs no zeroing
   std::mt19937_64 rng(seed);
   for (uint64_t n : sizes) {
-    const uint64_t tiles = n > 0 ? (n + tp::kTile - 1) / tp::kTile : 1;
+    const uint64_t tiles = tp::tiles_of(n);
     const size_t ws_bytes = 16 + tiles * plan.status_bytes;
     // The host wrappers' P_device_tile_workspace_bytes: the scan's workspace for as many elements.
     REQUIRE(ws_bytes == scangen::generator::workspace_bytes(plan, tiles * plan.tile));
@@ -138,9 +117,7 @@ TEST_CASE("OpenCL: device_tile_prefix from a kernel of its own, 1, 2 and many ti
   s.build(scangen::generator::emit(plans) + kernels, scangen::generator::compile_options(Backend::OpenCL),
           "tile_prefix.cl");
   const uint64_t seed = scangen::test::test_seed();
-  // One tile (twice: no zeroing), two, many, partial last tiles, then one
-  // tile again after many, and many after many with fewer tiles.
-  const std::vector<uint64_t> sizes = {1, 128, 0, 129, 256, 1000, 5000, 77, 40000, 12345, 200, 128 * 300};
+  const std::vector<uint64_t> sizes = tp::sizes();
   check_scan<int32_t>(s, plans[0], sizes, seed);
   check_scan<tp::Aff>(s, plans[1], sizes, seed + 1);
   check_scan<tp::Mat>(s, plans[2], sizes, seed + 2);

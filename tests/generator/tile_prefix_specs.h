@@ -5,7 +5,10 @@
 
 #include <cctype>
 #include <cstdint>
+#include <cstring>
+#include <random>
 #include <string>
+#include <vector>
 
 namespace scangen::test::tile_prefix {
 
@@ -51,6 +54,44 @@ inline int32_t combine(int32_t x, int32_t y) {
 inline Aff combine(Aff x, Aff y) { return {y.a * x.a, y.a * x.b + y.b}; }
 inline Mat combine(Mat x, Mat y) {
   return {x.a * y.a + x.b * y.c, x.a * y.b + x.b * y.d, x.c * y.a + x.d * y.c, x.c * y.b + x.d * y.d};
+}
+
+// The element counts of the tests, launched in this order on one
+// workspace: one tile (twice, and once with none), two, many, partial last
+// tiles, one tile again after many, and many after many with fewer tiles.
+inline std::vector<uint64_t> sizes() { return {1, 128, 0, 129, 256, 1000, 5000, 77, 40000, 12345, 200, 128 * 300}; }
+
+inline uint64_t tiles_of(uint64_t n) { return n > 0 ? (n + kTile - 1) / kTile : 1; }
+
+template <typename T>
+T random_value(std::mt19937_64& rng) {
+  T v;
+  uint32_t words[sizeof(T) / 4];
+  for (uint32_t& w : words) w = static_cast<uint32_t>(rng());
+  std::memcpy(&v, words, sizeof v);
+  return v;
+}
+
+// The test kernel's outputs against a loop on the CPU: every element's
+// inclusive scan, and each tile's exclusive and inclusive prefixes. Empty
+// when all match, else the first mismatch.
+template <typename T>
+std::string compare(const std::vector<T>& in, const std::vector<T>& inc, const std::vector<T>& texc,
+                    const std::vector<T>& tinc) {
+  const uint64_t n = in.size();
+  T sum{};
+  set_identity(sum);
+  if (n > 0 && std::memcmp(&texc[0], &sum, sizeof(T)) != 0) return "tile 0: exclusive prefix not the identity";
+  for (uint64_t i = 0; i < n; ++i) {
+    if (i % kTile == 0 && i > 0 && std::memcmp(&texc[i / kTile], &sum, sizeof(T)) != 0)
+      return "tile " + std::to_string(i / kTile) + ": wrong exclusive prefix";
+    sum = i == 0 ? in[0] : combine(sum, in[i]);
+    if (std::memcmp(&inc[i], &sum, sizeof(T)) != 0) return "element " + std::to_string(i) + ": wrong inclusive scan";
+    if ((i + 1) % kTile == 0 || i + 1 == n)
+      if (std::memcmp(&tinc[i / kTile], &sum, sizeof(T)) != 0)
+        return "tile " + std::to_string(i / kTile) + ": wrong inclusive prefix";
+  }
+  return "";
 }
 
 // The test kernel of scan P: each block takes a tile by ticket, scans its
