@@ -42,10 +42,10 @@ std::vector<T> read(const DeviceBuffer& b, size_t count) {
   return v;
 }
 
-// One launch of P_tile_test over n random elements; the first mismatch, or empty.
+// One launch of test kernel `k` over n random elements; the first mismatch, or empty.
 template <typename T>
-std::string launch_and_check(const Module& m, const std::string& P, const DeviceBuffer& workspace, size_t ws_bytes,
-                             uint64_t n, std::mt19937_64& rng) {
+std::string launch_and_check(const Module& m, const std::string& P, const tp::TestKernel& k,
+                             const DeviceBuffer& workspace, size_t ws_bytes, uint64_t n, std::mt19937_64& rng) {
   const uint64_t tiles = tp::tiles_of(n);
   std::vector<T> in(n);
   for (T& v : in) v = tp::random_value<T>(rng);
@@ -58,8 +58,8 @@ std::string launch_and_check(const Module& m, const std::string& P, const Device
   unsigned n32 = static_cast<unsigned>(n), tiles32 = static_cast<unsigned>(tiles);
   CUdeviceptr ws = workspace.p;
   void* args[] = {&d_in.p, &d_inc.p, &d_texc.p, &d_tinc.p, &n32, &tiles32, &ws};
-  CU_CHECK(driver().cuLaunchKernel(m.function(P + "_tile_test"), tiles32, 1, 1, tp::kThreads, 1, 1, 0, nullptr, args,
-                                   nullptr));
+  CU_CHECK(driver().cuLaunchKernel(m.function(P + k.suffix), tiles32, 1, 1, static_cast<unsigned>(k.threads), 1, 1, 0,
+                                   nullptr, args, nullptr));
   CU_CHECK(driver().cuCtxSynchronize());
   return tp::compare(in, read<T>(d_inc, n), read<T>(d_texc, tiles), read<T>(d_tinc, tiles));
 }
@@ -74,8 +74,11 @@ void check_scan(const Module& m, const scangen::generator::Plan& plan, uint64_t 
   std::mt19937_64 rng(seed);
   for (uint64_t n : tp::sizes()) {
     const uint64_t tiles = tp::tiles_of(n);
-    INFO(P << ", n = " << n << " (" << tiles << " tiles), seed " << seed << " (SCANGEN_TEST_SEED replays it)");
-    CHECK(launch_and_check<T>(m, P, workspace, 16 + tiles * plan.status_bytes, n, rng) == "");
+    for (const tp::TestKernel& k : tp::test_kernels()) {
+      INFO(P << k.suffix << ", n = " << n << " (" << tiles << " tiles), seed " << seed
+             << " (SCANGEN_TEST_SEED replays it)");
+      CHECK(launch_and_check<T>(m, P, k, workspace, 16 + tiles * plan.status_bytes, n, rng) == "");
+    }
   }
 }
 

@@ -45,11 +45,11 @@ std::vector<T> read(cl::Session& s, const cl::Buffer& b, size_t count) {
   return v;
 }
 
-// One launch of P_tile_test over n random elements on `workspace`; the
+// One launch of test kernel `k` over n random elements on `workspace`; the
 // description of the first mismatch, or empty.
 template <typename T>
-std::string launch_and_check(cl::Session& s, const std::string& P, const cl::Buffer& workspace, size_t ws_bytes,
-                             uint64_t n, std::mt19937_64& rng) {
+std::string launch_and_check(cl::Session& s, const std::string& P, const tp::TestKernel& tk,
+                             const cl::Buffer& workspace, size_t ws_bytes, uint64_t n, std::mt19937_64& rng) {
   const uint64_t tiles = tp::tiles_of(n);
   std::vector<T> in(n);
   for (T& v : in) v = tp::random_value<T>(rng);
@@ -61,7 +61,7 @@ std::string launch_and_check(cl::Session& s, const std::string& P, const cl::Buf
   fill(s, d_texc, kPoison, tiles * sizeof(T));
   fill(s, d_tinc, kPoison, tiles * sizeof(T));
   if (tiles > 1) fill(s, workspace, 0, ws_bytes);  // the one rule of the workspace
-  cl::Kernel k = s.kernel(P + "_tile_test");
+  cl::Kernel k = s.kernel(P + tk.suffix);
   const cl_uint n32 = static_cast<cl_uint>(n), tiles32 = static_cast<cl_uint>(tiles);
   const cl_mem args[] = {d_in.get(), d_inc.get(), d_texc.get(), d_tinc.get()};
   for (cl_uint i = 0; i < 4; ++i) CL_CHECK(clSetKernelArg(k.get(), i, sizeof(cl_mem), &args[i]));
@@ -69,7 +69,7 @@ std::string launch_and_check(cl::Session& s, const std::string& P, const cl::Buf
   CL_CHECK(clSetKernelArg(k.get(), 5, sizeof tiles32, &tiles32));
   const cl_mem ws = workspace.get();
   CL_CHECK(clSetKernelArg(k.get(), 6, sizeof ws, &ws));
-  const size_t local = tp::kThreads, global = tiles * tp::kThreads;
+  const size_t local = static_cast<size_t>(tk.threads), global = tiles * local;
   CL_CHECK(clEnqueueNDRangeKernel(s.queue(), k.get(), 1, nullptr, &global, &local, 0, nullptr, nullptr));
   const std::vector<T> inc = read<T>(s, d_inc, n), texc = read<T>(s, d_texc, tiles), tinc = read<T>(s, d_tinc, tiles);
   return tp::compare(in, inc, texc, tinc);
@@ -92,8 +92,11 @@ void check_scan(cl::Session& s, const scangen::generator::Plan& plan, const std:
     const size_t ws_bytes = 16 + tiles * plan.status_bytes;
     // The host wrappers' P_device_tile_workspace_bytes: the scan's workspace for as many elements.
     REQUIRE(ws_bytes == scangen::generator::workspace_bytes(plan, tiles * plan.tile));
-    INFO(P << ", n = " << n << " (" << tiles << " tiles), seed " << seed << " (SCANGEN_TEST_SEED replays it)");
-    CHECK(launch_and_check<T>(s, P, workspace, ws_bytes, n, rng) == "");
+    for (const tp::TestKernel& k : tp::test_kernels()) {
+      INFO(P << k.suffix << ", n = " << n << " (" << tiles << " tiles), seed " << seed
+             << " (SCANGEN_TEST_SEED replays it)");
+      CHECK(launch_and_check<T>(s, P, k, workspace, ws_bytes, n, rng) == "");
+    }
   }
 }
 

@@ -61,6 +61,13 @@ inline Mat combine(Mat x, Mat y) {
 // tiles, one tile again after many, and many after many with fewer tiles.
 inline std::vector<uint64_t> sizes() { return {1, 128, 0, 129, 256, 1000, 5000, 77, 40000, 12345, 200, 128 * 300}; }
 
+// The test kernels (test_kernel below): the name after P, the block's threads.
+struct TestKernel {
+  const char* suffix;
+  int threads;
+};
+inline std::vector<TestKernel> test_kernels() { return {{"_tile_test", kThreads}, {"_tile_test_serial", 32}}; }
+
 inline uint64_t tiles_of(uint64_t n) { return n > 0 ? (n + kTile - 1) / kTile : 1; }
 
 template <typename T>
@@ -94,30 +101,30 @@ std::string compare(const std::vector<T>& in, const std::vector<T>& inc, const s
   return "";
 }
 
-// The test kernel of scan P: each block takes a tile by ticket, scans its
-// elements with P_inclusive, gets the tile's prefix from
-// P_device_tile_prefix and writes every element's inclusive scan, and the
-// tile's exclusive and inclusive prefixes.
+// The test kernels of scan P: each block takes a tile of kTile elements by
+// ticket, gets the tile's prefix from P_device_tile_prefix and writes every
+// element's inclusive scan, and the tile's exclusive and inclusive prefixes.
 //
 //   P_tile_test(in, inclusive, tile_exclusive, tile_inclusive, n, tiles, workspace)
+//   P_tile_test_serial(...)   the same parameters
+//
+// P_tile_test: the scan's 64 threads, the tile scanned with P_inclusive.
+// P_tile_test_serial: 32 threads (a block that is not the scan's), thread 0
+// reducing and scanning the tile alone.
 inline std::string test_kernel(const std::string& P, bool cuda) {
-  std::string k = cuda ? R"(
-extern "C" __global__ void __launch_bounds__(64) P_tile_test(const P_T* in, P_T* inclusive, P_T* tile_exclusive,
-                                                             P_T* tile_inclusive, unsigned n, unsigned tiles,
-                                                             unsigned char* workspace) {
-  __shared__ P_temp temp;
-  __shared__ P_device_tile_temp tt;
-  const unsigned lid = threadIdx.x;
-)"
-                       : R"(
-__kernel __attribute__((reqd_work_group_size(64, 1, 1)))
-void P_tile_test(__global const P_T* in, __global P_T* inclusive, __global P_T* tile_exclusive,
-                 __global P_T* tile_inclusive, uint n, uint tiles, __global uchar* workspace) {
-  __local P_temp temp;
-  __local P_device_tile_temp tt;
-  const uint lid = (uint)get_local_id(0);
-)";
-  k += R"(  const scangen_u64 tile = P_device_tile_ticket(&tt, workspace, tiles);
+  const std::string shared = cuda ? "__shared__" : "__local";
+  const std::string barrier = cuda ? "__syncthreads()" : "barrier(CLK_LOCAL_MEM_FENCE)";
+  auto head = [&](const std::string& name, int threads) {
+    const std::string g = cuda ? "" : "__global ";
+    return std::string(cuda ? "\nextern \"C\" __global__ void __launch_bounds__(" + std::to_string(threads) + ") "
+                            : "\n__kernel __attribute__((reqd_work_group_size(" + std::to_string(threads) +
+                                  ", 1, 1))) void ") +
+           name + "(" + g + "const P_T* in, " + g + "P_T* inclusive, " + g + "P_T* tile_exclusive, " + g +
+           "P_T* tile_inclusive, unsigned n, unsigned tiles, " + g + "unsigned char* workspace) {\n  " + shared +
+           " P_device_tile_temp tt;\n  const unsigned lid = " + (cuda ? "threadIdx.x" : "(unsigned)get_local_id(0)") +
+           ";\n  const scangen_u64 tile = P_device_tile_ticket(&tt, workspace, tiles);\n";
+  };
+  std::string k = head("P_tile_test", kThreads) + "  " + shared + R"( P_temp temp;
   const scangen_u64 first = tile * 128 + lid * 2;
   P_T items[2];
   for (int i = 0; i < 2; ++i) items[i] = first + i < n ? in[first + i] : P_identity();
@@ -132,9 +139,32 @@ void P_tile_test(__global const P_T* in, __global P_T* inclusive, __global P_T* 
   }
 }
 )";
+  k += head("P_tile_test_serial", 32) + "  " + shared + R"( P_T shared_aggregate;
+  const scangen_u64 first = tile * 128, end = first + 128 < n ? first + 128 : n;
+  if (lid == 0) {
+    P_T a = P_identity();
+    for (scangen_u64 i = first; i < end; ++i) a = P_combine(a, in[i]);
+    shared_aggregate = a;
+  }
+  BARRIER;
+  const P_T aggregate = shared_aggregate;
+  P_T inc;
+  const P_T exc = P_device_tile_prefix(&tt, workspace, tile, aggregate, &inc);
+  if (lid == 0) {
+    P_T run = exc;
+    for (scangen_u64 i = first; i < end; ++i) inclusive[i] = run = P_combine(run, in[i]);
+    tile_exclusive[tile] = exc;
+    tile_inclusive[tile] = inc;
+  }
+}
+)";
   std::string out;
   for (size_t i = 0; i < k.size(); ++i) {
-    if (k.compare(i, 2, "P_") == 0 && (i == 0 || !(isalnum(static_cast<unsigned char>(k[i - 1])) || k[i - 1] == '_'))) {
+    if (k.compare(i, 7, "BARRIER") == 0) {
+      out += barrier;
+      i += 6;
+    } else if (k.compare(i, 2, "P_") == 0 &&
+               (i == 0 || !(isalnum(static_cast<unsigned char>(k[i - 1])) || k[i - 1] == '_'))) {
       out += P + "_";
       ++i;
     } else {
