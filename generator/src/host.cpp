@@ -170,7 +170,8 @@ void scan_holes(Holes& h, const Scan& c) {
       .when("reduce_then_scan", c.device && !c.lookback)
       .when("one_kernel", !c.device || c.lookback)
       .when("aggregate", !c.aggregate.empty() && !c.segmented)
-      .when("running_total", c.running_total);
+      .when("running_total", c.running_total)
+      .when("tile_prefix", p.tile_prefix);
   // Device scans write the aggregate and the running total even for n == 0.
   const bool writes_when_empty = c.device && (!c.aggregate.empty() || c.running_total);
   h.when("writes_when_empty", writes_when_empty).when("returns_when_empty", !writes_when_empty);
@@ -358,10 +359,12 @@ void shape_holes(Holes& h, const Scan& c, Backend b) {
 void wrapper_holes(Holes& h, const Scan& c, Backend b, size_t first) {
   const bool cuda = b == Backend::Cuda;
   scan_holes(h, c);
-  h.set("SG_WORKSPACE_BYTES", c.P + (cuda ? "_workspace_bytes" : "_opencl_workspace_bytes"));
+  const std::string ws = c.P + (cuda ? "_workspace_bytes" : "_opencl_workspace_bytes");
+  const std::string tile_ws = c.P + (cuda ? "_device_tile_workspace_bytes" : "_opencl_device_tile_workspace_bytes");
+  h.set("SG_WORKSPACE_BYTES", ws).set("SG_TILE_WORKSPACE_BYTES", tile_ws);
   Holes w;
   scan_holes(w, c);
-  w.set("SG_WORKSPACE_BYTES", c.P + (cuda ? "_workspace_bytes" : "_opencl_workspace_bytes")).when("inline", !cuda);
+  w.set("SG_WORKSPACE_BYTES", ws).set("SG_TILE_WORKSPACE_BYTES", tile_ws).when("inline", !cuda);
   h.set("SG_WORKSPACE_FUNCTION", fill_template("host/workspace_bytes.h", w)).set("SG_TYPES", host_types(c));
   const std::vector<std::string> data = data_params(c), results = result_params(c);
   if (cuda) {

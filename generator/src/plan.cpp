@@ -388,6 +388,16 @@ uint64_t workspace_zero_bytes(const Plan& plan, uint64_t n) {
   return workspace_bytes(plan, n);
 }
 
+namespace {
+
+// The look-back of a flat decoupled look-back scan as device functions for
+// kernels of the user's own (templates/common/device_tile_prefix.h).
+void decide_tile_prefix(Plan& p) {
+  p.tile_prefix = p.status != StatusLayout::None && !p.segmented.on() && p.shape == dsl::Shape::Flat;
+}
+
+}  // namespace
+
 Plan make_plan(const dsl::Spec& spec, Backend backend) { return make_plan(spec, Target{backend, 0}); }
 
 Plan make_plan(const dsl::Spec& spec, const Target& target) {
@@ -407,6 +417,7 @@ Plan make_plan(const dsl::Spec& spec, const Target& target, const DeviceTuning& 
   decide_tile(p, temp_elements);
   decide_lookback(p);
   decide_shape(p);
+  decide_tile_prefix(p);
   decide_io(p);
   p.templates = plan_templates(p);
   decide_head_flags(p, spec, target, tuning);

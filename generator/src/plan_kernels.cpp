@@ -25,6 +25,10 @@ std::vector<std::string> public_functions(const Plan& p) {
     f.push_back(n + "_exclusive_update");
     f.push_back(n + "_inclusive_exclusive_update");
   }
+  if (p.tile_prefix) {
+    f.push_back(n + "_device_tile_ticket");
+    f.push_back(n + "_device_tile_prefix");
+  }
   return f;
 }
 

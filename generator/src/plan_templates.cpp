@@ -41,6 +41,7 @@ const std::vector<Entry>& catalogue() {
       {"common/entry.h", {"common/api.h", "common/io.h"}},
       {"common/device.h", {"common/api.h", "common/io.h"}},
       {"common/device_lookback.h", {"common/device.h"}, false, true},
+      {"common/device_tile_prefix.h", {"common/device_lookback.h"}},
       {"common/device_reduce_then_scan.h", {"common/device.h"}},
       {"common/segmented_pair.h", {}},
       {"common/device_segmented.h", {"common/device.h"}, false, true},
@@ -121,6 +122,7 @@ std::vector<std::string> plan_templates(const Plan& p) {
   if (p.segmented.on()) add(p, "common/segmented_pair.h", out);  // the pair type, before every use
   add(p, group_template(p), out);
   add(p, kernel_template(p), out);
+  if (p.tile_prefix) add(p, "common/device_tile_prefix.h", out);
   return out;
 }
 

@@ -96,8 +96,9 @@ uint64_t count_wrong(const std::vector<uint8_t>& in, const std::vector<uint8_t>&
 void rows_case(scangen::Runtime& rt, uint64_t rows, uint64_t length, uint64_t stride, uint64_t seed) {
   INFO(rows << " rows of " << length << " (stride " << stride << "): " << rows * length << " elements");
   REQUIRE(rows * length > (1ull << 32));
-  const scangen::Scan s = rt.compile("scan big_rows { type = u8; op = add; level = device; shape = rows; "
-                                     "outputs = aggregate; }");
+  const scangen::Scan s = rt.compile(
+      "scan big_rows { type = u8; op = add; level = device; shape = rows; "
+      "outputs = aggregate; }");
   const uint64_t span = (rows - 1) * stride + length;
   const std::vector<uint8_t> in = random_bytes(span, seed);
   const Buffer d_in = upload(in);
@@ -132,7 +133,7 @@ TEST_CASE("CUDA rows scans of more than 2^32 elements in one call", "[gpu][shape
   const uint64_t s0 = seed();
   INFO("seed " << s0 << " (replay with SCANGEN_TEST_SEED=" << s0 << ")");
   rows_case(rt, 5, (1ull << 30) - 3, (1ull << 30) + 13, s0);  // long rows across tiles, gaps between them
-  rows_case(rt, (1ull << 22) + 1, 1025, 1025, s0 + 1);         // millions of short rows, several a tile
+  rows_case(rt, (1ull << 22) + 1, 1025, 1025, s0 + 1);        // millions of short rows, several a tile
 }
 
 TEST_CASE("CUDA column scan of more than 2^32 elements in one call", "[gpu][shapes][large]") {
@@ -144,8 +145,9 @@ TEST_CASE("CUDA column scan of more than 2^32 elements in one call", "[gpu][shap
   // 33 columns: a strip of 32 lines and one of a single line.
   const uint64_t rows = (1ull << 27) + 3, cols = 33, n = rows * cols;
   REQUIRE(n > (1ull << 32));
-  const scangen::Scan s = rt.compile("scan big_cols { type = u8; op = add; level = device; shape = strided; "
-                                     "outputs = aggregate; }");
+  const scangen::Scan s = rt.compile(
+      "scan big_cols { type = u8; op = add; level = device; shape = strided; "
+      "outputs = aggregate; }");
   const std::vector<uint8_t> in = random_bytes(n, s0);
   const Buffer d_in = upload(in);
   const Buffer d_out = poisoned(n), d_agg = poisoned(cols);
@@ -187,8 +189,9 @@ TEST_CASE("CUDA scan segmented by offsets of more than 2^32 elements in one call
     offsets.push_back(std::min<uint64_t>(n, offsets.back() + (x >> 33) % 2001));
   }
   const uint64_t count = offsets.size() - 1;
-  const scangen::Scan s = rt.compile("scan big_segments { type = u8; op = add; level = device; "
-                                     "segments = offsets; offset = u64; outputs = aggregate; }");
+  const scangen::Scan s = rt.compile(
+      "scan big_segments { type = u8; op = add; level = device; "
+      "segments = offsets; offset = u64; outputs = aggregate; }");
   const std::vector<uint8_t> in = random_bytes(n, s0 + 2);
   const Buffer d_in = upload(in);
   Buffer d_offsets(offsets.size() * 8);

@@ -56,6 +56,11 @@ SG_BEGIN(device)
 // Bytes of workspace a call of SG_FUNCTION with n elements needs; 0 when n < 0 or n is more
 // than one call scans.
 size_t SG_WORKSPACE_BYTES(int64_t n);
+SG_BEGIN(tile_prefix)
+// Bytes of workspace for SG_NAME(device_tile_ticket) / SG_NAME(device_tile_prefix) in a launch of
+// a kernel of your own with `tiles` tiles (zeroed before each launch of more than one tile).
+size_t SG_TILE_WORKSPACE_BYTES(uint64_t tiles);
+SG_END(tile_prefix)
 
 SG_BEGIN(lookback)
 // The SG_MODE_WORDS of in[0 .. n) into SG_OUTPUTS, on `stream` (one launch, decoupled look-back).

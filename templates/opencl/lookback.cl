@@ -13,6 +13,10 @@
 // The look-back is work-item 0's: one predecessor at a time, the farther
 // tile's value combined first, until an INCLUSIVE status (or tile 0); a
 // stalled tile is reduced by work-item 0 alone, from its input.
+SG_BEGIN(tile_prefix)
+// Without an input (`in` null: a kernel of the user's own,
+// device_tile_prefix.h), its status is waited for.
+SG_END(tile_prefix)
 //
 // Status of a tile: two places, the aggregate's and the inclusive prefix's,
 // of SG_STATUS_WORDS 64-bit slots each. A slot holds one 32-bit word of the
@@ -173,6 +177,9 @@ SG_FN SG_T SG_NAME(sg_tile_prefix)(SG_LOCAL SG_NAME(sg_lookback_shared)* shared,
         for (int spin = 0; spin < SG_SPIN && flag == SG_FLAG_INVALID; ++spin)
           flag = SG_NAME(sg_status_load)(workspace, (ulong)pred, &v);
         if (flag == SG_FLAG_INVALID) {  // the fallback
+SG_BEGIN(tile_prefix)
+          if (!in) continue;  // no input (device_tile_prefix.h): wait for the tile's status
+SG_END(tile_prefix)
           v = SG_NAME(sg_reduce_alone)(in, (ulong)pred, n);
           // In place, the stalled tile may have published and begun to write
           // its outputs over the input just read; it publishes its aggregate

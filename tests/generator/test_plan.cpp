@@ -295,9 +295,30 @@ TEST_CASE("templates: each once, helpers before their users, every one embedded"
   const Plan lookback = make_plan(load_one("scan s { type = i32; op = add; }"), Backend::OpenCL);
   CHECK(lookback.templates == std::vector<std::string>{"opencl/lanes_local.cl", "common/block_raking.h", "common/api.h",
                                                        "common/io.h", "common/device.h", "opencl/lookback.cl",
-                                                       "common/device_lookback.h"});
+                                                       "common/device_lookback.h", "common/device_tile_prefix.h"});
   for (const Plan* p : {&raking, &tree, &lookback})
     for (const std::string& t : p->templates) CHECK(scangen::generator::template_embedded(t));
+}
+
+TEST_CASE("the look-back for kernels of the user's own: flat decoupled look-back scans only", "[unit]") {
+  for (Backend b : {Backend::Cuda, Backend::OpenCL}) {
+    const Plan flat = make_plan(load_one("scan s { type = i32; op = add; }"), b);
+    CHECK(flat.tile_prefix);
+    CHECK(flat.templates.back() == "common/device_tile_prefix.h");
+    CHECK(flat.device_functions.size() == 7);
+    CHECK(flat.device_functions[5] == "s_device_tile_ticket");
+    CHECK(flat.device_functions[6] == "s_device_tile_prefix");
+    for (const char* text :
+         {"scan s { type = i32; op = add; algorithm = reduce_then_scan; }",
+          "scan s { type = i32; op = add; segments = flags; }", "scan s { type = i32; op = add; shape = rows; }",
+          "scan s { type = i32; op = add; level = block; threads = 64; items = 2; }"}) {
+      INFO(text);
+      const Plan p = make_plan(load_one(text), b);
+      CHECK_FALSE(p.tile_prefix);
+      for (const std::string& t : p.templates) CHECK(t != "common/device_tile_prefix.h");
+      for (const std::string& f : p.device_functions) CHECK(f.find("device_tile") == std::string::npos);
+    }
+  }
 }
 
 TEST_CASE("seed, outputs and the running-total counter are decided from the spec's values", "[unit]") {

@@ -159,6 +159,7 @@ struct Plan {
   StatusLayout status = StatusLayout::None;  // decoupled look-back only
   int status_words = 0;                      // 32-bit words of a status value
   size_t status_bytes = 0;                   // workspace bytes per tile (decoupled look-back)
+  bool tile_prefix = false;                  // P_device_tile_ticket / _prefix (flat look-back scans)
   int status_reads = 0;                      // OpenCL look-back: kOpenCLStatusReads
   int min_blocks = 0;                        // CUDA look-back: __launch_bounds__ minimum blocks per SM (0: none)
   bool streaming = false;                    // CUDA device scans: full tiles' 16-byte loads and stores evict first
