@@ -104,7 +104,9 @@ std::string emit(const std::vector<Plan>& plans, const EmitOptions& options) {
     for (const auto& [k, v] : template_constants(p)) scan.add("constant").set("SG_CONSTANT", k).set("SG_VALUE", v);
     Holes holes = scan_holes(p);
     holes.when("forward", !p.reverse).when("reverse", p.reverse);  // io.h's functions or io_mirror.h's
-    holes.when("indexed", p.convert_index);                        // the loads pass convert the element's index
+    // The mirror's end: n rounded up to whole blocks, or n itself for segmented scans (their padding stays last).
+    holes.when("mirror_blocks", !p.segmented.on()).when("mirror_exact", p.segmented.on());
+    holes.when("indexed", p.convert_index);  // the loads pass convert the element's index
     for (const std::string& t : p.templates) {
       Holes& each = scan.add("template");
       const bool atomic = p.counter && needs_counter_update(t);

@@ -80,13 +80,13 @@ SG_FN void SG_NAME(sg_seg_starts)(SG_SEG_PARAMS, scangen_u64 lo, scangen_u64 n, 
     unsigned char start = 0;
     if (p < n) {
 #if SG_SEGMENTS == 1
-      start = p == 0 || flags[p] != 0;
+      start = p == 0 || flags[SG_BEGIN(forward)pSG_END(forward)SG_BEGIN(reverse)n - pSG_END(reverse)] != 0;
 #elif SG_SEGMENTS == 2
       while ((scangen_u64)offsets[s + 1] <= p) ++s;
       start = (scangen_u64)offsets[s] == p;
       if (i < SG_ITEMS) segment[i] = s;
 #else
-      start = p == 0 || !(keys[p] == keys[p - 1]);
+      start = p == 0 || !(keys[SG_BEGIN(forward)pSG_END(forward)SG_BEGIN(reverse)n - 1 - pSG_END(reverse)] == keys[SG_BEGIN(forward)p - 1SG_END(forward)SG_BEGIN(reverse)n - pSG_END(reverse)]);
 #endif
     }
     SG_SEG_SET(starts, i, start);
@@ -126,8 +126,8 @@ SG_FN void SG_NAME(sg_seg_fetch)(const SG_GLOBAL SG_MARK_T* marks, scangen_u64 f
   const int tid = SG_THREAD();
   const scangen_u64 end = first + SG_BLOCK_ITEMS;
   f->before = f->after = (SG_MARK_T)0;
-  if (tid == 0 && first > 0) f->before = marks[first - 1];
-  if (tid == SG_BLOCK_THREADS - 1 && end < n) f->after = marks[end];
+  if (tid == 0 && first > 0) f->before = marks[SG_BEGIN(forward)first - 1SG_END(forward)SG_BEGIN(reverse)n - firstSG_END(reverse)];
+  if (tid == SG_BLOCK_THREADS - 1 && end < n) f->after = marks[SG_BEGIN(forward)endSG_END(forward)SG_BEGIN(reverse)n - 1 - endSG_END(reverse)];
 #if SG_SEG_WORDS
   f->words = end <= n && ((unsigned long long)(marks + first) & 15u) == 0;
   if (f->words) {
@@ -139,7 +139,7 @@ SG_FN void SG_NAME(sg_seg_fetch)(const SG_GLOBAL SG_MARK_T* marks, scangen_u64 f
 #pragma unroll
   for (int i = 0; i < SG_ITEMS; ++i) {
     const scangen_u64 p = first + (scangen_u64)(i * SG_BLOCK_THREADS + tid);
-    f->e[i] = p < n ? marks[p] : (SG_MARK_T)0;
+    f->e[i] = p < n ? marks[SG_BEGIN(forward)pSG_END(forward)SG_BEGIN(reverse)n - 1 - pSG_END(reverse)] : (SG_MARK_T)0;
   }
 #endif
 }
@@ -155,14 +155,20 @@ SG_FN void SG_NAME(sg_seg_compare)(const SG_MARK_T* e, SG_MARK_T before, SG_MARK
   for (int i = 0; i < SG_ITEMS; ++i) {
     const scangen_u64 p = mine + (scangen_u64)i;
 #if SG_SEGMENTS == 1
-    SG_SEG_SET(starts, i, p < n && (p == 0 || e[i] != 0));
+    SG_SEG_SET(starts, i, p < n && (p == 0 || SG_BEGIN(forward)e[i]SG_END(forward)SG_BEGIN(reverse)(i == 0 ? before : e[i - 1])SG_END(reverse) != 0));
 #else
     SG_SEG_SET(starts, i, p < n && (p == 0 || !(e[i] == (i == 0 ? before : e[i - 1]))));
 #endif
   }
 #if SG_SEGMENTS == 1
+SG_BEGIN(forward)
   (void)before;
   SG_SEG_SET(starts, SG_ITEMS, mine + SG_ITEMS < n && after != 0);
+SG_END(forward)
+SG_BEGIN(reverse)
+  (void)after;  // reverse: element n - 1 - p ends a segment where the element after it starts one
+  SG_SEG_SET(starts, SG_ITEMS, mine + SG_ITEMS < n && e[SG_ITEMS - 1] != 0);
+SG_END(reverse)
 #else
   SG_SEG_SET(starts, SG_ITEMS, mine + SG_ITEMS < n && !(after == e[SG_ITEMS - 1]));
 #endif
@@ -381,7 +387,7 @@ SG_FN SG_T SG_NAME(sg_seg_reduce_alone)(const SG_GLOBAL SG_IN* in, SG_SEG_PARAMS
     scangen_u64 segment[SG_ITEMS];
     SG_NAME(sg_seg_starts)(SG_SEG_ARGS, lo, n, starts, segment);
     for (int i = 0; i < SG_ITEMS && lo + (scangen_u64)i < n; ++i) {
-      SG_T x = SG_CONVERT(in[lo + (scangen_u64)i]);
+      SG_T x = SG_CONVERT(in[SG_BEGIN(forward)lo + (scangen_u64)iSG_END(forward)SG_BEGIN(reverse)n - 1 - (lo + (scangen_u64)i)SG_END(reverse)]);
       x.heads = SG_SEG_AT(starts, i);
       sum = SG_COMBINE(sum, x);
     }
@@ -502,9 +508,9 @@ SG_FN void SG_NAME(sg_seg_store)(SG_GLOBAL SG_VALUE_T* inclusive, SG_GLOBAL SG_V
     const int k = i * SG_BLOCK_THREADS + tid;
     if (first + (scangen_u64)k < n) {
       const SG_T e = exchange[SG_XPAD(k)];
-      if (inclusive) inclusive[first + (scangen_u64)k] = e.value;
+      if (inclusive) inclusive[SG_BEGIN(forward)first + (scangen_u64)kSG_END(forward)SG_BEGIN(reverse)n - 1 - (first + (scangen_u64)k)SG_END(reverse)] = e.value;
       if (exclusive)
-        exclusive[first + (scangen_u64)k] =
+        exclusive[SG_BEGIN(forward)first + (scangen_u64)kSG_END(forward)SG_BEGIN(reverse)n - 1 - (first + (scangen_u64)k)SG_END(reverse)] =
             e.heads ? SG_VALUE_INIT() : exchange[k == 0 ? SG_XPAD(SG_BLOCK_ITEMS) : SG_XPAD(k - 1)].value;
     }
   }
@@ -517,8 +523,8 @@ SG_FN void SG_NAME(sg_seg_store)(SG_GLOBAL SG_VALUE_T* inclusive, SG_GLOBAL SG_V
   for (int i = 0; i < SG_ITEMS; ++i) {
     const scangen_u64 p = mine + (scangen_u64)i;
     if (p < n) {
-      if (inclusive) inclusive[p] = inc[i];
-      if (exclusive) exclusive[p] = SG_SEG_AT(starts, i) ? SG_VALUE_INIT() : before;
+      if (inclusive) inclusive[SG_BEGIN(reverse)n - 1 - SG_END(reverse)p] = inc[i];
+      if (exclusive) exclusive[SG_BEGIN(reverse)n - 1 - SG_END(reverse)p] = SG_SEG_AT(starts, i) ? SG_VALUE_INIT() : before;
     }
     before = inc[i];
   }
