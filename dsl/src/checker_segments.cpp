@@ -54,11 +54,7 @@ void Checker::check_segments_fit(const ast::Item& item, const Items& items, cons
     error(find_setting(items, "outputs")->loc,
           "'running_total' does not go with 'segments': each segment restarts at init; "
           "'outputs = aggregate' gives each segment's total");
-  if (spec.reverse && spec.segments == Segments::Offsets)
-    error(find_setting(items, "reverse")->loc,
-          "'reverse = true' does not go with 'segments = offsets' yet (it does with flags and keys): give the "
-          "segments as flags or keys, or scan the reversed arrays forward");
-  else if (spec.reverse && spec.aggregate)
+  if (spec.reverse && spec.aggregate && spec.segments != Segments::Offsets)
     error(find_setting(items, "reverse")->loc,
           "'reverse = true' with 'segments = " + std::string(to_string(spec.segments)) +
               "' does not give 'outputs = aggregate' yet (each segment's total is the last element of its "

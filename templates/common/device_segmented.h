@@ -46,13 +46,20 @@
 #endif
 
 #if SG_SEGMENTS == 2
+SG_BEGIN(reverse)
+// reverse = true: scan-order segment s is segment count - 1 - s of the array,
+// and its offsets are the reversed array's: n - offsets[count - s], with
+// n = offsets[count] (SG_SEG_OFF); its aggregate goes to SG_SEG_AGG(count, s).
+#define SG_SEG_OFF(o, count, s) ((o)[count] - (o)[(count) - (s)])
+#define SG_SEG_AGG(count, s) ((count) - 1 - (s))
+SG_END(reverse)
 // The segment of element p < n: the last s with offsets[s] <= p (past the
 // empty segments at p).
 SG_FN scangen_u64 SG_NAME(sg_seg_find)(const SG_GLOBAL SG_OFFSET* offsets, scangen_u64 count, scangen_u64 p) {
   scangen_u64 lo = 0, hi = count;  // offsets[lo] <= p < offsets[hi]
   while (hi - lo > 1) {
     const scangen_u64 mid = lo + (hi - lo) / 2;
-    if ((scangen_u64)offsets[mid] <= p)
+    if ((scangen_u64)SG_BEGIN(forward)offsets[mid]SG_END(forward)SG_BEGIN(reverse)SG_SEG_OFF(offsets, count, mid)SG_END(reverse) <= p)
       lo = mid;
     else
       hi = mid;
@@ -82,8 +89,8 @@ SG_FN void SG_NAME(sg_seg_starts)(SG_SEG_PARAMS, scangen_u64 lo, scangen_u64 n, 
 #if SG_SEGMENTS == 1
       start = p == 0 || flags[SG_BEGIN(forward)pSG_END(forward)SG_BEGIN(reverse)n - pSG_END(reverse)] != 0;
 #elif SG_SEGMENTS == 2
-      while ((scangen_u64)offsets[s + 1] <= p) ++s;
-      start = (scangen_u64)offsets[s] == p;
+      while ((scangen_u64)SG_BEGIN(forward)offsets[s + 1]SG_END(forward)SG_BEGIN(reverse)SG_SEG_OFF(offsets, segment_count, s + 1)SG_END(reverse) <= p) ++s;
+      start = (scangen_u64)SG_BEGIN(forward)offsets[s]SG_END(forward)SG_BEGIN(reverse)SG_SEG_OFF(offsets, segment_count, s)SG_END(reverse) == p;
       if (i < SG_ITEMS) segment[i] = s;
 #else
       start = p == 0 || !(keys[SG_BEGIN(forward)pSG_END(forward)SG_BEGIN(reverse)n - 1 - pSG_END(reverse)] == keys[SG_BEGIN(forward)p - 1SG_END(forward)SG_BEGIN(reverse)n - pSG_END(reverse)]);
@@ -265,7 +272,7 @@ SG_FN scangen_u64 SG_NAME(sg_seg_search)(const SG_GLOBAL SG_OFFSET* offsets, sca
   for (int round = 0; round < 64 && hi - lo > 1; ++round) {
     const scangen_u64 step = (hi - lo + SG_BLOCK_THREADS - 1) / SG_BLOCK_THREADS;
     const scangen_u64 a = lo + tid * step, b = a + step < hi ? a + step : hi;
-    if (a < hi && (tid == 0 || (scangen_u64)offsets[a] < first) && (b == hi || (scangen_u64)offsets[b] >= first)) {
+    if (a < hi && (tid == 0 || (scangen_u64)SG_BEGIN(forward)offsets[a]SG_END(forward)SG_BEGIN(reverse)SG_SEG_OFF(offsets, count, a)SG_END(reverse) < first) && (b == hi || (scangen_u64)SG_BEGIN(forward)offsets[b]SG_END(forward)SG_BEGIN(reverse)SG_SEG_OFF(offsets, count, b)SG_END(reverse) >= first)) {
       range[2 * (round & 1)] = a;
       range[2 * (round & 1) + 1] = b;
     }
@@ -297,11 +304,11 @@ SG_FN void SG_NAME(sg_seg_scatter)(const SG_GLOBAL SG_OFFSET* offsets, scangen_u
 #pragma unroll
     for (int j = 0; j < SG_SEG_BATCH; ++j) {
       const scangen_u64 s = c + (scangen_u64)(j * SG_BLOCK_THREADS + tid);
-      o[j] = s < count ? offsets[s] : (SG_OFFSET)0;
-      o2[j] = s < count ? offsets[s + 1] : (SG_OFFSET)0;
+      o[j] = s < count ? SG_BEGIN(forward)offsets[s]SG_END(forward)SG_BEGIN(reverse)SG_SEG_OFF(offsets, count, s)SG_END(reverse) : (SG_OFFSET)0;
+      o2[j] = s < count ? SG_BEGIN(forward)offsets[s + 1]SG_END(forward)SG_BEGIN(reverse)SG_SEG_OFF(offsets, count, s + 1)SG_END(reverse) : (SG_OFFSET)0;
     }
     const scangen_u64 next = c + SG_SEG_BATCH * SG_BLOCK_THREADS;
-    const int more = next < count && (scangen_u64)offsets[next] < bound;
+    const int more = next < count && (scangen_u64)SG_BEGIN(forward)offsets[next]SG_END(forward)SG_BEGIN(reverse)SG_SEG_OFF(offsets, count, next)SG_END(reverse) < bound;
 #pragma unroll
     for (int j = 0; j < SG_SEG_BATCH; ++j) {
       const scangen_u64 s = c + (scangen_u64)(j * SG_BLOCK_THREADS + tid);
@@ -312,7 +319,7 @@ SG_FN void SG_NAME(sg_seg_scatter)(const SG_GLOBAL SG_OFFSET* offsets, scangen_u
           ends[b - 1 - first] = s - base < 0xffffffffu ? (unsigned int)(s - base) : 0xffffffffu;
       }
 #if SG_AGGREGATE_OUT
-      if (s < count && a == b && a >= first && (a < end || (a == n && end >= n))) aggregates[s] = SG_VALUE_IDENTITY();
+      if (s < count && a == b && a >= first && (a < end || (a == n && end >= n))) aggregates[SG_BEGIN(forward)sSG_END(forward)SG_BEGIN(reverse)SG_SEG_AGG(count, s)SG_END(reverse)] = SG_VALUE_IDENTITY();
 #else
       (void)aggregates;
 #endif
@@ -368,10 +375,10 @@ SG_FN void SG_NAME(sg_seg_empty_aggregates)(const SG_GLOBAL SG_OFFSET* offsets, 
     const scangen_u64 p = lo + (scangen_u64)i;
     if (p >= n) break;
     if (SG_SEG_AT(starts, i))
-      for (scangen_u64 j = segment[i]; j > 0 && (scangen_u64)offsets[j - 1] == p; --j)
-        aggregates[j - 1] = SG_VALUE_IDENTITY();
+      for (scangen_u64 j = segment[i]; j > 0 && (scangen_u64)SG_BEGIN(forward)offsets[j - 1]SG_END(forward)SG_BEGIN(reverse)SG_SEG_OFF(offsets, segment_count, j - 1)SG_END(reverse) == p; --j)
+        aggregates[SG_BEGIN(forward)j - 1SG_END(forward)SG_BEGIN(reverse)SG_SEG_AGG(segment_count, j - 1)SG_END(reverse)] = SG_VALUE_IDENTITY();
     if (p + 1 == n)
-      for (scangen_u64 j = segment[i] + 1; j < segment_count; ++j) aggregates[j] = SG_VALUE_IDENTITY();
+      for (scangen_u64 j = segment[i] + 1; j < segment_count; ++j) aggregates[SG_BEGIN(forward)jSG_END(forward)SG_BEGIN(reverse)SG_SEG_AGG(segment_count, j)SG_END(reverse)] = SG_VALUE_IDENTITY();
   }
 }
 #endif
@@ -619,9 +626,9 @@ void SG_NAME(scan_kernel)(const SG_GLOBAL SG_IN* in,
     const scangen_u64 p = mine + (scangen_u64)i;
     if (p < n && (p + 1 == n || SG_SEG_AT(starts, i + 1)))
 #if SG_SEGMENTS == 2 && SG_STAGED_IO
-      segment_aggregates[SG_NAME(sg_seg_ended)(offsets, segment_count, base, first, p, marks)] = prefix.value;
+      segment_aggregates[SG_BEGIN(forward)SG_NAME(sg_seg_ended)(offsets, segment_count, base, first, p, marks)SG_END(forward)SG_BEGIN(reverse)SG_SEG_AGG(segment_count, SG_NAME(sg_seg_ended)(offsets, segment_count, base, first, p, marks))SG_END(reverse)] = prefix.value;
 #elif SG_SEGMENTS == 2
-      segment_aggregates[segment[i]] = prefix.value;
+      segment_aggregates[SG_BEGIN(forward)segment[i]SG_END(forward)SG_BEGIN(reverse)SG_SEG_AGG(segment_count, segment[i])SG_END(reverse)] = prefix.value;
 #else
       segment_aggregates[prefix.heads - 1u] = prefix.value;
 #endif
@@ -652,3 +659,9 @@ void SG_NAME(scan_kernel)(const SG_GLOBAL SG_IN* in,
 #endif
 #undef SG_SEG_PARAMS
 #undef SG_SEG_ARGS
+SG_BEGIN(reverse)
+#ifdef SG_SEG_OFF
+#undef SG_SEG_OFF
+#undef SG_SEG_AGG
+#endif
+SG_END(reverse)

@@ -210,7 +210,7 @@ std::vector<ScanCase> segmented_cases(generator::Backend backend) {
           << extra << "}\n";
         out.push_back({load(name, t.str()), k.values});
       }
-  // reverse = true (flags and keys): every segment scanned from its last element to its first.
+  // reverse = true: every segment scanned from its last element to its first (aggregates: offsets only).
   struct Reverse {
     const char* form;
     const Kind& kind;
@@ -226,6 +226,11 @@ std::vector<ScanCase> segmented_cases(generator::Backend backend) {
       {"keys", kKinds[1], dsl::Mode::Both, "  key = u64;\n"},
       {"keys", kKinds[2], dsl::Mode::Both, "  key = f32;\n"},
       {"keys", kKinds[3], dsl::Mode::Exclusive, "  key = i32;\n  threads = 32;\n  items = 1;\n"},
+      {"offsets", kKinds[3], dsl::Mode::Both, "  offset = u32;\n  outputs = aggregate;\n"},
+      {"offsets", kKinds[1], dsl::Mode::Inclusive, "  offset = i64;\n  outputs = aggregate;\n"},
+      {"offsets", kKinds[2], dsl::Mode::Exclusive, "  offset = i32;\n"},
+      {"offsets", kKinds[3], dsl::Mode::Exclusive,
+       "  offset = u64;\n  outputs = aggregate;\n  threads = 32;\n  items = 1;\n"},
   };
   for (const Reverse& r : reverse) {
     const std::string name = std::string("seg_rev_") + r.form + "_" + r.kind.name + "_" + dsl::to_string(r.mode);

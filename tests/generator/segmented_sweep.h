@@ -6,7 +6,7 @@
 // segment over everything, random lengths of mean 3 and 300, starts at tile
 // boundaries and one either side) and sizes (0, 1, tile +- 1, several tiles).
 // Outputs are poisoned, with a poisoned tail that must survive; the seed is
-// printed on failure. Reverse cases (reverse = true; flags and keys) run the
+// printed on failure. Reverse cases (reverse = true; every form) run the
 // same structures and starts on and around the tile boundaries of the
 // reversed array (n - k x tile, "end_tiles").
 #pragma once
