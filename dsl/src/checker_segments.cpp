@@ -54,11 +54,6 @@ void Checker::check_segments_fit(const ast::Item& item, const Items& items, cons
     error(find_setting(items, "outputs")->loc,
           "'running_total' does not go with 'segments': each segment restarts at init; "
           "'outputs = aggregate' gives each segment's total");
-  if (spec.reverse && spec.aggregate && spec.segments != Segments::Offsets)
-    error(find_setting(items, "reverse")->loc,
-          "'reverse = true' with 'segments = " + std::string(to_string(spec.segments)) +
-              "' does not give 'outputs = aggregate' yet (each segment's total is the last element of its "
-              "inclusive output, its first element in the array)");
 }
 
 void Checker::check_segments(const Items& items, Spec& spec) {

@@ -538,6 +538,63 @@ SG_FN void SG_NAME(sg_seg_store)(SG_GLOBAL SG_VALUE_T* inclusive, SG_GLOBAL SG_V
 #endif
 }
 
+SG_BEGIN(reverse)
+#if SG_SEGMENTS != 2 && SG_AGGREGATE_OUT
+// reverse = true, flags and keys: the segment count is known only at the
+// end, so scan-order segment t's aggregate goes to aggregates[t] (the
+// array's segments last first), and the block that finishes last reverses
+// aggregates[0 .. count) in place. The workspace header holds the blocks
+// done (bytes 4..7, back to 0 after the call, like the ticket) and the count
+// (bytes 8..15, from the last tile); a call of one tile flips alone.
+SG_FN void SG_NAME(sg_seg_flip_aggregates)(SG_GLOBAL SG_VALUE_T* aggregates, SG_GLOBAL unsigned char* workspace,
+                                           scangen_u64 tile, scangen_u64 tiles, scangen_u64 count,
+                                           SG_LOCAL scangen_u64* flip) {
+  const int tid = SG_THREAD();
+#ifdef __OPENCL_VERSION__
+  mem_fence(CLK_GLOBAL_MEM_FENCE);  // this work-item's aggregates before the block counts as done
+#else
+  __threadfence();
+#endif
+  SG_BARRIER();
+  if (tid == 0) {
+    scangen_u64 last = count;
+    if (tiles > 1) {
+#ifdef __OPENCL_VERSION__
+      volatile __global ulong* total = (volatile __global ulong*)(workspace + 8);
+      if (tile == tiles - 1) *total = count;
+      mem_fence(CLK_GLOBAL_MEM_FENCE);
+      const ulong done = (ulong)atomic_inc((volatile __global uint*)(workspace + 4));
+      if (done == tiles - 1) atomic_xchg((volatile __global uint*)(workspace + 4), 0u);
+      mem_fence(CLK_GLOBAL_MEM_FENCE);
+#else
+      volatile unsigned long long* total = (volatile unsigned long long*)(workspace + 8);
+      if (tile == tiles - 1) *total = count;
+      __threadfence();
+      const unsigned long long done = atomicAdd((unsigned int*)(workspace + 4), 1u);
+      if (done == tiles - 1) atomicExch((unsigned int*)(workspace + 4), 0u);
+      __threadfence();
+#endif
+      last = done == tiles - 1 ? *total : ~(scangen_u64)0;
+    }
+    *flip = last;
+  }
+  SG_BARRIER();
+  const scangen_u64 c = *flip;
+  if (c == ~(scangen_u64)0) return;  // not the last block
+#ifdef __OPENCL_VERSION__
+  mem_fence(CLK_GLOBAL_MEM_FENCE);
+#else
+  __threadfence();
+#endif
+  for (scangen_u64 i = (scangen_u64)tid; i < c / 2; i += SG_BLOCK_THREADS) {
+    const SG_VALUE_T a = aggregates[i], b = aggregates[c - 1 - i];
+    aggregates[i] = b;
+    aggregates[c - 1 - i] = a;
+  }
+}
+#endif
+SG_END(reverse)
+
 #if SG_SEEDED
 #define SG_SEG_SEED(v) SG_VALUE_COMBINE(SG_VALUE_INIT(), (v))
 #else
@@ -566,6 +623,11 @@ void SG_NAME(scan_kernel)(const SG_GLOBAL SG_IN* in,
 #if SG_SEGMENTS == 2 && SG_STAGED_IO
   SG_SHARED scangen_u64 seg_range[4];
 #endif
+SG_BEGIN(reverse)
+#if SG_SEGMENTS != 2 && SG_AGGREGATE_OUT
+  SG_SHARED scangen_u64 seg_flip;
+#endif
+SG_END(reverse)
   const scangen_u64 tiles = SG_NAME(sg_tile_count)(n);
   if (SG_THREAD() == 0) shared.tile = tiles == 1 ? 0 : SG_NAME(sg_take_ticket)(workspace, tiles - 1);
   SG_BARRIER();
@@ -646,6 +708,12 @@ void SG_NAME(scan_kernel)(const SG_GLOBAL SG_IN* in,
 #else
   SG_NAME(sg_seg_store)(0, exclusive, first, n, inc, starts, exc0, exchange);
 #endif
+SG_BEGIN(reverse)
+#if SG_SEGMENTS != 2 && SG_AGGREGATE_OUT
+  SG_NAME(sg_seg_flip_aggregates)(segment_aggregates, workspace, tile, tiles,
+                                  (scangen_u64)(tile > 0 ? before.heads + total.heads : total.heads), &seg_flip);
+#endif
+SG_END(reverse)
 }
 
 #undef SG_SEG_SEED

@@ -210,7 +210,7 @@ std::vector<ScanCase> segmented_cases(generator::Backend backend) {
           << extra << "}\n";
         out.push_back({load(name, t.str()), k.values});
       }
-  // reverse = true: every segment scanned from its last element to its first (aggregates: offsets only).
+  // reverse = true: every segment scanned from its last element to its first.
   struct Reverse {
     const char* form;
     const Kind& kind;
@@ -218,14 +218,15 @@ std::vector<ScanCase> segmented_cases(generator::Backend backend) {
     const char* extra;
   };
   const Reverse reverse[] = {
-      {"flags", kKinds[1], dsl::Mode::Inclusive, ""},
-      {"flags", kKinds[3], dsl::Mode::Both, ""},
+      {"flags", kKinds[1], dsl::Mode::Inclusive, "  outputs = aggregate;\n"},
+      {"flags", kKinds[3], dsl::Mode::Both, "  outputs = aggregate;\n"},
       {"flags", kKinds[2], dsl::Mode::Exclusive, ""},
-      {"flags", kKinds[1], dsl::Mode::Both, "  threads = 32;\n  items = 1;\n"},
-      {"keys", kKinds[3], dsl::Mode::Inclusive, "  key = i32;\n"},
+      {"flags", kKinds[1], dsl::Mode::Both, "  outputs = aggregate;\n  threads = 32;\n  items = 1;\n"},
+      {"keys", kKinds[3], dsl::Mode::Inclusive, "  key = i32;\n  outputs = aggregate;\n"},
       {"keys", kKinds[1], dsl::Mode::Both, "  key = u64;\n"},
       {"keys", kKinds[2], dsl::Mode::Both, "  key = f32;\n"},
-      {"keys", kKinds[3], dsl::Mode::Exclusive, "  key = i32;\n  threads = 32;\n  items = 1;\n"},
+      {"keys", kKinds[3], dsl::Mode::Exclusive,
+       "  key = i32;\n  outputs = aggregate;\n  threads = 32;\n  items = 1;\n"},
       {"offsets", kKinds[3], dsl::Mode::Both, "  offset = u32;\n  outputs = aggregate;\n"},
       {"offsets", kKinds[1], dsl::Mode::Inclusive, "  offset = i64;\n  outputs = aggregate;\n"},
       {"offsets", kKinds[2], dsl::Mode::Exclusive, "  offset = i32;\n"},
