@@ -27,6 +27,16 @@
 //
 // Needs: SG_SEGMENTS (1 flags, 2 offsets, 3 keys), SG_OFFSET or SG_KEY,
 // segmented_pair.h (SG_T is the pair), device.h, the backend's look-back.
+SG_BEGIN(reverse)
+//
+// reverse = true: the tiles scan positions j = 0 .. n - 1, element n - 1 - j
+// (io_mirror.h's exact mirror); the segments are read through the mirror and
+// start, in scan order, at the last element of each segment of the array
+// (flags: where the element after it is flagged; keys: where the key after it
+// differs; offsets: the reversed array's, SG_SEG_OFF); the outputs are
+// written back through the mirror, the aggregates in the array's segment
+// order (offsets: SG_SEG_AGG; flags and keys: sg_seg_flip_aggregates).
+SG_END(reverse)
 
 // A thread's segment starts, at its items and at the element after them, as
 // bits: start i is bit i % 32 of word i / 32 (a few registers, not one per start).
@@ -593,8 +603,8 @@ SG_FN void SG_NAME(sg_seg_flip_aggregates)(SG_GLOBAL SG_VALUE_T* aggregates, SG_
   }
 }
 #endif
-SG_END(reverse)
 
+SG_END(reverse)
 #if SG_SEEDED
 #define SG_SEG_SEED(v) SG_VALUE_COMBINE(SG_VALUE_INIT(), (v))
 #else
