@@ -148,3 +148,22 @@ TEST_CASE("reference: reverse rows and lines are flip, forward scan, flip along 
   CHECK(got.inclusive == back);
   CHECK(got.aggregates == want.aggregates);
 }
+
+TEST_CASE("the checker takes reverse = true with every segment form and shape", "[dsl][reverse]") {
+  for (const char* setting : {"segments = flags; outputs = aggregate;", "segments = offsets; offset = i64;",
+                              "segments = keys; key = u64; outputs = aggregate; mode = both;", "shape = rows;",
+                              "shape = strided; outputs = aggregate;"}) {
+    INFO(setting);
+    const dsl::Spec spec =
+        spec_of(std::string("scan s { type = i32; op = add; level = device; reverse = true; ") + setting + " }");
+    CHECK(spec.reverse);
+    CHECK((spec.segments != dsl::Segments::None || spec.shape != dsl::Shape::Flat));
+  }
+  // What still does not go with a shape is named, reverse or not.
+  const dsl::Document doc = dsl::load("s.scan",
+                                      "scan s { type = i32; op = add; level = device; reverse = true; shape = rows; "
+                                      "segments = flags; }");
+  CHECK_FALSE(doc.ok());
+  CHECK(doc.diagnostics().render().find("'segments' is not yet generated together with 'shape = rows'") !=
+        std::string::npos);
+}
