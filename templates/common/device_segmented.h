@@ -560,12 +560,14 @@ SG_FN void SG_NAME(sg_seg_flip_aggregates)(SG_GLOBAL SG_VALUE_T* aggregates, SG_
                                            scangen_u64 tile, scangen_u64 tiles, scangen_u64 count,
                                            SG_LOCAL scangen_u64* flip) {
   const int tid = SG_THREAD();
+  // Every thread's aggregates before the block counts itself done (barriers
+  // unconditional: see opencl/lookback.cl's sg_count_done on PoCL).
 #ifdef __OPENCL_VERSION__
-  mem_fence(CLK_GLOBAL_MEM_FENCE);  // this work-item's aggregates before the block counts as done
+  barrier(CLK_GLOBAL_MEM_FENCE);
 #else
   __threadfence();
-#endif
   SG_BARRIER();
+#endif
   if (tid == 0) {
     scangen_u64 last = count;
     if (tiles > 1) {
