@@ -150,7 +150,8 @@ int main(int argc, char** argv) {
   CHECK_CUDA(cudaMalloc(&offsets, (n + 1) * 4));
   CHECK_CUDA(cudaMemcpy(in, h_in.data(), n * 4, cudaMemcpyHostToDevice));
   size_t ws_bytes = std::max({seg_offsets_workspace_bytes(n), seg_flags_workspace_bytes(n),
-                              seg_keys_workspace_bytes(n), flat_workspace_bytes(n)});
+                              seg_keys_workspace_bytes(n), flat_workspace_bytes(n), seg_offsets_rev_workspace_bytes(n),
+                              seg_flags_rev_workspace_bytes(n), seg_keys_rev_workspace_bytes(n)});
   void* ws = nullptr;
   CHECK_CUDA(cudaMalloc(&ws, ws_bytes));
   size_t cub_bytes = 0;
@@ -164,10 +165,13 @@ int main(int argc, char** argv) {
     std::perror(csv);
     return 1;
   }
-  if (f) std::fprintf(f, "n,mean_length,segments,offsets_us,flags_us,keys_us,cub_by_key_us,flat_us,copy_us\n");
+  if (f)
+    std::fprintf(f, "n,mean_length,segments,offsets_us,flags_us,keys_us,cub_by_key_us,flat_us,copy_us,"
+                    "offsets_rev_us,flags_rev_us,keys_rev_us\n");
   std::printf("| mean segment length | segments | offsets µs | flags µs | keys µs | CUB by key µs | "
-              "CUB / keys | CUB / offsets | flat µs | copy µs | offsets / copy |\n"
-              "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+              "CUB / keys | CUB / offsets | flat µs | copy µs | offsets / copy | reverse offsets µs | "
+              "reverse flags µs | reverse keys µs |\n"
+              "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   bool ok = true;
   for (uint64_t mean : {uint64_t(1), uint64_t(16), uint64_t(1024), uint64_t(65536), n}) {
     const Segments s = make_segments(n, mean, rng);
@@ -184,6 +188,15 @@ int main(int argc, char** argv) {
         want[i] = static_cast<int32_t>(acc);
       }
     }
+    std::vector<int32_t> want_rev(n);  // reverse: each segment from its last element
+    {
+      uint32_t acc = 0;
+      for (uint64_t i = n; i-- > 0;) {
+        if (i + 1 == n || s.flags[i + 1]) acc = 0;
+        acc += static_cast<uint32_t>(h_in[i]);
+        want_rev[i] = static_cast<int32_t>(acc);
+      }
+    }
     const auto by_offsets = [&] {
       CHECK_CUDA(seg_offsets_inclusive(in, out, offsets, count, static_cast<int64_t>(n), ws, ws_bytes));
     };
@@ -195,15 +208,26 @@ int main(int argc, char** argv) {
                                                      static_cast<int64_t>(n), cuda::std::equal_to<>{}));
     };
     const auto flat = [&] { CHECK_CUDA(flat_inclusive(in, out, static_cast<int64_t>(n), ws, ws_bytes)); };
+    const auto rev_offsets = [&] {
+      CHECK_CUDA(seg_offsets_rev_inclusive(in, out, offsets, count, static_cast<int64_t>(n), ws, ws_bytes));
+    };
+    const auto rev_flags = [&] {
+      CHECK_CUDA(seg_flags_rev_inclusive(in, out, flags, static_cast<int64_t>(n), ws, ws_bytes));
+    };
+    const auto rev_keys = [&] {
+      CHECK_CUDA(seg_keys_rev_inclusive(in, out, keys, static_cast<int64_t>(n), ws, ws_bytes));
+    };
     const auto copy = [&] { CHECK_CUDA(cudaMemcpyAsync(out, in, n * 4, cudaMemcpyDeviceToDevice)); };
     // Each checked once, its output poisoned first.
     const std::pair<const char*, std::function<void()>> runs[] = {
-        {"offsets", by_offsets}, {"flags", by_flags}, {"keys", by_keys}, {"CUB by key", cub_keys}};
+        {"offsets", by_offsets},         {"flags", by_flags},           {"keys", by_keys},
+        {"CUB by key", cub_keys},        {"reverse offsets", rev_offsets}, {"reverse flags", rev_flags},
+        {"reverse keys", rev_keys}};
     for (const auto& [what, run] : runs) {
       CHECK_CUDA(cudaMemset(out, 0xA5, n * 4));
       run();
       CHECK_CUDA(cudaDeviceSynchronize());
-      if (!check(what, want, out, n)) {
+      if (!check(what, std::strncmp(what, "reverse", 7) ? want : want_rev, out, n)) {
         std::fprintf(stderr, "  (mean length %llu, %lld segments, seed %llu)\n", (unsigned long long)mean,
                      (long long)count, (unsigned long long)seed);
         ok = false;
@@ -211,14 +235,17 @@ int main(int argc, char** argv) {
     }
     const float t_off = median_ms(by_offsets, reps) * 1000, t_flags = median_ms(by_flags, reps) * 1000,
                 t_keys = median_ms(by_keys, reps) * 1000, t_cub = median_ms(cub_keys, reps) * 1000,
-                t_flat = median_ms(flat, reps) * 1000, t_copy = median_ms(copy, reps) * 1000;
-    std::printf("| %llu | %lld | %.1f | %.1f | %.1f | %.1f | %.2f | %.2f | %.1f | %.1f | %.3f |\n",
+                t_flat = median_ms(flat, reps) * 1000, t_copy = median_ms(copy, reps) * 1000,
+                t_roff = median_ms(rev_offsets, reps) * 1000, t_rflags = median_ms(rev_flags, reps) * 1000,
+                t_rkeys = median_ms(rev_keys, reps) * 1000;
+    std::printf("| %llu | %lld | %.1f | %.1f | %.1f | %.1f | %.2f | %.2f | %.1f | %.1f | %.3f | %.1f | %.1f | %.1f |\n",
                 (unsigned long long)mean, (long long)count, t_off, t_flags, t_keys, t_cub, t_cub / t_keys,
-                t_cub / t_off, t_flat, t_copy, t_copy / t_off);
+                t_cub / t_off, t_flat, t_copy, t_copy / t_off, t_roff, t_rflags, t_rkeys);
     std::fflush(stdout);
     if (f)
-      std::fprintf(f, "%llu,%llu,%lld,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f\n", (unsigned long long)n,
-                   (unsigned long long)mean, (long long)count, t_off, t_flags, t_keys, t_cub, t_flat, t_copy);
+      std::fprintf(f, "%llu,%llu,%lld,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f\n", (unsigned long long)n,
+                   (unsigned long long)mean, (long long)count, t_off, t_flags, t_keys, t_cub, t_flat, t_copy, t_roff,
+                   t_rflags, t_rkeys);
   }
   if (f) std::fclose(f);
   for (void* p : {static_cast<void*>(in), static_cast<void*>(out), static_cast<void*>(keys),

@@ -35,6 +35,7 @@ struct Case {
   const char* name;
   bool rows;  // rows (dim=1) or columns (dim=0)
   uint64_t r, c;
+  bool reverse = false;  // reverse = true: each row or column from its last element
 };
 
 template <class F>
@@ -61,14 +62,18 @@ float median_ms(F&& f, int reps) {
 
 // The scan of the case on the device, from d_in into d_out.
 cudaError_t scan(const Case& k, const float* d_in, float* d_out, void* ws, size_t ws_bytes) {
-  if (k.rows) return rows_sum_inclusive(d_in, d_out, k.r, k.c, k.c, k.c, ws, ws_bytes, 0);
   const uint64_t extents[2] = {k.r, k.c}, strides[2] = {k.c, 1};
+  if (k.rows && k.reverse) return rows_sum_rev_inclusive(d_in, d_out, k.r, k.c, k.c, k.c, ws, ws_bytes, 0);
+  if (k.rows) return rows_sum_inclusive(d_in, d_out, k.r, k.c, k.c, k.c, ws, ws_bytes, 0);
+  if (k.reverse) return cols_sum_rev_inclusive(d_in, d_out, 2, extents, strides, nullptr, 0, ws, ws_bytes, 0);
   return cols_sum_inclusive(d_in, d_out, 2, extents, strides, nullptr, 0, ws, ws_bytes, 0);
 }
 
 size_t workspace(const Case& k) {
-  if (k.rows) return rows_sum_workspace_bytes(k.r, k.c, k.c, k.c);
   const uint64_t extents[2] = {k.r, k.c}, strides[2] = {k.c, 1};
+  if (k.rows && k.reverse) return rows_sum_rev_workspace_bytes(k.r, k.c, k.c, k.c);
+  if (k.rows) return rows_sum_workspace_bytes(k.r, k.c, k.c, k.c);
+  if (k.reverse) return cols_sum_rev_workspace_bytes(2, extents, strides, nullptr, 0);
   return cols_sum_workspace_bytes(2, extents, strides, nullptr, 0);
 }
 
@@ -78,7 +83,8 @@ double check(const Case& k, const std::vector<float>& in, const std::vector<floa
   const uint64_t lines = k.rows ? k.r : k.c, len = k.rows ? k.c : k.r;
   for (uint64_t l = 0; l < lines; ++l) {
     double s = 0, mag = 0;
-    for (uint64_t p = 0; p < len; ++p) {
+    for (uint64_t q = 0; q < len; ++q) {
+      const uint64_t p = k.reverse ? len - 1 - q : q;
       const uint64_t at = k.rows ? l * k.c + p : p * k.c + l;
       s += in[at];
       mag += std::fabs(in[at]);
@@ -108,6 +114,10 @@ int main(int argc, char** argv) {
       {"rows 4096 x 4096", true, 4096, 4096},          {"rows 65536 x 256", true, 65536, 256},
       {"rows 2^20 x 32", true, 1u << 20, 32},          {"columns 1M x 32", false, 1u << 20, 32},
       {"columns 1M x 2", false, 1u << 20, 2},          {"columns 65536 x 1024", false, 65536, 1024},
+      {"rows 4096 x 4096 reverse", true, 4096, 4096, true},
+      {"rows 2^20 x 32 reverse", true, 1u << 20, 32, true},
+      {"columns 1M x 32 reverse", false, 1u << 20, 32, true},
+      {"columns 65536 x 1024 reverse", false, 65536, 1024, true},
   };
   cudaDeviceProp prop;
   CHECK_CUDA(cudaGetDeviceProperties(&prop, 0));

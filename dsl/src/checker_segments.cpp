@@ -57,10 +57,6 @@ void Checker::check_segments_fit(const ast::Item& item, const Items& items, cons
     error(find_setting(items, "outputs")->loc,
           "'running_total' does not go with 'segments': each segment restarts at init; "
           "'outputs = aggregate' gives each segment's total");
-  if (spec.reverse)
-    error(find_setting(items, "reverse")->loc,
-          "'reverse = true' does not go with 'segments' yet: segmented scans run forward only (reverse the "
-          "arrays, or scan the reversed segments forward)");
 }
 
 void Checker::check_segments(const Items& items, Spec& spec) {

@@ -1,5 +1,6 @@
 // `shape = rows;` and `shape = strided;`: the run-time shape of a device
-// scan's data, and the settings it does not combine with (yet).
+// scan's data, and the settings it does not combine with (yet). `reverse`
+// goes with both: every row or line is scanned from its last element.
 #include "checker_internal.h"
 
 namespace scangen::dsl::checking {
@@ -40,10 +41,9 @@ void Checker::check_shape(const Items& items, Spec& spec) {
                                     " scans every row or line on its own, from init; 'outputs = running_total' "
                                     "(one carry across calls) has no meaning there: drop it, or use "
                                     "'outputs = aggregate' for a total per row or line");
-  for (const char* other : {"reverse", "segments"})
-    if (const ast::Item* o = item(other))
-      error(o->loc, "'" + std::string(other) + "' is not yet generated together with " + what +
-                        "; scan each row or line with a flat scan instead");
+  if (const ast::Item* o = item("segments"))
+    error(o->loc,
+          "'segments' is not yet generated together with " + what + "; scan each row or line with a flat scan instead");
 }
 
 }  // namespace scangen::dsl::checking

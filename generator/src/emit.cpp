@@ -71,7 +71,9 @@ void scan_part(const Plan& p, const BackendEmitter& be, Holes& scan) {
   for (const auto& [k, v] : template_constants(p)) part.add("constant").set("SG_CONSTANT", k).set("SG_VALUE", v);
   Holes holes = scan_holes(p);
   holes.when("forward", !p.reverse).when("reverse", p.reverse);  // io.h's functions or io_mirror.h's
-  holes.when("indexed", p.convert_index);                        // the loads pass convert the element's index
+  // The mirror's end: n rounded up to whole blocks, or n itself for segmented scans (their padding stays last).
+  holes.when("mirror_blocks", !p.segmented.on()).when("mirror_exact", p.segmented.on());
+  holes.when("indexed", p.convert_index);    // the loads pass convert the element's index
   holes.when("tile_prefix", p.tile_prefix);  // the OpenCL look-back without an input (device_tile_prefix.h)
   for (const std::string& t : p.templates) {
     Holes& each = part.add("template");

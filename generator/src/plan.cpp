@@ -252,6 +252,9 @@ void decide_io(Plan& p) {
   };
   p.input_words = words(p.input_bytes);
   p.output_words = p.segmented.on() ? 0 : words(p.element_bytes);  // segmented: values, not pairs, go out
+  // A reverse shaped scan moves elements (its rows and lines run backwards), not words; a reverse segmented
+  // one reads its inputs in words through the mirror (io_mirror.h), its marks and outputs element by element.
+  if (p.reverse && p.shape != dsl::Shape::Flat) p.input_words = p.output_words = 0;
   // The inputs' words must fit the exchange too.
   const uint64_t need = (p.tile * p.input_bytes + element - 1) / element;
   if (p.input_words && need > exchange) {

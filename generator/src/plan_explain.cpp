@@ -159,7 +159,17 @@ std::string to_string(const Plan& p) {
          std::to_string(p.group_threads) + " threads x " + std::to_string(p.items) + " items = segments of " +
              std::to_string(p.segment) + " elements, blocked arrangement");
   explain_group(o, p);
-  if (p.reverse)
+  if (p.reverse && p.segmented.on())
+    line(o, "order",
+         "reverse: element n-1 first (scan-order position j is element n-1-j, io_mirror.h's exact mirror); a "
+         "segment starts in scan order at the last element of each segment of the array (flags: where the "
+         "element after it is flagged; keys: where the key after it differs; offsets: the reversed array's); the "
+         "inputs in 16-byte words where a whole tile allows, the segments and outputs by element");
+  else if (p.reverse && p.shape != dsl::Shape::Flat)
+    line(o, "order",
+         "reverse: every row or line from its last element (rows: column c is element length-1-c of its row; "
+         "lines: a step of -stride along the axis); elements, not 16-byte words");
+  else if (p.reverse)
     line(o, "order",
          "reverse: element n-1 first; tile t reads and writes the t-th block of the array from its end, last "
          "element first (common/io_mirror.h)");

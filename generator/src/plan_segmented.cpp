@@ -108,13 +108,14 @@ void segmented_constants(const Plan& p, std::vector<std::pair<std::string, std::
                             : p.segmented.form == dsl::Segments::Keys ? p.segmented.key_bytes
                                                                       : 0;
   const size_t chunk = mark_bytes * static_cast<size_t>(p.items);
-  const bool words = p.input_words > 0 && chunk > 0 && chunk % 16 == 0;
+  const bool words = !p.reverse && p.input_words > 0 && chunk > 0 && chunk % 16 == 0;  // reverse: read mirrored
   c.emplace_back("SG_SEG_WORDS", std::to_string(words ? chunk / 16 : 0));
   c.emplace_back("SG_SEG_VEC_OUT", std::to_string(segmented_output_words(p)));
 }
 
 int segmented_output_words(const Plan& p) {
-  // Where a thread's values fill whole words and the inputs move in words.
+  // Where a thread's values fill whole words and the inputs move in words (not reverse: written mirrored).
+  if (p.reverse) return 0;
   const size_t chunk = p.element_bytes * static_cast<size_t>(p.items);
   return p.input_words > 0 && chunk % 16 == 0 ? static_cast<int>(chunk / 16) : 0;
 }

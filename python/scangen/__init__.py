@@ -324,17 +324,15 @@ class Scan:
            arrays of up to 4 dimensions (more when they merge into 4); None
            scans the flattened array (C order).
         reverse: True scans from the last element to the first (a suffix
-           scan: ``flip(scan(flip(x)))``); None: the spec's ``reverse``.
-           1-D arrays and ``axis=None`` only (scangen's shaped scans do not
-           combine with reverse yet: NotImplementedError).
+           scan: ``flip(scan(flip(x)))``, along ``axis``); None: the spec's
+           ``reverse``. With segments, each segment from its last element.
         offsets, flags, keys: segments (one of them; x 1-D or axis=None),
            each scanned on its own from ``init``: ``offsets`` CSR-style
            (n_segments + 1 of int32/int64/uint32/uint64, from 0 to len(x),
            not decreasing; empty segments allowed), ``flags`` (bool or
            uint8, one per element; nonzero starts a segment), ``keys`` (one
            per element, of an integer dtype or float32; a segment starts
-           where the key changes). Arrays of x's kind, on its device. Not
-           with reverse (NotImplementedError).
+           where the key changes). Arrays of x's kind, on its device.
         return_aggregates: also return the aggregates (the total of each
            line or segment, without ``init``): ``(result, aggregates)``,
            the aggregates of shape ``x.shape`` without ``axis`` (``()`` for
@@ -363,9 +361,6 @@ class Scan:
         if segments is None:
             return _shape.layout(op.shape, strides, axis, reverse), None
         form, array = segments
-        if reverse:
-            raise NotImplementedError(f"scangen: reverse=True with {form}=: scangen's segmented scans do not "
-                                      "combine with reverse yet")
         if axis is not None and len(op.shape) != 1:
             raise NotImplementedError(f"scangen: {form}= with a {len(op.shape)}-D array along axis {axis}: "
                                       "segmented scans take one line; pass a 1-D array or axis=None")

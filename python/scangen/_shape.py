@@ -64,13 +64,6 @@ def normalize_axis(axis, ndim: int) -> int:
     return axis + ndim if axis < 0 else axis
 
 
-def _reverse_refused(ndim, axis):
-    return NotImplementedError(
-        f"scangen: reverse=True along axis {axis} of a {ndim}-D array needs a shaped (rows or strided) reverse "
-        "scan, and scangen's shaped scans do not combine with reverse yet; reverse 1-D arrays (or axis=None), "
-        "or flip the array along the axis, scan, and flip the result")
-
-
 _layouts: dict = {}
 
 
@@ -91,6 +84,7 @@ def layout(shape, strides, axis, reverse: bool) -> Layout:
 
 
 def _layout(shape, strides, axis, reverse: bool) -> Layout:
+    del reverse  # a reverse scan has the forward layout: its kernels read each line from its end
     shape = tuple(int(d) for d in shape)
     ndim = len(shape)
     n = 1
@@ -105,12 +99,10 @@ def _layout(shape, strides, axis, reverse: bool) -> Layout:
         return Layout("flat", n, None, not contiguous, (n,), ())
     if ndim == 0:
         raise ValueError("scangen: cannot scan a 0-D array along an axis; pass axis=None")
-    given, axis = axis, normalize_axis(axis, ndim)
+    axis = normalize_axis(axis, ndim)
     agg_shape = shape[:axis] + shape[axis + 1:]
     if n == 0 or n == shape[axis]:  # one line (or nothing): the flat scan, of a contiguous copy if need be
         return Layout("flat", n, None, not contiguous and n > 1, shape, agg_shape)
-    if reverse:
-        raise _reverse_refused(ndim, given)
     if strides is None:
         strides = c_strides(shape)
     dims = _merged(shape, strides, c_strides(shape), axis)

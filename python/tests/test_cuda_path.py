@@ -148,8 +148,6 @@ def test_refusals(kernel):
         scan(FakeTensor(np.arange(10, dtype=np.int64)))
     with pytest.raises(NotImplementedError, match="device 0"):
         scan(FakeTensor(np.arange(10, dtype=np.int32), device=1))
-    with pytest.raises(NotImplementedError, match="reverse=True along axis 0 of a 2-D array"):
-        scan(FakeTensor(np.zeros((2, 3), np.int32)), axis=0, reverse=True)
     affine = scangen.compile(ROOT / "examples" / "affine.scan")
     with pytest.raises(TypeError, match="takes .* elements .* a tuple of arrays, one per field"):
         affine(FakeTensor(np.zeros(4, np.float32)))

@@ -264,6 +264,20 @@ def test_torch_every_axis_and_strides(shape, rng):
         assert torch.equal(got, want[: x.shape[0]]), f"cummax exclusive {name}, seed {seed}"
 
 
+@pytest.mark.parametrize("shape", [(3, 257), (1025, 3), (2, 33, 5), (2, 3, 4, 5), (4097, 2), (0, 5), (5, 0)],
+                         ids=str)
+def test_torch_reverse_along_every_axis(shape, rng):
+    gen, seed = rng
+    host = gen.integers(-1000, 1000, size=shape, dtype=np.int64).astype(np.int32)
+    base = torch.from_numpy(host).cuda()
+    for name, x in (("c", base), ("T", base.T), ("sliced", base[..., ::2])):
+        for axis in range(-x.ndim, x.ndim):
+            got, aggs = scangen.cumsum(x, axis=axis, reverse=True, return_aggregates=True)
+            want = torch.flip(torch.cumsum(torch.flip(x, [axis]), axis, dtype=torch.int32), [axis])
+            assert torch.equal(got, want), f"reverse {name} {tuple(x.shape)} axis {axis}, seed {seed}"
+            assert torch.equal(aggs, x.sum(axis, dtype=torch.int32)), f"reverse aggregates {name} axis {axis}"
+
+
 def test_cupy_axis_and_strides(rng):
     cupy = pytest.importorskip("cupy")
     gen, seed = rng
@@ -306,6 +320,17 @@ def test_torch_reverse_and_segments(n, rng):
     keys = torch.from_numpy(np.cumsum(starts).astype(np.int64)).cuda()
     got, aggs = scangen.cumsum(x, keys=keys, return_aggregates=True)
     assert np.array_equal(got.cpu().numpy(), ref), f"keys n {n}, seed {seed}"
+    assert aggs.tolist() == [t for t, (a, b) in zip(totals, zip(offsets, offsets[1:])) if b > a]
+    # reverse: every segment from its last element, the totals in segment order
+    rev_ref = host.copy()
+    for a, b in zip(offsets, offsets[1:]):
+        rev_ref[a:b] = np.cumsum(host[a:b][::-1], dtype=np.int32)[::-1]
+    got, aggs = scangen.cumsum(x, offsets=torch.from_numpy(offsets).cuda(), reverse=True, return_aggregates=True)
+    assert np.array_equal(got.cpu().numpy(), rev_ref) and aggs.tolist() == totals, f"reverse offsets n {n}, seed {seed}"
+    got = scangen.cumsum(x, flags=torch.from_numpy(starts).cuda(), reverse=True)
+    assert np.array_equal(got.cpu().numpy(), rev_ref), f"reverse flags n {n}, seed {seed}"
+    got, aggs = scangen.cumsum(x, keys=keys, reverse=True, return_aggregates=True)
+    assert np.array_equal(got.cpu().numpy(), rev_ref), f"reverse keys n {n}, seed {seed}"
     assert aggs.tolist() == [t for t, (a, b) in zip(totals, zip(offsets, offsets[1:])) if b > a]
     with pytest.raises(ValueError, match="offsets"):
         scangen.cumsum(x, offsets=torch.tensor([0, n + 1], device="cuda"))

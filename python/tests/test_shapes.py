@@ -336,6 +336,80 @@ def test_segments_of_a_non_commutative_operator(rng):
         check(b, ref["b"], "fields b")
 
 
+@pytest.mark.parametrize("shape", [(3, 257), (1025, 3), (2, 33, 5), (2, 3, 4, 5), (0, 5), (5, 0)], ids=str)
+def test_reverse_along_every_axis(path, shape, rng):
+    gen, seed = rng
+    base = data(gen, np.int32, shape)
+    for name, x in views(base):
+        for axis in range(-x.ndim, x.ndim):
+            for exclusive, init in ((False, None), (True, 3)):
+                what = f"reverse {name} {x.shape} axis {axis} exclusive {exclusive} init {init}, seed {seed}"
+                got, aggs = scangen.cumsum(path.put(x), axis=axis, reverse=True, exclusive=exclusive, init=init,
+                                           return_aggregates=True)
+                ref, ref_aggs = reference("cumsum", x, axis, exclusive, init, reverse=True)
+                check(path.get(got), ref, what)
+                check(np.asarray(path.get(aggs)), ref_aggs, "aggregates of " + what)
+
+
+def test_reverse_along_an_axis_of_a_non_commutative_operator(rng):
+    gen, seed = rng
+    affine = scangen.compile(AFFINE_U32)
+    x = affine_data(gen, 7 * 300).reshape(7, 300)
+    for axis in (0, 1):
+        got = affine(x, axis=axis, reverse=True)
+        lines = np.moveaxis(x, axis, -1)
+        want = np.stack([affine_reference(line, reverse=True) for line in lines.reshape(-1, lines.shape[-1])])
+        check(got, np.moveaxis(want.reshape(lines.shape), -1, axis), f"affine reverse axis {axis}, seed {seed}")
+
+
+def segment_ends(starts):
+    """Where each segment ends (its last element): where a reverse scan restarts."""
+    ends = np.zeros_like(starts)
+    if len(starts):
+        ends[:-1] = starts[1:]
+        ends[-1] = True
+    return ends
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 33, 1025, 4097])
+@pytest.mark.parametrize("kind", ["random", "one"])
+def test_reverse_segments_every_form(path, n, kind, rng):
+    gen, seed = rng
+    starts, offsets = random_segments(gen, n, kind)
+    x = data(gen, np.int32, n)
+    keys = np.cumsum(starts).astype(np.int64) * 7 - 3
+    nonempty = offsets[np.flatnonzero(np.diff(offsets) > 0)]
+    nonempty = np.append(nonempty, n) if n else np.array([0])
+    forms = [("offsets", offsets.astype(np.uint32), offsets), ("flags", starts.astype(np.uint8) * 5, nonempty),
+             ("keys", keys, nonempty)]
+    ends = segment_ends(starts)
+    for form, array, total_offsets in forms:
+        for op, exclusive, init in (("cumsum", False, None), ("cummax", True, 100)):
+            what = f"reverse {form} {op} exclusive {exclusive} init {init} n {n}, seed {seed}"
+            got, aggs = getattr(scangen, op)(path.put(x), reverse=True, exclusive=exclusive, init=init,
+                                             return_aggregates=True, **{form: path.put(array)})
+            # flip, scan forward (the flipped array's segments start at the segments' ends), flip back
+            want = segment_reference(op, x[::-1], ends[::-1], exclusive, init, x.dtype)[::-1]
+            check(path.get(got), want, what)
+            totals = segment_totals(op, x, total_offsets) if n else segment_totals(op, x, offsets if form == "offsets"
+                                                                                    else [0])
+            check(path.get(aggs), totals, "aggregates of " + what)
+
+
+def test_reverse_segments_of_a_non_commutative_operator(rng):
+    gen, seed = rng
+    affine = scangen.compile(AFFINE_U32)
+    for n in (1, 257, 4097):
+        starts, offsets = random_segments(gen, n, "random")
+        x = affine_data(gen, n)
+        for exclusive in (False, True):
+            want = affine_reference(x, reverse=True, exclusive=exclusive, starts=segment_ends(starts))
+            check(affine(x, offsets=offsets.astype(np.uint64), exclusive=exclusive, reverse=True), want,
+                  f"affine reverse offsets n {n}, seed {seed}")
+            check(affine(x, flags=starts, exclusive=exclusive, reverse=True), want,
+                  f"affine reverse flags n {n}, seed {seed}")
+
+
 def test_segment_errors(path):
     x = path.put(np.arange(10, dtype=np.int32))
     bad = {"[0] is 1; the first offset must be 0": [1, 5, 10],
@@ -393,7 +467,8 @@ def test_layouts():
     lay = _shape.layout((4, 5), None, -1, False)
     assert lay.kind == "rows" and lay.agg_shape == (4,) and not lay.copy
     assert _shape.layout((4, 5), None, 0, False).kind == "strided"
-    assert _shape.layout((1, 5), None, 1, True).kind == "flat"  # one line: reverse works
+    assert _shape.layout((1, 5), None, 1, True).kind == "flat"  # one line
+    assert _shape.layout((4, 5), None, 0, True).kind == "strided"  # reverse: the forward layout
     assert _shape.layout((2, 3, 4, 5, 6), None, -1, False).kind == "rows"  # 2*3*4*5 rows of 6
     lay = _shape.layout((2, 3, 4, 5, 6), None, 2, False)  # (6, 4, 30): merged around the axis
     assert lay.kind == "strided" and lay.shape.span == 720 and not lay.copy

@@ -1,5 +1,5 @@
 // The sweep of shape = rows and shape = strided, shared by the OpenCL and
-// CUDA runtime tests: specs of every element size (4 to 32 bytes), exact
+// CUDA runtime tests, forward and reverse: specs of every element size (4 to 32 bytes), exact
 // non-commutative operators, f32 with a tolerance, a converted input; every
 // mode, init and per-row aggregates; awkward shapes. Inputs random (the seed
 // printed), outputs and aggregates poisoned: every element of the shape
@@ -232,10 +232,12 @@ inline std::vector<Case> strided_cases(uint64_t tile) {
   return v;
 }
 
-// The specs: (text, whether to run the strided cases too).
-inline std::vector<std::string> spec_texts(const std::string& shape) {
-  const std::string d = " level = device; shape = " + shape + ";";
-  return {
+// The specs; with `reverse`, those of integer and exact non-commutative
+// operators (every mode, init, aggregates) with reverse = true: each row or
+// line scanned from its last element.
+inline std::vector<std::string> spec_texts(const std::string& shape, bool reverse = false) {
+  const std::string d = " level = device; shape = " + shape + ";" + (reverse ? " reverse = true;" : "");
+  std::vector<std::string> all = {
       "scan i32_inc { type = i32; op = add;" + d + " outputs = aggregate; }",
       "scan i32_exc { type = i32; op = add;" + d + " mode = exclusive; init = 7; }",
       "scan i32_both { type = i32; op = max;" + d + " mode = both; init = -5; outputs = aggregate; }",
@@ -253,11 +255,13 @@ inline std::vector<std::string> spec_texts(const std::string& shape) {
       " identity = M8 { a: 1, b: 0, c: 0, d: 1 };" +
           d + " mode = exclusive; }",
   };
+  if (reverse) all = {all[0], all[1], all[2], all[4], all[5], all[6]};
+  return all;
 }
 
 template <class Backend>
-void sweep(Backend& b, Runtime& rt, const std::string& shape, std::mt19937_64& rng) {
-  for (const std::string& text : spec_texts(shape)) {
+void sweep(Backend& b, Runtime& rt, const std::string& shape, std::mt19937_64& rng, bool reverse = false) {
+  for (const std::string& text : spec_texts(shape, reverse)) {
     const Scan scan = rt.compile(text);
     INFO("scan " << scan.spec().name << " (shape = " << shape << ", tile " << scan.plan().tile << ")");
     const uint64_t tile = scan.plan().tile;

@@ -184,7 +184,7 @@ TEST_CASE("the CUDA runtime's errors say what is wrong", "[gpu][runtime]") {
 }
 
 // Segmented scans through Scan::run on CUDA: offsets (checked), flags and
-// keys, against the reference.
+// keys, forward and reverse, against the reference.
 TEST_CASE("segmented scans run through Scan::run on a CUDA GPU", "[gpu][runtime][segmented]") {
   INFO("GPU: " << driver().name);
   TempCache cache;
@@ -209,39 +209,40 @@ TEST_CASE("segmented scans run through Scan::run on a CUDA GPU", "[gpu][runtime]
   CU_CHECK(driver().cuMemcpyHtoD(d_offsets.p, offsets.data(), offsets.size() * 8));
   CU_CHECK(driver().cuMemcpyHtoD(d_flags.p, flags.data(), n));
   CU_CHECK(driver().cuMemcpyHtoD(d_keys.p, keys.data(), keys.size()));
-  for (const char* form : {"segments = offsets; offset = u64;", "segments = flags;", "segments = keys;"}) {
-    INFO(form);
-    scangen::Scan scan =
-        rt.compile(std::string("scan seg { type = i32; op = add; init = 2; outputs = aggregate; ") + form + " }");
-    scangen::Scan::CudaArgs a;
-    a.in = d_in.get();
-    a.inclusive = d_out.get();
-    a.segment_aggregates = d_agg.get();
-    a.n = n;
-    std::vector<scangen::ref::Evaluator::Range> ranges;
-    switch (scan.spec().segments) {
-      case scangen::dsl::Segments::Offsets:
-        a.segment_offsets = d_offsets.get();
-        a.segment_count = count;
-        a.check_segments = true;
-        ranges = scangen::ref::ranges_from_offsets(offsets, n);
-        break;
-      case scangen::dsl::Segments::Flags:
-        a.segment_flags = d_flags.get();
-        ranges = scangen::ref::ranges_from_flags(flags.data(), n);
-        break;
-      default:
-        a.keys = d_keys.get();
-        ranges = scangen::ref::ranges_from_keys(scangen::dsl::ScalarKind::I32, keys.data(), n);
-        break;
+  for (const char* form : {"segments = offsets; offset = u64;", "segments = flags;", "segments = keys;"})
+    for (const char* order : {"", " reverse = true;"}) {  // reverse: every segment from its last element
+      INFO(form << order);
+      scangen::Scan scan = rt.compile(std::string("scan seg { type = i32; op = add; init = 2; outputs = aggregate; ") +
+                                      form + order + " }");
+      scangen::Scan::CudaArgs a;
+      a.in = d_in.get();
+      a.inclusive = d_out.get();
+      a.segment_aggregates = d_agg.get();
+      a.n = n;
+      std::vector<scangen::ref::Evaluator::Range> ranges;
+      switch (scan.spec().segments) {
+        case scangen::dsl::Segments::Offsets:
+          a.segment_offsets = d_offsets.get();
+          a.segment_count = count;
+          a.check_segments = true;
+          ranges = scangen::ref::ranges_from_offsets(offsets, n);
+          break;
+        case scangen::dsl::Segments::Flags:
+          a.segment_flags = d_flags.get();
+          ranges = scangen::ref::ranges_from_flags(flags.data(), n);
+          break;
+        default:
+          a.keys = d_keys.get();
+          ranges = scangen::ref::ranges_from_keys(scangen::dsl::ScalarKind::I32, keys.data(), n);
+          break;
+      }
+      scan.run(a);
+      CU_CHECK(driver().cuCtxSynchronize());
+      const auto want = scangen::ref::Evaluator(scan.spec()).scan_ranges(in.data(), n, ranges);
+      std::vector<uint8_t> got(n * 4), agg(ranges.size() * 4);
+      CU_CHECK(driver().cuMemcpyDtoH(got.data(), d_out.p, got.size()));
+      CU_CHECK(driver().cuMemcpyDtoH(agg.data(), d_agg.p, agg.size()));
+      CHECK(got == want.inclusive);
+      CHECK(agg == want.aggregates);
     }
-    scan.run(a);
-    CU_CHECK(driver().cuCtxSynchronize());
-    const auto want = scangen::ref::Evaluator(scan.spec()).scan_ranges(in.data(), n, ranges);
-    std::vector<uint8_t> got(n * 4), agg(ranges.size() * 4);
-    CU_CHECK(driver().cuMemcpyDtoH(got.data(), d_out.p, got.size()));
-    CU_CHECK(driver().cuMemcpyDtoH(agg.data(), d_agg.p, agg.size()));
-    CHECK(got == want.inclusive);
-    CHECK(agg == want.aggregates);
-  }
 }

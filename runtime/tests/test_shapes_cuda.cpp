@@ -47,7 +47,7 @@ struct Cuda {
   }
 };
 
-void cuda_sweep(const std::string& shape) {
+void cuda_sweep(const std::string& shape, bool reverse = false) {
   INFO("GPU: " << driver().name);  // exits 4 (skipped) where there is none
   TempCache cache;
   scangen::Runtime rt({scangen::Backend::Cuda});
@@ -55,10 +55,18 @@ void cuda_sweep(const std::string& shape) {
   INFO("seed " << s0 << " (replay with SCANGEN_TEST_SEED=" << s0 << ")");
   std::mt19937_64 rng(s0);
   Cuda b;
-  shapes::sweep(b, rt, shape, rng);
+  shapes::sweep(b, rt, shape, rng, reverse);
 }
 
 }  // namespace
+
+TEST_CASE("shape = rows with reverse = true scans every row from its last element (CUDA)", "[gpu][shapes]") {
+  cuda_sweep("rows", true);
+}
+
+TEST_CASE("shape = strided with reverse = true scans every line from its last element (CUDA)", "[gpu][shapes]") {
+  cuda_sweep("strided", true);
+}
 
 TEST_CASE("shape = rows scans every row on its own (CUDA)", "[gpu][shapes]") { cuda_sweep("rows"); }
 
@@ -68,16 +76,17 @@ TEST_CASE("shape = strided scans every line along the axis on its own (CUDA)", "
 
 TEST_CASE("the shape kernels of every element size compile with NVRTC", "[nvrtc][shapes]") {
   for (const char* shape : {"rows", "strided"})
-    for (const std::string& text : shapes::spec_texts(shape)) {
-      scangen::dsl::Document doc = scangen::dsl::load("shape.scan", text);
-      INFO(doc.diagnostics().render());
-      REQUIRE(doc.ok());
-      const scangen::dsl::Spec& spec = doc.specs().at(0);
-      const scangen::generator::Plan plan = scangen::generator::make_plan(spec, {scangen::Backend::Cuda, 90});
-      const std::string source = scangen::generator::emit(plan);
-      const scangen::nvrtc_support::Compiled c = scangen::nvrtc_support::compile(source, spec.name + ".cu", "sm_90");
-      INFO(spec.name << " (shape = " << shape << ")\n" << c.log << c.builtins);
-      REQUIRE(c.status == NVRTC_SUCCESS);
-      CHECK(c.log.find("warning") == std::string::npos);
-    }
+    for (const bool reverse : {false, true})
+      for (const std::string& text : shapes::spec_texts(shape, reverse)) {
+        scangen::dsl::Document doc = scangen::dsl::load("shape.scan", text);
+        INFO(doc.diagnostics().render());
+        REQUIRE(doc.ok());
+        const scangen::dsl::Spec& spec = doc.specs().at(0);
+        const scangen::generator::Plan plan = scangen::generator::make_plan(spec, {scangen::Backend::Cuda, 90});
+        const std::string source = scangen::generator::emit(plan);
+        const scangen::nvrtc_support::Compiled c = scangen::nvrtc_support::compile(source, spec.name + ".cu", "sm_90");
+        INFO(spec.name << " (shape = " << shape << ")\n" << c.log << c.builtins);
+        REQUIRE(c.status == NVRTC_SUCCESS);
+        CHECK(c.log.find("warning") == std::string::npos);
+      }
 }

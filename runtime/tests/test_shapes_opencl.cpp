@@ -48,7 +48,7 @@ struct OpenCL {
   }
 };
 
-void opencl_sweep(const std::string& shape) {
+void opencl_sweep(const std::string& shape, bool reverse = false) {
   if (!have_opencl()) return;
   TempCache cache;
   scangen::Runtime rt({scangen::Backend::OpenCL});
@@ -56,10 +56,18 @@ void opencl_sweep(const std::string& shape) {
   INFO("seed " << s0 << " (replay with SCANGEN_TEST_SEED=" << s0 << ")");
   std::mt19937_64 rng(s0);
   OpenCL b{rt};
-  shapes::sweep(b, rt, shape, rng);
+  shapes::sweep(b, rt, shape, rng, reverse);
 }
 
 }  // namespace
+
+TEST_CASE("shape = rows with reverse = true scans every row from its last element (OpenCL)", "[opencl][shapes]") {
+  opencl_sweep("rows", true);
+}
+
+TEST_CASE("shape = strided with reverse = true scans every line from its last element (OpenCL)", "[opencl][shapes]") {
+  opencl_sweep("strided", true);
+}
 
 TEST_CASE("shape = rows scans every row on its own (OpenCL)", "[opencl][shapes]") { opencl_sweep("rows"); }
 

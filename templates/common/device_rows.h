@@ -33,7 +33,13 @@ typedef struct {
 
 // Where virtual element g of rows of `length` lies with a row stride.
 SG_FN scangen_u64 SG_NAME(sg_row_at)(scangen_u64 g, scangen_u64 length, scangen_u64 stride) {
+SG_BEGIN(forward)
   return stride == length ? g : (g / length) * stride + g % length;
+SG_END(forward)
+SG_BEGIN(reverse)
+  // reverse = true: column c of the virtual array is element length - 1 - c of its row (rows from their ends).
+  return (g / length) * stride + (length - 1 - g % length);
+SG_END(reverse)
 }
 
 #if SG_VEC_IN || SG_VEC_OUT

@@ -27,6 +27,16 @@
 //
 // Needs: SG_SEGMENTS (1 flags, 2 offsets, 3 keys), SG_OFFSET or SG_KEY,
 // segmented_pair.h (SG_T is the pair), device.h, the backend's look-back.
+SG_BEGIN(reverse)
+//
+// reverse = true: the tiles scan positions j = 0 .. n - 1, element n - 1 - j
+// (io_mirror.h's exact mirror); the segments are read through the mirror and
+// start, in scan order, at the last element of each segment of the array
+// (flags: where the element after it is flagged; keys: where the key after it
+// differs; offsets: the reversed array's, SG_SEG_OFF); the outputs are
+// written back through the mirror, the aggregates in the array's segment
+// order (offsets: SG_SEG_AGG; flags and keys: sg_seg_flip_aggregates).
+SG_END(reverse)
 
 // A thread's segment starts, at its items and at the element after them, as
 // bits: start i is bit i % 32 of word i / 32 (a few registers, not one per start).
@@ -46,13 +56,20 @@
 #endif
 
 #if SG_SEGMENTS == 2
+SG_BEGIN(reverse)
+// reverse = true: scan-order segment s is segment count - 1 - s of the array,
+// and its offsets are the reversed array's: n - offsets[count - s], with
+// n = offsets[count] (SG_SEG_OFF); its aggregate goes to SG_SEG_AGG(count, s).
+#define SG_SEG_OFF(o, count, s) ((o)[count] - (o)[(count) - (s)])
+#define SG_SEG_AGG(count, s) ((count) - 1 - (s))
+SG_END(reverse)
 // The segment of element p < n: the last s with offsets[s] <= p (past the
 // empty segments at p).
 SG_FN scangen_u64 SG_NAME(sg_seg_find)(const SG_GLOBAL SG_OFFSET* offsets, scangen_u64 count, scangen_u64 p) {
   scangen_u64 lo = 0, hi = count;  // offsets[lo] <= p < offsets[hi]
   while (hi - lo > 1) {
     const scangen_u64 mid = lo + (hi - lo) / 2;
-    if ((scangen_u64)offsets[mid] <= p)
+    if ((scangen_u64)SG_BEGIN(forward)offsets[mid]SG_END(forward)SG_BEGIN(reverse)SG_SEG_OFF(offsets, count, mid)SG_END(reverse) <= p)
       lo = mid;
     else
       hi = mid;
@@ -80,13 +97,13 @@ SG_FN void SG_NAME(sg_seg_starts)(SG_SEG_PARAMS, scangen_u64 lo, scangen_u64 n, 
     unsigned char start = 0;
     if (p < n) {
 #if SG_SEGMENTS == 1
-      start = p == 0 || flags[p] != 0;
+      start = p == 0 || flags[SG_BEGIN(forward)pSG_END(forward)SG_BEGIN(reverse)n - pSG_END(reverse)] != 0;
 #elif SG_SEGMENTS == 2
-      while ((scangen_u64)offsets[s + 1] <= p) ++s;
-      start = (scangen_u64)offsets[s] == p;
+      while ((scangen_u64)SG_BEGIN(forward)offsets[s + 1]SG_END(forward)SG_BEGIN(reverse)SG_SEG_OFF(offsets, segment_count, s + 1)SG_END(reverse) <= p) ++s;
+      start = (scangen_u64)SG_BEGIN(forward)offsets[s]SG_END(forward)SG_BEGIN(reverse)SG_SEG_OFF(offsets, segment_count, s)SG_END(reverse) == p;
       if (i < SG_ITEMS) segment[i] = s;
 #else
-      start = p == 0 || !(keys[p] == keys[p - 1]);
+      start = p == 0 || !(keys[SG_BEGIN(forward)pSG_END(forward)SG_BEGIN(reverse)n - 1 - pSG_END(reverse)] == keys[SG_BEGIN(forward)p - 1SG_END(forward)SG_BEGIN(reverse)n - pSG_END(reverse)]);
 #endif
     }
     SG_SEG_SET(starts, i, start);
@@ -126,8 +143,8 @@ SG_FN void SG_NAME(sg_seg_fetch)(const SG_GLOBAL SG_MARK_T* marks, scangen_u64 f
   const int tid = SG_THREAD();
   const scangen_u64 end = first + SG_BLOCK_ITEMS;
   f->before = f->after = (SG_MARK_T)0;
-  if (tid == 0 && first > 0) f->before = marks[first - 1];
-  if (tid == SG_BLOCK_THREADS - 1 && end < n) f->after = marks[end];
+  if (tid == 0 && first > 0) f->before = marks[SG_BEGIN(forward)first - 1SG_END(forward)SG_BEGIN(reverse)n - firstSG_END(reverse)];
+  if (tid == SG_BLOCK_THREADS - 1 && end < n) f->after = marks[SG_BEGIN(forward)endSG_END(forward)SG_BEGIN(reverse)n - 1 - endSG_END(reverse)];
 #if SG_SEG_WORDS
   f->words = end <= n && ((unsigned long long)(marks + first) & 15u) == 0;
   if (f->words) {
@@ -139,7 +156,7 @@ SG_FN void SG_NAME(sg_seg_fetch)(const SG_GLOBAL SG_MARK_T* marks, scangen_u64 f
 #pragma unroll
   for (int i = 0; i < SG_ITEMS; ++i) {
     const scangen_u64 p = first + (scangen_u64)(i * SG_BLOCK_THREADS + tid);
-    f->e[i] = p < n ? marks[p] : (SG_MARK_T)0;
+    f->e[i] = p < n ? marks[SG_BEGIN(forward)pSG_END(forward)SG_BEGIN(reverse)n - 1 - pSG_END(reverse)] : (SG_MARK_T)0;
   }
 #endif
 }
@@ -155,14 +172,20 @@ SG_FN void SG_NAME(sg_seg_compare)(const SG_MARK_T* e, SG_MARK_T before, SG_MARK
   for (int i = 0; i < SG_ITEMS; ++i) {
     const scangen_u64 p = mine + (scangen_u64)i;
 #if SG_SEGMENTS == 1
-    SG_SEG_SET(starts, i, p < n && (p == 0 || e[i] != 0));
+    SG_SEG_SET(starts, i, p < n && (p == 0 || SG_BEGIN(forward)e[i]SG_END(forward)SG_BEGIN(reverse)(i == 0 ? before : e[i - 1])SG_END(reverse) != 0));
 #else
     SG_SEG_SET(starts, i, p < n && (p == 0 || !(e[i] == (i == 0 ? before : e[i - 1]))));
 #endif
   }
 #if SG_SEGMENTS == 1
+SG_BEGIN(forward)
   (void)before;
   SG_SEG_SET(starts, SG_ITEMS, mine + SG_ITEMS < n && after != 0);
+SG_END(forward)
+SG_BEGIN(reverse)
+  (void)after;  // reverse: element n - 1 - p ends a segment where the element after it starts one
+  SG_SEG_SET(starts, SG_ITEMS, mine + SG_ITEMS < n && e[SG_ITEMS - 1] != 0);
+SG_END(reverse)
 #else
   SG_SEG_SET(starts, SG_ITEMS, mine + SG_ITEMS < n && !(after == e[SG_ITEMS - 1]));
 #endif
@@ -259,7 +282,7 @@ SG_FN scangen_u64 SG_NAME(sg_seg_search)(const SG_GLOBAL SG_OFFSET* offsets, sca
   for (int round = 0; round < 64 && hi - lo > 1; ++round) {
     const scangen_u64 step = (hi - lo + SG_BLOCK_THREADS - 1) / SG_BLOCK_THREADS;
     const scangen_u64 a = lo + tid * step, b = a + step < hi ? a + step : hi;
-    if (a < hi && (tid == 0 || (scangen_u64)offsets[a] < first) && (b == hi || (scangen_u64)offsets[b] >= first)) {
+    if (a < hi && (tid == 0 || (scangen_u64)SG_BEGIN(forward)offsets[a]SG_END(forward)SG_BEGIN(reverse)SG_SEG_OFF(offsets, count, a)SG_END(reverse) < first) && (b == hi || (scangen_u64)SG_BEGIN(forward)offsets[b]SG_END(forward)SG_BEGIN(reverse)SG_SEG_OFF(offsets, count, b)SG_END(reverse) >= first)) {
       range[2 * (round & 1)] = a;
       range[2 * (round & 1) + 1] = b;
     }
@@ -291,11 +314,11 @@ SG_FN void SG_NAME(sg_seg_scatter)(const SG_GLOBAL SG_OFFSET* offsets, scangen_u
 #pragma unroll
     for (int j = 0; j < SG_SEG_BATCH; ++j) {
       const scangen_u64 s = c + (scangen_u64)(j * SG_BLOCK_THREADS + tid);
-      o[j] = s < count ? offsets[s] : (SG_OFFSET)0;
-      o2[j] = s < count ? offsets[s + 1] : (SG_OFFSET)0;
+      o[j] = s < count ? SG_BEGIN(forward)offsets[s]SG_END(forward)SG_BEGIN(reverse)SG_SEG_OFF(offsets, count, s)SG_END(reverse) : (SG_OFFSET)0;
+      o2[j] = s < count ? SG_BEGIN(forward)offsets[s + 1]SG_END(forward)SG_BEGIN(reverse)SG_SEG_OFF(offsets, count, s + 1)SG_END(reverse) : (SG_OFFSET)0;
     }
     const scangen_u64 next = c + SG_SEG_BATCH * SG_BLOCK_THREADS;
-    const int more = next < count && (scangen_u64)offsets[next] < bound;
+    const int more = next < count && (scangen_u64)SG_BEGIN(forward)offsets[next]SG_END(forward)SG_BEGIN(reverse)SG_SEG_OFF(offsets, count, next)SG_END(reverse) < bound;
 #pragma unroll
     for (int j = 0; j < SG_SEG_BATCH; ++j) {
       const scangen_u64 s = c + (scangen_u64)(j * SG_BLOCK_THREADS + tid);
@@ -306,7 +329,7 @@ SG_FN void SG_NAME(sg_seg_scatter)(const SG_GLOBAL SG_OFFSET* offsets, scangen_u
           ends[b - 1 - first] = s - base < 0xffffffffu ? (unsigned int)(s - base) : 0xffffffffu;
       }
 #if SG_AGGREGATE_OUT
-      if (s < count && a == b && a >= first && (a < end || (a == n && end >= n))) aggregates[s] = SG_VALUE_IDENTITY();
+      if (s < count && a == b && a >= first && (a < end || (a == n && end >= n))) aggregates[SG_BEGIN(forward)sSG_END(forward)SG_BEGIN(reverse)SG_SEG_AGG(count, s)SG_END(reverse)] = SG_VALUE_IDENTITY();
 #else
       (void)aggregates;
 #endif
@@ -362,10 +385,10 @@ SG_FN void SG_NAME(sg_seg_empty_aggregates)(const SG_GLOBAL SG_OFFSET* offsets, 
     const scangen_u64 p = lo + (scangen_u64)i;
     if (p >= n) break;
     if (SG_SEG_AT(starts, i))
-      for (scangen_u64 j = segment[i]; j > 0 && (scangen_u64)offsets[j - 1] == p; --j)
-        aggregates[j - 1] = SG_VALUE_IDENTITY();
+      for (scangen_u64 j = segment[i]; j > 0 && (scangen_u64)SG_BEGIN(forward)offsets[j - 1]SG_END(forward)SG_BEGIN(reverse)SG_SEG_OFF(offsets, segment_count, j - 1)SG_END(reverse) == p; --j)
+        aggregates[SG_BEGIN(forward)j - 1SG_END(forward)SG_BEGIN(reverse)SG_SEG_AGG(segment_count, j - 1)SG_END(reverse)] = SG_VALUE_IDENTITY();
     if (p + 1 == n)
-      for (scangen_u64 j = segment[i] + 1; j < segment_count; ++j) aggregates[j] = SG_VALUE_IDENTITY();
+      for (scangen_u64 j = segment[i] + 1; j < segment_count; ++j) aggregates[SG_BEGIN(forward)jSG_END(forward)SG_BEGIN(reverse)SG_SEG_AGG(segment_count, j)SG_END(reverse)] = SG_VALUE_IDENTITY();
   }
 }
 #endif
@@ -381,7 +404,7 @@ SG_FN SG_T SG_NAME(sg_seg_reduce_alone)(const SG_GLOBAL SG_IN* in, SG_SEG_PARAMS
     scangen_u64 segment[SG_ITEMS];
     SG_NAME(sg_seg_starts)(SG_SEG_ARGS, lo, n, starts, segment);
     for (int i = 0; i < SG_ITEMS && lo + (scangen_u64)i < n; ++i) {
-      SG_T x = SG_CONVERT(in[lo + (scangen_u64)i]);
+      SG_T x = SG_CONVERT(in[SG_BEGIN(forward)lo + (scangen_u64)iSG_END(forward)SG_BEGIN(reverse)n - 1 - (lo + (scangen_u64)i)SG_END(reverse)]);
       x.heads = SG_SEG_AT(starts, i);
       sum = SG_COMBINE(sum, x);
     }
@@ -502,9 +525,9 @@ SG_FN void SG_NAME(sg_seg_store)(SG_GLOBAL SG_VALUE_T* inclusive, SG_GLOBAL SG_V
     const int k = i * SG_BLOCK_THREADS + tid;
     if (first + (scangen_u64)k < n) {
       const SG_T e = exchange[SG_XPAD(k)];
-      if (inclusive) inclusive[first + (scangen_u64)k] = e.value;
+      if (inclusive) inclusive[SG_BEGIN(forward)first + (scangen_u64)kSG_END(forward)SG_BEGIN(reverse)n - 1 - (first + (scangen_u64)k)SG_END(reverse)] = e.value;
       if (exclusive)
-        exclusive[first + (scangen_u64)k] =
+        exclusive[SG_BEGIN(forward)first + (scangen_u64)kSG_END(forward)SG_BEGIN(reverse)n - 1 - (first + (scangen_u64)k)SG_END(reverse)] =
             e.heads ? SG_VALUE_INIT() : exchange[k == 0 ? SG_XPAD(SG_BLOCK_ITEMS) : SG_XPAD(k - 1)].value;
     }
   }
@@ -517,14 +540,73 @@ SG_FN void SG_NAME(sg_seg_store)(SG_GLOBAL SG_VALUE_T* inclusive, SG_GLOBAL SG_V
   for (int i = 0; i < SG_ITEMS; ++i) {
     const scangen_u64 p = mine + (scangen_u64)i;
     if (p < n) {
-      if (inclusive) inclusive[p] = inc[i];
-      if (exclusive) exclusive[p] = SG_SEG_AT(starts, i) ? SG_VALUE_INIT() : before;
+      if (inclusive) inclusive[SG_BEGIN(reverse)n - 1 - SG_END(reverse)p] = inc[i];
+      if (exclusive) exclusive[SG_BEGIN(reverse)n - 1 - SG_END(reverse)p] = SG_SEG_AT(starts, i) ? SG_VALUE_INIT() : before;
     }
     before = inc[i];
   }
 #endif
 }
 
+SG_BEGIN(reverse)
+#if SG_SEGMENTS != 2 && SG_AGGREGATE_OUT
+// reverse = true, flags and keys: the segment count is known only at the
+// end, so scan-order segment t's aggregate goes to aggregates[t] (the
+// array's segments last first), and the block that finishes last reverses
+// aggregates[0 .. count) in place. The workspace header holds the blocks
+// done (bytes 4..7, back to 0 after the call, like the ticket) and the count
+// (bytes 8..15, from the last tile); a call of one tile flips alone.
+SG_FN void SG_NAME(sg_seg_flip_aggregates)(SG_GLOBAL SG_VALUE_T* aggregates, SG_GLOBAL unsigned char* workspace,
+                                           scangen_u64 tile, scangen_u64 tiles, scangen_u64 count,
+                                           SG_LOCAL scangen_u64* flip) {
+  const int tid = SG_THREAD();
+  // Every thread's aggregates before the block counts itself done (barriers
+  // unconditional: see opencl/lookback.cl's sg_count_done on PoCL).
+#ifdef __OPENCL_VERSION__
+  barrier(CLK_GLOBAL_MEM_FENCE);
+#else
+  __threadfence();
+  SG_BARRIER();
+#endif
+  if (tid == 0) {
+    scangen_u64 last = count;
+    if (tiles > 1) {
+#ifdef __OPENCL_VERSION__
+      volatile __global ulong* total = (volatile __global ulong*)(workspace + 8);
+      if (tile == tiles - 1) *total = count;
+      mem_fence(CLK_GLOBAL_MEM_FENCE);
+      const ulong done = (ulong)atomic_inc((volatile __global uint*)(workspace + 4));
+      if (done == tiles - 1) atomic_xchg((volatile __global uint*)(workspace + 4), 0u);
+      mem_fence(CLK_GLOBAL_MEM_FENCE);
+#else
+      volatile unsigned long long* total = (volatile unsigned long long*)(workspace + 8);
+      if (tile == tiles - 1) *total = count;
+      __threadfence();
+      const unsigned long long done = atomicAdd((unsigned int*)(workspace + 4), 1u);
+      if (done == tiles - 1) atomicExch((unsigned int*)(workspace + 4), 0u);
+      __threadfence();
+#endif
+      last = done == tiles - 1 ? *total : ~(scangen_u64)0;
+    }
+    *flip = last;
+  }
+  SG_BARRIER();
+  const scangen_u64 c = *flip;
+  if (c == ~(scangen_u64)0) return;  // not the last block
+#ifdef __OPENCL_VERSION__
+  mem_fence(CLK_GLOBAL_MEM_FENCE);
+#else
+  __threadfence();
+#endif
+  for (scangen_u64 i = (scangen_u64)tid; i < c / 2; i += SG_BLOCK_THREADS) {
+    const SG_VALUE_T a = aggregates[i], b = aggregates[c - 1 - i];
+    aggregates[i] = b;
+    aggregates[c - 1 - i] = a;
+  }
+}
+#endif
+
+SG_END(reverse)
 #if SG_SEEDED
 #define SG_SEG_SEED(v) SG_VALUE_COMBINE(SG_VALUE_INIT(), (v))
 #else
@@ -553,6 +635,11 @@ void SG_NAME(scan_kernel)(const SG_GLOBAL SG_IN* in,
 #if SG_SEGMENTS == 2 && SG_STAGED_IO
   SG_SHARED scangen_u64 seg_range[4];
 #endif
+SG_BEGIN(reverse)
+#if SG_SEGMENTS != 2 && SG_AGGREGATE_OUT
+  SG_SHARED scangen_u64 seg_flip;
+#endif
+SG_END(reverse)
   const scangen_u64 tiles = SG_NAME(sg_tile_count)(n);
   if (SG_THREAD() == 0) shared.tile = tiles == 1 ? 0 : SG_NAME(sg_take_ticket)(workspace, tiles - 1);
   SG_BARRIER();
@@ -613,9 +700,9 @@ void SG_NAME(scan_kernel)(const SG_GLOBAL SG_IN* in,
     const scangen_u64 p = mine + (scangen_u64)i;
     if (p < n && (p + 1 == n || SG_SEG_AT(starts, i + 1)))
 #if SG_SEGMENTS == 2 && SG_STAGED_IO
-      segment_aggregates[SG_NAME(sg_seg_ended)(offsets, segment_count, base, first, p, marks)] = prefix.value;
+      segment_aggregates[SG_BEGIN(forward)SG_NAME(sg_seg_ended)(offsets, segment_count, base, first, p, marks)SG_END(forward)SG_BEGIN(reverse)SG_SEG_AGG(segment_count, SG_NAME(sg_seg_ended)(offsets, segment_count, base, first, p, marks))SG_END(reverse)] = prefix.value;
 #elif SG_SEGMENTS == 2
-      segment_aggregates[segment[i]] = prefix.value;
+      segment_aggregates[SG_BEGIN(forward)segment[i]SG_END(forward)SG_BEGIN(reverse)SG_SEG_AGG(segment_count, segment[i])SG_END(reverse)] = prefix.value;
 #else
       segment_aggregates[prefix.heads - 1u] = prefix.value;
 #endif
@@ -633,6 +720,12 @@ void SG_NAME(scan_kernel)(const SG_GLOBAL SG_IN* in,
 #else
   SG_NAME(sg_seg_store)(0, exclusive, first, n, inc, starts, exc0, exchange);
 #endif
+SG_BEGIN(reverse)
+#if SG_SEGMENTS != 2 && SG_AGGREGATE_OUT
+  SG_NAME(sg_seg_flip_aggregates)(segment_aggregates, workspace, tile, tiles,
+                                  (scangen_u64)(tile > 0 ? before.heads + total.heads : total.heads), &seg_flip);
+#endif
+SG_END(reverse)
 }
 
 #undef SG_SEG_SEED
@@ -646,3 +739,9 @@ void SG_NAME(scan_kernel)(const SG_GLOBAL SG_IN* in,
 #endif
 #undef SG_SEG_PARAMS
 #undef SG_SEG_ARGS
+SG_BEGIN(reverse)
+#ifdef SG_SEG_OFF
+#undef SG_SEG_OFF
+#undef SG_SEG_AGG
+#endif
+SG_END(reverse)

@@ -317,7 +317,14 @@ SG_KERNEL SG_BOUNDS(SG_THREADS) void SG_NAME(axis_kernel)(
   const int tid = SG_THREAD(), lane = tid % L, slice = tid / L;
   const scangen_u64 line = strip * lanes + (scangen_u64)lane;
   const int valid = line < lines;
-  const scangen_u64 in_base = valid ? SG_NAME(sg_line_base)(line, extent1, extent2, in_stride0, in_stride1, in_stride2) : 0;
+SG_BEGIN(reverse)
+  // reverse = true: position p of a line is its element length - 1 - p, the line read from its last element
+  // with a step of -stride (unsigned: base + p x step wraps to the element's offset).
+  const scangen_u64 in_last = (length - 1) * in_stride3, out_last = (length - 1) * out_stride3;
+  in_stride3 = (scangen_u64)0 - in_stride3;
+  out_stride3 = (scangen_u64)0 - out_stride3;
+SG_END(reverse)
+  const scangen_u64 in_base = valid ? SG_NAME(sg_line_base)(line, extent1, extent2, in_stride0, in_stride1, in_stride2)SG_BEGIN(reverse) + in_lastSG_END(reverse) : 0;
   SG_T items[SG_ITEMS];
   SG_NAME(sg_axis_load)(in, in_base, in_stride3, valid, chunk * depth, length, L, items, exchange);
   SG_T sum = items[0];
@@ -364,7 +371,7 @@ SG_KERNEL SG_BOUNDS(SG_THREADS) void SG_NAME(axis_kernel)(
     have = 1;
   }
   const scangen_u64 out_base =
-      valid ? SG_NAME(sg_line_base)(line, extent1, extent2, out_stride0, out_stride1, out_stride2) : 0;
+      valid ? SG_NAME(sg_line_base)(line, extent1, extent2, out_stride0, out_stride1, out_stride2)SG_BEGIN(reverse) + out_lastSG_END(reverse) : 0;
 #if SG_AGGREGATE_OUT
   if (valid)
     SG_NAME(sg_axis_aggregate)(aggregates, line, items, acc, have, chunk * depth + (scangen_u64)slice * SG_ITEMS,

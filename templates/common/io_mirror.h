@@ -22,10 +22,21 @@
 // (position first + k is element sg_mirror_first(first, n) + SG_BLOCK_ITEMS
 // - 1 - k), computed modulo 2^64: an element index at or past n is padding.
 //
+SG_BEGIN(mirror_exact)
+// Segmented scans mirror the array exactly (sg_mirror_end(n) = n): position
+// j is element n - 1 - j, the padding past the scan's end as in a forward
+// scan, and the blocks lie where they fall.
+//
+SG_END(mirror_exact)
 // Needs: common/io.h (its helpers, without its four functions).
 
 SG_FN scangen_u64 SG_NAME(sg_mirror_end)(scangen_u64 n) {
+SG_BEGIN(mirror_blocks)
   return (n + SG_BLOCK_ITEMS - 1) / SG_BLOCK_ITEMS * SG_BLOCK_ITEMS;
+SG_END(mirror_blocks)
+SG_BEGIN(mirror_exact)
+  return n;  // segmented scans: position j is element n - 1 - j, the padding past the scan's end as forward
+SG_END(mirror_exact)
 }
 
 SG_FN scangen_u64 SG_NAME(sg_mirror_first)(scangen_u64 first, scangen_u64 n) {
@@ -34,7 +45,12 @@ SG_FN scangen_u64 SG_NAME(sg_mirror_first)(scangen_u64 first, scangen_u64 n) {
 
 // Whether the block's positions are all elements of the array (n >= SG_BLOCK_ITEMS first: the sum wraps for n = 0).
 SG_FN int SG_NAME(sg_mirror_whole)(scangen_u64 first, scangen_u64 n) {
+SG_BEGIN(mirror_blocks)
   return n >= SG_BLOCK_ITEMS && SG_NAME(sg_mirror_first)(first, n) + SG_BLOCK_ITEMS <= n;
+SG_END(mirror_blocks)
+SG_BEGIN(mirror_exact)
+  return first + SG_BLOCK_ITEMS <= n;
+SG_END(mirror_exact)
 }
 
 SG_FN scangen_u64 SG_NAME(sg_mirror_segment)(scangen_u64 s, scangen_u64 n) {

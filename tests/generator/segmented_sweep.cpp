@@ -90,6 +90,15 @@ std::vector<uint64_t> offsets_for(const std::string& structure, uint64_t n, uint
       for (uint64_t at : {b - 1, b, b + 1})
         if (at > o.back() && at < n) o.push_back(at);
     o.push_back(n);
+  } else if (structure == "end_tiles") {  // starts at n - k x tile and one either side: a reverse scan's tiles
+    std::vector<uint64_t> starts;
+    for (uint64_t b = tile; b <= n; b += tile)
+      for (uint64_t at : {n - b - 1, n - b, n - b + 1})
+        if (at > 0 && at < n) starts.push_back(at);
+    std::sort(starts.begin(), starts.end());
+    for (uint64_t at : starts)
+      if (at > o.back()) o.push_back(at);
+    o.push_back(n);
   } else {
     throw std::logic_error("segmented sweep: unknown structure '" + structure + "'");
   }
@@ -201,10 +210,46 @@ std::vector<ScanCase> segmented_cases(generator::Backend backend) {
           << extra << "}\n";
         out.push_back({load(name, t.str()), k.values});
       }
+  // reverse = true: every segment scanned from its last element to its first.
+  struct Reverse {
+    const char* form;
+    const Kind& kind;
+    dsl::Mode mode;
+    const char* extra;
+  };
+  const Reverse reverse[] = {
+      {"flags", kKinds[1], dsl::Mode::Inclusive, "  outputs = aggregate;\n"},
+      {"flags", kKinds[3], dsl::Mode::Both, "  outputs = aggregate;\n"},
+      {"flags", kKinds[2], dsl::Mode::Exclusive, ""},
+      {"flags", kKinds[1], dsl::Mode::Both, "  outputs = aggregate;\n  threads = 32;\n  items = 1;\n"},
+      {"keys", kKinds[3], dsl::Mode::Inclusive, "  key = i32;\n  outputs = aggregate;\n"},
+      {"keys", kKinds[1], dsl::Mode::Both, "  key = u64;\n"},
+      {"keys", kKinds[2], dsl::Mode::Both, "  key = f32;\n"},
+      {"keys", kKinds[3], dsl::Mode::Exclusive,
+       "  key = i32;\n  outputs = aggregate;\n  threads = 32;\n  items = 1;\n"},
+      {"offsets", kKinds[3], dsl::Mode::Both, "  offset = u32;\n  outputs = aggregate;\n"},
+      {"offsets", kKinds[1], dsl::Mode::Inclusive, "  offset = i64;\n  outputs = aggregate;\n"},
+      {"offsets", kKinds[2], dsl::Mode::Exclusive, "  offset = i32;\n"},
+      {"offsets", kKinds[3], dsl::Mode::Exclusive,
+       "  offset = u64;\n  outputs = aggregate;\n  threads = 32;\n  items = 1;\n"},
+  };
+  for (const Reverse& r : reverse) {
+    const std::string name = std::string("seg_rev_") + r.form + "_" + r.kind.name + "_" + dsl::to_string(r.mode);
+    std::ostringstream t;
+    t << "type Affine { a: f32, b: f32 }\nscan " << name << " {\n"
+      << r.kind.text << "  level = device;\n  mode = " << dsl::to_string(r.mode) << ";\n  segments = " << r.form
+      << ";\n  reverse = true;\n"
+      << r.extra << "}\n";
+    out.push_back({load(name, t.str()), r.kind.values});
+  }
   return out;
 }
 
-std::vector<std::string> segment_structures() { return {"empty", "ones", "whole", "mean3", "mean300", "tiles"}; }
+std::vector<std::string> segment_structures(bool reverse) {
+  std::vector<std::string> v = {"empty", "ones", "whole", "mean3", "mean300", "tiles"};
+  if (reverse) v.push_back("end_tiles");
+  return v;
+}
 
 std::vector<uint64_t> segmented_sizes(const generator::Plan& plan) {
   const uint64_t t = plan.tile;
@@ -281,7 +326,7 @@ int check_segmented_cases(const std::vector<ScanCase>& cases, const std::vector<
   for (size_t i = 0; i < cases.size(); ++i) {
     INFO("scan:\n" << cases[i].spec.to_string());
     for (uint64_t n : segmented_sizes(plans[i]))
-      for (const std::string& structure : segment_structures()) {
+      for (const std::string& structure : segment_structures(cases[i].spec.reverse)) {
         const std::string report = run_segmented_case(cases[i], plans[i], n, structure, rng, launch, state);
         INFO(report);
         CHECK(report.empty());

@@ -6,7 +6,9 @@
 // segment over everything, random lengths of mean 3 and 300, starts at tile
 // boundaries and one either side) and sizes (0, 1, tile +- 1, several tiles).
 // Outputs are poisoned, with a poisoned tail that must survive; the seed is
-// printed on failure.
+// printed on failure. Reverse cases (reverse = true; every form) run the
+// same structures and starts on and around the tile boundaries of the
+// reversed array (n - k x tile, "end_tiles").
 #pragma once
 
 #include <cstdint>
@@ -21,8 +23,8 @@ namespace scangen::test {
 // The segmented cases for a backend.
 std::vector<ScanCase> segmented_cases(generator::Backend backend);
 
-// The segment structures, by name.
-std::vector<std::string> segment_structures();
+// The segment structures, by name (a reverse scan's have one more).
+std::vector<std::string> segment_structures(bool reverse = false);
 
 // The counts a segmented case runs at.
 std::vector<uint64_t> segmented_sizes(const generator::Plan& plan);

@@ -400,7 +400,8 @@ TEST_CASE("OpenCL device scans of 16M elements and in place", "[opencl][scan][de
 }
 
 // Segmented scans call after call on one workspace, with many work-groups
-// (small tiles) and with the default tile: no hang, no wrong answer.
+// (small tiles) and with the default tile, forward and reverse: no hang, no
+// wrong answer.
 TEST_CASE("OpenCL segmented look-back under stress", "[opencl][scan][device][segmented][stress]") {
   Device device = device_or_skip(true);
   if (!device.id) return;
@@ -409,7 +410,8 @@ TEST_CASE("OpenCL segmented look-back under stress", "[opencl][scan][device][seg
   std::mt19937_64 rng(seed);
   const int reps = std::getenv("SCANGEN_STRESS_REPS") ? std::atoi(std::getenv("SCANGEN_STRESS_REPS")) : 12;
   int calls = 0;
-  for (const char* shape : {"threads = 32; items = 1;", ""}) {
+  for (const char* shape : {"threads = 32; items = 1;", "", "reverse = true; threads = 32; items = 1;",
+                            "reverse = true;"}) {  // reverse: the last work-group flips the aggregates
     const char* body = std::getenv("SCANGEN_STRESS_BODY");
     OneScan o = one_scan(device, "stress_seg",
                          std::string("scan stress_seg { type = i32; op = add; level = device; ") +
