@@ -108,6 +108,7 @@ Items Checker::collect_items(const ast::ScanDecl& scan) {
                                                  "segments",
                                                  "offset",
                                                  "key",
+                                                 "key_equal",
                                                  "shape"};
   Items items;
   for (const ast::Item& item : scan.items) {

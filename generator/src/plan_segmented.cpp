@@ -38,6 +38,7 @@ void decide_segmented(Plan& p) {
   if (spec.segments == dsl::Segments::Keys) {
     p.segmented.key_type = c_type(dsl::Type::scalar(spec.key), spec.name, Form::Storage);
     p.segmented.key_bytes = dsl::scalar_size(spec.key);
+    p.segmented.key_equal = spec.key_equal.has_value();
   }
   p.segmented.pair_bytes = segmented_pair_bytes(spec.type);
 }

@@ -86,7 +86,7 @@ SG_FN void SG_NAME(sg_seg_starts)(SG_SEG_PARAMS, scangen_u64 lo, scangen_u64 n, 
       start = (scangen_u64)offsets[s] == p;
       if (i < SG_ITEMS) segment[i] = s;
 #else
-      start = p == 0 || !(keys[p] == keys[p - 1]);
+      start = p == 0 || !(SG_BEGIN(key_c_equal)keys[p] == keys[p - 1]SG_END(key_c_equal)SG_BEGIN(key_equal)SG_NAME(key_equal)(keys[p - 1], keys[p])SG_END(key_equal));
 #endif
     }
     SG_SEG_SET(starts, i, start);
@@ -157,14 +157,14 @@ SG_FN void SG_NAME(sg_seg_compare)(const SG_MARK_T* e, SG_MARK_T before, SG_MARK
 #if SG_SEGMENTS == 1
     SG_SEG_SET(starts, i, p < n && (p == 0 || e[i] != 0));
 #else
-    SG_SEG_SET(starts, i, p < n && (p == 0 || !(e[i] == (i == 0 ? before : e[i - 1]))));
+    SG_SEG_SET(starts, i, p < n && (p == 0 || !(SG_BEGIN(key_c_equal)e[i] == (i == 0 ? before : e[i - 1])SG_END(key_c_equal)SG_BEGIN(key_equal)SG_NAME(key_equal)(i == 0 ? before : e[i - 1], e[i])SG_END(key_equal))));
 #endif
   }
 #if SG_SEGMENTS == 1
   (void)before;
   SG_SEG_SET(starts, SG_ITEMS, mine + SG_ITEMS < n && after != 0);
 #else
-  SG_SEG_SET(starts, SG_ITEMS, mine + SG_ITEMS < n && !(after == e[SG_ITEMS - 1]));
+  SG_SEG_SET(starts, SG_ITEMS, mine + SG_ITEMS < n && !(SG_BEGIN(key_c_equal)after == e[SG_ITEMS - 1]SG_END(key_c_equal)SG_BEGIN(key_equal)SG_NAME(key_equal)(e[SG_ITEMS - 1], after)SG_END(key_equal)));
 #endif
 }
 
