@@ -70,7 +70,8 @@ void segmented_kernel(Plan& p) {
       break;
     case dsl::Segments::Keys:
       k.push_back({R::SegmentKeys, "const " + p.segmented.key_type + "*", "keys",
-                   "n keys: a segment starts where the key differs from the one before"});
+                   p.segmented.key_equal ? "n keys: a segment starts where key_equal(the key before, its own) is false"
+                                         : "n keys: a segment starts where the key differs from the one before"});
       break;
     case dsl::Segments::None:
       break;
