@@ -146,6 +146,7 @@ class Checker {
   void check_segments_fit(const ast::Item& item, const Items& items, const Spec& spec);
   void check_segments(const Items& items, Spec& spec);
   void check_head_flags(const Items& items, Spec& spec);
+  void check_key_equal(const ast::Item& item, Spec& spec, bool key_ok);
   void check_shape(const Items& items, Spec& spec);  // checker_shape.cpp
 
   // ---- fused inputs (checker_fused.cpp) ----

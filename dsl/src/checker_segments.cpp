@@ -1,5 +1,6 @@
 // The checker's segmented-scan settings: `segments = flags | offsets | keys;`,
-// `offset = <integer type>;` and `key = <scalar type>;`.
+// `offset = <integer type>;`, `key = <scalar type>;` and the keys' equality
+// `key_equal(a, b) = <bool>;`.
 #include <optional>
 #include <string>
 #include <vector>
@@ -80,10 +81,35 @@ void Checker::check_segments(const Items& items, Spec& spec) {
     error(offset->loc, "'offset' is the type of the offsets of 'segments = offsets;', which this scan does not set");
   else if (offset)
     if (auto k = segment_type_setting(*offset, offset_kind, "u32, u64, i32, i64")) spec.offset = *k;
-  if (key && spec.segments != Segments::Keys)
+  bool key_ok = true;
+  if (key && spec.segments != Segments::Keys) {
     error(key->loc, "'key' is the type of the keys of 'segments = keys;', which this scan does not set");
-  else if (key)
-    if (auto k = segment_type_setting(*key, key_kind, "an integer type or f32")) spec.key = *k;
+  } else if (key) {
+    const std::optional<ScalarKind> k = segment_type_setting(*key, key_kind, "an integer type or f32");
+    if (k) spec.key = *k;
+    key_ok = k.has_value();
+  }
+  if (const ast::Item* eq = find_setting(items, "key_equal")) check_key_equal(*eq, spec, key_ok);
+}
+
+// `key_equal(a, b) = ...;`: whether key b (an element's) continues the
+// segment of key a (the element's before it), a bool over two keys.
+void Checker::check_key_equal(const ast::Item& item, Spec& spec, bool key_ok) {
+  if (spec.segments != Segments::Keys) {
+    error(item.loc,
+          "'key_equal' compares the keys of 'segments = keys;', which this scan does not set; add "
+          "'segments = keys;' or drop 'key_equal'");
+    return;
+  }
+  if (!item.is_function || item.params.size() != 2) {
+    error(item.loc,
+          "'key_equal' is a function of two keys, the earlier first, that says whether they are in one segment: "
+          "write 'key_equal(a, b) = ...;'");
+    return;
+  }
+  if (!key_ok) return;  // the key's type is already reported
+  const Type key = Type::scalar(spec.key);
+  spec.key_equal = function(item, {key, key}, Type::scalar(ScalarKind::Bool), "key_equal");
 }
 
 // head_flags = true: the warp- and block-level device functions gain

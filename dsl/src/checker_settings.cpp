@@ -108,6 +108,7 @@ Items Checker::collect_items(const ast::ScanDecl& scan) {
                                                  "segments",
                                                  "offset",
                                                  "key",
+                                                 "key_equal",
                                                  "shape",
                                                  "head_flags"};
   Items items;

@@ -377,6 +377,7 @@ std::string segments_to_string(const Spec& s) {
   std::string out = std::string("  segments = ") + to_string(s.segments) + ";\n";
   if (s.segments == Segments::Offsets) out += std::string("  offset = ") + to_string(s.offset) + ";\n";
   if (s.segments == Segments::Keys) out += std::string("  key = ") + to_string(s.key) + ";\n";
+  if (s.segments == Segments::Keys && s.key_equal) out += "  " + function_to_string("key_equal", *s.key_equal) + "\n";
   return out;
 }
 
@@ -469,7 +470,7 @@ bool operator==(const Spec& a, const Spec& b) {
          a.deterministic == b.deterministic && a.init_exclusive_only == b.init_exclusive_only &&
          a.reverse == b.reverse && a.segments == b.segments && a.head_flags == b.head_flags &&
          (a.segments != Segments::Offsets || a.offset == b.offset) &&
-         (a.segments != Segments::Keys || a.key == b.key) && a.shape == b.shape;
+         (a.segments != Segments::Keys || (a.key == b.key && a.key_equal == b.key_equal)) && a.shape == b.shape;
 }
 
 }  // namespace scangen::dsl

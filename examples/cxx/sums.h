@@ -1,7 +1,7 @@
 // The C++ twins of the sums among the examples (prefix_sum, batched_rows,
-// column_scan, opencl_spec_example, segmented_offsets, u8_sum_u32): float,
-// int and unsigned additions with identity 0, which scangen recognises as
-// its built-in 'op = add'.
+// column_scan, opencl_spec_example, segmented_offsets, scan_by_key_equal,
+// u8_sum_u32): float, int and unsigned additions with identity 0, which
+// scangen recognises as its built-in 'op = add'.
 #pragma once
 #include <cstdint>
 

@@ -48,6 +48,8 @@ Holes scan_holes(const Plan& plan) {
   // work-group not yet run, by the last work-group to finish (lookback.cl).
   const bool by_group = plan.backend == Backend::OpenCL && plan.outputs.running_total;
   h.when("counter_by_last_tile", !by_group).when("counter_by_last_group", by_group);
+  // device_segmented.h's key comparisons: C's == or the scan's key_equal(before, own).
+  h.when("key_c_equal", !plan.segmented.key_equal).when("key_equal", plan.segmented.key_equal);
   return h;
 }
 

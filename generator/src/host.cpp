@@ -286,11 +286,14 @@ void segment_holes(Holes& h, const Scan& c, bool cuda) {
   const Plan& p = *c.plan;
   const bool offsets = p.segmented.form == dsl::Segments::Offsets;
   const std::string array = c.segment_params.front().second;
-  std::string words = offsets ? "offsets[0 .. segment_count] (offsets[0] = 0, nondecreasing, offsets[segment_count] "
-                                "= n: the caller's duty, not checked) delimit the segments"
-                      : p.segmented.form == dsl::Segments::Flags
-                          ? "flags[0 .. n) mark the segments (a nonzero byte starts one; element 0 always does)"
-                          : "keys[0 .. n) mark the segments (one starts where the key differs from the one before)";
+  std::string words =
+      offsets ? "offsets[0 .. segment_count] (offsets[0] = 0, nondecreasing, offsets[segment_count] "
+                "= n: the caller's duty, not checked) delimit the segments"
+      : p.segmented.form == dsl::Segments::Flags
+          ? "flags[0 .. n) mark the segments (a nonzero byte starts one; element 0 always does)"
+      : p.segmented.key_equal
+          ? "keys[0 .. n) mark the segments (one starts where key_equal(the key before, its own) is false)"
+          : "keys[0 .. n) mark the segments (one starts where the key differs from the one before)";
   words += "; every segment's scan starts again from init";
   if (!c.aggregate.empty())
     words += offsets ? "; segment_aggregates[0 .. segment_count) receives each segment's total (empty: the identity)"

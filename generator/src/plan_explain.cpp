@@ -77,6 +77,11 @@ void explain_segments(std::string& o, const Plan& p) {
       break;
     case dsl::Segments::Keys:
       form = "keys of " + g.key_type + ": a segment starts where the key differs from the one before";
+      if (g.key_equal)
+        form = "keys of " + g.key_type +
+               ": a segment starts where key_equal(a, b) = " + dsl::to_string(*p.spec.key_equal->body) +
+               " is false for the key before (" + p.spec.key_equal->params[0] + ") and its own (" +
+               p.spec.key_equal->params[1] + ")";
       break;
     case dsl::Segments::None:
       break;

@@ -38,6 +38,7 @@ void decide_segmented(Plan& p) {
   if (spec.segments == dsl::Segments::Keys) {
     p.segmented.key_type = c_type(dsl::Type::scalar(spec.key), spec.name, Form::Storage);
     p.segmented.key_bytes = dsl::scalar_size(spec.key);
+    p.segmented.key_equal = spec.key_equal.has_value();
   }
   p.segmented.pair_bytes = segmented_pair_bytes(spec.type);
 }
@@ -69,7 +70,8 @@ void segmented_kernel(Plan& p) {
       break;
     case dsl::Segments::Keys:
       k.push_back({R::SegmentKeys, "const " + p.segmented.key_type + "*", "keys",
-                   "n keys: a segment starts where the key differs from the one before"});
+                   p.segmented.key_equal ? "n keys: a segment starts where key_equal(the key before, its own) is false"
+                                         : "n keys: a segment starts where the key differs from the one before"});
       break;
     case dsl::Segments::None:
       break;

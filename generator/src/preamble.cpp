@@ -33,6 +33,7 @@ std::vector<const dsl::Expr*> expressions(const dsl::Spec& spec) {
   std::vector<const dsl::Expr*> out = {spec.combine.body.get(), spec.identity.get()};
   if (spec.init) out.push_back(spec.init.get());
   if (spec.convert) out.push_back(spec.convert->body.get());
+  if (spec.key_equal) out.push_back(spec.key_equal->body.get());
   return out;
 }
 
@@ -145,7 +146,7 @@ class Writer {
 
 PreambleNames preamble_names(const dsl::Spec& spec) {
   const std::string& p = spec.name;
-  return {p + "_T", p + "_In", p + "_combine", p + "_identity", p + "_init", p + "_convert"};
+  return {p + "_T", p + "_In", p + "_combine", p + "_identity", p + "_init", p + "_convert", p + "_key_equal"};
 }
 
 const char* exact_float_options(Backend backend) {
@@ -165,6 +166,9 @@ std::string emit_preamble(const dsl::Spec& spec, Backend backend, const Preamble
   std::optional<FunctionBody> init, convert;
   if (spec.init) init = translate_constant(*spec.init, prefix, lib);
   if (spec.convert) convert = translate_function(*spec.convert, prefix, lib);
+  std::optional<FunctionBody> key_equal;
+  if (spec.segments == dsl::Segments::Keys && spec.key_equal)
+    key_equal = translate_function(*spec.key_equal, prefix, lib);
 
   const std::string source_name =
       options.source_name.empty() ? spec.name + source_extension(backend) : options.source_name;
@@ -199,6 +203,11 @@ std::string emit_preamble(const dsl::Spec& spec, Backend backend, const Preamble
     w.function(fn + " " + T + " " + names.convert + "(" + parameter_list(types, convert->params) + ")", *convert);
   } else {
     w << fn + " " + T + " " + names.convert + "(" + names.input_type + " v) { return v; }\n";
+  }
+  if (key_equal) {
+    // key_equal(a, b): a is the key before, b the element's own.
+    const std::string K = c_type(dsl::Type::scalar(spec.key), prefix, Form::Storage);
+    w.function(fn + " bool " + names.key_equal + "(" + parameter_list({K, K}, key_equal->params) + ")", *key_equal);
   }
   return w.take();
 }

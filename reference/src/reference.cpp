@@ -219,18 +219,39 @@ bool same_key(dsl::ScalarKind key, const uint8_t* keys, uint64_t i) {
   return std::memcmp(a, b, size) == 0;
 }
 
-}  // namespace
-
-std::vector<Evaluator::Range> ranges_from_keys(dsl::ScalarKind key, const void* keys, uint64_t n) {
-  const auto* bytes = static_cast<const uint8_t*>(keys);
+// The ranges of n elements where start(i) says whether element i > 0 starts one.
+template <class Start>
+std::vector<Evaluator::Range> ranges_from_starts(uint64_t n, Start start) {
   std::vector<Evaluator::Range> out;
   for (uint64_t i = 0; i < n; ++i) {
-    if (i == 0 || !same_key(key, bytes, i)) {
+    if (i == 0 || start(i)) {
       if (!out.empty()) out.back().end = i;
       out.push_back({i, n});
     }
   }
   return out;
+}
+
+}  // namespace
+
+std::vector<Evaluator::Range> ranges_from_keys(dsl::ScalarKind key, const void* keys, uint64_t n) {
+  const auto* bytes = static_cast<const uint8_t*>(keys);
+  return ranges_from_starts(n, [&](uint64_t i) { return !same_key(key, bytes, i); });
+}
+
+std::vector<Evaluator::Range> ranges_from_keys(const dsl::Spec& spec, const void* keys, uint64_t n) {
+  if (!spec.key_equal) return ranges_from_keys(spec.key, keys, n);
+  const Program equal = Program::compile(*spec.key_equal, false);
+  Runner r(equal);
+  const auto layout = dsl::flatten(dsl::Type::scalar(spec.key));
+  const size_t size = dsl::scalar_size(spec.key);
+  const auto* bytes = static_cast<const uint8_t*>(keys);
+  return ranges_from_starts(n, [&](uint64_t i) {
+    Program::load(layout, bytes + (i - 1) * size, r.param(0));  // a: the key before
+    Program::load(layout, bytes + i * size, r.param(1));        // b: the element's own
+    r.run();
+    return r.result()->u == 0;
+  });
 }
 
 }  // namespace scangen::ref

@@ -184,7 +184,7 @@ TEST_CASE("the CUDA runtime's errors say what is wrong", "[gpu][runtime]") {
 }
 
 // Segmented scans through Scan::run on CUDA: offsets (checked), flags and
-// keys, forward and reverse, against the reference.
+// keys, forward and reverse (with C's == and with a key_equal), against the reference.
 TEST_CASE("segmented scans run through Scan::run on a CUDA GPU", "[gpu][runtime][segmented]") {
   INFO("GPU: " << driver().name);
   TempCache cache;
@@ -209,7 +209,8 @@ TEST_CASE("segmented scans run through Scan::run on a CUDA GPU", "[gpu][runtime]
   CU_CHECK(driver().cuMemcpyHtoD(d_offsets.p, offsets.data(), offsets.size() * 8));
   CU_CHECK(driver().cuMemcpyHtoD(d_flags.p, flags.data(), n));
   CU_CHECK(driver().cuMemcpyHtoD(d_keys.p, keys.data(), keys.size()));
-  for (const char* form : {"segments = offsets; offset = u64;", "segments = flags;", "segments = keys;"})
+  for (const char* form : {"segments = offsets; offset = u64;", "segments = flags;", "segments = keys;",
+                           "segments = keys; key_equal(a, b) = a / 3 == b / 3;"})
     for (const char* order : {"", " reverse = true;"}) {  // reverse: every segment from its last element
       INFO(form << order);
       scangen::Scan scan = rt.compile(std::string("scan seg { type = i32; op = add; init = 2; outputs = aggregate; ") +
@@ -233,7 +234,7 @@ TEST_CASE("segmented scans run through Scan::run on a CUDA GPU", "[gpu][runtime]
           break;
         default:
           a.keys = d_keys.get();
-          ranges = scangen::ref::ranges_from_keys(scangen::dsl::ScalarKind::I32, keys.data(), n);
+          ranges = scangen::ref::ranges_from_keys(scan.spec(), keys.data(), n);
           break;
       }
       scan.run(a);

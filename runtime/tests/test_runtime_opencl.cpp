@@ -494,6 +494,8 @@ TEST_CASE("segmented scans run through Scan::run, and bad segments are refused",
       {"segments = offsets; offset = u64;", scangen::ref::ranges_from_offsets(offsets, n)},
       {"segments = flags;", scangen::ref::ranges_from_flags(flags.data(), n)},
       {"segments = keys;", scangen::ref::ranges_from_keys(scangen::dsl::ScalarKind::I32, keys.data(), n)},
+      // Keys equal in threes (the reference's ranges from the scan's spec, below).
+      {"segments = keys; key_equal(a, b) = a / 3 == b / 3;", {}},
   };
   for (const Form& f : forms)
     for (const char* order : {"", " reverse = true;"}) {  // reverse: every segment from its last element
@@ -517,9 +519,11 @@ TEST_CASE("segmented scans run through Scan::run, and bad segments are refused",
       }
       scan.run(a);
       const scangen::ref::Evaluator ev(scan.spec());
-      const auto want = ev.scan_ranges(in.data(), n, f.ranges);
+      const auto ranges =
+          scan.spec().key_equal ? scangen::ref::ranges_from_keys(scan.spec(), keys.data(), n) : f.ranges;
+      const auto want = ev.scan_ranges(in.data(), n, ranges);
       CHECK(read(rt, d_out, n * 4) == want.exclusive);
-      const size_t segments = f.ranges.size();
+      const size_t segments = ranges.size();
       CHECK(read(rt, d_agg, segments * 4) == want.aggregates);
       // The errors: the plain aggregate, a missing array, another form's array.
       scangen::Scan::OpenCLArgs b = a;

@@ -103,7 +103,7 @@ SG_FN void SG_NAME(sg_seg_starts)(SG_SEG_PARAMS, scangen_u64 lo, scangen_u64 n, 
       start = (scangen_u64)SG_BEGIN(forward)offsets[s]SG_END(forward)SG_BEGIN(reverse)SG_SEG_OFF(offsets, segment_count, s)SG_END(reverse) == p;
       if (i < SG_ITEMS) segment[i] = s;
 #else
-      start = p == 0 || !(keys[SG_BEGIN(forward)pSG_END(forward)SG_BEGIN(reverse)n - 1 - pSG_END(reverse)] == keys[SG_BEGIN(forward)p - 1SG_END(forward)SG_BEGIN(reverse)n - pSG_END(reverse)]);
+      start = p == 0 || !(SG_BEGIN(key_c_equal)keys[SG_BEGIN(forward)pSG_END(forward)SG_BEGIN(reverse)n - 1 - pSG_END(reverse)] == keys[SG_BEGIN(forward)p - 1SG_END(forward)SG_BEGIN(reverse)n - pSG_END(reverse)]SG_END(key_c_equal)SG_BEGIN(key_equal)SG_NAME(key_equal)(SG_BEGIN(forward)keys[p - 1], keys[p]SG_END(forward)SG_BEGIN(reverse)keys[n - 1 - p], keys[n - p]SG_END(reverse))SG_END(key_equal));
 #endif
     }
     SG_SEG_SET(starts, i, start);
@@ -174,7 +174,7 @@ SG_FN void SG_NAME(sg_seg_compare)(const SG_MARK_T* e, SG_MARK_T before, SG_MARK
 #if SG_SEGMENTS == 1
     SG_SEG_SET(starts, i, p < n && (p == 0 || SG_BEGIN(forward)e[i]SG_END(forward)SG_BEGIN(reverse)(i == 0 ? before : e[i - 1])SG_END(reverse) != 0));
 #else
-    SG_SEG_SET(starts, i, p < n && (p == 0 || !(e[i] == (i == 0 ? before : e[i - 1]))));
+    SG_SEG_SET(starts, i, p < n && (p == 0 || !(SG_BEGIN(key_c_equal)e[i] == (i == 0 ? before : e[i - 1])SG_END(key_c_equal)SG_BEGIN(key_equal)SG_BEGIN(forward)SG_NAME(key_equal)(i == 0 ? before : e[i - 1], e[i])SG_END(forward)SG_BEGIN(reverse)SG_NAME(key_equal)(e[i], i == 0 ? before : e[i - 1])SG_END(reverse)SG_END(key_equal))));
 #endif
   }
 #if SG_SEGMENTS == 1
@@ -187,7 +187,7 @@ SG_BEGIN(reverse)
   SG_SEG_SET(starts, SG_ITEMS, mine + SG_ITEMS < n && e[SG_ITEMS - 1] != 0);
 SG_END(reverse)
 #else
-  SG_SEG_SET(starts, SG_ITEMS, mine + SG_ITEMS < n && !(after == e[SG_ITEMS - 1]));
+  SG_SEG_SET(starts, SG_ITEMS, mine + SG_ITEMS < n && !(SG_BEGIN(key_c_equal)after == e[SG_ITEMS - 1]SG_END(key_c_equal)SG_BEGIN(key_equal)SG_BEGIN(forward)SG_NAME(key_equal)(e[SG_ITEMS - 1], after)SG_END(forward)SG_BEGIN(reverse)SG_NAME(key_equal)(after, e[SG_ITEMS - 1])SG_END(reverse)SG_END(key_equal)));
 #endif
 }
 

@@ -141,6 +141,48 @@ void put(std::vector<uint8_t>& out, uint64_t i, T v) {
   std::memcpy(out.data() + i * sizeof(T), &v, sizeof(T));
 }
 
+// The key_equal cases: each a key type, an equality and a way to draw keys
+// that it puts in one segment though they differ (and in two at each start).
+struct KeyEqual {
+  const char* name;
+  const char* text;
+};
+
+const KeyEqual kKeyEquals[] = {
+    // Keys equal modulo 8 (drawn non-negative: C's % keeps the sign).
+    {"mod", "  key = i32;\n  key_equal(a, b) = a % 8 == b % 8;\n"},
+    // f32 keys by their integer part.
+    {"floor", "  key = f32;\n  key_equal(a, b) = floor(a) == floor(b);\n"},
+    // Order-sensitive: a segment runs while its keys do not decrease.
+    {"rising", "  key = u32;\n  key_equal(before, own) = before <= own;\n"},
+};
+
+// The keys of a key_equal case (its name says which, seg_keyeq_<style>_...)
+// for the segment starts `start`.
+std::vector<uint8_t> keys_for_equal(const dsl::Spec& s, const std::vector<uint8_t>& start, std::mt19937_64& rng) {
+  const uint64_t n = start.size();
+  std::vector<uint8_t> out(n * dsl::scalar_size(s.key));
+  std::uniform_int_distribution<int> d(1, 1000), frac(0, 15), step(0, 3), residue(1, 7);
+  int segment = 0;             // mod: the residue; floor: the integer part
+  uint32_t rising = 1u << 31;  // rising: the last key
+  const std::string style = s.name.substr(std::string("seg_keyeq_").size());
+  for (uint64_t i = 0; i < n; ++i) {
+    if (style.rfind("mod", 0) == 0) {
+      if (start[i]) segment = (segment + residue(rng)) % 8;
+      put(out, i, static_cast<int32_t>(segment + 8 * d(rng)));
+    } else if (style.rfind("floor", 0) == 0) {
+      if (start[i]) segment += d(rng) * (d(rng) % 2 ? 1 : -1);
+      put(out, i, static_cast<float>(segment) + static_cast<float>(frac(rng)) / 16.0f);
+    } else if (style.rfind("rising", 0) == 0) {
+      rising = start[i] ? rising - static_cast<uint32_t>(d(rng)) : rising + static_cast<uint32_t>(step(rng));
+      put(out, i, rising);
+    } else {
+      throw std::logic_error("segmented sweep: no keys for '" + s.name + "'");
+    }
+  }
+  return out;
+}
+
 Segments segments_for(const dsl::Spec& s, const std::vector<uint64_t>& offsets, uint64_t n, std::mt19937_64& rng) {
   Segments g;
   if (s.segments == dsl::Segments::Offsets) {
@@ -168,6 +210,11 @@ Segments segments_for(const dsl::Spec& s, const std::vector<uint64_t>& offsets, 
     g.ranges = ref::ranges_from_flags(g.data.data(), n);
     return g;
   }
+  if (s.key_equal) {
+    g.data = keys_for_equal(s, start, rng);
+    g.ranges = ref::ranges_from_keys(s, g.data.data(), n);
+    return g;
+  }
   // Keys: a new key at each start, drawn to differ from the one before.
   const size_t size = dsl::scalar_size(s.key);
   g.data.resize(n * size);
@@ -182,8 +229,39 @@ Segments segments_for(const dsl::Spec& s, const std::vector<uint64_t>& offsets, 
     else
       put(g.data, i, static_cast<int32_t>(key));
   }
-  g.ranges = ref::ranges_from_keys(s.key, g.data.data(), n);
+  g.ranges = ref::ranges_from_keys(s, g.data.data(), n);
   return g;
+}
+
+}  // namespace
+
+namespace {
+
+// Segments by key with key_equal: each equality with a kind, a mode and a tile.
+void key_equal_cases(std::vector<ScanCase>& out) {
+  const struct {
+    const KeyEqual& eq;
+    const Kind& kind;
+    dsl::Mode mode;
+    const char* extra;
+  } cases[] = {
+      // reverse = true: the predicate still takes the key of the element before in the array first.
+      {kKeyEquals[2], kKinds[3], dsl::Mode::Both, "  outputs = aggregate;\n  reverse = true;\n"},
+      {kKeyEquals[0], kKinds[1], dsl::Mode::Exclusive, "  threads = 32;\n  items = 1;\n  reverse = true;\n"},
+      {kKeyEquals[0], kKinds[3], dsl::Mode::Both, "  outputs = aggregate;\n"},
+      {kKeyEquals[1], kKinds[1], dsl::Mode::Inclusive, "  threads = 32;\n  items = 1;\n"},
+      {kKeyEquals[2], kKinds[3], dsl::Mode::Exclusive, "  outputs = aggregate;\n"},
+      {kKeyEquals[2], kKinds[0], dsl::Mode::Both, "  outputs = aggregate;\n  threads = 32;\n  items = 1;\n"},
+  };
+  for (const auto& c : cases) {
+    const std::string name = std::string(std::strstr(c.extra, "reverse") ? "seg_keyeq_rev_" : "seg_keyeq_") +
+                             c.eq.name + "_" + c.kind.name + "_" + dsl::to_string(c.mode);
+    std::ostringstream t;
+    t << "type Affine { a: f32, b: f32 }\nscan " << name << " {\n"
+      << c.kind.text << "  level = device;\n  mode = " << dsl::to_string(c.mode) << ";\n  segments = keys;\n"
+      << c.eq.text << c.extra << "}\n";
+    out.push_back({load(name, t.str()), c.kind.values});
+  }
 }
 
 }  // namespace
@@ -242,6 +320,7 @@ std::vector<ScanCase> segmented_cases(generator::Backend backend) {
       << r.extra << "}\n";
     out.push_back({load(name, t.str()), r.kind.values});
   }
+  key_equal_cases(out);
   return out;
 }
 

@@ -4,7 +4,9 @@
 // a tolerance), the non-commutative affine map} with and without per-segment
 // aggregates, over segment structures (empty segments, all of length 1, one
 // segment over everything, random lengths of mean 3 and 300, starts at tile
-// boundaries and one either side) and sizes (0, 1, tile +- 1, several tiles).
+// boundaries and one either side) and sizes (0, 1, tile +- 1, several tiles);
+// and segments by key with key_equal (keys equal modulo 8, f32 keys by their
+// floor, the order-sensitive `before <= own`) with i32 and affine values.
 // Outputs are poisoned, with a poisoned tail that must survive; the seed is
 // printed on failure. Reverse cases (reverse = true; every form) run the
 // same structures and starts on and around the tile boundaries of the

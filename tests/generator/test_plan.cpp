@@ -426,6 +426,34 @@ TEST_CASE("segmented scans scan (count, value) pairs with the form's parameters"
   CHECK(text.find("#define SG_SEGMENTS 3\n") != std::string::npos);
 }
 
+TEST_CASE("segments by key with key_equal compare neighbour keys by P_key_equal(before, own)", "[unit][segmented]") {
+  const char* const with = "scan s { type = i32; op = add; segments = keys; key = u32; key_equal(a, b) = a % 4 == b; }";
+  for (Backend b : {Backend::Cuda, Backend::OpenCL}) {
+    const Plan p = make_plan(load_one(with), b);
+    CHECK(p.segmented.key_equal);
+    const std::string text = scangen::generator::emit(p);
+    INFO(text);
+    CHECK(text.find(" bool s_key_equal(scangen_u32 a, scangen_u32 b) {\n") != std::string::npos);
+    // The three comparisons: a thread's own keys, the key before its items and the one after them.
+    CHECK(text.find("!(s_key_equal(keys[p - 1], keys[p]))") != std::string::npos);
+    CHECK(text.find("!(s_key_equal(i == 0 ? before : e[i - 1], e[i]))") != std::string::npos);
+    CHECK(text.find("!(s_key_equal(e[SG_ITEMS - 1], after))") != std::string::npos);
+    CHECK(text.find("keys[p] == keys[p - 1]") == std::string::npos);
+    CHECK(text.find("after == e[SG_ITEMS - 1]") == std::string::npos);
+    CHECK(text.find("SG_BEGIN") == std::string::npos);
+    CHECK(scangen::generator::to_string(p).find(
+              "key_equal(a, b) = a % u32(4) == b is false for the key before (a) and its own (b)") !=
+          std::string::npos);
+    // Without key_equal: C's ==, and no P_key_equal.
+    const Plan plain = make_plan(load_one("scan s { type = i32; op = add; segments = keys; key = u32; }"), b);
+    CHECK(!plain.segmented.key_equal);
+    const std::string plain_text = scangen::generator::emit(plain);
+    CHECK(plain_text.find("!(keys[p] == keys[p - 1])") != std::string::npos);
+    CHECK(plain_text.find("!(after == e[SG_ITEMS - 1])") != std::string::npos);
+    CHECK(plain_text.find("key_equal") == std::string::npos);
+  }
+}
+
 TEST_CASE("an unsegmented scan's plan and text know nothing of segments", "[unit][segmented]") {
   const scangen::dsl::Spec spec = load_one("scan s { type = i32; op = add; }");
   CHECK(spec.to_string().find("segments") == std::string::npos);

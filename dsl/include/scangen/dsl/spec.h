@@ -225,7 +225,7 @@ std::string literal_to_string(const Type& t, const Literal& lit, bool explicit_t
 // True if the expression mentions no parameter (a constant such as an identity).
 bool is_constant(const Expr& e);
 
-// A function of the DSL: combine(x, y) or convert(v).
+// A function of the DSL: combine(x, y), convert(v [, i]) or key_equal(a, b).
 struct Function {
   std::vector<std::string> params;
   std::vector<Type> param_types;
@@ -279,7 +279,9 @@ struct Spec {
 
   // Segmented scans (`segments = flags | offsets | keys;`, device level): every
   // segment restarts at init. `offset`: the offsets' integer type; `key`: the
-  // keys' scalar type (a segment starts where the key changes).
+  // keys' scalar type (a segment starts where the key changes). `key_equal`:
+  // `key_equal(a, b) = ...;` (segments = keys), the bool that says whether
+  // key b continues the segment of a, the key before it; absent: C's ==.
   Segments segments = Segments::None;
   ScalarKind offset = ScalarKind::U32;
   ScalarKind key = ScalarKind::I32;
@@ -287,6 +289,7 @@ struct Spec {
   // gain head-flag segmented variants (P_inclusive_segmented, ...), each
   // segment of a group's items restarting at init. Printed only when set.
   bool head_flags = false;
+  std::optional<Function> key_equal;
   // `shape = rows;` / `shape = strided;` (device level, decoupled_lookback):
   // the run-time shape of the data. Printed only when not flat.
   Shape shape = Shape::Flat;

@@ -215,6 +215,9 @@ struct Plan {
     size_t offset_bytes = 0;
     std::string key_type;  // segments = keys: the keys' C type
     size_t key_bytes = 0;
+    // key_equal(a, b) given: neighbour keys are compared by the preamble's
+    // P_key_equal(before, own) (device_segmented.h's section key_equal), not ==.
+    bool key_equal = false;
     size_t pair_bytes = 0;  // sizeof(P_seg): the value, then a 32-bit count of segment starts
     bool on() const { return form != dsl::Segments::None; }
   };

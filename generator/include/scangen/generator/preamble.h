@@ -8,6 +8,8 @@
 //   P_identity()         the identity of combine
 //   P_init()             the seed of every segment (the identity unless `init`)
 //   P_convert(v)         input -> element (a copy when the types agree)
+//   P_key_equal(a, b)    segments = keys with key_equal: whether key b (an
+//                        element's) is in the segment of key a (the one before)
 //
 // The functions compute exactly what scangen::ref computes: integers wrap at
 // their width, shift counts are taken modulo the width, x / 0 == x % 0 == 0,
@@ -53,6 +55,7 @@ struct PreambleNames {
   std::string identity;    // P_identity
   std::string init;        // P_init
   std::string convert;     // P_convert
+  std::string key_equal;   // P_key_equal (defined only with key_equal)
 };
 PreambleNames preamble_names(const dsl::Spec& spec);
 

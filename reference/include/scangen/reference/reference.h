@@ -102,6 +102,10 @@ std::vector<Evaluator::Range> ranges_from_offsets(const std::vector<uint64_t>& o
 // keys: n scalars of `key`; a segment starts where the key differs from the
 // one before (C's ==: NaN differs from everything, -0.0 equals 0.0).
 std::vector<Evaluator::Range> ranges_from_keys(dsl::ScalarKind key, const void* keys, uint64_t n);
+// keys of `spec.key`, compared as the spec says: a segment starts at element
+// i > 0 where key_equal(keys[i - 1], keys[i]) is false, or, without
+// key_equal, as above.
+std::vector<Evaluator::Range> ranges_from_keys(const dsl::Spec& spec, const void* keys, uint64_t n);
 
 // ---- values ------------------------------------------------------------------
 
