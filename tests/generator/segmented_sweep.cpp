@@ -254,8 +254,8 @@ void key_equal_cases(std::vector<ScanCase>& out) {
       {kKeyEquals[2], kKinds[0], dsl::Mode::Both, "  outputs = aggregate;\n  threads = 32;\n  items = 1;\n"},
   };
   for (const auto& c : cases) {
-    const std::string name = std::string(std::strstr(c.extra, "reverse") ? "seg_keyeq_rev_" : "seg_keyeq_") +
-                             c.eq.name + "_" + c.kind.name + "_" + dsl::to_string(c.mode);
+    const std::string name = std::string("seg_keyeq_") + c.eq.name + "_" + c.kind.name + "_" + dsl::to_string(c.mode) +
+                             (std::strstr(c.extra, "reverse") ? "_rev" : "");
     std::ostringstream t;
     t << "type Affine { a: f32, b: f32 }\nscan " << name << " {\n"
       << c.kind.text << "  level = device;\n  mode = " << dsl::to_string(c.mode) << ";\n  segments = keys;\n"
