@@ -42,6 +42,43 @@ SG_BEGIN(reverse)
 SG_END(reverse)
 }
 
+// A walk over virtual elements g, g + step, ... of rows of `length`: each
+// element's row and column without a 64-bit division a step (one division
+// pair when the walk starts).
+typedef struct {
+  scangen_u64 row, col, drow, dcol;
+} SG_NAME(sg_row_walk);
+
+SG_FN SG_NAME(sg_row_walk) SG_NAME(sg_row_walk_start)(scangen_u64 g, scangen_u64 step, scangen_u64 length) {
+  SG_NAME(sg_row_walk) w;
+  w.row = g / length;
+  w.col = g % length;
+  w.drow = step / length;
+  w.dcol = step % length;
+  return w;
+}
+
+SG_FN void SG_NAME(sg_row_walk_next)(SG_NAME(sg_row_walk)* w, scangen_u64 length) {
+  w->row += w->drow;
+  w->col += w->dcol;
+  if (w->col >= length) {
+    w->col -= length;
+    ++w->row;
+  }
+}
+
+// sg_row_at(g, length, stride) for the walk's element g.
+SG_FN scangen_u64 SG_NAME(sg_row_walk_at)(const SG_NAME(sg_row_walk)* w, scangen_u64 g, scangen_u64 length,
+                                          scangen_u64 stride) {
+SG_BEGIN(forward)
+  return stride == length ? g : w->row * stride + w->col;
+SG_END(forward)
+SG_BEGIN(reverse)
+  (void)g;
+  return w->row * stride + (length - 1 - w->col);
+SG_END(reverse)
+}
+
 #if SG_VEC_IN || SG_VEC_OUT
 // CUDA, 16-byte words (common/io.h): whether a full tile (first + SG_TILE <=
 // n) of elements of `bytes` bytes moves in whole words between `base` and
@@ -95,11 +132,14 @@ SG_FN void SG_NAME(sg_rows_load)(const SG_GLOBAL SG_IN* in, scangen_u64 first, s
     return;
   }
 #endif
+  SG_NAME(sg_row_walk) walk = SG_NAME(sg_row_walk_start)(first + (scangen_u64)tid, SG_THREADS, length);
 #pragma unroll
   for (int i = 0; i < SG_ITEMS; ++i) {
     const int k = i * SG_THREADS + tid;
     const scangen_u64 g = first + (scangen_u64)k;
-    exchange[SG_XPAD(k)] = g < n ? SG_CONVERT(in[SG_NAME(sg_row_at)(g, length, stride)]) : SG_IDENTITY();
+    exchange[SG_XPAD(k)] =
+        g < n ? SG_CONVERT(in[SG_NAME(sg_row_walk_at)(&walk, g, length, stride)]) : SG_IDENTITY();
+    SG_NAME(sg_row_walk_next)(&walk, length);
   }
   SG_BARRIER();
 #pragma unroll
@@ -107,10 +147,12 @@ SG_FN void SG_NAME(sg_rows_load)(const SG_GLOBAL SG_IN* in, scangen_u64 first, s
   SG_BARRIER();
 #else
   (void)exchange;
+  SG_NAME(sg_row_walk) walk = SG_NAME(sg_row_walk_start)(first + (scangen_u64)(tid * SG_ITEMS), 1, length);
 #pragma unroll
   for (int i = 0; i < SG_ITEMS; ++i) {
     const scangen_u64 g = first + (scangen_u64)(tid * SG_ITEMS + i);
-    items[i] = g < n ? SG_CONVERT(in[SG_NAME(sg_row_at)(g, length, stride)]) : SG_IDENTITY();
+    items[i] = g < n ? SG_CONVERT(in[SG_NAME(sg_row_walk_at)(&walk, g, length, stride)]) : SG_IDENTITY();
+    SG_NAME(sg_row_walk_next)(&walk, length);
   }
 #endif
 }
@@ -182,19 +224,23 @@ SG_FN void SG_NAME(sg_rows_store)(SG_GLOBAL SG_T* out0, SG_GLOBAL SG_T* out1, in
 #pragma unroll
     for (int i = 0; i < SG_ITEMS; ++i) exchange[SG_XPAD(tid * SG_ITEMS + i)] = values[i];
     SG_BARRIER();
+    SG_NAME(sg_row_walk) walk = SG_NAME(sg_row_walk_start)(first + (scangen_u64)tid, SG_THREADS, length);
 #pragma unroll
     for (int i = 0; i < SG_ITEMS; ++i) {
       const int k = i * SG_THREADS + tid;
       const scangen_u64 g = first + (scangen_u64)k;
-      if (g < n) out[SG_NAME(sg_row_at)(g, length, stride)] = exchange[SG_XPAD(k)];
+      if (g < n) out[SG_NAME(sg_row_walk_at)(&walk, g, length, stride)] = exchange[SG_XPAD(k)];
+      SG_NAME(sg_row_walk_next)(&walk, length);
     }
     SG_BARRIER();
 #else
     (void)exchange;
+    SG_NAME(sg_row_walk) walk = SG_NAME(sg_row_walk_start)(first + (scangen_u64)(tid * SG_ITEMS), 1, length);
 #pragma unroll
     for (int i = 0; i < SG_ITEMS; ++i) {
       const scangen_u64 g = first + (scangen_u64)(tid * SG_ITEMS + i);
-      if (g < n) out[SG_NAME(sg_row_at)(g, length, stride)] = values[i];
+      if (g < n) out[SG_NAME(sg_row_walk_at)(&walk, g, length, stride)] = values[i];
+      SG_NAME(sg_row_walk_next)(&walk, length);
     }
 #endif
   }

@@ -735,6 +735,37 @@ SG_FN scangen_u64 row_cumsum_sg_row_at(scangen_u64 g, scangen_u64 length, scange
   return stride == length ? g : (g / length) * stride + g % length;
 }
 
+// A walk over virtual elements g, g + step, ... of rows of `length`: each
+// element's row and column without a 64-bit division a step (one division
+// pair when the walk starts).
+typedef struct {
+  scangen_u64 row, col, drow, dcol;
+} row_cumsum_sg_row_walk;
+
+SG_FN row_cumsum_sg_row_walk row_cumsum_sg_row_walk_start(scangen_u64 g, scangen_u64 step, scangen_u64 length) {
+  row_cumsum_sg_row_walk w;
+  w.row = g / length;
+  w.col = g % length;
+  w.drow = step / length;
+  w.dcol = step % length;
+  return w;
+}
+
+SG_FN void row_cumsum_sg_row_walk_next(row_cumsum_sg_row_walk* w, scangen_u64 length) {
+  w->row += w->drow;
+  w->col += w->dcol;
+  if (w->col >= length) {
+    w->col -= length;
+    ++w->row;
+  }
+}
+
+// sg_row_at(g, length, stride) for the walk's element g.
+SG_FN scangen_u64 row_cumsum_sg_row_walk_at(const row_cumsum_sg_row_walk* w, scangen_u64 g, scangen_u64 length,
+                                          scangen_u64 stride) {
+  return stride == length ? g : w->row * stride + w->col;
+}
+
 #if SG_VEC_IN || SG_VEC_OUT
 // CUDA, 16-byte words (common/io.h): whether a full tile (first + SG_TILE <=
 // n) of elements of `bytes` bytes moves in whole words between `base` and
@@ -788,11 +819,14 @@ SG_FN void row_cumsum_sg_rows_load(const SG_GLOBAL row_cumsum_In* in, scangen_u6
     return;
   }
 #endif
+  row_cumsum_sg_row_walk walk = row_cumsum_sg_row_walk_start(first + (scangen_u64)tid, SG_THREADS, length);
 #pragma unroll
   for (int i = 0; i < SG_ITEMS; ++i) {
     const int k = i * SG_THREADS + tid;
     const scangen_u64 g = first + (scangen_u64)k;
-    exchange[SG_XPAD(k)] = g < n ? row_cumsum_convert(in[row_cumsum_sg_row_at(g, length, stride)]) : row_cumsum_identity();
+    exchange[SG_XPAD(k)] =
+        g < n ? row_cumsum_convert(in[row_cumsum_sg_row_walk_at(&walk, g, length, stride)]) : row_cumsum_identity();
+    row_cumsum_sg_row_walk_next(&walk, length);
   }
   SG_BARRIER();
 #pragma unroll
@@ -800,10 +834,12 @@ SG_FN void row_cumsum_sg_rows_load(const SG_GLOBAL row_cumsum_In* in, scangen_u6
   SG_BARRIER();
 #else
   (void)exchange;
+  row_cumsum_sg_row_walk walk = row_cumsum_sg_row_walk_start(first + (scangen_u64)(tid * SG_ITEMS), 1, length);
 #pragma unroll
   for (int i = 0; i < SG_ITEMS; ++i) {
     const scangen_u64 g = first + (scangen_u64)(tid * SG_ITEMS + i);
-    items[i] = g < n ? row_cumsum_convert(in[row_cumsum_sg_row_at(g, length, stride)]) : row_cumsum_identity();
+    items[i] = g < n ? row_cumsum_convert(in[row_cumsum_sg_row_walk_at(&walk, g, length, stride)]) : row_cumsum_identity();
+    row_cumsum_sg_row_walk_next(&walk, length);
   }
 #endif
 }
@@ -875,19 +911,23 @@ SG_FN void row_cumsum_sg_rows_store(SG_GLOBAL row_cumsum_T* out0, SG_GLOBAL row_
 #pragma unroll
     for (int i = 0; i < SG_ITEMS; ++i) exchange[SG_XPAD(tid * SG_ITEMS + i)] = values[i];
     SG_BARRIER();
+    row_cumsum_sg_row_walk walk = row_cumsum_sg_row_walk_start(first + (scangen_u64)tid, SG_THREADS, length);
 #pragma unroll
     for (int i = 0; i < SG_ITEMS; ++i) {
       const int k = i * SG_THREADS + tid;
       const scangen_u64 g = first + (scangen_u64)k;
-      if (g < n) out[row_cumsum_sg_row_at(g, length, stride)] = exchange[SG_XPAD(k)];
+      if (g < n) out[row_cumsum_sg_row_walk_at(&walk, g, length, stride)] = exchange[SG_XPAD(k)];
+      row_cumsum_sg_row_walk_next(&walk, length);
     }
     SG_BARRIER();
 #else
     (void)exchange;
+    row_cumsum_sg_row_walk walk = row_cumsum_sg_row_walk_start(first + (scangen_u64)(tid * SG_ITEMS), 1, length);
 #pragma unroll
     for (int i = 0; i < SG_ITEMS; ++i) {
       const scangen_u64 g = first + (scangen_u64)(tid * SG_ITEMS + i);
-      if (g < n) out[row_cumsum_sg_row_at(g, length, stride)] = values[i];
+      if (g < n) out[row_cumsum_sg_row_walk_at(&walk, g, length, stride)] = values[i];
+      row_cumsum_sg_row_walk_next(&walk, length);
     }
 #endif
   }

@@ -838,6 +838,38 @@ SG_FN scangen_u64 device_reverse_rows_sg_row_at(scangen_u64 g, scangen_u64 lengt
   return (g / length) * stride + (length - 1 - g % length);
 }
 
+// A walk over virtual elements g, g + step, ... of rows of `length`: each
+// element's row and column without a 64-bit division a step (one division
+// pair when the walk starts).
+typedef struct {
+  scangen_u64 row, col, drow, dcol;
+} device_reverse_rows_sg_row_walk;
+
+SG_FN device_reverse_rows_sg_row_walk device_reverse_rows_sg_row_walk_start(scangen_u64 g, scangen_u64 step, scangen_u64 length) {
+  device_reverse_rows_sg_row_walk w;
+  w.row = g / length;
+  w.col = g % length;
+  w.drow = step / length;
+  w.dcol = step % length;
+  return w;
+}
+
+SG_FN void device_reverse_rows_sg_row_walk_next(device_reverse_rows_sg_row_walk* w, scangen_u64 length) {
+  w->row += w->drow;
+  w->col += w->dcol;
+  if (w->col >= length) {
+    w->col -= length;
+    ++w->row;
+  }
+}
+
+// sg_row_at(g, length, stride) for the walk's element g.
+SG_FN scangen_u64 device_reverse_rows_sg_row_walk_at(const device_reverse_rows_sg_row_walk* w, scangen_u64 g, scangen_u64 length,
+                                          scangen_u64 stride) {
+  (void)g;
+  return w->row * stride + (length - 1 - w->col);
+}
+
 #if SG_VEC_IN || SG_VEC_OUT
 // CUDA, 16-byte words (common/io.h): whether a full tile (first + SG_TILE <=
 // n) of elements of `bytes` bytes moves in whole words between `base` and
@@ -891,11 +923,14 @@ SG_FN void device_reverse_rows_sg_rows_load(const SG_GLOBAL device_reverse_rows_
     return;
   }
 #endif
+  device_reverse_rows_sg_row_walk walk = device_reverse_rows_sg_row_walk_start(first + (scangen_u64)tid, SG_THREADS, length);
 #pragma unroll
   for (int i = 0; i < SG_ITEMS; ++i) {
     const int k = i * SG_THREADS + tid;
     const scangen_u64 g = first + (scangen_u64)k;
-    exchange[SG_XPAD(k)] = g < n ? device_reverse_rows_convert(in[device_reverse_rows_sg_row_at(g, length, stride)]) : device_reverse_rows_identity();
+    exchange[SG_XPAD(k)] =
+        g < n ? device_reverse_rows_convert(in[device_reverse_rows_sg_row_walk_at(&walk, g, length, stride)]) : device_reverse_rows_identity();
+    device_reverse_rows_sg_row_walk_next(&walk, length);
   }
   SG_BARRIER();
 #pragma unroll
@@ -903,10 +938,12 @@ SG_FN void device_reverse_rows_sg_rows_load(const SG_GLOBAL device_reverse_rows_
   SG_BARRIER();
 #else
   (void)exchange;
+  device_reverse_rows_sg_row_walk walk = device_reverse_rows_sg_row_walk_start(first + (scangen_u64)(tid * SG_ITEMS), 1, length);
 #pragma unroll
   for (int i = 0; i < SG_ITEMS; ++i) {
     const scangen_u64 g = first + (scangen_u64)(tid * SG_ITEMS + i);
-    items[i] = g < n ? device_reverse_rows_convert(in[device_reverse_rows_sg_row_at(g, length, stride)]) : device_reverse_rows_identity();
+    items[i] = g < n ? device_reverse_rows_convert(in[device_reverse_rows_sg_row_walk_at(&walk, g, length, stride)]) : device_reverse_rows_identity();
+    device_reverse_rows_sg_row_walk_next(&walk, length);
   }
 #endif
 }
@@ -978,19 +1015,23 @@ SG_FN void device_reverse_rows_sg_rows_store(SG_GLOBAL device_reverse_rows_T* ou
 #pragma unroll
     for (int i = 0; i < SG_ITEMS; ++i) exchange[SG_XPAD(tid * SG_ITEMS + i)] = values[i];
     SG_BARRIER();
+    device_reverse_rows_sg_row_walk walk = device_reverse_rows_sg_row_walk_start(first + (scangen_u64)tid, SG_THREADS, length);
 #pragma unroll
     for (int i = 0; i < SG_ITEMS; ++i) {
       const int k = i * SG_THREADS + tid;
       const scangen_u64 g = first + (scangen_u64)k;
-      if (g < n) out[device_reverse_rows_sg_row_at(g, length, stride)] = exchange[SG_XPAD(k)];
+      if (g < n) out[device_reverse_rows_sg_row_walk_at(&walk, g, length, stride)] = exchange[SG_XPAD(k)];
+      device_reverse_rows_sg_row_walk_next(&walk, length);
     }
     SG_BARRIER();
 #else
     (void)exchange;
+    device_reverse_rows_sg_row_walk walk = device_reverse_rows_sg_row_walk_start(first + (scangen_u64)(tid * SG_ITEMS), 1, length);
 #pragma unroll
     for (int i = 0; i < SG_ITEMS; ++i) {
       const scangen_u64 g = first + (scangen_u64)(tid * SG_ITEMS + i);
-      if (g < n) out[device_reverse_rows_sg_row_at(g, length, stride)] = values[i];
+      if (g < n) out[device_reverse_rows_sg_row_walk_at(&walk, g, length, stride)] = values[i];
+      device_reverse_rows_sg_row_walk_next(&walk, length);
     }
 #endif
   }
@@ -1247,17 +1288,17 @@ typedef scangen_f32 device_reverse_lines_In;
 static __device__ __forceinline__ __attribute__((unused)) device_reverse_lines_T device_reverse_lines_combine(device_reverse_lines_T x, device_reverse_lines_T y) {
 #line 4 "tests/golden/specs/device_reverse_shapes.scan"
   return __fadd_rn(x, y);
-#line 1251 "device_reverse_rows.cu"
+#line 1292 "device_reverse_rows.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) device_reverse_lines_T device_reverse_lines_identity(void) {
 #line 4 "tests/golden/specs/device_reverse_shapes.scan"
   return 0x0p+0f;
-#line 1256 "device_reverse_rows.cu"
+#line 1297 "device_reverse_rows.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) device_reverse_lines_T device_reverse_lines_init(void) {
 #line 4 "tests/golden/specs/device_reverse_shapes.scan"
   return 0x0p+0f;
-#line 1261 "device_reverse_rows.cu"
+#line 1302 "device_reverse_rows.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) device_reverse_lines_T device_reverse_lines_convert(device_reverse_lines_In v) { return v; }
 // ---- scan 'device_reverse_lines': the constants its templates are written against ---------------
@@ -2032,6 +2073,38 @@ SG_FN scangen_u64 device_reverse_lines_sg_row_at(scangen_u64 g, scangen_u64 leng
   return (g / length) * stride + (length - 1 - g % length);
 }
 
+// A walk over virtual elements g, g + step, ... of rows of `length`: each
+// element's row and column without a 64-bit division a step (one division
+// pair when the walk starts).
+typedef struct {
+  scangen_u64 row, col, drow, dcol;
+} device_reverse_lines_sg_row_walk;
+
+SG_FN device_reverse_lines_sg_row_walk device_reverse_lines_sg_row_walk_start(scangen_u64 g, scangen_u64 step, scangen_u64 length) {
+  device_reverse_lines_sg_row_walk w;
+  w.row = g / length;
+  w.col = g % length;
+  w.drow = step / length;
+  w.dcol = step % length;
+  return w;
+}
+
+SG_FN void device_reverse_lines_sg_row_walk_next(device_reverse_lines_sg_row_walk* w, scangen_u64 length) {
+  w->row += w->drow;
+  w->col += w->dcol;
+  if (w->col >= length) {
+    w->col -= length;
+    ++w->row;
+  }
+}
+
+// sg_row_at(g, length, stride) for the walk's element g.
+SG_FN scangen_u64 device_reverse_lines_sg_row_walk_at(const device_reverse_lines_sg_row_walk* w, scangen_u64 g, scangen_u64 length,
+                                          scangen_u64 stride) {
+  (void)g;
+  return w->row * stride + (length - 1 - w->col);
+}
+
 #if SG_VEC_IN || SG_VEC_OUT
 // CUDA, 16-byte words (common/io.h): whether a full tile (first + SG_TILE <=
 // n) of elements of `bytes` bytes moves in whole words between `base` and
@@ -2085,11 +2158,14 @@ SG_FN void device_reverse_lines_sg_rows_load(const SG_GLOBAL device_reverse_line
     return;
   }
 #endif
+  device_reverse_lines_sg_row_walk walk = device_reverse_lines_sg_row_walk_start(first + (scangen_u64)tid, SG_THREADS, length);
 #pragma unroll
   for (int i = 0; i < SG_ITEMS; ++i) {
     const int k = i * SG_THREADS + tid;
     const scangen_u64 g = first + (scangen_u64)k;
-    exchange[SG_XPAD(k)] = g < n ? device_reverse_lines_convert(in[device_reverse_lines_sg_row_at(g, length, stride)]) : device_reverse_lines_identity();
+    exchange[SG_XPAD(k)] =
+        g < n ? device_reverse_lines_convert(in[device_reverse_lines_sg_row_walk_at(&walk, g, length, stride)]) : device_reverse_lines_identity();
+    device_reverse_lines_sg_row_walk_next(&walk, length);
   }
   SG_BARRIER();
 #pragma unroll
@@ -2097,10 +2173,12 @@ SG_FN void device_reverse_lines_sg_rows_load(const SG_GLOBAL device_reverse_line
   SG_BARRIER();
 #else
   (void)exchange;
+  device_reverse_lines_sg_row_walk walk = device_reverse_lines_sg_row_walk_start(first + (scangen_u64)(tid * SG_ITEMS), 1, length);
 #pragma unroll
   for (int i = 0; i < SG_ITEMS; ++i) {
     const scangen_u64 g = first + (scangen_u64)(tid * SG_ITEMS + i);
-    items[i] = g < n ? device_reverse_lines_convert(in[device_reverse_lines_sg_row_at(g, length, stride)]) : device_reverse_lines_identity();
+    items[i] = g < n ? device_reverse_lines_convert(in[device_reverse_lines_sg_row_walk_at(&walk, g, length, stride)]) : device_reverse_lines_identity();
+    device_reverse_lines_sg_row_walk_next(&walk, length);
   }
 #endif
 }
@@ -2172,19 +2250,23 @@ SG_FN void device_reverse_lines_sg_rows_store(SG_GLOBAL device_reverse_lines_T* 
 #pragma unroll
     for (int i = 0; i < SG_ITEMS; ++i) exchange[SG_XPAD(tid * SG_ITEMS + i)] = values[i];
     SG_BARRIER();
+    device_reverse_lines_sg_row_walk walk = device_reverse_lines_sg_row_walk_start(first + (scangen_u64)tid, SG_THREADS, length);
 #pragma unroll
     for (int i = 0; i < SG_ITEMS; ++i) {
       const int k = i * SG_THREADS + tid;
       const scangen_u64 g = first + (scangen_u64)k;
-      if (g < n) out[device_reverse_lines_sg_row_at(g, length, stride)] = exchange[SG_XPAD(k)];
+      if (g < n) out[device_reverse_lines_sg_row_walk_at(&walk, g, length, stride)] = exchange[SG_XPAD(k)];
+      device_reverse_lines_sg_row_walk_next(&walk, length);
     }
     SG_BARRIER();
 #else
     (void)exchange;
+    device_reverse_lines_sg_row_walk walk = device_reverse_lines_sg_row_walk_start(first + (scangen_u64)(tid * SG_ITEMS), 1, length);
 #pragma unroll
     for (int i = 0; i < SG_ITEMS; ++i) {
       const scangen_u64 g = first + (scangen_u64)(tid * SG_ITEMS + i);
-      if (g < n) out[device_reverse_lines_sg_row_at(g, length, stride)] = values[i];
+      if (g < n) out[device_reverse_lines_sg_row_walk_at(&walk, g, length, stride)] = values[i];
+      device_reverse_lines_sg_row_walk_next(&walk, length);
     }
 #endif
   }
