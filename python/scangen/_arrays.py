@@ -466,6 +466,23 @@ def _check_c_order(shape, strides, unit, what):
                          "scangen takes C-contiguous memory from it: pass a contiguous copy")
 
 
+# (library, device, stream) -> a workspace of that library on that stream, grown on demand: calls on one
+# stream run one after the other on the GPU, so they share it; calls on two streams never do.
+_workspaces: dict = {}
+
+
+def workspace(lib, device, stream, size) -> int:
+    """The pointer of a workspace of at least ``size`` bytes for a launch on ``stream``."""
+    key = (lib, device, stream)
+    held = _workspaces.get(key)
+    if held is None or held[1] < size:
+        if held is None and len(_workspaces) >= 64:  # streams come and go: keep the latest few
+            _workspaces.clear()
+        buf = lib.empty(max(size, 2 * held[1] if held else 0), np.dtype(np.uint8), device)
+        held = _workspaces[key] = (lib.pointer(buf), lib.nbytes(buf), buf)
+    return held[0]
+
+
 _held: collections.deque = collections.deque()
 _held_lock = threading.Lock()
 
