@@ -21,7 +21,11 @@ import numpy as np
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "python" / "tests"))
 
 import scangen  # noqa: E402
-from scangen import _fast  # noqa: E402
+
+try:
+    from scangen import _fast
+except ImportError:  # a package from before the fast path: both columns time its one path
+    _fast = types.SimpleNamespace(enabled=True)
 from test_cuda_path import FakeKernel, FakeTensor, fake_torch  # noqa: E402
 
 N = 1 << 10
@@ -82,6 +86,16 @@ class Counted(Tensor):
 Counted.__module__ = "torch"
 
 
+class HostStub:
+    """A variant whose run_host does nothing."""
+
+    def __init__(self, kernel):
+        self.kernel = kernel
+
+    def run_host(self, *args):
+        return None
+
+
 def accesses_per_call(fn, calls=100):
     fn()
     Counted.accesses = 0
@@ -106,6 +120,13 @@ def main():
                       lambda: scangen.cumsum(host_x, out=host_out))):
         t = [median_us(fn, args.calls // 10) for _fast.enabled in (False, True)]
         print(f"{what:56s} {t[0]:7.2f} us {t[1]:7.2f} us")
+    # The NumPy path's Python layer alone: the variants' run_host does nothing (as python_bench.py stubs
+    # the CUDA launch), so the OpenCL copies and launch are left out.
+    variants = scan._variants
+    scan._variants = {key: HostStub(v) for key, v in variants.items()}
+    t = [median_us(lambda: scan(host_x, out=host_out), args.calls) for _fast.enabled in (False, True)]
+    print(f"{'NumPy: scan(x, out=out), run_host stubbed (Python alone)':56s} {t[0]:7.2f} us {t[1]:7.2f} us")
+    scan._variants = variants
 
     torch = sys.modules["torch"] = fake_torch()
     torch.cuda.Event = lambda: types.SimpleNamespace(record=lambda stream=None: None, query=lambda: True)

@@ -678,13 +678,18 @@ def compile(text_or_path, name: str | None = None) -> Scan:
 
 def _builtin(op: str, x, dtype, out, exclusive, init, axis, reverse, offsets, flags, keys, return_aggregates,
              check_segments):
-    try:  # the Scan of this operator and x's dtype object (NumPy's, PyTorch's, ...) as found before
-        scan = _builtin_by_dtype.get((op, type(x), x.dtype, dtype))
-    except (AttributeError, TypeError):  # no dtype (a tuple, a dict), or an unhashable one
-        scan = None
-    if scan is not None:
-        return scan(x, out=out, exclusive=exclusive, init=init, axis=axis, reverse=reverse, offsets=offsets,
-                    flags=flags, keys=keys, return_aggregates=return_aggregates, check_segments=check_segments)
+    by_dtype = None  # (operator, type of x, x.dtype, dtype=): the key of the Scan found for calls like this
+    if offsets is None and flags is None and keys is None and init is None and not return_aggregates:
+        try:
+            by_dtype = (op, type(x), x.dtype, dtype)
+            scan = _builtin_by_dtype.get(by_dtype)
+        except (AttributeError, TypeError):  # no dtype (a tuple, a dict), or an unhashable one
+            by_dtype = scan = None
+        if scan is not None:
+            result = _fast.call(scan, x, out, exclusive, axis, reverse, check_segments)
+            if result is not None:
+                return result
+            by_dtype = None  # kept already
     if isinstance(x, (tuple, dict)):
         raise TypeError(f"scangen: '{op}' scans one array, not a {type(x).__name__} of them")
     operand = _arrays.operand(x, True)
@@ -704,19 +709,18 @@ def _builtin(op: str, x, dtype, out, exclusive, init, axis, reverse, offsets, fl
     segments = None
     if offsets is not None or flags is not None or keys is not None:
         segments = _segments_arg(offsets, flags, keys)
-    try:
+    if by_dtype is not None:
         if len(_builtin_by_dtype) >= 256:
             _builtin_by_dtype.clear()
-        _builtin_by_dtype[(op, type(x), x.dtype, dtype)] = scan
-    except (AttributeError, TypeError):
-        pass
+        _builtin_by_dtype[by_dtype] = scan
     return scan._call_operand(operand, out, exclusive, init, axis, reverse, segments, return_aggregates,
                               check_segments)
 
 
 # (operator, input dtype, accumulator dtype) -> its Scan: a shorthand's call without making its text.
 _builtin_scans: dict = {}
-# (operator, type of x, x.dtype as x has it, dtype=) -> its Scan: a shorthand's call without reading x twice.
+# (operator, type of x, x.dtype as x has it, dtype=) -> its Scan: a shorthand's cached call goes to the
+# fast path (_fast.call) without reading x as an operand first.
 _builtin_by_dtype: dict = {}
 
 

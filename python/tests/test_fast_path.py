@@ -93,9 +93,8 @@ def test_same_errors(monkeypatch, path):  # noqa: F811
         assert kind != "ok" or i == 3, (i, _text)  # a strided NumPy out= is written through a copy
 
 
+@pytest.mark.parametrize("path", ["cuda"], indirect=True)
 def test_cuda_devices_and_plans(monkeypatch, path):  # noqa: F811
-    if path.name != "cuda":
-        pytest.skip("the stand-in PyTorch's devices")
     scan = scangen.compile(SUM_I32)
     x = np.arange(1, 9, dtype=np.int32)
     both(monkeypatch, lambda: scan(FakeTensor(x, device=1)))
