@@ -17,7 +17,7 @@ import sys
 
 import numpy as np
 
-from . import _arrays, _shape
+from . import _arrays, _core, _shape
 from ._arrays import Torch, workspace as _workspace
 
 _MAX_PLANS = 1024
@@ -108,7 +108,9 @@ def _host(scan, x, out, exclusive, axis, reverse, check):
     else:
         return None
     if plan.size:  # the kernel reads a device buffer copied from x: out may be x or overlap it
-        plan.kernel.run_host(x.ctypes.data, result.ctypes.data, plan.n, plan.shape, 0, 0, 0, 0, check)
+        pointer = _core.data_pointer
+        plan.kernel.run_host(pointer(x) or x.ctypes.data, pointer(result) or result.ctypes.data, plan.n, plan.shape,
+                             0, 0, 0, 0, check)
     return result
 
 
