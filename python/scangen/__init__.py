@@ -683,7 +683,7 @@ def _builtin(op: str, x, dtype, out, exclusive, init, axis, reverse, offsets, fl
         try:
             by_dtype = (op, type(x), x.dtype, dtype)
             scan = _builtin_by_dtype.get(by_dtype)
-        except (AttributeError, TypeError):  # no dtype (a tuple, a dict), or an unhashable one
+        except Exception:  # no dtype (a tuple, a dict), an unhashable one: the general path says what is wrong
             by_dtype = scan = None
         if scan is not None:
             result = _fast.call(scan, x, out, exclusive, axis, reverse, check_segments)

@@ -87,6 +87,10 @@ def test_same_errors(monkeypatch, path):  # noqa: F811
         lambda: scan(path.put(m), axis=0, reverse=True),
         lambda: scan(path.put(np.zeros((), np.int32))),
         lambda: scan(path.put(m), out=path.put(np.zeros(12, np.int32))),
+        lambda: scangen.cumsum((path.put(x), path.put(x))),                      # shorthands: a tuple
+        lambda: scangen.cumsum(path.put(x.astype(bool))),                        # a bool array
+        lambda: scangen.cumsum(path.put(x), out=path.put(np.zeros(10, np.int64))),
+        lambda: scangen.cumsum(path.put(x), dtype=np.int64, out=path.put(np.zeros(10, np.int32))),
     ]
     for i, case in enumerate(cases):
         kind, _text = both(monkeypatch, case)
