@@ -3,7 +3,9 @@
 
   python overhead   a cached ``scan(x, out=out)`` of N = 2^10 int32 PyTorch elements, host side (no wait
                     for the GPU), against the C++ ``Scan::run`` host cost (``.gpu/jit_bench --cuda``'s
-                    "launch, host side" row, when that binary is there; scripts/gpu-check build makes it)
+                    "launch, host side" row, when that binary is there; scripts/gpu-check build makes it);
+                    the Python layer alone (the launch stubbed); both again on the general path
+                    (``scangen._fast.enabled = False``: what a call cost before the fast path)
   f32 sum 2^28      ``scangen.cumsum`` against ``torch.cumsum``
   affine f32 2^24   x[i] = a[i] * x[i-1] + b[i] with a tuple of two tensors (the packing into structs and
                     back included, and the kernel alone on packed structs), against
@@ -137,6 +139,8 @@ class Bench:
         scan = scangen.compile("scan add_i32 { type = i32; op = add; level = device; }")
         assert torch.equal(scan(x), torch.cumsum(x, 0, dtype=torch.int32))
         call_out = self.host_median_us(lambda: scan(x, out=out), self.args.host_runs)
+        if not scan._cuda_plans:
+            print("python_bench: the fast path (scangen/_fast.py) did not take scan(x, out=out)", file=sys.stderr)
         call_new = self.host_median_us(lambda: scan(x), self.args.host_runs)
         shorthand = self.host_median_us(lambda: scangen.cumsum(x, out=out), self.args.host_runs)
         kernel = scan._variant(scan._kernel_for("cuda"), None, None)
@@ -148,6 +152,15 @@ class Bench:
         stub = StubKernel(kernel)
         scan._variants = {key: stub for key in scan._variants}
         python_only = self.host_median_us(lambda: scan(x, out=out), self.args.host_runs)
+        # The same two without the fast path of cached calls (scangen/_fast.py): the general path.
+        fast = scangen._fast
+        fast.enabled = False
+        try:
+            python_general = self.host_median_us(lambda: scan(x, out=out), self.args.host_runs)
+            scan._variants = {}
+            call_general = self.host_median_us(lambda: scan(x, out=out), self.args.host_runs)
+        finally:
+            fast.enabled = True
         scan._variants = {}
         cxx = jit_bench_launch_us()
         base = f"{us(cxx)} (C++ Scan::run, jit_bench)" if cxx is not None else "n/a (no .gpu/jit_bench)"
@@ -155,9 +168,12 @@ class Bench:
         for what, t in (("cached scan(x, out=out), N = 2^10", call_out), ("cached scan(x), N = 2^10 (allocates)", call_new),
                         ("scangen.cumsum(x, out=out), N = 2^10", shorthand),
                         ("Kernel.run_cuda (the binding alone), N = 2^10", raw),
-                        ("a cached call, out given, the launch stubbed (the Python layer alone)", python_only)):
+                        ("a cached call, out given, the launch stubbed (the Python layer alone)", python_only),
+                        ("cached scan(x, out=out), N = 2^10, general path (fast path off)", call_general),
+                        ("the Python layer alone, general path (fast path off)", python_general)):
             above = f"+{t - cxx:.2f} µs" if cxx is not None else "n/a"
-            rows.append((f"host side: {what}", us(t), base, above, "≤ +10 µs" if "out=out" in what else ""))
+            goal = "≤ +10 µs" if "out=out" in what and "general" not in what else ""
+            rows.append((f"host side: {what}", us(t), base, above, goal))
         return rows
 
     def sum_f32(self, log2n):

@@ -30,7 +30,7 @@ import threading
 
 import numpy as np
 
-from . import _arrays, _core
+from . import _arrays, _core, _fast
 from . import _shape
 from ._arrays import Cuda, Host
 from ._types import describe_fields, dsl_type_of, dtype_from_desc, dtype_hint, leaves, literal, to_element, type_name
@@ -199,21 +199,7 @@ def _mirror(dtype: np.dtype, items):
     return tuple(_mirror(dtype.fields[name][0], items) for name in dtype.names)
 
 
-# (library, device, stream) -> a workspace of that library on that stream, grown on demand: calls on one
-# stream run one after the other on the GPU, so they share it; calls on two streams never do.
-_workspaces: dict = {}
-
-
-def _workspace(lib, device, stream, size) -> int:
-    """The pointer of a workspace of at least ``size`` bytes for a launch on ``stream``."""
-    key = (lib, device, stream)
-    held = _workspaces.get(key)
-    if held is None or held[1] < size:
-        if held is None and len(_workspaces) >= 64:  # streams come and go: keep the latest few
-            _workspaces.clear()
-        buf = lib.empty(max(size, 2 * held[1] if held else 0), np.dtype(np.uint8), device)
-        held = _workspaces[key] = (lib.pointer(buf), lib.nbytes(buf), buf)
-    return held[0]
+_workspace = _arrays.workspace
 
 
 def _overlap(a_ptr, a_bytes, b_ptr, b_bytes) -> bool:
@@ -235,11 +221,13 @@ class Scan:
         self._source = source
         self._runtime_kernels = {}
         self._variants = {}  # (id(kernel), exclusive) -> the variant without init (kernels live as long)
+        self._host_plans, self._cuda_plans = {}, {}  # the fast path's decisions (_fast.Plan) per call shape
         self.name: str = kernel.name
         self.dtype: np.dtype = dtype_from_desc(kernel.type)
         self.input_dtype: np.dtype = dtype_from_desc(kernel.input)
         self._type_name = type_name(kernel.type)
         self._reverse: bool = kernel.reverse
+        self._backend: str = kernel.backend
         if kernel.level != "device":
             raise NotImplementedError(
                 f"scangen: scan '{self.name}' has level = {kernel.level}; the Python package runs device-level "
@@ -253,14 +241,14 @@ class Scan:
     @property
     def backend(self) -> str:
         """"cuda" or "opencl": the backend of the default device."""
-        return self._kernel.backend
+        return self._backend
 
     def __repr__(self) -> str:
         return f"<scangen.Scan '{self.name}' {self.input_dtype} -> {self.dtype} on {self.backend}>"
 
     def _kernel_for(self, backend: str):
         """The compiled kernel on ``backend``'s Runtime (NumPy arrays need OpenCL even on a CUDA machine)."""
-        if self._kernel.backend == backend:
+        if self._backend == backend:
             return self._kernel
         with _lock:
             if backend not in self._runtime_kernels:
@@ -342,6 +330,10 @@ class Scan:
            ValueError, when they are not 0 .. len(x), not decreasing);
            False skips the check (on CUDA it copies the offsets back).
         """
+        if offsets is None and flags is None and keys is None and init is None and not return_aggregates:
+            result = _fast.call(self, x, out, exclusive, axis, reverse, check_segments)
+            if result is not None:
+                return result
         segments = None
         if offsets is not None or flags is not None or keys is not None:
             segments = _segments_arg(offsets, flags, keys)
@@ -681,6 +673,18 @@ def compile(text_or_path, name: str | None = None) -> Scan:
 
 def _builtin(op: str, x, dtype, out, exclusive, init, axis, reverse, offsets, flags, keys, return_aggregates,
              check_segments):
+    by_dtype = None  # (operator, type of x, x.dtype, dtype=): the key of the Scan found for calls like this
+    if offsets is None and flags is None and keys is None and init is None and not return_aggregates:
+        try:
+            by_dtype = (op, type(x), x.dtype, dtype)
+            scan = _builtin_by_dtype.get(by_dtype)
+        except Exception:  # no dtype (a tuple, a dict), an unhashable one: the general path says what is wrong
+            by_dtype = scan = None
+        if scan is not None:
+            result = _fast.call(scan, x, out, exclusive, axis, reverse, check_segments)
+            if result is not None:
+                return result
+            by_dtype = None  # kept already
     if isinstance(x, (tuple, dict)):
         raise TypeError(f"scangen: '{op}' scans one array, not a {type(x).__name__} of them")
     operand = _arrays.operand(x, True)
@@ -700,12 +704,19 @@ def _builtin(op: str, x, dtype, out, exclusive, init, axis, reverse, offsets, fl
     segments = None
     if offsets is not None or flags is not None or keys is not None:
         segments = _segments_arg(offsets, flags, keys)
+    if by_dtype is not None:
+        if len(_builtin_by_dtype) >= 256:
+            _builtin_by_dtype.clear()
+        _builtin_by_dtype[by_dtype] = scan
     return scan._call_operand(operand, out, exclusive, init, axis, reverse, segments, return_aggregates,
                               check_segments)
 
 
 # (operator, input dtype, accumulator dtype) -> its Scan: a shorthand's call without making its text.
 _builtin_scans: dict = {}
+# (operator, type of x, x.dtype as x has it, dtype=) -> its Scan: a shorthand's cached call goes to the
+# fast path (_fast.call) without reading x as an operand first.
+_builtin_by_dtype: dict = {}
 
 
 def _element_dtype(x, names) -> np.dtype:

@@ -242,13 +242,27 @@ def library(cls):
     return lib
 
 
+def installed(cls):
+    """The Library of ``cls``, or None where its module is not installed (known without raising, once
+    its import failed: no exception on every call)."""
+    lib = _libraries.get(cls)
+    module = sys.modules.get(cls.module_name)
+    if lib is not None and lib.module is module:
+        return lib
+    if cls in _missing and _missing[cls] is module:
+        return None
+    try:
+        return library(cls)
+    except ImportError:
+        return None
+
+
 def allocator() -> Library:
     """A library that allocates CUDA memory for producers that cannot (CuPy, else PyTorch)."""
-    for lib in (Cupy, Torch):
-        try:
-            return library(lib)
-        except ImportError:
-            pass
+    for cls in (Cupy, Torch):
+        lib = installed(cls)
+        if lib is not None:
+            return lib
     raise TypeError("scangen: scanning this CUDA array needs CuPy or PyTorch to allocate the result and the "
                     "workspace; neither is installed")
 
@@ -400,10 +414,19 @@ def _dlpack_operand(x, strided=False):
                 out_ok=False, read_only=read_only, strides=strides)
 
 
+# __cuda_array_interface__'s typestr -> its NumPy dtype (made once: parsing it costs more than the look-up).
+_typestr_dtypes: dict = {}
+
+
 def _cai_operand(x, strided=False):
     cai = x.__cuda_array_interface__
     what = f"a {type(x).__module__}.{type(x).__name__}"
-    dtype = np.dtype(cai["typestr"])
+    typestr = cai["typestr"]
+    dtype = _typestr_dtypes.get(typestr)
+    if dtype is None:
+        dtype = np.dtype(typestr)
+        if len(_typestr_dtypes) < 256:
+            _typestr_dtypes[typestr] = dtype
     if dtype.byteorder == ">":
         raise TypeError(f"scangen: {what} is big-endian ({cai['typestr']})")
     shape = tuple(cai["shape"])
@@ -442,9 +465,9 @@ def _element_strides(strides, itemsize):
 def _cai_device(ptr):
     """The device of a pointer (0 where that cannot be asked: the runtime uses device 0)."""
     try:
-        cupy = library(Cupy).cupy
-        return cupy.cuda.runtime.pointerGetAttributes(ptr).device if ptr else 0
-    except Exception:  # no CuPy, or a pointer it does not know: device 0 is the one that is checked
+        lib = installed(Cupy) if ptr else None  # no CuPy (known without an exception): device 0
+        return lib.cupy.cuda.runtime.pointerGetAttributes(ptr).device if lib is not None else 0
+    except Exception:  # CuPy that cannot start, or a pointer it does not know: device 0 is the one checked
         return 0
 
 
@@ -464,6 +487,23 @@ def _check_c_order(shape, strides, unit, what):
     if not _c_order(shape, strides, unit):
         raise ValueError(f"scangen: {what} is not contiguous (shape {tuple(shape)}, strides {tuple(strides)}); "
                          "scangen takes C-contiguous memory from it: pass a contiguous copy")
+
+
+# (library, device, stream) -> a workspace of that library on that stream, grown on demand: calls on one
+# stream run one after the other on the GPU, so they share it; calls on two streams never do.
+_workspaces: dict = {}
+
+
+def workspace(lib, device, stream, size) -> int:
+    """The pointer of a workspace of at least ``size`` bytes for a launch on ``stream``."""
+    key = (lib, device, stream)
+    held = _workspaces.get(key)
+    if held is None or held[1] < size:
+        if held is None and len(_workspaces) >= 64:  # streams come and go: keep the latest few
+            _workspaces.clear()
+        buf = lib.empty(max(size, 2 * held[1] if held else 0), np.dtype(np.uint8), device)
+        held = _workspaces[key] = (lib.pointer(buf), lib.nbytes(buf), buf)
+    return held[0]
 
 
 _held: collections.deque = collections.deque()

@@ -6,6 +6,9 @@ class ScanError(ValueError): ...
 def dlpack_view(capsule: Any) -> tuple[int, int, int, tuple[int, ...], tuple[int, ...] | None, tuple[int, int, int], bool]:
     """(pointer, device_type, device_id, shape, strides or None, (code, bits, lanes), read_only) of a capsule."""
 
+def data_pointer(array: Any) -> int:
+    """The address of a contiguous buffer's memory (a C-contiguous NumPy array's data), 0 where there is none."""
+
 class Kernel:
     @property
     def name(self) -> str: ...

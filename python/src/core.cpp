@@ -146,6 +146,20 @@ nb::tuple dlpack_view(nb::handle capsule) {
                         nb::make_tuple(t->dtype.code, t->dtype.bits, t->dtype.lanes), read_only);
 }
 
+// The address of a contiguous buffer's memory (a C-contiguous NumPy array: what
+// a.ctypes.data says, without making a ctypes object), through the buffer
+// protocol; 0 where the object exports no contiguous buffer.
+uintptr_t data_pointer(nb::handle a) {
+  Py_buffer view;
+  if (PyObject_GetBuffer(a.ptr(), &view, PyBUF_ANY_CONTIGUOUS) != 0) {
+    PyErr_Clear();
+    return 0;
+  }
+  const uintptr_t p = reinterpret_cast<uintptr_t>(view.buf);
+  PyBuffer_Release(&view);
+  return p;
+}
+
 // An OpenCL buffer released when it goes out of scope.
 struct ClBuffer {
   cl_mem mem = nullptr;
@@ -436,6 +450,9 @@ NB_MODULE(_core, m) {
   m.def(
       "dlpack_view", &dlpack_view, "capsule"_a,
       "(pointer, device_type, device_id, shape, strides or None, (code, bits, lanes), read_only) of a DLPack capsule");
+
+  m.def("data_pointer", &data_pointer, "array"_a,
+        "the address of a contiguous buffer's memory (a C-contiguous NumPy array's data), 0 where there is none");
 
   nb::class_<PyRuntime>(m, "Runtime")
       .def(nb::init<const std::optional<std::string>&>(), "backend"_a = nb::none())

@@ -23,6 +23,11 @@ class FakeDtype:
         return "torch." + self.name
 
 
+# One object per dtype, as torch's are (torch.int32 is torch.int32).
+DTYPES = {name: FakeDtype(name) for name in ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
+                                             "uint64", "float16", "float32", "float64", "bool")}
+
+
 class FakeTensor:
     """Enough of a CUDA torch.Tensor: a NumPy array that stands for device memory."""
 
@@ -30,7 +35,7 @@ class FakeTensor:
         contiguous = array.flags.c_contiguous if contiguous is None else contiguous
         self.array, self.is_cuda, self._contiguous = array, device is not None, contiguous
         self.device = types.SimpleNamespace(index=device, type="cuda" if device is not None else "cpu")
-        self.dtype = FakeDtype(array.dtype.name)
+        self.dtype = DTYPES.get(array.dtype.name) or FakeDtype(array.dtype.name)
         self.shape, self.ndim = array.shape, array.ndim
 
     def reshape(self, *shape):
@@ -41,6 +46,9 @@ class FakeTensor:
 
     def is_contiguous(self):
         return self._contiguous
+
+    def get_device(self):
+        return self.device.index if self.is_cuda else -1
 
     def stride(self):
         return tuple(s // self.array.itemsize for s in self.array.strides)
@@ -78,9 +86,8 @@ def poisoned(shape, dtype):
 def fake_torch():
     torch = types.ModuleType("torch")
     torch.Tensor = FakeTensor
-    for name in ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "float32",
-                 "float64", "bool"):
-        setattr(torch, name, FakeDtype(name))
+    for name, dtype in DTYPES.items():
+        setattr(torch, name, dtype)
     torch.empty = lambda n, dtype, device: FakeTensor(poisoned(n, np.dtype(dtype.name)), int(device.split(":")[1]))
     torch.from_numpy = lambda a: FakeTensor(a, device=None)
     torch.device = lambda name: name

@@ -66,7 +66,10 @@ def test_affine_file_exclusive(rng):
     # A strided structured view is copied, not misread.
     view = np.zeros(10000, scan.dtype)[::2]
     view[:] = x
-    assert np.array_equal(scan(view, exclusive=True), got)
+    # Float scans by decoupled look-back may differ in their last bits from call to
+    # call (the tiles' totals combine in an order that depends on timing).
+    again = scan(view, exclusive=True)
+    assert all(np.allclose(again[f], got[f], rtol=1e-5, atol=1e-6) for f in ("a", "b")), f"seed {seed}"
 
 
 def test_compile_is_cached():

@@ -37,7 +37,9 @@ def test_tuple_against_the_structured_array(rng):
         packed = np.empty(n, scan.dtype)
         packed["a"], packed["b"] = a, b
         ref = scan(packed)
-        assert np.array_equal(ra, ref["a"]) and np.array_equal(rb, ref["b"]), f"n = {n} (seed {seed})"
+        # Two calls of a float scan by decoupled look-back may differ in their last bits.
+        assert np.allclose(ra, ref["a"], rtol=1e-5, atol=1e-6), f"n = {n} (seed {seed})"
+        assert np.allclose(rb, ref["b"], rtol=1e-5, atol=1e-6), f"n = {n} (seed {seed})"
         loop_a, loop_b = affine_loop(a, b, exclusive=True)
         ea, eb = scan((a, b), exclusive=True)
         assert np.allclose(eb, loop_b, rtol=1e-4, atol=1e-4), f"exclusive, n = {n} (seed {seed})"
@@ -54,11 +56,13 @@ def test_dict_strided_fields_and_out(rng):
     assert np.allclose(got["b"], ref_b, rtol=1e-4, atol=1e-4), f"seed {seed}"
     out = (np.empty(3001, np.float32), np.zeros(6002, np.float32)[::2])
     assert scan((a, b), out=out) is out
-    assert np.array_equal(out[0], got["a"]) and np.array_equal(out[1], got["b"]), f"seed {seed}"
+    # Two calls of a float scan by decoupled look-back may differ in their last bits.
+    same = lambda u, v: np.allclose(u, v, rtol=1e-5, atol=1e-6)  # noqa: E731
+    assert same(out[0], got["a"]) and same(out[1], got["b"]), f"seed {seed}"
     assert scan((a[:0], b[:0]))[0].shape == (0,)
     ia, ib = a.copy(), b.copy()
     assert scan((ia, ib), out=(ia, ib))[1] is ib  # in place: the scan reads the packed copy
-    assert np.array_equal(ia, got["a"]) and np.array_equal(ib, got["b"]), f"seed {seed}"
+    assert same(ia, got["a"]) and same(ib, got["b"]), f"seed {seed}"
 
 
 def test_nested_struct(rng):
