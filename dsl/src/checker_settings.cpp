@@ -109,7 +109,10 @@ Items Checker::collect_items(const ast::ScanDecl& scan) {
                                                  "offset",
                                                  "key",
                                                  "shape",
-                                                 "head_flags"};
+                                                 "head_flags",
+                                                 "scatter",
+                                                 "scatter_at",
+                                                 "scatter_if"};
   Items items;
   for (const ast::Item& item : scan.items) {
     if (std::find(kKeys.begin(), kKeys.end(), item.key) == kKeys.end()) {
@@ -150,6 +153,7 @@ Spec Checker::check_scan(const ast::ScanDecl& scan) {
   check_head_flags(items, spec);  // checker_segments.cpp
   check_shape(items, spec);
   check_convert_index(items, spec);  // checker_fused.cpp
+  check_scatter(items, spec);        // checker_fused.cpp
   return spec;
 }
 

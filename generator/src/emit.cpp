@@ -72,6 +72,7 @@ void scan_part(const Plan& p, const BackendEmitter& be, Holes& scan) {
   Holes holes = scan_holes(p);
   holes.when("forward", !p.reverse).when("reverse", p.reverse);  // io.h's functions or io_mirror.h's
   holes.when("indexed", p.convert_index);                        // the loads pass convert the element's index
+  holes.when("scatter", p.scatter);                              // fused outputs (device_lookback.h)
   holes.when("tile_prefix", p.tile_prefix);  // the OpenCL look-back without an input (device_tile_prefix.h)
   for (const std::string& t : p.templates) {
     Holes& each = part.add("template");

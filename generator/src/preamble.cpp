@@ -33,6 +33,8 @@ std::vector<const dsl::Expr*> expressions(const dsl::Spec& spec) {
   std::vector<const dsl::Expr*> out = {spec.combine.body.get(), spec.identity.get()};
   if (spec.init) out.push_back(spec.init.get());
   if (spec.convert) out.push_back(spec.convert->body.get());
+  for (const auto* f : {&spec.scatter, &spec.scatter_at, &spec.scatter_if})
+    if (*f) out.push_back((*f)->body.get());
   return out;
 }
 
@@ -94,6 +96,14 @@ std::string struct_definition(const dsl::StructType& st, const std::string& pref
   return s;
 }
 
+// A scatter function's C parameters: all five, the ones it does not name
+// under names of scangen's own (the kernel passes all five).
+std::vector<std::string> scatter_params(const FunctionBody& body) {
+  std::vector<std::string> names = body.params;
+  for (size_t i = names.size(); i < 5; ++i) names.push_back("scangen_unused_" + std::to_string(i));
+  return names;
+}
+
 // Appends text while counting lines, so that a #line directive can name the
 // line it maps the following text back to.
 class Writer {
@@ -141,6 +151,34 @@ class Writer {
   int first_line_;
 };
 
+// Fused outputs: P_scatter_value, P_scatter_at and P_scatter_if (true when
+// not written), each of the five parameters (x, i, exclusive, inclusive, n).
+// The bodies are translated before the library's definitions are written.
+struct ScatterBodies {
+  FunctionBody value, at, when;
+};
+
+ScatterBodies translate_scatter(const dsl::Spec& spec, ScalarLibrary& lib) {
+  ScatterBodies b{translate_function(*spec.scatter, spec.name, lib), translate_function(*spec.scatter_at, spec.name, lib),
+                  FunctionBody{{}, {{dsl::SourceLoc{}, "return true;"}}}};
+  if (spec.scatter_if) b.when = translate_function(*spec.scatter_if, spec.name, lib);
+  return b;
+}
+
+void write_scatter(Writer& w, const dsl::Spec& spec, const ScatterBodies& b, const ScalarLibrary& lib) {
+  const PreambleNames names = preamble_names(spec);
+  const std::string fn = std::string(lib.function_qualifiers()) + " ";
+  const std::vector<std::string> types = {names.input_type, "scangen_u64", names.value_type, names.value_type,
+                                          "scangen_u64"};
+  auto write = [&](const FunctionBody& body, const std::string& result, const std::string& name) {
+    w.function(fn + result + " " + spec.name + "_" + name + "(" + parameter_list(types, scatter_params(body)) + ")",
+               body);
+  };
+  write(b.value, names.input_type, "scatter_value");
+  write(b.at, "scangen_u64", "scatter_at");
+  write(b.when, "bool", "scatter_if");
+}
+
 }  // namespace
 
 PreambleNames preamble_names(const dsl::Spec& spec) {
@@ -165,6 +203,8 @@ std::string emit_preamble(const dsl::Spec& spec, Backend backend, const Preamble
   std::optional<FunctionBody> init, convert;
   if (spec.init) init = translate_constant(*spec.init, prefix, lib);
   if (spec.convert) convert = translate_function(*spec.convert, prefix, lib);
+  std::optional<ScatterBodies> scatter;
+  if (spec.scatter) scatter = translate_scatter(spec, lib);
 
   const std::string source_name =
       options.source_name.empty() ? spec.name + source_extension(backend) : options.source_name;
@@ -200,6 +240,7 @@ std::string emit_preamble(const dsl::Spec& spec, Backend backend, const Preamble
   } else {
     w << fn + " " + T + " " + names.convert + "(" + names.input_type + " v) { return v; }\n";
   }
+  if (scatter) write_scatter(w, spec, *scatter, lib);
   return w.take();
 }
 

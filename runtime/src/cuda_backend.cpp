@@ -226,6 +226,7 @@ void Scan::run(const CudaArgs& a) const {
   runtime::detail::check_outputs(p, a.in, a.inclusive, a.exclusive,
                                  p.segmented.on() ? a.segment_aggregates != nullptr : a.aggregate != nullptr,
                                  a.running_total, call.elements);
+  runtime::detail::check_scattered(p, a.scattered != nullptr, a.in != nullptr && a.in == a.scattered, call.elements);
   // The tier's module, read once: every launch of this call uses it.
   const runtime::detail::CudaModule& module = *st.cu_current.load(std::memory_order_acquire);
   std::lock_guard<std::mutex> lock(st.mutex);
@@ -235,7 +236,8 @@ void Scan::run(const CudaArgs& a) const {
   CUstream stream = static_cast<CUstream>(a.stream);
   CUdeviceptr in = reinterpret_cast<CUdeviceptr>(a.in), inc = reinterpret_cast<CUdeviceptr>(a.inclusive),
               exc = reinterpret_cast<CUdeviceptr>(a.exclusive), agg = reinterpret_cast<CUdeviceptr>(a.aggregate),
-              run_total = reinterpret_cast<CUdeviceptr>(a.running_total);
+              run_total = reinterpret_cast<CUdeviceptr>(a.running_total),
+              scattered = reinterpret_cast<CUdeviceptr>(a.scattered);
   CUdeviceptr flags = reinterpret_cast<CUdeviceptr>(a.segment_flags),
               offsets = reinterpret_cast<CUdeviceptr>(a.segment_offsets), keys = reinterpret_cast<CUdeviceptr>(a.keys),
               seg_agg = reinterpret_cast<CUdeviceptr>(a.segment_aggregates);
@@ -272,6 +274,8 @@ void Scan::run(const CudaArgs& a) const {
         return &segment_count;
       case generator::ParamRole::SegmentKeys:
         return &keys;
+      case generator::ParamRole::Scattered:
+        return &scattered;
       default:  // the shape's roles
         if (shape_values.size() == shape_values.capacity()) break;
         shape_values.push_back(call.shape.value(param));

@@ -1,0 +1,76 @@
+// Fused outputs on an OpenCL device (PoCL in CI): the select and partition
+// specs of select_sweep.h through Runtime::compile and Scan::run, every
+// output against the CPU reference and a plain loop. Without an OpenCL
+// platform the tests fail, unless SCANGEN_ALLOW_NO_OPENCL=1.
+#define CL_TARGET_OPENCL_VERSION 120
+#include <CL/cl.h>
+
+#include <catch2/catch.hpp>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "opencl_test_support.h"
+#include "runtime_test_support.h"
+#include "scangen/generator/plan.h"
+#include "select_sweep.h"
+
+namespace {
+
+using namespace scangen::test::runtime;
+namespace sel = scangen::test::select;
+
+// A buffer holding `host` (null for an empty one: an output not asked for).
+cl_mem to_device(scangen::Runtime& rt, const std::vector<uint8_t>& host) {
+  if (host.empty()) return nullptr;
+  cl_int err = CL_SUCCESS;
+  cl_mem m = clCreateBuffer(rt.opencl_context(), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, host.size(),
+                            const_cast<uint8_t*>(host.data()), &err);
+  REQUIRE(err == CL_SUCCESS);
+  return m;
+}
+
+void to_host(scangen::Runtime& rt, cl_mem m, std::vector<uint8_t>& host) {
+  if (!m) return;
+  REQUIRE(clEnqueueReadBuffer(rt.opencl_queue(), m, CL_TRUE, 0, host.size(), host.data(), 0, nullptr, nullptr) ==
+          CL_SUCCESS);
+  REQUIRE(clReleaseMemObject(m) == CL_SUCCESS);
+}
+
+void run_one(scangen::Runtime& rt, const scangen::Scan& scan, uint64_t n, sel::Ratio r, bool keep_exclusive,
+             std::mt19937_64& rng) {
+  const scangen::dsl::Spec& s = scan.spec();
+  const std::vector<uint8_t> in = sel::input(s, n, r, rng);
+  sel::Outputs got = sel::poisoned(s, n, keep_exclusive);
+  scangen::Scan::OpenCLArgs a;
+  a.in = to_device(rt, in);
+  a.exclusive = to_device(rt, got.exclusive);
+  a.scattered = to_device(rt, got.scattered);
+  a.aggregate = to_device(rt, got.aggregate);
+  a.n = n;
+  scan.run(a);
+  REQUIRE(clReleaseMemObject(a.in) == CL_SUCCESS);
+  to_host(rt, a.exclusive, got.exclusive);
+  to_host(rt, a.scattered, got.scattered);
+  to_host(rt, a.aggregate, got.aggregate);
+  sel::check(s, in, n, r, got);
+}
+
+}  // namespace
+
+TEST_CASE("fused outputs: select and partition on OpenCL match the reference", "[opencl][runtime][select]") {
+  if (!have_opencl()) return;
+  TempCache cache;
+  scangen::Runtime rt({scangen::Backend::OpenCL});
+  const uint64_t s0 = seed();
+  INFO("seed " << s0 << " (replay with SCANGEN_TEST_SEED=" << s0 << ")");
+  std::mt19937_64 rng(s0);
+  int k = 0;
+  for (const std::string& text : sel::specs()) {
+    INFO(text);
+    scangen::Scan scan = rt.compile(text);
+    for (uint64_t n : sel::sizes(scan.plan().tile))
+      for (sel::Ratio r : sel::ratios(n))
+        run_one(rt, scan, n, r, (k++ % 3) == 0, rng);
+  }
+}
