@@ -81,7 +81,9 @@ void Checker::check_scatter(const Items& items, Spec& spec) {
     const ast::Item* given = value ? value : at ? at : when;
     error(given->loc, std::string("a fused output needs both 'scatter(...) = value;' and 'scatter_at(...) = "
                                   "position;' (a u64); missing: ") +
-                          (!value && !at ? "both" : !value ? "'scatter'" : "'scatter_at'"));
+                          (!value && !at ? "both"
+                           : !value      ? "'scatter'"
+                                         : "'scatter_at'"));
     return;
   }
   if (!spec.type.valid() || !spec.input.valid()) return;

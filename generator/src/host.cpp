@@ -51,7 +51,7 @@ struct Scan {
   std::vector<std::string> outputs;  // "out", or "inclusive" and "exclusive"
   std::string aggregate;             // "aggregate" (device), "aggregates" (warp, block), "" without
   bool running_total = false;
-  bool scatter = false;  // fused outputs: `scattered`, n elements of P_In, after the outputs
+  bool scatter = false;    // fused outputs: `scattered`, n elements of P_In, after the outputs
   uint64_t per_block = 0;  // elements per block: the tile, or segment x groups per block
   int threads = 0;
   uint64_t ws_base = 0, ws_per_tile = 0;  // workspace bytes: base + tiles x per tile

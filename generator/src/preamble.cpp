@@ -159,7 +159,8 @@ struct ScatterBodies {
 };
 
 ScatterBodies translate_scatter(const dsl::Spec& spec, ScalarLibrary& lib) {
-  ScatterBodies b{translate_function(*spec.scatter, spec.name, lib), translate_function(*spec.scatter_at, spec.name, lib),
+  ScatterBodies b{translate_function(*spec.scatter, spec.name, lib),
+                  translate_function(*spec.scatter_at, spec.name, lib),
                   FunctionBody{{}, {{dsl::SourceLoc{}, "return true;"}}}};
   if (spec.scatter_if) b.when = translate_function(*spec.scatter_if, spec.name, lib);
   return b;

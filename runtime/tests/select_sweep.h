@@ -62,16 +62,13 @@ inline std::vector<std::string> specs() {
   return v;
 }
 
-// 0, 1, around one and two tiles, around a power of two, many tiles (the
-// last with random selections only: kLarge).
-constexpr uint64_t kLarge = 1000003;
-inline std::vector<uint64_t> sizes(uint64_t tile) { return {0, 1, tile - 1, tile, tile + 1, 2 * tile + 1, 65537, kLarge}; }
+// 0, 1, around one and two tiles, around a power of two, many tiles.
+inline std::vector<uint64_t> sizes(uint64_t tile) {
+  return {0, 1, 2, tile - 1, tile, tile + 1, 2 * tile + 1, 65535, 65537, 1000003};
+}
 
 enum class Ratio { None, All, Alternate, Random };
-inline std::vector<Ratio> ratios(uint64_t n) {
-  if (n == kLarge) return {Ratio::Random};
-  return {Ratio::None, Ratio::All, Ratio::Alternate, Ratio::Random};
-}
+inline std::vector<Ratio> ratios() { return {Ratio::None, Ratio::All, Ratio::Alternate, Ratio::Random}; }
 inline const char* to_string(Ratio r) {
   return r == Ratio::None ? "0%" : r == Ratio::All ? "100%" : r == Ratio::Alternate ? "alternating" : "random";
 }
