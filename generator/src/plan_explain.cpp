@@ -171,8 +171,8 @@ std::string to_string(const Plan& p) {
   if (p.scatter) {
     const dsl::Spec& s = p.spec;
     line(o, "fused output",
-         "each thread's items in order (template section 'scatter'): where " +
-             (s.scatter_if ? "scatter_if(...) holds" : std::string("always (no scatter_if)")) +
+         "each thread's items in order (template section 'scatter'): " +
+             (s.scatter_if ? "where scatter_if(...) holds" : std::string("for every element (no scatter_if)")) +
              ", scatter(...) is written to scattered[scatter_at(...)] (" + s.input.name() +
              "; a position >= n dropped), before the scan's results, which are not written when their arrays "
              "are null");

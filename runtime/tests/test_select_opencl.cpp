@@ -73,3 +73,29 @@ TEST_CASE("fused outputs: select and partition on OpenCL match the reference", "
       for (sel::Ratio r : sel::ratios()) run_one(rt, scan, n, r, (k++ % 3) == 0, rng);
   }
 }
+
+TEST_CASE("fused outputs: Scan::run refuses a missing, unwanted or aliased scattered buffer",
+          "[opencl][runtime][select]") {
+  if (!have_opencl()) return;
+  TempCache cache;
+  scangen::Runtime rt({scangen::Backend::OpenCL});
+  const scangen::Scan sel = rt.compile(sel::spec_text({"u32"}, false, "u32"));
+  const scangen::Scan plain = rt.compile("scan plain { type = u32; op = add; }");
+  const uint64_t n = 10;
+  cl_mem in = to_device(rt, std::vector<uint8_t>(4 * n)), out = to_device(rt, std::vector<uint8_t>(4 * n)),
+         count = to_device(rt, std::vector<uint8_t>(4));
+  scangen::Scan::OpenCLArgs a;
+  a.in = in;
+  a.aggregate = count;
+  a.n = n;
+  CHECK_THROWS_WITH(sel.run(a), Catch::Contains("the scattered output is null"));
+  a.scattered = in;
+  CHECK_THROWS_WITH(sel.run(a), Catch::Contains("the scattered output is the input"));
+  scangen::Scan::OpenCLArgs b;
+  b.in = in;
+  b.inclusive = out;
+  b.scattered = out;
+  b.n = n;
+  CHECK_THROWS_WITH(plain.run(b), Catch::Contains("the spec has no 'scatter(...)'"));
+  for (cl_mem m : {in, out, count}) REQUIRE(clReleaseMemObject(m) == CL_SUCCESS);
+}
