@@ -58,8 +58,9 @@ TEST_CASE("scatter in the reference: positions from the seeded results, the rest
   CHECK(out == want);
 
   // A select drops the elements scatter_if refuses and every position >= n.
-  const ref::Evaluator sel(spec_of("scan s { type = u32; input = i32; convert(x) = x > 4 ? 1 : 0; op = add; "
-                                   "scatter_if(x) = x > 4; scatter_at(x, i, e) = u64(e) + 4; scatter(x) = x; }"));
+  const ref::Evaluator sel(
+      spec_of("scan s { type = u32; input = i32; convert(x) = x > 4 ? 1 : 0; op = add; "
+              "scatter_if(x) = x > 4; scatter_at(x, i, e) = u64(e) + 4; scatter(x) = x; }"));
   std::vector<int32_t> got(n, -1);
   CHECK(sel.scatter(bytes.data(), n, got.data()) == 3);  // 8, 5 and 7 at 4, 5 and 6; 10 at 7, past n
   CHECK(got == std::vector<int32_t>{-1, -1, -1, -1, 8, 5, 7});
