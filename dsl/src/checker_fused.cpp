@@ -76,6 +76,13 @@ void Checker::check_scatter(const Items& items, Spec& spec) {
   const ast::Item* value = find_item("scatter");
   const ast::Item* at = find_item("scatter_at");
   const ast::Item* when = find_item("scatter_if");
+  const ast::Item* type = find_item("scatter_type");
+  if (type && !value) {
+    error(type->loc,
+          "'scatter_type' is the element type of a fused output; add 'scatter(...) = value;' and "
+          "'scatter_at(...) = position;' or drop it");
+    return;
+  }
   if (!value && !at && !when) return;
   if (!value || !at) {
     const ast::Item* given = value ? value : at ? at : when;
@@ -88,7 +95,12 @@ void Checker::check_scatter(const Items& items, Spec& spec) {
   }
   if (!spec.type.valid() || !spec.input.valid()) return;
   check_scatter_fits(*value, spec);
-  spec.scatter = scatter_function(*value, spec, spec.input);
+  spec.scatter_type = spec.input;
+  if (type) {
+    if (const ast::Expr* v = single_value(*type)) spec.scatter_type = resolve_type_value(*v, "scatter_type");
+    if (!spec.scatter_type.valid()) return;
+  }
+  spec.scatter = scatter_function(*value, spec, spec.scatter_type);
   spec.scatter_at = scatter_function(*at, spec, Type::scalar(ScalarKind::U64));
   if (when) spec.scatter_if = scatter_function(*when, spec, Type::scalar(ScalarKind::Bool));
 }

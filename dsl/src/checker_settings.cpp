@@ -112,7 +112,8 @@ Items Checker::collect_items(const ast::ScanDecl& scan) {
                                                  "head_flags",
                                                  "scatter",
                                                  "scatter_at",
-                                                 "scatter_if"};
+                                                 "scatter_if",
+                                                 "scatter_type"};
   Items items;
   for (const ast::Item& item : scan.items) {
     if (std::find(kKeys.begin(), kKeys.end(), item.key) == kKeys.end()) {

@@ -455,6 +455,7 @@ std::string Spec::to_string() const {
   if (scatter_if) out += "  " + function_to_string("scatter_if", *scatter_if) + "\n";
   if (scatter_at) out += "  " + function_to_string("scatter_at", *scatter_at) + "\n";
   if (scatter) out += "  " + function_to_string("scatter", *scatter) + "\n";
+  if (scatter) out += "  scatter_type = " + scatter_type.name() + ";\n";
   out += "}\n";
   return out;
 }
@@ -474,7 +475,8 @@ bool operator==(const Spec& a, const Spec& b) {
          a.reverse == b.reverse && a.segments == b.segments && a.head_flags == b.head_flags &&
          (a.segments != Segments::Offsets || a.offset == b.offset) &&
          (a.segments != Segments::Keys || a.key == b.key) && a.shape == b.shape && a.scatter == b.scatter &&
-         a.scatter_at == b.scatter_at && a.scatter_if == b.scatter_if;
+         a.scatter_at == b.scatter_at && a.scatter_if == b.scatter_if &&
+         (!a.scatter || a.scatter_type == b.scatter_type);
 }
 
 }  // namespace scangen::dsl

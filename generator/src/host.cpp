@@ -51,7 +51,7 @@ struct Scan {
   std::vector<std::string> outputs;  // "out", or "inclusive" and "exclusive"
   std::string aggregate;             // "aggregate" (device), "aggregates" (warp, block), "" without
   bool running_total = false;
-  bool scatter = false;    // fused outputs: `scattered`, n elements of P_In, after the outputs
+  bool scatter = false;    // fused outputs: `scattered`, n elements of P_Out, after the outputs
   uint64_t per_block = 0;  // elements per block: the tile, or segment x groups per block
   int threads = 0;
   uint64_t ws_base = 0, ws_per_tile = 0;  // workspace bytes: base + tiles x per tile
@@ -148,6 +148,7 @@ void scan_holes(Holes& h, const Scan& c) {
       .set("SG_P", c.P)
       .set("SG_T", c.T)
       .set("SG_IN", c.In)
+      .set("SG_OUT", p.names.out_type)
       .set("SG_FUNCTION", c.function)
       .set("SG_FROM", p.spec.file.empty() ? "" : " (" + p.spec.file + ")")
       .set("SG_LEVEL", dsl::to_string(p.level))
@@ -187,12 +188,16 @@ std::string host_types(const Scan& c) {
   const dsl::Spec& s = c.plan->spec;
   Holes h;
   scan_holes(h, c);
-  h.set("SG_SCALAR_TYPES", ScalarLibrary(Backend::Cuda).scalar_typedefs(mentions_f64(s.type) || mentions_f64(s.input)))
+  h.set("SG_SCALAR_TYPES", ScalarLibrary(Backend::Cuda)
+                               .scalar_typedefs(mentions_f64(s.type) || mentions_f64(s.input) ||
+                                                (c.scatter && mentions_f64(s.scatter_type))))
       .set("SG_T_STORAGE", c_type(s.type, c.P, Form::Storage))
       .set("SG_IN_STORAGE", c_type(s.input, c.P, Form::Storage));
+  if (c.scatter) h.set("SG_OUT_STORAGE", c_type(s.scatter_type, c.P, Form::Storage));
   std::vector<std::shared_ptr<const dsl::StructType>> structs;
   dsl::collect_structs(s.type, structs);
   dsl::collect_structs(s.input, structs);
+  if (c.scatter) dsl::collect_structs(s.scatter_type, structs);
   std::set<const dsl::StructType*> seen;
   for (const auto& st : structs) {
     if (!seen.insert(st.get()).second) continue;
@@ -379,8 +384,8 @@ void wrapper_holes(Holes& h, const Scan& c, Backend b, size_t first) {
     std::vector<std::string> all = needed;
     all.insert(all.end(), results.begin(), results.end());
     h.set("SG_PARAMS", "const " + c.In + "* in" + join(c.outputs, ", " + c.T + "* ", "", "") +
-                           (c.scatter ? ", " + c.In + "* scattered" : "") + join(results, ", " + c.T + "* ", "", "") +
-                           segment_param_list(c, true) + ", int64_t n" +
+                           (c.scatter ? ", " + c.plan->names.out_type + "* scattered" : "") +
+                           join(results, ", " + c.T + "* ", "", "") + segment_param_list(c, true) + ", int64_t n" +
                            (c.device ? ", void* workspace, size_t workspace_bytes" : "") + ", cudaStream_t stream")
         .set("SG_NULL_ANY", join(all, "", " == nullptr", " || "))
         .set("SG_NULL_DATA", join(needed, "", " == nullptr", " || "))

@@ -173,7 +173,7 @@ std::string to_string(const Plan& p) {
     line(o, "fused output",
          "each thread's items in order (template section 'scatter'): " +
              (s.scatter_if ? "where scatter_if(...) holds" : std::string("for every element (no scatter_if)")) +
-             ", scatter(...) is written to scattered[scatter_at(...)] (" + s.input.name() +
+             ", scatter(...) is written to scattered[scatter_at(...)] (" + s.scatter_type.name() +
              "; a position >= n dropped), before the scan's results, which are not written when their arrays "
              "are null");
   }

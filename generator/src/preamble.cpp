@@ -40,7 +40,7 @@ std::vector<const dsl::Expr*> expressions(const dsl::Spec& spec) {
 
 bool needs_f64(const dsl::Spec& spec) {
   const auto exprs = expressions(spec);
-  return mentions_f64(spec.type) || mentions_f64(spec.input) ||
+  return mentions_f64(spec.type) || mentions_f64(spec.input) || (spec.scatter && mentions_f64(spec.scatter_type)) ||
          std::any_of(exprs.begin(), exprs.end(), [](const dsl::Expr* e) { return mentions_f64(e); });
 }
 
@@ -55,6 +55,7 @@ std::vector<std::shared_ptr<const dsl::StructType>> structs_of(const dsl::Spec& 
   std::vector<std::shared_ptr<const dsl::StructType>> out;
   dsl::collect_structs(spec.type, out);
   dsl::collect_structs(spec.input, out);
+  if (spec.scatter) dsl::collect_structs(spec.scatter_type, out);
   for (const dsl::Expr* e : expressions(spec)) collect_expr_structs(e, out);
   return out;
 }
@@ -175,7 +176,7 @@ void write_scatter(Writer& w, const dsl::Spec& spec, const ScatterBodies& b, con
     w.function(fn + result + " " + spec.name + "_" + name + "(" + parameter_list(types, scatter_params(body)) + ")",
                body);
   };
-  write(b.value, names.input_type, "scatter_value");
+  write(b.value, names.out_type, "scatter_value");
   write(b.at, "scangen_u64", "scatter_at");
   write(b.when, "bool", "scatter_if");
 }
@@ -184,7 +185,7 @@ void write_scatter(Writer& w, const dsl::Spec& spec, const ScatterBodies& b, con
 
 PreambleNames preamble_names(const dsl::Spec& spec) {
   const std::string& p = spec.name;
-  return {p + "_T", p + "_In", p + "_combine", p + "_identity", p + "_init", p + "_convert"};
+  return {p + "_T", p + "_In", p + "_combine", p + "_identity", p + "_init", p + "_convert", p + "_Out"};
 }
 
 const char* exact_float_options(Backend backend) {
@@ -241,7 +242,10 @@ std::string emit_preamble(const dsl::Spec& spec, Backend backend, const Preamble
   } else {
     w << fn + " " + T + " " + names.convert + "(" + names.input_type + " v) { return v; }\n";
   }
-  if (scatter) write_scatter(w, spec, *scatter, lib);
+  if (scatter) {
+    w << "typedef " + c_type(spec.scatter_type, prefix, Form::Storage) + " " + names.out_type + ";\n";
+    write_scatter(w, spec, *scatter, lib);
+  }
   return w.take();
 }
 

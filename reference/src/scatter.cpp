@@ -38,7 +38,8 @@ uint64_t Evaluator::scatter(const void* input, uint64_t n, void* out) const {
   std::unique_ptr<ScatterFn> when;
   if (spec_.scatter_if) when = std::make_unique<ScatterFn>(*spec_.scatter_if);
 
-  const size_t esize = element_size(), isize = input_size();
+  const size_t esize = element_size(), isize = input_size(), osize = spec_.scatter_type.size();
+  const auto out_layout = dsl::flatten(spec_.scatter_type);
   std::vector<uint8_t> prefix(esize), elem(esize), inclusive(esize);
   init(prefix.data());
   const auto* in = static_cast<const uint8_t*>(input);
@@ -51,7 +52,7 @@ uint64_t Evaluator::scatter(const void* input, uint64_t n, void* out) const {
     if (!when || when->run(layouts, args)[0].u != 0) {
       const uint64_t position = at.run(layouts, args)[0].u;
       if (position < n) {
-        Program::store(in_layout, value.run(layouts, args), dst + position * isize);
+        Program::store(out_layout, value.run(layouts, args), dst + position * osize);
         ++written;
       }
     }

@@ -215,7 +215,8 @@ void check_buffers(const generator::Plan& p, const Scan::OpenCLArgs& a, const ru
   check_buffer(a.exclusive, "exclusive", call.out_count, p.element_bytes, t);
   check_buffer(a.aggregate, "aggregate", call.aggregate_count, p.element_bytes, t);
   check_buffer(a.running_total, "running_total", 1, p.element_bytes, t);
-  check_buffer(a.scattered, "scattered", call.out_count, p.input_bytes, in_t);
+  if (p.scatter)
+    check_buffer(a.scattered, "scattered", call.out_count, p.spec.scatter_type.size(), p.spec.scatter_type.name());
   // Segmented scans (the aggregates of flags and keys count segments the host does not know).
   const generator::Plan::Segmented& g = p.segmented;
   check_buffer(a.segment_flags, "segment_flags", a.n, 1, "u8");

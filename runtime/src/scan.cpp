@@ -69,8 +69,8 @@ void check_outputs(const generator::Plan& p, bool in, bool inc, bool exc, bool a
 void check_scattered(const generator::Plan& p, bool given, bool is_input, uint64_t n) {
   const std::string who = "scan '" + p.spec.name + "': ";
   if (p.scatter && !given && n > 0)
-    fail(who + "the scattered output is null, but the spec has 'scatter(...)' (n elements of " + p.spec.input.name() +
-         ")");
+    fail(who + "the scattered output is null, but the spec has 'scatter(...)' (n elements of " +
+         p.spec.scatter_type.name() + ")");
   if (!p.scatter && given) fail(who + "a scattered output was given, but the spec has no 'scatter(...)'");
   if (given && is_input) fail(who + "the scattered output is the input; give another buffer");
 }

@@ -54,11 +54,23 @@ inline std::string spec_text(const InputType& t, bool partition, const std::stri
   return s + "scatter(x) = x; }";
 }
 
+// Select the indices of the selected elements (as numpy.nonzero): a fused
+// output of another type than the input, u64.
+inline std::string indices_text(const InputType& t, const std::string& count) {
+  std::string s = t.name == "S" ? "type S { key: i32, tag: u8, mark: u8, w: u16, val: f64 }\n" : "";
+  const std::string p = predicate(t);
+  return s + "scan indices_" + t.name + "_" + count + " { input = " + t.name + "; type = " + count +
+         "; convert(x) = " + p + " ? 1 : 0; op = add; mode = exclusive; outputs = aggregate; scatter_if(x) = " + p +
+         "; scatter_at(x, i, before) = u64(before); scatter(x, i) = i; scatter_type = u64; }";
+}
+inline bool selects_indices(const dsl::Spec& s) { return s.name.rfind("indices_", 0) == 0; }
+
 inline std::vector<std::string> specs() {
   std::vector<std::string> v;
   int k = 0;
   for (const InputType& t : input_types())
     for (bool partition : {false, true}) v.push_back(spec_text(t, partition, (k++ % 2) ? "u64" : "u32"));
+  for (const char* t : {"i8", "f64", "S"}) v.push_back(indices_text({t, std::string(t) == "f64"}, "u32"));
   return v;
 }
 
@@ -129,7 +141,7 @@ struct Outputs {
 inline Outputs poisoned(const dsl::Spec& s, uint64_t n, bool keep_exclusive) {
   Outputs o;
   if (keep_exclusive) o.exclusive.assign((n + kPad) * s.type.size(), kPoison);
-  o.scattered.assign((n + kPad) * s.input.size(), kPoison);
+  o.scattered.assign((n + kPad) * s.scatter_type.size(), kPoison);
   o.aggregate.assign((1 + kPad) * s.type.size(), kPoison);
   return o;
 }
@@ -156,7 +168,7 @@ inline long first_difference(const std::vector<uint8_t>& got, const std::vector<
 // and against a plain loop (selected elements in order, the count, the rest
 // in reverse from the end for a partition, poison elsewhere).
 inline void check(const dsl::Spec& s, const std::vector<uint8_t>& in, uint64_t n, Ratio r, const Outputs& got) {
-  const size_t is = s.input.size(), es = s.type.size();
+  const size_t is = s.input.size(), es = s.type.size(), os = s.scatter_type.size();
   const bool partition = !s.scatter_if;
   INFO("scan '" << s.name << "', n = " << n << ", selection " << to_string(r));
   const ref::Evaluator ev(s);
@@ -179,9 +191,9 @@ inline void check(const dsl::Spec& s, const std::vector<uint8_t>& in, uint64_t n
   for (uint64_t i = 0; i < n; ++i) {
     const uint8_t* e = in.data() + i * is;
     if (selected(s.input, e))
-      std::memcpy(loop.data() + count++ * is, e, is);
+      std::memcpy(loop.data() + count++ * os, selects_indices(s) ? static_cast<const void*>(&i) : e, os);
     else if (partition)
-      std::memcpy(loop.data() + (n - 1 - rejected++) * is, e, is);
+      std::memcpy(loop.data() + (n - 1 - rejected++) * os, e, os);
   }
   CHECK(written == (partition ? n : count));
   INFO("the reference against the loop: first wrong byte " << first_difference(scattered, loop));
@@ -189,7 +201,7 @@ inline void check(const dsl::Spec& s, const std::vector<uint8_t>& in, uint64_t n
   INFO("count: got " << read_count(s, got.aggregate.data()) << ", want " << count);
   CHECK(read_count(s, got.aggregate.data()) == count);
   const long bad = first_difference(got.scattered, loop);
-  INFO("scattered: first wrong byte " << bad << " (element " << (bad < 0 ? -1 : bad / static_cast<long>(is))
+  INFO("scattered: first wrong byte " << bad << " (element " << (bad < 0 ? -1 : bad / static_cast<long>(os))
                                       << "; elements from " << count << " on must keep their poison in a select)");
   CHECK(bad < 0);
 }

@@ -21,7 +21,7 @@ SG_BEGIN(scatter)
 // element is read again (the tile has just read it: a cache hit); this runs
 // before the tile's results are stored, so they may overwrite the input.
 SG_FN void SG_NAME(sg_scatter)(const SG_GLOBAL SG_IN* in, scangen_u64 first, scangen_u64 n, SG_T prefix,
-                               const SG_T* items, SG_GLOBAL SG_IN* scattered) {
+                               const SG_T* items, SG_GLOBAL SG_NAME(Out)* scattered) {
   SG_T inc[SG_ITEMS], exc[SG_ITEMS];
   SG_NAME(sg_items_from)(prefix, items, inc, exc);
   const scangen_u64 mine = first + (scangen_u64)SG_THREAD() * SG_ITEMS;
@@ -52,7 +52,7 @@ void SG_NAME(scan_kernel)(const SG_GLOBAL SG_IN* in,
                           SG_GLOBAL SG_T* exclusive,
 #endif
 SG_BEGIN(scatter)
-                          SG_GLOBAL SG_IN* scattered,
+                          SG_GLOBAL SG_NAME(Out)* scattered,
 SG_END(scatter)
 #if SG_AGGREGATE_OUT
                           SG_GLOBAL SG_T* aggregate,

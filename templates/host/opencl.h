@@ -308,7 +308,7 @@ SG_BEGIN(aggregate)
 // aggregate receives the total of the n elements, without init (one element).
 SG_END(aggregate)
 SG_BEGIN(scatter)
-// scattered (n elements of SG_IN, not overlapping in): where SG_NAME(scatter_if)(x, i, exclusive,
+// scattered (n elements of SG_OUT, not overlapping in): where SG_NAME(scatter_if)(x, i, exclusive,
 // inclusive, n) holds, element SG_NAME(scatter_at)(...) receives SG_NAME(scatter_value)(...) (a
 // position >= n is dropped); every other element keeps what it held. The scan's own output
 // buffers may be NULL, all of them: then only the fused output is written.
@@ -354,7 +354,7 @@ SG_BEGIN(output)
   if (status == CL_SUCCESSSG_BEGIN(scatter) && SG_OUTPUT != NULLSG_END(scatter)) status = scangen_opencl_check_buffer_v1(SG_OUTPUT, n, sizeof(SG_T));
 SG_END(output)
 SG_BEGIN(scatter)
-  if (status == CL_SUCCESS) status = scangen_opencl_check_buffer_v1(scattered, n, sizeof(SG_IN));
+  if (status == CL_SUCCESS) status = scangen_opencl_check_buffer_v1(scattered, n, sizeof(SG_OUT));
 SG_END(scatter)
 SG_BEGIN(aggregate)
 SG_BEGIN(device)

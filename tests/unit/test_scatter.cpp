@@ -36,6 +36,8 @@ TEST_CASE("scatter: the functions' parameter types, printed and read back the sa
   const std::string text = s.to_string();
   INFO(text);
   CHECK(text.find("scatter(x, i, before, after) = ") != std::string::npos);
+  CHECK(s.scatter_type == i32);  // the input type by default
+  CHECK(text.find("scatter_type = i32;") != std::string::npos);
   CHECK(spec_of(text) == s);
   CHECK(spec_of(text).hash() == s.hash());
   // Another predicate is another spec.
@@ -43,6 +45,14 @@ TEST_CASE("scatter: the functions' parameter types, printed and read back the sa
   other.insert(other.size() - 1, "scatter_if(x) = x > 0; ");
   CHECK(spec_of(other) != s);
   CHECK(spec_of(other).hash() != s.hash());
+  // So is another element type of the fused output.
+  std::string wide = kPartition;
+  wide.replace(wide.find("x * 1000 + i32(after)"), 21, "i64(x) * 1000 + i64(after)");
+  wide.insert(wide.size() - 1, "scatter_type = i64; ");
+  const dsl::Spec w = spec_of(wide);
+  CHECK(w.scatter_type == dsl::Type::scalar(dsl::ScalarKind::I64));
+  CHECK(spec_of(w.to_string()) == w);
+  CHECK(w != s);
 }
 
 TEST_CASE("scatter in the reference: positions from the seeded results, the rest untouched", "[ref][scatter]") {

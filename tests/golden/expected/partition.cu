@@ -77,15 +77,16 @@ static __device__ __forceinline__ __attribute__((unused)) partition_small_T part
   return ((x < ((scangen_i32)100)) ? ((scangen_u32)1U) : ((scangen_u32)0U));
 #line 79 "partition_small.cu"
 }
-static __device__ __forceinline__ __attribute__((unused)) partition_small_In partition_small_scatter_value(partition_small_In x, scangen_u64 scangen_unused_1, partition_small_T scangen_unused_2, partition_small_T scangen_unused_3, scangen_u64 scangen_unused_4) {
+typedef scangen_i32 partition_small_Out;
+static __device__ __forceinline__ __attribute__((unused)) partition_small_Out partition_small_scatter_value(partition_small_In x, scangen_u64 scangen_unused_1, partition_small_T scangen_unused_2, partition_small_T scangen_unused_3, scangen_u64 scangen_unused_4) {
 #line 13 "examples/select/partition.scan"
   return x;
-#line 84 "partition_small.cu"
+#line 85 "partition_small.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) scangen_u64 partition_small_scatter_at(partition_small_In x, scangen_u64 i, partition_small_T before, partition_small_T after, scangen_u64 n) {
 #line 12 "examples/select/partition.scan"
   return ((x < ((scangen_i32)100)) ? ((scangen_u64)before) : scangen_sub_u64(scangen_sub_u64(n, ((scangen_u64)1ULL)), scangen_sub_u64(i, ((scangen_u64)before))));
-#line 89 "partition_small.cu"
+#line 90 "partition_small.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) bool partition_small_scatter_if(partition_small_In scangen_unused_0, scangen_u64 scangen_unused_1, partition_small_T scangen_unused_2, partition_small_T scangen_unused_3, scangen_u64 scangen_unused_4) {
   return true;
@@ -795,7 +796,7 @@ SG_FN partition_small_T partition_small_sg_tile_prefix(SG_LOCAL partition_small_
 // element is read again (the tile has just read it: a cache hit); this runs
 // before the tile's results are stored, so they may overwrite the input.
 SG_FN void partition_small_sg_scatter(const SG_GLOBAL partition_small_In* in, scangen_u64 first, scangen_u64 n, partition_small_T prefix,
-                               const partition_small_T* items, SG_GLOBAL partition_small_In* scattered) {
+                               const partition_small_T* items, SG_GLOBAL partition_small_Out* scattered) {
   partition_small_T inc[SG_ITEMS], exc[SG_ITEMS];
   partition_small_sg_items_from(prefix, items, inc, exc);
   const scangen_u64 mine = first + (scangen_u64)SG_THREAD() * SG_ITEMS;
@@ -824,7 +825,7 @@ void partition_small_scan_kernel(const SG_GLOBAL partition_small_In* in,
 #if SG_EXCLUSIVE_OUT
                           SG_GLOBAL partition_small_T* exclusive,
 #endif
-                          SG_GLOBAL partition_small_In* scattered,
+                          SG_GLOBAL partition_small_Out* scattered,
 #if SG_AGGREGATE_OUT
                           SG_GLOBAL partition_small_T* aggregate,
 #endif

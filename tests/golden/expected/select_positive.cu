@@ -73,20 +73,21 @@ static __device__ __forceinline__ __attribute__((unused)) select_positive_T sele
   return ((x > 0x0p+0f) ? ((scangen_u32)1U) : ((scangen_u32)0U));
 #line 75 "select_positive.cu"
 }
-static __device__ __forceinline__ __attribute__((unused)) select_positive_In select_positive_scatter_value(select_positive_In x, scangen_u64 scangen_unused_1, select_positive_T scangen_unused_2, select_positive_T scangen_unused_3, scangen_u64 scangen_unused_4) {
+typedef scangen_f32 select_positive_Out;
+static __device__ __forceinline__ __attribute__((unused)) select_positive_Out select_positive_scatter_value(select_positive_In x, scangen_u64 scangen_unused_1, select_positive_T scangen_unused_2, select_positive_T scangen_unused_3, scangen_u64 scangen_unused_4) {
 #line 13 "examples/select/select_positive.scan"
   return x;
-#line 80 "select_positive.cu"
+#line 81 "select_positive.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) scangen_u64 select_positive_scatter_at(select_positive_In x, scangen_u64 i, select_positive_T before, select_positive_T scangen_unused_3, scangen_u64 scangen_unused_4) {
 #line 12 "examples/select/select_positive.scan"
   return ((scangen_u64)before);
-#line 85 "select_positive.cu"
+#line 86 "select_positive.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) bool select_positive_scatter_if(select_positive_In x, scangen_u64 scangen_unused_1, select_positive_T scangen_unused_2, select_positive_T scangen_unused_3, scangen_u64 scangen_unused_4) {
 #line 11 "examples/select/select_positive.scan"
   return (x > 0x0p+0f);
-#line 90 "select_positive.cu"
+#line 91 "select_positive.cu"
 }
 // ---- scan 'select_positive': the constants its templates are written against --------------------
 #define SG_NAME(name) select_positive_##name
@@ -793,7 +794,7 @@ SG_FN select_positive_T select_positive_sg_tile_prefix(SG_LOCAL select_positive_
 // element is read again (the tile has just read it: a cache hit); this runs
 // before the tile's results are stored, so they may overwrite the input.
 SG_FN void select_positive_sg_scatter(const SG_GLOBAL select_positive_In* in, scangen_u64 first, scangen_u64 n, select_positive_T prefix,
-                               const select_positive_T* items, SG_GLOBAL select_positive_In* scattered) {
+                               const select_positive_T* items, SG_GLOBAL select_positive_Out* scattered) {
   select_positive_T inc[SG_ITEMS], exc[SG_ITEMS];
   select_positive_sg_items_from(prefix, items, inc, exc);
   const scangen_u64 mine = first + (scangen_u64)SG_THREAD() * SG_ITEMS;
@@ -822,7 +823,7 @@ void select_positive_scan_kernel(const SG_GLOBAL select_positive_In* in,
 #if SG_EXCLUSIVE_OUT
                           SG_GLOBAL select_positive_T* exclusive,
 #endif
-                          SG_GLOBAL select_positive_In* scattered,
+                          SG_GLOBAL select_positive_Out* scattered,
 #if SG_AGGREGATE_OUT
                           SG_GLOBAL select_positive_T* aggregate,
 #endif

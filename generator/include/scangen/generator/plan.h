@@ -65,7 +65,7 @@ enum class ParamRole : uint8_t {
   InStride,      // input stride of that dimension, in elements
   OutStride,     // output stride of that dimension, in elements
   AxisLanes,     // lines a tile of the axis kernel covers (a power of two dividing the block)
-  Scattered,     // P_In*: n elements, the fused output that scatter writes (device level, flat)
+  Scattered,     // P_Out*: n elements, the fused output that scatter writes (device level, flat)
 };
 const char* to_string(ParamRole r);
 

@@ -53,6 +53,7 @@ struct PreambleNames {
   std::string identity;    // P_identity
   std::string init;        // P_init
   std::string convert;     // P_convert
+  std::string out_type;    // P_Out: the fused output's element type (scatter_type), defined with scatter only
 };
 PreambleNames preamble_names(const dsl::Spec& spec);
 

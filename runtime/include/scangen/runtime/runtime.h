@@ -120,7 +120,7 @@ class Scan {
     void* exclusive = nullptr;
     void* aggregate = nullptr;      // outputs = aggregate (device: 1 element; else one per segment)
     void* running_total = nullptr;  // outputs = running_total: 1 element, read and written
-    // Fused outputs (`scatter(...)`): n elements of the input type, not
+    // Fused outputs (`scatter(...)`): n elements of scatter_type, not
     // overlapping `in`; only the elements scatter_at selects are written.
     void* scattered = nullptr;
     uint64_t n = 0;
