@@ -1,6 +1,6 @@
-// Stream compaction and partition in one pass each, through the OpenCL host
-// wrappers that `scangen emit --header` writes for select_positive.scan and
-// partition.scan, on the first OpenCL device (PoCL on the CPU), each checked
+// Stream compaction, the indices of nonzero bytes and a partition in one pass
+// each, through the OpenCL host wrappers that `scangen emit --header` writes
+// for select_positive.scan, select_indices.scan and partition.scan, on the first OpenCL device (PoCL on the CPU), each checked
 // against a plain loop: the selected elements in order, their count, the
 // rejected ones from the end in reverse order (partition), and the poison
 // past the selected count left as it was (select). Exit 0 when all is right.
@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "partition_opencl.h"
+#include "select_indices_opencl.h"
 #include "select_positive_opencl.h"
 
 namespace {
@@ -107,6 +108,27 @@ void partition(Device& d, uint64_t n, std::mt19937& rng) {
   clReleaseMemObject(ws);
 }
 
+// The indices of the nonzero bytes, as u64, and their count (u64).
+void nonzero(Device& d, uint64_t n, std::mt19937& rng) {
+  std::uniform_int_distribution<int> value(0, 3);
+  std::vector<uint8_t> x(n);
+  for (uint8_t& v : x) v = static_cast<uint8_t>(value(rng) == 0 ? 0 : value(rng) + 1);
+  const uint64_t poison = 0xABABABABABABABABull;
+  cl_mem in = d.buffer(x), out = d.buffer(std::vector<uint64_t>(n + kPad, poison)),
+         count = d.buffer(std::vector<uint64_t>(1, poison)),
+         ws = d.workspace(nonzero_indices_opencl_workspace_bytes(static_cast<int64_t>(n)));
+  const cl_int err = nonzero_indices_exclusive(d.q, in, nullptr, out, count, static_cast<int64_t>(n), ws);
+  expect(err == CL_SUCCESS, "nonzero_indices_exclusive returned an error", n);
+  std::vector<uint64_t> want(n + kPad, poison);
+  uint64_t selected = 0;
+  for (uint64_t i = 0; i < n; ++i)
+    if (x[i] != 0) want[selected++] = i;
+  expect(d.read<uint64_t>(count, 1)[0] == selected, "nonzero: the count", n);
+  expect(d.read<uint64_t>(out, n + kPad) == want, "nonzero: the indices in order, the rest untouched", n);
+  clReleaseMemObject(in);
+  clReleaseMemObject(ws);
+}
+
 }  // namespace
 
 int main() {
@@ -126,6 +148,7 @@ int main() {
   std::mt19937 rng(seed);
   for (uint64_t n : {0ull, 1ull, 2ull, 4095ull, 4096ull, 4097ull, 65537ull, 1000003ull}) {
     select_positive(d, n, rng);
+    nonzero(d, n, rng);
     partition(d, n, rng);
   }
   clReleaseCommandQueue(d.q);
@@ -134,6 +157,6 @@ int main() {
     std::fprintf(stderr, "%d check(s) failed (seed %u)\n", failures, seed);
     return 1;
   }
-  std::printf("select and partition: every result matches the loop\n");
+  std::printf("select, nonzero indices and partition: every result matches the loop\n");
   return 0;
 }
