@@ -155,6 +155,8 @@ void check_ranges(const Driver& d, const generator::Plan& p, const Scan::CudaArg
   check_range(a.exclusive, "exclusive", call.out_count, p.element_bytes, t);
   check_range(a.aggregate, "aggregate", call.aggregate_count, p.element_bytes, t);
   check_range(a.running_total, "running_total", 1, p.element_bytes, t);
+  if (p.scatter)
+    check_range(a.scattered, "scattered", call.out_count, p.spec.scatter_type.size(), p.spec.scatter_type.name());
   if (a.workspace) check_range(a.workspace, "workspace", call.workspace_bytes, 1, "workspace byte");
   // Segmented scans (the aggregates of flags and keys count segments the host does not know).
   const generator::Plan::Segmented& g = p.segmented;

@@ -91,6 +91,10 @@ TEST_CASE("fused outputs: Scan::run refuses a missing, unwanted or aliased scatt
   CHECK_THROWS_WITH(sel.run(a), Catch::Contains("the scattered output is null"));
   a.scattered = in;
   CHECK_THROWS_WITH(sel.run(a), Catch::Contains("the scattered output is the input"));
+  cl_mem small = to_device(rt, std::vector<uint8_t>(4 * n - 1));
+  a.scattered = small;
+  CHECK_THROWS_WITH(sel.run(a), Catch::Contains("the scattered buffer has 39 bytes"));
+  REQUIRE(clReleaseMemObject(small) == CL_SUCCESS);
   scangen::Scan::OpenCLArgs b;
   b.in = in;
   b.inclusive = out;
