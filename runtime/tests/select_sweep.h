@@ -1,9 +1,9 @@
 // Fused outputs on a device (docs/dsl.md §5.13): select (copy_if) and
 // partition specs over every element type and a struct, with u32 and u64
-// counts, the sizes, the selection ratios and the check of every output
-// against the CPU reference and a plain loop; shared by the OpenCL run
-// (test_select_opencl.cpp, PoCL here) and the CUDA run (test_select_cuda.cpp).
-// Every output is poisoned past n too, and the scattered output everywhere:
+// counts, the indices of selected elements (scatter_type = u64), a dense
+// output of a seeded non-commutative scan (both results, i and n), the sizes, the selection ratios and the check of
+// every output against the CPU reference and a plain loop; shared by the OpenCL run (test_select_opencl.cpp, PoCL here)
+// and the CUDA run (test_select_cuda.cpp). Every output is poisoned past n too, and the scattered output everywhere:
 // what a select does not write must keep its poison.
 #pragma once
 
@@ -65,12 +65,25 @@ inline std::string indices_text(const InputType& t, const std::string& count) {
 }
 inline bool selects_indices(const dsl::Spec& s) { return s.name.rfind("indices_", 0) == 0; }
 
+// A dense fused output beside nothing (the test passes no prefix array): each
+// element's value from x, i, both seeded results of a non-commutative
+// operator and n, at position i; checked against the reference alone.
+inline std::string dense_text() {
+  return "type A { a: u32, b: u32 }\n"
+         "scan dense_affine { type = A; input = u32; convert(v, i) = A { a: v | 1, b: u32(i) ^ v };"
+         " combine(x, y) = A { a: x.a * y.a, b: x.b * y.a + y.b }; identity = A { a: 1, b: 0 }; mode = both;"
+         " init = A { a: 3, b: 7 }; outputs = aggregate; scatter_type = u64; scatter_at(x, i) = i;"
+         " scatter(x, i, e, p, n) = u64(e.a) * 1000003 + u64(e.b) * 31 + u64(p.b) + u64(x) * n + i; }";
+}
+inline bool is_dense(const dsl::Spec& s) { return s.name.rfind("dense_", 0) == 0; }
+
 inline std::vector<std::string> specs() {
   std::vector<std::string> v;
   int k = 0;
   for (const InputType& t : input_types())
     for (bool partition : {false, true}) v.push_back(spec_text(t, partition, (k++ % 2) ? "u64" : "u32"));
   for (const char* t : {"i8", "f64", "S"}) v.push_back(indices_text({t, std::string(t) == "f64"}, "u32"));
+  v.push_back(dense_text());
   return v;
 }
 
@@ -140,7 +153,7 @@ struct Outputs {
 // the fused output); else their array is null (the fused output instead).
 inline Outputs poisoned(const dsl::Spec& s, uint64_t n, bool keep_exclusive) {
   Outputs o;
-  if (keep_exclusive) o.exclusive.assign((n + kPad) * s.type.size(), kPoison);
+  if (keep_exclusive && !is_dense(s)) o.exclusive.assign((n + kPad) * s.type.size(), kPoison);
   o.scattered.assign((n + kPad) * s.scatter_type.size(), kPoison);
   o.aggregate.assign((1 + kPad) * s.type.size(), kPoison);
   return o;
@@ -185,6 +198,12 @@ inline void check(const dsl::Spec& s, const std::vector<uint8_t>& in, uint64_t n
 
   std::vector<uint8_t> scattered(got.scattered.size(), kPoison);
   const uint64_t written = ev.scatter(in.data(), n, scattered.data());
+  if (is_dense(s)) {  // the reference alone: every element written
+    CHECK(written == n);
+    INFO("scattered: first wrong byte " << first_difference(got.scattered, scattered));
+    CHECK(first_difference(got.scattered, scattered) < 0);
+    return;
+  }
   // The plain loop.
   std::vector<uint8_t> loop(got.scattered.size(), kPoison);
   uint64_t count = 0, rejected = 0;
