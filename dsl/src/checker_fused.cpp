@@ -1,6 +1,9 @@
-// Fused inputs: what `convert` reads besides the input element. Its second
-// parameter, when written (`convert(v, i) = ...;`), is the element's index in
-// the array, a u64, at device level on flat, unsegmented scans.
+// Fused inputs and outputs. Inputs: what `convert` reads besides the input
+// element; its second parameter, when written (`convert(v, i) = ...;`), is the
+// element's index in the array, a u64, at device level on flat, unsegmented
+// scans. Outputs: `scatter(...)`, `scatter_at(...)` and `scatter_if(...)`
+// write a value per selected element to a position of a second output, at
+// device level (flat, decoupled look-back, forward).
 #include <string>
 #include <vector>
 
@@ -26,6 +29,80 @@ void Checker::check_convert_index(const Items& items, const Spec& spec) {
   else if (spec.shape != Shape::Flat)
     error(loc, what + " does not go with 'shape = " + to_string(spec.shape) +
                    "' yet: index-aware inputs are flat device scans only");
+}
+
+// The parameters every scatter function may take, in this order (a function
+// takes the first 1 to 5): the input element, its index, its exclusive and
+// inclusive results, n.
+std::optional<Function> Checker::scatter_function(const ast::Item& item, const Spec& spec, const Type& result) {
+  if (!item.is_function || item.params.empty() || item.params.size() > 5) {
+    error(item.loc, "'" + item.key +
+                        "' is a function of the input element and, optionally, its index, its exclusive and "
+                        "inclusive results and n, in that order: write e.g. '" +
+                        item.key + "(x, i, exclusive, inclusive, n) = ...;' (1 to 5 parameters)");
+    return std::nullopt;
+  }
+  const Type u64 = Type::scalar(ScalarKind::U64);
+  const std::vector<Type> all = {spec.input, u64, spec.type, spec.type, u64};
+  return function(item, std::vector<Type>(all.begin(), all.begin() + static_cast<long>(item.params.size())), result,
+                  item.key);
+}
+
+// A fused output is a flat, forward device scan by decoupled look-back.
+void Checker::check_scatter_fits(const ast::Item& item, const Spec& spec) {
+  const std::string what = "'" + item.key + "' (a fused output)";
+  if (spec.level != Level::Device)
+    error(item.loc, what + " writes into a device scan's second output; add 'level = device;'");
+  else if (spec.algorithm != Algorithm::DecoupledLookback)
+    error(item.loc, what + " is made by the decoupled look-back kernel only; 'algorithm = " +
+                        std::string(to_string(spec.algorithm)) + "' has none" +
+                        (spec.deterministic ? " (deterministic = true with floats chooses reduce_then_scan)" : ""));
+  else if (spec.segments != Segments::None)
+    error(item.loc, what + " does not go with 'segments' yet: fused outputs are flat device scans only");
+  else if (spec.shape != Shape::Flat)
+    error(item.loc, what + " does not go with 'shape = " + to_string(spec.shape) +
+                        "' yet: fused outputs are flat device scans only");
+  else if (spec.reverse)
+    error(item.loc, what + " does not go with 'reverse = true' yet");
+  else if (spec.running_total)
+    error(item.loc, what + " does not go with 'outputs = running_total' yet; 'outputs = aggregate' gives the total");
+}
+
+void Checker::check_scatter(const Items& items, Spec& spec) {
+  auto find_item = [&](const char* key) -> const ast::Item* {
+    auto it = items.find(key);
+    return it == items.end() ? nullptr : it->second;
+  };
+  const ast::Item* value = find_item("scatter");
+  const ast::Item* at = find_item("scatter_at");
+  const ast::Item* when = find_item("scatter_if");
+  const ast::Item* type = find_item("scatter_type");
+  if (type && !value) {
+    error(type->loc,
+          "'scatter_type' is the element type of a fused output; add 'scatter(...) = value;' and "
+          "'scatter_at(...) = position;' or drop it");
+    return;
+  }
+  if (!value && !at && !when) return;
+  if (!value || !at) {
+    const ast::Item* given = value ? value : at ? at : when;
+    error(given->loc, std::string("a fused output needs both 'scatter(...) = value;' and 'scatter_at(...) = "
+                                  "position;' (a u64); missing: ") +
+                          (!value && !at ? "both"
+                           : !value      ? "'scatter'"
+                                         : "'scatter_at'"));
+    return;
+  }
+  if (!spec.type.valid() || !spec.input.valid()) return;
+  check_scatter_fits(*value, spec);
+  spec.scatter_type = spec.input;
+  if (type) {
+    if (const ast::Expr* v = single_value(*type)) spec.scatter_type = resolve_type_value(*v, "scatter_type");
+    if (!spec.scatter_type.valid()) return;
+  }
+  spec.scatter = scatter_function(*value, spec, spec.scatter_type);
+  spec.scatter_at = scatter_function(*at, spec, Type::scalar(ScalarKind::U64));
+  if (when) spec.scatter_if = scatter_function(*when, spec, Type::scalar(ScalarKind::Bool));
 }
 
 }  // namespace scangen::dsl::checking

@@ -152,6 +152,9 @@ class Checker {
   // ---- fused inputs (checker_fused.cpp) ----
   static std::vector<Type> convert_parameter_types(const ast::Item& convert, const Spec& spec);
   void check_convert_index(const Items& items, const Spec& spec);
+  std::optional<Function> scatter_function(const ast::Item& item, const Spec& spec, const Type& result);
+  void check_scatter_fits(const ast::Item& item, const Spec& spec);
+  void check_scatter(const Items& items, Spec& spec);
 
   Diagnostics& diags_;
   std::map<std::string, const ast::TypeDecl*> type_decls_;

@@ -110,7 +110,11 @@ Items Checker::collect_items(const ast::ScanDecl& scan) {
                                                  "key",
                                                  "key_equal",
                                                  "shape",
-                                                 "head_flags"};
+                                                 "head_flags",
+                                                 "scatter",
+                                                 "scatter_at",
+                                                 "scatter_if",
+                                                 "scatter_type"};
   Items items;
   for (const ast::Item& item : scan.items) {
     if (std::find(kKeys.begin(), kKeys.end(), item.key) == kKeys.end()) {
@@ -151,6 +155,7 @@ Spec Checker::check_scan(const ast::ScanDecl& scan) {
   check_head_flags(items, spec);  // checker_segments.cpp
   check_shape(items, spec);
   check_convert_index(items, spec);  // checker_fused.cpp
+  check_scatter(items, spec);        // checker_fused.cpp
   return spec;
 }
 

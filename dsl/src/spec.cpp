@@ -452,6 +452,11 @@ std::string Spec::to_string() const {
   out += segments_to_string(*this);
   if (head_flags) out += "  head_flags = true;\n";  // only when set: other specs' text (and hash) as before
   if (shape != Shape::Flat) out += std::string("  shape = ") + dsl::to_string(shape) + ";\n";
+  // Fused outputs, only when set: other specs' text (and hash) as before.
+  if (scatter_if) out += "  " + function_to_string("scatter_if", *scatter_if) + "\n";
+  if (scatter_at) out += "  " + function_to_string("scatter_at", *scatter_at) + "\n";
+  if (scatter) out += "  " + function_to_string("scatter", *scatter) + "\n";
+  if (scatter) out += "  scatter_type = " + scatter_type.name() + ";\n";
   out += "}\n";
   return out;
 }
@@ -470,7 +475,9 @@ bool operator==(const Spec& a, const Spec& b) {
          a.deterministic == b.deterministic && a.init_exclusive_only == b.init_exclusive_only &&
          a.reverse == b.reverse && a.segments == b.segments && a.head_flags == b.head_flags &&
          (a.segments != Segments::Offsets || a.offset == b.offset) &&
-         (a.segments != Segments::Keys || (a.key == b.key && a.key_equal == b.key_equal)) && a.shape == b.shape;
+         (a.segments != Segments::Keys || (a.key == b.key && a.key_equal == b.key_equal)) && a.shape == b.shape &&
+         a.scatter == b.scatter && a.scatter_at == b.scatter_at && a.scatter_if == b.scatter_if &&
+         (!a.scatter || a.scatter_type == b.scatter_type);
 }
 
 }  // namespace scangen::dsl

@@ -225,7 +225,8 @@ std::string register_type(dsl::ScalarKind k) { return k == dsl::ScalarKind::F16 
 
 std::string struct_name(std::string_view prefix, const dsl::StructType& s) {
   // P_T, P_combine, P_<S>_make ... are the preamble's own names.
-  constexpr std::string_view kTaken[] = {"T", "In", "combine", "identity", "init", "convert"};
+  constexpr std::string_view kTaken[] = {"T",    "In",      "Out",           "combine",    "identity",
+                                         "init", "convert", "scatter_value", "scatter_at", "scatter_if"};
   const std::string_view make = "_make", check = "_has_scangen_layout";
   auto ends_with = [&](std::string_view suffix) {
     return s.name.size() >= suffix.size() && s.name.compare(s.name.size() - suffix.size(), suffix.size(), suffix) == 0;

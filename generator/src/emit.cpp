@@ -76,6 +76,7 @@ void scan_part(const Plan& p, const BackendEmitter& be, Holes& scan) {
   // The mirror's end: n rounded up to whole blocks, or n itself for segmented scans (their padding stays last).
   holes.when("mirror_blocks", !p.segmented.on()).when("mirror_exact", p.segmented.on());
   holes.when("indexed", p.convert_index);    // the loads pass convert the element's index
+  holes.when("scatter", p.scatter);          // fused outputs (device_lookback.h)
   holes.when("tile_prefix", p.tile_prefix);  // the OpenCL look-back without an input (device_tile_prefix.h)
   for (const std::string& t : p.templates) {
     Holes& each = part.add("template");

@@ -51,6 +51,7 @@ struct Scan {
   std::vector<std::string> outputs;  // "out", or "inclusive" and "exclusive"
   std::string aggregate;             // "aggregate" (device), "aggregates" (warp, block), "" without
   bool running_total = false;
+  bool scatter = false;    // fused outputs: `scattered`, n elements of P_Out, after the outputs
   uint64_t per_block = 0;  // elements per block: the tile, or segment x groups per block
   int threads = 0;
   uint64_t ws_base = 0, ws_per_tile = 0;  // workspace bytes: base + tiles x per tile
@@ -103,6 +104,7 @@ Scan describe_scan(const Plan& p) {
   c.shape = p.shape;
   if (p.outputs.aggregate) c.aggregate = c.device && c.shape == dsl::Shape::Flat ? "aggregate" : "aggregates";
   c.running_total = p.outputs.running_total;
+  c.scatter = p.scatter;
   c.threads = p.block_threads;
   if (c.device) {
     c.per_block = p.tile;
@@ -146,6 +148,7 @@ void scan_holes(Holes& h, const Scan& c) {
       .set("SG_P", c.P)
       .set("SG_T", c.T)
       .set("SG_IN", c.In)
+      .set("SG_OUT", p.names.out_type)
       .set("SG_FUNCTION", c.function)
       .set("SG_FROM", p.spec.file.empty() ? "" : " (" + p.spec.file + ")")
       .set("SG_LEVEL", dsl::to_string(p.level))
@@ -171,7 +174,8 @@ void scan_holes(Holes& h, const Scan& c) {
       .when("one_kernel", !c.device || c.lookback)
       .when("aggregate", !c.aggregate.empty() && !c.segmented)
       .when("running_total", c.running_total)
-      .when("tile_prefix", p.tile_prefix);
+      .when("tile_prefix", p.tile_prefix)
+      .when("scatter", c.scatter);
   // Device scans write the aggregate and the running total even for n == 0.
   const bool writes_when_empty = c.device && (!c.aggregate.empty() || c.running_total);
   h.when("writes_when_empty", writes_when_empty).when("returns_when_empty", !writes_when_empty);
@@ -184,12 +188,16 @@ std::string host_types(const Scan& c) {
   const dsl::Spec& s = c.plan->spec;
   Holes h;
   scan_holes(h, c);
-  h.set("SG_SCALAR_TYPES", ScalarLibrary(Backend::Cuda).scalar_typedefs(mentions_f64(s.type) || mentions_f64(s.input)))
+  h.set("SG_SCALAR_TYPES", ScalarLibrary(Backend::Cuda)
+                               .scalar_typedefs(mentions_f64(s.type) || mentions_f64(s.input) ||
+                                                (c.scatter && mentions_f64(s.scatter_type))))
       .set("SG_T_STORAGE", c_type(s.type, c.P, Form::Storage))
       .set("SG_IN_STORAGE", c_type(s.input, c.P, Form::Storage));
+  if (c.scatter) h.set("SG_OUT_STORAGE", c_type(s.scatter_type, c.P, Form::Storage));
   std::vector<std::shared_ptr<const dsl::StructType>> structs;
   dsl::collect_structs(s.type, structs);
   dsl::collect_structs(s.input, structs);
+  if (c.scatter) dsl::collect_structs(s.scatter_type, structs);
   std::set<const dsl::StructType*> seen;
   for (const auto& st : structs) {
     if (!seen.insert(st.get()).second) continue;
@@ -211,6 +219,7 @@ std::string host_types(const Scan& c) {
 std::vector<std::string> data_params(const Scan& c) {
   std::vector<std::string> v{"in"};
   v.insert(v.end(), c.outputs.begin(), c.outputs.end());
+  if (c.scatter) v.push_back("scattered");
   return v;
 }
 std::vector<std::string> result_params(const Scan& c) {
@@ -267,6 +276,8 @@ std::string argument(const Scan& c, const KernelParam& k, Backend b) {
       return "call.out_stride[" + std::to_string(k.dim) + "]";
     case ParamRole::AxisLanes:
       return "call.lanes";
+    case ParamRole::Scattered:
+      return "scattered";
   }
   throw std::logic_error("scangen: the host wrapper of scan '" + c.P + "' knows no role of parameter '" + k.name + "'");
 }
@@ -371,13 +382,16 @@ void wrapper_holes(Holes& h, const Scan& c, Backend b, size_t first) {
   h.set("SG_WORKSPACE_FUNCTION", fill_template("host/workspace_bytes.h", w)).set("SG_TYPES", host_types(c));
   const std::vector<std::string> data = data_params(c), results = result_params(c);
   if (cuda) {
-    std::vector<std::string> all = data;
+    // With a fused output, the scan's own output arrays may be null (none written).
+    const std::vector<std::string> needed = c.scatter ? std::vector<std::string>{"in", "scattered"} : data;
+    std::vector<std::string> all = needed;
     all.insert(all.end(), results.begin(), results.end());
     h.set("SG_PARAMS", "const " + c.In + "* in" + join(c.outputs, ", " + c.T + "* ", "", "") +
+                           (c.scatter ? ", " + c.plan->names.out_type + "* scattered" : "") +
                            join(results, ", " + c.T + "* ", "", "") + segment_param_list(c, true) + ", int64_t n" +
                            (c.device ? ", void* workspace, size_t workspace_bytes" : "") + ", cudaStream_t stream")
         .set("SG_NULL_ANY", join(all, "", " == nullptr", " || "))
-        .set("SG_NULL_DATA", join(data, "", " == nullptr", " || "))
+        .set("SG_NULL_DATA", join(needed, "", " == nullptr", " || "))
         .set("SG_NULL_RESULTS", join(results, "", " == nullptr", " || "));
   } else {
     h.set("SG_PARAMS", "cl_command_queue queue" + join(data, ", cl_mem ", "", "") + join(results, ", cl_mem ", "", "") +

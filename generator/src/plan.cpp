@@ -109,6 +109,11 @@ void decide_scan(Plan& p, const dsl::Spec& spec, const Target& target) {
   if (p.convert_index &&
       (p.level != Level::Device || spec.segments != dsl::Segments::None || spec.shape != dsl::Shape::Flat))
     fail(spec, "convert's index is given to flat device scans only");  // the checker's backstop
+  p.scatter = spec.has_scatter();
+  if (p.scatter &&
+      (p.level != Level::Device || p.algorithm != Algorithm::DecoupledLookback ||
+       spec.segments != dsl::Segments::None || spec.shape != dsl::Shape::Flat || spec.reverse || spec.running_total))
+    fail(spec, "fused outputs (scatter) are flat, forward decoupled look-back device scans only");  // the backstop
   decide_segmented(p);
 }
 
@@ -382,6 +387,8 @@ const char* to_string(ParamRole r) {
       return "out_stride";
     case ParamRole::AxisLanes:
       return "axis_lanes";
+    case ParamRole::Scattered:
+      return "scattered";
   }
   return "?";
 }

@@ -183,6 +183,15 @@ std::string to_string(const Plan& p) {
     line(o, "input",
          "convert(v, " + p.spec.convert->params[1] +
              ") takes each element's index in the array (u64) from the loads (template section 'indexed')");
+  if (p.scatter) {
+    const dsl::Spec& s = p.spec;
+    line(o, "fused output",
+         "each thread's items in order (template section 'scatter'): " +
+             (s.scatter_if ? "where scatter_if(...) holds" : std::string("for every element (no scatter_if)")) +
+             ", scatter(...) is written to scattered[scatter_at(...)] (" + s.scatter_type.name() +
+             "; a position >= n dropped), before the scan's results, which are not written when their arrays "
+             "are null");
+  }
   for (const Kernel& k : p.kernels) {
     line(o, "kernel",
          k.name + ", " + std::to_string(p.block_threads) + " threads per block" +

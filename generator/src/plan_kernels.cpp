@@ -49,6 +49,9 @@ void device_kernels(Plan& p) {
   if (p.status != StatusLayout::None) {
     Kernel k{n + "_scan_kernel", grid + " blocks", Grid::Tiles, {in}};
     k.params.insert(k.params.end(), outs.begin(), outs.end());
+    if (p.scatter)
+      k.params.push_back({R::Scattered, p.names.out_type + "*", "scattered",
+                          "n elements (not in): scatter(...) at scatter_at(...) where scatter_if(...) holds"});
     if (p.outputs.aggregate) k.params.push_back(aggregate);
     if (p.outputs.running_total) k.params.push_back(running);
     k.params.push_back(count);

@@ -34,12 +34,14 @@ std::vector<const dsl::Expr*> expressions(const dsl::Spec& spec) {
   if (spec.init) out.push_back(spec.init.get());
   if (spec.convert) out.push_back(spec.convert->body.get());
   if (spec.key_equal) out.push_back(spec.key_equal->body.get());
+  for (const auto* f : {&spec.scatter, &spec.scatter_at, &spec.scatter_if})
+    if (*f) out.push_back((*f)->body.get());
   return out;
 }
 
 bool needs_f64(const dsl::Spec& spec) {
   const auto exprs = expressions(spec);
-  return mentions_f64(spec.type) || mentions_f64(spec.input) ||
+  return mentions_f64(spec.type) || mentions_f64(spec.input) || (spec.scatter && mentions_f64(spec.scatter_type)) ||
          std::any_of(exprs.begin(), exprs.end(), [](const dsl::Expr* e) { return mentions_f64(e); });
 }
 
@@ -54,6 +56,7 @@ std::vector<std::shared_ptr<const dsl::StructType>> structs_of(const dsl::Spec& 
   std::vector<std::shared_ptr<const dsl::StructType>> out;
   dsl::collect_structs(spec.type, out);
   dsl::collect_structs(spec.input, out);
+  if (spec.scatter) dsl::collect_structs(spec.scatter_type, out);
   for (const dsl::Expr* e : expressions(spec)) collect_expr_structs(e, out);
   return out;
 }
@@ -93,6 +96,14 @@ std::string struct_definition(const dsl::StructType& st, const std::string& pref
   s += std::string(lib.function_qualifiers()) + " " + name + " " + name + "_make(" + parameter_list(types, params) +
        ") {\n  " + name + " r;\n" + body + "  return r;\n}\n";
   return s;
+}
+
+// A scatter function's C parameters: all five, the ones it does not name
+// under names of scangen's own (the kernel passes all five).
+std::vector<std::string> scatter_params(const FunctionBody& body) {
+  std::vector<std::string> names = body.params;
+  for (size_t i = names.size(); i < 5; ++i) names.push_back("scangen_unused_" + std::to_string(i));
+  return names;
 }
 
 // Appends text while counting lines, so that a #line directive can name the
@@ -142,11 +153,41 @@ class Writer {
   int first_line_;
 };
 
+// Fused outputs: P_scatter_value, P_scatter_at and P_scatter_if (true when
+// not written), each of the five parameters (x, i, exclusive, inclusive, n).
+// The bodies are translated before the library's definitions are written.
+struct ScatterBodies {
+  FunctionBody value, at, when;
+};
+
+ScatterBodies translate_scatter(const dsl::Spec& spec, ScalarLibrary& lib) {
+  ScatterBodies b{translate_function(*spec.scatter, spec.name, lib),
+                  translate_function(*spec.scatter_at, spec.name, lib),
+                  FunctionBody{{}, {{dsl::SourceLoc{}, "return true;"}}}};
+  if (spec.scatter_if) b.when = translate_function(*spec.scatter_if, spec.name, lib);
+  return b;
+}
+
+void write_scatter(Writer& w, const dsl::Spec& spec, const ScatterBodies& b, const ScalarLibrary& lib) {
+  const PreambleNames names = preamble_names(spec);
+  const std::string fn = std::string(lib.function_qualifiers()) + " ";
+  const std::vector<std::string> types = {names.input_type, "scangen_u64", names.value_type, names.value_type,
+                                          "scangen_u64"};
+  auto write = [&](const FunctionBody& body, const std::string& result, const std::string& name) {
+    w.function(fn + result + " " + spec.name + "_" + name + "(" + parameter_list(types, scatter_params(body)) + ")",
+               body);
+  };
+  write(b.value, names.out_type, "scatter_value");
+  write(b.at, "scangen_u64", "scatter_at");
+  write(b.when, "bool", "scatter_if");
+}
+
 }  // namespace
 
 PreambleNames preamble_names(const dsl::Spec& spec) {
   const std::string& p = spec.name;
-  return {p + "_T", p + "_In", p + "_combine", p + "_identity", p + "_init", p + "_convert", p + "_key_equal"};
+  return {p + "_T",    p + "_In",      p + "_combine",   p + "_identity",
+          p + "_init", p + "_convert", p + "_key_equal", p + "_Out"};
 }
 
 const char* exact_float_options(Backend backend) {
@@ -169,6 +210,8 @@ std::string emit_preamble(const dsl::Spec& spec, Backend backend, const Preamble
   std::optional<FunctionBody> key_equal;
   if (spec.segments == dsl::Segments::Keys && spec.key_equal)
     key_equal = translate_function(*spec.key_equal, prefix, lib);
+  std::optional<ScatterBodies> scatter;
+  if (spec.scatter) scatter = translate_scatter(spec, lib);
 
   const std::string source_name =
       options.source_name.empty() ? spec.name + source_extension(backend) : options.source_name;
@@ -208,6 +251,10 @@ std::string emit_preamble(const dsl::Spec& spec, Backend backend, const Preamble
     // key_equal(a, b): a is the key before, b the element's own.
     const std::string K = c_type(dsl::Type::scalar(spec.key), prefix, Form::Storage);
     w.function(fn + " bool " + names.key_equal + "(" + parameter_list({K, K}, key_equal->params) + ")", *key_equal);
+  }
+  if (scatter) {
+    w << "typedef " + c_type(spec.scatter_type, prefix, Form::Storage) + " " + names.out_type + ";\n";
+    write_scatter(w, spec, *scatter, lib);
   }
   return w.take();
 }

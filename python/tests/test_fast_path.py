@@ -84,7 +84,7 @@ def test_same_errors(monkeypatch, path):  # noqa: F811
         lambda: scan(path.put(m), axis=2),
         lambda: scan(path.put(m), axis=True),
         lambda: scan(path.put(m), axis=1.0),
-        lambda: scan(path.put(m), axis=0, reverse=True),
+        lambda: scan(path.put(m), axis=-3),
         lambda: scan(path.put(np.zeros((), np.int32))),
         lambda: scan(path.put(m), out=path.put(np.zeros(12, np.int32))),
         lambda: scangen.cumsum((path.put(x), path.put(x))),                      # shorthands: a tuple

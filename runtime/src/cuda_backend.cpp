@@ -155,6 +155,8 @@ void check_ranges(const Driver& d, const generator::Plan& p, const Scan::CudaArg
   check_range(a.exclusive, "exclusive", call.out_count, p.element_bytes, t);
   check_range(a.aggregate, "aggregate", call.aggregate_count, p.element_bytes, t);
   check_range(a.running_total, "running_total", 1, p.element_bytes, t);
+  if (p.scatter)
+    check_range(a.scattered, "scattered", call.out_count, p.spec.scatter_type.size(), p.spec.scatter_type.name());
   if (a.workspace) check_range(a.workspace, "workspace", call.workspace_bytes, 1, "workspace byte");
   // Segmented scans (the aggregates of flags and keys count segments the host does not know).
   const generator::Plan::Segmented& g = p.segmented;
@@ -226,6 +228,7 @@ void Scan::run(const CudaArgs& a) const {
   runtime::detail::check_outputs(p, a.in, a.inclusive, a.exclusive,
                                  p.segmented.on() ? a.segment_aggregates != nullptr : a.aggregate != nullptr,
                                  a.running_total, call.elements);
+  runtime::detail::check_scattered(p, a.scattered != nullptr, a.in != nullptr && a.in == a.scattered, call.elements);
   // The tier's module, read once: every launch of this call uses it.
   const runtime::detail::CudaModule& module = *st.cu_current.load(std::memory_order_acquire);
   std::lock_guard<std::mutex> lock(st.mutex);
@@ -235,7 +238,8 @@ void Scan::run(const CudaArgs& a) const {
   CUstream stream = static_cast<CUstream>(a.stream);
   CUdeviceptr in = reinterpret_cast<CUdeviceptr>(a.in), inc = reinterpret_cast<CUdeviceptr>(a.inclusive),
               exc = reinterpret_cast<CUdeviceptr>(a.exclusive), agg = reinterpret_cast<CUdeviceptr>(a.aggregate),
-              run_total = reinterpret_cast<CUdeviceptr>(a.running_total);
+              run_total = reinterpret_cast<CUdeviceptr>(a.running_total),
+              scattered = reinterpret_cast<CUdeviceptr>(a.scattered);
   CUdeviceptr flags = reinterpret_cast<CUdeviceptr>(a.segment_flags),
               offsets = reinterpret_cast<CUdeviceptr>(a.segment_offsets), keys = reinterpret_cast<CUdeviceptr>(a.keys),
               seg_agg = reinterpret_cast<CUdeviceptr>(a.segment_aggregates);
@@ -272,6 +276,8 @@ void Scan::run(const CudaArgs& a) const {
         return &segment_count;
       case generator::ParamRole::SegmentKeys:
         return &keys;
+      case generator::ParamRole::Scattered:
+        return &scattered;
       default:  // the shape's roles
         if (shape_values.size() == shape_values.capacity()) break;
         shape_values.push_back(call.shape.value(param));

@@ -215,6 +215,8 @@ void check_buffers(const generator::Plan& p, const Scan::OpenCLArgs& a, const ru
   check_buffer(a.exclusive, "exclusive", call.out_count, p.element_bytes, t);
   check_buffer(a.aggregate, "aggregate", call.aggregate_count, p.element_bytes, t);
   check_buffer(a.running_total, "running_total", 1, p.element_bytes, t);
+  if (p.scatter)
+    check_buffer(a.scattered, "scattered", call.out_count, p.spec.scatter_type.size(), p.spec.scatter_type.name());
   // Segmented scans (the aggregates of flags and keys count segments the host does not know).
   const generator::Plan::Segmented& g = p.segmented;
   check_buffer(a.segment_flags, "segment_flags", a.n, 1, "u8");
@@ -315,6 +317,7 @@ void Scan::run(const OpenCLArgs& a) const {
   runtime::detail::check_outputs(p, a.in, a.inclusive, a.exclusive,
                                  p.segmented.on() ? a.segment_aggregates != nullptr : a.aggregate != nullptr,
                                  a.running_total, call.elements);
+  runtime::detail::check_scattered(p, a.scattered != nullptr, a.in == a.scattered, call.elements);
   check_buffers(p, a, call);
   std::lock_guard<std::mutex> lock(st.mutex);
   cl_command_queue queue = a.queue ? a.queue : st.rt->cl_queue;
@@ -353,6 +356,8 @@ void Scan::run(const OpenCLArgs& a) const {
         return {sizeof segment_count, &segment_count};
       case generator::ParamRole::SegmentKeys:
         return {sizeof(cl_mem), &a.keys};
+      case generator::ParamRole::Scattered:
+        return {sizeof(cl_mem), &a.scattered};
       default:  // the shape's roles
         if (shape_values.size() == shape_values.capacity()) break;
         shape_values.push_back(call.shape.value(param));

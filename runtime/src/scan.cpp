@@ -56,12 +56,23 @@ void check_outputs(const generator::Plan& p, bool in, bool inc, bool exc, bool a
     if (!wanted && given) fail(who + "an " + name + " output was given, but the spec has none (" + why + ")");
   };
   const std::string mode = std::string("mode = ") + dsl::to_string(p.spec.mode);
-  need(inc, o.inclusive, false, "inclusive", mode);
-  need(exc, o.exclusive, false, "exclusive", mode);
+  // With a fused output, the scan's own results may be left out: all of them null.
+  const bool fused_only = p.scatter && !inc && !exc;
+  need(inc, o.inclusive && !fused_only, false, "inclusive", mode);
+  need(exc, o.exclusive && !fused_only, false, "exclusive", mode);
   need(agg, o.aggregate, true, "aggregate",
        o.aggregate ? "outputs lists aggregate" : "outputs does not list aggregate");
   need(run, o.running_total, true, "running_total",
        o.running_total ? "outputs lists running_total" : "outputs does not list running_total");
+}
+
+void check_scattered(const generator::Plan& p, bool given, bool is_input, uint64_t n) {
+  const std::string who = "scan '" + p.spec.name + "': ";
+  if (p.scatter && !given && n > 0)
+    fail(who + "the scattered output is null, but the spec has 'scatter(...)' (n elements of " +
+         p.spec.scatter_type.name() + ")");
+  if (!p.scatter && given) fail(who + "a scattered output was given, but the spec has no 'scatter(...)'");
+  if (given && is_input) fail(who + "the scattered output is the input; give another buffer");
 }
 
 void check_no_overflow(const generator::Plan& p, uint64_t count, uint64_t element, const std::string& type) {

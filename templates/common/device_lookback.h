@@ -13,6 +13,32 @@
 // stream), so no status of an earlier call, or anything else the memory
 // held, is taken for one of this call.
 
+SG_BEGIN(scatter)
+// Fused outputs (Plan::scatter): each thread's items in order, with their
+// exclusive and inclusive results; where P_scatter_if(x, i, exclusive,
+// inclusive, n) holds, P_scatter_value(...) is written to element
+// P_scatter_at(...) of `scattered`, a position >= n dropped. The input
+// element is read again (the tile has just read it: a cache hit); this runs
+// before the tile's results are stored, so they may overwrite the input.
+SG_FN void SG_NAME(sg_scatter)(const SG_GLOBAL SG_IN* in, scangen_u64 first, scangen_u64 n, SG_T prefix,
+                               const SG_T* items, SG_GLOBAL SG_NAME(Out)* scattered) {
+  SG_T inc[SG_ITEMS], exc[SG_ITEMS];
+  SG_NAME(sg_items_from)(prefix, items, inc, exc);
+  const scangen_u64 mine = first + (scangen_u64)SG_THREAD() * SG_ITEMS;
+#pragma unroll
+  for (int k = 0; k < SG_ITEMS; ++k) {
+    const scangen_u64 i = mine + (scangen_u64)k;
+    if (i < n) {
+      const SG_IN x = in[i];
+      if (SG_NAME(scatter_if)(x, i, exc[k], inc[k], n)) {
+        const scangen_u64 at = SG_NAME(scatter_at)(x, i, exc[k], inc[k], n);
+        if (at < n) scattered[at] = SG_NAME(scatter_value)(x, i, exc[k], inc[k], n);
+      }
+    }
+  }
+}
+
+SG_END(scatter)
 #if SG_MIN_BLOCKS > 0
 SG_KERNEL SG_BOUNDS_MIN(SG_THREADS, SG_MIN_BLOCKS)
 #else
@@ -25,6 +51,9 @@ void SG_NAME(scan_kernel)(const SG_GLOBAL SG_IN* in,
 #if SG_EXCLUSIVE_OUT
                           SG_GLOBAL SG_T* exclusive,
 #endif
+SG_BEGIN(scatter)
+                          SG_GLOBAL SG_NAME(Out)* scattered,
+SG_END(scatter)
 #if SG_AGGREGATE_OUT
                           SG_GLOBAL SG_T* aggregate,
 #endif
@@ -65,6 +94,16 @@ SG_END(counter_by_last_group)
 #if SG_RUNNING_TOTAL || SG_SEEDED
   prefix = SG_COMBINE(seed, prefix);
 #endif
+SG_BEGIN(scatter)
+  SG_NAME(sg_scatter)(in, tile * SG_TILE, n, prefix, items, scattered);
+  // The scan's own results are written unless their arrays are null (the
+  // fused output instead of them); the pointers are the same in every thread.
+#if SG_INCLUSIVE_OUT
+  if (inclusive != 0) {
+#else
+  if (exclusive != 0) {
+#endif
+SG_END(scatter)
 
 #if SG_INCLUSIVE_OUT && SG_EXCLUSIVE_OUT
   SG_T inc[SG_ITEMS], exc[SG_ITEMS];
@@ -79,6 +118,9 @@ SG_END(counter_by_last_group)
   SG_NAME(sg_items_from)(prefix, items, 0, exc);
   SG_NAME(sg_store)(exclusive, tile * SG_TILE, n, exc, exchange);
 #endif
+SG_BEGIN(scatter)
+  }
+SG_END(scatter)
 
 #if SG_AGGREGATE_OUT || SG_RUNNING_TOTAL
   if (tile == tiles - 1 && SG_THREAD() == 0) {

@@ -71,6 +71,12 @@ SG_END(reduce_then_scan)
 SG_BEGIN(aggregate)
 // *aggregate receives the total of the n elements, without init.
 SG_END(aggregate)
+SG_BEGIN(scatter)
+// scattered (n elements of SG_OUT, not overlapping in): where SG_NAME(scatter_if)(x, i, exclusive,
+// inclusive, n) holds, element SG_NAME(scatter_at)(...) receives SG_NAME(scatter_value)(...) (a
+// position >= n is dropped); every other element keeps what it held. The scan's own output
+// arrays may be null, all of them: then only the fused output is written.
+SG_END(scatter)
 SG_BEGIN(running_total)
 // *running_total is the seed of the call and receives the seed combined with the total.
 SG_END(running_total)

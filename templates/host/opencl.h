@@ -307,6 +307,12 @@ SG_END(reduce_then_scan)
 SG_BEGIN(aggregate)
 // aggregate receives the total of the n elements, without init (one element).
 SG_END(aggregate)
+SG_BEGIN(scatter)
+// scattered (n elements of SG_OUT, not overlapping in): where SG_NAME(scatter_if)(x, i, exclusive,
+// inclusive, n) holds, element SG_NAME(scatter_at)(...) receives SG_NAME(scatter_value)(...) (a
+// position >= n is dropped); every other element keeps what it held. The scan's own output
+// buffers may be NULL, all of them: then only the fused output is written.
+SG_END(scatter)
 SG_BEGIN(running_total)
 // running_total (one element) is the seed of the call and receives the seed combined with the total.
 SG_END(running_total)
@@ -345,8 +351,11 @@ SG_END(returns_when_empty)
   if (blocks > 2147483647u) return CL_INVALID_VALUE;
   cl_int status = scangen_opencl_check_buffer_v1(in, n, sizeof(SG_IN));
 SG_BEGIN(output)
-  if (status == CL_SUCCESS) status = scangen_opencl_check_buffer_v1(SG_OUTPUT, n, sizeof(SG_T));
+  if (status == CL_SUCCESSSG_BEGIN(scatter) && SG_OUTPUT != NULLSG_END(scatter)) status = scangen_opencl_check_buffer_v1(SG_OUTPUT, n, sizeof(SG_T));
 SG_END(output)
+SG_BEGIN(scatter)
+  if (status == CL_SUCCESS) status = scangen_opencl_check_buffer_v1(scattered, n, sizeof(SG_OUT));
+SG_END(scatter)
 SG_BEGIN(aggregate)
 SG_BEGIN(device)
   if (status == CL_SUCCESS) status = scangen_opencl_check_buffer_v1(aggregate, 1, sizeof(SG_T));

@@ -15,7 +15,8 @@ endfunction()
 
 file(REMOVE_RECURSE "${WORK_DIR}")
 file(MAKE_DIRECTORY "${WORK_DIR}")
-file(GLOB specs "${SOURCE_DIR}/examples/*.scan" "${SOURCE_DIR}/examples/own_kernel/*.scan")
+file(GLOB specs "${SOURCE_DIR}/examples/*.scan" "${SOURCE_DIR}/examples/own_kernel/*.scan"
+     "${SOURCE_DIR}/examples/select/*.scan")
 list(APPEND specs "${SOURCE_DIR}/tests/cli/host_wrappers.scan")
 
 set(cuda_sources "")

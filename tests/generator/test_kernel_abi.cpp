@@ -2,7 +2,7 @@
 // with their roles, and the runtime and the host wrappers bind arguments from
 // that list. These tests hold the templates to it: every kernel of every
 // sweep case (warp, block and device level, both device algorithms, every
-// mode, aggregates, running totals, u8 -> u32 input, the segmented scans) is emitted for CUDA and
+// mode, aggregates, running totals, u8 -> u32 input, the segmented scans, fused outputs) is emitted for CUDA and
 // OpenCL, the text is run through the C preprocessor (the template's #if
 // choices resolved), and the kernel's parameter names, in order, must be the
 // Plan's.
@@ -81,11 +81,28 @@ std::vector<scangen::dsl::Spec> shape_specs() {
   return specs;
 }
 
+// Fused outputs (scatter): every mode, with and without the aggregate.
+std::vector<scangen::dsl::Spec> scatter_specs() {
+  std::vector<scangen::dsl::Spec> specs;
+  for (const char* mode : {"inclusive", "exclusive", "both"})
+    for (const char* extra : {"", " outputs = aggregate;"}) {
+      const std::string text = std::string("scan s { type = u32; input = i16; convert(x) = x > 0 ? 1 : 0; op = add; ") +
+                               "scatter_if(x) = x > 0; scatter_at(x, i, e) = u64(e); scatter(x) = x; mode = " + mode +
+                               ";" + extra + " }";
+      scangen::dsl::Document doc = scangen::dsl::load("scatter.scan", text);
+      INFO(doc.diagnostics().render());
+      REQUIRE(doc.ok());
+      specs.push_back(doc.specs().at(0));
+    }
+  return specs;
+}
+
 void check_backend(Backend backend) {
   std::vector<scangen::test::ScanCase> cases = scangen::test::scan_cases(backend);
   for (scangen::test::ScanCase& c : scangen::test::device_cases(backend)) cases.push_back(std::move(c));
   for (scangen::test::ScanCase& c : scangen::test::segmented_cases(backend)) cases.push_back(std::move(c));
   for (const scangen::dsl::Spec& s : shape_specs()) cases.push_back(scangen::test::ScanCase{s, "int"});
+  for (const scangen::dsl::Spec& s : scatter_specs()) cases.push_back(scangen::test::ScanCase{s, "int"});
   int kernels = 0;
   for (const scangen::test::ScanCase& c : cases) {
     const Plan plan = scangen::generator::make_plan(c.spec, backend);

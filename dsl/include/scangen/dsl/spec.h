@@ -293,6 +293,17 @@ struct Spec {
   // `shape = rows;` / `shape = strided;` (device level, decoupled_lookback):
   // the run-time shape of the data. Printed only when not flat.
   Shape shape = Shape::Flat;
+  // Fused outputs (`scatter(...)`, `scatter_at(...)`, `scatter_if(...)`,
+  // flat decoupled look-back device scans): for each element i where
+  // scatter_if holds (always, without it), the value scatter(...) (of the
+  // input type) is written to element scatter_at(...) (a u64) of a second
+  // output of n elements of scatter_type (`scatter_type = T;`, the input type
+  // by default), a position >= n being dropped. Each takes up to five
+  // parameters, in this order: the input element, its index (u64), its
+  // exclusive and inclusive results (type) and n (u64). Printed only when set.
+  std::optional<Function> scatter, scatter_at, scatter_if;
+  Type scatter_type;  // the fused output's element type (valid with scatter)
+  bool has_scatter() const { return scatter.has_value(); }
 
   bool has_inclusive() const { return mode != Mode::Exclusive; }
   bool has_exclusive() const { return mode != Mode::Inclusive; }

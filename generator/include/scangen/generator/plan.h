@@ -65,6 +65,7 @@ enum class ParamRole : uint8_t {
   InStride,      // input stride of that dimension, in elements
   OutStride,     // output stride of that dimension, in elements
   AxisLanes,     // lines a tile of the axis kernel covers (a power of two dividing the block)
+  Scattered,     // P_Out*: n elements, the fused output that scatter writes (device level, flat)
 };
 const char* to_string(ParamRole r);
 
@@ -247,6 +248,10 @@ struct Plan {
   // Fused inputs: convert(v, i) takes the element's index in the array too
   // (flat device scans; the loads pass it, the template section `indexed`).
   bool convert_index = false;
+  // Fused outputs: scatter / scatter_at / scatter_if write a value per
+  // selected element into the Scattered parameter (flat decoupled look-back
+  // device scans; the template section `scatter` of device_lookback.h).
+  bool scatter = false;
 };
 
 // The plan of a scan for a target. Throws std::invalid_argument when the

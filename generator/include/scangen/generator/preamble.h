@@ -56,6 +56,7 @@ struct PreambleNames {
   std::string init;        // P_init
   std::string convert;     // P_convert
   std::string key_equal;   // P_key_equal (defined only with key_equal)
+  std::string out_type;    // P_Out: the fused output's element type (scatter_type), defined with scatter only
 };
 PreambleNames preamble_names(const dsl::Spec& spec);
 

@@ -80,6 +80,11 @@ class Evaluator {
   // are dense, row-major over `extents`; aggregates: one per line, row-major
   // over the other dimensions.
   Result scan_strided(const void* input, int rank, const uint64_t* extents, const uint64_t* strides, int axis) const;
+  // Fused outputs (spec.scatter, a flat device scan): writes into `out`, n
+  // elements of spec.scatter_type as the caller left them, what the kernel
+  // writes: for each i in order where scatter_if holds, scatter(...) at
+  // scatter_at(...) when that is below n. Returns how many were written.
+  uint64_t scatter(const void* input, uint64_t n, void* out) const;
 
  private:
   dsl::Spec spec_;

@@ -120,6 +120,9 @@ class Scan {
     void* exclusive = nullptr;
     void* aggregate = nullptr;      // outputs = aggregate (device: 1 element; else one per segment)
     void* running_total = nullptr;  // outputs = running_total: 1 element, read and written
+    // Fused outputs (`scatter(...)`): n elements of scatter_type, not
+    // overlapping `in`; only the elements scatter_at selects are written.
+    void* scattered = nullptr;
     uint64_t n = 0;
     void* workspace = nullptr;
     uint64_t workspace_size = 0;
@@ -185,6 +188,7 @@ class Scan {
     cl_mem exclusive = nullptr;
     cl_mem aggregate = nullptr;
     cl_mem running_total = nullptr;
+    cl_mem scattered = nullptr;  // fused outputs: as for CudaArgs
     uint64_t n = 0;
     cl_mem workspace = nullptr;  // null: managed by the Scan; else as for CudaArgs
     uint64_t workspace_size = 0;

@@ -1,0 +1,162 @@
+// Stream compaction, the indices of nonzero bytes and a partition in one pass
+// each, through the OpenCL host wrappers that `scangen emit --header` writes
+// for select_positive.scan, select_indices.scan and partition.scan, on the first OpenCL device (PoCL on the CPU), each checked
+// against a plain loop: the selected elements in order, their count, the
+// rejected ones from the end in reverse order (partition), and the poison
+// past the selected count left as it was (select). Exit 0 when all is right.
+#define CL_TARGET_OPENCL_VERSION 120
+#include <CL/cl.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "partition_opencl.h"
+#include "select_indices_opencl.h"
+#include "select_positive_opencl.h"
+
+namespace {
+
+int failures = 0;
+void expect(bool ok, const char* what, uint64_t n) {
+  if (!ok) {
+    std::fprintf(stderr, "FAILED: %s (n = %llu)\n", what, static_cast<unsigned long long>(n));
+    ++failures;
+  }
+}
+
+struct Device {
+  cl_context ctx = nullptr;
+  cl_command_queue q = nullptr;
+  template <typename T>
+  cl_mem buffer(std::vector<T> v) {
+    cl_int err = CL_SUCCESS;
+    if (v.empty()) v.resize(1);
+    cl_mem m = clCreateBuffer(ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, v.size() * sizeof(T), v.data(), &err);
+    if (err != CL_SUCCESS) std::fprintf(stderr, "clCreateBuffer: %d\n", err);
+    return m;
+  }
+  cl_mem workspace(size_t bytes) {
+    cl_int err = CL_SUCCESS;
+    return clCreateBuffer(ctx, CL_MEM_READ_WRITE, bytes ? bytes : 1, nullptr, &err);
+  }
+  template <typename T>
+  std::vector<T> read(cl_mem m, size_t n) {
+    std::vector<T> v(n);
+    if (clEnqueueReadBuffer(q, m, CL_TRUE, 0, n * sizeof(T), v.data(), 0, nullptr, nullptr) != CL_SUCCESS)
+      std::fprintf(stderr, "clEnqueueReadBuffer failed\n");
+    clReleaseMemObject(m);
+    return v;
+  }
+};
+
+constexpr uint64_t kPad = 7;
+const float kPoisonF = -12345.0f;
+const int32_t kPoisonI = -999999;
+
+// The positive values of x in order and their count; no prefix array (NULL).
+void select_positive(Device& d, uint64_t n, std::mt19937& rng) {
+  std::uniform_real_distribution<float> value(-1.0f, 1.0f);
+  std::vector<float> x(n);
+  for (float& v : x) v = value(rng);
+  cl_mem in = d.buffer(x), out = d.buffer(std::vector<float>(n + kPad, kPoisonF)),
+         count = d.buffer(std::vector<uint32_t>(1, 0xABABABABu)),
+         ws = d.workspace(select_positive_opencl_workspace_bytes(static_cast<int64_t>(n)));
+  const cl_int err = select_positive_exclusive(d.q, in, nullptr, out, count, static_cast<int64_t>(n), ws);
+  expect(err == CL_SUCCESS, "select_positive_exclusive returned an error", n);
+  std::vector<float> want(n + kPad, kPoisonF);
+  uint32_t selected = 0;
+  for (float v : x)
+    if (v > 0.0f) want[selected++] = v;
+  expect(d.read<uint32_t>(count, 1)[0] == selected, "select: the count", n);
+  const std::vector<float> got = d.read<float>(out, n + kPad);
+  expect(std::memcmp(got.data(), want.data(), want.size() * sizeof(float)) == 0,
+         "select: the selected values in order, the rest of the buffer untouched", n);
+  clReleaseMemObject(in);
+  clReleaseMemObject(ws);
+}
+
+// Values below 100 first in order, the others from the end in reverse order;
+// the exclusive counts are written too (beside the fused output).
+void partition(Device& d, uint64_t n, std::mt19937& rng) {
+  std::uniform_int_distribution<int32_t> value(0, 199);
+  std::vector<int32_t> x(n);
+  for (int32_t& v : x) v = value(rng);
+  cl_mem in = d.buffer(x), out = d.buffer(std::vector<int32_t>(n + kPad, kPoisonI)),
+         before = d.buffer(std::vector<uint32_t>(n + kPad, 0xABABABABu)),
+         count = d.buffer(std::vector<uint32_t>(1, 0xABABABABu)),
+         ws = d.workspace(partition_small_opencl_workspace_bytes(static_cast<int64_t>(n)));
+  const cl_int err = partition_small_exclusive(d.q, in, before, out, count, static_cast<int64_t>(n), ws);
+  expect(err == CL_SUCCESS, "partition_small_exclusive returned an error", n);
+  std::vector<int32_t> want(n + kPad, kPoisonI);
+  std::vector<uint32_t> want_before(n + kPad, 0xABABABABu);
+  uint32_t selected = 0;
+  uint64_t rejected = 0;
+  for (uint64_t i = 0; i < n; ++i) {
+    want_before[i] = selected;
+    if (x[i] < 100)
+      want[selected++] = x[i];
+    else
+      want[n - 1 - rejected++] = x[i];
+  }
+  expect(d.read<uint32_t>(count, 1)[0] == selected, "partition: the count", n);
+  expect(d.read<int32_t>(out, n + kPad) == want, "partition: selected in order, then the rest reversed", n);
+  expect(d.read<uint32_t>(before, n + kPad) == want_before, "partition: the exclusive counts", n);
+  clReleaseMemObject(in);
+  clReleaseMemObject(ws);
+}
+
+// The indices of the nonzero bytes, as u64, and their count (u64).
+void nonzero(Device& d, uint64_t n, std::mt19937& rng) {
+  std::uniform_int_distribution<int> value(0, 3);
+  std::vector<uint8_t> x(n);
+  for (uint8_t& v : x) v = static_cast<uint8_t>(value(rng) == 0 ? 0 : value(rng) + 1);
+  const uint64_t poison = 0xABABABABABABABABull;
+  cl_mem in = d.buffer(x), out = d.buffer(std::vector<uint64_t>(n + kPad, poison)),
+         count = d.buffer(std::vector<uint64_t>(1, poison)),
+         ws = d.workspace(nonzero_indices_opencl_workspace_bytes(static_cast<int64_t>(n)));
+  const cl_int err = nonzero_indices_exclusive(d.q, in, nullptr, out, count, static_cast<int64_t>(n), ws);
+  expect(err == CL_SUCCESS, "nonzero_indices_exclusive returned an error", n);
+  std::vector<uint64_t> want(n + kPad, poison);
+  uint64_t selected = 0;
+  for (uint64_t i = 0; i < n; ++i)
+    if (x[i] != 0) want[selected++] = i;
+  expect(d.read<uint64_t>(count, 1)[0] == selected, "nonzero: the count", n);
+  expect(d.read<uint64_t>(out, n + kPad) == want, "nonzero: the indices in order, the rest untouched", n);
+  clReleaseMemObject(in);
+  clReleaseMemObject(ws);
+}
+
+}  // namespace
+
+int main() {
+  cl_platform_id platform = nullptr;
+  cl_device_id device = nullptr;
+  if (clGetPlatformIDs(1, &platform, nullptr) != CL_SUCCESS ||
+      clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 1, &device, nullptr) != CL_SUCCESS) {
+    std::fprintf(stderr, "no OpenCL device\n");
+    return 1;
+  }
+  Device d;
+  cl_int err = CL_SUCCESS;
+  d.ctx = clCreateContext(nullptr, 1, &device, nullptr, nullptr, &err);
+  d.q = clCreateCommandQueue(d.ctx, device, 0, &err);
+  std::random_device rd;
+  const unsigned seed = rd();
+  std::mt19937 rng(seed);
+  for (uint64_t n : {0ull, 1ull, 2ull, 4095ull, 4096ull, 4097ull, 65537ull, 1000003ull}) {
+    select_positive(d, n, rng);
+    nonzero(d, n, rng);
+    partition(d, n, rng);
+  }
+  clReleaseCommandQueue(d.q);
+  clReleaseContext(d.ctx);
+  if (failures) {
+    std::fprintf(stderr, "%d check(s) failed (seed %u)\n", failures, seed);
+    return 1;
+  }
+  std::printf("select, nonzero indices and partition: every result matches the loop\n");
+  return 0;
+}

@@ -1,0 +1,228 @@
+// Fused outputs on a device (docs/dsl.md §5.13): select (copy_if) and
+// partition specs over every element type and a struct, with u32 and u64
+// counts, the indices of selected elements (scatter_type = u64), a dense
+// output of a seeded non-commutative scan (both results, i and n), the sizes, the selection ratios and the check of
+// every output against the CPU reference and a plain loop; shared by the OpenCL run (test_select_opencl.cpp, PoCL here)
+// and the CUDA run (test_select_cuda.cpp). Every output is poisoned past n too, and the scattered output everywhere:
+// what a select does not write must keep its poison.
+#pragma once
+
+#include <catch2/catch.hpp>
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "scangen/reference/reference.h"
+#include "scangen/runtime/runtime.h"
+
+namespace scangen::test::select {
+
+constexpr uint8_t kPoison = 0xAB;
+constexpr uint64_t kPad = 17;  // poisoned elements past each output's end
+
+// The input types, with the predicate each spec writes: the low bit of an
+// integer, the sign of a float, the low bit of a struct's key (a struct
+// without padding, so that whole elements compare byte for byte).
+struct InputType {
+  std::string name;  // scalar name, or "S" (the struct below)
+  bool is_float = false;
+};
+inline std::vector<InputType> input_types() {
+  return {{"i8"}, {"u8"}, {"i16"}, {"u16"}, {"i32"}, {"u32"}, {"i64"}, {"u64"}, {"f32", true}, {"f64", true}, {"S"}};
+}
+
+inline std::string predicate(const InputType& t) {
+  if (t.name == "S") return "(x.key & 1) == 1";
+  return t.is_float ? "x > 0.0" : "(x & 1) == 1";
+}
+
+// `partition`: selected first in order, the rest from the end in reverse
+// order (CUB's DevicePartition::If); else select (copy_if). The count's type
+// is u32 or u64.
+inline std::string spec_text(const InputType& t, bool partition, const std::string& count) {
+  const std::string name = std::string(partition ? "partition_" : "select_") + t.name + "_" + count;
+  const std::string p = predicate(t);
+  std::string s = t.name == "S" ? "type S { key: i32, tag: u8, mark: u8, w: u16, val: f64 }\n" : "";
+  s += "scan " + name + " { input = " + t.name + "; type = " + count + "; convert(x) = " + p +
+       " ? 1 : 0; op = add; mode = exclusive; outputs = aggregate; ";
+  if (partition)
+    s += "scatter_at(x, i, before, after, n) = " + p + " ? u64(before) : n - 1 - (i - u64(before)); ";
+  else
+    s += "scatter_if(x) = " + p + "; scatter_at(x, i, before) = u64(before); ";
+  return s + "scatter(x) = x; }";
+}
+
+// Select the indices of the selected elements (as numpy.nonzero): a fused
+// output of another type than the input, u64.
+inline std::string indices_text(const InputType& t, const std::string& count) {
+  std::string s = t.name == "S" ? "type S { key: i32, tag: u8, mark: u8, w: u16, val: f64 }\n" : "";
+  const std::string p = predicate(t);
+  return s + "scan indices_" + t.name + "_" + count + " { input = " + t.name + "; type = " + count +
+         "; convert(x) = " + p + " ? 1 : 0; op = add; mode = exclusive; outputs = aggregate; scatter_if(x) = " + p +
+         "; scatter_at(x, i, before) = u64(before); scatter(x, i) = i; scatter_type = u64; }";
+}
+inline bool selects_indices(const dsl::Spec& s) { return s.name.rfind("indices_", 0) == 0; }
+
+// A dense fused output beside nothing (the test passes no prefix array): each
+// element's value from x, i, both seeded results of a non-commutative
+// operator and n, at position i; checked against the reference alone.
+inline std::string dense_text() {
+  return "type A { a: u32, b: u32 }\n"
+         "scan dense_affine { type = A; input = u32; convert(v, i) = A { a: v | 1, b: u32(i) ^ v };"
+         " combine(x, y) = A { a: x.a * y.a, b: x.b * y.a + y.b }; identity = A { a: 1, b: 0 }; mode = both;"
+         " init = A { a: 3, b: 7 }; outputs = aggregate; scatter_type = u64; scatter_at(x, i) = i;"
+         " scatter(x, i, e, p, n) = u64(e.a) * 1000003 + u64(e.b) * 31 + u64(p.b) + u64(x) * n + i; }";
+}
+inline bool is_dense(const dsl::Spec& s) { return s.name.rfind("dense_", 0) == 0; }
+
+inline std::vector<std::string> specs() {
+  std::vector<std::string> v;
+  int k = 0;
+  for (const InputType& t : input_types())
+    for (bool partition : {false, true}) v.push_back(spec_text(t, partition, (k++ % 2) ? "u64" : "u32"));
+  for (const char* t : {"i8", "f64", "S"}) v.push_back(indices_text({t, std::string(t) == "f64"}, "u32"));
+  v.push_back(dense_text());
+  return v;
+}
+
+// 0, 1, around one and two tiles, around a power of two, many tiles.
+inline std::vector<uint64_t> sizes(uint64_t tile) {
+  return {0, 1, 2, tile - 1, tile, tile + 1, 2 * tile + 1, 65535, 65537, 1000003};
+}
+
+enum class Ratio { None, All, Alternate, Random };
+inline std::vector<Ratio> ratios() { return {Ratio::None, Ratio::All, Ratio::Alternate, Ratio::Random}; }
+inline const char* to_string(Ratio r) {
+  return r == Ratio::None ? "0%" : r == Ratio::All ? "100%" : r == Ratio::Alternate ? "alternating" : "random";
+}
+
+// Whether element `e` (bytes of the input type) is selected, as the specs' predicate says.
+inline bool selected(const dsl::Type& t, const uint8_t* e) {
+  if (t.is_struct() || !t.contains_float()) return (e[0] & 1) != 0;  // little-endian: the low bit
+  if (t.size() == 4) {
+    float f;
+    std::memcpy(&f, e, 4);
+    return f > 0.0f;
+  }
+  double d;
+  std::memcpy(&d, e, 8);
+  return d > 0.0;
+}
+
+// Makes element `e` selected or not, keeping its other bits random.
+inline void force(const dsl::Type& t, uint8_t* e, bool want) {
+  if (t.is_struct() || !t.contains_float()) {
+    e[0] = static_cast<uint8_t>(want ? (e[0] | 1) : (e[0] & ~1));
+  } else if (t.size() == 4) {
+    float f;
+    std::memcpy(&f, e, 4);
+    f = f < 0 ? -f : f;
+    if (want && !(f > 0.0f)) f = 1.5f;
+    if (!want) f = -f;
+    std::memcpy(e, &f, 4);
+  } else {
+    double d;
+    std::memcpy(&d, e, 8);
+    d = d < 0 ? -d : d;
+    if (want && !(d > 0.0)) d = 2.25;
+    if (!want) d = -d;
+    std::memcpy(e, &d, 8);
+  }
+}
+
+// n random inputs with the ratio's selection (one spare element, so that n = 0 still has a buffer).
+inline std::vector<uint8_t> input(const dsl::Spec& s, uint64_t n, Ratio r, std::mt19937_64& rng) {
+  const size_t is = s.input.size();
+  std::vector<uint8_t> in((n + 1) * is);
+  ref::fill_random(s.input, in.data(), n, rng);
+  for (uint64_t i = 0; i < n; ++i) {
+    const bool want = r == Ratio::All || (r == Ratio::Alternate && i % 2 == 0) || (r == Ratio::Random && (rng() & 1));
+    force(s.input, in.data() + i * is, want);
+  }
+  return in;
+}
+
+// The outputs of one call, each with kPad poisoned elements past its end.
+struct Outputs {
+  std::vector<uint8_t> exclusive, scattered, aggregate;
+};
+
+// `keep_exclusive`: the scan's exclusive results are asked for too (beside
+// the fused output); else their array is null (the fused output instead).
+inline Outputs poisoned(const dsl::Spec& s, uint64_t n, bool keep_exclusive) {
+  Outputs o;
+  if (keep_exclusive && !is_dense(s)) o.exclusive.assign((n + kPad) * s.type.size(), kPoison);
+  o.scattered.assign((n + kPad) * s.scatter_type.size(), kPoison);
+  o.aggregate.assign((1 + kPad) * s.type.size(), kPoison);
+  return o;
+}
+
+inline uint64_t read_count(const dsl::Spec& s, const uint8_t* p) {
+  if (s.type.size() == 4) {
+    uint32_t c;
+    std::memcpy(&c, p, 4);
+    return c;
+  }
+  uint64_t c;
+  std::memcpy(&c, p, 8);
+  return c;
+}
+
+// The first byte where `got` and `want` differ, or -1.
+inline long first_difference(const std::vector<uint8_t>& got, const std::vector<uint8_t>& want) {
+  for (size_t b = 0; b < got.size(); ++b)
+    if (got[b] != want[b]) return static_cast<long>(b);
+  return -1;
+}
+
+// `got`, the outputs of one call on the n inputs `in`, against the reference
+// and against a plain loop (selected elements in order, the count, the rest
+// in reverse from the end for a partition, poison elsewhere).
+inline void check(const dsl::Spec& s, const std::vector<uint8_t>& in, uint64_t n, Ratio r, const Outputs& got) {
+  const size_t is = s.input.size(), es = s.type.size(), os = s.scatter_type.size();
+  const bool partition = !s.scatter_if;
+  INFO("scan '" << s.name << "', n = " << n << ", selection " << to_string(r));
+  const ref::Evaluator ev(s);
+  const ref::Evaluator::Result want = ev.scan(in.data(), n);
+  if (!got.exclusive.empty()) {
+    std::vector<uint8_t> exc(got.exclusive.size(), kPoison);
+    std::memcpy(exc.data(), want.exclusive.data(), want.exclusive.size());
+    INFO("exclusive: first wrong byte " << first_difference(got.exclusive, exc));
+    CHECK(first_difference(got.exclusive, exc) < 0);
+  }
+  std::vector<uint8_t> agg(got.aggregate.size(), kPoison);
+  std::memcpy(agg.data(), want.aggregates.data(), es);
+  CHECK(first_difference(got.aggregate, agg) < 0);
+
+  std::vector<uint8_t> scattered(got.scattered.size(), kPoison);
+  const uint64_t written = ev.scatter(in.data(), n, scattered.data());
+  if (is_dense(s)) {  // the reference alone: every element written
+    CHECK(written == n);
+    INFO("scattered: first wrong byte " << first_difference(got.scattered, scattered));
+    CHECK(first_difference(got.scattered, scattered) < 0);
+    return;
+  }
+  // The plain loop.
+  std::vector<uint8_t> loop(got.scattered.size(), kPoison);
+  uint64_t count = 0, rejected = 0;
+  for (uint64_t i = 0; i < n; ++i) {
+    const uint8_t* e = in.data() + i * is;
+    if (selected(s.input, e))
+      std::memcpy(loop.data() + count++ * os, selects_indices(s) ? static_cast<const void*>(&i) : e, os);
+    else if (partition)
+      std::memcpy(loop.data() + (n - 1 - rejected++) * os, e, os);
+  }
+  CHECK(written == (partition ? n : count));
+  INFO("the reference against the loop: first wrong byte " << first_difference(scattered, loop));
+  CHECK(first_difference(scattered, loop) < 0);
+  INFO("count: got " << read_count(s, got.aggregate.data()) << ", want " << count);
+  CHECK(read_count(s, got.aggregate.data()) == count);
+  const long bad = first_difference(got.scattered, loop);
+  INFO("scattered: first wrong byte " << bad << " (element " << (bad < 0 ? -1 : bad / static_cast<long>(os))
+                                      << "; elements from " << count << " on must keep their poison in a select)");
+  CHECK(bad < 0);
+}
+
+}  // namespace scangen::test::select
