@@ -27,7 +27,14 @@ namespace runtime::detail {
 }  // namespace runtime::detail
 
 Runtime::Impl::~Impl() {
-  if (cl_queue) clReleaseCommandQueue(cl_queue);
+  if (cl_queue) {
+    // The launches still queued finish first: a program that ends right after
+    // its last call must not exit while the driver is still building or
+    // running them (PoCL aborted in its kernel compiler at exit). A failure
+    // here has nowhere to go; the release below happens either way.
+    clFinish(cl_queue);
+    clReleaseCommandQueue(cl_queue);
+  }
   if (cl_ctx) clReleaseContext(cl_ctx);
   if (cu_context && driver) driver->cuDevicePrimaryCtxRelease(cu_device);
 }
