@@ -21,17 +21,9 @@ using namespace scangen::test::runtime;
 
 constexpr uint8_t kPoison = 0xA5;
 
-struct Buffer {
-  CUdeviceptr p = 0;
-  explicit Buffer(uint64_t bytes) { CU_CHECK(driver().cuMemAlloc(&p, bytes + 16)); }
-  ~Buffer() {
-    if (p) driver().cuMemFree(p);
-  }
-  Buffer(Buffer&& o) noexcept : p(o.p) { o.p = 0; }
-  Buffer(const Buffer&) = delete;
-  Buffer& operator=(const Buffer&) = delete;
-  void* get() const { return reinterpret_cast<void*>(p); }
-};
+// Every buffer has 16 bytes more than asked for, poisoned where it is an
+// output: a write past the end is seen.
+using Buffer = scangen::test::cuda::DeviceBuffer;
 
 // n random bytes, eight a step of splitmix64 (std::mt19937_64 byte by byte
 // takes minutes at these sizes).
@@ -50,13 +42,13 @@ std::vector<uint8_t> random_bytes(uint64_t n, uint64_t seed) {
 }
 
 Buffer upload(const std::vector<uint8_t>& host) {
-  Buffer b(host.size());
+  Buffer b(host.size() + 16);
   CU_CHECK(driver().cuMemcpyHtoD(b.p, host.data(), host.size()));
   return b;
 }
 
 Buffer poisoned(uint64_t bytes) {
-  Buffer b(bytes);
+  Buffer b(bytes + 16);
   CU_CHECK(driver().cuMemsetD8(b.p, kPoison, bytes + 16));
   return b;
 }
@@ -194,7 +186,7 @@ TEST_CASE("CUDA scan segmented by offsets of more than 2^32 elements in one call
       "segments = offsets; offset = u64; outputs = aggregate; }");
   const std::vector<uint8_t> in = random_bytes(n, s0 + 2);
   const Buffer d_in = upload(in);
-  Buffer d_offsets(offsets.size() * 8);
+  Buffer d_offsets(offsets.size() * 8 + 16);
   CU_CHECK(driver().cuMemcpyHtoD(d_offsets.p, offsets.data(), offsets.size() * 8));
   const Buffer d_out = poisoned(n), d_agg = poisoned(count);
   scangen::Scan::CudaArgs a;

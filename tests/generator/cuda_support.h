@@ -103,4 +103,18 @@ class Module {
   CUmodule module_ = nullptr;
 };
 
+// Device memory of `bytes` bytes (at least one), freed at the end of the
+// scope; movable, not copyable.
+struct DeviceBuffer {
+  CUdeviceptr p = 0;
+  explicit DeviceBuffer(size_t bytes) { CU_CHECK(driver().cuMemAlloc(&p, bytes > 0 ? bytes : 1)); }
+  ~DeviceBuffer() {
+    if (p) driver().cuMemFree(p);
+  }
+  DeviceBuffer(DeviceBuffer&& o) noexcept : p(o.p) { o.p = 0; }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  void* get() const { return reinterpret_cast<void*>(p); }
+};
+
 }  // namespace scangen::test::cuda

@@ -26,14 +26,7 @@ namespace tp = scangen::test::tile_prefix;
 using scangen::test::cuda::driver;
 using scangen::test::cuda::Module;
 
-// Device memory, freed at the end of the scope.
-struct DeviceBuffer {
-  CUdeviceptr p = 0;
-  explicit DeviceBuffer(size_t bytes) { CU_CHECK(driver().cuMemAlloc(&p, bytes > 0 ? bytes : 1)); }
-  ~DeviceBuffer() { driver().cuMemFree(p); }
-  DeviceBuffer(const DeviceBuffer&) = delete;
-  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-};
+using scangen::test::cuda::DeviceBuffer;
 
 template <typename T>
 std::vector<T> read(const DeviceBuffer& b, size_t count) {
