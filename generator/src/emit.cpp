@@ -120,10 +120,15 @@ bool template_embedded(const std::string& path) {
 }
 
 uint64_t templates_hash() {
-  uint64_t h = fnv1a("");
-  for (const EmbeddedTemplate& t : embedded_templates())
-    for (const char* s : {t.path, t.text}) h = fnv1a("\xff", fnv1a(s, h));  // a 0xff byte ends each string
-  return h;
+  // The templates are compiled in: hashed once per process (every cache key
+  // needs it, and hashing them takes about as long as emitting a scan).
+  static const uint64_t hash = [] {
+    uint64_t h = fnv1a("");
+    for (const EmbeddedTemplate& t : embedded_templates())
+      for (const char* s : {t.path, t.text}) h = fnv1a("\xff", fnv1a(s, h));  // a 0xff byte ends each string
+    return h;
+  }();
+  return hash;
 }
 
 std::string emit(const Plan& plan, const EmitOptions& options) { return emit(std::vector<Plan>{plan}, options); }

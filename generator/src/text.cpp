@@ -21,11 +21,13 @@ const std::string& template_text(const std::string& path) {
 }
 
 Holes& Holes::set(const std::string& hole, std::string value) {
+  if (!hole.empty()) value_heads_.set(static_cast<unsigned char>(hole[0]));
   values_[hole] = std::move(value);
   return *this;
 }
 
 Holes& Holes::set(const std::string& hole, std::function<std::string(long line)> value) {
+  if (!hole.empty()) placed_heads_.set(static_cast<unsigned char>(hole[0]));
   placed_[hole] = std::move(value);
   return *this;
 }
@@ -56,7 +58,9 @@ std::string banner(const std::string& title) {
 
 namespace {
 
-bool is_word(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+// ASCII letters, digits and '_' (not std::isalnum: no locale, and it is the
+// generator's innermost loop).
+bool is_word(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'; }
 bool is_blank(char c) { return c == ' ' || c == '\t'; }
 bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
 bool ends_with(std::string_view s, std::string_view p) {
@@ -101,14 +105,17 @@ class Filler {
 
   // The value of `hole` in `map` of the innermost holes that give one.
   template <typename Map>
-  const typename Map::mapped_type* find(Map Holes::*map, std::string_view hole) const {
+  const typename Map::mapped_type* find(Map Holes::*map, std::bitset<256> Holes::*heads, std::string_view hole) const {
+    if (hole.empty()) return nullptr;  // no hole has an empty name (set() never indexes one)
+    const auto head = static_cast<unsigned char>(hole[0]);
     for (const Filler* f = this; f; f = f->up_) {
+      if (!(f->holes_.*heads).test(head)) continue;
       auto it = (f->holes_.*map).find(hole);
       if (it != (f->holes_.*map).end()) return &it->second;
     }
     return nullptr;
   }
-  const std::string* value(std::string_view hole) const { return find(&Holes::values_, hole); }
+  const std::string* value(std::string_view hole) const { return find(&Holes::values_, &Holes::value_heads_, hole); }
   // The repetitions of section `name`: those of the innermost holes that
   // mention it.
   const std::vector<std::pair<std::string, std::unique_ptr<Holes>>>& section(const std::string& name) const {
@@ -149,7 +156,7 @@ class Filler {
   void line(std::string_view l, std::string& out) const {
     const bool newline = ends_with(l, "\n");
     const std::string_view content = newline ? l.substr(0, l.size() - 1) : l;
-    if (const auto* placed = find(&Holes::placed_, content)) {
+    if (const auto* placed = find(&Holes::placed_, &Holes::placed_heads_, content)) {
       out += (*placed)(static_cast<long>(std::count(out.begin(), out.end(), '\n')) + 1);
       return;
     }
@@ -171,7 +178,10 @@ class Filler {
     size_t i = 0;
     while (i < t.size()) {
       if (!is_word(t[i]) || (i > 0 && is_word(t[i - 1]))) {
-        out += t[i++];
+        size_t end = i + 1;  // a run of characters outside identifiers, copied at once
+        while (end < t.size() && !is_word(t[end])) ++end;
+        out.append(t.substr(i, end - i));
+        i = end;
         continue;
       }
       size_t end = i;

@@ -21,6 +21,7 @@
 //    100 columns, as banner() writes one.
 #pragma once
 
+#include <bitset>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -52,6 +53,9 @@ class Holes {
   friend class Filler;
   std::map<std::string, std::string, std::less<>> values_;
   std::map<std::string, std::function<std::string(long)>, std::less<>> placed_;
+  // The first characters of the names in values_ and placed_: most words of
+  // a template are no hole, and this turns them away before a map lookup.
+  std::bitset<256> value_heads_, placed_heads_;
   std::unique_ptr<std::string> name_prefix_;
   std::vector<std::pair<std::string, std::unique_ptr<Holes>>> sections_;
 };
