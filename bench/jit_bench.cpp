@@ -33,6 +33,7 @@
 #include <filesystem>
 #include <functional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "cuda_driver.h"
@@ -308,6 +309,51 @@ void candidate_table() {
   }
 }
 
+// Does the tuned tier's compile, which the runtime starts beside the fast
+// one, slow the fast one down? The fast tier's build (PTX of `mid
+// --minimal`, the driver's JIT at -O0) alone, and while another thread
+// builds the tuned cubin of another new source: NVRTC or the driver may
+// serialise the two, and the host's cores are shared.
+void contention_table() {
+  const scangen::runtime::detail::Driver* cu = scangen::runtime::detail::load_driver(nullptr);
+  int sm = 0;
+  {
+    scangen::RuntimeOptions off;
+    off.jit_tiers = false;
+    scangen::Runtime rt(off);
+    sm = rt.compile(tier_spec(0, "cont_plan")).plan().arch;
+  }
+  std::printf("\n## the fast tier's build alone and beside the tuned build (ms, median of 5, caches off)\n\n"
+              "| scan | fast alone | fast, tuned beside it | tuned (beside) |\n|---|---:|---:|---:|\n");
+  int salt = 0;
+  const auto source = [&](int kind) {
+    const std::string text = tier_spec(kind, "cont_" + std::to_string(salt++));
+    scangen::dsl::Document doc = scangen::dsl::load("<cont>", text);
+    return scangen::generator::emit(scangen::generator::make_plan(doc.specs().front(), {scangen::Backend::Cuda, sm}),
+                                    {});
+  };
+  const std::vector<std::string> fast = {"--Ofast-compile=mid", "--minimal"};
+  for (int kind = 0; kind < 3; ++kind) {
+    std::vector<double> alone, beside, tuned;
+    for (int i = 0; i < 5; ++i) alone.push_back(compile_and_load(*cu, source(kind), sm, fast, 0));
+    for (int i = 0; i < 5; ++i) {
+      const std::string a = source(kind), b = source(kind);
+      double t_tuned = 0;
+      CUcontext ctx = nullptr;
+      cu->cuCtxGetCurrent(&ctx);  // the context the main thread loads into, for the other thread too
+      std::thread other([&] {
+        cu->cuCtxSetCurrent(ctx);
+        t_tuned = compile_and_load(*cu, b, sm, {}, -2);
+      });
+      beside.push_back(compile_and_load(*cu, a, sm, fast, 0));
+      other.join();
+      tuned.push_back(t_tuned);
+    }
+    std::printf("| %s | %.1f | %.1f | %.1f |\n", kTierScans[kind][0], median(alone), median(beside), median(tuned));
+    std::fflush(stdout);
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -427,6 +473,7 @@ int main(int argc, char** argv) {
       ptx_table(options);
       disk_hit_parts();
       candidate_table();
+      contention_table();
       unsetenv("SCANGEN_CACHE_DISABLE");
     }
   } catch (const scangen::Error& e) {
