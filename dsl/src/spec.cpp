@@ -412,6 +412,8 @@ std::string Spec::to_string() const {
   std::string out;
   std::vector<std::shared_ptr<const StructType>> structs;
   collect_structs(input, structs);
+  if (input_arrays)
+    for (const Type& t : *input_arrays) collect_structs(t, structs);
   collect_structs(type, structs);
   for (const auto& s : structs) {
     out += "type " + s->name + " {";
@@ -423,7 +425,15 @@ std::string Spec::to_string() const {
   }
   out += "scan " + name + " {\n";
   out += "  type = " + type.name() + ";\n";
-  out += "  input = " + input.name() + ";\n";
+  if (!input_arrays) {
+    out += "  input = " + input.name() + ";\n";
+  } else if (input_arrays->empty()) {
+    out += "  input = none;\n";
+  } else {
+    out += "  input = ";
+    for (size_t i = 0; i < input_arrays->size(); ++i) out += (i ? ", " : "") + (*input_arrays)[i].name();
+    out += ";\n";
+  }
   // With a built-in op, combine and identity are implied: print them as
   // comments so the text still parses back to the same Spec.
   const char* implied = op ? "# " : "";
@@ -467,7 +477,7 @@ uint64_t Spec::hash() const {
 }
 
 bool operator==(const Spec& a, const Spec& b) {
-  return a.name == b.name && a.type == b.type && a.input == b.input && a.op == b.op && a.combine == b.combine &&
+  return a.name == b.name && a.type == b.type && a.input == b.input && a.input_arrays == b.input_arrays && a.op == b.op && a.combine == b.combine &&
          a.convert == b.convert && same_expr(a.identity, b.identity) && a.level == b.level &&
          a.warp_width == b.warp_width && a.algorithm == b.algorithm && a.threads == b.threads && a.items == b.items &&
          a.mode == b.mode && same_expr(a.init ? a.init : a.identity, b.init ? b.init : b.identity) &&

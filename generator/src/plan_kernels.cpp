@@ -46,8 +46,15 @@ void device_kernels(Plan& p) {
   const KernelParam aggregate{R::Aggregate, T + "*", "aggregate", "one element: the total, without init"};
   const KernelParam running{R::RunningTotal, T + "*", "running_total", "one element: the carry, read and written back"};
   const std::string grid = "max(1, ceil(n / " + std::to_string(p.tile) + "))";
+  std::vector<KernelParam> inputs = {in};
+  if (p.input_arrays) {  // input = T1, T2, ...; or none: the arrays instead of `in`
+    inputs.clear();
+    for (size_t a = 0; a < p.arrays.size(); ++a)
+      inputs.push_back({R::InputArray, "const " + p.arrays[a].type + "*", p.arrays[a].name,
+                        "n elements, convert's '" + p.spec.convert->params[a] + "'", 0, static_cast<int>(a)});
+  }
   if (p.status != StatusLayout::None) {
-    Kernel k{n + "_scan_kernel", grid + " blocks", Grid::Tiles, {in}};
+    Kernel k{n + "_scan_kernel", grid + " blocks", Grid::Tiles, inputs};
     k.params.insert(k.params.end(), outs.begin(), outs.end());
     if (p.scatter)
       k.params.push_back({R::Scattered, p.names.out_type + "*", "scattered",
