@@ -151,6 +151,9 @@ void check_ranges(const Driver& d, const generator::Plan& p, const Scan::CudaArg
   };
   const std::string t = p.spec.type.name(), in_t = p.spec.input.name();
   check_range(a.in, "input", call.in_count, p.input_bytes, in_t);
+  for (size_t k = 0; k < p.arrays.size(); ++k)
+    check_range(a.inputs[k], ("input array '" + p.spec.convert->params[k] + "'").c_str(), call.in_count,
+                p.arrays[k].bytes, (*p.spec.input_arrays)[k].name());
   check_range(a.inclusive, "inclusive", call.out_count, p.element_bytes, t);
   check_range(a.exclusive, "exclusive", call.out_count, p.element_bytes, t);
   check_range(a.aggregate, "aggregate", call.aggregate_count, p.element_bytes, t);
@@ -225,7 +228,10 @@ void Scan::run(const CudaArgs& a) const {
                                       a.n);
   generator::RunShape shape;
   const runtime::detail::Call call = runtime::detail::plan_call(p, a.n, runtime::detail::run_shape(p, a, shape));
-  runtime::detail::check_outputs(p, a.in, a.inclusive, a.exclusive,
+  std::vector<bool> arrays_given;
+  for (const auto& array : a.inputs) arrays_given.push_back(array != nullptr);
+  runtime::detail::check_input_arrays(p, a.in != nullptr, arrays_given, a.n);
+  runtime::detail::check_outputs(p, a.in || p.input_arrays, a.inclusive, a.exclusive,
                                  p.segmented.on() ? a.segment_aggregates != nullptr : a.aggregate != nullptr,
                                  a.running_total, call.elements);
   runtime::detail::check_scattered(p, a.scattered != nullptr, a.in != nullptr && a.in == a.scattered, call.elements);
@@ -244,6 +250,8 @@ void Scan::run(const CudaArgs& a) const {
               offsets = reinterpret_cast<CUdeviceptr>(a.segment_offsets), keys = reinterpret_cast<CUdeviceptr>(a.keys),
               seg_agg = reinterpret_cast<CUdeviceptr>(a.segment_aggregates);
   unsigned long long n = a.n, segment_count = a.segment_count;
+  std::vector<CUdeviceptr> arrays;
+  for (const void* array : a.inputs) arrays.push_back(reinterpret_cast<CUdeviceptr>(array));
   CUdeviceptr ws = workspace(st, a, call, stream);
   std::vector<unsigned long long> shape_values;  // the shape roles' values, one per parameter
   shape_values.reserve(16);
@@ -252,6 +260,8 @@ void Scan::run(const CudaArgs& a) const {
     switch (param.role) {
       case generator::ParamRole::Input:
         return &in;
+      case generator::ParamRole::InputArray:
+        return &arrays.at(static_cast<size_t>(param.array));
       case generator::ParamRole::Inclusive:
         return &inc;
       case generator::ParamRole::Exclusive:
