@@ -2,9 +2,9 @@
 // element; its second parameter, when written (`convert(v, i) = ...;`), is the
 // element's index in the array, a u64, at device level on flat, unsegmented
 // scans; several input arrays (`input = f32, f32;`, convert(a, b [, i])) or
-// none (`input = none;`, convert([i])), flat forward look-back scans. Outputs: `scatter(...)`, `scatter_at(...)` and `scatter_if(...)`
-// write a value per selected element to a position of a second output, at
-// device level (flat, decoupled look-back, forward).
+// none (`input = none;`, convert([i])), flat forward look-back scans. Outputs: `scatter(...)`, `scatter_at(...)` and
+// `scatter_if(...)` write a value per selected element to a position of a second output, at device level (flat,
+// decoupled look-back, forward).
 #include <string>
 #include <vector>
 
@@ -44,9 +44,8 @@ void Checker::check_input_arrays(const ast::Item& input, Spec& spec) {
   std::vector<Type> types;
   const bool none = input.values.size() == 1;
   if (!none && input.values.size() > kMaxInputArrays) {
-    error(input.values[kMaxInputArrays]->loc,
-          "'input' takes at most " + std::to_string(kMaxInputArrays) + " arrays; this one lists " +
-              std::to_string(input.values.size()));
+    error(input.values[kMaxInputArrays]->loc, "'input' takes at most " + std::to_string(kMaxInputArrays) +
+                                                  " arrays; this one lists " + std::to_string(input.values.size()));
     spec.input = Type();
     return;
   }
@@ -78,12 +77,11 @@ void Checker::check_arrays_convert(const ast::Item* input, const ast::Item* conv
   }
   const std::string usage =
       k == 0 ? "'convert(i) = ...;' (the element from its index i, a u64) or 'convert() = ...;' (a constant)"
-             : "'convert(" + example + ") = ...;' (one element of each array, in order: " + names +
-                   ") or 'convert(" + example + ", i) = ...;' (and the element's index, a u64)";
+             : "'convert(" + example + ") = ...;' (one element of each array, in order: " + names + ") or 'convert(" +
+                   example + ", i) = ...;' (and the element's index, a u64)";
   if (!convert) {
     error(input->loc, std::string(k == 0 ? "'input = none;' reads no array" : "several input arrays") +
-                          ": the scan's elements come from 'convert'; add " + usage + " returning " +
-                          spec.type.name());
+                          ": the scan's elements come from 'convert'; add " + usage + " returning " + spec.type.name());
     return;
   }
   if (!convert->is_function || convert->params.size() < k || convert->params.size() > k + 1) {
@@ -116,8 +114,9 @@ void Checker::check_input_arrays_fit(const Items& items, const Spec& spec) {
   else if (spec.reverse)
     error(input->loc, what + " do not go with 'reverse = true' yet");
   else if (auto it = items.find("scatter"); it != items.end())
-    error(it->second->loc, "'scatter' (a fused output) reads the input element, which several input arrays or none "
-                           "do not have yet; drop 'scatter' or give one array");
+    error(it->second->loc,
+          "'scatter' (a fused output) reads the input element, which several input arrays or none "
+          "do not have yet; drop 'scatter' or give one array");
 }
 
 // The parameters every scatter function may take, in this order (a function

@@ -154,9 +154,9 @@ Spec Checker::check_scan(const ast::ScanDecl& scan) {
   check_segments(items, spec);
   check_head_flags(items, spec);  // checker_segments.cpp
   check_shape(items, spec);
-  check_convert_index(items, spec);  // checker_fused.cpp
+  check_convert_index(items, spec);     // checker_fused.cpp
   check_input_arrays_fit(items, spec);  // checker_fused.cpp
-  check_scatter(items, spec);        // checker_fused.cpp
+  check_scatter(items, spec);           // checker_fused.cpp
   return spec;
 }
 

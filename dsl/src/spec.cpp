@@ -477,14 +477,14 @@ uint64_t Spec::hash() const {
 }
 
 bool operator==(const Spec& a, const Spec& b) {
-  return a.name == b.name && a.type == b.type && a.input == b.input && a.input_arrays == b.input_arrays && a.op == b.op && a.combine == b.combine &&
-         a.convert == b.convert && same_expr(a.identity, b.identity) && a.level == b.level &&
-         a.warp_width == b.warp_width && a.algorithm == b.algorithm && a.threads == b.threads && a.items == b.items &&
-         a.mode == b.mode && same_expr(a.init ? a.init : a.identity, b.init ? b.init : b.identity) &&
-         a.aggregate == b.aggregate && a.running_total == b.running_total && a.targets == b.targets &&
-         a.deterministic == b.deterministic && a.init_exclusive_only == b.init_exclusive_only &&
-         a.reverse == b.reverse && a.segments == b.segments && a.head_flags == b.head_flags &&
-         (a.segments != Segments::Offsets || a.offset == b.offset) &&
+  return a.name == b.name && a.type == b.type && a.input == b.input && a.input_arrays == b.input_arrays &&
+         a.op == b.op && a.combine == b.combine && a.convert == b.convert && same_expr(a.identity, b.identity) &&
+         a.level == b.level && a.warp_width == b.warp_width && a.algorithm == b.algorithm && a.threads == b.threads &&
+         a.items == b.items && a.mode == b.mode &&
+         same_expr(a.init ? a.init : a.identity, b.init ? b.init : b.identity) && a.aggregate == b.aggregate &&
+         a.running_total == b.running_total && a.targets == b.targets && a.deterministic == b.deterministic &&
+         a.init_exclusive_only == b.init_exclusive_only && a.reverse == b.reverse && a.segments == b.segments &&
+         a.head_flags == b.head_flags && (a.segments != Segments::Offsets || a.offset == b.offset) &&
          (a.segments != Segments::Keys || (a.key == b.key && a.key_equal == b.key_equal)) && a.shape == b.shape &&
          a.scatter == b.scatter && a.scatter_at == b.scatter_at && a.scatter_if == b.scatter_if &&
          (!a.scatter || a.scatter_type == b.scatter_type);

@@ -422,8 +422,7 @@ void wrapper_holes(Holes& h, const Scan& c, Backend b, size_t first) {
     all.insert(all.end(), results.begin(), results.end());
     std::string inputs;
     for (const auto& [type, name] : c.inputs) inputs += (inputs.empty() ? "const " : ", const ") + type + "* " + name;
-    h.set("SG_PARAMS", inputs + (inputs.empty() ? "" : ", ") + c.T + "* " +
-                           join(c.outputs, "", "", ", " + c.T + "* ") +
+    h.set("SG_PARAMS", inputs + (inputs.empty() ? "" : ", ") + c.T + "* " + join(c.outputs, "", "", ", " + c.T + "* ") +
                            (c.scatter ? ", " + c.plan->names.out_type + "* scattered" : "") +
                            join(results, ", " + c.T + "* ", "", "") + segment_param_list(c, true) + ", int64_t n" +
                            (c.device ? ", void* workspace, size_t workspace_bytes" : "") + ", cudaStream_t stream")

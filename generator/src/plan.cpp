@@ -438,8 +438,7 @@ namespace {
 // kernels of the user's own (templates/common/device_tile_prefix.h).
 void decide_tile_prefix(Plan& p) {
   // (The device functions take the one input array's scan's look-back; a scan of input arrays has none.)
-  p.tile_prefix =
-      p.status != StatusLayout::None && !p.segmented.on() && p.shape == dsl::Shape::Flat && !p.input_arrays;
+  p.tile_prefix = p.status != StatusLayout::None && !p.segmented.on() && p.shape == dsl::Shape::Flat && !p.input_arrays;
 }
 
 }  // namespace

@@ -195,7 +195,7 @@ std::vector<std::pair<std::string, std::string>> template_constants(const Plan& 
   number("SG_RUNNING_TOTAL", p.outputs.running_total ? 1 : 0);
   number("SG_GROUP_UPDATE", p.counter ? 1 : 0);
   if (p.reverse) number("SG_REVERSE", 1);  // only when set: a forward scan's text as before
-  if (p.input_arrays) {                     // only with input arrays, likewise
+  if (p.input_arrays) {                    // only with input arrays, likewise
     number("SG_INPUT_ARRAYS", static_cast<long>(p.arrays.size()));
     bool words = false;
     for (const Plan::InputArray& a : p.arrays) words = words || a.words > 0;

@@ -191,8 +191,9 @@ void write_scatter(Writer& w, const dsl::Spec& spec, const ScatterBodies& b, con
 
 PreambleNames preamble_names(const dsl::Spec& spec) {
   const std::string& p = spec.name;
-  PreambleNames names{p + "_T",    p + "_In",      p + "_combine",   p + "_identity",
-                      p + "_init", p + "_convert", p + "_key_equal", p + "_Out", {}};
+  PreambleNames names{p + "_T",         p + "_In",   p + "_combine",
+                      p + "_identity",  p + "_init", p + "_convert",
+                      p + "_key_equal", p + "_Out",  {}};
   if (spec.input_arrays && spec.convert)
     for (size_t k = 0; k < spec.input_arrays->size(); ++k)
       names.input_arrays.push_back(p + "_In_" + spec.convert->params[k]);

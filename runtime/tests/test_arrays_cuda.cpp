@@ -87,7 +87,8 @@ TEST_CASE("input arrays: struct-of-arrays and index-only scans on a CUDA GPU mat
   }
 }
 
-TEST_CASE("input arrays: the specs compile with NVRTC for sm_90, their f32 arrays in 16-byte words", "[nvrtc][arrays]") {
+TEST_CASE("input arrays: the specs compile with NVRTC for sm_90, their f32 arrays in 16-byte words",
+          "[nvrtc][arrays]") {
   for (const std::string& text : arr::specs()) {
     scangen::dsl::Document doc = scangen::dsl::load("arrays.scan", text);
     INFO(doc.diagnostics().render());
