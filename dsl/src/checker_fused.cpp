@@ -99,20 +99,23 @@ void Checker::check_arrays_convert(const ast::Item* input, const ast::Item* conv
 void Checker::check_input_arrays_fit(const Items& items, const Spec& spec) {
   if (!spec.has_input_arrays()) return;
   const ast::Item* input = items.find("input")->second;
-  const std::string what = spec.input_arrays->empty() ? "'input = none;' (no input array)" : "several input arrays";
+  std::string list;
+  for (const Type& t : *spec.input_arrays) list += (list.empty() ? "" : ", ") + t.name();
+  const std::string what = spec.input_arrays->empty() ? "'input = none;' (no input array)"
+                                                      : "'input = " + list + ";' (several input arrays)";
   const std::string only = " yet: input arrays are flat device scans only";
   if (spec.level != Level::Device)
-    error(input->loc, what + " feed a device scan's loads; add 'level = device;'");
+    error(input->loc, what + " feeds a device scan's loads; add 'level = device;'");
   else if (spec.algorithm != Algorithm::DecoupledLookback)
-    error(input->loc, what + " are read by the decoupled look-back kernel only; 'algorithm = " +
+    error(input->loc, what + " is read by the decoupled look-back kernel only; 'algorithm = " +
                           std::string(to_string(spec.algorithm)) + "' reads one array" +
                           (spec.deterministic ? " (deterministic = true with floats chooses reduce_then_scan)" : ""));
   else if (spec.segments != Segments::None)
-    error(input->loc, what + " do not go with 'segments'" + only);
+    error(input->loc, what + " does not go with 'segments'" + only);
   else if (spec.shape != Shape::Flat)
-    error(input->loc, what + " do not go with 'shape = " + to_string(spec.shape) + "'" + only);
+    error(input->loc, what + " does not go with 'shape = " + to_string(spec.shape) + "'" + only);
   else if (spec.reverse)
-    error(input->loc, what + " do not go with 'reverse = true' yet");
+    error(input->loc, what + " does not go with 'reverse = true' yet");
   else if (auto it = items.find("scatter"); it != items.end())
     error(it->second->loc,
           "'scatter' (a fused output) reads the input element, which several input arrays or none "
