@@ -83,7 +83,8 @@ void input_holes(const Plan& p, Holes& holes) {
         .set("SG_INPUT_NAME", a.name)
         .set("SG_INPUT_LOAD", prefix + "sg_load_" + a.name)
         .set("SG_INPUT_RAW", raw)
-        .set("SG_INPUT_WORDS", std::to_string(a.words));
+        .set("SG_INPUT_WORDS", std::to_string(a.words))
+        .set("SG_INPUT_STAGED", a.staged ? "1" : "0");
     list += (list.empty() ? "" : ", ") + a.name;
     at += (at.empty() ? "" : ", ") + std::string("in.") + a.name + "[i]";
     item += (item.empty() ? "" : ", ") + raw + "[i]";

@@ -254,21 +254,28 @@ void decide_lookback(Plan& p) {
 
 // Input arrays (io_inputs.h): each array through the exchange on its own, in
 // 16-byte words where a thread's items fill them (CUDA), else element by
-// element into the padded exchange; the exchange grows to hold the largest.
+// element into the padded exchange; the exchange grows to hold the largest,
+// as far as shared memory allows (an array it cannot hold is read by each
+// thread directly, its own items).
 void decide_array_io(Plan& p, size_t element) {
   if (!p.input_arrays) return;
   p.input_words = 0;  // no `in`
-  if (!p.staged_io) return;
-  uint64_t need = p.exchange_elements;
   for (Plan::InputArray& a : p.arrays) {
+    a.staged = p.staged_io;
+    if (!a.staged) continue;
     const size_t chunk = static_cast<size_t>(p.items) * a.bytes;
     a.words = p.backend == Backend::Cuda && chunk % 16 == 0 ? static_cast<int>(chunk / 16) : 0;
     const uint64_t slots = a.words ? p.tile : p.tile + p.tile / 32;
-    need = std::max<uint64_t>(need, (slots * a.bytes + element - 1) / element);
-  }
-  if (need > p.exchange_elements) {
-    p.block_shared_bytes += static_cast<size_t>(need - p.exchange_elements) * element;
-    p.exchange_elements = need;
+    const uint64_t need = (slots * a.bytes + element - 1) / element;
+    if (need <= p.exchange_elements) continue;
+    const size_t extra = static_cast<size_t>(need - p.exchange_elements) * element;
+    if (p.block_shared_bytes + extra <= kMaxSharedBytes) {
+      p.block_shared_bytes += extra;
+      p.exchange_elements = need;
+    } else {
+      a.staged = false;
+      a.words = 0;
+    }
   }
 }
 

@@ -154,7 +154,10 @@ void explain_input_arrays(std::string& o, const Plan& p) {
   for (size_t k = 0; k < p.arrays.size(); ++k) {
     const Plan::InputArray& a = p.arrays[k];
     arrays += (k ? ", " : "") + a.name + " (" + (*p.spec.input_arrays)[k].name() + ", " +
-              (a.words ? std::to_string(a.words) + " 16-byte words per thread" : std::string("by element")) + ")";
+              (a.words    ? std::to_string(a.words) + " 16-byte words per thread"
+               : a.staged ? std::string("by element")
+                          : std::string("each thread its own items, the exchange too small")) +
+              ")";
   }
   std::string call = "convert(";
   for (size_t k = 0; k < params.size(); ++k) call += (k ? ", " : "") + params[k];

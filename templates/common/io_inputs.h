@@ -4,7 +4,8 @@
 // loaded on its own as io.h loads the one input: coalesced, through the
 // exchange, in 16-byte words where a thread's items fill them (section
 // input_array, one repetition per array: SG_INPUT_T its type, SG_INPUT_NAME
-// its kernel parameter, SG_INPUT_WORDS its words per thread); then each
+// its kernel parameter, SG_INPUT_WORDS its words per thread, SG_INPUT_STAGED
+// whether the exchange holds it, else each thread reads its own); then each
 // thread converts its items in registers. With no array, convert takes the
 // index alone (or nothing) and nothing is read.
 //
@@ -43,7 +44,7 @@ SG_BEGIN(input_array)
 // the block's first .. first + SG_BLOCK_ITEMS - 1; those past n are left unset.
 SG_FN void SG_INPUT_LOAD(const SG_GLOBAL SG_INPUT_T* in, scangen_u64 first, scangen_u64 n, SG_INPUT_T* raw,
                          SG_LOCAL SG_T* exchange) {
-#if SG_STAGED_IO
+#if SG_INPUT_STAGED
   const int tid = SG_THREAD();
 #if SG_INPUT_WORDS
   if (first + SG_BLOCK_ITEMS <= n && ((unsigned long long)(in + first) & 15u) == 0) {

@@ -260,7 +260,8 @@ struct Plan {
     std::string name;  // the kernel's and the wrappers' parameter: in_<convert's parameter>
     std::string type;  // the preamble's P_In_<convert's parameter>
     size_t bytes = 0;
-    int words = 0;  // 16-byte words of a thread's items (CUDA, staged I/O; 0: element by element)
+    int words = 0;        // 16-byte words of a thread's items (CUDA, staged I/O; 0: element by element)
+    bool staged = false;  // through the exchange (false: each thread reads its own items)
   };
   bool input_arrays = false;
   std::vector<InputArray> arrays;
