@@ -75,7 +75,7 @@ void input_holes(const Plan& p, Holes& holes) {
   holes.when("no_array", p.input_arrays && p.arrays.empty());
   holes.set("SG_INPUTS", p.input_arrays ? prefix + "sg_inputs" : "const SG_GLOBAL " + p.names.input_type + "*");
   if (!p.input_arrays) return;
-  std::string list, at, item;
+  std::string list, at, item, aligned;
   for (const Plan::InputArray& a : p.arrays) {
     const std::string raw = "raw_" + a.name;
     holes.add("input_array")
@@ -84,7 +84,12 @@ void input_holes(const Plan& p, Holes& holes) {
         .set("SG_INPUT_LOAD", prefix + "sg_load_" + a.name)
         .set("SG_INPUT_RAW", raw)
         .set("SG_INPUT_WORDS", std::to_string(a.words))
-        .set("SG_INPUT_STAGED", a.staged ? "1" : "0");
+        .set("SG_INPUT_STAGED", a.staged ? "1" : "0")
+        .set("SG_INPUT_OFFSET", std::to_string(a.offset))
+        .set("SG_INPUT_PUT", prefix + "sg_put_" + a.name)
+        .set("SG_INPUT_GET", prefix + "sg_get_" + a.name);
+    aligned +=
+        (aligned.empty() ? "" : " && ") + std::string("((unsigned long long)(in.") + a.name + " + first) & 15u) == 0";
     list += (list.empty() ? "" : ", ") + a.name;
     at += (at.empty() ? "" : ", ") + std::string("in.") + a.name + "[i]";
     item += (item.empty() ? "" : ", ") + raw + "[i]";
@@ -93,6 +98,8 @@ void input_holes(const Plan& p, Holes& holes) {
     at += at.empty() ? "i" : ", i";
     item += item.empty() ? "at" : ", at";
   }
+  holes.when("arrays_together", p.arrays_together).when("arrays_apart", !p.arrays_together);
+  holes.set("SG_INPUTS_ALIGNED", aligned.empty() ? "1" : aligned);
   holes.set("SG_INPUT_LIST", list.empty() ? "0" : list).set("SG_INPUT_AT", at).set("SG_INPUT_ITEM", item);
 }
 

@@ -277,6 +277,27 @@ void decide_array_io(Plan& p, size_t element) {
       a.words = 0;
     }
   }
+  // Arrays all read in words lie side by side in the exchange where they fit
+  // (the exchange grown for them where shared memory allows): one pair of
+  // barriers per full tile, and every array's words in flight at once.
+  bool words = !p.arrays.empty();
+  uint64_t offset = 0;
+  for (Plan::InputArray& a : p.arrays) {
+    words = words && a.words > 0;
+    a.offset = offset;
+    offset += p.tile * a.bytes;  // whole words: tile * bytes is a multiple of 16
+  }
+  const uint64_t need = (offset + element - 1) / element;
+  if (words && need > p.exchange_elements) {
+    const size_t extra = static_cast<size_t>(need - p.exchange_elements) * element;
+    if (p.block_shared_bytes + extra <= kMaxSharedBytes) {
+      p.block_shared_bytes += extra;
+      p.exchange_elements = need;
+    }
+  }
+  p.arrays_together = words && need <= p.exchange_elements;
+  if (!p.arrays_together)
+    for (Plan::InputArray& a : p.arrays) a.offset = 0;
 }
 
 // Loads and stores: coalesced through shared memory where the exchange fits,

@@ -169,8 +169,10 @@ void explain_input_arrays(std::string& o, const Plan& p) {
              "; nothing is read (template common/io_inputs.h)");
   else
     line(o, "input",
-         std::to_string(p.arrays.size()) + " arrays, each loaded on its own through the exchange: " + arrays + "; " +
-             call + " builds each element from one of each" + (index ? " and its index (u64)" : "") +
+         std::to_string(p.arrays.size()) + " arrays, each loaded as one array is" +
+             (p.arrays_together ? ", side by side in the exchange (a full, aligned tile: one pair of barriers): "
+                                : ", one after another through the exchange: ") +
+             arrays + "; " + call + " builds each element from one of each" + (index ? " and its index (u64)" : "") +
              " (template common/io_inputs.h)");
 }
 

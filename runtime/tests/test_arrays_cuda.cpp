@@ -1,7 +1,7 @@
 // Input arrays on a CUDA GPU: the specs of arrays_sweep.h through
 // Runtime::compile and Scan::run, every output against the CPU reference,
-// with the arrays misaligned by an element too (the loads' element-by-element
-// path). Exits 4 (skipped) where there is no driver or no GPU
+// with the arrays misaligned by an element too, all or the last alone (the
+// loads' element-by-element path, and arrays one after another). Exits 4 (skipped) where there is no driver or no GPU
 // (scripts/gpu-check runs scangen_runtime_cuda_tests). Their CUDA text
 // compiles with NVRTC for sm_90 without a warning (label nvrtc, no GPU needed).
 #include <catch2/catch.hpp>
@@ -40,17 +40,19 @@ void to_host(CUdeviceptr p, std::vector<uint8_t>& host) {
 
 void* ptr(CUdeviceptr p) { return reinterpret_cast<void*>(p); }
 
-// `misalign`: each array one element past a 16-byte boundary.
-void run_one(const scangen::Scan& scan, uint64_t n, bool misalign, std::mt19937_64& rng) {
+// `misalign`: 0 none, 1 each array one element past a 16-byte boundary, 2
+// the last array alone (a full tile's arrays then go one after another).
+void run_one(const scangen::Scan& scan, uint64_t n, int misalign, std::mt19937_64& rng) {
   const scangen::dsl::Spec& s = scan.spec();
-  INFO("misaligned arrays: " << misalign);
+  INFO("misaligned arrays: " << (misalign == 0 ? "none" : misalign == 1 ? "all" : "the last"));
   const std::vector<std::vector<uint8_t>> in = arr::inputs(s, n, rng);
   arr::Outputs got = arr::poisoned(s, n);
   std::vector<CUdeviceptr> arrays;
   std::vector<size_t> offsets;
   scangen::Scan::CudaArgs a;
   for (size_t k = 0; k < in.size(); ++k) {
-    offsets.push_back(misalign ? (*s.input_arrays)[k].size() : 0);
+    const bool off = misalign == 1 || (misalign == 2 && k + 1 == in.size());
+    offsets.push_back(off ? (*s.input_arrays)[k].size() : 0);
     arrays.push_back(to_device(in[k], offsets.back()));
     a.inputs.push_back(ptr(arrays.back()));
   }
@@ -83,7 +85,7 @@ TEST_CASE("input arrays: struct-of-arrays and index-only scans on a CUDA GPU mat
     INFO(text);
     scangen::Scan scan = rt.compile(text);
     for (uint64_t n : arr::sizes(scan.plan().tile))
-      for (bool misalign : {false, true}) run_one(scan, n, misalign, rng);
+      for (int misalign : {0, 1, 2}) run_one(scan, n, misalign, rng);
   }
 }
 

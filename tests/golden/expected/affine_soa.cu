@@ -392,13 +392,15 @@ SG_FN void affine_soa_sg_store_both(SG_GLOBAL affine_soa_T* inclusive, SG_GLOBAL
 // Input arrays (Plan::input_arrays, `input = T1, T2, ...;` or `input =
 // none;`): the loads of a flat, forward device scan whose elements convert
 // builds from element i of each array and, when it takes it, i. Each array is
-// loaded on its own as io.h loads the one input: coalesced, through the
-// exchange, in 16-byte words where a thread's items fill them (section
-// input_array, one repetition per array: SG_INPUT_T its type, SG_INPUT_NAME
-// its kernel parameter, SG_INPUT_WORDS its words per thread, SG_INPUT_STAGED
-// whether the exchange holds it, else each thread reads its own); then each
-// thread converts its items in registers. With no array, convert takes the
-// index alone (or nothing) and nothing is read.
+// loaded as io.h loads the one input: coalesced, through the exchange, in
+// 16-byte words where a thread's items fill them (section input_array, one
+// repetition per array: SG_INPUT_T its type, SG_INPUT_NAME its kernel
+// parameter, SG_INPUT_WORDS its words per thread, SG_INPUT_STAGED whether the
+// exchange holds it, else each thread reads its own, SG_INPUT_OFFSET its
+// bytes' place in the exchange); all arrays side by side where they fit
+// (Plan::arrays_together), else one after another. Then each thread converts
+// its items in registers. With no array, convert takes the index alone (or
+// nothing) and nothing is read.
 //
 // Needs: common/io.h (SG_BLOCK_ITEMS, SG_XPAD; CUDA: sg_word_at and
 // SG_LOAD_WORD where io.h defines them), SG_ARRAY_WORDS (some array is read
@@ -426,6 +428,60 @@ SG_FN affine_soa_T affine_soa_sg_input_at(affine_soa_sg_inputs in, scangen_u64 i
   return affine_soa_convert(in.in_a[i], in.in_b[i]);
 }
 
+#if 8
+// Array in_a's words of a full, aligned block (`src`, its first) into
+// `words` of the exchange, in coalesced order, each chunk's words permuted as
+// io.h's (sg_word_at).
+SG_FN void affine_soa_sg_put_in_a(const uint4* src, SG_LOCAL uint4* words) {
+  const int tid = SG_THREAD();
+#pragma unroll
+  for (int i = 0; i < 8; ++i) {
+    const int w = i * SG_BLOCK_THREADS + tid;
+    words[affine_soa_sg_word_at(w / 8, w % 8, 8)] = SG_LOAD_WORD(src + w);
+  }
+}
+
+// This thread's chunk of those words, after a barrier: its SG_ITEMS elements.
+SG_FN void affine_soa_sg_get_in_a(affine_soa_In_a* raw, SG_LOCAL uint4* words) {
+  const int tid = SG_THREAD();
+  union {
+    uint4 v[8];
+    affine_soa_In_a e[SG_ITEMS];
+  } u;
+#pragma unroll
+  for (int o = 0; o < 8; ++o) u.v[o] = words[affine_soa_sg_word_at(tid, o, 8)];
+#pragma unroll
+  for (int i = 0; i < SG_ITEMS; ++i) raw[i] = u.e[i];
+}
+#endif
+
+#if 8
+// Array in_b's words of a full, aligned block (`src`, its first) into
+// `words` of the exchange, in coalesced order, each chunk's words permuted as
+// io.h's (sg_word_at).
+SG_FN void affine_soa_sg_put_in_b(const uint4* src, SG_LOCAL uint4* words) {
+  const int tid = SG_THREAD();
+#pragma unroll
+  for (int i = 0; i < 8; ++i) {
+    const int w = i * SG_BLOCK_THREADS + tid;
+    words[affine_soa_sg_word_at(w / 8, w % 8, 8)] = SG_LOAD_WORD(src + w);
+  }
+}
+
+// This thread's chunk of those words, after a barrier: its SG_ITEMS elements.
+SG_FN void affine_soa_sg_get_in_b(affine_soa_In_b* raw, SG_LOCAL uint4* words) {
+  const int tid = SG_THREAD();
+  union {
+    uint4 v[8];
+    affine_soa_In_b e[SG_ITEMS];
+  } u;
+#pragma unroll
+  for (int o = 0; o < 8; ++o) u.v[o] = words[affine_soa_sg_word_at(tid, o, 8)];
+#pragma unroll
+  for (int i = 0; i < SG_ITEMS; ++i) raw[i] = u.e[i];
+}
+#endif
+
 // This thread's SG_ITEMS elements of array in_a (blocked arrangement) of
 // the block's first .. first + SG_BLOCK_ITEMS - 1; those past n are left unset.
 SG_FN void affine_soa_sg_load_in_a(const SG_GLOBAL affine_soa_In_a* in, scangen_u64 first, scangen_u64 n, affine_soa_In_a* raw,
@@ -434,22 +490,9 @@ SG_FN void affine_soa_sg_load_in_a(const SG_GLOBAL affine_soa_In_a* in, scangen_
   const int tid = SG_THREAD();
 #if 8
   if (first + SG_BLOCK_ITEMS <= n && ((unsigned long long)(in + first) & 15u) == 0) {
-    const uint4* src = (const uint4*)(in + first);
-    SG_LOCAL uint4* words = (SG_LOCAL uint4*)exchange;
-#pragma unroll
-    for (int i = 0; i < 8; ++i) {
-      const int w = i * SG_BLOCK_THREADS + tid;
-      words[affine_soa_sg_word_at(w / 8, w % 8, 8)] = SG_LOAD_WORD(src + w);
-    }
+    affine_soa_sg_put_in_a((const uint4*)(in + first), (SG_LOCAL uint4*)exchange);
     SG_BARRIER();
-    union {
-      uint4 v[8];
-      affine_soa_In_a e[SG_ITEMS];
-    } u;
-#pragma unroll
-    for (int o = 0; o < 8; ++o) u.v[o] = words[affine_soa_sg_word_at(tid, o, 8)];
-#pragma unroll
-    for (int i = 0; i < SG_ITEMS; ++i) raw[i] = u.e[i];
+    affine_soa_sg_get_in_a(raw, (SG_LOCAL uint4*)exchange);
     SG_BARRIER();  // the exchange may be reused at once
     return;
   }
@@ -481,22 +524,9 @@ SG_FN void affine_soa_sg_load_in_b(const SG_GLOBAL affine_soa_In_b* in, scangen_
   const int tid = SG_THREAD();
 #if 8
   if (first + SG_BLOCK_ITEMS <= n && ((unsigned long long)(in + first) & 15u) == 0) {
-    const uint4* src = (const uint4*)(in + first);
-    SG_LOCAL uint4* words = (SG_LOCAL uint4*)exchange;
-#pragma unroll
-    for (int i = 0; i < 8; ++i) {
-      const int w = i * SG_BLOCK_THREADS + tid;
-      words[affine_soa_sg_word_at(w / 8, w % 8, 8)] = SG_LOAD_WORD(src + w);
-    }
+    affine_soa_sg_put_in_b((const uint4*)(in + first), (SG_LOCAL uint4*)exchange);
     SG_BARRIER();
-    union {
-      uint4 v[8];
-      affine_soa_In_b e[SG_ITEMS];
-    } u;
-#pragma unroll
-    for (int o = 0; o < 8; ++o) u.v[o] = words[affine_soa_sg_word_at(tid, o, 8)];
-#pragma unroll
-    for (int i = 0; i < SG_ITEMS; ++i) raw[i] = u.e[i];
+    affine_soa_sg_get_in_b(raw, (SG_LOCAL uint4*)exchange);
     SG_BARRIER();  // the exchange may be reused at once
     return;
   }
@@ -521,15 +551,29 @@ SG_FN void affine_soa_sg_load_in_b(const SG_GLOBAL affine_soa_In_b* in, scangen_
 }
 
 // The block's elements first .. first + SG_BLOCK_ITEMS - 1, this thread's
-// share, converted; the identity past n.
+// share, converted; the identity past n. Section arrays_together (every
+// array in words, side by side in the exchange): a full block whose arrays
+// are all 16-byte aligned stores every array's words, passes one barrier and
+// reads them all back; otherwise, and in section arrays_apart, one array
+// after another, each with its barriers.
 SG_FN void affine_soa_sg_load_inputs(affine_soa_sg_inputs in, scangen_u64 first, scangen_u64 n, affine_soa_T* items,
                                    SG_LOCAL affine_soa_T* exchange) {
   (void)in;
   (void)exchange;
   affine_soa_In_a raw_in_a[SG_ITEMS];
-  affine_soa_sg_load_in_a(in.in_a, first, n, raw_in_a, exchange);
   affine_soa_In_b raw_in_b[SG_ITEMS];
-  affine_soa_sg_load_in_b(in.in_b, first, n, raw_in_b, exchange);
+  if (first + SG_BLOCK_ITEMS <= n && ((unsigned long long)(in.in_a + first) & 15u) == 0 && ((unsigned long long)(in.in_b + first) & 15u) == 0) {
+    SG_LOCAL unsigned char* bytes = (SG_LOCAL unsigned char*)exchange;
+    affine_soa_sg_put_in_a((const uint4*)(in.in_a + first), (SG_LOCAL uint4*)(bytes + 0));
+    affine_soa_sg_put_in_b((const uint4*)(in.in_b + first), (SG_LOCAL uint4*)(bytes + 16384));
+    SG_BARRIER();
+    affine_soa_sg_get_in_a(raw_in_a, (SG_LOCAL uint4*)(bytes + 0));
+    affine_soa_sg_get_in_b(raw_in_b, (SG_LOCAL uint4*)(bytes + 16384));
+    SG_BARRIER();  // the exchange may be reused at once
+  } else {
+    affine_soa_sg_load_in_a(in.in_a, first, n, raw_in_a, exchange);
+    affine_soa_sg_load_in_b(in.in_b, first, n, raw_in_b, exchange);
+  }
   const scangen_u64 mine = first + (scangen_u64)SG_THREAD() * SG_ITEMS;
 #pragma unroll
   for (int i = 0; i < SG_ITEMS; ++i) {

@@ -383,13 +383,15 @@ SG_FN void triangle_offsets_sg_store_both(SG_GLOBAL triangle_offsets_T* inclusiv
 // Input arrays (Plan::input_arrays, `input = T1, T2, ...;` or `input =
 // none;`): the loads of a flat, forward device scan whose elements convert
 // builds from element i of each array and, when it takes it, i. Each array is
-// loaded on its own as io.h loads the one input: coalesced, through the
-// exchange, in 16-byte words where a thread's items fill them (section
-// input_array, one repetition per array: SG_INPUT_T its type, SG_INPUT_NAME
-// its kernel parameter, SG_INPUT_WORDS its words per thread, SG_INPUT_STAGED
-// whether the exchange holds it, else each thread reads its own); then each
-// thread converts its items in registers. With no array, convert takes the
-// index alone (or nothing) and nothing is read.
+// loaded as io.h loads the one input: coalesced, through the exchange, in
+// 16-byte words where a thread's items fill them (section input_array, one
+// repetition per array: SG_INPUT_T its type, SG_INPUT_NAME its kernel
+// parameter, SG_INPUT_WORDS its words per thread, SG_INPUT_STAGED whether the
+// exchange holds it, else each thread reads its own, SG_INPUT_OFFSET its
+// bytes' place in the exchange); all arrays side by side where they fit
+// (Plan::arrays_together), else one after another. Then each thread converts
+// its items in registers. With no array, convert takes the index alone (or
+// nothing) and nothing is read.
 //
 // Needs: common/io.h (SG_BLOCK_ITEMS, SG_XPAD; CUDA: sg_word_at and
 // SG_LOAD_WORD where io.h defines them), SG_ARRAY_WORDS (some array is read
@@ -417,7 +419,11 @@ SG_FN triangle_offsets_T triangle_offsets_sg_input_at(triangle_offsets_sg_inputs
 }
 
 // The block's elements first .. first + SG_BLOCK_ITEMS - 1, this thread's
-// share, converted; the identity past n.
+// share, converted; the identity past n. Section arrays_together (every
+// array in words, side by side in the exchange): a full block whose arrays
+// are all 16-byte aligned stores every array's words, passes one barrier and
+// reads them all back; otherwise, and in section arrays_apart, one array
+// after another, each with its barriers.
 SG_FN void triangle_offsets_sg_load_inputs(triangle_offsets_sg_inputs in, scangen_u64 first, scangen_u64 n, triangle_offsets_T* items,
                                    SG_LOCAL triangle_offsets_T* exchange) {
   (void)in;

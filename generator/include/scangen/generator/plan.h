@@ -262,8 +262,12 @@ struct Plan {
     size_t bytes = 0;
     int words = 0;        // 16-byte words of a thread's items (CUDA, staged I/O; 0: element by element)
     bool staged = false;  // through the exchange (false: each thread reads its own items)
+    uint64_t offset = 0;  // its bytes' place in the exchange (arrays_together)
   };
   bool input_arrays = false;
+  // The staged arrays fit the exchange side by side (at their offsets): all
+  // are stored, then one barrier, then all read back; else one after another.
+  bool arrays_together = false;
   std::vector<InputArray> arrays;
   // Fused outputs: scatter / scatter_at / scatter_if write a value per
   // selected element into the Scattered parameter (flat decoupled look-back
