@@ -320,6 +320,8 @@ void Scan::run(const OpenCLArgs& a) const {
   std::vector<bool> arrays_given;
   for (const auto& array : a.inputs) arrays_given.push_back(array != nullptr);
   runtime::detail::check_input_arrays(p, a.in != nullptr, arrays_given, a.n);
+  runtime::detail::check_arrays_not_outputs(p, std::vector<const void*>(a.inputs.begin(), a.inputs.end()), a.inclusive,
+                                            a.exclusive);
   runtime::detail::check_outputs(p, a.in || p.input_arrays, a.inclusive, a.exclusive,
                                  p.segmented.on() ? a.segment_aggregates != nullptr : a.aggregate != nullptr,
                                  a.running_total, call.elements);

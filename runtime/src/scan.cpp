@@ -85,6 +85,14 @@ void check_input_arrays(const generator::Plan& p, bool in, const std::vector<boo
       fail(who + "input array " + std::to_string(i) + " ('" + p.spec.convert->params[i] + "' of convert) is null");
 }
 
+void check_arrays_not_outputs(const generator::Plan& p, const std::vector<const void*>& arrays, const void* inclusive,
+                              const void* exclusive) {
+  for (size_t k = 0; k < arrays.size(); ++k)
+    if (arrays[k] && (arrays[k] == inclusive || arrays[k] == exclusive))
+      fail("scan '" + p.spec.name + "': an output is input array " + std::to_string(k) +
+           " (the other arrays' elements would be read after it is written); give another buffer");
+}
+
 void check_scattered(const generator::Plan& p, bool given, bool is_input, uint64_t n) {
   const std::string who = "scan '" + p.spec.name + "': ";
   if (p.scatter && !given && n > 0)

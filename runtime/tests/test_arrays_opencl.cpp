@@ -74,7 +74,8 @@ TEST_CASE("input arrays: struct-of-arrays and index-only scans on OpenCL match t
   }
 }
 
-TEST_CASE("input arrays: Scan::run refuses a missing, extra, short or unwanted array", "[opencl][runtime][arrays]") {
+TEST_CASE("input arrays: Scan::run refuses a missing, extra, short, unwanted or overwritten array",
+          "[opencl][runtime][arrays]") {
   if (!have_opencl()) return;
   TempCache cache;
   scangen::Runtime rt({scangen::Backend::OpenCL});
@@ -93,6 +94,9 @@ TEST_CASE("input arrays: Scan::run refuses a missing, extra, short or unwanted a
   args.inputs = {a, small};
   CHECK_THROWS_WITH(soa.run(args), Catch::Contains("the input array 'b' buffer has 39 bytes"));
   args.inputs = {a, b};
+  args.inclusive = b;
+  CHECK_THROWS_WITH(soa.run(args), Catch::Contains("an output is input array 1"));
+  args.inclusive = out;
   args.in = a;
   CHECK_THROWS_WITH(soa.run(args), Catch::Contains("an input 'in' was given, but the spec reads 2 input arrays"));
   scangen::Scan::OpenCLArgs p;
