@@ -1,5 +1,6 @@
 #include "scangen/dsl/spec.h"
 
+#include <functional>
 #include <charconv>
 #include <cmath>
 #include <cstring>
@@ -412,8 +413,17 @@ std::string Spec::to_string() const {
   std::string out;
   std::vector<std::shared_ptr<const StructType>> structs;
   collect_structs(input, structs);
-  if (input_arrays)
+  if (input_arrays) {
     for (const Type& t : *input_arrays) collect_structs(t, structs);
+    // Structs the convert builds (a field-array spec builds the input struct it replaced).
+    if (convert && convert->body) {
+      std::function<void(const Expr&)> visit = [&](const Expr& e) {
+        for (const ExprPtr& a : e.args) visit(*a);
+        collect_structs(e.type, structs);
+      };
+      visit(*convert->body);
+    }
+  }
   collect_structs(type, structs);
   for (const auto& s : structs) {
     out += "type " + s->name + " {";

@@ -3,9 +3,11 @@
 #include <catch2/catch.hpp>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "scangen/dsl/field_arrays.h"
 #include "scangen/reference/reference.h"
 #include "spec_support.h"
 
@@ -125,4 +127,55 @@ TEST_CASE("input arrays in the reference: convert over element i of each array, 
   const ref::Evaluator counting(spec_of("scan c { type = u64; input = none; convert(i) = i * 3; op = add; }"));
   CHECK(as_u64(counting.scan_arrays({}, 5).inclusive) == std::vector<uint64_t>{0, 3, 9, 18, 30});
   CHECK_THROWS_AS(counting.scan_arrays({a.data()}, 1), std::invalid_argument);
+}
+
+TEST_CASE("with_field_arrays: a struct scan's input as one array per scalar field, the scan unchanged",
+          "[dsl][fused]") {
+  const char* const kText =
+      "type In { x: f32, w: Inner }\n"
+      "type Inner { k: u8, m: i32 }\n"
+      "type Out { s: f64, c: i64 }\n"
+      "scan fields { type = Out; input = In;"
+      " convert(v, i) { let field0: f64 = f64(v.x) * f64(v.w.m); return Out { s: field0 + f64(v.w.k), c: i64(i) }; }"
+      " combine(a, b) = Out { s: a.s + b.s, c: a.c * 3 + b.c }; identity = Out { s: 0.0, c: 0 }; mode = both; }";
+  const dsl::Spec s = spec_of(kText);
+  std::string why;
+  const std::optional<dsl::Spec> soa = dsl::with_field_arrays(s, &why);
+  INFO(why);
+  REQUIRE(soa);
+  REQUIRE(soa->input_arrays);
+  CHECK(*soa->input_arrays == std::vector<dsl::Type>{dsl::Type::scalar(dsl::ScalarKind::F32),
+                                                     dsl::Type::scalar(dsl::ScalarKind::U8),
+                                                     dsl::Type::scalar(dsl::ScalarKind::I32)});
+  CHECK(soa->convert_takes_index());
+  // The let named field0 keeps its name: the parameters take another.
+  CHECK(soa->convert->params == std::vector<std::string>{"field_0", "field_1", "field_2", "i"});
+  const std::string text = soa->to_string();
+  INFO(text);
+  CHECK(spec_of(text) == *soa);  // a spec the checker accepts as it is
+  // The same results from the arrays as from the structs.
+  const uint64_t n = 37;
+  std::vector<uint8_t> structs(n * s.input.size());
+  std::vector<float> x(n);
+  std::vector<uint8_t> k(n);
+  std::vector<int32_t> m(n);
+  for (uint64_t i = 0; i < n; ++i) {
+    x[i] = 0.25f * static_cast<float>(i) - 3.0f;
+    k[i] = static_cast<uint8_t>(i * 7);
+    m[i] = static_cast<int32_t>(i * i) - 100;
+    uint8_t* e = structs.data() + i * s.input.size();  // x @0, w @4: k @4, m @8
+    std::memcpy(e, &x[i], 4);
+    std::memcpy(e + 4, &k[i], 1);
+    std::memcpy(e + 8, &m[i], 4);
+  }
+  const ref::Evaluator::Result want = ref::Evaluator(s).scan(structs.data(), n);
+  const ref::Evaluator::Result got = ref::Evaluator(*soa).scan_arrays({x.data(), k.data(), m.data()}, n);
+  CHECK(got.inclusive == want.inclusive);
+  CHECK(got.exclusive == want.exclusive);
+  // Where input arrays do not go.
+  CHECK_FALSE(dsl::with_field_arrays(spec_of("scan p { type = u32; op = add; }"), &why));
+  CHECK(why == "the input is not a struct");
+  CHECK_FALSE(dsl::with_field_arrays(
+      spec_of(std::string(kText).insert(std::string(kText).size() - 1, " reverse = true;")), &why));
+  CHECK(why.find("forward") != std::string::npos);
 }
