@@ -150,6 +150,7 @@ void check_ranges(const Driver& d, const generator::Plan& p, const Scan::CudaArg
            std::to_string(count * element));
   };
   const std::string t = p.spec.type.name(), in_t = p.spec.input.name();
+  runtime::detail::check_input_arrays(p, a.in != nullptr, a.inputs, a.inclusive, a.exclusive, a.n);
   check_range(a.in, "input", call.in_count, p.input_bytes, in_t);
   for (size_t k = 0; k < p.arrays.size(); ++k)
     check_range(a.inputs[k], ("input array '" + p.spec.convert->params[k] + "'").c_str(), call.in_count,
@@ -218,6 +219,9 @@ CUdeviceptr workspace(const Scan::State& st, const Scan::CudaArgs& a, const runt
 
 }  // namespace
 
+// Scan::run passes the input arrays' pointers (CudaArgs::inputs) to the launch as they lie.
+static_assert(sizeof(const void*) == sizeof(CUdeviceptr), "a device pointer is a CUdeviceptr's 64 bits");
+
 void Scan::run(const CudaArgs& a) const {
   const State& st = runtime::detail::state_of(s_);
   const generator::Plan& p = st.plan;
@@ -228,10 +232,6 @@ void Scan::run(const CudaArgs& a) const {
                                       a.n);
   generator::RunShape shape;
   const runtime::detail::Call call = runtime::detail::plan_call(p, a.n, runtime::detail::run_shape(p, a, shape));
-  std::vector<bool> arrays_given;
-  for (const auto& array : a.inputs) arrays_given.push_back(array != nullptr);
-  runtime::detail::check_input_arrays(p, a.in != nullptr, arrays_given, a.n);
-  runtime::detail::check_arrays_not_outputs(p, a.inputs, a.inclusive, a.exclusive);
   runtime::detail::check_outputs(p, a.in || p.input_arrays, a.inclusive, a.exclusive,
                                  p.segmented.on() ? a.segment_aggregates != nullptr : a.aggregate != nullptr,
                                  a.running_total, call.elements);
@@ -251,18 +251,15 @@ void Scan::run(const CudaArgs& a) const {
               offsets = reinterpret_cast<CUdeviceptr>(a.segment_offsets), keys = reinterpret_cast<CUdeviceptr>(a.keys),
               seg_agg = reinterpret_cast<CUdeviceptr>(a.segment_aggregates);
   unsigned long long n = a.n, segment_count = a.segment_count;
-  std::vector<CUdeviceptr> arrays;
-  for (const void* array : a.inputs) arrays.push_back(reinterpret_cast<CUdeviceptr>(array));
   CUdeviceptr ws = workspace(st, a, call, stream);
   std::vector<unsigned long long> shape_values;  // the shape roles' values, one per parameter
   shape_values.reserve(16);
   // Every argument by its role in the kernel ABI (generator::ParamRole).
   auto cuda_arg = [&](const generator::KernelParam& param) -> void* {
+    if (param.role == generator::ParamRole::InputArray) return const_cast<const void**>(&a.inputs.at(param.array));
     switch (param.role) {
       case generator::ParamRole::Input:
         return &in;
-      case generator::ParamRole::InputArray:
-        return &arrays.at(static_cast<size_t>(param.array));
       case generator::ParamRole::Inclusive:
         return &inc;
       case generator::ParamRole::Exclusive:

@@ -210,6 +210,8 @@ void check_buffers(const generator::Plan& p, const Scan::OpenCLArgs& a, const ru
            std::to_string(count * element));
   };
   const std::string t = p.spec.type.name(), in_t = p.spec.input.name();
+  runtime::detail::check_input_arrays(p, a.in != nullptr, std::vector<const void*>(a.inputs.begin(), a.inputs.end()),
+                                      a.inclusive, a.exclusive, a.n);
   check_buffer(a.in, "input", call.in_count, p.input_bytes, in_t);
   for (size_t k = 0; k < p.arrays.size(); ++k)
     check_buffer(a.inputs[k], ("input array '" + p.spec.convert->params[k] + "'").c_str(), call.in_count,
@@ -317,11 +319,6 @@ void Scan::run(const OpenCLArgs& a) const {
                                       a.n);
   generator::RunShape shape;
   const runtime::detail::Call call = runtime::detail::plan_call(p, a.n, runtime::detail::run_shape(p, a, shape));
-  std::vector<bool> arrays_given;
-  for (const auto& array : a.inputs) arrays_given.push_back(array != nullptr);
-  runtime::detail::check_input_arrays(p, a.in != nullptr, arrays_given, a.n);
-  runtime::detail::check_arrays_not_outputs(p, std::vector<const void*>(a.inputs.begin(), a.inputs.end()), a.inclusive,
-                                            a.exclusive);
   runtime::detail::check_outputs(p, a.in || p.input_arrays, a.inclusive, a.exclusive,
                                  p.segmented.on() ? a.segment_aggregates != nullptr : a.aggregate != nullptr,
                                  a.running_total, call.elements);
