@@ -30,6 +30,7 @@ __extension__ using u128 = unsigned __int128;
 constexpr int kMaxThreads = 1024;
 constexpr int kMaxItems = 128;
 constexpr int kMaxWarp = 32;
+constexpr size_t kMaxInputArrays = 8;   // input = T1, T2, ...;
 constexpr size_t kMaxTypeNesting = 64;  // structs inside structs; bounds recursion
 
 // ---- helpers (checker.cpp) --------------------------------------------------
@@ -152,6 +153,10 @@ class Checker {
   // ---- fused inputs (checker_fused.cpp) ----
   static std::vector<Type> convert_parameter_types(const ast::Item& convert, const Spec& spec);
   void check_convert_index(const Items& items, const Spec& spec);
+  static bool is_input_arrays(const ast::Item& input);
+  void check_input_arrays(const ast::Item& input, Spec& spec);
+  void check_arrays_convert(const ast::Item* input, const ast::Item* convert, Spec& spec);
+  void check_input_arrays_fit(const Items& items, const Spec& spec);
   std::optional<Function> scatter_function(const ast::Item& item, const Spec& spec, const Type& result);
   void check_scatter_fits(const ast::Item& item, const Spec& spec);
   void check_scatter(const Items& items, Spec& spec);

@@ -154,8 +154,9 @@ Spec Checker::check_scan(const ast::ScanDecl& scan) {
   check_segments(items, spec);
   check_head_flags(items, spec);  // checker_segments.cpp
   check_shape(items, spec);
-  check_convert_index(items, spec);  // checker_fused.cpp
-  check_scatter(items, spec);        // checker_fused.cpp
+  check_convert_index(items, spec);     // checker_fused.cpp
+  check_input_arrays_fit(items, spec);  // checker_fused.cpp
+  check_scatter(items, spec);           // checker_fused.cpp
   return spec;
 }
 
@@ -168,7 +169,10 @@ void Checker::check_types(const ast::ScanDecl& scan, const Items& items, Spec& s
   }
   spec.input = spec.type;
   if (const ast::Item* it = find_item(items, "input")) {
-    if (const ast::Expr* v = single_value(*it)) spec.input = resolve_type_value(*v, "input");
+    if (is_input_arrays(*it))
+      check_input_arrays(*it, spec);  // checker_fused.cpp
+    else if (const ast::Expr* v = single_value(*it))
+      spec.input = resolve_type_value(*v, "input");
   }
 }
 
@@ -201,7 +205,9 @@ void Checker::check_operator(const ast::ScanDecl& scan, const Items& items, Spec
 void Checker::check_convert(const Items& items, Spec& spec) {
   if (!spec.type.valid() || !spec.input.valid()) return;
   const ast::Item* input_item = find_item(items, "input");
-  if (const ast::Item* convert_item = find_item(items, "convert")) {
+  if (spec.has_input_arrays()) {
+    check_arrays_convert(find_item(items, "input"), find_item(items, "convert"), spec);  // checker_fused.cpp
+  } else if (const ast::Item* convert_item = find_item(items, "convert")) {
     if (!convert_item->is_function || convert_item->params.empty() || convert_item->params.size() > 2) {
       error(convert_item->loc,
             "'convert' is a function of one input element and, optionally, its index: write 'convert(v) = ...;' "

@@ -1,5 +1,6 @@
 #include "scangen/dsl/spec.h"
 
+#include <functional>
 #include <charconv>
 #include <cmath>
 #include <cstring>
@@ -412,6 +413,17 @@ std::string Spec::to_string() const {
   std::string out;
   std::vector<std::shared_ptr<const StructType>> structs;
   collect_structs(input, structs);
+  if (input_arrays) {
+    for (const Type& t : *input_arrays) collect_structs(t, structs);
+    // Structs the convert builds (a field-array spec builds the input struct it replaced).
+    if (convert && convert->body) {
+      std::function<void(const Expr&)> visit = [&](const Expr& e) {
+        for (const ExprPtr& a : e.args) visit(*a);
+        collect_structs(e.type, structs);
+      };
+      visit(*convert->body);
+    }
+  }
   collect_structs(type, structs);
   for (const auto& s : structs) {
     out += "type " + s->name + " {";
@@ -423,7 +435,15 @@ std::string Spec::to_string() const {
   }
   out += "scan " + name + " {\n";
   out += "  type = " + type.name() + ";\n";
-  out += "  input = " + input.name() + ";\n";
+  if (!input_arrays) {
+    out += "  input = " + input.name() + ";\n";
+  } else if (input_arrays->empty()) {
+    out += "  input = none;\n";
+  } else {
+    out += "  input = ";
+    for (size_t i = 0; i < input_arrays->size(); ++i) out += (i ? ", " : "") + (*input_arrays)[i].name();
+    out += ";\n";
+  }
   // With a built-in op, combine and identity are implied: print them as
   // comments so the text still parses back to the same Spec.
   const char* implied = op ? "# " : "";
@@ -467,14 +487,14 @@ uint64_t Spec::hash() const {
 }
 
 bool operator==(const Spec& a, const Spec& b) {
-  return a.name == b.name && a.type == b.type && a.input == b.input && a.op == b.op && a.combine == b.combine &&
-         a.convert == b.convert && same_expr(a.identity, b.identity) && a.level == b.level &&
-         a.warp_width == b.warp_width && a.algorithm == b.algorithm && a.threads == b.threads && a.items == b.items &&
-         a.mode == b.mode && same_expr(a.init ? a.init : a.identity, b.init ? b.init : b.identity) &&
-         a.aggregate == b.aggregate && a.running_total == b.running_total && a.targets == b.targets &&
-         a.deterministic == b.deterministic && a.init_exclusive_only == b.init_exclusive_only &&
-         a.reverse == b.reverse && a.segments == b.segments && a.head_flags == b.head_flags &&
-         (a.segments != Segments::Offsets || a.offset == b.offset) &&
+  return a.name == b.name && a.type == b.type && a.input == b.input && a.input_arrays == b.input_arrays &&
+         a.op == b.op && a.combine == b.combine && a.convert == b.convert && same_expr(a.identity, b.identity) &&
+         a.level == b.level && a.warp_width == b.warp_width && a.algorithm == b.algorithm && a.threads == b.threads &&
+         a.items == b.items && a.mode == b.mode &&
+         same_expr(a.init ? a.init : a.identity, b.init ? b.init : b.identity) && a.aggregate == b.aggregate &&
+         a.running_total == b.running_total && a.targets == b.targets && a.deterministic == b.deterministic &&
+         a.init_exclusive_only == b.init_exclusive_only && a.reverse == b.reverse && a.segments == b.segments &&
+         a.head_flags == b.head_flags && (a.segments != Segments::Offsets || a.offset == b.offset) &&
          (a.segments != Segments::Keys || (a.key == b.key && a.key_equal == b.key_equal)) && a.shape == b.shape &&
          a.scatter == b.scatter && a.scatter_at == b.scatter_at && a.scatter_if == b.scatter_if &&
          (!a.scatter || a.scatter_type == b.scatter_type);

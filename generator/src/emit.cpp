@@ -66,6 +66,43 @@ Holes head_flag_holes(const Plan& plan, const std::string& prefix) {
   return h;
 }
 
+// How the kernels take their input (io_inputs.h): the one array `in` (section
+// one_input), or the input arrays as one value (input_bundle; a repetition of
+// input_array each), SG_INPUTS the type the loads and the look-back take it as.
+void input_holes(const Plan& p, Holes& holes) {
+  const std::string prefix = p.spec.name + "_";
+  holes.when("one_input", !p.input_arrays).when("input_bundle", p.input_arrays);
+  holes.when("no_array", p.input_arrays && p.arrays.empty());
+  holes.set("SG_INPUTS", p.input_arrays ? prefix + "sg_inputs" : "const SG_GLOBAL " + p.names.input_type + "*");
+  if (!p.input_arrays) return;
+  std::string list, at, item, aligned;
+  for (const Plan::InputArray& a : p.arrays) {
+    const std::string raw = "raw_" + a.name;
+    holes.add("input_array")
+        .set("SG_INPUT_T", a.type)
+        .set("SG_INPUT_NAME", a.name)
+        .set("SG_INPUT_LOAD", prefix + "sg_load_" + a.name)
+        .set("SG_INPUT_RAW", raw)
+        .set("SG_INPUT_WORDS", std::to_string(a.words))
+        .set("SG_INPUT_STAGED", a.staged ? "1" : "0")
+        .set("SG_INPUT_OFFSET", std::to_string(a.offset))
+        .set("SG_INPUT_PUT", prefix + "sg_put_" + a.name)
+        .set("SG_INPUT_GET", prefix + "sg_get_" + a.name);
+    aligned +=
+        (aligned.empty() ? "" : " && ") + std::string("((unsigned long long)(in.") + a.name + " + first) & 15u) == 0";
+    list += (list.empty() ? "" : ", ") + a.name;
+    at += (at.empty() ? "" : ", ") + std::string("in.") + a.name + "[i]";
+    item += (item.empty() ? "" : ", ") + raw + "[i]";
+  }
+  if (p.spec.convert_takes_index()) {
+    at += at.empty() ? "i" : ", i";
+    item += item.empty() ? "at" : ", at";
+  }
+  holes.when("arrays_together", p.arrays_together).when("arrays_apart", !p.arrays_together);
+  holes.set("SG_INPUTS_ALIGNED", aligned.empty() ? "1" : aligned);
+  holes.set("SG_INPUT_LIST", list.empty() ? "0" : list).set("SG_INPUT_AT", at).set("SG_INPUT_ITEM", item);
+}
+
 // A scan's templates and their constants, the first part of its text.
 void scan_part(const Plan& p, const BackendEmitter& be, Holes& scan) {
   Holes& part = scan.add("part");
@@ -78,6 +115,7 @@ void scan_part(const Plan& p, const BackendEmitter& be, Holes& scan) {
   holes.when("indexed", p.convert_index);    // the loads pass convert the element's index
   holes.when("scatter", p.scatter);          // fused outputs (device_lookback.h)
   holes.when("tile_prefix", p.tile_prefix);  // the OpenCL look-back without an input (device_tile_prefix.h)
+  input_holes(p, holes);
   for (const std::string& t : p.templates) {
     Holes& each = part.add("template");
     const bool atomic = p.counter && needs_counter_update(t);

@@ -51,6 +51,9 @@ struct Scan {
   std::vector<std::string> outputs;  // "out", or "inclusive" and "exclusive"
   std::string aggregate;             // "aggregate" (device), "aggregates" (warp, block), "" without
   bool running_total = false;
+  // The input arrays' parameters, (element type, name): `in`, or with input
+  // arrays one per array (none with `input = none;`).
+  std::vector<std::pair<std::string, std::string>> inputs;
   bool scatter = false;    // fused outputs: `scattered`, n elements of P_Out, after the outputs
   uint64_t per_block = 0;  // elements per block: the tile, or segment x groups per block
   int threads = 0;
@@ -94,6 +97,8 @@ Scan describe_scan(const Plan& p) {
   c.P = p.spec.name;
   c.T = p.names.value_type;
   c.In = p.names.input_type;
+  if (!p.input_arrays) c.inputs = {{c.In, "in"}};
+  for (const Plan::InputArray& a : p.arrays) c.inputs.push_back({a.type, a.name});
   c.device = p.level == Level::Device;
   c.lookback = c.device && p.algorithm == dsl::Algorithm::DecoupledLookback;
   const Mode mode = plan_mode(p);
@@ -140,6 +145,13 @@ bool mentions_f64(const dsl::Type& t) {
   return false;
 }
 
+bool arrays_f64(const dsl::Spec& s) {
+  if (s.input_arrays)
+    for (const dsl::Type& t : *s.input_arrays)
+      if (mentions_f64(t)) return true;
+  return false;
+}
+
 // The holes every template of a scan's wrappers shares.
 void scan_holes(Holes& h, const Scan& c) {
   const Plan& p = *c.plan;
@@ -175,7 +187,18 @@ void scan_holes(Holes& h, const Scan& c) {
       .when("aggregate", !c.aggregate.empty() && !c.segmented)
       .when("running_total", c.running_total)
       .when("tile_prefix", p.tile_prefix)
-      .when("scatter", c.scatter);
+      .when("scatter", c.scatter)
+      .when("one_input", !p.input_arrays)
+      .when("input_bundle", p.input_arrays);
+  if (p.input_arrays) {
+    std::string elements;
+    for (size_t k = 0; k < p.arrays.size(); ++k) {
+      h.add("input_array").set("SG_INPUT_T", p.arrays[k].type).set("SG_INPUT_NAME", p.arrays[k].name);
+      elements += (k ? ", " : "") + p.arrays[k].name + "[i]";
+    }
+    if (p.spec.convert_takes_index()) elements += elements.empty() ? "i" : ", i";
+    h.set("SG_INPUT_ELEMENTS", elements);
+  }
   // Device scans write the aggregate and the running total even for n == 0.
   const bool writes_when_empty = c.device && (!c.aggregate.empty() || c.running_total);
   h.when("writes_when_empty", writes_when_empty).when("returns_when_empty", !writes_when_empty);
@@ -189,14 +212,22 @@ std::string host_types(const Scan& c) {
   Holes h;
   scan_holes(h, c);
   h.set("SG_SCALAR_TYPES", ScalarLibrary(Backend::Cuda)
-                               .scalar_typedefs(mentions_f64(s.type) || mentions_f64(s.input) ||
+                               .scalar_typedefs(mentions_f64(s.type) || mentions_f64(s.input) || arrays_f64(s) ||
                                                 (c.scatter && mentions_f64(s.scatter_type))))
       .set("SG_T_STORAGE", c_type(s.type, c.P, Form::Storage))
       .set("SG_IN_STORAGE", c_type(s.input, c.P, Form::Storage));
+  if (s.input_arrays) {
+    for (size_t k = 0; k < s.input_arrays->size(); ++k)
+      h.add("input_type")
+          .set("SG_INPUT_T", c.plan->arrays[k].type)
+          .set("SG_INPUT_STORAGE", c_type((*s.input_arrays)[k], c.P, Form::Storage));
+  }
   if (c.scatter) h.set("SG_OUT_STORAGE", c_type(s.scatter_type, c.P, Form::Storage));
   std::vector<std::shared_ptr<const dsl::StructType>> structs;
   dsl::collect_structs(s.type, structs);
   dsl::collect_structs(s.input, structs);
+  if (s.input_arrays)
+    for (const dsl::Type& t : *s.input_arrays) dsl::collect_structs(t, structs);
   if (c.scatter) dsl::collect_structs(s.scatter_type, structs);
   std::set<const dsl::StructType*> seen;
   for (const auto& st : structs) {
@@ -217,7 +248,8 @@ std::string host_types(const Scan& c) {
 
 // The pointer parameters of a wrapper, in order.
 std::vector<std::string> data_params(const Scan& c) {
-  std::vector<std::string> v{"in"};
+  std::vector<std::string> v;
+  for (const auto& input : c.inputs) v.push_back(input.second);
   v.insert(v.end(), c.outputs.begin(), c.outputs.end());
   if (c.scatter) v.push_back("scattered");
   return v;
@@ -235,6 +267,8 @@ std::string argument(const Scan& c, const KernelParam& k, Backend b) {
   switch (k.role) {
     case ParamRole::Input:
       return "in";
+    case ParamRole::InputArray:
+      return c.plan->arrays.at(static_cast<size_t>(k.array)).name;
     case ParamRole::Inclusive:
       return c.outputs.size() == 1 ? "out" : "inclusive";
     case ParamRole::Exclusive:
@@ -386,7 +420,9 @@ void wrapper_holes(Holes& h, const Scan& c, Backend b, size_t first) {
     const std::vector<std::string> needed = c.scatter ? std::vector<std::string>{"in", "scattered"} : data;
     std::vector<std::string> all = needed;
     all.insert(all.end(), results.begin(), results.end());
-    h.set("SG_PARAMS", "const " + c.In + "* in" + join(c.outputs, ", " + c.T + "* ", "", "") +
+    std::string inputs;
+    for (const auto& [type, name] : c.inputs) inputs += (inputs.empty() ? "const " : ", const ") + type + "* " + name;
+    h.set("SG_PARAMS", inputs + (inputs.empty() ? "" : ", ") + c.T + "* " + join(c.outputs, "", "", ", " + c.T + "* ") +
                            (c.scatter ? ", " + c.plan->names.out_type + "* scattered" : "") +
                            join(results, ", " + c.T + "* ", "", "") + segment_param_list(c, true) + ", int64_t n" +
                            (c.device ? ", void* workspace, size_t workspace_bytes" : "") + ", cudaStream_t stream")

@@ -109,6 +109,17 @@ void decide_scan(Plan& p, const dsl::Spec& spec, const Target& target) {
   if (p.convert_index &&
       (p.level != Level::Device || spec.segments != dsl::Segments::None || spec.shape != dsl::Shape::Flat))
     fail(spec, "convert's index is given to flat device scans only");  // the checker's backstop
+  p.input_arrays = spec.has_input_arrays();
+  if (p.input_arrays) {
+    if (p.level != Level::Device || p.algorithm != Algorithm::DecoupledLookback ||
+        spec.segments != dsl::Segments::None || spec.shape != dsl::Shape::Flat || spec.reverse || spec.has_scatter())
+      fail(spec, "input arrays are read by flat, forward decoupled look-back device scans only");  // the backstop
+    for (size_t k = 0; k < spec.input_arrays->size(); ++k)
+      p.arrays.push_back({"in_" + spec.convert->params[k], p.names.input_arrays[k], (*spec.input_arrays)[k].size()});
+    p.converts_input = true;
+    p.output_may_alias_input = false;
+    p.convert_index = false;  // the loads of io_inputs.h pass the index themselves
+  }
   p.scatter = spec.has_scatter();
   if (p.scatter &&
       (p.level != Level::Device || p.algorithm != Algorithm::DecoupledLookback ||
@@ -241,6 +252,54 @@ void decide_lookback(Plan& p) {
   if (p.segmented.form == dsl::Segments::Offsets) p.block_shared_bytes += 32;
 }
 
+// Input arrays (io_inputs.h): each array through the exchange on its own, in
+// 16-byte words where a thread's items fill them (CUDA), else element by
+// element into the padded exchange; the exchange grows to hold the largest,
+// as far as shared memory allows (an array it cannot hold is read by each
+// thread directly, its own items).
+void decide_array_io(Plan& p, size_t element) {
+  if (!p.input_arrays) return;
+  p.input_words = 0;  // no `in`
+  for (Plan::InputArray& a : p.arrays) {
+    a.staged = p.staged_io;
+    if (!a.staged) continue;
+    const size_t chunk = static_cast<size_t>(p.items) * a.bytes;
+    a.words = p.backend == Backend::Cuda && chunk % 16 == 0 ? static_cast<int>(chunk / 16) : 0;
+    const uint64_t slots = a.words ? p.tile : p.tile + p.tile / 32;
+    const uint64_t need = (slots * a.bytes + element - 1) / element;
+    if (need <= p.exchange_elements) continue;
+    const size_t extra = static_cast<size_t>(need - p.exchange_elements) * element;
+    if (p.block_shared_bytes + extra <= kMaxSharedBytes) {
+      p.block_shared_bytes += extra;
+      p.exchange_elements = need;
+    } else {
+      a.staged = false;
+      a.words = 0;
+    }
+  }
+  // Arrays all read in words lie side by side in the exchange where they fit
+  // (the exchange grown for them where shared memory allows): one pair of
+  // barriers per full tile, and every array's words in flight at once.
+  bool words = !p.arrays.empty();
+  uint64_t offset = 0;
+  for (Plan::InputArray& a : p.arrays) {
+    words = words && a.words > 0;
+    a.offset = offset;
+    offset += p.tile * a.bytes;  // whole words: tile * bytes is a multiple of 16
+  }
+  const uint64_t need = (offset + element - 1) / element;
+  if (words && need > p.exchange_elements) {
+    const size_t extra = static_cast<size_t>(need - p.exchange_elements) * element;
+    if (p.block_shared_bytes + extra <= kMaxSharedBytes) {
+      p.block_shared_bytes += extra;
+      p.exchange_elements = need;
+    }
+  }
+  p.arrays_together = words && need <= p.exchange_elements;
+  if (!p.arrays_together)
+    for (Plan::InputArray& a : p.arrays) a.offset = 0;
+}
+
 // Loads and stores: coalesced through shared memory where the exchange fits,
 // in 16-byte words (CUDA) where a thread's items fill whole words.
 void decide_io(Plan& p) {
@@ -271,6 +330,7 @@ void decide_io(Plan& p) {
       p.input_words = 0;
     }
   }
+  decide_array_io(p, element);
   p.streaming = p.level == Level::Device && p.backend == Backend::Cuda && p.tuning.streaming != 0;
   if (p.block_shared_bytes > kMaxSharedBytes)
     fail(p.spec, "the " + std::string(dsl::to_string(p.algorithm)) + " scan needs " +
@@ -345,6 +405,8 @@ const char* to_string(ParamRole r) {
   switch (r) {
     case ParamRole::Input:
       return "input";
+    case ParamRole::InputArray:
+      return "input_array";
     case ParamRole::Inclusive:
       return "inclusive";
     case ParamRole::Exclusive:
@@ -403,7 +465,8 @@ namespace {
 // The look-back of a flat decoupled look-back scan as device functions for
 // kernels of the user's own (templates/common/device_tile_prefix.h).
 void decide_tile_prefix(Plan& p) {
-  p.tile_prefix = p.status != StatusLayout::None && !p.segmented.on() && p.shape == dsl::Shape::Flat;
+  // (The device functions take the one input array's scan's look-back; a scan of input arrays has none.)
+  p.tile_prefix = p.status != StatusLayout::None && !p.segmented.on() && p.shape == dsl::Shape::Flat && !p.input_arrays;
 }
 
 }  // namespace

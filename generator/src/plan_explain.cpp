@@ -147,6 +147,35 @@ std::string joined(const std::vector<std::string>& v) {
   return s;
 }
 
+// Input arrays: the arrays, how each is loaded, what convert takes.
+void explain_input_arrays(std::string& o, const Plan& p) {
+  const std::vector<std::string>& params = p.spec.convert->params;
+  std::string arrays;
+  for (size_t k = 0; k < p.arrays.size(); ++k) {
+    const Plan::InputArray& a = p.arrays[k];
+    arrays += (k ? ", " : "") + a.name + " (" + (*p.spec.input_arrays)[k].name() + ", " +
+              (a.words    ? std::to_string(a.words) + " 16-byte words per thread"
+               : a.staged ? std::string("by element")
+                          : std::string("each thread its own items, the exchange too small")) +
+              ")";
+  }
+  std::string call = "convert(";
+  for (size_t k = 0; k < params.size(); ++k) call += (k ? ", " : "") + params[k];
+  call += ")";
+  const bool index = p.spec.convert_takes_index();
+  if (p.arrays.empty())
+    line(o, "input",
+         "no array: " + call + " makes each element " + (index ? "from its index (u64)" : "alone") +
+             "; nothing is read (template common/io_inputs.h)");
+  else
+    line(o, "input",
+         std::to_string(p.arrays.size()) + " arrays, each loaded as one array is" +
+             (p.arrays_together ? ", side by side in the exchange (a full, aligned tile: one pair of barriers): "
+                                : ", one after another through the exchange: ") +
+             arrays + "; " + call + " builds each element from one of each" + (index ? " and its index (u64)" : "") +
+             " (template common/io_inputs.h)");
+}
+
 }  // namespace
 
 std::string to_string(const Plan& p) {
@@ -155,7 +184,10 @@ std::string to_string(const Plan& p) {
   line(o, "level", std::string(dsl::to_string(p.level)) + ", algorithm " + dsl::to_string(p.algorithm));
   line(o, "element",
        std::to_string(p.element_bytes) + " bytes" +
-           (p.converts_input ? " (input " + std::to_string(p.input_bytes) + " bytes, converted on load)" : ""));
+           (p.input_arrays
+                ? (p.arrays.empty() ? " (made by convert, no input array)" : " (from input arrays, converted on load)")
+            : p.converts_input ? " (input " + std::to_string(p.input_bytes) + " bytes, converted on load)"
+                               : ""));
   if (p.segmented.on()) explain_segments(o, p);
   if (p.level == Level::Device)
     explain_device(o, p);
@@ -179,6 +211,7 @@ std::string to_string(const Plan& p) {
          "reverse: element n-1 first; tile t reads and writes the t-th block of the array from its end, last "
          "element first (common/io_mirror.h)");
   explain_shape(o, p);
+  if (p.input_arrays) explain_input_arrays(o, p);
   if (p.convert_index)
     line(o, "input",
          "convert(v, " + p.spec.convert->params[1] +

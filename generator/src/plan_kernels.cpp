@@ -37,17 +37,25 @@ void device_kernels(Plan& p) {
   const std::string& n = p.spec.name;
   const std::string T = p.names.value_type;
   std::vector<KernelParam> outs;
+  const std::string may_be_in = p.input_arrays ? "" : " (may be in)";
   if (p.outputs.inclusive)
-    outs.push_back({R::Inclusive, T + "*", "inclusive", "n elements, the inclusive scan (may be in)"});
+    outs.push_back({R::Inclusive, T + "*", "inclusive", "n elements, the inclusive scan" + may_be_in});
   if (p.outputs.exclusive)
-    outs.push_back({R::Exclusive, T + "*", "exclusive", "n elements, the exclusive scan (may be in)"});
+    outs.push_back({R::Exclusive, T + "*", "exclusive", "n elements, the exclusive scan" + may_be_in});
   const KernelParam in{R::Input, "const " + p.names.input_type + "*", "in", "n input elements"};
   const KernelParam count{R::Count, "u64", "n", "the element count"};
   const KernelParam aggregate{R::Aggregate, T + "*", "aggregate", "one element: the total, without init"};
   const KernelParam running{R::RunningTotal, T + "*", "running_total", "one element: the carry, read and written back"};
   const std::string grid = "max(1, ceil(n / " + std::to_string(p.tile) + "))";
+  std::vector<KernelParam> inputs = {in};
+  if (p.input_arrays) {  // input = T1, T2, ...; or none: the arrays instead of `in`
+    inputs.clear();
+    for (size_t a = 0; a < p.arrays.size(); ++a)
+      inputs.push_back({R::InputArray, "const " + p.arrays[a].type + "*", p.arrays[a].name,
+                        "n elements, convert's '" + p.spec.convert->params[a] + "'", 0, static_cast<int>(a)});
+  }
   if (p.status != StatusLayout::None) {
-    Kernel k{n + "_scan_kernel", grid + " blocks", Grid::Tiles, {in}};
+    Kernel k{n + "_scan_kernel", grid + " blocks", Grid::Tiles, inputs};
     k.params.insert(k.params.end(), outs.begin(), outs.end());
     if (p.scatter)
       k.params.push_back({R::Scattered, p.names.out_type + "*", "scattered",

@@ -38,6 +38,7 @@ const std::vector<Entry>& catalogue() {
       {"common/api_segmented.h", {}},
       {"common/io.h", {}},
       {"common/io_mirror.h", {"common/io.h"}},
+      {"common/io_inputs.h", {"common/io.h"}},
       {"common/entry.h", {"common/api.h", "common/io.h"}},
       {"common/device.h", {"common/api.h", "common/io.h"}},
       {"common/device_lookback.h", {"common/device.h"}, false, true},
@@ -121,6 +122,7 @@ std::vector<std::string> plan_templates(const Plan& p) {
   std::vector<std::string> out;
   if (p.segmented.on()) add(p, "common/segmented_pair.h", out);  // the pair type, before every use
   add(p, group_template(p), out);
+  if (p.input_arrays) add(p, "common/io_inputs.h", out);  // the loads of input arrays, before the kernel's
   add(p, kernel_template(p), out);
   if (p.tile_prefix) add(p, "common/device_tile_prefix.h", out);
   return out;
@@ -193,6 +195,12 @@ std::vector<std::pair<std::string, std::string>> template_constants(const Plan& 
   number("SG_RUNNING_TOTAL", p.outputs.running_total ? 1 : 0);
   number("SG_GROUP_UPDATE", p.counter ? 1 : 0);
   if (p.reverse) number("SG_REVERSE", 1);  // only when set: a forward scan's text as before
+  if (p.input_arrays) {                    // only with input arrays, likewise
+    number("SG_INPUT_ARRAYS", static_cast<long>(p.arrays.size()));
+    bool words = false;
+    for (const Plan::InputArray& a : p.arrays) words = words || a.words > 0;
+    number("SG_ARRAY_WORDS", words ? 1 : 0);
+  }
   if (p.segmented.on()) detail::segmented_constants(p, c);
   return c;
 }

@@ -41,6 +41,9 @@ std::vector<const dsl::Expr*> expressions(const dsl::Spec& spec) {
 
 bool needs_f64(const dsl::Spec& spec) {
   const auto exprs = expressions(spec);
+  if (spec.input_arrays)
+    for (const dsl::Type& t : *spec.input_arrays)
+      if (mentions_f64(t)) return true;
   return mentions_f64(spec.type) || mentions_f64(spec.input) || (spec.scatter && mentions_f64(spec.scatter_type)) ||
          std::any_of(exprs.begin(), exprs.end(), [](const dsl::Expr* e) { return mentions_f64(e); });
 }
@@ -56,6 +59,8 @@ std::vector<std::shared_ptr<const dsl::StructType>> structs_of(const dsl::Spec& 
   std::vector<std::shared_ptr<const dsl::StructType>> out;
   dsl::collect_structs(spec.type, out);
   dsl::collect_structs(spec.input, out);
+  if (spec.input_arrays)
+    for (const dsl::Type& t : *spec.input_arrays) dsl::collect_structs(t, out);
   if (spec.scatter) dsl::collect_structs(spec.scatter_type, out);
   for (const dsl::Expr* e : expressions(spec)) collect_expr_structs(e, out);
   return out;
@@ -186,8 +191,13 @@ void write_scatter(Writer& w, const dsl::Spec& spec, const ScatterBodies& b, con
 
 PreambleNames preamble_names(const dsl::Spec& spec) {
   const std::string& p = spec.name;
-  return {p + "_T",    p + "_In",      p + "_combine",   p + "_identity",
-          p + "_init", p + "_convert", p + "_key_equal", p + "_Out"};
+  PreambleNames names{p + "_T",         p + "_In",   p + "_combine",
+                      p + "_identity",  p + "_init", p + "_convert",
+                      p + "_key_equal", p + "_Out",  {}};
+  if (spec.input_arrays && spec.convert)
+    for (size_t k = 0; k < spec.input_arrays->size(); ++k)
+      names.input_arrays.push_back(p + "_In_" + spec.convert->params[k]);
+  return names;
 }
 
 const char* exact_float_options(Backend backend) {
@@ -239,7 +249,16 @@ std::string emit_preamble(const dsl::Spec& spec, Backend backend, const Preamble
   } else {
     w << fn + " " + T + " " + names.init + "(void) { return " + names.identity + "(); }\n";
   }
-  if (convert) {
+  if (convert && spec.input_arrays) {
+    // input = T1, T2, ...;: convert(a, b [, i]) over one element of each array (and the index).
+    std::vector<std::string> types;
+    for (size_t k = 0; k < spec.input_arrays->size(); ++k) {
+      w << "typedef " + c_type((*spec.input_arrays)[k], prefix, Form::Storage) + " " + names.input_arrays[k] + ";\n";
+      types.push_back(names.input_arrays[k]);
+    }
+    if (spec.convert_takes_index()) types.push_back("scangen_u64");
+    w.function(fn + " " + T + " " + names.convert + "(" + parameter_list(types, convert->params) + ")", *convert);
+  } else if (convert) {
     // convert(v, i): the second parameter is the element's index in the array.
     std::vector<std::string> types = {names.input_type};
     if (spec.convert->params.size() > 1) types.push_back("scangen_u64");

@@ -513,7 +513,9 @@ class Scan:
     # ---- a tuple of arrays, one per field ----
 
     def _call_fields(self, parts, out, exclusive, init, axis, reverse, segments=None, check=True):
-        """Struct elements as one array per field (SoA): packed into an array of structs, scanned, unpacked."""
+        """Struct elements as one array per field (SoA): read by the kernel one array per field (the spec's
+        field-array form, `input = T1, T2, ...;`) where it has one, else packed into an array of structs;
+        scanned, the output unpacked."""
         if self.input_dtype.fields is None:
             raise TypeError(f"scangen: scan '{self.name}' takes one array of {self.input_dtype} elements, not a "
                             f"{type(parts).__name__} of arrays (a tuple is for struct types)")
@@ -559,10 +561,17 @@ class Scan:
 
     def _fields_host(self, ops, lay, out_leaves, kernel, segs, check):
         n = lay.n
-        packed = np.empty(n, self.input_dtype)
-        for op, (path, _dtype, _off) in zip(ops, leaves(self.input_dtype)):
-            _field(packed, path)[...] = op.array.reshape(-1)
-        result, _aggs = self._scan_host(packed, lay, None, kernel, segs, False, check)
+        direct = kernel.fields() if segs is None else None  # the arrays as they are: no packing
+        if direct is not None:
+            ins = [np.ascontiguousarray(op.array.reshape(-1)) for op in ops]
+            result = np.empty(n, self.dtype)
+            if n:
+                direct.run_host_fields([_core.data_pointer(a) for a in ins], _core.data_pointer(result), n)
+        else:
+            packed = np.empty(n, self.input_dtype)
+            for op, (path, _dtype, _off) in zip(ops, leaves(self.input_dtype)):
+                _field(packed, path)[...] = op.array.reshape(-1)
+            result, _aggs = self._scan_host(packed, lay, None, kernel, segs, False, check)
         results = []
         for i, (path, dtype, _off) in enumerate(leaves(self.dtype)):
             field = _field(result, path)
@@ -583,15 +592,24 @@ class Scan:
         if n == 0:  # nothing to pack, launch or view
             return out_leaves or [lib.empty(0, dtype, device) for _path, dtype, _off in leaves(self.dtype)]
         in_size, out_size = self.input_dtype.itemsize, self.dtype.itemsize
-        packed = lib.empty(n * in_size, np.dtype(np.uint8), device)
-        for part, (_path, dtype, off) in zip(ops, leaves(self.input_dtype)):
+        for part in ops:
             if part.device != device:
                 raise ValueError(f"scangen: the arrays of a tuple must be on one device ({device}, {part.device})")
-            lib.copy(lib.field_view(packed, n, in_size, off, dtype), part.array.reshape(-1))
         result = lib.empty(n * out_size, np.dtype(np.uint8), device)
-        packed_op = Cuda(op.kind, lib, packed, self.input_dtype, (n,), device, lib.pointer(packed), op.stream,
-                         keep=packed)
-        self._launch(kernel, packed_op, lay, lib.pointer(result), None, segs, check)
+        direct = kernel.fields() if segs is None else None  # the arrays as they are: no packing
+        if direct is not None:
+            ws_bytes = direct.workspace_bytes(n)
+            ws = _workspace(lib, device, op.stream, ws_bytes) if ws_bytes else 0
+            direct.run_cuda_fields([part.pointer for part in ops], lib.pointer(result), n, op.stream, ws, ws_bytes)
+            for part in ops:
+                _arrays.hold_until_done(part)
+        else:
+            packed = lib.empty(n * in_size, np.dtype(np.uint8), device)
+            for part, (_path, dtype, off) in zip(ops, leaves(self.input_dtype)):
+                lib.copy(lib.field_view(packed, n, in_size, off, dtype), part.array.reshape(-1))
+            packed_op = Cuda(op.kind, lib, packed, self.input_dtype, (n,), device, lib.pointer(packed), op.stream,
+                             keep=packed)
+            self._launch(kernel, packed_op, lay, lib.pointer(result), None, segs, check)
         results = []
         for i, (_path, dtype, off) in enumerate(leaves(self.dtype)):
             field = lib.field_view(result, n, out_size, off, dtype)

@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "scangen/dsl/field_arrays.h"
 #include "scangen/dsl/spec.h"
 #include "scangen/runtime/runtime.h"
 
@@ -382,6 +383,74 @@ class Kernel {
     scan_.run(a);
   }
 
+  // The same scan reading its struct input as one array per scalar field
+  // (dsl::with_field_arrays: no packing pass), or null where input arrays do
+  // not go (then the fields are packed into structs first). Compiled once.
+  std::shared_ptr<Kernel> fields() {
+    if (!fields_checked_) {
+      fields_checked_ = true;
+      if (std::optional<dsl::Spec> s = dsl::with_field_arrays(spec())) {
+        nb::gil_scoped_release unlocked;
+        fields_ = std::make_shared<Kernel>(rt_, rt_->compile(*s));
+      }
+    }
+    return fields_;
+  }
+
+  // A fields() kernel on host arrays (OpenCL): `ins`, one per field, n
+  // elements each; `out` n elements; `agg` one element (0: none).
+  void run_host_fields(const std::vector<uintptr_t>& ins, uintptr_t out, uint64_t n, uintptr_t agg) const {
+    const dsl::Spec& s = spec();
+    if (scan_.backend() != scangen::Backend::OpenCL) throw scangen::Error("scangen: run_host needs the OpenCL backend");
+    if (!s.input_arrays || ins.size() != s.input_arrays->size())
+      throw scangen::Error("scangen: run_host_fields needs one array per field of a field-array scan");
+    if (n == 0 && !agg) return;
+    const size_t out_bytes = n * scan_.element_size();
+    nb::gil_scoped_release unlocked;
+    std::lock_guard<std::mutex> one_at_a_time(launch_mutex);
+    cl_context ctx = rt_->opencl_context();
+    cl_command_queue q = rt_->opencl_queue();
+    std::vector<std::unique_ptr<ClBuffer>> buffers;
+    scangen::Scan::OpenCLArgs a;
+    for (size_t k = 0; k < ins.size(); ++k) {
+      const size_t bytes = n * (*s.input_arrays)[k].size();
+      buffers.push_back(bytes ? std::make_unique<ClBuffer>(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bytes,
+                                                           reinterpret_cast<void*>(ins[k]))
+                              : nullptr);
+      a.inputs.push_back(buffers.back() ? buffers.back()->mem : nullptr);
+    }
+    ClBuffer bout(ctx, CL_MEM_READ_WRITE, out_bytes ? out_bytes : 1, nullptr);
+    std::unique_ptr<ClBuffer> bagg;
+    (s.has_exclusive() ? a.exclusive : a.inclusive) = bout.mem;
+    a.n = n;
+    if (agg) {
+      bagg = std::make_unique<ClBuffer>(ctx, CL_MEM_READ_WRITE, scan_.element_size(), nullptr);
+      a.aggregate = bagg->mem;
+    }
+    scan_.run(a);
+    read_back(q, bout.mem, out, out_bytes);
+    if (agg) read_back(q, bagg->mem, agg, scan_.element_size());
+  }
+
+  // A fields() kernel on CUDA device pointers, one per field (n elements each).
+  void run_cuda_fields(const std::vector<uintptr_t>& ins, uintptr_t out, uint64_t n, uintptr_t stream,
+                       uintptr_t workspace, uint64_t workspace_size, uintptr_t agg) const {
+    if (scan_.backend() != scangen::Backend::Cuda) throw scangen::Error("scangen: run_cuda needs the CUDA backend");
+    const dsl::Spec& s = spec();
+    scangen::Scan::CudaArgs a;
+    for (uintptr_t p : ins) a.inputs.push_back(reinterpret_cast<const void*>(p));
+    (s.has_exclusive() ? a.exclusive : a.inclusive) = reinterpret_cast<void*>(out);
+    a.n = n;
+    a.stream = reinterpret_cast<void*>(stream);
+    a.workspace = reinterpret_cast<void*>(workspace);
+    a.workspace_size = workspace_size;
+    if (agg) a.aggregate = reinterpret_cast<void*>(agg);
+    if (n == 0 && !agg) return;
+    nb::gil_scoped_release unlocked;
+    std::lock_guard<std::mutex> one_at_a_time(launch_mutex);
+    scan_.run(a);
+  }
+
   uint64_t workspace_bytes(uint64_t n) const { return scan_.workspace_bytes(n); }
 
   const scangen::Scan& scan() const { return scan_; }
@@ -417,6 +486,8 @@ class Kernel {
   std::shared_ptr<scangen::Runtime> rt_;
   scangen::Scan scan_;
   std::map<std::string, std::shared_ptr<Kernel>> variants_;
+  bool fields_checked_ = false;
+  std::shared_ptr<Kernel> fields_;
 };
 
 std::shared_ptr<Kernel> compile_text(PyRuntime& r, const std::string& text, const std::string& name) {
@@ -479,6 +550,10 @@ NB_MODULE(_core, m) {
       .def("run_host", &Kernel::run_host, "in_ptr"_a, "out_ptr"_a, "n"_a, "shape"_a.none() = nb::none(), "agg"_a = 0,
            "agg_count"_a = 0, "seg"_a = 0, "seg_count"_a = 0, "check"_a = false)
       .def("workspace_bytes", &Kernel::workspace_bytes, "n"_a)
+      .def("fields", &Kernel::fields)
+      .def("run_host_fields", &Kernel::run_host_fields, "ins"_a, "out_ptr"_a, "n"_a, "agg"_a = 0)
+      .def("run_cuda_fields", &Kernel::run_cuda_fields, "ins"_a, "out_ptr"_a, "n"_a, "stream"_a, "workspace"_a = 0,
+           "workspace_size"_a = 0, "agg"_a = 0)
       .def("shape_workspace_bytes", [](const Kernel& k, const Shape& s) { return k.scan().workspace_bytes(s.args); })
       .def("run_cuda", &Kernel::run_cuda, "in_ptr"_a, "out_ptr"_a, "n"_a, "stream"_a, "workspace"_a = 0,
            "workspace_size"_a = 0, "shape"_a.none() = nb::none(), "agg"_a = 0, "agg_count"_a = 0, "seg"_a = 0,

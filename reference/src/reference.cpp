@@ -38,7 +38,7 @@ std::vector<uint8_t> evaluate_constant(const dsl::Expr& e) {
 
 Evaluator::Evaluator(const dsl::Spec& spec) : Evaluator(spec, Options{}) {}
 
-Evaluator::Evaluator(const dsl::Spec& spec, Options options) : spec_(spec) {
+Evaluator::Evaluator(const dsl::Spec& spec, Options options) : spec_(spec), options_(options) {
   if (!spec_.combine.body || !spec_.identity) throw std::invalid_argument("reference: the spec has no operator");
   combine_ = std::make_unique<Program>(Program::compile(spec_.combine, options.widen_floats));
   if (spec_.convert) convert_ = std::make_unique<Program>(Program::compile(*spec_.convert, options.widen_floats));
@@ -72,6 +72,40 @@ void Evaluator::convert(const void* in, void* out, uint64_t index) const {
   if (converts_index()) Program::load(dsl::flatten(dsl::Type::scalar(dsl::ScalarKind::U64)), &index, r.param(1));
   r.run();
   Program::store(dsl::flatten(spec_.type), r.result(), out);
+}
+
+std::vector<uint8_t> Evaluator::convert_arrays(const std::vector<const void*>& arrays, uint64_t n) const {
+  if (!spec_.input_arrays) throw std::invalid_argument("reference: the spec reads one input array, not several");
+  const std::vector<dsl::Type>& types = *spec_.input_arrays;
+  if (arrays.size() != types.size())
+    throw std::invalid_argument("reference: the spec reads " + std::to_string(types.size()) + " input arrays, not " +
+                                std::to_string(arrays.size()));
+  std::vector<std::vector<dsl::ScalarSlot>> layouts;
+  for (const dsl::Type& t : types) layouts.push_back(dsl::flatten(t));
+  const auto out_layout = dsl::flatten(spec_.type);
+  const auto index_layout = dsl::flatten(dsl::Type::scalar(dsl::ScalarKind::U64));
+  const size_t tsize = element_size();
+  std::vector<uint8_t> out(n * tsize);
+  Runner r(*convert_);
+  const bool indexed = converts_index();
+  for (uint64_t i = 0; i < n; ++i) {
+    for (size_t k = 0; k < types.size(); ++k)
+      Program::load(layouts[k], static_cast<const uint8_t*>(arrays[k]) + i * types[k].size(), r.param(k));
+    if (indexed) Program::load(index_layout, &i, r.param(types.size()));
+    r.run();
+    Program::store(out_layout, r.result(), out.data() + i * tsize);
+  }
+  return out;
+}
+
+Evaluator::Result Evaluator::scan_arrays(const std::vector<const void*>& arrays, uint64_t n,
+                                         const void* running_total_in) const {
+  const std::vector<uint8_t> elements = convert_arrays(arrays, n);
+  dsl::Spec plain = spec_;  // the same scan of elements already converted
+  plain.input_arrays.reset();
+  plain.convert.reset();
+  plain.input = plain.type;
+  return Evaluator(plain, options_).scan(elements.data(), n, running_total_in);
 }
 
 Evaluator::Result Evaluator::scan(const void* input, uint64_t n, const void* running_total_in) const {

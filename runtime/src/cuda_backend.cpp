@@ -150,7 +150,11 @@ void check_ranges(const Driver& d, const generator::Plan& p, const Scan::CudaArg
            std::to_string(count * element));
   };
   const std::string t = p.spec.type.name(), in_t = p.spec.input.name();
+  runtime::detail::check_input_arrays(p, a.in != nullptr, a.inputs, a.inclusive, a.exclusive, a.n);
   check_range(a.in, "input", call.in_count, p.input_bytes, in_t);
+  for (size_t k = 0; k < p.arrays.size(); ++k)
+    check_range(a.inputs[k], ("input array '" + p.spec.convert->params[k] + "'").c_str(), call.in_count,
+                p.arrays[k].bytes, (*p.spec.input_arrays)[k].name());
   check_range(a.inclusive, "inclusive", call.out_count, p.element_bytes, t);
   check_range(a.exclusive, "exclusive", call.out_count, p.element_bytes, t);
   check_range(a.aggregate, "aggregate", call.aggregate_count, p.element_bytes, t);
@@ -215,6 +219,9 @@ CUdeviceptr workspace(const Scan::State& st, const Scan::CudaArgs& a, const runt
 
 }  // namespace
 
+// Scan::run passes the input arrays' pointers (CudaArgs::inputs) to the launch as they lie.
+static_assert(sizeof(const void*) == sizeof(CUdeviceptr), "a device pointer is a CUdeviceptr's 64 bits");
+
 void Scan::run(const CudaArgs& a) const {
   const State& st = runtime::detail::state_of(s_);
   const generator::Plan& p = st.plan;
@@ -225,7 +232,7 @@ void Scan::run(const CudaArgs& a) const {
                                       a.n);
   generator::RunShape shape;
   const runtime::detail::Call call = runtime::detail::plan_call(p, a.n, runtime::detail::run_shape(p, a, shape));
-  runtime::detail::check_outputs(p, a.in, a.inclusive, a.exclusive,
+  runtime::detail::check_outputs(p, a.in || p.input_arrays, a.inclusive, a.exclusive,
                                  p.segmented.on() ? a.segment_aggregates != nullptr : a.aggregate != nullptr,
                                  a.running_total, call.elements);
   runtime::detail::check_scattered(p, a.scattered != nullptr, a.in != nullptr && a.in == a.scattered, call.elements);
@@ -249,6 +256,7 @@ void Scan::run(const CudaArgs& a) const {
   shape_values.reserve(16);
   // Every argument by its role in the kernel ABI (generator::ParamRole).
   auto cuda_arg = [&](const generator::KernelParam& param) -> void* {
+    if (param.role == generator::ParamRole::InputArray) return const_cast<const void**>(&a.inputs.at(param.array));
     switch (param.role) {
       case generator::ParamRole::Input:
         return &in;

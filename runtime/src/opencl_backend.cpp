@@ -210,7 +210,12 @@ void check_buffers(const generator::Plan& p, const Scan::OpenCLArgs& a, const ru
            std::to_string(count * element));
   };
   const std::string t = p.spec.type.name(), in_t = p.spec.input.name();
+  runtime::detail::check_input_arrays(p, a.in != nullptr, std::vector<const void*>(a.inputs.begin(), a.inputs.end()),
+                                      a.inclusive, a.exclusive, a.n);
   check_buffer(a.in, "input", call.in_count, p.input_bytes, in_t);
+  for (size_t k = 0; k < p.arrays.size(); ++k)
+    check_buffer(a.inputs[k], ("input array '" + p.spec.convert->params[k] + "'").c_str(), call.in_count,
+                 p.arrays[k].bytes, (*p.spec.input_arrays)[k].name());
   check_buffer(a.inclusive, "inclusive", call.out_count, p.element_bytes, t);
   check_buffer(a.exclusive, "exclusive", call.out_count, p.element_bytes, t);
   check_buffer(a.aggregate, "aggregate", call.aggregate_count, p.element_bytes, t);
@@ -314,7 +319,7 @@ void Scan::run(const OpenCLArgs& a) const {
                                       a.n);
   generator::RunShape shape;
   const runtime::detail::Call call = runtime::detail::plan_call(p, a.n, runtime::detail::run_shape(p, a, shape));
-  runtime::detail::check_outputs(p, a.in, a.inclusive, a.exclusive,
+  runtime::detail::check_outputs(p, a.in || p.input_arrays, a.inclusive, a.exclusive,
                                  p.segmented.on() ? a.segment_aggregates != nullptr : a.aggregate != nullptr,
                                  a.running_total, call.elements);
   runtime::detail::check_scattered(p, a.scattered != nullptr, a.in == a.scattered, call.elements);
@@ -332,6 +337,8 @@ void Scan::run(const OpenCLArgs& a) const {
     switch (param.role) {
       case generator::ParamRole::Input:
         return {sizeof(cl_mem), &a.in};
+      case generator::ParamRole::InputArray:
+        return {sizeof(cl_mem), &a.inputs.at(static_cast<size_t>(param.array))};
       case generator::ParamRole::Inclusive:
         return {sizeof(cl_mem), &a.inclusive};
       case generator::ParamRole::Exclusive:

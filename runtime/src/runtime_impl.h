@@ -48,6 +48,11 @@ std::vector<const generator::Kernel*> plan_launches(const generator::Plan& p, ui
 
 // What the outputs must be, given the spec; the flags say which the caller gave.
 void check_outputs(const generator::Plan& p, bool in, bool inc, bool exc, bool agg, bool run, uint64_t n);
+// Input arrays (Plan::input_arrays): one non-null array per array of the
+// spec (`given`: which are non-null) and no `in`; otherwise none.
+// No output is one of them (`arrays`: their pointers or buffers).
+void check_input_arrays(const generator::Plan& p, bool in, const std::vector<const void*>& arrays,
+                        const void* inclusive, const void* exclusive, uint64_t n);
 // Fused outputs: the scattered buffer given exactly when the spec has one, not the input.
 void check_scattered(const generator::Plan& p, bool given, bool is_input, uint64_t n);
 

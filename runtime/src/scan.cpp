@@ -66,6 +66,30 @@ void check_outputs(const generator::Plan& p, bool in, bool inc, bool exc, bool a
        o.running_total ? "outputs lists running_total" : "outputs does not list running_total");
 }
 
+void check_input_arrays(const generator::Plan& p, bool in, const std::vector<const void*>& arrays,
+                        const void* inclusive, const void* exclusive, uint64_t n) {
+  const std::string who = "scan '" + p.spec.name + "': ";
+  if (!p.input_arrays) {
+    if (!arrays.empty())
+      fail(who + std::to_string(arrays.size()) +
+           " input arrays were given (inputs), but the spec reads one array, 'in' (input = " + p.spec.input.name() +
+           ")");
+    return;
+  }
+  const size_t k = p.arrays.size();
+  const std::string reads = k == 0 ? "no array (input = none)" : std::to_string(k) + " input arrays (inputs)";
+  if (in) fail(who + "an input 'in' was given, but the spec reads " + reads);
+  if (arrays.size() != k)
+    fail(who + "the spec reads " + reads + ", but " + std::to_string(arrays.size()) + " input arrays were given");
+  for (size_t i = 0; i < k; ++i) {
+    if (n > 0 && !arrays[i])
+      fail(who + "input array " + std::to_string(i) + " ('" + p.spec.convert->params[i] + "' of convert) is null");
+    if (arrays[i] && (arrays[i] == inclusive || arrays[i] == exclusive))
+      fail(who + "an output is input array " + std::to_string(i) +
+           " (the other arrays' elements would be read after it is written); give another buffer");
+  }
+}
+
 void check_scattered(const generator::Plan& p, bool given, bool is_input, uint64_t n) {
   const std::string who = "scan '" + p.spec.name + "': ";
   if (p.scatter && !given && n > 0)

@@ -11,6 +11,7 @@ SG_FN scangen_u64 SG_NAME(sg_tile_count)(scangen_u64 n) {
   return tiles > 0 ? tiles : 1;  // n == 0 still writes the aggregate and the running total
 }
 
+SG_BEGIN(one_input)
 // The tile's total (every thread gets it), read directly: for the OpenCL
 // look-back's fallback, which must not disturb the exchange.
 SG_FN SG_T SG_NAME(sg_reduce_tile)(SG_LOCAL SG_NAME(temp)* temp, const SG_GLOBAL SG_IN* in, scangen_u64 tile,
@@ -21,3 +22,4 @@ SG_FN SG_T SG_NAME(sg_reduce_tile)(SG_LOCAL SG_NAME(temp)* temp, const SG_GLOBAL
   (void)SG_NAME(sg_group_exclusive)(temp, SG_NAME(sg_reduce_items)(items), &total);
   return total;
 }
+SG_END(one_input)

@@ -44,7 +44,10 @@ SG_KERNEL SG_BOUNDS_MIN(SG_THREADS, SG_MIN_BLOCKS)
 #else
 SG_KERNEL SG_BOUNDS(SG_THREADS)
 #endif
-void SG_NAME(scan_kernel)(const SG_GLOBAL SG_IN* in,
+void SG_NAME(scan_kernel)(SG_BEGIN(one_input)const SG_GLOBAL SG_IN* in,SG_END(one_input)
+SG_BEGIN(input_array)
+                          const SG_GLOBAL SG_INPUT_T* SG_INPUT_NAME,
+SG_END(input_array)
 #if SG_INCLUSIVE_OUT
                           SG_GLOBAL SG_T* inclusive,
 #endif
@@ -85,7 +88,14 @@ SG_END(counter_by_last_group)
 #endif
 
   SG_T items[SG_ITEMS];
+SG_BEGIN(one_input)
   SG_NAME(sg_load)(in, tile * SG_TILE, n, items, exchange);
+SG_END(one_input)
+SG_BEGIN(input_bundle)
+  // The input arrays (io_inputs.h), for the loads and the look-back.
+  const SG_NAME(sg_inputs) in = {SG_INPUT_LIST};
+  SG_NAME(sg_load_inputs)(in, tile * SG_TILE, n, items, exchange);
+SG_END(input_bundle)
   SG_T total;
   SG_T prefix = SG_NAME(sg_group_exclusive)(&temp, SG_NAME(sg_reduce_items)(items), &total);
   // The tiles before this one, without the seed (tile 0: none).

@@ -13,7 +13,8 @@ SG_BEGIN(indexed)
 //
 // convert(v, i) (section `indexed`, Plan::convert_index): every load passes
 // convert the element's index in the array too (io_mirror.h's and OpenCL's
-// look-back fallback the same).
+// look-back fallback the same). Input arrays have loads of their own
+// (io_inputs.h): the section `one_input` holds the loads of the one array.
 SG_END(indexed)
 
 #define SG_BLOCK_ITEMS (SG_BLOCK_THREADS * SG_ITEMS)
@@ -65,6 +66,7 @@ SG_FN int SG_NAME(sg_word_at)(int c, int o, int words) {
 #endif
 
 SG_BEGIN(forward)
+SG_BEGIN(one_input)
 // Elements first .. first + SG_BLOCK_ITEMS - 1, this thread's share; the identity past n.
 SG_FN void SG_NAME(sg_load_direct)(const SG_GLOBAL SG_IN* in, scangen_u64 first, scangen_u64 n, SG_T* items) {
   const scangen_u64 mine = first + (scangen_u64)SG_THREAD() * SG_ITEMS;
@@ -118,6 +120,7 @@ SG_FN void SG_NAME(sg_load)(const SG_GLOBAL SG_IN* in, scangen_u64 first, scange
   SG_NAME(sg_load_direct)(in, first, n, items);
 #endif
 }
+SG_END(one_input)
 
 SG_FN void SG_NAME(sg_store)(SG_GLOBAL SG_T* out, scangen_u64 first, scangen_u64 n, const SG_T* items,
                              SG_LOCAL SG_T* exchange) {

@@ -167,7 +167,7 @@ SG_FN SG_T SG_NAME(sg_warp_lookback)(SG_GLOBAL unsigned char* workspace, unsigne
 // does not combine).
 SG_FN SG_T SG_NAME(sg_tile_prefix)(SG_LOCAL SG_NAME(sg_lookback_shared)* shared, SG_LOCAL SG_NAME(temp)* temp,
                                    SG_GLOBAL unsigned char* workspace, unsigned long long tile, SG_T total,
-                                   const SG_GLOBAL SG_IN* in, unsigned long long n) {
+                                   SG_INPUTS in, unsigned long long n) {
   (void)temp;
   (void)in;
   (void)n;

@@ -68,6 +68,9 @@ SG_END(lookback)
 SG_BEGIN(reduce_then_scan)
 // The SG_MODE_WORDS of in[0 .. n) into SG_OUTPUTS, on `stream` (three launches, reduce then scan).
 SG_END(reduce_then_scan)
+SG_BEGIN(input_bundle)
+// Input arrays: in[i] is SG_NAME(convert)(SG_INPUT_ELEMENTS), each array of n elements.
+SG_END(input_bundle)
 SG_BEGIN(aggregate)
 // *aggregate receives the total of the n elements, without init.
 SG_END(aggregate)

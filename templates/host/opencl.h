@@ -304,6 +304,9 @@ SG_END(lookback)
 SG_BEGIN(reduce_then_scan)
 // The SG_MODE_WORDS of in[0 .. n) into SG_OUTPUTS, enqueued on `queue` (three kernels, reduce then scan).
 SG_END(reduce_then_scan)
+SG_BEGIN(input_bundle)
+// Input arrays: in[i] is SG_NAME(convert)(SG_INPUT_ELEMENTS), each array of n elements.
+SG_END(input_bundle)
 SG_BEGIN(aggregate)
 // aggregate receives the total of the n elements, without init (one element).
 SG_END(aggregate)
@@ -349,7 +352,15 @@ SG_BEGIN(returns_when_empty)
 SG_END(returns_when_empty)
   const uint64_t blocks = n == 0 ? 1u : (static_cast<uint64_t>(n) + SG_PER_BLOCK_LESS_ONE) / SG_PER_BLOCK;
   if (blocks > 2147483647u) return CL_INVALID_VALUE;
+SG_BEGIN(one_input)
   cl_int status = scangen_opencl_check_buffer_v1(in, n, sizeof(SG_IN));
+SG_END(one_input)
+SG_BEGIN(input_bundle)
+  cl_int status = CL_SUCCESS;
+SG_END(input_bundle)
+SG_BEGIN(input_array)
+  if (status == CL_SUCCESS) status = scangen_opencl_check_buffer_v1(SG_INPUT_NAME, n, sizeof(SG_INPUT_T));
+SG_END(input_array)
 SG_BEGIN(output)
   if (status == CL_SUCCESSSG_BEGIN(scatter) && SG_OUTPUT != NULLSG_END(scatter)) status = scangen_opencl_check_buffer_v1(SG_OUTPUT, n, sizeof(SG_T));
 SG_END(output)

@@ -11,6 +11,9 @@ static_assert(sizeof(SG_STRUCT) == SG_SIZE && alignof(SG_STRUCT) == SG_ALIGN, "S
 SG_END(struct)
 typedef SG_T_STORAGE SG_T;
 typedef SG_IN_STORAGE SG_IN;
+SG_BEGIN(input_type)
+typedef SG_INPUT_STORAGE SG_INPUT_T;
+SG_END(input_type)
 SG_BEGIN(scatter)
 typedef SG_OUT_STORAGE SG_OUT;
 SG_END(scatter)

@@ -127,11 +127,16 @@ SG_END(counter_by_last_group)
 SG_BEGIN(forward)
 // Work-item 0: the total of `tile` from its input, alone and in order (the
 // fallback; rare, so simple, and free of barriers).
-SG_FN SG_T SG_NAME(sg_reduce_alone)(const SG_GLOBAL SG_IN* in, ulong tile, ulong n) {
+SG_FN SG_T SG_NAME(sg_reduce_alone)(SG_INPUTS in, ulong tile, ulong n) {
   const ulong first = tile * SG_TILE;
   const ulong last = first + SG_TILE < n ? first + SG_TILE : n;
   SG_T sum = SG_IDENTITY();
+SG_BEGIN(one_input)
   for (ulong i = first; i < last; ++i) sum = i == first ? SG_CONVERT(in[i]SG_BEGIN(indexed), iSG_END(indexed)) : SG_COMBINE(sum, SG_CONVERT(in[i]SG_BEGIN(indexed), iSG_END(indexed)));
+SG_END(one_input)
+SG_BEGIN(input_bundle)
+  for (ulong i = first; i < last; ++i) sum = i == first ? SG_NAME(sg_input_at)(in, i) : SG_COMBINE(sum, SG_NAME(sg_input_at)(in, i));
+SG_END(input_bundle)
   return sum;
 }
 SG_END(forward)
@@ -160,7 +165,7 @@ SG_END(reverse)
 // (PoCL's among them) go wrong.
 SG_FN SG_T SG_NAME(sg_tile_prefix)(SG_LOCAL SG_NAME(sg_lookback_shared)* shared, SG_LOCAL SG_NAME(temp)* temp,
                                    SG_GLOBAL unsigned char* workspace, ulong tile, SG_T total,
-                                   const SG_GLOBAL SG_IN* in, ulong n) {
+                                   SG_INPUTS in, ulong n) {
   (void)temp;
   if (SG_THREAD() == 0) {
     SG_T prefix = SG_IDENTITY();

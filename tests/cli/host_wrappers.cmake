@@ -16,7 +16,7 @@ endfunction()
 file(REMOVE_RECURSE "${WORK_DIR}")
 file(MAKE_DIRECTORY "${WORK_DIR}")
 file(GLOB specs "${SOURCE_DIR}/examples/*.scan" "${SOURCE_DIR}/examples/own_kernel/*.scan"
-     "${SOURCE_DIR}/examples/select/*.scan")
+     "${SOURCE_DIR}/examples/select/*.scan" "${SOURCE_DIR}/examples/inputs/*.scan")
 list(APPEND specs "${SOURCE_DIR}/tests/cli/host_wrappers.scan")
 
 set(cuda_sources "")

@@ -2,10 +2,9 @@
 // with their roles, and the runtime and the host wrappers bind arguments from
 // that list. These tests hold the templates to it: every kernel of every
 // sweep case (warp, block and device level, both device algorithms, every
-// mode, aggregates, running totals, u8 -> u32 input, the segmented scans, fused outputs) is emitted for CUDA and
-// OpenCL, the text is run through the C preprocessor (the template's #if
-// choices resolved), and the kernel's parameter names, in order, must be the
-// Plan's.
+// mode, aggregates, running totals, u8 -> u32 input, the segmented scans, fused outputs, input arrays) is emitted for
+// CUDA and OpenCL, the text is run through the C preprocessor (the template's #if choices resolved), and the kernel's
+// parameter names, in order, must be the Plan's.
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
@@ -97,12 +96,29 @@ std::vector<scangen::dsl::Spec> scatter_specs() {
   return specs;
 }
 
+// Input arrays: several (struct of arrays, with the index) and none, every mode.
+std::vector<scangen::dsl::Spec> input_array_specs() {
+  std::vector<scangen::dsl::Spec> specs;
+  for (const char* mode : {"inclusive", "exclusive", "both"})
+    for (const char* input : {"input = u8, f32, u64; convert(a, b, c, i) = u32(a) + u32(b) + u32(c) + u32(i);",
+                              "input = none; convert(i) = u32(i);"}) {
+      const std::string text =
+          std::string("scan s { type = u32; op = add; ") + input + " mode = " + mode + "; outputs = aggregate; }";
+      scangen::dsl::Document doc = scangen::dsl::load("arrays.scan", text);
+      INFO(doc.diagnostics().render());
+      REQUIRE(doc.ok());
+      specs.push_back(doc.specs().at(0));
+    }
+  return specs;
+}
+
 void check_backend(Backend backend) {
   std::vector<scangen::test::ScanCase> cases = scangen::test::scan_cases(backend);
   for (scangen::test::ScanCase& c : scangen::test::device_cases(backend)) cases.push_back(std::move(c));
   for (scangen::test::ScanCase& c : scangen::test::segmented_cases(backend)) cases.push_back(std::move(c));
   for (const scangen::dsl::Spec& s : shape_specs()) cases.push_back(scangen::test::ScanCase{s, "int"});
   for (const scangen::dsl::Spec& s : scatter_specs()) cases.push_back(scangen::test::ScanCase{s, "int"});
+  for (const scangen::dsl::Spec& s : input_array_specs()) cases.push_back(scangen::test::ScanCase{s, "int"});
   int kernels = 0;
   for (const scangen::test::ScanCase& c : cases) {
     const Plan plan = scangen::generator::make_plan(c.spec, backend);

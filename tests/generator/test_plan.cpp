@@ -622,3 +622,34 @@ TEST_CASE("head_flags: the pair's group scan after the scan's own, under P_seg_*
   off.head_flags = true;
   CHECK_THROWS_WITH(make_plan(off, Backend::Cuda), Catch::Contains("head_flags is for warp- and block-level scans"));
 }
+
+TEST_CASE("input arrays: one kernel parameter per array, each in 16-byte words where its items fill them", "[unit]") {
+  const scangen::dsl::Spec soa = load_one(
+      "type Affine { a: f32, b: f32 }\n"
+      "scan soa { type = Affine; input = f32, u8; convert(a, b) = Affine { a: a, b: f32(b) };"
+      " combine(x, y) = Affine { a: y.a * x.a, b: y.a * x.b + y.b }; identity = Affine { a: 1.0, b: 0.0 }; }");
+  const Plan p = make_plan(soa, Backend::Cuda);
+  REQUIRE(p.input_arrays);
+  REQUIRE(p.arrays.size() == 2);
+  CHECK(p.arrays[0].name == "in_a");
+  CHECK(p.arrays[0].type == "soa_In_a");
+  CHECK(p.arrays[0].words == p.items * 4 / 16);
+  CHECK(p.arrays[1].words == (p.items % 16 == 0 ? p.items / 16 : 0));
+  CHECK_FALSE(p.tile_prefix);
+  CHECK_FALSE(p.output_may_alias_input);
+  const auto& params = p.kernels.back().params;
+  REQUIRE(params.size() >= 3);
+  CHECK(params[0].role == scangen::generator::ParamRole::InputArray);
+  CHECK(params[0].array == 0);
+  CHECK(params[1].name == "in_b");
+  CHECK(params[1].array == 1);
+  CHECK(params[2].role == scangen::generator::ParamRole::Inclusive);
+  // The exchange holds each array's words.
+  CHECK(p.exchange_elements * p.element_bytes >= p.tile * 4);
+  const Plan o = make_plan(soa, Backend::OpenCL);
+  CHECK(o.arrays[0].words == 0);  // OpenCL: element by element through the exchange
+  const Plan none =
+      make_plan(load_one("scan c { type = u64; input = none; convert(i) = i; op = add; }"), Backend::Cuda);
+  CHECK(none.arrays.empty());
+  CHECK(none.kernels.back().params.front().role == scangen::generator::ParamRole::Inclusive);
+}

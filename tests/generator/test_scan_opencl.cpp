@@ -322,6 +322,57 @@ TEST_CASE("OpenCL look-back's fallback reduces a reverse scan's tile through the
   FAIL("no case lookback_rev_mat2_both");
 }
 
+// The look-back's fallback of a scan of input arrays: work-item 0 reduces a
+// stalled tile from the arrays (sg_reduce_alone over io_inputs.h's bundle and
+// sg_input_at). A kernel of the test's own calls it for every tile; each total
+// must be the reference's, exact (a non-commutative integer map of two arrays
+// and the index: any other order, element or index differs).
+TEST_CASE("OpenCL look-back's fallback reduces a tile of input arrays", "[opencl][scan][device]") {
+  Device device = device_or_skip(true);
+  if (!device.id) return;
+  const uint64_t seed = scangen::test::test_seed();
+  INFO("seed " << seed << " (replay with SCANGEN_TEST_SEED=" << seed << ")");
+  std::mt19937_64 rng(seed);
+  scangen::dsl::Document doc = scangen::dsl::load(
+      "arrays.scan",
+      "type M { a: u32, b: u32 }\n"
+      "scan soa_fallback { type = M; input = u8, u16; convert(x, y, i) = M { a: u32(x) | 1, b: u32(y) ^ u32(i) };"
+      " combine(l, r) = M { a: l.a * r.a, b: l.b * r.a + r.b }; identity = M { a: 1, b: 0 }; outputs = aggregate; }");
+  INFO(doc.diagnostics().render());
+  REQUIRE(doc.ok());
+  const scangen::dsl::Spec& spec = doc.specs().at(0);
+  const Plan p = scangen::generator::make_plan(spec, Backend::OpenCL);
+  const std::string P = spec.name + "_";
+  const std::string test_kernel =
+      "\n__kernel void " + P + "reduce_alone_test(__global const " + P + "In_x* x, __global const " + P +
+      "In_y* y, __global " + P + "T* totals, ulong n) {\n  const " + P +
+      "sg_inputs in = {x, y};\n  totals[get_group_id(0)] = " + P + "sg_reduce_alone(in, get_group_id(0), n);\n}\n";
+  ProgramRunner runner(device, scangen::generator::emit(p) + test_kernel);
+  const scangen::ref::Evaluator ev(spec);
+  const size_t es = spec.type.size();
+  for (uint64_t n : {p.tile - 1, p.tile, 3 * p.tile + 5}) {
+    INFO("n = " << n);
+    const uint64_t tiles = (n + p.tile - 1) / p.tile;
+    std::vector<std::vector<uint8_t>> buffers = {std::vector<uint8_t>(n), std::vector<uint8_t>(2 * n),
+                                                 std::vector<uint8_t>(tiles * es, 0xAB)};
+    for (auto& b : {&buffers[0], &buffers[1]})
+      for (uint8_t& v : *b) v = static_cast<uint8_t>(rng());
+    runner.launch(P + "reduce_alone_test", buffers, scangen::test::buffers_then_n(3, n), tiles, 1);
+    const std::vector<uint8_t> elements = ev.convert_arrays({buffers[0].data(), buffers[1].data()}, n);
+    for (uint64_t t = 0; t < tiles; ++t) {
+      const uint64_t lo = t * p.tile, hi = std::min(n, lo + p.tile);
+      std::vector<uint8_t> want(es), next(es);
+      std::memcpy(want.data(), elements.data() + lo * es, es);
+      for (uint64_t i = lo + 1; i < hi; ++i) {
+        ev.combine(want.data(), elements.data() + i * es, next.data());
+        want = next;
+      }
+      INFO("tile " << t << ": elements " << lo << " .. " << hi - 1);
+      CHECK(std::memcmp(buffers[2].data() + t * es, want.data(), es) == 0);
+    }
+  }
+}
+
 // outputs = running_total with the look-back's fallback: the last tile may
 // finish while an earlier work-group has taken its ticket but not yet run,
 // nor read the counter as its seed. The test stalls tile 0 for the whole of

@@ -245,6 +245,18 @@ struct Spec {
 
   Type type;   // the accumulator / output element type
   Type input;  // the input element type (== type unless `input` was given)
+  // Fused inputs (`input = T1, T2, ...;`, several arrays: a struct of arrays;
+  // `input = none;`, no array: the element from its index alone; flat device
+  // scans by decoupled look-back): the arrays' types in order. convert takes
+  // one parameter per array, named as the arrays, then optionally the index
+  // (a u64); `input` is then `type`. Absent: the one array of `input`.
+  // Printed as `input = ...;` only when set.
+  std::optional<std::vector<Type>> input_arrays;
+  bool has_input_arrays() const { return input_arrays.has_value(); }
+  // convert's parameters that are input elements: one per array (1 without input_arrays).
+  size_t input_array_count() const { return input_arrays ? input_arrays->size() : 1; }
+  // convert's last parameter is the element's index (convert(v, i), convert(a, b, i), convert(i)).
+  bool convert_takes_index() const { return convert && convert->params.size() > input_array_count(); }
 
   std::optional<BuiltinOp> op;      // set when the operator is a built-in
   Function combine;                 // always present (a built-in op is spelled out)

@@ -42,6 +42,7 @@ const char* describe(LaneExchange e);
 // the Plan's lists, and nowhere else.
 enum class ParamRole : uint8_t {
   Input,         // const P_In*: n input elements
+  InputArray,    // const P_In_<x>*: n elements of input array KernelParam::array (input = T1, T2, ...;)
   Inclusive,     // P_T*: n elements
   Exclusive,     // P_T*: n elements
   Aggregate,     // P_T*: one element, the total (device level)
@@ -75,7 +76,8 @@ struct KernelParam {
   std::string type;  // in the dialect: "const P_In*", "P_T*", "u64"
   std::string name;
   std::string meaning;
-  int dim = 0;  // Extent, InStride, OutStride: the dimension
+  int dim = 0;    // Extent, InStride, OutStride: the dimension
+  int array = 0;  // InputArray: which array (convert's parameter)
 };
 
 // What a kernel's grid covers (launch_blocks gives the count).
@@ -248,6 +250,25 @@ struct Plan {
   // Fused inputs: convert(v, i) takes the element's index in the array too
   // (flat device scans; the loads pass it, the template section `indexed`).
   bool convert_index = false;
+  // Fused inputs (spec.input_arrays): several input arrays (a struct of
+  // arrays) or none instead of `in`, each a kernel parameter of role
+  // InputArray; each array is loaded on its own through the exchange (in
+  // 16-byte words where a thread's items fill them) and convert builds the
+  // element from one of each and the index (templates/common/io_inputs.h;
+  // the sections one_input / input_bundle of the look-back templates).
+  struct InputArray {
+    std::string name;  // the kernel's and the wrappers' parameter: in_<convert's parameter>
+    std::string type;  // the preamble's P_In_<convert's parameter>
+    size_t bytes = 0;
+    int words = 0;        // 16-byte words of a thread's items (CUDA, staged I/O; 0: element by element)
+    bool staged = false;  // through the exchange (false: each thread reads its own items)
+    uint64_t offset = 0;  // its bytes' place in the exchange (arrays_together)
+  };
+  bool input_arrays = false;
+  // The staged arrays fit the exchange side by side (at their offsets): all
+  // are stored, then one barrier, then all read back; else one after another.
+  bool arrays_together = false;
+  std::vector<InputArray> arrays;
   // Fused outputs: scatter / scatter_at / scatter_if write a value per
   // selected element into the Scattered parameter (flat decoupled look-back
   // device scans; the template section `scatter` of device_lookback.h).

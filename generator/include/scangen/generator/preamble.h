@@ -57,6 +57,7 @@ struct PreambleNames {
   std::string convert;     // P_convert
   std::string key_equal;   // P_key_equal (defined only with key_equal)
   std::string out_type;    // P_Out: the fused output's element type (scatter_type), defined with scatter only
+  std::vector<std::string> input_arrays;  // P_In_<x>: input = T1, T2, ...; each array's type, x convert's parameter
 };
 PreambleNames preamble_names(const dsl::Spec& spec);
 

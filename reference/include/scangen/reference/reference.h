@@ -42,7 +42,11 @@ class Evaluator {
   void combine(const void* x, const void* y, void* out) const;
   // input type -> scan type; `index`: the element's index in the array, for convert(v, i).
   void convert(const void* in, void* out, uint64_t index = 0) const;
-  bool converts_index() const { return spec_.convert && spec_.convert->params.size() > 1; }
+  bool converts_index() const { return spec_.convert_takes_index(); }
+  // Fused inputs (spec.input_arrays: several arrays, or none): the n elements
+  // of `type` that convert makes from element i of each array (arrays[k]
+  // holds n elements of input_arrays[k]) and, when it takes it, i.
+  std::vector<uint8_t> convert_arrays(const std::vector<const void*>& arrays, uint64_t n) const;
 
   struct Result {
     std::vector<uint8_t> inclusive;      // n elements, when the mode has it
@@ -60,6 +64,9 @@ class Evaluator {
   // segments are scanned from their last element to their first, and the
   // counter absorbs them last to first: a forward scan of the reversed array.
   Result scan(const void* input, uint64_t n, const void* running_total_in = nullptr) const;
+  // The scan of those elements (a flat device scan), as scan() of an array
+  // that held them already converted.
+  Result scan_arrays(const std::vector<const void*>& arrays, uint64_t n, const void* running_total_in = nullptr) const;
 
   // Segmented scans (device level, spec.segments): each range [begin, end)
   // is scanned on its own from init, with its own aggregate (one per range,
@@ -88,6 +95,7 @@ class Evaluator {
 
  private:
   dsl::Spec spec_;
+  Options options_;
   std::unique_ptr<Program> combine_;
   std::unique_ptr<Program> convert_;  // null when input == type and no convert was given
   std::vector<uint8_t> identity_;

@@ -18,6 +18,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "scangen/dsl/spec.h"
 #include "scangen/generator/backend.h"
@@ -116,6 +117,10 @@ class Scan {
   // number of Scans and generated host wrappers may take turns on it.
   struct CudaArgs : ShapeArgs {
     const void* in = nullptr;
+    // Input arrays (`input = T1, T2, ...;`): one device pointer per array, in
+    // the spec's order, n elements each, with `in` null; `input = none;`:
+    // none. A spec of one input array takes `in` and leaves this empty.
+    std::vector<const void*> inputs;
     void* inclusive = nullptr;
     void* exclusive = nullptr;
     void* aggregate = nullptr;      // outputs = aggregate (device: 1 element; else one per segment)
@@ -184,6 +189,7 @@ class Scan {
   // ---- OpenCL: buffers and a queue of the Runtime's context ----
   struct OpenCLArgs : ShapeArgs {
     cl_mem in = nullptr;
+    std::vector<cl_mem> inputs;  // input arrays: as for CudaArgs
     cl_mem inclusive = nullptr;
     cl_mem exclusive = nullptr;
     cl_mem aggregate = nullptr;
