@@ -241,6 +241,20 @@ void decide_lookback(Plan& p) {
   if (p.segmented.form == dsl::Segments::Offsets) p.block_shared_bytes += 32;
 }
 
+// A thread's items as packed 32-bit words (Plan::packed_lanes): where the sum
+// of 1- or 2-byte integers wraps as 32-bit words' lanes do, so that any
+// grouping of the additions gives the same bits as combine's own.
+void decide_packed(Plan& p) {
+  p.packed_lanes = 0;
+  const dsl::Spec& s = p.spec;
+  if (p.backend != Backend::Cuda || p.level != Level::Device || p.status == StatusLayout::None) return;
+  if (p.segmented.on() || p.shape != dsl::Shape::Flat || p.reverse || p.scatter || p.converts_input) return;
+  if (!s.op || *s.op != dsl::BuiltinOp::Add || !s.type.is_integer() || s.input != s.type) return;
+  if (p.element_bytes != 1 && p.element_bytes != 2) return;
+  if (!p.input_words || p.input_words != p.output_words) return;
+  p.packed_lanes = static_cast<int>(4 / p.element_bytes);
+}
+
 // Loads and stores: coalesced through shared memory where the exchange fits,
 // in 16-byte words (CUDA) where a thread's items fill whole words.
 void decide_io(Plan& p) {
@@ -272,6 +286,7 @@ void decide_io(Plan& p) {
     }
   }
   p.streaming = p.level == Level::Device && p.backend == Backend::Cuda && p.tuning.streaming != 0;
+  decide_packed(p);
   if (p.block_shared_bytes > kMaxSharedBytes)
     fail(p.spec, "the " + std::string(dsl::to_string(p.algorithm)) + " scan needs " +
                      std::to_string(p.block_shared_bytes) + " bytes of shared memory per block, more than the " +

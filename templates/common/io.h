@@ -27,7 +27,8 @@ SG_END(indexed)
 // the chunk's index (sg_word_at) so that neither the coalesced side nor the
 // chunk side has bank conflicts (16-byte accesses go 8 threads at a time).
 // Elements are then packed and unpacked in registers, never one by one
-// through shared memory.
+// through shared memory. (Section `unpacked`: a scan of packed items,
+// cuda/packed.cuh, has its own word paths, and sg_load and sg_store none.)
 #if SG_VEC_IN
 typedef union {
   uint4 v[SG_VEC_IN];
@@ -77,6 +78,7 @@ SG_FN void SG_NAME(sg_load)(const SG_GLOBAL SG_IN* in, scangen_u64 first, scange
                             SG_LOCAL SG_T* exchange) {
 #if SG_STAGED_IO
   const int tid = SG_THREAD();
+SG_BEGIN(unpacked)
 #if SG_VEC_IN
   if (first + SG_BLOCK_ITEMS <= n && ((unsigned long long)(in + first) & 15u) == 0) {
     const uint4* src = (const uint4*)(in + first);
@@ -96,6 +98,7 @@ SG_FN void SG_NAME(sg_load)(const SG_GLOBAL SG_IN* in, scangen_u64 first, scange
     return;
   }
 #endif
+SG_END(unpacked)
   if (first + SG_BLOCK_ITEMS <= n) {
 #pragma unroll
     for (int i = 0; i < SG_ITEMS; ++i) {
@@ -123,6 +126,7 @@ SG_FN void SG_NAME(sg_store)(SG_GLOBAL SG_T* out, scangen_u64 first, scangen_u64
                              SG_LOCAL SG_T* exchange) {
 #if SG_STAGED_IO
   const int tid = SG_THREAD();
+SG_BEGIN(unpacked)
 #if SG_VEC_OUT
   if (first + SG_BLOCK_ITEMS <= n && ((unsigned long long)(out + first) & 15u) == 0) {
     SG_LOCAL uint4* words = (SG_LOCAL uint4*)exchange;
@@ -143,6 +147,7 @@ SG_FN void SG_NAME(sg_store)(SG_GLOBAL SG_T* out, scangen_u64 first, scangen_u64
     return;
   }
 #endif
+SG_END(unpacked)
 #pragma unroll
   for (int i = 0; i < SG_ITEMS; ++i) exchange[SG_XPAD(tid * SG_ITEMS + i)] = items[i];
   SG_BARRIER();
