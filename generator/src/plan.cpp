@@ -247,7 +247,8 @@ void decide_lookback(Plan& p) {
 void decide_packed(Plan& p) {
   p.packed_lanes = 0;
   const dsl::Spec& s = p.spec;
-  if (p.backend != Backend::Cuda || p.level != Level::Device || p.status == StatusLayout::None) return;
+  if (p.backend != Backend::Cuda || p.level != Level::Device || p.status == StatusLayout::None || !p.tuning.packed)
+    return;
   if (p.segmented.on() || p.shape != dsl::Shape::Flat || p.reverse || p.scatter || p.converts_input) return;
   if (!s.op || *s.op != dsl::BuiltinOp::Add || !s.type.is_integer() || s.input != s.type) return;
   if (p.element_bytes != 1 && p.element_bytes != 2) return;

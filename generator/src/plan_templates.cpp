@@ -195,7 +195,7 @@ std::vector<std::pair<std::string, std::string>> template_constants(const Plan& 
   number("SG_AGGREGATE_OUT", p.outputs.aggregate ? 1 : 0);
   number("SG_RUNNING_TOTAL", p.outputs.running_total ? 1 : 0);
   number("SG_GROUP_UPDATE", p.counter ? 1 : 0);
-  if (p.reverse) number("SG_REVERSE", 1);  // only when set: a forward scan's text as before
+  if (p.reverse) number("SG_REVERSE", 1);                       // only when set: a forward scan's text as before
   if (p.packed_lanes) number("SG_PACK_LANES", p.packed_lanes);  // only when set, as SG_REVERSE
   if (p.segmented.on()) detail::segmented_constants(p, c);
   return c;

@@ -138,9 +138,13 @@ DeviceTuning parse_tuning(const std::string& text, DeviceTuning t) {
     } else if (key == "streaming") {
       if (iv > 1) throw std::invalid_argument("tuning: streaming must be 0 or 1");
       t.streaming = iv;
+    } else if (key == "packed") {
+      if (iv > 1) throw std::invalid_argument("tuning: packed must be 0 or 1");
+      t.packed = iv;
     } else {
-      throw std::invalid_argument("tuning: unknown knob '" + key +
-                                  "' (threads, items, min_blocks, first_poll_ns, first_poll_from, poll_ns, streaming)");
+      throw std::invalid_argument(
+          "tuning: unknown knob '" + key +
+          "' (threads, items, min_blocks, first_poll_ns, first_poll_from, poll_ns, streaming, packed)");
     }
   }
   t.why = "given";
@@ -151,7 +155,7 @@ std::string to_string(const DeviceTuning& t) {
   return "threads=" + std::to_string(t.threads) + " items=" + std::to_string(t.items) +
          " min_blocks=" + std::to_string(t.min_blocks) + " first_poll_ns=" + std::to_string(t.first_poll_ns) +
          " first_poll_from=" + std::to_string(t.first_poll_from) + " poll_ns=" + std::to_string(t.poll_ns) +
-         " streaming=" + std::to_string(t.streaming);
+         " streaming=" + std::to_string(t.streaming) + " packed=" + std::to_string(t.packed);
 }
 
 }  // namespace scangen::generator

@@ -27,8 +27,7 @@ SG_END(indexed)
 // the chunk's index (sg_word_at) so that neither the coalesced side nor the
 // chunk side has bank conflicts (16-byte accesses go 8 threads at a time).
 // Elements are then packed and unpacked in registers, never one by one
-// through shared memory. (Section `unpacked`: a scan of packed items,
-// cuda/packed.cuh, has its own word paths, and sg_load and sg_store none.)
+// through shared memory.
 #if SG_VEC_IN
 typedef union {
   uint4 v[SG_VEC_IN];
