@@ -54,6 +54,13 @@ void fail(const dsl::Spec& spec, const std::string& why) {
   throw std::invalid_argument("scan '" + spec.name + "': " + why);
 }
 
+bool packable_sum(const dsl::Spec& s) {
+  if (s.level != Level::Device || s.algorithm != Algorithm::DecoupledLookback) return false;
+  if (s.segments != dsl::Segments::None || s.shape != dsl::Shape::Flat || s.reverse || s.has_scatter()) return false;
+  if (!s.op || *s.op != dsl::BuiltinOp::Add || !s.type.is_integer() || s.input != s.type || s.convert) return false;
+  return s.type.size() == 1 || s.type.size() == 2;
+}
+
 }  // namespace detail
 
 using namespace detail;
@@ -246,12 +253,7 @@ void decide_lookback(Plan& p) {
 // grouping of the additions gives the same bits as combine's own.
 void decide_packed(Plan& p) {
   p.packed_lanes = 0;
-  const dsl::Spec& s = p.spec;
-  if (p.backend != Backend::Cuda || p.level != Level::Device || p.status == StatusLayout::None || !p.tuning.packed)
-    return;
-  if (p.segmented.on() || p.shape != dsl::Shape::Flat || p.reverse || p.scatter || p.converts_input) return;
-  if (!s.op || *s.op != dsl::BuiltinOp::Add || !s.type.is_integer() || s.input != s.type) return;
-  if (p.element_bytes != 1 && p.element_bytes != 2) return;
+  if (p.backend != Backend::Cuda || p.status == StatusLayout::None || !p.tuning.packed || !packable_sum(p.spec)) return;
   if (!p.input_words || p.input_words != p.output_words) return;
   p.packed_lanes = static_cast<int>(4 / p.element_bytes);
 }

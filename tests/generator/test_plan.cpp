@@ -150,7 +150,19 @@ TEST_CASE("device tuning: the table and given tunings", "[unit]") {
   const scangen::dsl::Spec i8 = load_one("scan s { type = i8; op = add; }");
   const DeviceTuning t = scangen::generator::device_tuning(i8, Backend::Cuda);
   CHECK(t.threads == 256);
-  CHECK(t.items == 64);
+  CHECK(t.items == 128);  // a sum in packed words: its own row
+  CHECK(t.streaming == 1);
+  const DeviceTuning t_max =
+      scangen::generator::device_tuning(load_one("scan s { type = i8; op = max; }"), Backend::Cuda);
+  CHECK(t_max.items == 64);
+  CHECK(t_max.streaming == 0);
+  // Sums the tiles cannot pack take the element size's row.
+  CHECK(scangen::generator::device_tuning(load_one("scan s { type = i8; op = add; reverse = true; }"), Backend::Cuda)
+            .items == 64);
+  CHECK(scangen::generator::device_tuning(load_one("scan s { type = i16; input = u8; op = add; }"), Backend::Cuda)
+            .first_poll_ns == 3000);
+  CHECK(scangen::generator::device_tuning(load_one("scan s { type = i16; op = add; }"), Backend::Cuda).first_poll_ns ==
+        4000);
   const DeviceTuning t8 =
       scangen::generator::device_tuning(load_one("scan s { type = i64; op = add; }"), Backend::Cuda);
   CHECK(t8.threads == 128);
@@ -208,8 +220,8 @@ TEST_CASE("wrapping sums of 1- and 2-byte integers keep their items packed in wo
 }
 
 TEST_CASE("staged I/O in 16-byte words where a thread's items fill them", "[unit]") {
-  // i8 x 64 items: 4 words per thread, in and out.
-  const Plan i8 = make_plan(load_one("scan s { type = i8; op = add; }"), Backend::Cuda);
+  // i8 x 64 items (the table's 1-byte row but for sums): 4 words per thread, in and out.
+  const Plan i8 = make_plan(load_one("scan s { type = i8; op = max; }"), Backend::Cuda);
   CHECK(i8.staged_io);
   CHECK(i8.input_words == 4);
   CHECK(i8.output_words == 4);
