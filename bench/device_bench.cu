@@ -542,7 +542,7 @@ static_assert(sizeof(__half) == 2, "__half is two bytes");
 //   sum_i64      8 B      128 x 32 = 4096         16 B          33888 B
 //   sum_f64      8 B      128 x 32 = 4096         16 B          33888 B
 //   max_i32      4 B      256 x 32 = 8192         8 B           33876 B
-//   sum_i8       1 B      256 x 64 = 16384        8 B           16923 B
+//   sum_i8       1 B      256 x 128 = 32768       8 B           33819 B
 //   sum_i16      2 B      256 x 64 = 16384        8 B           33838 B
 //   sum_f16      2 B      256 x 64 = 16384        8 B           33838 B
 //   affine       8 B      128 x 32 = 4096         16 B          33888 B
@@ -560,7 +560,7 @@ std::vector<Case> all_cases() {
                                       sum_f64_scan_kernel),
       lookback_case<MaxI32>("max_i32", "inclusive max i32", "i32", "InclusiveScan(cuda::maximum<>)", 256, 8192, 8,
                             33876, max_i32_scan_kernel),
-      lookback_case<WrapSum<signed char>>("sum_i8", "inclusive sum i8", "i8", "InclusiveSum", 256, 16384, 8, 16923,
+      lookback_case<WrapSum<signed char>>("sum_i8", "inclusive sum i8", "i8", "InclusiveSum", 256, 32768, 8, 33819,
                                           sum_i8_scan_kernel),
       lookback_case<WrapSum<short>>("sum_i16", "inclusive sum i16", "i16", "InclusiveSum", 256, 16384, 8, 33838,
                                     sum_i16_scan_kernel),

@@ -50,6 +50,9 @@ Holes scan_holes(const Plan& plan) {
   h.when("counter_by_last_tile", !by_group).when("counter_by_last_group", by_group);
   // device_segmented.h's key comparisons: C's == or the scan's key_equal(before, own).
   h.when("key_c_equal", !plan.segmented.key_equal).when("key_equal", plan.segmented.key_equal);
+  // Items packed in 32-bit words (cuda/packed.cuh): device_lookback.h's
+  // packed path; io.h's sg_load and sg_store then leave their word paths to it.
+  h.when("packed", plan.packed_lanes > 0).when("unpacked", plan.packed_lanes == 0);
   return h;
 }
 
@@ -63,6 +66,7 @@ Holes head_flag_holes(const Plan& plan, const std::string& prefix) {
     if (k == "SG_T" || k == "SG_IN" || k == "SG_COMBINE" || k == "SG_IDENTITY" || k == "SG_INIT" || k == "SG_CONVERT")
       h.set(k, v);
   h.when("seed_both", !plan.seed_exclusive_only).when("seed_exclusive", plan.seed_exclusive_only);
+  h.when("packed", false).when("unpacked", true);
   return h;
 }
 

@@ -54,6 +54,13 @@ void fail(const dsl::Spec& spec, const std::string& why) {
   throw std::invalid_argument("scan '" + spec.name + "': " + why);
 }
 
+bool packable_sum(const dsl::Spec& s) {
+  if (s.level != Level::Device || s.algorithm != Algorithm::DecoupledLookback) return false;
+  if (s.segments != dsl::Segments::None || s.shape != dsl::Shape::Flat || s.reverse || s.has_scatter()) return false;
+  if (!s.op || *s.op != dsl::BuiltinOp::Add || !s.type.is_integer() || s.input != s.type || s.convert) return false;
+  return s.type.size() == 1 || s.type.size() == 2;
+}
+
 }  // namespace detail
 
 using namespace detail;
@@ -300,6 +307,16 @@ void decide_array_io(Plan& p, size_t element) {
     for (Plan::InputArray& a : p.arrays) a.offset = 0;
 }
 
+// A thread's items as packed 32-bit words (Plan::packed_lanes): where the sum
+// of 1- or 2-byte integers wraps as 32-bit words' lanes do, so that any
+// grouping of the additions gives the same bits as combine's own.
+void decide_packed(Plan& p) {
+  p.packed_lanes = 0;
+  if (p.backend != Backend::Cuda || p.status == StatusLayout::None || !p.tuning.packed || !packable_sum(p.spec)) return;
+  if (!p.input_words || p.input_words != p.output_words) return;
+  p.packed_lanes = static_cast<int>(4 / p.element_bytes);
+}
+
 // Loads and stores: coalesced through shared memory where the exchange fits,
 // in 16-byte words (CUDA) where a thread's items fill whole words.
 void decide_io(Plan& p) {
@@ -332,6 +349,7 @@ void decide_io(Plan& p) {
   }
   decide_array_io(p, element);
   p.streaming = p.level == Level::Device && p.backend == Backend::Cuda && p.tuning.streaming != 0;
+  decide_packed(p);
   if (p.block_shared_bytes > kMaxSharedBytes)
     fail(p.spec, "the " + std::string(dsl::to_string(p.algorithm)) + " scan needs " +
                      std::to_string(p.block_shared_bytes) + " bytes of shared memory per block, more than the " +

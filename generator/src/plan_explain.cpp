@@ -100,6 +100,9 @@ void explain_group(std::string& o, const Plan& p) {
   if (p.input_words || output_words)
     io += "; 16-byte words: " + std::to_string(p.input_words) + " of inputs / " + std::to_string(output_words) +
           " of outputs per thread (full, aligned blocks)";
+  if (p.packed_lanes)
+    io += "; items packed " + std::to_string(p.packed_lanes) +
+          " to a 32-bit word, reduced and scanned in their words (wrapping sums)";
   line(o, "loads and stores", io);
   if (p.uses_lanes) {
     std::string ex = std::string(to_string(p.exchange)) + " (" + describe(p.exchange) + ")";

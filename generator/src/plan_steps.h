@@ -38,6 +38,13 @@ std::vector<std::string> plan_templates(const Plan& p);
 void decide_shape(Plan& p);
 void shape_kernels(Plan& p);
 
+// Whether the scan is a wrapping sum of 1- or 2-byte integers that a CUDA
+// look-back tile may scan in packed words (op = add on i8 / u8 / i16 / u16,
+// the input of the same type, no convert, flat, forward, no fused outputs):
+// the spec's part of Plan::packed_lanes, which also needs whole 16-byte words
+// per thread; the tuning table has rows of its own for these (tuning.cpp).
+bool packable_sum(const dsl::Spec& s);
+
 // The dialect (SG_FN, SG_KERNEL, ...) the emitter writes first.
 const char* dialect_template(Backend backend);
 

@@ -41,6 +41,7 @@ const std::vector<Entry>& catalogue() {
       {"common/io_inputs.h", {"common/io.h"}},
       {"common/entry.h", {"common/api.h", "common/io.h"}},
       {"common/device.h", {"common/api.h", "common/io.h"}},
+      {"cuda/packed.cuh", {"common/io.h"}},
       {"common/device_lookback.h", {"common/device.h"}, false, true},
       {"common/device_tile_prefix.h", {"common/device_lookback.h"}},
       {"common/device_reduce_then_scan.h", {"common/device.h"}},
@@ -80,6 +81,8 @@ void add(const Plan& p, const std::string& path, std::vector<std::string>& out) 
     for (const char* need : e->needs) add(p, need, out);
     if (e->lookback) add(p, lookback_template(p.backend), out);
   }
+  // A look-back scan of packed words (Plan::packed_lanes): their reduce, rescan, loads and stores first.
+  if (p.packed_lanes && path == "common/device_lookback.h") add(p, "cuda/packed.cuh", out);
   out.push_back(path);
   // A reverse scan's loads and stores are the mirror's, which stands right after io.h's helpers.
   if (p.reverse && path == "common/io.h") add(p, "common/io_mirror.h", out);
@@ -194,8 +197,9 @@ std::vector<std::pair<std::string, std::string>> template_constants(const Plan& 
   number("SG_AGGREGATE_OUT", p.outputs.aggregate ? 1 : 0);
   number("SG_RUNNING_TOTAL", p.outputs.running_total ? 1 : 0);
   number("SG_GROUP_UPDATE", p.counter ? 1 : 0);
-  if (p.reverse) number("SG_REVERSE", 1);  // only when set: a forward scan's text as before
-  if (p.input_arrays) {                    // only with input arrays, likewise
+  if (p.reverse) number("SG_REVERSE", 1);                       // only when set: a forward scan's text as before
+  if (p.packed_lanes) number("SG_PACK_LANES", p.packed_lanes);  // only when set, as SG_REVERSE
+  if (p.input_arrays) {                                         // only with input arrays, likewise
     number("SG_INPUT_ARRAYS", static_cast<long>(p.arrays.size()));
     bool words = false;
     for (const Plan::InputArray& a : p.arrays) words = words || a.words > 0;

@@ -30,7 +30,9 @@ struct Row {
   int items;             // per thread; 0: about bytes_per_thread bytes (1..32 items)
   int bytes_per_thread;  // when items is 0
   int first_poll_ns;
-  const char* why;  // one line; bench/RESULTS.md ("Tuning") has every variant measured
+  const char* why;           // one line; bench/RESULTS.md ("Tuning") has every variant measured
+  bool packed_sums = false;  // only for wrapping 1- and 2-byte sums (detail::packable_sum: packed words)
+  int streaming = 0;         // DeviceTuning::streaming
 };
 
 // The table. CUDA: bench/tune_bench on an NVIDIA H100 80GB HBM3 (sm_90),
@@ -42,8 +44,16 @@ struct Row {
 // DeviceTuning defaults; 100 or 300 ns made no difference). The I/O moves
 // 16-byte words, so a thread's bytes, not its elements, set a tile's cost.
 constexpr Row kTable[] = {
-    {Backend::Cuda, 90, 1, 256, 64, 0, 1500, "1 byte: 256 x 64, sleep 1500 ns: i8 sum 0.648 of copy"},
-    {Backend::Cuda, 90, 2, 256, 64, 0, 3000, "2 bytes: 256 x 64, sleep 3000 ns: i16 sum 0.859 of copy"},
+    // Sums of 1- and 2-byte integers in packed words (templates/cuda/packed.cuh): 40 - 64 registers
+    // instead of 80 at 64 items, so more items per thread pay for i8; streaming words.
+    {Backend::Cuda, 90, 1, 256, 128, 0, 3000,
+     "1-byte sum in packed words: 256 x 128, sleep 3000 ns, streaming: i8 sum 0.869 of copy", true, 1},
+    {Backend::Cuda, 90, 2, 256, 64, 0, 4000,
+     "2-byte sum in packed words: 256 x 64, sleep 4000 ns, streaming: i16 sum 0.917 of copy", true, 1},
+    {Backend::Cuda, 90, 1, 256, 64, 0, 1500,
+     "1 byte: 256 x 64, sleep 1500 ns: i8 sum element by element 0.648 of copy"},
+    {Backend::Cuda, 90, 2, 256, 64, 0, 3000,
+     "2 bytes: 256 x 64, sleep 3000 ns: i16 sum element by element 0.859 of copy"},
     {Backend::Cuda, 90, 4, 256, 32, 0, 3000, "3-4 bytes: 256 x 32, sleep 3000 ns: i32 sum 0.895, max 0.895 of copy"},
     {Backend::Cuda, 90, 8, 128, 32, 0, 3000, "5-8 bytes: 128 x 32, sleep 3000 ns: i64 sum 0.957, affine 0.956 of copy"},
     {Backend::Cuda, 90, kAnySize, 64, 0, 512, 3000,
@@ -89,10 +99,12 @@ DeviceTuning device_tuning(const dsl::Spec& spec, const Target& target) {
   const int arch = has_rows(target.backend, target.arch) ? target.arch : default_arch(target.backend);
   for (const Row& r : kTable) {
     if (r.backend != target.backend || r.arch != arch || bytes > r.max_bytes) continue;
+    if (r.packed_sums && !detail::packable_sum(spec)) continue;
     DeviceTuning t;
     t.threads = r.threads;
     t.items = r.items > 0 ? r.items : items_for(bytes, static_cast<size_t>(r.bytes_per_thread));
     t.first_poll_ns = r.first_poll_ns;
+    t.streaming = r.streaming;
     t.arch = r.arch;
     t.why = r.why;
     return t;
@@ -138,9 +150,13 @@ DeviceTuning parse_tuning(const std::string& text, DeviceTuning t) {
     } else if (key == "streaming") {
       if (iv > 1) throw std::invalid_argument("tuning: streaming must be 0 or 1");
       t.streaming = iv;
+    } else if (key == "packed") {
+      if (iv > 1) throw std::invalid_argument("tuning: packed must be 0 or 1");
+      t.packed = iv;
     } else {
-      throw std::invalid_argument("tuning: unknown knob '" + key +
-                                  "' (threads, items, min_blocks, first_poll_ns, first_poll_from, poll_ns, streaming)");
+      throw std::invalid_argument(
+          "tuning: unknown knob '" + key +
+          "' (threads, items, min_blocks, first_poll_ns, first_poll_from, poll_ns, streaming, packed)");
     }
   }
   t.why = "given";
@@ -151,7 +167,7 @@ std::string to_string(const DeviceTuning& t) {
   return "threads=" + std::to_string(t.threads) + " items=" + std::to_string(t.items) +
          " min_blocks=" + std::to_string(t.min_blocks) + " first_poll_ns=" + std::to_string(t.first_poll_ns) +
          " first_poll_from=" + std::to_string(t.first_poll_from) + " poll_ns=" + std::to_string(t.poll_ns) +
-         " streaming=" + std::to_string(t.streaming);
+         " streaming=" + std::to_string(t.streaming) + " packed=" + std::to_string(t.packed);
 }
 
 }  // namespace scangen::generator

@@ -87,6 +87,7 @@ SG_END(counter_by_last_group)
   const SG_T seed = SG_INIT();
 #endif
 
+SG_BEGIN(unpacked)
   SG_T items[SG_ITEMS];
 SG_BEGIN(one_input)
   SG_NAME(sg_load)(in, tile * SG_TILE, n, items, exchange);
@@ -98,6 +99,14 @@ SG_BEGIN(input_bundle)
 SG_END(input_bundle)
   SG_T total;
   SG_T prefix = SG_NAME(sg_group_exclusive)(&temp, SG_NAME(sg_reduce_items)(items), &total);
+SG_END(unpacked)
+SG_BEGIN(packed)
+  // The items stay in their 32-bit words (cuda/packed.cuh).
+  SG_NAME(sg_packed) items;
+  SG_NAME(sg_load_packed)(in, tile * SG_TILE, n, &items, exchange);
+  SG_T total;
+  SG_T prefix = SG_NAME(sg_group_exclusive)(&temp, SG_NAME(sg_reduce_packed)(&items), &total);
+SG_END(packed)
   // The tiles before this one, without the seed (tile 0: none).
   const SG_T before = SG_NAME(sg_tile_prefix)(&shared, &temp, workspace, tile, total, in, n);
   if (tile > 0) prefix = SG_COMBINE(before, prefix);
@@ -115,6 +124,7 @@ SG_BEGIN(scatter)
 #endif
 SG_END(scatter)
 
+SG_BEGIN(unpacked)
 #if SG_INCLUSIVE_OUT && SG_EXCLUSIVE_OUT
   SG_T inc[SG_ITEMS], exc[SG_ITEMS];
   SG_NAME(sg_items_from)(prefix, items, inc, exc);
@@ -128,6 +138,22 @@ SG_END(scatter)
   SG_NAME(sg_items_from)(prefix, items, 0, exc);
   SG_NAME(sg_store)(exclusive, tile * SG_TILE, n, exc, exchange);
 #endif
+SG_END(unpacked)
+SG_BEGIN(packed)
+#if SG_INCLUSIVE_OUT && SG_EXCLUSIVE_OUT
+  SG_NAME(sg_packed) inc, exc;
+  SG_NAME(sg_scan_packed)(prefix, &items, &inc, &exc);
+  SG_NAME(sg_store_both_packed)(inclusive, exclusive, tile * SG_TILE, n, &inc, &exc, exchange);
+#elif SG_INCLUSIVE_OUT
+  SG_NAME(sg_packed) inc;
+  SG_NAME(sg_scan_packed)(prefix, &items, &inc, 0);
+  SG_NAME(sg_store_packed)(inclusive, tile * SG_TILE, n, &inc, exchange);
+#else
+  SG_NAME(sg_packed) exc;
+  SG_NAME(sg_scan_packed)(prefix, &items, 0, &exc);
+  SG_NAME(sg_store_packed)(exclusive, tile * SG_TILE, n, &exc, exchange);
+#endif
+SG_END(packed)
 SG_BEGIN(scatter)
   }
 SG_END(scatter)

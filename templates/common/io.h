@@ -79,6 +79,7 @@ SG_FN void SG_NAME(sg_load)(const SG_GLOBAL SG_IN* in, scangen_u64 first, scange
                             SG_LOCAL SG_T* exchange) {
 #if SG_STAGED_IO
   const int tid = SG_THREAD();
+SG_BEGIN(unpacked)
 #if SG_VEC_IN
   if (first + SG_BLOCK_ITEMS <= n && ((unsigned long long)(in + first) & 15u) == 0) {
     const uint4* src = (const uint4*)(in + first);
@@ -98,6 +99,7 @@ SG_FN void SG_NAME(sg_load)(const SG_GLOBAL SG_IN* in, scangen_u64 first, scange
     return;
   }
 #endif
+SG_END(unpacked)
   if (first + SG_BLOCK_ITEMS <= n) {
 #pragma unroll
     for (int i = 0; i < SG_ITEMS; ++i) {
@@ -126,6 +128,7 @@ SG_FN void SG_NAME(sg_store)(SG_GLOBAL SG_T* out, scangen_u64 first, scangen_u64
                              SG_LOCAL SG_T* exchange) {
 #if SG_STAGED_IO
   const int tid = SG_THREAD();
+SG_BEGIN(unpacked)
 #if SG_VEC_OUT
   if (first + SG_BLOCK_ITEMS <= n && ((unsigned long long)(out + first) & 15u) == 0) {
     SG_LOCAL uint4* words = (SG_LOCAL uint4*)exchange;
@@ -146,6 +149,7 @@ SG_FN void SG_NAME(sg_store)(SG_GLOBAL SG_T* out, scangen_u64 first, scangen_u64
     return;
   }
 #endif
+SG_END(unpacked)
 #pragma unroll
   for (int i = 0; i < SG_ITEMS; ++i) exchange[SG_XPAD(tid * SG_ITEMS + i)] = items[i];
   SG_BARRIER();

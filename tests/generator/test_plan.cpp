@@ -150,7 +150,19 @@ TEST_CASE("device tuning: the table and given tunings", "[unit]") {
   const scangen::dsl::Spec i8 = load_one("scan s { type = i8; op = add; }");
   const DeviceTuning t = scangen::generator::device_tuning(i8, Backend::Cuda);
   CHECK(t.threads == 256);
-  CHECK(t.items == 64);
+  CHECK(t.items == 128);  // a sum in packed words: its own row
+  CHECK(t.streaming == 1);
+  const DeviceTuning t_max =
+      scangen::generator::device_tuning(load_one("scan s { type = i8; op = max; }"), Backend::Cuda);
+  CHECK(t_max.items == 64);
+  CHECK(t_max.streaming == 0);
+  // Sums the tiles cannot pack take the element size's row.
+  CHECK(scangen::generator::device_tuning(load_one("scan s { type = i8; op = add; reverse = true; }"), Backend::Cuda)
+            .items == 64);
+  CHECK(scangen::generator::device_tuning(load_one("scan s { type = i16; input = u8; op = add; }"), Backend::Cuda)
+            .first_poll_ns == 3000);
+  CHECK(scangen::generator::device_tuning(load_one("scan s { type = i16; op = add; }"), Backend::Cuda).first_poll_ns ==
+        4000);
   const DeviceTuning t8 =
       scangen::generator::device_tuning(load_one("scan s { type = i64; op = add; }"), Backend::Cuda);
   CHECK(t8.threads == 128);
@@ -170,14 +182,46 @@ TEST_CASE("device tuning: the table and given tunings", "[unit]") {
   CHECK_THROWS_WITH(parse_tuning("items=129", t), Catch::Contains("1..128"));
   CHECK_THROWS_WITH(parse_tuning("streaming=2", t), Catch::Contains("0 or 1"));
   CHECK(parse_tuning("streaming=1", t).streaming == 1);
+  CHECK_THROWS_WITH(parse_tuning("packed=2", t), Catch::Contains("0 or 1"));
+  CHECK(parse_tuning("packed=0", t).packed == 0);
   // The plan prints the look-back's pacing.
   const Plan p = make_plan(i8, Backend::Cuda, u);
   CHECK(scangen::generator::to_string(p).find("sleeps 700 ns before its first read") != std::string::npos);
 }
 
+TEST_CASE("wrapping sums of 1- and 2-byte integers keep their items packed in words", "[unit]") {
+  using scangen::generator::parse_tuning;
+  auto lanes = [](const std::string& body, Backend b = Backend::Cuda) {
+    return make_plan(load_one("scan s { " + body + " level = device; }"), b).packed_lanes;
+  };
+  CHECK(lanes("type = i8; op = add;") == 4);
+  CHECK(lanes("type = u8; op = add; mode = both; init = 7; outputs = aggregate;") == 4);
+  CHECK(lanes("type = i16; op = add; outputs = running_total;") == 2);
+  CHECK(lanes("type = u16; op = add; mode = exclusive; threads = 32; items = 8;") == 2);
+  // Not: another operator, a wider type or input, a convert, no whole words, reverse, another
+  // algorithm or backend.
+  CHECK(lanes("type = i8; op = max;") == 0);
+  CHECK(lanes("type = i32; op = add;") == 0);
+  CHECK(lanes("type = u32; input = u8; op = add;") == 0);
+  CHECK(lanes("type = u16; input = u8; op = add;") == 0);
+  CHECK(lanes("type = u8; convert(x) = x & 1; op = add;") == 0);
+  CHECK(lanes("type = i8; combine(x, y) = x + y; identity = 0;") == 0);
+  CHECK(lanes("type = i8; op = add; threads = 64; items = 3;") == 0);
+  CHECK(lanes("type = i8; op = add; reverse = true;") == 0);
+  CHECK(lanes("type = i8; op = add; algorithm = reduce_then_scan;") == 0);
+  CHECK(lanes("type = i8; op = add;", Backend::OpenCL) == 0);
+  // The tuning's packed = 0 turns it off (to compare).
+  const scangen::dsl::Spec i8 = load_one("scan s { type = i8; op = add; }");
+  const auto off = parse_tuning("packed=0", scangen::generator::device_tuning(i8, Backend::Cuda));
+  CHECK(make_plan(i8, Backend::Cuda, off).packed_lanes == 0);
+  // The plan says so.
+  CHECK(scangen::generator::to_string(make_plan(i8, Backend::Cuda)).find("items packed 4 to a 32-bit word") !=
+        std::string::npos);
+}
+
 TEST_CASE("staged I/O in 16-byte words where a thread's items fill them", "[unit]") {
-  // i8 x 64 items: 4 words per thread, in and out.
-  const Plan i8 = make_plan(load_one("scan s { type = i8; op = add; }"), Backend::Cuda);
+  // i8 x 64 items (the table's 1-byte row but for sums): 4 words per thread, in and out.
+  const Plan i8 = make_plan(load_one("scan s { type = i8; op = max; }"), Backend::Cuda);
   CHECK(i8.staged_io);
   CHECK(i8.input_words == 4);
   CHECK(i8.output_words == 4);

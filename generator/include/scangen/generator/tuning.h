@@ -35,6 +35,8 @@ struct DeviceTuning {
   int poll_ns = 32;           // CUDA look-back: sleep between reads of a status not yet written
   int streaming = 0;          // CUDA: 1: the 16-byte loads and stores of full tiles are marked
                               // streaming (evict first: ld.global.cs / st.global.cs)
+  int packed = 1;             // CUDA look-back: 0: 1- and 2-byte wrapping sums scan element by
+                              // element, not in packed words (Plan::packed_lanes), to compare
   int arch = 0;               // the architecture the entry was measured on (0: none)
   const char* why = "";       // the measurement behind the entry
 };
@@ -46,7 +48,7 @@ DeviceTuning device_tuning(const dsl::Spec& spec, const Target& target);
 DeviceTuning device_tuning(const dsl::Spec& spec, Backend backend);
 
 // "threads=128 items=24 min_blocks=0 first_poll_ns=600 first_poll_from=512 poll_ns=100
-// streaming=0",
+// streaming=0 packed=1",
 // any subset, separated by spaces or commas, applied on top of `base`.
 // Throws std::invalid_argument naming the bad part.
 DeviceTuning parse_tuning(const std::string& text, DeviceTuning base);
