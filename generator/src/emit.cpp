@@ -155,6 +155,14 @@ void head_flag_part(const Plan& p, Holes& scan) {
 
 std::string compile_options(Backend backend) { return exact_float_options(backend); }
 
+std::string opencl_build_options(const std::string& platform_name, const std::string& extra) {
+  std::string options;
+  if (extra.find("SCANGEN_OPENCL_PTX") == std::string::npos)
+    options = platform_name.find("NVIDIA") != std::string::npos ? "-DSCANGEN_OPENCL_PTX=1" : "-DSCANGEN_OPENCL_PTX=0";
+  if (!extra.empty()) options += (options.empty() ? "" : " ") + extra;
+  return options;
+}
+
 bool template_embedded(const std::string& path) {
   for (const EmbeddedTemplate& t : embedded_templates())
     if (path == t.path) return true;

@@ -209,7 +209,11 @@ size_t decide_block_algorithm(Plan& p) {
 
 // The segment or tile, and the scratch the groups of a block declare.
 void decide_tile(Plan& p, size_t temp_elements) {
-  if (p.uses_lanes && (p.exchange == LaneExchange::Shuffle || p.exchange == LaneExchange::ActiveLanes))
+  // OpenCL: the words of the shuffles that devices with warps of 32 use
+  // instead of local memory (common/lanes_shfl.h, chosen when the program is
+  // built; plan_templates.cpp).
+  if (p.uses_lanes && (p.exchange == LaneExchange::Shuffle || p.exchange == LaneExchange::ActiveLanes ||
+                       (p.exchange == LaneExchange::LocalMemory && scanned_bytes(p) <= kMaxShuffleBytes)))
     p.shuffle_words = static_cast<int>((scanned_bytes(p) + 3) / 4);
   p.segment = p.level == Level::Device ? 0 : static_cast<uint64_t>(p.group_threads) * static_cast<uint64_t>(p.items);
   p.tile = static_cast<uint64_t>(p.block_threads) * static_cast<uint64_t>(p.items);
@@ -318,7 +322,11 @@ void decide_packed(Plan& p) {
 }
 
 // Loads and stores: coalesced through shared memory where the exchange fits,
-// in 16-byte words (CUDA) where a thread's items fill whole words.
+// in 16-byte words (CUDA) where a thread's items fill whole words. Not on
+// OpenCL: the words' path holds barriers under a condition (full, aligned
+// tiles), which PoCL's work-group compiler mishandles (an assertion in its
+// parallel regions, wrong aggregates), and on NVIDIA's OpenCL it gained
+// nothing (H200, i32 sum at 2^28: 0.570 of copy with words, 0.567 without).
 void decide_io(Plan& p) {
   const uint64_t exchange = p.tile + p.tile / 32 + static_cast<uint64_t>(p.groups_per_block);
   const size_t element = scanned_bytes(p);
@@ -378,7 +386,8 @@ void decide_head_flags(Plan& p, const dsl::Spec& spec, const Target& target, con
   h.lane_scratch = q.lane_scratch;
   h.temp_bytes = q.temp_bytes;
   h.templates = {"common/segmented_pair.h"};
-  if (q.uses_lanes) h.templates.push_back(template_file(q.exchange));
+  if (q.uses_lanes)
+    for (const char* t : lane_templates(q)) h.templates.push_back(t);
   h.templates.push_back(group_template(q));
   h.templates.push_back("common/api_segmented.h");
 }

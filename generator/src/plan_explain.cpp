@@ -106,7 +106,11 @@ void explain_group(std::string& o, const Plan& p) {
   line(o, "loads and stores", io);
   if (p.uses_lanes) {
     std::string ex = std::string(to_string(p.exchange)) + " (" + describe(p.exchange) + ")";
-    if (p.shuffle_words) ex += ", " + std::to_string(p.shuffle_words) + " word(s) per element";
+    if (p.shuffle_words && p.exchange == LaneExchange::LocalMemory)
+      ex += "; register shuffles instead where the device has warps of 32 (NVIDIA), " +
+            std::to_string(p.shuffle_words) + " word(s) per element";
+    else if (p.shuffle_words)
+      ex += ", " + std::to_string(p.shuffle_words) + " word(s) per element";
     line(o, "lane exchange", ex);
   }
   if (p.rake_threads)

@@ -28,6 +28,9 @@ void plan_kernels(Plan& p);
 // whether it scans lanes with the plan's lane exchange.
 const char* group_template(const Plan& p);
 bool needs_lanes(const std::string& path);
+// The lane scans' templates: the lane exchange's; on OpenCL with shuffle
+// words, common/lanes_shfl.h before it (used where the device shuffles).
+std::vector<const char*> lane_templates(const Plan& p);
 // Whether a template calls the running-total counter's atomic update, which
 // the emitter writes before it for a plan with a counter.
 bool needs_counter_update(const std::string& path);

@@ -77,7 +77,8 @@ void add(const Plan& p, const std::string& path, std::vector<std::string>& out) 
   for (const std::string& t : out)
     if (t == path) return;
   if (const Entry* e = find(path)) {
-    if (e->lanes) add(p, template_file(p.exchange), out);
+    if (e->lanes)
+      for (const char* t : lane_templates(p)) add(p, t, out);
     for (const char* need : e->needs) add(p, need, out);
     if (e->lookback) add(p, lookback_template(p.backend), out);
   }
@@ -109,6 +110,12 @@ const char* group_template(const Plan& p) {
     default:
       return "";
   }
+}
+
+std::vector<const char*> lane_templates(const Plan& p) {
+  if (p.exchange == LaneExchange::LocalMemory && p.shuffle_words > 0)
+    return {template_file(LaneExchange::Shuffle), template_file(LaneExchange::LocalMemory)};
+  return {template_file(p.exchange)};
 }
 
 bool needs_lanes(const std::string& path) {
@@ -171,13 +178,12 @@ std::vector<std::pair<std::string, std::string>> template_constants(const Plan& 
     number("SG_LANE_SCRATCH", p.lane_scratch);
   }
   if (p.status != StatusLayout::None) {
-    if (p.backend == Backend::Cuda) {
-      number("SG_LB_FIRST_POLL_NS", p.tuning.first_poll_ns);
-      number("SG_LB_FIRST_POLL_FROM", p.tuning.first_poll_from);
+    number("SG_LB_FIRST_POLL_NS", p.tuning.first_poll_ns);
+    number("SG_LB_FIRST_POLL_FROM", p.tuning.first_poll_from);
+    if (p.backend == Backend::Cuda)
       number("SG_LB_POLL_NS", p.tuning.poll_ns);
-    } else {
+    else
       number("SG_SPIN", p.status_reads);
-    }
     number("SG_MIN_BLOCKS", p.min_blocks);
     number("SG_STATUS_KIND", static_cast<long>(p.status));  // the templates test these numbers
     number("SG_STATUS_WORDS", p.status_words);

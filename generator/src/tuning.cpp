@@ -58,7 +58,18 @@ constexpr Row kTable[] = {
     {Backend::Cuda, 90, 8, 128, 32, 0, 3000, "5-8 bytes: 128 x 32, sleep 3000 ns: i64 sum 0.957, affine 0.956 of copy"},
     {Backend::Cuda, 90, kAnySize, 64, 0, 512, 3000,
      "over 8 bytes: 64 threads x 512 bytes, sleep 3000 ns: 2x2 matrices 0.744 of copy"},
-    {Backend::OpenCL, 0, kAnySize, 256, 0, 64, 0, "OpenCL: 64 bytes per thread, 256 threads (not tuned)"},
+    // OpenCL: the CUDA rows' shapes for 3-8 bytes, 64 bytes per thread
+    // otherwise. The sleep only where the device sleeps (NVIDIA's PTX,
+    // SCANGEN_OPENCL_PTX). NVIDIA's OpenCL on an H100, i32 sum, fraction of
+    // a copy at 2^28 / 2^24 (bench/RESULTS.md, "OpenCL on the H100 again"):
+    // 256 x 16 without PTX 0.50; 256 x 32 without PTX 0.82 / 0.69; with the
+    // warp look-back and shuffles, sleep 0 / 1000 / 3000 ns: 0.951 / 0.852,
+    // 0.960 / 0.850, 0.956 / 0.835. 8 bytes follow CUDA's row, untimed.
+    {Backend::OpenCL, 0, 2, 256, 0, 64, 0, "OpenCL, 1-2 bytes: 64 bytes per thread, 256 threads (not tuned)"},
+    {Backend::OpenCL, 0, 4, 256, 32, 0, 1000,
+     "OpenCL, 3-4 bytes: 256 x 32, sleep 1000 ns: i32 sum 0.960 of copy (H100)"},
+    {Backend::OpenCL, 0, 8, 128, 32, 0, 1000, "OpenCL, 5-8 bytes: 128 x 32 (CUDA's shape), sleep 1000 ns (not timed)"},
+    {Backend::OpenCL, 0, kAnySize, 256, 0, 64, 0, "OpenCL, over 8 bytes: 64 bytes per thread, 256 threads (not tuned)"},
 };
 
 // The architecture whose rows serve a target the table has none for.

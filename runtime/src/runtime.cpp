@@ -43,13 +43,13 @@ Runtime::Runtime(RuntimeOptions options) : impl_(std::make_shared<Impl>()) {
   if (options.backend == Backend::Cuda) {
     impl_->open_cuda(options.cuda_device);
   } else if (options.backend == Backend::OpenCL) {
-    impl_->open_opencl(options.opencl_platform, options.opencl_device);
+    impl_->open_opencl(options.opencl_platform, options.opencl_device, options.opencl_build_options);
   } else {
     try {
       impl_->open_cuda(options.cuda_device);
     } catch (const Error& e) {
       impl_->fallback_reason = e.what();
-      impl_->open_opencl(options.opencl_platform, options.opencl_device);
+      impl_->open_opencl(options.opencl_platform, options.opencl_device, options.opencl_build_options);
     }
   }
   // Tiered compilation: CUDA only, and only with an NVRTC that builds the fast tier.

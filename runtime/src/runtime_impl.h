@@ -186,6 +186,9 @@ struct Runtime::Impl {
   cl_context cl_ctx = nullptr;
   cl_command_queue cl_queue = nullptr;
   bool cl_exact_divide = false;
+  // Every program's clBuildProgram options: the exact-divide flags, the
+  // device's paths (SCANGEN_OPENCL_PTX on NVIDIA), the caller's (open_opencl).
+  std::string cl_options;
 
   // Scans already compiled from a text (and name): the fast path of a
   // memory hit, before any parsing or code generation. Weak: a Scan keeps
@@ -228,7 +231,7 @@ struct Runtime::Impl {
   void install_tuned(Scan::State& st, const std::vector<uint8_t>& bytes);
 
   // ---- OpenCL (opencl_backend.cpp) ----
-  void open_opencl(int platform_index, std::string selector);
+  void open_opencl(int platform_index, std::string selector, std::string build_options);
   runtime::detail::CacheKey opencl_key(const std::string& source) const;
   // Builds `source`, or `binary` when given (null when the driver refuses
   // the binary); `out_binary`, when given, receives the program's binary.

@@ -28,7 +28,8 @@ SG_END(indexed)
 // the chunk's index (sg_word_at) so that neither the coalesced side nor the
 // chunk side has bank conflicts (16-byte accesses go 8 threads at a time).
 // Elements are then packed and unpacked in registers, never one by one
-// through shared memory.
+// through shared memory. (The plan gives OpenCL no words: plan.cpp's
+// decide_io says why; the text is valid OpenCL C all the same.)
 #if SG_VEC_IN
 typedef union {
   uint4 v[SG_VEC_IN];
@@ -46,13 +47,14 @@ typedef char SG_NAME(sg_chunk_out_fills)[sizeof(SG_T) * SG_ITEMS == 16 * SG_VEC_
 #if SG_VEC_IN || SG_VEC_OUT
 // SG_STREAMING: the words are read and written once; ask the caches to evict them first.
 // (One body for every scan of a file: the macros outlive the scan.)
-#define SG_LOAD_WORD(p) (SG_STREAMING ? __ldcs(p) : *(p))
-#define SG_STORE_WORD(p, v) \
-  do {                      \
-    if (SG_STREAMING)       \
-      __stcs((p), (v));     \
-    else                    \
-      *(p) = (v);           \
+// The dialect's SG_LOAD_STREAMING / SG_STORE_STREAMING say how (OpenCL: plain).
+#define SG_LOAD_WORD(p) (SG_STREAMING ? SG_LOAD_STREAMING(p) : *(p))
+#define SG_STORE_WORD(p, v)         \
+  do {                              \
+    if (SG_STREAMING)               \
+      SG_STORE_STREAMING((p), (v)); \
+    else                            \
+      *(p) = (v);                   \
   } while (0)
 // Where word o of chunk c lies, in words, for chunks of `words` words. For
 // 8 consecutive chunks (the 8 threads of a chunk-side access) the positions
@@ -81,8 +83,8 @@ SG_FN void SG_NAME(sg_load)(const SG_GLOBAL SG_IN* in, scangen_u64 first, scange
   const int tid = SG_THREAD();
 SG_BEGIN(unpacked)
 #if SG_VEC_IN
-  if (first + SG_BLOCK_ITEMS <= n && ((unsigned long long)(in + first) & 15u) == 0) {
-    const uint4* src = (const uint4*)(in + first);
+  if (first + SG_BLOCK_ITEMS <= n && ((scangen_u64)(in + first) & 15u) == 0) {
+    const SG_GLOBAL uint4* src = (const SG_GLOBAL uint4*)(in + first);
     SG_LOCAL uint4* words = (SG_LOCAL uint4*)exchange;
 #pragma unroll
     for (int i = 0; i < SG_VEC_IN; ++i) {
@@ -130,7 +132,7 @@ SG_FN void SG_NAME(sg_store)(SG_GLOBAL SG_T* out, scangen_u64 first, scangen_u64
   const int tid = SG_THREAD();
 SG_BEGIN(unpacked)
 #if SG_VEC_OUT
-  if (first + SG_BLOCK_ITEMS <= n && ((unsigned long long)(out + first) & 15u) == 0) {
+  if (first + SG_BLOCK_ITEMS <= n && ((scangen_u64)(out + first) & 15u) == 0) {
     SG_LOCAL uint4* words = (SG_LOCAL uint4*)exchange;
     SG_NAME(sg_chunk_out) u;
 #pragma unroll
@@ -138,7 +140,7 @@ SG_BEGIN(unpacked)
 #pragma unroll
     for (int o = 0; o < SG_VEC_OUT; ++o) words[SG_NAME(sg_word_at)(tid, o, SG_VEC_OUT)] = u.v[o];
     SG_BARRIER();
-    uint4* dst = (uint4*)(out + first);
+    SG_GLOBAL uint4* dst = (SG_GLOBAL uint4*)(out + first);
 #pragma unroll
     for (int i = 0; i < SG_VEC_OUT; ++i) {
       const int w = i * SG_BLOCK_THREADS + tid;

@@ -73,8 +73,8 @@ SG_FN void SG_NAME(sg_load)(const SG_GLOBAL SG_IN* in, scangen_u64 first, scange
   const int tid = SG_THREAD();
   const scangen_u64 base = SG_NAME(sg_mirror_first)(first, n);
 #if SG_VEC_IN
-  if (SG_NAME(sg_mirror_whole)(first, n) && ((unsigned long long)(in + base) & 15u) == 0) {
-    const uint4* src = (const uint4*)(in + base);
+  if (SG_NAME(sg_mirror_whole)(first, n) && ((scangen_u64)(in + base) & 15u) == 0) {
+    const SG_GLOBAL uint4* src = (const SG_GLOBAL uint4*)(in + base);
     SG_LOCAL uint4* words = (SG_LOCAL uint4*)exchange;
 #pragma unroll
     for (int i = 0; i < SG_VEC_IN; ++i) {
@@ -122,7 +122,7 @@ SG_FN void SG_NAME(sg_store)(SG_GLOBAL SG_T* out, scangen_u64 first, scangen_u64
   const scangen_u64 base = SG_NAME(sg_mirror_first)(first, n);
 #if SG_STAGED_IO
 #if SG_VEC_OUT
-  if (SG_NAME(sg_mirror_whole)(first, n) && ((unsigned long long)(out + base) & 15u) == 0) {
+  if (SG_NAME(sg_mirror_whole)(first, n) && ((scangen_u64)(out + base) & 15u) == 0) {
     SG_LOCAL uint4* words = (SG_LOCAL uint4*)exchange;
     SG_NAME(sg_chunk_out) u;
 #pragma unroll
@@ -130,7 +130,7 @@ SG_FN void SG_NAME(sg_store)(SG_GLOBAL SG_T* out, scangen_u64 first, scangen_u64
 #pragma unroll
     for (int o = 0; o < SG_VEC_OUT; ++o) words[SG_NAME(sg_word_at)(SG_BLOCK_THREADS - 1 - tid, o, SG_VEC_OUT)] = u.v[o];
     SG_BARRIER();
-    uint4* dst = (uint4*)(out + base);
+    SG_GLOBAL uint4* dst = (SG_GLOBAL uint4*)(out + base);
 #pragma unroll
     for (int i = 0; i < SG_VEC_OUT; ++i) {
       const int w = i * SG_BLOCK_THREADS + tid;

@@ -13,6 +13,12 @@
 //   SG_BARRIER()      block-wide barrier that also orders shared memory
 //   SG_THREAD()       this thread's index in its (1-D) block
 //   SG_BLOCK()        this block's index in the (1-D) grid, 64-bit
+//   SG_LOAD_STREAMING(p), SG_STORE_STREAMING(p, v)
+//                     a 16-byte word read or written once (evicted first)
+//   SG_SHUFFLES       1: the shuffles below exist (common/lanes_shfl.h)
+//   SG_LANE_ID()      this thread's lane in its warp of 32
+//   SG_SHFL_UP(mask, w, d), SG_SHFL_IDX(mask, w, lane)
+//                     a 32-bit word of the lane d below / of that lane
 #ifndef SCANGEN_DIALECT
 #define SCANGEN_DIALECT
 #define SG_FN static __device__ __forceinline__ __attribute__((unused))
@@ -26,4 +32,10 @@
 #define SG_BARRIER() __syncthreads()
 #define SG_THREAD() ((int)threadIdx.x)
 #define SG_BLOCK() ((unsigned long long)blockIdx.x)
+#define SG_LOAD_STREAMING(p) __ldcs(p)
+#define SG_STORE_STREAMING(p, v) __stcs((p), (v))
+#define SG_SHUFFLES 1
+#define SG_LANE_ID() (threadIdx.x & 31u)
+#define SG_SHFL_UP(mask, w, d) __shfl_up_sync((mask), (w), (d))
+#define SG_SHFL_IDX(mask, w, lane) __shfl_sync((mask), (w), (lane))
 #endif

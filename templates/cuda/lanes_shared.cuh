@@ -1,5 +1,5 @@
 // Lane scans through shared memory (CUDA): any element size. The group and
-// the calling rules are those of lanes_shfl.cuh; scratch holds `lanes`
+// the calling rules are those of common/lanes_shfl.h; scratch holds `lanes`
 // elements, one array per group. Synchronised with __syncwarp over the
 // group's lanes only.
 //

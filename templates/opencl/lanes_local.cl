@@ -5,7 +5,10 @@
 // them, with the same `lanes`; those outside any group pass participates = 0
 // and get their value back.
 //
-// Needs: SG_T, SG_COMBINE, SG_IDENTITY, SG_NAME.
+// Needs: SG_T, SG_COMBINE, SG_IDENTITY, SG_NAME. Left out where
+// common/lanes_shfl.h, before it, defines the same functions with shuffles
+// (SG_SHUFFLES and the plan's SG_SHFL_WORDS).
+#if !(SG_SHUFFLES && SG_SHFL_WORDS)
 
 SG_FN SG_T SG_NAME(sg_lanes_exclusive)(SG_LOCAL SG_T* scratch, int lane, int lanes, int participates, SG_T v,
                                        SG_T* aggregate) {
@@ -43,3 +46,4 @@ SG_FN int SG_NAME(sg_lanes_rank)(int lane, int lanes) {
   (void)lanes;
   return lane;
 }
+#endif

@@ -13,6 +13,8 @@
 #include <utility>
 #include <vector>
 
+#include "scangen/generator/emit.h"
+
 namespace scangen::test::cl {
 
 #define CL_CHECK(call)                                                       \
@@ -51,6 +53,7 @@ using Buffer = Handle<cl_mem, clReleaseMemObject>;
 struct Device {
   cl_device_id id = nullptr;
   std::string name;
+  std::string platform;  // CL_PLATFORM_NAME
   bool fp64 = false;
   bool fp16 = false;
   bool exact_divide_sqrt = false;
@@ -81,6 +84,7 @@ inline Device find_device() {
   CL_CHECK(clGetDeviceInfo(d.id, CL_DEVICE_NAME, sizeof name - 1, name, nullptr));
   CL_CHECK(clGetPlatformInfo(platform, CL_PLATFORM_NAME, sizeof platform_name - 1, platform_name, nullptr));
   d.name = name;
+  d.platform = platform_name;
   // Once per program: which device the tests ran on (PoCL or a GPU's OpenCL).
   static bool said = false;
   if (!said) std::cerr << "OpenCL device: " << name << " (platform: " << platform_name << ")\n";
@@ -128,8 +132,15 @@ class Session {
     CL_CHECK(err);
   }
 
-  // Builds `source` with `options`; the status and the build log.
-  std::pair<cl_int, std::string> try_build(const std::string& source, const std::string& options) {
+  // Builds `source` with `options` and, as the runtime does, the options
+  // that pick the emitted text's paths for the device (PTX's shuffles and
+  // sleep on NVIDIA) and SCANGEN_OPENCL_BUILD_OPTIONS (e.g.
+  // -DSCANGEN_OPENCL_PTX=0: the portable path there too); the status and the
+  // build log.
+  std::pair<cl_int, std::string> try_build(const std::string& source, const std::string& given) {
+    const char* env = std::getenv("SCANGEN_OPENCL_BUILD_OPTIONS");
+    const std::string paths = generator::opencl_build_options(device_.platform, env ? env : "");
+    const std::string options = given + (given.empty() ? "" : " ") + paths;
     const char* text = source.c_str();
     cl_int err = CL_SUCCESS;
     program_ = Program(clCreateProgramWithSource(context_.get(), 1, &text, nullptr, &err));

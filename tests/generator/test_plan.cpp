@@ -126,7 +126,7 @@ TEST_CASE("device scans: tile, status word and workspace", "[unit]") {
   // work-groups' view of memory on a GPU).
   CHECK(cl.status == StatusLayout::TaggedWords);
   CHECK(cl.status_bytes == 8 * 2);
-  CHECK(scangen::generator::workspace_bytes(cl, 4097) == 16 + 2 * 16);
+  CHECK(scangen::generator::workspace_bytes(cl, 8193) == 16 + 2 * 16);
   CHECK(make_plan(load_one("type M { a: f32, b: f32, c: f32, d: f32 }\n"
                            "scan s { type = M; combine(x, y) = M { x.a + y.a, x.b + y.b, x.c + y.c, "
                            "x.d + y.d }; identity = M { 0, 0, 0, 0 }; }"),
@@ -138,10 +138,40 @@ TEST_CASE("device scans: tile, status word and workspace", "[unit]") {
   CHECK(scangen::generator::workspace_bytes(rts, 1u << 20) == ((1u << 20) / rts.tile) * 4);
   // Counts beyond 2^32 elements: 64-bit all the way.
   CHECK(scangen::generator::workspace_bytes(i32, (1ull << 32) + 7) == 16 + 8 * (((1ull << 32) + 7 + 8191) / 8192));
-  // A spec's threads / items win over the table; OpenCL keeps 256 x 16.
+  // A spec's threads / items win over the table; OpenCL takes 256 x 32 for 4 bytes, as CUDA.
   const Plan own = make_plan(load_one("scan s { type = i32; op = add; threads = 128; items = 4; }"), Backend::Cuda);
   CHECK(own.tile == 128 * 4);
-  CHECK(cl.tile == 256 * 16);
+  CHECK(cl.tile == 256 * 32);
+}
+
+TEST_CASE("OpenCL scans carry the shuffles beside the local-memory lanes", "[unit]") {
+  const Plan i32 = make_plan(load_one("scan s { type = i32; op = add; }"), Backend::OpenCL);
+  CHECK(i32.exchange == LaneExchange::LocalMemory);
+  CHECK(i32.shuffle_words == 1);
+  const auto has = [](const Plan& p, const std::string& t) {
+    return std::find(p.templates.begin(), p.templates.end(), t) != p.templates.end();
+  };
+  // The shuffles first, the local-memory fallback after them (the device picks when it builds).
+  const auto shfl = std::find(i32.templates.begin(), i32.templates.end(), "common/lanes_shfl.h");
+  const auto local = std::find(i32.templates.begin(), i32.templates.end(), "opencl/lanes_local.cl");
+  REQUIRE(shfl != i32.templates.end());
+  REQUIRE(local != i32.templates.end());
+  CHECK(shfl < local);
+  // Elements of more than 32 bytes: local memory alone.
+  const Plan big = make_plan(load_one("type M { a: f64, b: f64, c: f64, d: f64, e: f64 }\n"
+                                      "scan s { type = M; combine(x, y) = M { x.a + y.a, x.b + y.b, x.c + y.c, "
+                                      "x.d + y.d, x.e + y.e }; identity = M { 0, 0, 0, 0, 0 }; }"),
+                             Backend::OpenCL);
+  CHECK(big.shuffle_words == 0);
+  CHECK_FALSE(has(big, "common/lanes_shfl.h"));
+  CHECK(has(big, "opencl/lanes_local.cl"));
+  // The build options that pick the path: NVIDIA's shuffles, elsewhere local memory; the caller's win.
+  using scangen::generator::opencl_build_options;
+  CHECK(opencl_build_options("NVIDIA CUDA", "") == "-DSCANGEN_OPENCL_PTX=1");
+  CHECK(opencl_build_options("Portable Computing Language", "") == "-DSCANGEN_OPENCL_PTX=0");
+  CHECK(opencl_build_options("NVIDIA CUDA", "-DSCANGEN_OPENCL_PTX=0") == "-DSCANGEN_OPENCL_PTX=0");
+  CHECK(opencl_build_options("NVIDIA CUDA", "-DSCANGEN_OPENCL_FIRST_POLL_NS=0") ==
+        "-DSCANGEN_OPENCL_PTX=1 -DSCANGEN_OPENCL_FIRST_POLL_NS=0");
 }
 
 TEST_CASE("device tuning: the table and given tunings", "[unit]") {
@@ -239,7 +269,7 @@ TEST_CASE("staged I/O in 16-byte words where a thread's items fill them", "[unit
   CHECK(wide.input_words == 8);
   CHECK(wide.output_words == 2);
   CHECK(wide.block_shared_bytes >= 128 * 16 * 8);
-  // OpenCL: never.
+  // OpenCL: never (PoCL mishandles the words' barriers under a condition; plan.cpp's decide_io).
   const Plan cl = make_plan(load_one("scan s { type = i8; op = add; }"), Backend::OpenCL);
   CHECK(cl.input_words == 0);
   CHECK(cl.output_words == 0);
@@ -329,7 +359,7 @@ TEST_CASE("templates: each once, helpers before their users, every one embedded"
   const Plan raking =
       make_plan(load_one("scan s { type = i32; op = add; level = block; threads = 64; items = 2; }"), Backend::Cuda);
   CHECK(raking.uses_lanes);
-  CHECK(raking.templates == std::vector<std::string>{"cuda/lanes_shfl.cuh", "common/block_raking.h", "common/api.h",
+  CHECK(raking.templates == std::vector<std::string>{"common/lanes_shfl.h", "common/block_raking.h", "common/api.h",
                                                      "common/io.h", "common/entry.h"});
   const Plan tree = make_plan(load_one("scan s { type = i32; op = add; level = block; algorithm = blelloch; "
                                        "threads = 64; items = 2; }"),
@@ -337,8 +367,9 @@ TEST_CASE("templates: each once, helpers before their users, every one embedded"
   CHECK_FALSE(tree.uses_lanes);
   CHECK(tree.templates.front() == "common/block_blelloch.h");
   const Plan lookback = make_plan(load_one("scan s { type = i32; op = add; }"), Backend::OpenCL);
-  CHECK(lookback.templates == std::vector<std::string>{"opencl/lanes_local.cl", "common/block_raking.h", "common/api.h",
-                                                       "common/io.h", "common/device.h", "opencl/lookback.cl",
+  CHECK(lookback.templates == std::vector<std::string>{"common/lanes_shfl.h", "opencl/lanes_local.cl",
+                                                       "common/block_raking.h", "common/api.h", "common/io.h",
+                                                       "common/device.h", "opencl/lookback.cl",
                                                        "common/device_lookback.h", "common/device_tile_prefix.h"});
   for (const Plan* p : {&raking, &tree, &lookback})
     for (const std::string& t : p->templates) CHECK(scangen::generator::template_embedded(t));
@@ -648,7 +679,7 @@ TEST_CASE("head_flags: the pair's group scan after the scan's own, under P_seg_*
                            "hm_inclusive_exclusive_segmented(", "hm_seg_sg_group_exclusive(", "hm_temp;"})
     CHECK(cu.find(name) != std::string::npos);
   // The scan's own group scan shuffles the matrix; the pair's goes through shared memory.
-  CHECK(cu.find("templates/cuda/lanes_shfl.cuh") < cu.find("its head-flag functions"));
+  CHECK(cu.find("templates/common/lanes_shfl.h") < cu.find("its head-flag functions"));
   CHECK(cu.find("its head-flag functions") < cu.find("templates/cuda/lanes_shared.cuh"));
   for (const auto& [k, v] : scangen::generator::head_flag_constants(p)) {
     if (k == "SG_T") CHECK(v == "hm_seg");

@@ -15,6 +15,71 @@
 #define SG_BARRIER() barrier(CLK_LOCAL_MEM_FENCE)
 #define SG_THREAD() ((int)get_local_id(0))
 #define SG_BLOCK() ((ulong)get_group_id(0))
+#define SG_LOAD_STREAMING(p) (*(p))
+#define SG_STORE_STREAMING(p, v) (*(p) = (v))
+// PTX in inline assembly: where the runtime built the program with
+// SCANGEN_OPENCL_PTX=1 (NVIDIA's OpenCL, whose compiler takes it; its
+// OpenCL C 1.2 has no cl_khr_subgroups; its work-groups run in warps of 32
+// consecutive work-items). Then the lane scans use the warp's shuffles
+// (cuda/dialect.cuh's SG_SHUFFLES, SG_LANE_ID, SG_SHFL_UP, SG_SHFL_IDX; off
+// with SCANGEN_OPENCL_SHUFFLES=0), the look-back is the first warp's, 32
+// statuses a read (SG_WARP_LOOKBACK, with SG_SHFL_DOWN and SG_BALLOT; off
+// with SCANGEN_OPENCL_WARP_LOOKBACK=0), and it may sleep (SG_CAN_SLEEP,
+// SG_SLEEP_NS(ns)). Elsewhere none of these: the lane scans go through local
+// memory (opencl/lanes_local.cl) and work-item 0 looks back alone, spinning.
+#if defined(SCANGEN_OPENCL_PTX) && SCANGEN_OPENCL_PTX == 1
+#define SG_CAN_SLEEP 1
+static inline void scangen_nanosleep(uint ns) { asm volatile("nanosleep.u32 %0;" ::"r"(ns)); }
+#define SG_SLEEP_NS(ns) scangen_nanosleep(ns)
+static inline uint scangen_shfl_down(uint mask, uint w, uint d) {
+  uint r;
+  asm volatile("shfl.sync.down.b32 %0, %1, %2, 31, %3;" : "=r"(r) : "r"(w), "r"(d), "r"(mask));
+  return r;
+}
+static inline uint scangen_shfl_idx(uint mask, uint w, int lane) {
+  uint r;
+  asm volatile("shfl.sync.idx.b32 %0, %1, %2, 31, %3;" : "=r"(r) : "r"(w), "r"(lane), "r"(mask));
+  return r;
+}
+// The lanes of `mask` whose `pred` is not 0, as bits.
+static inline uint scangen_ballot(uint mask, int pred) {
+  uint r;
+  asm volatile("{\n .reg .pred p;\n setp.ne.s32 p, %1, 0;\n vote.sync.ballot.b32 %0, p, %2;\n}"
+               : "=r"(r)
+               : "r"(pred), "r"(mask));
+  return r;
+}
+#define SG_SHFL_DOWN(mask, w, d) scangen_shfl_down((mask), (w), (d))
+#define SG_SHFL_IDX(mask, w, lane) scangen_shfl_idx((mask), (w), (lane))
+#define SG_BALLOT(mask, pred) scangen_ballot((mask), (pred))
+#if !defined(SCANGEN_OPENCL_WARP_LOOKBACK) || SCANGEN_OPENCL_WARP_LOOKBACK == 1
+#define SG_WARP_LOOKBACK 1
+#endif
+#if !defined(SCANGEN_OPENCL_SHUFFLES) || SCANGEN_OPENCL_SHUFFLES == 1
+#define SG_SHUFFLES 1
+static inline uint scangen_lane_id(void) {
+  uint r;
+  asm volatile("mov.u32 %0, %%laneid;" : "=r"(r));
+  return r;
+}
+static inline uint scangen_shfl_up(uint mask, uint w, uint d) {
+  uint r;
+  asm volatile("shfl.sync.up.b32 %0, %1, %2, 0, %3;" : "=r"(r) : "r"(w), "r"(d), "r"(mask));
+  return r;
+}
+#define SG_LANE_ID() scangen_lane_id()
+#define SG_SHFL_UP(mask, w, d) scangen_shfl_up((mask), (w), (d))
+#endif
+#endif
+#ifndef SG_SHUFFLES
+#define SG_SHUFFLES 0
+#endif
+#ifndef SG_CAN_SLEEP
+#define SG_CAN_SLEEP 0
+#endif
+#ifndef SG_WARP_LOOKBACK
+#define SG_WARP_LOOKBACK 0
+#endif
 #endif
 
 // ---- scan 'block_blelloch_cursor' ---------------------------------------------------------------
@@ -43,17 +108,17 @@ typedef scangen_u32 block_blelloch_cursor_In;
 static inline block_blelloch_cursor_T block_blelloch_cursor_combine(block_blelloch_cursor_T x, block_blelloch_cursor_T y) {
 #line 5 "tests/golden/specs/block_blelloch_running_total.scan"
   return scangen_add_u32(x, y);
-#line 47 "block_blelloch_cursor.cl"
+#line 112 "block_blelloch_cursor.cl"
 }
 static inline block_blelloch_cursor_T block_blelloch_cursor_identity(void) {
 #line 5 "tests/golden/specs/block_blelloch_running_total.scan"
   return ((scangen_u32)0U);
-#line 52 "block_blelloch_cursor.cl"
+#line 117 "block_blelloch_cursor.cl"
 }
 static inline block_blelloch_cursor_T block_blelloch_cursor_init(void) {
 #line 5 "tests/golden/specs/block_blelloch_running_total.scan"
   return ((scangen_u32)0U);
-#line 57 "block_blelloch_cursor.cl"
+#line 122 "block_blelloch_cursor.cl"
 }
 static inline block_blelloch_cursor_T block_blelloch_cursor_convert(block_blelloch_cursor_In v) { return v; }
 // ---- scan 'block_blelloch_cursor': the constants its templates are written against --------------
@@ -276,7 +341,8 @@ SG_FN block_blelloch_cursor_T block_blelloch_cursor_inclusive_exclusive_update(S
 // the chunk's index (sg_word_at) so that neither the coalesced side nor the
 // chunk side has bank conflicts (16-byte accesses go 8 threads at a time).
 // Elements are then packed and unpacked in registers, never one by one
-// through shared memory.
+// through shared memory. (The plan gives OpenCL no words: plan.cpp's
+// decide_io says why; the text is valid OpenCL C all the same.)
 #if SG_VEC_IN
 typedef union {
   uint4 v[SG_VEC_IN];
@@ -294,13 +360,14 @@ typedef char block_blelloch_cursor_sg_chunk_out_fills[sizeof(block_blelloch_curs
 #if SG_VEC_IN || SG_VEC_OUT
 // SG_STREAMING: the words are read and written once; ask the caches to evict them first.
 // (One body for every scan of a file: the macros outlive the scan.)
-#define SG_LOAD_WORD(p) (SG_STREAMING ? __ldcs(p) : *(p))
-#define SG_STORE_WORD(p, v) \
-  do {                      \
-    if (SG_STREAMING)       \
-      __stcs((p), (v));     \
-    else                    \
-      *(p) = (v);           \
+// The dialect's SG_LOAD_STREAMING / SG_STORE_STREAMING say how (OpenCL: plain).
+#define SG_LOAD_WORD(p) (SG_STREAMING ? SG_LOAD_STREAMING(p) : *(p))
+#define SG_STORE_WORD(p, v)         \
+  do {                              \
+    if (SG_STREAMING)               \
+      SG_STORE_STREAMING((p), (v)); \
+    else                            \
+      *(p) = (v);                   \
   } while (0)
 // Where word o of chunk c lies, in words, for chunks of `words` words. For
 // 8 consecutive chunks (the 8 threads of a chunk-side access) the positions
@@ -326,8 +393,8 @@ SG_FN void block_blelloch_cursor_sg_load(const SG_GLOBAL block_blelloch_cursor_I
 #if SG_STAGED_IO
   const int tid = SG_THREAD();
 #if SG_VEC_IN
-  if (first + SG_BLOCK_ITEMS <= n && ((unsigned long long)(in + first) & 15u) == 0) {
-    const uint4* src = (const uint4*)(in + first);
+  if (first + SG_BLOCK_ITEMS <= n && ((scangen_u64)(in + first) & 15u) == 0) {
+    const SG_GLOBAL uint4* src = (const SG_GLOBAL uint4*)(in + first);
     SG_LOCAL uint4* words = (SG_LOCAL uint4*)exchange;
 #pragma unroll
     for (int i = 0; i < SG_VEC_IN; ++i) {
@@ -372,7 +439,7 @@ SG_FN void block_blelloch_cursor_sg_store(SG_GLOBAL block_blelloch_cursor_T* out
 #if SG_STAGED_IO
   const int tid = SG_THREAD();
 #if SG_VEC_OUT
-  if (first + SG_BLOCK_ITEMS <= n && ((unsigned long long)(out + first) & 15u) == 0) {
+  if (first + SG_BLOCK_ITEMS <= n && ((scangen_u64)(out + first) & 15u) == 0) {
     SG_LOCAL uint4* words = (SG_LOCAL uint4*)exchange;
     block_blelloch_cursor_sg_chunk_out u;
 #pragma unroll
@@ -380,7 +447,7 @@ SG_FN void block_blelloch_cursor_sg_store(SG_GLOBAL block_blelloch_cursor_T* out
 #pragma unroll
     for (int o = 0; o < SG_VEC_OUT; ++o) words[block_blelloch_cursor_sg_word_at(tid, o, SG_VEC_OUT)] = u.v[o];
     SG_BARRIER();
-    uint4* dst = (uint4*)(out + first);
+    SG_GLOBAL uint4* dst = (SG_GLOBAL uint4*)(out + first);
 #pragma unroll
     for (int i = 0; i < SG_VEC_OUT; ++i) {
       const int w = i * SG_BLOCK_THREADS + tid;

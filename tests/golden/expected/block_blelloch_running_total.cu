@@ -16,6 +16,12 @@
 //   SG_BARRIER()      block-wide barrier that also orders shared memory
 //   SG_THREAD()       this thread's index in its (1-D) block
 //   SG_BLOCK()        this block's index in the (1-D) grid, 64-bit
+//   SG_LOAD_STREAMING(p), SG_STORE_STREAMING(p, v)
+//                     a 16-byte word read or written once (evicted first)
+//   SG_SHUFFLES       1: the shuffles below exist (common/lanes_shfl.h)
+//   SG_LANE_ID()      this thread's lane in its warp of 32
+//   SG_SHFL_UP(mask, w, d), SG_SHFL_IDX(mask, w, lane)
+//                     a 32-bit word of the lane d below / of that lane
 #ifndef SCANGEN_DIALECT
 #define SCANGEN_DIALECT
 #define SG_FN static __device__ __forceinline__ __attribute__((unused))
@@ -29,6 +35,12 @@
 #define SG_BARRIER() __syncthreads()
 #define SG_THREAD() ((int)threadIdx.x)
 #define SG_BLOCK() ((unsigned long long)blockIdx.x)
+#define SG_LOAD_STREAMING(p) __ldcs(p)
+#define SG_STORE_STREAMING(p, v) __stcs((p), (v))
+#define SG_SHUFFLES 1
+#define SG_LANE_ID() (threadIdx.x & 31u)
+#define SG_SHFL_UP(mask, w, d) __shfl_up_sync((mask), (w), (d))
+#define SG_SHFL_IDX(mask, w, lane) __shfl_sync((mask), (w), (lane))
 #endif
 
 // ---- scan 'block_blelloch_cursor' ---------------------------------------------------------------
@@ -56,17 +68,17 @@ typedef scangen_u32 block_blelloch_cursor_In;
 static __device__ __forceinline__ __attribute__((unused)) block_blelloch_cursor_T block_blelloch_cursor_combine(block_blelloch_cursor_T x, block_blelloch_cursor_T y) {
 #line 5 "tests/golden/specs/block_blelloch_running_total.scan"
   return scangen_add_u32(x, y);
-#line 60 "block_blelloch_cursor.cu"
+#line 72 "block_blelloch_cursor.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) block_blelloch_cursor_T block_blelloch_cursor_identity(void) {
 #line 5 "tests/golden/specs/block_blelloch_running_total.scan"
   return ((scangen_u32)0U);
-#line 65 "block_blelloch_cursor.cu"
+#line 77 "block_blelloch_cursor.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) block_blelloch_cursor_T block_blelloch_cursor_init(void) {
 #line 5 "tests/golden/specs/block_blelloch_running_total.scan"
   return ((scangen_u32)0U);
-#line 70 "block_blelloch_cursor.cu"
+#line 82 "block_blelloch_cursor.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) block_blelloch_cursor_T block_blelloch_cursor_convert(block_blelloch_cursor_In v) { return v; }
 // ---- scan 'block_blelloch_cursor': the constants its templates are written against --------------
@@ -289,7 +301,8 @@ SG_FN block_blelloch_cursor_T block_blelloch_cursor_inclusive_exclusive_update(S
 // the chunk's index (sg_word_at) so that neither the coalesced side nor the
 // chunk side has bank conflicts (16-byte accesses go 8 threads at a time).
 // Elements are then packed and unpacked in registers, never one by one
-// through shared memory.
+// through shared memory. (The plan gives OpenCL no words: plan.cpp's
+// decide_io says why; the text is valid OpenCL C all the same.)
 #if SG_VEC_IN
 typedef union {
   uint4 v[SG_VEC_IN];
@@ -307,13 +320,14 @@ typedef char block_blelloch_cursor_sg_chunk_out_fills[sizeof(block_blelloch_curs
 #if SG_VEC_IN || SG_VEC_OUT
 // SG_STREAMING: the words are read and written once; ask the caches to evict them first.
 // (One body for every scan of a file: the macros outlive the scan.)
-#define SG_LOAD_WORD(p) (SG_STREAMING ? __ldcs(p) : *(p))
-#define SG_STORE_WORD(p, v) \
-  do {                      \
-    if (SG_STREAMING)       \
-      __stcs((p), (v));     \
-    else                    \
-      *(p) = (v);           \
+// The dialect's SG_LOAD_STREAMING / SG_STORE_STREAMING say how (OpenCL: plain).
+#define SG_LOAD_WORD(p) (SG_STREAMING ? SG_LOAD_STREAMING(p) : *(p))
+#define SG_STORE_WORD(p, v)         \
+  do {                              \
+    if (SG_STREAMING)               \
+      SG_STORE_STREAMING((p), (v)); \
+    else                            \
+      *(p) = (v);                   \
   } while (0)
 // Where word o of chunk c lies, in words, for chunks of `words` words. For
 // 8 consecutive chunks (the 8 threads of a chunk-side access) the positions
@@ -339,8 +353,8 @@ SG_FN void block_blelloch_cursor_sg_load(const SG_GLOBAL block_blelloch_cursor_I
 #if SG_STAGED_IO
   const int tid = SG_THREAD();
 #if SG_VEC_IN
-  if (first + SG_BLOCK_ITEMS <= n && ((unsigned long long)(in + first) & 15u) == 0) {
-    const uint4* src = (const uint4*)(in + first);
+  if (first + SG_BLOCK_ITEMS <= n && ((scangen_u64)(in + first) & 15u) == 0) {
+    const SG_GLOBAL uint4* src = (const SG_GLOBAL uint4*)(in + first);
     SG_LOCAL uint4* words = (SG_LOCAL uint4*)exchange;
 #pragma unroll
     for (int i = 0; i < SG_VEC_IN; ++i) {
@@ -385,7 +399,7 @@ SG_FN void block_blelloch_cursor_sg_store(SG_GLOBAL block_blelloch_cursor_T* out
 #if SG_STAGED_IO
   const int tid = SG_THREAD();
 #if SG_VEC_OUT
-  if (first + SG_BLOCK_ITEMS <= n && ((unsigned long long)(out + first) & 15u) == 0) {
+  if (first + SG_BLOCK_ITEMS <= n && ((scangen_u64)(out + first) & 15u) == 0) {
     SG_LOCAL uint4* words = (SG_LOCAL uint4*)exchange;
     block_blelloch_cursor_sg_chunk_out u;
 #pragma unroll
@@ -393,7 +407,7 @@ SG_FN void block_blelloch_cursor_sg_store(SG_GLOBAL block_blelloch_cursor_T* out
 #pragma unroll
     for (int o = 0; o < SG_VEC_OUT; ++o) words[block_blelloch_cursor_sg_word_at(tid, o, SG_VEC_OUT)] = u.v[o];
     SG_BARRIER();
-    uint4* dst = (uint4*)(out + first);
+    SG_GLOBAL uint4* dst = (SG_GLOBAL uint4*)(out + first);
 #pragma unroll
     for (int i = 0; i < SG_VEC_OUT; ++i) {
       const int w = i * SG_BLOCK_THREADS + tid;

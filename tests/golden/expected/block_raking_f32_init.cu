@@ -16,6 +16,12 @@
 //   SG_BARRIER()      block-wide barrier that also orders shared memory
 //   SG_THREAD()       this thread's index in its (1-D) block
 //   SG_BLOCK()        this block's index in the (1-D) grid, 64-bit
+//   SG_LOAD_STREAMING(p), SG_STORE_STREAMING(p, v)
+//                     a 16-byte word read or written once (evicted first)
+//   SG_SHUFFLES       1: the shuffles below exist (common/lanes_shfl.h)
+//   SG_LANE_ID()      this thread's lane in its warp of 32
+//   SG_SHFL_UP(mask, w, d), SG_SHFL_IDX(mask, w, lane)
+//                     a 32-bit word of the lane d below / of that lane
 #ifndef SCANGEN_DIALECT
 #define SCANGEN_DIALECT
 #define SG_FN static __device__ __forceinline__ __attribute__((unused))
@@ -29,6 +35,12 @@
 #define SG_BARRIER() __syncthreads()
 #define SG_THREAD() ((int)threadIdx.x)
 #define SG_BLOCK() ((unsigned long long)blockIdx.x)
+#define SG_LOAD_STREAMING(p) __ldcs(p)
+#define SG_STORE_STREAMING(p, v) __stcs((p), (v))
+#define SG_SHUFFLES 1
+#define SG_LANE_ID() (threadIdx.x & 31u)
+#define SG_SHFL_UP(mask, w, d) __shfl_up_sync((mask), (w), (d))
+#define SG_SHFL_IDX(mask, w, lane) __shfl_sync((mask), (w), (lane))
 #endif
 
 // ---- scan 'block_raking_f32' --------------------------------------------------------------------
@@ -52,17 +64,17 @@ typedef scangen_f32 block_raking_f32_In;
 static __device__ __forceinline__ __attribute__((unused)) block_raking_f32_T block_raking_f32_combine(block_raking_f32_T x, block_raking_f32_T y) {
 #line 4 "tests/golden/specs/block_raking_f32_init.scan"
   return __fadd_rn(x, y);
-#line 56 "block_raking_f32.cu"
+#line 68 "block_raking_f32.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) block_raking_f32_T block_raking_f32_identity(void) {
 #line 4 "tests/golden/specs/block_raking_f32_init.scan"
   return 0x0p+0f;
-#line 61 "block_raking_f32.cu"
+#line 73 "block_raking_f32.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) block_raking_f32_T block_raking_f32_init(void) {
 #line 10 "tests/golden/specs/block_raking_f32_init.scan"
   return 0x1.8p+0f;
-#line 66 "block_raking_f32.cu"
+#line 78 "block_raking_f32.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) block_raking_f32_T block_raking_f32_convert(block_raking_f32_In v) { return v; }
 // ---- scan 'block_raking_f32': the constants its templates are written against -------------------
@@ -95,15 +107,22 @@ static __device__ __forceinline__ __attribute__((unused)) block_raking_f32_T blo
 #define SG_AGGREGATE_OUT 0
 #define SG_RUNNING_TOTAL 0
 #define SG_GROUP_UPDATE 0
-// ---- templates/cuda/lanes_shfl.cuh --------------------------------------------------------------
-// Lane scans with register shuffles (CUDA). A lane group is `lanes` (<= 32)
+// ---- templates/common/lanes_shfl.h --------------------------------------------------------------
+// Lane scans with register shuffles. A lane group is `lanes` (<= 32)
 // consecutive threads of one warp starting at a lane that is a multiple of
 // `lanes` or at lane 0; `lane` is a thread's index in it. Every thread of the
 // group calls with participates != 0; other threads may call with 0 and get
 // their value back (there is no barrier inside).
 //
+// The dialect's shuffles: SG_LANE_ID() (the thread's lane in its warp of 32),
+// SG_SHFL_UP(mask, word, delta), SG_SHFL_IDX(mask, word, lane) on 32-bit
+// words. CUDA: always; OpenCL: where SG_SHUFFLES (the runtime built the
+// program with SCANGEN_OPENCL_PTX=1: NVIDIA's warps of 32), with
+// opencl/lanes_local.cl, the fallback, after it.
+//
 // Needs: block_raking_f32_T, block_raking_f32_combine, block_raking_f32_identity, SG_NAME, SG_SHFL_WORDS (32-bit words
 // per element, 1..8).
+#if SG_SHUFFLES
 
 typedef union {
   block_raking_f32_T value;
@@ -112,7 +131,7 @@ typedef union {
 
 // The lanes of this thread's group as a shuffle mask.
 SG_FN unsigned int block_raking_f32_sg_group_mask(int lane, int lanes) {
-  const unsigned int first = (threadIdx.x & 31u) - (unsigned int)lane;
+  const unsigned int first = SG_LANE_ID() - (unsigned int)lane;
   return (lanes == 32 ? 0xffffffffu : ((1u << lanes) - 1u)) << first;
 }
 
@@ -123,7 +142,7 @@ SG_FN block_raking_f32_T block_raking_f32_sg_shfl_up(unsigned int mask, block_ra
   for (int i = 0; i < SG_SHFL_WORDS; ++i) u.word[i] = 0u;
   u.value = v;
 #pragma unroll
-  for (int i = 0; i < SG_SHFL_WORDS; ++i) u.word[i] = __shfl_up_sync(mask, u.word[i], delta);
+  for (int i = 0; i < SG_SHFL_WORDS; ++i) u.word[i] = SG_SHFL_UP(mask, u.word[i], delta);
   return u.value;
 }
 
@@ -134,7 +153,7 @@ SG_FN block_raking_f32_T block_raking_f32_sg_shfl_idx(unsigned int mask, block_r
   for (int i = 0; i < SG_SHFL_WORDS; ++i) u.word[i] = 0u;
   u.value = v;
 #pragma unroll
-  for (int i = 0; i < SG_SHFL_WORDS; ++i) u.word[i] = __shfl_sync(mask, u.word[i], src);
+  for (int i = 0; i < SG_SHFL_WORDS; ++i) u.word[i] = SG_SHFL_IDX(mask, u.word[i], src);
   return u.value;
 }
 
@@ -151,7 +170,7 @@ SG_FN block_raking_f32_T block_raking_f32_sg_lanes_exclusive(SG_LOCAL block_raki
     const block_raking_f32_T t = block_raking_f32_sg_shfl_up(mask, inclusive, (unsigned int)d);
     if (lane >= d) inclusive = block_raking_f32_combine(t, inclusive);
   }
-  const int first = (int)(threadIdx.x & 31u) - lane;
+  const int first = (int)SG_LANE_ID() - lane;
   *aggregate = block_raking_f32_sg_shfl_idx(mask, inclusive, first + lanes - 1);
   const block_raking_f32_T below = block_raking_f32_sg_shfl_up(mask, inclusive, 1u);
   return lane == 0 ? block_raking_f32_identity() : below;
@@ -162,7 +181,7 @@ SG_FN block_raking_f32_T block_raking_f32_sg_lanes_broadcast(SG_LOCAL block_raki
                                        int src) {
   (void)scratch;
   if (!participates) return v;
-  const int first = (int)(threadIdx.x & 31u) - lane;
+  const int first = (int)SG_LANE_ID() - lane;
   return block_raking_f32_sg_shfl_idx(block_raking_f32_sg_group_mask(lane, lanes), v, first + src);
 }
 
@@ -171,6 +190,7 @@ SG_FN int block_raking_f32_sg_lanes_rank(int lane, int lanes) {
   (void)lanes;
   return lane;
 }
+#endif
 // ---- templates/common/block_raking.h ------------------------------------------------------------
 // Block level, raking (and raking_memoize when SG_MEMOIZE): every thread
 // puts its partial in shared memory; SG_RAKE raking threads (one warp) each
@@ -382,7 +402,8 @@ SG_FN block_raking_f32_T block_raking_f32_inclusive_exclusive_update(SG_LOCAL bl
 // the chunk's index (sg_word_at) so that neither the coalesced side nor the
 // chunk side has bank conflicts (16-byte accesses go 8 threads at a time).
 // Elements are then packed and unpacked in registers, never one by one
-// through shared memory.
+// through shared memory. (The plan gives OpenCL no words: plan.cpp's
+// decide_io says why; the text is valid OpenCL C all the same.)
 #if SG_VEC_IN
 typedef union {
   uint4 v[SG_VEC_IN];
@@ -400,13 +421,14 @@ typedef char block_raking_f32_sg_chunk_out_fills[sizeof(block_raking_f32_T) * SG
 #if SG_VEC_IN || SG_VEC_OUT
 // SG_STREAMING: the words are read and written once; ask the caches to evict them first.
 // (One body for every scan of a file: the macros outlive the scan.)
-#define SG_LOAD_WORD(p) (SG_STREAMING ? __ldcs(p) : *(p))
-#define SG_STORE_WORD(p, v) \
-  do {                      \
-    if (SG_STREAMING)       \
-      __stcs((p), (v));     \
-    else                    \
-      *(p) = (v);           \
+// The dialect's SG_LOAD_STREAMING / SG_STORE_STREAMING say how (OpenCL: plain).
+#define SG_LOAD_WORD(p) (SG_STREAMING ? SG_LOAD_STREAMING(p) : *(p))
+#define SG_STORE_WORD(p, v)         \
+  do {                              \
+    if (SG_STREAMING)               \
+      SG_STORE_STREAMING((p), (v)); \
+    else                            \
+      *(p) = (v);                   \
   } while (0)
 // Where word o of chunk c lies, in words, for chunks of `words` words. For
 // 8 consecutive chunks (the 8 threads of a chunk-side access) the positions
@@ -432,8 +454,8 @@ SG_FN void block_raking_f32_sg_load(const SG_GLOBAL block_raking_f32_In* in, sca
 #if SG_STAGED_IO
   const int tid = SG_THREAD();
 #if SG_VEC_IN
-  if (first + SG_BLOCK_ITEMS <= n && ((unsigned long long)(in + first) & 15u) == 0) {
-    const uint4* src = (const uint4*)(in + first);
+  if (first + SG_BLOCK_ITEMS <= n && ((scangen_u64)(in + first) & 15u) == 0) {
+    const SG_GLOBAL uint4* src = (const SG_GLOBAL uint4*)(in + first);
     SG_LOCAL uint4* words = (SG_LOCAL uint4*)exchange;
 #pragma unroll
     for (int i = 0; i < SG_VEC_IN; ++i) {
@@ -478,7 +500,7 @@ SG_FN void block_raking_f32_sg_store(SG_GLOBAL block_raking_f32_T* out, scangen_
 #if SG_STAGED_IO
   const int tid = SG_THREAD();
 #if SG_VEC_OUT
-  if (first + SG_BLOCK_ITEMS <= n && ((unsigned long long)(out + first) & 15u) == 0) {
+  if (first + SG_BLOCK_ITEMS <= n && ((scangen_u64)(out + first) & 15u) == 0) {
     SG_LOCAL uint4* words = (SG_LOCAL uint4*)exchange;
     block_raking_f32_sg_chunk_out u;
 #pragma unroll
@@ -486,7 +508,7 @@ SG_FN void block_raking_f32_sg_store(SG_GLOBAL block_raking_f32_T* out, scangen_
 #pragma unroll
     for (int o = 0; o < SG_VEC_OUT; ++o) words[block_raking_f32_sg_word_at(tid, o, SG_VEC_OUT)] = u.v[o];
     SG_BARRIER();
-    uint4* dst = (uint4*)(out + first);
+    SG_GLOBAL uint4* dst = (SG_GLOBAL uint4*)(out + first);
 #pragma unroll
     for (int i = 0; i < SG_VEC_OUT; ++i) {
       const int w = i * SG_BLOCK_THREADS + tid;

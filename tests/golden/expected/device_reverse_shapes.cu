@@ -17,6 +17,12 @@
 //   SG_BARRIER()      block-wide barrier that also orders shared memory
 //   SG_THREAD()       this thread's index in its (1-D) block
 //   SG_BLOCK()        this block's index in the (1-D) grid, 64-bit
+//   SG_LOAD_STREAMING(p), SG_STORE_STREAMING(p, v)
+//                     a 16-byte word read or written once (evicted first)
+//   SG_SHUFFLES       1: the shuffles below exist (common/lanes_shfl.h)
+//   SG_LANE_ID()      this thread's lane in its warp of 32
+//   SG_SHFL_UP(mask, w, d), SG_SHFL_IDX(mask, w, lane)
+//                     a 32-bit word of the lane d below / of that lane
 #ifndef SCANGEN_DIALECT
 #define SCANGEN_DIALECT
 #define SG_FN static __device__ __forceinline__ __attribute__((unused))
@@ -30,6 +36,12 @@
 #define SG_BARRIER() __syncthreads()
 #define SG_THREAD() ((int)threadIdx.x)
 #define SG_BLOCK() ((unsigned long long)blockIdx.x)
+#define SG_LOAD_STREAMING(p) __ldcs(p)
+#define SG_STORE_STREAMING(p, v) __stcs((p), (v))
+#define SG_SHUFFLES 1
+#define SG_LANE_ID() (threadIdx.x & 31u)
+#define SG_SHFL_UP(mask, w, d) __shfl_up_sync((mask), (w), (d))
+#define SG_SHFL_IDX(mask, w, lane) __shfl_sync((mask), (w), (lane))
 #endif
 
 // ---- scan 'device_reverse_rows' -----------------------------------------------------------------
@@ -53,17 +65,17 @@ typedef scangen_f32 device_reverse_rows_In;
 static __device__ __forceinline__ __attribute__((unused)) device_reverse_rows_T device_reverse_rows_combine(device_reverse_rows_T x, device_reverse_rows_T y) {
 #line 3 "tests/golden/specs/device_reverse_shapes.scan"
   return __fadd_rn(x, y);
-#line 57 "device_reverse_rows.cu"
+#line 69 "device_reverse_rows.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) device_reverse_rows_T device_reverse_rows_identity(void) {
 #line 3 "tests/golden/specs/device_reverse_shapes.scan"
   return 0x0p+0f;
-#line 62 "device_reverse_rows.cu"
+#line 74 "device_reverse_rows.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) device_reverse_rows_T device_reverse_rows_init(void) {
 #line 3 "tests/golden/specs/device_reverse_shapes.scan"
   return 0x0p+0f;
-#line 67 "device_reverse_rows.cu"
+#line 79 "device_reverse_rows.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) device_reverse_rows_T device_reverse_rows_convert(device_reverse_rows_In v) { return v; }
 // ---- scan 'device_reverse_rows': the constants its templates are written against ----------------
@@ -100,15 +112,22 @@ static __device__ __forceinline__ __attribute__((unused)) device_reverse_rows_T 
 #define SG_RUNNING_TOTAL 0
 #define SG_GROUP_UPDATE 0
 #define SG_REVERSE 1
-// ---- templates/cuda/lanes_shfl.cuh --------------------------------------------------------------
-// Lane scans with register shuffles (CUDA). A lane group is `lanes` (<= 32)
+// ---- templates/common/lanes_shfl.h --------------------------------------------------------------
+// Lane scans with register shuffles. A lane group is `lanes` (<= 32)
 // consecutive threads of one warp starting at a lane that is a multiple of
 // `lanes` or at lane 0; `lane` is a thread's index in it. Every thread of the
 // group calls with participates != 0; other threads may call with 0 and get
 // their value back (there is no barrier inside).
 //
+// The dialect's shuffles: SG_LANE_ID() (the thread's lane in its warp of 32),
+// SG_SHFL_UP(mask, word, delta), SG_SHFL_IDX(mask, word, lane) on 32-bit
+// words. CUDA: always; OpenCL: where SG_SHUFFLES (the runtime built the
+// program with SCANGEN_OPENCL_PTX=1: NVIDIA's warps of 32), with
+// opencl/lanes_local.cl, the fallback, after it.
+//
 // Needs: device_reverse_rows_T, device_reverse_rows_combine, device_reverse_rows_identity, SG_NAME, SG_SHFL_WORDS (32-bit words
 // per element, 1..8).
+#if SG_SHUFFLES
 
 typedef union {
   device_reverse_rows_T value;
@@ -117,7 +136,7 @@ typedef union {
 
 // The lanes of this thread's group as a shuffle mask.
 SG_FN unsigned int device_reverse_rows_sg_group_mask(int lane, int lanes) {
-  const unsigned int first = (threadIdx.x & 31u) - (unsigned int)lane;
+  const unsigned int first = SG_LANE_ID() - (unsigned int)lane;
   return (lanes == 32 ? 0xffffffffu : ((1u << lanes) - 1u)) << first;
 }
 
@@ -128,7 +147,7 @@ SG_FN device_reverse_rows_T device_reverse_rows_sg_shfl_up(unsigned int mask, de
   for (int i = 0; i < SG_SHFL_WORDS; ++i) u.word[i] = 0u;
   u.value = v;
 #pragma unroll
-  for (int i = 0; i < SG_SHFL_WORDS; ++i) u.word[i] = __shfl_up_sync(mask, u.word[i], delta);
+  for (int i = 0; i < SG_SHFL_WORDS; ++i) u.word[i] = SG_SHFL_UP(mask, u.word[i], delta);
   return u.value;
 }
 
@@ -139,7 +158,7 @@ SG_FN device_reverse_rows_T device_reverse_rows_sg_shfl_idx(unsigned int mask, d
   for (int i = 0; i < SG_SHFL_WORDS; ++i) u.word[i] = 0u;
   u.value = v;
 #pragma unroll
-  for (int i = 0; i < SG_SHFL_WORDS; ++i) u.word[i] = __shfl_sync(mask, u.word[i], src);
+  for (int i = 0; i < SG_SHFL_WORDS; ++i) u.word[i] = SG_SHFL_IDX(mask, u.word[i], src);
   return u.value;
 }
 
@@ -156,7 +175,7 @@ SG_FN device_reverse_rows_T device_reverse_rows_sg_lanes_exclusive(SG_LOCAL devi
     const device_reverse_rows_T t = device_reverse_rows_sg_shfl_up(mask, inclusive, (unsigned int)d);
     if (lane >= d) inclusive = device_reverse_rows_combine(t, inclusive);
   }
-  const int first = (int)(threadIdx.x & 31u) - lane;
+  const int first = (int)SG_LANE_ID() - lane;
   *aggregate = device_reverse_rows_sg_shfl_idx(mask, inclusive, first + lanes - 1);
   const device_reverse_rows_T below = device_reverse_rows_sg_shfl_up(mask, inclusive, 1u);
   return lane == 0 ? device_reverse_rows_identity() : below;
@@ -167,7 +186,7 @@ SG_FN device_reverse_rows_T device_reverse_rows_sg_lanes_broadcast(SG_LOCAL devi
                                        int src) {
   (void)scratch;
   if (!participates) return v;
-  const int first = (int)(threadIdx.x & 31u) - lane;
+  const int first = (int)SG_LANE_ID() - lane;
   return device_reverse_rows_sg_shfl_idx(device_reverse_rows_sg_group_mask(lane, lanes), v, first + src);
 }
 
@@ -176,6 +195,7 @@ SG_FN int device_reverse_rows_sg_lanes_rank(int lane, int lanes) {
   (void)lanes;
   return lane;
 }
+#endif
 // ---- templates/common/block_warp_scans.h --------------------------------------------------------
 // Block level, warp_scans: every warp of 32 threads scans its partials with
 // a lane scan, the warp totals meet in shared memory, and each thread adds
@@ -354,7 +374,8 @@ SG_FN device_reverse_rows_T device_reverse_rows_inclusive_exclusive_update(SG_LO
 // the chunk's index (sg_word_at) so that neither the coalesced side nor the
 // chunk side has bank conflicts (16-byte accesses go 8 threads at a time).
 // Elements are then packed and unpacked in registers, never one by one
-// through shared memory.
+// through shared memory. (The plan gives OpenCL no words: plan.cpp's
+// decide_io says why; the text is valid OpenCL C all the same.)
 #if SG_VEC_IN
 typedef union {
   uint4 v[SG_VEC_IN];
@@ -372,13 +393,14 @@ typedef char device_reverse_rows_sg_chunk_out_fills[sizeof(device_reverse_rows_T
 #if SG_VEC_IN || SG_VEC_OUT
 // SG_STREAMING: the words are read and written once; ask the caches to evict them first.
 // (One body for every scan of a file: the macros outlive the scan.)
-#define SG_LOAD_WORD(p) (SG_STREAMING ? __ldcs(p) : *(p))
-#define SG_STORE_WORD(p, v) \
-  do {                      \
-    if (SG_STREAMING)       \
-      __stcs((p), (v));     \
-    else                    \
-      *(p) = (v);           \
+// The dialect's SG_LOAD_STREAMING / SG_STORE_STREAMING say how (OpenCL: plain).
+#define SG_LOAD_WORD(p) (SG_STREAMING ? SG_LOAD_STREAMING(p) : *(p))
+#define SG_STORE_WORD(p, v)         \
+  do {                              \
+    if (SG_STREAMING)               \
+      SG_STORE_STREAMING((p), (v)); \
+    else                            \
+      *(p) = (v);                   \
   } while (0)
 // Where word o of chunk c lies, in words, for chunks of `words` words. For
 // 8 consecutive chunks (the 8 threads of a chunk-side access) the positions
@@ -451,8 +473,8 @@ SG_FN void device_reverse_rows_sg_load(const SG_GLOBAL device_reverse_rows_In* i
   const int tid = SG_THREAD();
   const scangen_u64 base = device_reverse_rows_sg_mirror_first(first, n);
 #if SG_VEC_IN
-  if (device_reverse_rows_sg_mirror_whole(first, n) && ((unsigned long long)(in + base) & 15u) == 0) {
-    const uint4* src = (const uint4*)(in + base);
+  if (device_reverse_rows_sg_mirror_whole(first, n) && ((scangen_u64)(in + base) & 15u) == 0) {
+    const SG_GLOBAL uint4* src = (const SG_GLOBAL uint4*)(in + base);
     SG_LOCAL uint4* words = (SG_LOCAL uint4*)exchange;
 #pragma unroll
     for (int i = 0; i < SG_VEC_IN; ++i) {
@@ -500,7 +522,7 @@ SG_FN void device_reverse_rows_sg_store(SG_GLOBAL device_reverse_rows_T* out, sc
   const scangen_u64 base = device_reverse_rows_sg_mirror_first(first, n);
 #if SG_STAGED_IO
 #if SG_VEC_OUT
-  if (device_reverse_rows_sg_mirror_whole(first, n) && ((unsigned long long)(out + base) & 15u) == 0) {
+  if (device_reverse_rows_sg_mirror_whole(first, n) && ((scangen_u64)(out + base) & 15u) == 0) {
     SG_LOCAL uint4* words = (SG_LOCAL uint4*)exchange;
     device_reverse_rows_sg_chunk_out u;
 #pragma unroll
@@ -508,7 +530,7 @@ SG_FN void device_reverse_rows_sg_store(SG_GLOBAL device_reverse_rows_T* out, sc
 #pragma unroll
     for (int o = 0; o < SG_VEC_OUT; ++o) words[device_reverse_rows_sg_word_at(SG_BLOCK_THREADS - 1 - tid, o, SG_VEC_OUT)] = u.v[o];
     SG_BARRIER();
-    uint4* dst = (uint4*)(out + base);
+    SG_GLOBAL uint4* dst = (SG_GLOBAL uint4*)(out + base);
 #pragma unroll
     for (int i = 0; i < SG_VEC_OUT; ++i) {
       const int w = i * SG_BLOCK_THREADS + tid;
@@ -1288,17 +1310,17 @@ typedef scangen_f32 device_reverse_lines_In;
 static __device__ __forceinline__ __attribute__((unused)) device_reverse_lines_T device_reverse_lines_combine(device_reverse_lines_T x, device_reverse_lines_T y) {
 #line 4 "tests/golden/specs/device_reverse_shapes.scan"
   return __fadd_rn(x, y);
-#line 1292 "device_reverse_rows.cu"
+#line 1314 "device_reverse_rows.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) device_reverse_lines_T device_reverse_lines_identity(void) {
 #line 4 "tests/golden/specs/device_reverse_shapes.scan"
   return 0x0p+0f;
-#line 1297 "device_reverse_rows.cu"
+#line 1319 "device_reverse_rows.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) device_reverse_lines_T device_reverse_lines_init(void) {
 #line 4 "tests/golden/specs/device_reverse_shapes.scan"
   return 0x0p+0f;
-#line 1302 "device_reverse_rows.cu"
+#line 1324 "device_reverse_rows.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) device_reverse_lines_T device_reverse_lines_convert(device_reverse_lines_In v) { return v; }
 // ---- scan 'device_reverse_lines': the constants its templates are written against ---------------
@@ -1335,15 +1357,22 @@ static __device__ __forceinline__ __attribute__((unused)) device_reverse_lines_T
 #define SG_RUNNING_TOTAL 0
 #define SG_GROUP_UPDATE 0
 #define SG_REVERSE 1
-// ---- templates/cuda/lanes_shfl.cuh --------------------------------------------------------------
-// Lane scans with register shuffles (CUDA). A lane group is `lanes` (<= 32)
+// ---- templates/common/lanes_shfl.h --------------------------------------------------------------
+// Lane scans with register shuffles. A lane group is `lanes` (<= 32)
 // consecutive threads of one warp starting at a lane that is a multiple of
 // `lanes` or at lane 0; `lane` is a thread's index in it. Every thread of the
 // group calls with participates != 0; other threads may call with 0 and get
 // their value back (there is no barrier inside).
 //
+// The dialect's shuffles: SG_LANE_ID() (the thread's lane in its warp of 32),
+// SG_SHFL_UP(mask, word, delta), SG_SHFL_IDX(mask, word, lane) on 32-bit
+// words. CUDA: always; OpenCL: where SG_SHUFFLES (the runtime built the
+// program with SCANGEN_OPENCL_PTX=1: NVIDIA's warps of 32), with
+// opencl/lanes_local.cl, the fallback, after it.
+//
 // Needs: device_reverse_lines_T, device_reverse_lines_combine, device_reverse_lines_identity, SG_NAME, SG_SHFL_WORDS (32-bit words
 // per element, 1..8).
+#if SG_SHUFFLES
 
 typedef union {
   device_reverse_lines_T value;
@@ -1352,7 +1381,7 @@ typedef union {
 
 // The lanes of this thread's group as a shuffle mask.
 SG_FN unsigned int device_reverse_lines_sg_group_mask(int lane, int lanes) {
-  const unsigned int first = (threadIdx.x & 31u) - (unsigned int)lane;
+  const unsigned int first = SG_LANE_ID() - (unsigned int)lane;
   return (lanes == 32 ? 0xffffffffu : ((1u << lanes) - 1u)) << first;
 }
 
@@ -1363,7 +1392,7 @@ SG_FN device_reverse_lines_T device_reverse_lines_sg_shfl_up(unsigned int mask, 
   for (int i = 0; i < SG_SHFL_WORDS; ++i) u.word[i] = 0u;
   u.value = v;
 #pragma unroll
-  for (int i = 0; i < SG_SHFL_WORDS; ++i) u.word[i] = __shfl_up_sync(mask, u.word[i], delta);
+  for (int i = 0; i < SG_SHFL_WORDS; ++i) u.word[i] = SG_SHFL_UP(mask, u.word[i], delta);
   return u.value;
 }
 
@@ -1374,7 +1403,7 @@ SG_FN device_reverse_lines_T device_reverse_lines_sg_shfl_idx(unsigned int mask,
   for (int i = 0; i < SG_SHFL_WORDS; ++i) u.word[i] = 0u;
   u.value = v;
 #pragma unroll
-  for (int i = 0; i < SG_SHFL_WORDS; ++i) u.word[i] = __shfl_sync(mask, u.word[i], src);
+  for (int i = 0; i < SG_SHFL_WORDS; ++i) u.word[i] = SG_SHFL_IDX(mask, u.word[i], src);
   return u.value;
 }
 
@@ -1391,7 +1420,7 @@ SG_FN device_reverse_lines_T device_reverse_lines_sg_lanes_exclusive(SG_LOCAL de
     const device_reverse_lines_T t = device_reverse_lines_sg_shfl_up(mask, inclusive, (unsigned int)d);
     if (lane >= d) inclusive = device_reverse_lines_combine(t, inclusive);
   }
-  const int first = (int)(threadIdx.x & 31u) - lane;
+  const int first = (int)SG_LANE_ID() - lane;
   *aggregate = device_reverse_lines_sg_shfl_idx(mask, inclusive, first + lanes - 1);
   const device_reverse_lines_T below = device_reverse_lines_sg_shfl_up(mask, inclusive, 1u);
   return lane == 0 ? device_reverse_lines_identity() : below;
@@ -1402,7 +1431,7 @@ SG_FN device_reverse_lines_T device_reverse_lines_sg_lanes_broadcast(SG_LOCAL de
                                        int src) {
   (void)scratch;
   if (!participates) return v;
-  const int first = (int)(threadIdx.x & 31u) - lane;
+  const int first = (int)SG_LANE_ID() - lane;
   return device_reverse_lines_sg_shfl_idx(device_reverse_lines_sg_group_mask(lane, lanes), v, first + src);
 }
 
@@ -1411,6 +1440,7 @@ SG_FN int device_reverse_lines_sg_lanes_rank(int lane, int lanes) {
   (void)lanes;
   return lane;
 }
+#endif
 // ---- templates/common/block_warp_scans.h --------------------------------------------------------
 // Block level, warp_scans: every warp of 32 threads scans its partials with
 // a lane scan, the warp totals meet in shared memory, and each thread adds
@@ -1589,7 +1619,8 @@ SG_FN device_reverse_lines_T device_reverse_lines_inclusive_exclusive_update(SG_
 // the chunk's index (sg_word_at) so that neither the coalesced side nor the
 // chunk side has bank conflicts (16-byte accesses go 8 threads at a time).
 // Elements are then packed and unpacked in registers, never one by one
-// through shared memory.
+// through shared memory. (The plan gives OpenCL no words: plan.cpp's
+// decide_io says why; the text is valid OpenCL C all the same.)
 #if SG_VEC_IN
 typedef union {
   uint4 v[SG_VEC_IN];
@@ -1607,13 +1638,14 @@ typedef char device_reverse_lines_sg_chunk_out_fills[sizeof(device_reverse_lines
 #if SG_VEC_IN || SG_VEC_OUT
 // SG_STREAMING: the words are read and written once; ask the caches to evict them first.
 // (One body for every scan of a file: the macros outlive the scan.)
-#define SG_LOAD_WORD(p) (SG_STREAMING ? __ldcs(p) : *(p))
-#define SG_STORE_WORD(p, v) \
-  do {                      \
-    if (SG_STREAMING)       \
-      __stcs((p), (v));     \
-    else                    \
-      *(p) = (v);           \
+// The dialect's SG_LOAD_STREAMING / SG_STORE_STREAMING say how (OpenCL: plain).
+#define SG_LOAD_WORD(p) (SG_STREAMING ? SG_LOAD_STREAMING(p) : *(p))
+#define SG_STORE_WORD(p, v)         \
+  do {                              \
+    if (SG_STREAMING)               \
+      SG_STORE_STREAMING((p), (v)); \
+    else                            \
+      *(p) = (v);                   \
   } while (0)
 // Where word o of chunk c lies, in words, for chunks of `words` words. For
 // 8 consecutive chunks (the 8 threads of a chunk-side access) the positions
@@ -1686,8 +1718,8 @@ SG_FN void device_reverse_lines_sg_load(const SG_GLOBAL device_reverse_lines_In*
   const int tid = SG_THREAD();
   const scangen_u64 base = device_reverse_lines_sg_mirror_first(first, n);
 #if SG_VEC_IN
-  if (device_reverse_lines_sg_mirror_whole(first, n) && ((unsigned long long)(in + base) & 15u) == 0) {
-    const uint4* src = (const uint4*)(in + base);
+  if (device_reverse_lines_sg_mirror_whole(first, n) && ((scangen_u64)(in + base) & 15u) == 0) {
+    const SG_GLOBAL uint4* src = (const SG_GLOBAL uint4*)(in + base);
     SG_LOCAL uint4* words = (SG_LOCAL uint4*)exchange;
 #pragma unroll
     for (int i = 0; i < SG_VEC_IN; ++i) {
@@ -1735,7 +1767,7 @@ SG_FN void device_reverse_lines_sg_store(SG_GLOBAL device_reverse_lines_T* out, 
   const scangen_u64 base = device_reverse_lines_sg_mirror_first(first, n);
 #if SG_STAGED_IO
 #if SG_VEC_OUT
-  if (device_reverse_lines_sg_mirror_whole(first, n) && ((unsigned long long)(out + base) & 15u) == 0) {
+  if (device_reverse_lines_sg_mirror_whole(first, n) && ((scangen_u64)(out + base) & 15u) == 0) {
     SG_LOCAL uint4* words = (SG_LOCAL uint4*)exchange;
     device_reverse_lines_sg_chunk_out u;
 #pragma unroll
@@ -1743,7 +1775,7 @@ SG_FN void device_reverse_lines_sg_store(SG_GLOBAL device_reverse_lines_T* out, 
 #pragma unroll
     for (int o = 0; o < SG_VEC_OUT; ++o) words[device_reverse_lines_sg_word_at(SG_BLOCK_THREADS - 1 - tid, o, SG_VEC_OUT)] = u.v[o];
     SG_BARRIER();
-    uint4* dst = (uint4*)(out + base);
+    SG_GLOBAL uint4* dst = (SG_GLOBAL uint4*)(out + base);
 #pragma unroll
     for (int i = 0; i < SG_VEC_OUT; ++i) {
       const int w = i * SG_BLOCK_THREADS + tid;

@@ -15,6 +15,71 @@
 #define SG_BARRIER() barrier(CLK_LOCAL_MEM_FENCE)
 #define SG_THREAD() ((int)get_local_id(0))
 #define SG_BLOCK() ((ulong)get_group_id(0))
+#define SG_LOAD_STREAMING(p) (*(p))
+#define SG_STORE_STREAMING(p, v) (*(p) = (v))
+// PTX in inline assembly: where the runtime built the program with
+// SCANGEN_OPENCL_PTX=1 (NVIDIA's OpenCL, whose compiler takes it; its
+// OpenCL C 1.2 has no cl_khr_subgroups; its work-groups run in warps of 32
+// consecutive work-items). Then the lane scans use the warp's shuffles
+// (cuda/dialect.cuh's SG_SHUFFLES, SG_LANE_ID, SG_SHFL_UP, SG_SHFL_IDX; off
+// with SCANGEN_OPENCL_SHUFFLES=0), the look-back is the first warp's, 32
+// statuses a read (SG_WARP_LOOKBACK, with SG_SHFL_DOWN and SG_BALLOT; off
+// with SCANGEN_OPENCL_WARP_LOOKBACK=0), and it may sleep (SG_CAN_SLEEP,
+// SG_SLEEP_NS(ns)). Elsewhere none of these: the lane scans go through local
+// memory (opencl/lanes_local.cl) and work-item 0 looks back alone, spinning.
+#if defined(SCANGEN_OPENCL_PTX) && SCANGEN_OPENCL_PTX == 1
+#define SG_CAN_SLEEP 1
+static inline void scangen_nanosleep(uint ns) { asm volatile("nanosleep.u32 %0;" ::"r"(ns)); }
+#define SG_SLEEP_NS(ns) scangen_nanosleep(ns)
+static inline uint scangen_shfl_down(uint mask, uint w, uint d) {
+  uint r;
+  asm volatile("shfl.sync.down.b32 %0, %1, %2, 31, %3;" : "=r"(r) : "r"(w), "r"(d), "r"(mask));
+  return r;
+}
+static inline uint scangen_shfl_idx(uint mask, uint w, int lane) {
+  uint r;
+  asm volatile("shfl.sync.idx.b32 %0, %1, %2, 31, %3;" : "=r"(r) : "r"(w), "r"(lane), "r"(mask));
+  return r;
+}
+// The lanes of `mask` whose `pred` is not 0, as bits.
+static inline uint scangen_ballot(uint mask, int pred) {
+  uint r;
+  asm volatile("{\n .reg .pred p;\n setp.ne.s32 p, %1, 0;\n vote.sync.ballot.b32 %0, p, %2;\n}"
+               : "=r"(r)
+               : "r"(pred), "r"(mask));
+  return r;
+}
+#define SG_SHFL_DOWN(mask, w, d) scangen_shfl_down((mask), (w), (d))
+#define SG_SHFL_IDX(mask, w, lane) scangen_shfl_idx((mask), (w), (lane))
+#define SG_BALLOT(mask, pred) scangen_ballot((mask), (pred))
+#if !defined(SCANGEN_OPENCL_WARP_LOOKBACK) || SCANGEN_OPENCL_WARP_LOOKBACK == 1
+#define SG_WARP_LOOKBACK 1
+#endif
+#if !defined(SCANGEN_OPENCL_SHUFFLES) || SCANGEN_OPENCL_SHUFFLES == 1
+#define SG_SHUFFLES 1
+static inline uint scangen_lane_id(void) {
+  uint r;
+  asm volatile("mov.u32 %0, %%laneid;" : "=r"(r));
+  return r;
+}
+static inline uint scangen_shfl_up(uint mask, uint w, uint d) {
+  uint r;
+  asm volatile("shfl.sync.up.b32 %0, %1, %2, 0, %3;" : "=r"(r) : "r"(w), "r"(d), "r"(mask));
+  return r;
+}
+#define SG_LANE_ID() scangen_lane_id()
+#define SG_SHFL_UP(mask, w, d) scangen_shfl_up((mask), (w), (d))
+#endif
+#endif
+#ifndef SG_SHUFFLES
+#define SG_SHUFFLES 0
+#endif
+#ifndef SG_CAN_SLEEP
+#define SG_CAN_SLEEP 0
+#endif
+#ifndef SG_WARP_LOOKBACK
+#define SG_WARP_LOOKBACK 0
+#endif
 #endif
 
 // ---- scan 'work_group_scan_add' -----------------------------------------------------------------
@@ -43,17 +108,17 @@ typedef scangen_i32 work_group_scan_add_In;
 static inline work_group_scan_add_T work_group_scan_add_combine(work_group_scan_add_T x, work_group_scan_add_T y) {
 #line 7 "examples/opencl_spec_example.scan"
   return scangen_add_i32(x, y);
-#line 47 "work_group_scan_add.cl"
+#line 112 "work_group_scan_add.cl"
 }
 static inline work_group_scan_add_T work_group_scan_add_identity(void) {
 #line 7 "examples/opencl_spec_example.scan"
   return ((scangen_i32)0);
-#line 52 "work_group_scan_add.cl"
+#line 117 "work_group_scan_add.cl"
 }
 static inline work_group_scan_add_T work_group_scan_add_init(void) {
 #line 7 "examples/opencl_spec_example.scan"
   return ((scangen_i32)0);
-#line 57 "work_group_scan_add.cl"
+#line 122 "work_group_scan_add.cl"
 }
 static inline work_group_scan_add_T work_group_scan_add_convert(work_group_scan_add_In v) { return v; }
 // ---- scan 'work_group_scan_add': the constants its templates are written against ----------------
@@ -70,6 +135,7 @@ static inline work_group_scan_add_T work_group_scan_add_convert(work_group_scan_
 #define SG_SEG 1
 #define SG_PAD 0
 #define SG_MEMOIZE 0
+#define SG_SHFL_WORDS 1
 #define SG_LANE_SCRATCH 8
 #define SG_STAGED_IO 1
 #define SG_VEC_IN 0
@@ -85,6 +151,90 @@ static inline work_group_scan_add_T work_group_scan_add_convert(work_group_scan_
 #define SG_AGGREGATE_OUT 0
 #define SG_RUNNING_TOTAL 0
 #define SG_GROUP_UPDATE 0
+// ---- templates/common/lanes_shfl.h --------------------------------------------------------------
+// Lane scans with register shuffles. A lane group is `lanes` (<= 32)
+// consecutive threads of one warp starting at a lane that is a multiple of
+// `lanes` or at lane 0; `lane` is a thread's index in it. Every thread of the
+// group calls with participates != 0; other threads may call with 0 and get
+// their value back (there is no barrier inside).
+//
+// The dialect's shuffles: SG_LANE_ID() (the thread's lane in its warp of 32),
+// SG_SHFL_UP(mask, word, delta), SG_SHFL_IDX(mask, word, lane) on 32-bit
+// words. CUDA: always; OpenCL: where SG_SHUFFLES (the runtime built the
+// program with SCANGEN_OPENCL_PTX=1: NVIDIA's warps of 32), with
+// opencl/lanes_local.cl, the fallback, after it.
+//
+// Needs: work_group_scan_add_T, work_group_scan_add_combine, work_group_scan_add_identity, SG_NAME, SG_SHFL_WORDS (32-bit words
+// per element, 1..8).
+#if SG_SHUFFLES
+
+typedef union {
+  work_group_scan_add_T value;
+  unsigned int word[SG_SHFL_WORDS];
+} work_group_scan_add_sg_words;
+
+// The lanes of this thread's group as a shuffle mask.
+SG_FN unsigned int work_group_scan_add_sg_group_mask(int lane, int lanes) {
+  const unsigned int first = SG_LANE_ID() - (unsigned int)lane;
+  return (lanes == 32 ? 0xffffffffu : ((1u << lanes) - 1u)) << first;
+}
+
+// v of the lane `delta` below this one (this lane's own v where there is none).
+SG_FN work_group_scan_add_T work_group_scan_add_sg_shfl_up(unsigned int mask, work_group_scan_add_T v, unsigned int delta) {
+  work_group_scan_add_sg_words u;
+#pragma unroll
+  for (int i = 0; i < SG_SHFL_WORDS; ++i) u.word[i] = 0u;
+  u.value = v;
+#pragma unroll
+  for (int i = 0; i < SG_SHFL_WORDS; ++i) u.word[i] = SG_SHFL_UP(mask, u.word[i], delta);
+  return u.value;
+}
+
+// v of the warp lane `src` (0..31).
+SG_FN work_group_scan_add_T work_group_scan_add_sg_shfl_idx(unsigned int mask, work_group_scan_add_T v, int src) {
+  work_group_scan_add_sg_words u;
+#pragma unroll
+  for (int i = 0; i < SG_SHFL_WORDS; ++i) u.word[i] = 0u;
+  u.value = v;
+#pragma unroll
+  for (int i = 0; i < SG_SHFL_WORDS; ++i) u.word[i] = SG_SHFL_IDX(mask, u.word[i], src);
+  return u.value;
+}
+
+// Kogge-Stone: exclusive prefix of v over the group (the identity at lane
+// 0); *aggregate receives the combine of all lanes. scratch is unused.
+SG_FN work_group_scan_add_T work_group_scan_add_sg_lanes_exclusive(SG_LOCAL work_group_scan_add_T* scratch, int lane, int lanes, int participates, work_group_scan_add_T v,
+                                       work_group_scan_add_T* aggregate) {
+  (void)scratch;
+  if (!participates) return v;
+  const unsigned int mask = work_group_scan_add_sg_group_mask(lane, lanes);
+  work_group_scan_add_T inclusive = v;
+#pragma unroll
+  for (int d = 1; d < lanes; d <<= 1) {
+    const work_group_scan_add_T t = work_group_scan_add_sg_shfl_up(mask, inclusive, (unsigned int)d);
+    if (lane >= d) inclusive = work_group_scan_add_combine(t, inclusive);
+  }
+  const int first = (int)SG_LANE_ID() - lane;
+  *aggregate = work_group_scan_add_sg_shfl_idx(mask, inclusive, first + lanes - 1);
+  const work_group_scan_add_T below = work_group_scan_add_sg_shfl_up(mask, inclusive, 1u);
+  return lane == 0 ? work_group_scan_add_identity() : below;
+}
+
+// v of the group's lane `src`.
+SG_FN work_group_scan_add_T work_group_scan_add_sg_lanes_broadcast(SG_LOCAL work_group_scan_add_T* scratch, int lane, int lanes, int participates, work_group_scan_add_T v,
+                                       int src) {
+  (void)scratch;
+  if (!participates) return v;
+  const int first = (int)SG_LANE_ID() - lane;
+  return work_group_scan_add_sg_shfl_idx(work_group_scan_add_sg_group_mask(lane, lanes), v, first + src);
+}
+
+// This thread's rank in the group.
+SG_FN int work_group_scan_add_sg_lanes_rank(int lane, int lanes) {
+  (void)lanes;
+  return lane;
+}
+#endif
 // ---- templates/opencl/lanes_local.cl ------------------------------------------------------------
 // Lane scans through local memory (OpenCL C 1.2, which has no shuffles). A
 // lane group is `lanes` consecutive work-items; `lane` is a work-item's index
@@ -93,7 +243,10 @@ static inline work_group_scan_add_T work_group_scan_add_convert(work_group_scan_
 // them, with the same `lanes`; those outside any group pass participates = 0
 // and get their value back.
 //
-// Needs: work_group_scan_add_T, work_group_scan_add_combine, work_group_scan_add_identity, SG_NAME.
+// Needs: work_group_scan_add_T, work_group_scan_add_combine, work_group_scan_add_identity, SG_NAME. Left out where
+// common/lanes_shfl.h, before it, defines the same functions with shuffles
+// (SG_SHUFFLES and the plan's SG_SHFL_WORDS).
+#if !(SG_SHUFFLES && SG_SHFL_WORDS)
 
 SG_FN work_group_scan_add_T work_group_scan_add_sg_lanes_exclusive(SG_LOCAL work_group_scan_add_T* scratch, int lane, int lanes, int participates, work_group_scan_add_T v,
                                        work_group_scan_add_T* aggregate) {
@@ -131,6 +284,7 @@ SG_FN int work_group_scan_add_sg_lanes_rank(int lane, int lanes) {
   (void)lanes;
   return lane;
 }
+#endif
 // ---- templates/common/block_raking.h ------------------------------------------------------------
 // Block level, raking (and raking_memoize when SG_MEMOIZE): every thread
 // puts its partial in shared memory; SG_RAKE raking threads (one warp) each
@@ -342,7 +496,8 @@ SG_FN work_group_scan_add_T work_group_scan_add_inclusive_exclusive_update(SG_LO
 // the chunk's index (sg_word_at) so that neither the coalesced side nor the
 // chunk side has bank conflicts (16-byte accesses go 8 threads at a time).
 // Elements are then packed and unpacked in registers, never one by one
-// through shared memory.
+// through shared memory. (The plan gives OpenCL no words: plan.cpp's
+// decide_io says why; the text is valid OpenCL C all the same.)
 #if SG_VEC_IN
 typedef union {
   uint4 v[SG_VEC_IN];
@@ -360,13 +515,14 @@ typedef char work_group_scan_add_sg_chunk_out_fills[sizeof(work_group_scan_add_T
 #if SG_VEC_IN || SG_VEC_OUT
 // SG_STREAMING: the words are read and written once; ask the caches to evict them first.
 // (One body for every scan of a file: the macros outlive the scan.)
-#define SG_LOAD_WORD(p) (SG_STREAMING ? __ldcs(p) : *(p))
-#define SG_STORE_WORD(p, v) \
-  do {                      \
-    if (SG_STREAMING)       \
-      __stcs((p), (v));     \
-    else                    \
-      *(p) = (v);           \
+// The dialect's SG_LOAD_STREAMING / SG_STORE_STREAMING say how (OpenCL: plain).
+#define SG_LOAD_WORD(p) (SG_STREAMING ? SG_LOAD_STREAMING(p) : *(p))
+#define SG_STORE_WORD(p, v)         \
+  do {                              \
+    if (SG_STREAMING)               \
+      SG_STORE_STREAMING((p), (v)); \
+    else                            \
+      *(p) = (v);                   \
   } while (0)
 // Where word o of chunk c lies, in words, for chunks of `words` words. For
 // 8 consecutive chunks (the 8 threads of a chunk-side access) the positions
@@ -392,8 +548,8 @@ SG_FN void work_group_scan_add_sg_load(const SG_GLOBAL work_group_scan_add_In* i
 #if SG_STAGED_IO
   const int tid = SG_THREAD();
 #if SG_VEC_IN
-  if (first + SG_BLOCK_ITEMS <= n && ((unsigned long long)(in + first) & 15u) == 0) {
-    const uint4* src = (const uint4*)(in + first);
+  if (first + SG_BLOCK_ITEMS <= n && ((scangen_u64)(in + first) & 15u) == 0) {
+    const SG_GLOBAL uint4* src = (const SG_GLOBAL uint4*)(in + first);
     SG_LOCAL uint4* words = (SG_LOCAL uint4*)exchange;
 #pragma unroll
     for (int i = 0; i < SG_VEC_IN; ++i) {
@@ -438,7 +594,7 @@ SG_FN void work_group_scan_add_sg_store(SG_GLOBAL work_group_scan_add_T* out, sc
 #if SG_STAGED_IO
   const int tid = SG_THREAD();
 #if SG_VEC_OUT
-  if (first + SG_BLOCK_ITEMS <= n && ((unsigned long long)(out + first) & 15u) == 0) {
+  if (first + SG_BLOCK_ITEMS <= n && ((scangen_u64)(out + first) & 15u) == 0) {
     SG_LOCAL uint4* words = (SG_LOCAL uint4*)exchange;
     work_group_scan_add_sg_chunk_out u;
 #pragma unroll
@@ -446,7 +602,7 @@ SG_FN void work_group_scan_add_sg_store(SG_GLOBAL work_group_scan_add_T* out, sc
 #pragma unroll
     for (int o = 0; o < SG_VEC_OUT; ++o) words[work_group_scan_add_sg_word_at(tid, o, SG_VEC_OUT)] = u.v[o];
     SG_BARRIER();
-    uint4* dst = (uint4*)(out + first);
+    SG_GLOBAL uint4* dst = (SG_GLOBAL uint4*)(out + first);
 #pragma unroll
     for (int i = 0; i < SG_VEC_OUT; ++i) {
       const int w = i * SG_BLOCK_THREADS + tid;
@@ -607,6 +763,7 @@ SG_KERNEL SG_BOUNDS(SG_BLOCK_THREADS) void work_group_scan_add_scan_kernel(const
 #undef SG_SEG
 #undef SG_PAD
 #undef SG_MEMOIZE
+#undef SG_SHFL_WORDS
 #undef SG_LANE_SCRATCH
 #undef SG_STAGED_IO
 #undef SG_VEC_IN

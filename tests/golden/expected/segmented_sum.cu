@@ -16,6 +16,12 @@
 //   SG_BARRIER()      block-wide barrier that also orders shared memory
 //   SG_THREAD()       this thread's index in its (1-D) block
 //   SG_BLOCK()        this block's index in the (1-D) grid, 64-bit
+//   SG_LOAD_STREAMING(p), SG_STORE_STREAMING(p, v)
+//                     a 16-byte word read or written once (evicted first)
+//   SG_SHUFFLES       1: the shuffles below exist (common/lanes_shfl.h)
+//   SG_LANE_ID()      this thread's lane in its warp of 32
+//   SG_SHFL_UP(mask, w, d), SG_SHFL_IDX(mask, w, lane)
+//                     a 32-bit word of the lane d below / of that lane
 #ifndef SCANGEN_DIALECT
 #define SCANGEN_DIALECT
 #define SG_FN static __device__ __forceinline__ __attribute__((unused))
@@ -29,6 +35,12 @@
 #define SG_BARRIER() __syncthreads()
 #define SG_THREAD() ((int)threadIdx.x)
 #define SG_BLOCK() ((unsigned long long)blockIdx.x)
+#define SG_LOAD_STREAMING(p) __ldcs(p)
+#define SG_STORE_STREAMING(p, v) __stcs((p), (v))
+#define SG_SHUFFLES 1
+#define SG_LANE_ID() (threadIdx.x & 31u)
+#define SG_SHFL_UP(mask, w, d) __shfl_up_sync((mask), (w), (d))
+#define SG_SHFL_IDX(mask, w, lane) __shfl_sync((mask), (w), (lane))
 #endif
 
 // ---- scan 'segmented_sum' -----------------------------------------------------------------------
@@ -65,17 +77,17 @@ static __device__ __forceinline__ __attribute__((unused)) segmented_sum_T segmen
   const bool starts = (y.flag != ((scangen_u32)0U));
 #line 9 "examples/segmented_sum.scan"
   return segmented_sum_Seg_make(((scangen_u32)(x.flag | y.flag)), (starts ? y.value : __fadd_rn(x.value, y.value)));
-#line 69 "segmented_sum.cu"
+#line 81 "segmented_sum.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) segmented_sum_T segmented_sum_identity(void) {
 #line 11 "examples/segmented_sum.scan"
   return segmented_sum_Seg_make(((scangen_u32)0U), 0x0p+0f);
-#line 74 "segmented_sum.cu"
+#line 86 "segmented_sum.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) segmented_sum_T segmented_sum_init(void) {
 #line 11 "examples/segmented_sum.scan"
   return segmented_sum_Seg_make(((scangen_u32)0U), 0x0p+0f);
-#line 79 "segmented_sum.cu"
+#line 91 "segmented_sum.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) segmented_sum_T segmented_sum_convert(segmented_sum_In v) { return v; }
 // ---- scan 'segmented_sum': the constants its templates are written against ----------------------
@@ -108,15 +120,22 @@ static __device__ __forceinline__ __attribute__((unused)) segmented_sum_T segmen
 #define SG_AGGREGATE_OUT 0
 #define SG_RUNNING_TOTAL 0
 #define SG_GROUP_UPDATE 0
-// ---- templates/cuda/lanes_shfl.cuh --------------------------------------------------------------
-// Lane scans with register shuffles (CUDA). A lane group is `lanes` (<= 32)
+// ---- templates/common/lanes_shfl.h --------------------------------------------------------------
+// Lane scans with register shuffles. A lane group is `lanes` (<= 32)
 // consecutive threads of one warp starting at a lane that is a multiple of
 // `lanes` or at lane 0; `lane` is a thread's index in it. Every thread of the
 // group calls with participates != 0; other threads may call with 0 and get
 // their value back (there is no barrier inside).
 //
+// The dialect's shuffles: SG_LANE_ID() (the thread's lane in its warp of 32),
+// SG_SHFL_UP(mask, word, delta), SG_SHFL_IDX(mask, word, lane) on 32-bit
+// words. CUDA: always; OpenCL: where SG_SHUFFLES (the runtime built the
+// program with SCANGEN_OPENCL_PTX=1: NVIDIA's warps of 32), with
+// opencl/lanes_local.cl, the fallback, after it.
+//
 // Needs: segmented_sum_T, segmented_sum_combine, segmented_sum_identity, SG_NAME, SG_SHFL_WORDS (32-bit words
 // per element, 1..8).
+#if SG_SHUFFLES
 
 typedef union {
   segmented_sum_T value;
@@ -125,7 +144,7 @@ typedef union {
 
 // The lanes of this thread's group as a shuffle mask.
 SG_FN unsigned int segmented_sum_sg_group_mask(int lane, int lanes) {
-  const unsigned int first = (threadIdx.x & 31u) - (unsigned int)lane;
+  const unsigned int first = SG_LANE_ID() - (unsigned int)lane;
   return (lanes == 32 ? 0xffffffffu : ((1u << lanes) - 1u)) << first;
 }
 
@@ -136,7 +155,7 @@ SG_FN segmented_sum_T segmented_sum_sg_shfl_up(unsigned int mask, segmented_sum_
   for (int i = 0; i < SG_SHFL_WORDS; ++i) u.word[i] = 0u;
   u.value = v;
 #pragma unroll
-  for (int i = 0; i < SG_SHFL_WORDS; ++i) u.word[i] = __shfl_up_sync(mask, u.word[i], delta);
+  for (int i = 0; i < SG_SHFL_WORDS; ++i) u.word[i] = SG_SHFL_UP(mask, u.word[i], delta);
   return u.value;
 }
 
@@ -147,7 +166,7 @@ SG_FN segmented_sum_T segmented_sum_sg_shfl_idx(unsigned int mask, segmented_sum
   for (int i = 0; i < SG_SHFL_WORDS; ++i) u.word[i] = 0u;
   u.value = v;
 #pragma unroll
-  for (int i = 0; i < SG_SHFL_WORDS; ++i) u.word[i] = __shfl_sync(mask, u.word[i], src);
+  for (int i = 0; i < SG_SHFL_WORDS; ++i) u.word[i] = SG_SHFL_IDX(mask, u.word[i], src);
   return u.value;
 }
 
@@ -164,7 +183,7 @@ SG_FN segmented_sum_T segmented_sum_sg_lanes_exclusive(SG_LOCAL segmented_sum_T*
     const segmented_sum_T t = segmented_sum_sg_shfl_up(mask, inclusive, (unsigned int)d);
     if (lane >= d) inclusive = segmented_sum_combine(t, inclusive);
   }
-  const int first = (int)(threadIdx.x & 31u) - lane;
+  const int first = (int)SG_LANE_ID() - lane;
   *aggregate = segmented_sum_sg_shfl_idx(mask, inclusive, first + lanes - 1);
   const segmented_sum_T below = segmented_sum_sg_shfl_up(mask, inclusive, 1u);
   return lane == 0 ? segmented_sum_identity() : below;
@@ -175,7 +194,7 @@ SG_FN segmented_sum_T segmented_sum_sg_lanes_broadcast(SG_LOCAL segmented_sum_T*
                                        int src) {
   (void)scratch;
   if (!participates) return v;
-  const int first = (int)(threadIdx.x & 31u) - lane;
+  const int first = (int)SG_LANE_ID() - lane;
   return segmented_sum_sg_shfl_idx(segmented_sum_sg_group_mask(lane, lanes), v, first + src);
 }
 
@@ -184,6 +203,7 @@ SG_FN int segmented_sum_sg_lanes_rank(int lane, int lanes) {
   (void)lanes;
   return lane;
 }
+#endif
 // ---- templates/common/block_raking.h ------------------------------------------------------------
 // Block level, raking (and raking_memoize when SG_MEMOIZE): every thread
 // puts its partial in shared memory; SG_RAKE raking threads (one warp) each
@@ -395,7 +415,8 @@ SG_FN segmented_sum_T segmented_sum_inclusive_exclusive_update(SG_LOCAL segmente
 // the chunk's index (sg_word_at) so that neither the coalesced side nor the
 // chunk side has bank conflicts (16-byte accesses go 8 threads at a time).
 // Elements are then packed and unpacked in registers, never one by one
-// through shared memory.
+// through shared memory. (The plan gives OpenCL no words: plan.cpp's
+// decide_io says why; the text is valid OpenCL C all the same.)
 #if SG_VEC_IN
 typedef union {
   uint4 v[SG_VEC_IN];
@@ -413,13 +434,14 @@ typedef char segmented_sum_sg_chunk_out_fills[sizeof(segmented_sum_T) * SG_ITEMS
 #if SG_VEC_IN || SG_VEC_OUT
 // SG_STREAMING: the words are read and written once; ask the caches to evict them first.
 // (One body for every scan of a file: the macros outlive the scan.)
-#define SG_LOAD_WORD(p) (SG_STREAMING ? __ldcs(p) : *(p))
-#define SG_STORE_WORD(p, v) \
-  do {                      \
-    if (SG_STREAMING)       \
-      __stcs((p), (v));     \
-    else                    \
-      *(p) = (v);           \
+// The dialect's SG_LOAD_STREAMING / SG_STORE_STREAMING say how (OpenCL: plain).
+#define SG_LOAD_WORD(p) (SG_STREAMING ? SG_LOAD_STREAMING(p) : *(p))
+#define SG_STORE_WORD(p, v)         \
+  do {                              \
+    if (SG_STREAMING)               \
+      SG_STORE_STREAMING((p), (v)); \
+    else                            \
+      *(p) = (v);                   \
   } while (0)
 // Where word o of chunk c lies, in words, for chunks of `words` words. For
 // 8 consecutive chunks (the 8 threads of a chunk-side access) the positions
@@ -445,8 +467,8 @@ SG_FN void segmented_sum_sg_load(const SG_GLOBAL segmented_sum_In* in, scangen_u
 #if SG_STAGED_IO
   const int tid = SG_THREAD();
 #if SG_VEC_IN
-  if (first + SG_BLOCK_ITEMS <= n && ((unsigned long long)(in + first) & 15u) == 0) {
-    const uint4* src = (const uint4*)(in + first);
+  if (first + SG_BLOCK_ITEMS <= n && ((scangen_u64)(in + first) & 15u) == 0) {
+    const SG_GLOBAL uint4* src = (const SG_GLOBAL uint4*)(in + first);
     SG_LOCAL uint4* words = (SG_LOCAL uint4*)exchange;
 #pragma unroll
     for (int i = 0; i < SG_VEC_IN; ++i) {
@@ -491,7 +513,7 @@ SG_FN void segmented_sum_sg_store(SG_GLOBAL segmented_sum_T* out, scangen_u64 fi
 #if SG_STAGED_IO
   const int tid = SG_THREAD();
 #if SG_VEC_OUT
-  if (first + SG_BLOCK_ITEMS <= n && ((unsigned long long)(out + first) & 15u) == 0) {
+  if (first + SG_BLOCK_ITEMS <= n && ((scangen_u64)(out + first) & 15u) == 0) {
     SG_LOCAL uint4* words = (SG_LOCAL uint4*)exchange;
     segmented_sum_sg_chunk_out u;
 #pragma unroll
@@ -499,7 +521,7 @@ SG_FN void segmented_sum_sg_store(SG_GLOBAL segmented_sum_T* out, scangen_u64 fi
 #pragma unroll
     for (int o = 0; o < SG_VEC_OUT; ++o) words[segmented_sum_sg_word_at(tid, o, SG_VEC_OUT)] = u.v[o];
     SG_BARRIER();
-    uint4* dst = (uint4*)(out + first);
+    SG_GLOBAL uint4* dst = (SG_GLOBAL uint4*)(out + first);
 #pragma unroll
     for (int i = 0; i < SG_VEC_OUT; ++i) {
       const int w = i * SG_BLOCK_THREADS + tid;

@@ -16,6 +16,12 @@
 //   SG_BARRIER()      block-wide barrier that also orders shared memory
 //   SG_THREAD()       this thread's index in its (1-D) block
 //   SG_BLOCK()        this block's index in the (1-D) grid, 64-bit
+//   SG_LOAD_STREAMING(p), SG_STORE_STREAMING(p, v)
+//                     a 16-byte word read or written once (evicted first)
+//   SG_SHUFFLES       1: the shuffles below exist (common/lanes_shfl.h)
+//   SG_LANE_ID()      this thread's lane in its warp of 32
+//   SG_SHFL_UP(mask, w, d), SG_SHFL_IDX(mask, w, lane)
+//                     a 32-bit word of the lane d below / of that lane
 #ifndef SCANGEN_DIALECT
 #define SCANGEN_DIALECT
 #define SG_FN static __device__ __forceinline__ __attribute__((unused))
@@ -29,6 +35,12 @@
 #define SG_BARRIER() __syncthreads()
 #define SG_THREAD() ((int)threadIdx.x)
 #define SG_BLOCK() ((unsigned long long)blockIdx.x)
+#define SG_LOAD_STREAMING(p) __ldcs(p)
+#define SG_STORE_STREAMING(p, v) __stcs((p), (v))
+#define SG_SHUFFLES 1
+#define SG_LANE_ID() (threadIdx.x & 31u)
+#define SG_SHFL_UP(mask, w, d) __shfl_up_sync((mask), (w), (d))
+#define SG_SHFL_IDX(mask, w, lane) __shfl_sync((mask), (w), (lane))
 #endif
 
 // ---- scan 'warp_ksl_max' ------------------------------------------------------------------------
@@ -56,17 +68,17 @@ typedef scangen_i64 warp_ksl_max_In;
 static __device__ __forceinline__ __attribute__((unused)) warp_ksl_max_T warp_ksl_max_combine(warp_ksl_max_T x, warp_ksl_max_T y) {
 #line 5 "tests/golden/specs/warp_kogge_stone_local.scan"
   return scangen_max_i64(x, y);
-#line 60 "warp_ksl_max.cu"
+#line 72 "warp_ksl_max.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) warp_ksl_max_T warp_ksl_max_identity(void) {
 #line 5 "tests/golden/specs/warp_kogge_stone_local.scan"
   return ((scangen_i64)(-9223372036854775807LL - 1));
-#line 65 "warp_ksl_max.cu"
+#line 77 "warp_ksl_max.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) warp_ksl_max_T warp_ksl_max_init(void) {
 #line 5 "tests/golden/specs/warp_kogge_stone_local.scan"
   return ((scangen_i64)(-9223372036854775807LL - 1));
-#line 70 "warp_ksl_max.cu"
+#line 82 "warp_ksl_max.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) warp_ksl_max_T warp_ksl_max_convert(warp_ksl_max_In v) { return v; }
 // ---- scan 'warp_ksl_max': the constants its templates are written against -----------------------
@@ -96,7 +108,7 @@ static __device__ __forceinline__ __attribute__((unused)) warp_ksl_max_T warp_ks
 #define SG_GROUP_UPDATE 0
 // ---- templates/cuda/lanes_shared.cuh ------------------------------------------------------------
 // Lane scans through shared memory (CUDA): any element size. The group and
-// the calling rules are those of lanes_shfl.cuh; scratch holds `lanes`
+// the calling rules are those of common/lanes_shfl.h; scratch holds `lanes`
 // elements, one array per group. Synchronised with __syncwarp over the
 // group's lanes only.
 //
@@ -301,7 +313,8 @@ SG_FN warp_ksl_max_T warp_ksl_max_inclusive_exclusive_update(SG_LOCAL warp_ksl_m
 // the chunk's index (sg_word_at) so that neither the coalesced side nor the
 // chunk side has bank conflicts (16-byte accesses go 8 threads at a time).
 // Elements are then packed and unpacked in registers, never one by one
-// through shared memory.
+// through shared memory. (The plan gives OpenCL no words: plan.cpp's
+// decide_io says why; the text is valid OpenCL C all the same.)
 #if SG_VEC_IN
 typedef union {
   uint4 v[SG_VEC_IN];
@@ -319,13 +332,14 @@ typedef char warp_ksl_max_sg_chunk_out_fills[sizeof(warp_ksl_max_T) * SG_ITEMS =
 #if SG_VEC_IN || SG_VEC_OUT
 // SG_STREAMING: the words are read and written once; ask the caches to evict them first.
 // (One body for every scan of a file: the macros outlive the scan.)
-#define SG_LOAD_WORD(p) (SG_STREAMING ? __ldcs(p) : *(p))
-#define SG_STORE_WORD(p, v) \
-  do {                      \
-    if (SG_STREAMING)       \
-      __stcs((p), (v));     \
-    else                    \
-      *(p) = (v);           \
+// The dialect's SG_LOAD_STREAMING / SG_STORE_STREAMING say how (OpenCL: plain).
+#define SG_LOAD_WORD(p) (SG_STREAMING ? SG_LOAD_STREAMING(p) : *(p))
+#define SG_STORE_WORD(p, v)         \
+  do {                              \
+    if (SG_STREAMING)               \
+      SG_STORE_STREAMING((p), (v)); \
+    else                            \
+      *(p) = (v);                   \
   } while (0)
 // Where word o of chunk c lies, in words, for chunks of `words` words. For
 // 8 consecutive chunks (the 8 threads of a chunk-side access) the positions
@@ -351,8 +365,8 @@ SG_FN void warp_ksl_max_sg_load(const SG_GLOBAL warp_ksl_max_In* in, scangen_u64
 #if SG_STAGED_IO
   const int tid = SG_THREAD();
 #if SG_VEC_IN
-  if (first + SG_BLOCK_ITEMS <= n && ((unsigned long long)(in + first) & 15u) == 0) {
-    const uint4* src = (const uint4*)(in + first);
+  if (first + SG_BLOCK_ITEMS <= n && ((scangen_u64)(in + first) & 15u) == 0) {
+    const SG_GLOBAL uint4* src = (const SG_GLOBAL uint4*)(in + first);
     SG_LOCAL uint4* words = (SG_LOCAL uint4*)exchange;
 #pragma unroll
     for (int i = 0; i < SG_VEC_IN; ++i) {
@@ -397,7 +411,7 @@ SG_FN void warp_ksl_max_sg_store(SG_GLOBAL warp_ksl_max_T* out, scangen_u64 firs
 #if SG_STAGED_IO
   const int tid = SG_THREAD();
 #if SG_VEC_OUT
-  if (first + SG_BLOCK_ITEMS <= n && ((unsigned long long)(out + first) & 15u) == 0) {
+  if (first + SG_BLOCK_ITEMS <= n && ((scangen_u64)(out + first) & 15u) == 0) {
     SG_LOCAL uint4* words = (SG_LOCAL uint4*)exchange;
     warp_ksl_max_sg_chunk_out u;
 #pragma unroll
@@ -405,7 +419,7 @@ SG_FN void warp_ksl_max_sg_store(SG_GLOBAL warp_ksl_max_T* out, scangen_u64 firs
 #pragma unroll
     for (int o = 0; o < SG_VEC_OUT; ++o) words[warp_ksl_max_sg_word_at(tid, o, SG_VEC_OUT)] = u.v[o];
     SG_BARRIER();
-    uint4* dst = (uint4*)(out + first);
+    SG_GLOBAL uint4* dst = (SG_GLOBAL uint4*)(out + first);
 #pragma unroll
     for (int i = 0; i < SG_VEC_OUT; ++i) {
       const int w = i * SG_BLOCK_THREADS + tid;

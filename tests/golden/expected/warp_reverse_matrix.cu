@@ -16,6 +16,12 @@
 //   SG_BARRIER()      block-wide barrier that also orders shared memory
 //   SG_THREAD()       this thread's index in its (1-D) block
 //   SG_BLOCK()        this block's index in the (1-D) grid, 64-bit
+//   SG_LOAD_STREAMING(p), SG_STORE_STREAMING(p, v)
+//                     a 16-byte word read or written once (evicted first)
+//   SG_SHUFFLES       1: the shuffles below exist (common/lanes_shfl.h)
+//   SG_LANE_ID()      this thread's lane in its warp of 32
+//   SG_SHFL_UP(mask, w, d), SG_SHFL_IDX(mask, w, lane)
+//                     a 32-bit word of the lane d below / of that lane
 #ifndef SCANGEN_DIALECT
 #define SCANGEN_DIALECT
 #define SG_FN static __device__ __forceinline__ __attribute__((unused))
@@ -29,6 +35,12 @@
 #define SG_BARRIER() __syncthreads()
 #define SG_THREAD() ((int)threadIdx.x)
 #define SG_BLOCK() ((unsigned long long)blockIdx.x)
+#define SG_LOAD_STREAMING(p) __ldcs(p)
+#define SG_STORE_STREAMING(p, v) __stcs((p), (v))
+#define SG_SHUFFLES 1
+#define SG_LANE_ID() (threadIdx.x & 31u)
+#define SG_SHFL_UP(mask, w, d) __shfl_up_sync((mask), (w), (d))
+#define SG_SHFL_IDX(mask, w, lane) __shfl_sync((mask), (w), (lane))
 #endif
 
 // ---- scan 'warp_reverse_matrix' -----------------------------------------------------------------
@@ -67,17 +79,17 @@ typedef warp_reverse_matrix_Mat2 warp_reverse_matrix_In;
 static __device__ __forceinline__ __attribute__((unused)) warp_reverse_matrix_T warp_reverse_matrix_combine(warp_reverse_matrix_T x, warp_reverse_matrix_T y) {
 #line 7 "tests/golden/specs/warp_reverse_matrix.scan"
   return warp_reverse_matrix_Mat2_make(__fadd_rn(__fmul_rn(x.a, y.a), __fmul_rn(x.b, y.c)), __fadd_rn(__fmul_rn(x.a, y.b), __fmul_rn(x.b, y.d)), __fadd_rn(__fmul_rn(x.c, y.a), __fmul_rn(x.d, y.c)), __fadd_rn(__fmul_rn(x.c, y.b), __fmul_rn(x.d, y.d)));
-#line 71 "warp_reverse_matrix.cu"
+#line 83 "warp_reverse_matrix.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) warp_reverse_matrix_T warp_reverse_matrix_identity(void) {
 #line 9 "tests/golden/specs/warp_reverse_matrix.scan"
   return warp_reverse_matrix_Mat2_make(0x1p+0f, 0x0p+0f, 0x0p+0f, 0x1p+0f);
-#line 76 "warp_reverse_matrix.cu"
+#line 88 "warp_reverse_matrix.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) warp_reverse_matrix_T warp_reverse_matrix_init(void) {
 #line 9 "tests/golden/specs/warp_reverse_matrix.scan"
   return warp_reverse_matrix_Mat2_make(0x1p+0f, 0x0p+0f, 0x0p+0f, 0x1p+0f);
-#line 81 "warp_reverse_matrix.cu"
+#line 93 "warp_reverse_matrix.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) warp_reverse_matrix_T warp_reverse_matrix_convert(warp_reverse_matrix_In v) { return v; }
 // ---- scan 'warp_reverse_matrix': the constants its templates are written against ----------------
@@ -107,15 +119,22 @@ static __device__ __forceinline__ __attribute__((unused)) warp_reverse_matrix_T 
 #define SG_RUNNING_TOTAL 0
 #define SG_GROUP_UPDATE 0
 #define SG_REVERSE 1
-// ---- templates/cuda/lanes_shfl.cuh --------------------------------------------------------------
-// Lane scans with register shuffles (CUDA). A lane group is `lanes` (<= 32)
+// ---- templates/common/lanes_shfl.h --------------------------------------------------------------
+// Lane scans with register shuffles. A lane group is `lanes` (<= 32)
 // consecutive threads of one warp starting at a lane that is a multiple of
 // `lanes` or at lane 0; `lane` is a thread's index in it. Every thread of the
 // group calls with participates != 0; other threads may call with 0 and get
 // their value back (there is no barrier inside).
 //
+// The dialect's shuffles: SG_LANE_ID() (the thread's lane in its warp of 32),
+// SG_SHFL_UP(mask, word, delta), SG_SHFL_IDX(mask, word, lane) on 32-bit
+// words. CUDA: always; OpenCL: where SG_SHUFFLES (the runtime built the
+// program with SCANGEN_OPENCL_PTX=1: NVIDIA's warps of 32), with
+// opencl/lanes_local.cl, the fallback, after it.
+//
 // Needs: warp_reverse_matrix_T, warp_reverse_matrix_combine, warp_reverse_matrix_identity, SG_NAME, SG_SHFL_WORDS (32-bit words
 // per element, 1..8).
+#if SG_SHUFFLES
 
 typedef union {
   warp_reverse_matrix_T value;
@@ -124,7 +143,7 @@ typedef union {
 
 // The lanes of this thread's group as a shuffle mask.
 SG_FN unsigned int warp_reverse_matrix_sg_group_mask(int lane, int lanes) {
-  const unsigned int first = (threadIdx.x & 31u) - (unsigned int)lane;
+  const unsigned int first = SG_LANE_ID() - (unsigned int)lane;
   return (lanes == 32 ? 0xffffffffu : ((1u << lanes) - 1u)) << first;
 }
 
@@ -135,7 +154,7 @@ SG_FN warp_reverse_matrix_T warp_reverse_matrix_sg_shfl_up(unsigned int mask, wa
   for (int i = 0; i < SG_SHFL_WORDS; ++i) u.word[i] = 0u;
   u.value = v;
 #pragma unroll
-  for (int i = 0; i < SG_SHFL_WORDS; ++i) u.word[i] = __shfl_up_sync(mask, u.word[i], delta);
+  for (int i = 0; i < SG_SHFL_WORDS; ++i) u.word[i] = SG_SHFL_UP(mask, u.word[i], delta);
   return u.value;
 }
 
@@ -146,7 +165,7 @@ SG_FN warp_reverse_matrix_T warp_reverse_matrix_sg_shfl_idx(unsigned int mask, w
   for (int i = 0; i < SG_SHFL_WORDS; ++i) u.word[i] = 0u;
   u.value = v;
 #pragma unroll
-  for (int i = 0; i < SG_SHFL_WORDS; ++i) u.word[i] = __shfl_sync(mask, u.word[i], src);
+  for (int i = 0; i < SG_SHFL_WORDS; ++i) u.word[i] = SG_SHFL_IDX(mask, u.word[i], src);
   return u.value;
 }
 
@@ -163,7 +182,7 @@ SG_FN warp_reverse_matrix_T warp_reverse_matrix_sg_lanes_exclusive(SG_LOCAL warp
     const warp_reverse_matrix_T t = warp_reverse_matrix_sg_shfl_up(mask, inclusive, (unsigned int)d);
     if (lane >= d) inclusive = warp_reverse_matrix_combine(t, inclusive);
   }
-  const int first = (int)(threadIdx.x & 31u) - lane;
+  const int first = (int)SG_LANE_ID() - lane;
   *aggregate = warp_reverse_matrix_sg_shfl_idx(mask, inclusive, first + lanes - 1);
   const warp_reverse_matrix_T below = warp_reverse_matrix_sg_shfl_up(mask, inclusive, 1u);
   return lane == 0 ? warp_reverse_matrix_identity() : below;
@@ -174,7 +193,7 @@ SG_FN warp_reverse_matrix_T warp_reverse_matrix_sg_lanes_broadcast(SG_LOCAL warp
                                        int src) {
   (void)scratch;
   if (!participates) return v;
-  const int first = (int)(threadIdx.x & 31u) - lane;
+  const int first = (int)SG_LANE_ID() - lane;
   return warp_reverse_matrix_sg_shfl_idx(warp_reverse_matrix_sg_group_mask(lane, lanes), v, first + src);
 }
 
@@ -183,6 +202,7 @@ SG_FN int warp_reverse_matrix_sg_lanes_rank(int lane, int lanes) {
   (void)lanes;
   return lane;
 }
+#endif
 // ---- templates/common/warp.h --------------------------------------------------------------------
 // Warp level: a logical warp of SG_WIDTH lanes (threads SG_WIDTH*k ..
 // SG_WIDTH*k + SG_WIDTH - 1 of a 1-D block) is the group. The lane scan that
@@ -341,7 +361,8 @@ SG_FN warp_reverse_matrix_T warp_reverse_matrix_inclusive_exclusive_update(SG_LO
 // the chunk's index (sg_word_at) so that neither the coalesced side nor the
 // chunk side has bank conflicts (16-byte accesses go 8 threads at a time).
 // Elements are then packed and unpacked in registers, never one by one
-// through shared memory.
+// through shared memory. (The plan gives OpenCL no words: plan.cpp's
+// decide_io says why; the text is valid OpenCL C all the same.)
 #if SG_VEC_IN
 typedef union {
   uint4 v[SG_VEC_IN];
@@ -359,13 +380,14 @@ typedef char warp_reverse_matrix_sg_chunk_out_fills[sizeof(warp_reverse_matrix_T
 #if SG_VEC_IN || SG_VEC_OUT
 // SG_STREAMING: the words are read and written once; ask the caches to evict them first.
 // (One body for every scan of a file: the macros outlive the scan.)
-#define SG_LOAD_WORD(p) (SG_STREAMING ? __ldcs(p) : *(p))
-#define SG_STORE_WORD(p, v) \
-  do {                      \
-    if (SG_STREAMING)       \
-      __stcs((p), (v));     \
-    else                    \
-      *(p) = (v);           \
+// The dialect's SG_LOAD_STREAMING / SG_STORE_STREAMING say how (OpenCL: plain).
+#define SG_LOAD_WORD(p) (SG_STREAMING ? SG_LOAD_STREAMING(p) : *(p))
+#define SG_STORE_WORD(p, v)         \
+  do {                              \
+    if (SG_STREAMING)               \
+      SG_STORE_STREAMING((p), (v)); \
+    else                            \
+      *(p) = (v);                   \
   } while (0)
 // Where word o of chunk c lies, in words, for chunks of `words` words. For
 // 8 consecutive chunks (the 8 threads of a chunk-side access) the positions
@@ -438,8 +460,8 @@ SG_FN void warp_reverse_matrix_sg_load(const SG_GLOBAL warp_reverse_matrix_In* i
   const int tid = SG_THREAD();
   const scangen_u64 base = warp_reverse_matrix_sg_mirror_first(first, n);
 #if SG_VEC_IN
-  if (warp_reverse_matrix_sg_mirror_whole(first, n) && ((unsigned long long)(in + base) & 15u) == 0) {
-    const uint4* src = (const uint4*)(in + base);
+  if (warp_reverse_matrix_sg_mirror_whole(first, n) && ((scangen_u64)(in + base) & 15u) == 0) {
+    const SG_GLOBAL uint4* src = (const SG_GLOBAL uint4*)(in + base);
     SG_LOCAL uint4* words = (SG_LOCAL uint4*)exchange;
 #pragma unroll
     for (int i = 0; i < SG_VEC_IN; ++i) {
@@ -487,7 +509,7 @@ SG_FN void warp_reverse_matrix_sg_store(SG_GLOBAL warp_reverse_matrix_T* out, sc
   const scangen_u64 base = warp_reverse_matrix_sg_mirror_first(first, n);
 #if SG_STAGED_IO
 #if SG_VEC_OUT
-  if (warp_reverse_matrix_sg_mirror_whole(first, n) && ((unsigned long long)(out + base) & 15u) == 0) {
+  if (warp_reverse_matrix_sg_mirror_whole(first, n) && ((scangen_u64)(out + base) & 15u) == 0) {
     SG_LOCAL uint4* words = (SG_LOCAL uint4*)exchange;
     warp_reverse_matrix_sg_chunk_out u;
 #pragma unroll
@@ -495,7 +517,7 @@ SG_FN void warp_reverse_matrix_sg_store(SG_GLOBAL warp_reverse_matrix_T* out, sc
 #pragma unroll
     for (int o = 0; o < SG_VEC_OUT; ++o) words[warp_reverse_matrix_sg_word_at(SG_BLOCK_THREADS - 1 - tid, o, SG_VEC_OUT)] = u.v[o];
     SG_BARRIER();
-    uint4* dst = (uint4*)(out + base);
+    SG_GLOBAL uint4* dst = (SG_GLOBAL uint4*)(out + base);
 #pragma unroll
     for (int i = 0; i < SG_VEC_OUT; ++i) {
       const int w = i * SG_BLOCK_THREADS + tid;

@@ -40,6 +40,16 @@ std::string emit(const std::vector<Plan>& plans, const EmitOptions& options = {}
 // exact_float_options); "" for CUDA.
 std::string compile_options(Backend backend);
 
+// The OpenCL build options that pick the emitted text's paths for a device
+// of the platform named `platform_name`, then `extra` (the caller's; it wins:
+// where it sets SCANGEN_OPENCL_PTX, the platform's choice is left out).
+// NVIDIA's OpenCL: SCANGEN_OPENCL_PTX=1 (PTX in inline assembly: the warp's
+// shuffles in the lane scans, a sleep in the look-back;
+// templates/opencl/dialect.cl); elsewhere =0 (the lane scans through local
+// memory, the look-back spins). Add compile_options(Backend::OpenCL) where
+// the device rounds division exactly.
+std::string opencl_build_options(const std::string& platform_name, const std::string& extra);
+
 // A hash of every embedded template, part of a compiled kernel's identity.
 uint64_t templates_hash();
 

@@ -21,7 +21,7 @@ namespace scangen::generator {
 // X(enumerator, spelling, template file, description)
 // clang-format off
 #define SCANGEN_LANE_EXCHANGES(X)                                                                              \
-  X(Shuffle, "shuffle", "cuda/lanes_shfl.cuh", "register shuffles, word by word")                            \
+  X(Shuffle, "shuffle", "common/lanes_shfl.h", "register shuffles, word by word")                            \
   X(SharedMemory, "shared_memory", "cuda/lanes_shared.cuh", "shared memory, __syncwarp between steps")       \
   X(ActiveLanes, "active_lanes", "cuda/lanes_coalesced.cuh", "shuffles over the lanes active at the call")   \
   X(LocalMemory, "local_memory", "opencl/lanes_local.cl", "local memory, a work-group barrier between steps")

@@ -57,6 +57,13 @@ struct RuntimeOptions {
   // the first GPU, else the first device of any kind. device_name() says
   // which was taken.
   std::string opencl_device = {};
+  // More options for clBuildProgram, after the runtime's own (OpenCL only;
+  // part of the cache key). Empty: SCANGEN_OPENCL_BUILD_OPTIONS. The
+  // switches the emitted source reads (docs/generated-code.md, "OpenCL
+  // variants"), e.g. -DSCANGEN_OPENCL_PTX=0 (the portable path on NVIDIA
+  // too: lane scans through local memory, no sleep),
+  // -DSCANGEN_OPENCL_ATOMIC_STATUS_READS.
+  std::string opencl_build_options = {};
   // Tiered compilation (CUDA): a cold compile hands back a Scan built for
   // compile speed and builds the tuned kernels on a background thread, which
   // replace it when ready (bit-identical results). None: on, unless the
