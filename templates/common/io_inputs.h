@@ -17,7 +17,7 @@
 
 #if SG_ARRAY_WORDS && !(SG_VEC_IN || SG_VEC_OUT)
 // io.h's word helpers, which it defines only for its own words.
-#define SG_LOAD_WORD(p) (SG_STREAMING ? __ldcs(p) : *(p))
+#define SG_LOAD_WORD(p) (SG_STREAMING ? SG_LOAD_STREAMING(p) : *(p))  // io.h's body, token for token
 SG_FN int SG_NAME(sg_word_at)(int c, int o, int words) {
   const int x = words % 8 == 0 ? (c & 7) : words == 4 ? ((c >> 1) & 3) : words == 2 ? ((c >> 2) & 1) : 0;
   return c * words + (o ^ x);

@@ -16,6 +16,71 @@
 #define SG_BARRIER() barrier(CLK_LOCAL_MEM_FENCE)
 #define SG_THREAD() ((int)get_local_id(0))
 #define SG_BLOCK() ((ulong)get_group_id(0))
+#define SG_LOAD_STREAMING(p) (*(p))
+#define SG_STORE_STREAMING(p, v) (*(p) = (v))
+// PTX in inline assembly: where the runtime built the program with
+// SCANGEN_OPENCL_PTX=1 (NVIDIA's OpenCL, whose compiler takes it; its
+// OpenCL C 1.2 has no cl_khr_subgroups; its work-groups run in warps of 32
+// consecutive work-items). Then the lane scans use the warp's shuffles
+// (cuda/dialect.cuh's SG_SHUFFLES, SG_LANE_ID, SG_SHFL_UP, SG_SHFL_IDX; off
+// with SCANGEN_OPENCL_SHUFFLES=0), the look-back is the first warp's, 32
+// statuses a read (SG_WARP_LOOKBACK, with SG_SHFL_DOWN and SG_BALLOT; off
+// with SCANGEN_OPENCL_WARP_LOOKBACK=0), and it may sleep (SG_CAN_SLEEP,
+// SG_SLEEP_NS(ns)). Elsewhere none of these: the lane scans go through local
+// memory (opencl/lanes_local.cl) and work-item 0 looks back alone, spinning.
+#if defined(SCANGEN_OPENCL_PTX) && SCANGEN_OPENCL_PTX == 1
+#define SG_CAN_SLEEP 1
+static inline void scangen_nanosleep(uint ns) { asm volatile("nanosleep.u32 %0;" ::"r"(ns)); }
+#define SG_SLEEP_NS(ns) scangen_nanosleep(ns)
+static inline uint scangen_shfl_down(uint mask, uint w, uint d) {
+  uint r;
+  asm volatile("shfl.sync.down.b32 %0, %1, %2, 31, %3;" : "=r"(r) : "r"(w), "r"(d), "r"(mask));
+  return r;
+}
+static inline uint scangen_shfl_idx(uint mask, uint w, int lane) {
+  uint r;
+  asm volatile("shfl.sync.idx.b32 %0, %1, %2, 31, %3;" : "=r"(r) : "r"(w), "r"(lane), "r"(mask));
+  return r;
+}
+// The lanes of `mask` whose `pred` is not 0, as bits.
+static inline uint scangen_ballot(uint mask, int pred) {
+  uint r;
+  asm volatile("{\n .reg .pred p;\n setp.ne.s32 p, %1, 0;\n vote.sync.ballot.b32 %0, p, %2;\n}"
+               : "=r"(r)
+               : "r"(pred), "r"(mask));
+  return r;
+}
+#define SG_SHFL_DOWN(mask, w, d) scangen_shfl_down((mask), (w), (d))
+#define SG_SHFL_IDX(mask, w, lane) scangen_shfl_idx((mask), (w), (lane))
+#define SG_BALLOT(mask, pred) scangen_ballot((mask), (pred))
+#if !defined(SCANGEN_OPENCL_WARP_LOOKBACK) || SCANGEN_OPENCL_WARP_LOOKBACK == 1
+#define SG_WARP_LOOKBACK 1
+#endif
+#if !defined(SCANGEN_OPENCL_SHUFFLES) || SCANGEN_OPENCL_SHUFFLES == 1
+#define SG_SHUFFLES 1
+static inline uint scangen_lane_id(void) {
+  uint r;
+  asm volatile("mov.u32 %0, %%laneid;" : "=r"(r));
+  return r;
+}
+static inline uint scangen_shfl_up(uint mask, uint w, uint d) {
+  uint r;
+  asm volatile("shfl.sync.up.b32 %0, %1, %2, 0, %3;" : "=r"(r) : "r"(w), "r"(d), "r"(mask));
+  return r;
+}
+#define SG_LANE_ID() scangen_lane_id()
+#define SG_SHFL_UP(mask, w, d) scangen_shfl_up((mask), (w), (d))
+#endif
+#endif
+#ifndef SG_SHUFFLES
+#define SG_SHUFFLES 0
+#endif
+#ifndef SG_CAN_SLEEP
+#define SG_CAN_SLEEP 0
+#endif
+#ifndef SG_WARP_LOOKBACK
+#define SG_WARP_LOOKBACK 0
+#endif
 #endif
 
 // ---- scan 'affine_soa' --------------------------------------------------------------------------
@@ -51,24 +116,24 @@ typedef affine_soa_Affine affine_soa_In;
 static inline affine_soa_T affine_soa_combine(affine_soa_T x, affine_soa_T y) {
 #line 12 "examples/inputs/affine_soa.scan"
   return affine_soa_Affine_make((y.a * x.a), ((y.a * x.b) + y.b));
-#line 55 "affine_soa.cl"
+#line 120 "affine_soa.cl"
 }
 static inline affine_soa_T affine_soa_identity(void) {
 #line 13 "examples/inputs/affine_soa.scan"
   return affine_soa_Affine_make(0x1p+0f, 0x0p+0f);
-#line 60 "affine_soa.cl"
+#line 125 "affine_soa.cl"
 }
 static inline affine_soa_T affine_soa_init(void) {
 #line 13 "examples/inputs/affine_soa.scan"
   return affine_soa_Affine_make(0x1p+0f, 0x0p+0f);
-#line 65 "affine_soa.cl"
+#line 130 "affine_soa.cl"
 }
 typedef scangen_f32 affine_soa_In_a;
 typedef scangen_f32 affine_soa_In_b;
 static inline affine_soa_T affine_soa_convert(affine_soa_In_a a, affine_soa_In_b b) {
 #line 11 "examples/inputs/affine_soa.scan"
   return affine_soa_Affine_make(a, b);
-#line 72 "affine_soa.cl"
+#line 137 "affine_soa.cl"
 }
 // ---- scan 'affine_soa': the constants its templates are written against -------------------------
 #define SG_NAME(name) affine_soa_##name
@@ -78,26 +143,29 @@ static inline affine_soa_T affine_soa_convert(affine_soa_In_a a, affine_soa_In_b
 #define SG_IDENTITY affine_soa_identity
 #define SG_INIT affine_soa_init
 #define SG_CONVERT affine_soa_convert
-#define SG_ITEMS 8
-#define SG_THREADS 256
+#define SG_ITEMS 32
+#define SG_THREADS 128
 #define SG_RAKE 32
-#define SG_SEG 8
+#define SG_SEG 4
 #define SG_PAD 1
 #define SG_MEMOIZE 0
+#define SG_SHFL_WORDS 2
 #define SG_LANE_SCRATCH 32
+#define SG_LB_FIRST_POLL_NS 1000
+#define SG_LB_FIRST_POLL_FROM 512
 #define SG_SPIN 4096
 #define SG_MIN_BLOCKS 0
 #define SG_STATUS_KIND 4
 #define SG_STATUS_WORDS 2
-#define SG_TILE 2048
+#define SG_TILE 4096
 #define SG_STAGED_IO 1
 #define SG_VEC_IN 0
 #define SG_VEC_OUT 0
 #define SG_STREAMING 0
-#define SG_EXCHANGE 2113
-#define SG_GROUP_THREADS 256
+#define SG_EXCHANGE 4225
+#define SG_GROUP_THREADS 128
 #define SG_GROUPS 1
-#define SG_BLOCK_THREADS 256
+#define SG_BLOCK_THREADS 128
 #define SG_SEEDED 0
 #define SG_INCLUSIVE_OUT 1
 #define SG_EXCLUSIVE_OUT 0
@@ -106,6 +174,90 @@ static inline affine_soa_T affine_soa_convert(affine_soa_In_a a, affine_soa_In_b
 #define SG_GROUP_UPDATE 0
 #define SG_INPUT_ARRAYS 2
 #define SG_ARRAY_WORDS 0
+// ---- templates/common/lanes_shfl.h --------------------------------------------------------------
+// Lane scans with register shuffles. A lane group is `lanes` (<= 32)
+// consecutive threads of one warp starting at a lane that is a multiple of
+// `lanes` or at lane 0; `lane` is a thread's index in it. Every thread of the
+// group calls with participates != 0; other threads may call with 0 and get
+// their value back (there is no barrier inside).
+//
+// The dialect's shuffles: SG_LANE_ID() (the thread's lane in its warp of 32),
+// SG_SHFL_UP(mask, word, delta), SG_SHFL_IDX(mask, word, lane) on 32-bit
+// words. CUDA: always; OpenCL: where SG_SHUFFLES (the runtime built the
+// program with SCANGEN_OPENCL_PTX=1: NVIDIA's warps of 32), with
+// opencl/lanes_local.cl, the fallback, after it.
+//
+// Needs: affine_soa_T, affine_soa_combine, affine_soa_identity, SG_NAME, SG_SHFL_WORDS (32-bit words
+// per element, 1..8).
+#if SG_SHUFFLES
+
+typedef union {
+  affine_soa_T value;
+  unsigned int word[SG_SHFL_WORDS];
+} affine_soa_sg_words;
+
+// The lanes of this thread's group as a shuffle mask.
+SG_FN unsigned int affine_soa_sg_group_mask(int lane, int lanes) {
+  const unsigned int first = SG_LANE_ID() - (unsigned int)lane;
+  return (lanes == 32 ? 0xffffffffu : ((1u << lanes) - 1u)) << first;
+}
+
+// v of the lane `delta` below this one (this lane's own v where there is none).
+SG_FN affine_soa_T affine_soa_sg_shfl_up(unsigned int mask, affine_soa_T v, unsigned int delta) {
+  affine_soa_sg_words u;
+#pragma unroll
+  for (int i = 0; i < SG_SHFL_WORDS; ++i) u.word[i] = 0u;
+  u.value = v;
+#pragma unroll
+  for (int i = 0; i < SG_SHFL_WORDS; ++i) u.word[i] = SG_SHFL_UP(mask, u.word[i], delta);
+  return u.value;
+}
+
+// v of the warp lane `src` (0..31).
+SG_FN affine_soa_T affine_soa_sg_shfl_idx(unsigned int mask, affine_soa_T v, int src) {
+  affine_soa_sg_words u;
+#pragma unroll
+  for (int i = 0; i < SG_SHFL_WORDS; ++i) u.word[i] = 0u;
+  u.value = v;
+#pragma unroll
+  for (int i = 0; i < SG_SHFL_WORDS; ++i) u.word[i] = SG_SHFL_IDX(mask, u.word[i], src);
+  return u.value;
+}
+
+// Kogge-Stone: exclusive prefix of v over the group (the identity at lane
+// 0); *aggregate receives the combine of all lanes. scratch is unused.
+SG_FN affine_soa_T affine_soa_sg_lanes_exclusive(SG_LOCAL affine_soa_T* scratch, int lane, int lanes, int participates, affine_soa_T v,
+                                       affine_soa_T* aggregate) {
+  (void)scratch;
+  if (!participates) return v;
+  const unsigned int mask = affine_soa_sg_group_mask(lane, lanes);
+  affine_soa_T inclusive = v;
+#pragma unroll
+  for (int d = 1; d < lanes; d <<= 1) {
+    const affine_soa_T t = affine_soa_sg_shfl_up(mask, inclusive, (unsigned int)d);
+    if (lane >= d) inclusive = affine_soa_combine(t, inclusive);
+  }
+  const int first = (int)SG_LANE_ID() - lane;
+  *aggregate = affine_soa_sg_shfl_idx(mask, inclusive, first + lanes - 1);
+  const affine_soa_T below = affine_soa_sg_shfl_up(mask, inclusive, 1u);
+  return lane == 0 ? affine_soa_identity() : below;
+}
+
+// v of the group's lane `src`.
+SG_FN affine_soa_T affine_soa_sg_lanes_broadcast(SG_LOCAL affine_soa_T* scratch, int lane, int lanes, int participates, affine_soa_T v,
+                                       int src) {
+  (void)scratch;
+  if (!participates) return v;
+  const int first = (int)SG_LANE_ID() - lane;
+  return affine_soa_sg_shfl_idx(affine_soa_sg_group_mask(lane, lanes), v, first + src);
+}
+
+// This thread's rank in the group.
+SG_FN int affine_soa_sg_lanes_rank(int lane, int lanes) {
+  (void)lanes;
+  return lane;
+}
+#endif
 // ---- templates/opencl/lanes_local.cl ------------------------------------------------------------
 // Lane scans through local memory (OpenCL C 1.2, which has no shuffles). A
 // lane group is `lanes` consecutive work-items; `lane` is a work-item's index
@@ -114,7 +266,10 @@ static inline affine_soa_T affine_soa_convert(affine_soa_In_a a, affine_soa_In_b
 // them, with the same `lanes`; those outside any group pass participates = 0
 // and get their value back.
 //
-// Needs: affine_soa_T, affine_soa_combine, affine_soa_identity, SG_NAME.
+// Needs: affine_soa_T, affine_soa_combine, affine_soa_identity, SG_NAME. Left out where
+// common/lanes_shfl.h, before it, defines the same functions with shuffles
+// (SG_SHUFFLES and the plan's SG_SHFL_WORDS).
+#if !(SG_SHUFFLES && SG_SHFL_WORDS)
 
 SG_FN affine_soa_T affine_soa_sg_lanes_exclusive(SG_LOCAL affine_soa_T* scratch, int lane, int lanes, int participates, affine_soa_T v,
                                        affine_soa_T* aggregate) {
@@ -152,6 +307,7 @@ SG_FN int affine_soa_sg_lanes_rank(int lane, int lanes) {
   (void)lanes;
   return lane;
 }
+#endif
 // ---- templates/common/block_raking.h ------------------------------------------------------------
 // Block level, raking (and raking_memoize when SG_MEMOIZE): every thread
 // puts its partial in shared memory; SG_RAKE raking threads (one warp) each
@@ -257,7 +413,8 @@ SG_FN int affine_soa_sg_group_rank(void) { return SG_THREAD(); }
 // the chunk's index (sg_word_at) so that neither the coalesced side nor the
 // chunk side has bank conflicts (16-byte accesses go 8 threads at a time).
 // Elements are then packed and unpacked in registers, never one by one
-// through shared memory.
+// through shared memory. (The plan gives OpenCL no words: plan.cpp's
+// decide_io says why; the text is valid OpenCL C all the same.)
 #if SG_VEC_IN
 typedef union {
   uint4 v[SG_VEC_IN];
@@ -275,13 +432,14 @@ typedef char affine_soa_sg_chunk_out_fills[sizeof(affine_soa_T) * SG_ITEMS == 16
 #if SG_VEC_IN || SG_VEC_OUT
 // SG_STREAMING: the words are read and written once; ask the caches to evict them first.
 // (One body for every scan of a file: the macros outlive the scan.)
-#define SG_LOAD_WORD(p) (SG_STREAMING ? __ldcs(p) : *(p))
-#define SG_STORE_WORD(p, v) \
-  do {                      \
-    if (SG_STREAMING)       \
-      __stcs((p), (v));     \
-    else                    \
-      *(p) = (v);           \
+// The dialect's SG_LOAD_STREAMING / SG_STORE_STREAMING say how (OpenCL: plain).
+#define SG_LOAD_WORD(p) (SG_STREAMING ? SG_LOAD_STREAMING(p) : *(p))
+#define SG_STORE_WORD(p, v)         \
+  do {                              \
+    if (SG_STREAMING)               \
+      SG_STORE_STREAMING((p), (v)); \
+    else                            \
+      *(p) = (v);                   \
   } while (0)
 // Where word o of chunk c lies, in words, for chunks of `words` words. For
 // 8 consecutive chunks (the 8 threads of a chunk-side access) the positions
@@ -300,7 +458,7 @@ SG_FN void affine_soa_sg_store(SG_GLOBAL affine_soa_T* out, scangen_u64 first, s
 #if SG_STAGED_IO
   const int tid = SG_THREAD();
 #if SG_VEC_OUT
-  if (first + SG_BLOCK_ITEMS <= n && ((unsigned long long)(out + first) & 15u) == 0) {
+  if (first + SG_BLOCK_ITEMS <= n && ((scangen_u64)(out + first) & 15u) == 0) {
     SG_LOCAL uint4* words = (SG_LOCAL uint4*)exchange;
     affine_soa_sg_chunk_out u;
 #pragma unroll
@@ -308,7 +466,7 @@ SG_FN void affine_soa_sg_store(SG_GLOBAL affine_soa_T* out, scangen_u64 first, s
 #pragma unroll
     for (int o = 0; o < SG_VEC_OUT; ++o) words[affine_soa_sg_word_at(tid, o, SG_VEC_OUT)] = u.v[o];
     SG_BARRIER();
-    uint4* dst = (uint4*)(out + first);
+    SG_GLOBAL uint4* dst = (SG_GLOBAL uint4*)(out + first);
 #pragma unroll
     for (int i = 0; i < SG_VEC_OUT; ++i) {
       const int w = i * SG_BLOCK_THREADS + tid;
@@ -400,7 +558,7 @@ SG_FN void affine_soa_sg_store_both(SG_GLOBAL affine_soa_T* inclusive, SG_GLOBAL
 
 #if SG_ARRAY_WORDS && !(SG_VEC_IN || SG_VEC_OUT)
 // io.h's word helpers, which it defines only for its own words.
-#define SG_LOAD_WORD(p) (SG_STREAMING ? __ldcs(p) : *(p))
+#define SG_LOAD_WORD(p) (SG_STREAMING ? SG_LOAD_STREAMING(p) : *(p))  // io.h's body, token for token
 SG_FN int affine_soa_sg_word_at(int c, int o, int words) {
   const int x = words % 8 == 0 ? (c & 7) : words == 4 ? ((c >> 1) & 3) : words == 2 ? ((c >> 2) & 1) : 0;
   return c * words + (o ^ x);
@@ -699,13 +857,18 @@ SG_FN scangen_u64 affine_soa_sg_tile_count(scangen_u64 n) {
 //
 // The look-back is work-item 0's: one predecessor at a time, the farther
 // tile's value combined first, until an INCLUSIVE status (or tile 0); a
-// stalled tile is reduced by work-item 0 alone, from its input.
+// stalled tile is reduced by work-item 0 alone, from its input. Where the
+// dialect has SG_WARP_LOOKBACK (NVIDIA's PTX), the first warp's instead: 32
+// predecessors a read, as on CUDA, a stalled tile reduced by its lane.
 //
 // Status of a tile: two places, the aggregate's and the inclusive prefix's,
 // of SG_STATUS_WORDS 64-bit slots each. A slot holds one 32-bit word of the
 // value in its low half and the tag (the flag; 0 before it is written) in its high half, and
-// is written with one 64-bit atomic exchange and read with one 64-bit atomic
-// add of 0 (cl_khr_int64_base_atomics). A place holds its value when every
+// is written with one 64-bit atomic exchange (cl_khr_int64_base_atomics) and
+// read with one volatile 64-bit load, which no GPU or CPU splits (with
+// SCANGEN_OPENCL_ATOMIC_STATUS_READS defined when the program is built: an
+// atomic add of 0, a read-modify-write at the cache that holds the line,
+// slower). A place holds its value when every
 // one of its words carries its tag: each word vouches for itself, so nothing
 // depends on the order in which a GPU makes the writes of another work-group
 // visible (OpenCL 1.2's mem_fence orders them only as the writing work-item
@@ -714,8 +877,19 @@ SG_FN scangen_u64 affine_soa_sg_tile_count(scangen_u64 n) {
 // the host zeroes the header and the statuses of the call's tiles before
 // each call, so a status is not there until this call publishes it.
 //
-// Needs: SG_TILE, SG_SPIN, SG_STATUS_WORDS.
+// Where the device sleeps (SG_CAN_SLEEP: NVIDIA's PTX), the look-back sleeps
+// SG_LB_FIRST_POLL_NS after publishing the tile's total and before its first
+// read, from tile SG_LB_FIRST_POLL_FROM on, as on CUDA (cuda/lookback.cuh:
+// the pause paces the work-groups' loads and stores); the build option
+// SCANGEN_OPENCL_FIRST_POLL_NS=ns sets another time (0: none).
+//
+// Needs: SG_TILE, SG_SPIN, SG_STATUS_WORDS, SG_LB_FIRST_POLL_NS, SG_LB_FIRST_POLL_FROM.
 
+#ifdef SCANGEN_OPENCL_ATOMIC_STATUS_READS
+#define SG_STATUS_SLOT_READ(p) atom_add((p), (ulong)0)
+#else
+#define SG_STATUS_SLOT_READ(p) (*(p))
+#endif
 #define SG_FLAG_INVALID 0u
 #define SG_FLAG_AGGREGATE 1u
 #define SG_FLAG_INCLUSIVE 2u
@@ -762,7 +936,7 @@ SG_FN int affine_soa_sg_status_read(SG_GLOBAL unsigned char* workspace, ulong ti
   const uint tag = flag;
   affine_soa_sg_status_value u;
   for (int i = 0; i < SG_STATUS_WORDS; ++i) {
-    const ulong slot = atom_add(place + i, (ulong)0);
+    const ulong slot = SG_STATUS_SLOT_READ(place + i);
     if ((uint)(slot >> 32) != tag) return 0;
     u.word[i] = (uint)slot;
   }
@@ -787,22 +961,127 @@ SG_FN affine_soa_T affine_soa_sg_reduce_alone(affine_soa_sg_inputs in, ulong til
   return sum;
 }
 
+// The fallback, for a status of `pred` still missing after SG_SPIN reads:
+// its flag and, in *v, the tile's total reduced from its input (AGGREGATE;
+// INCLUSIVE for tile 0), or the status published meanwhile.
+SG_FN uint affine_soa_sg_status_fallback(SG_GLOBAL unsigned char* workspace, ulong pred, affine_soa_T* v,
+                                       const SG_GLOBAL affine_soa_In* in, ulong n) {
+  uint flag = SG_FLAG_INVALID;
+  *v = affine_soa_sg_reduce_alone(in, pred, n);
+  // In place, the stalled tile may have published and begun to write its
+  // outputs over the input just read; it publishes its aggregate before it
+  // writes anything, so a status still missing after the reduction means the
+  // input was untouched. Otherwise the published value stands.
+  mem_fence(CLK_GLOBAL_MEM_FENCE);
+  affine_soa_T published = affine_soa_identity();
+  flag = affine_soa_sg_status_load(workspace, pred, &published);
+  if (flag != SG_FLAG_INVALID)
+    *v = published;
+  else
+    flag = pred == 0 ? SG_FLAG_INCLUSIVE : SG_FLAG_AGGREGATE;  // tile 0's total is its inclusive prefix
+  return flag;
+}
+
+// After publishing the tile's total, before the first read: a pause where
+// the device sleeps (see above).
+SG_FN void affine_soa_sg_first_poll_pause(ulong tile) {
+#if SG_CAN_SLEEP
+#ifdef SCANGEN_OPENCL_FIRST_POLL_NS
+  const uint first_sleep = SCANGEN_OPENCL_FIRST_POLL_NS;
+#else
+  const uint first_sleep = SG_LB_FIRST_POLL_NS;
+#endif
+  if (first_sleep > 0 && tile >= SG_LB_FIRST_POLL_FROM) SG_SLEEP_NS(first_sleep);
+#else
+  (void)tile;
+#endif
+}
+
+#if SG_WARP_LOOKBACK
+SG_FN affine_soa_T affine_soa_sg_lb_shfl_down(affine_soa_T v, uint delta) {
+  affine_soa_sg_status_value u;
+  for (int i = 0; i < SG_STATUS_WORDS; ++i) u.word[i] = 0u;
+  u.value = v;
+  for (int i = 0; i < SG_STATUS_WORDS; ++i) u.word[i] = SG_SHFL_DOWN(0xffffffffu, u.word[i], delta);
+  return u.value;
+}
+
+SG_FN affine_soa_T affine_soa_sg_lb_shfl_idx(affine_soa_T v, int src) {
+  affine_soa_sg_status_value u;
+  for (int i = 0; i < SG_STATUS_WORDS; ++i) u.word[i] = 0u;
+  u.value = v;
+  for (int i = 0; i < SG_STATUS_WORDS; ++i) u.word[i] = SG_SHFL_IDX(0xffffffffu, u.word[i], src);
+  return u.value;
+}
+
+// The combine of the tiles before `tile` (not 0), by the 32 work-items of
+// the first warp, as cuda/lookback.cuh's sg_warp_lookback: lane l reads the
+// status of tile end - l, the lanes spin while any status is missing (at
+// most SG_SPIN rounds, then those still missing take the fallback), combine
+// from the nearest INCLUSIVE one (or the whole window) in tile order, and
+// move 32 tiles back while they found none.
+SG_FN affine_soa_T affine_soa_sg_warp_lookback(SG_GLOBAL unsigned char* workspace, ulong tile, const SG_GLOBAL affine_soa_In* in,
+                                     ulong n) {
+  const int lane = SG_THREAD() & 31;
+  affine_soa_T prefix = affine_soa_identity();
+  int have = 0;
+  long end = (long)tile - 1;  // the nearest tile of the window
+  for (;;) {
+    const long pred = end - lane;
+    affine_soa_T v = affine_soa_identity();
+    uint flag = SG_FLAG_INCLUSIVE;  // before tile 0: nothing, and the look-back stops
+    if (pred >= 0) flag = affine_soa_sg_status_load(workspace, (ulong)pred, &v);
+    for (int spin = 0; spin < SG_SPIN && SG_BALLOT(0xffffffffu, flag == SG_FLAG_INVALID); ++spin)
+      if (flag == SG_FLAG_INVALID) flag = affine_soa_sg_status_load(workspace, (ulong)pred, &v);
+    if (flag == SG_FLAG_INVALID) flag = affine_soa_sg_status_fallback(workspace, (ulong)pred, &v, in, n);
+    const uint inclusive = SG_BALLOT(0xffffffffu, flag == SG_FLAG_INCLUSIVE);
+    const int stop = inclusive ? 31 - (int)clz(inclusive & (0u - inclusive)) : 31;
+    // Lanes stop .. 0 in tile order, the farthest (highest lane) first.
+    for (int d = 1; d < 32; d <<= 1) {
+      const affine_soa_T farther = affine_soa_sg_lb_shfl_down(v, (uint)d);
+      if ((lane & (2 * d - 1)) == 0 && lane + d <= stop) v = affine_soa_combine(farther, v);
+    }
+    const affine_soa_T window = affine_soa_sg_lb_shfl_idx(v, 0);
+    prefix = have ? affine_soa_combine(window, prefix) : window;
+    have = 1;
+    if (inclusive) return prefix;
+    end -= 32;
+  }
+}
+#endif
+
 // Collective over the work-group: publishes the tile's status and returns the
 // combine of the tiles before it (the identity for tile 0, which the caller
-// does not combine). Work-item 0 walks back one predecessor at a time, with
-// no barrier inside the walk: a loop of barriers whose trip count depends on
+// does not combine). With SG_WARP_LOOKBACK the first warp looks back;
+// otherwise work-item 0 walks back one predecessor at a time. Either way no
+// barrier inside the walk: a loop of barriers whose trip count depends on
 // other work-groups is where compilers that turn a work-group into loops
 // (PoCL's among them) go wrong.
 SG_FN affine_soa_T affine_soa_sg_tile_prefix(SG_LOCAL affine_soa_sg_lookback_shared* shared, SG_LOCAL affine_soa_temp* temp,
                                    SG_GLOBAL unsigned char* workspace, ulong tile, affine_soa_T total,
                                    affine_soa_sg_inputs in, ulong n) {
   (void)temp;
+#if SG_WARP_LOOKBACK
+  if (SG_THREAD() < 32) {
+    affine_soa_T prefix = affine_soa_identity();
+    if (tile == 0) {
+      if (SG_THREAD() == 0) affine_soa_sg_status_store(workspace, 0, SG_FLAG_INCLUSIVE, total);
+    } else {
+      if (SG_THREAD() == 0) affine_soa_sg_status_store(workspace, tile, SG_FLAG_AGGREGATE, total);
+      affine_soa_sg_first_poll_pause(tile);
+      prefix = affine_soa_sg_warp_lookback(workspace, tile, in, n);
+      if (SG_THREAD() == 0) affine_soa_sg_status_store(workspace, tile, SG_FLAG_INCLUSIVE, affine_soa_combine(prefix, total));
+    }
+    if (SG_THREAD() == 0) shared->prefix = prefix;
+  }
+#else
   if (SG_THREAD() == 0) {
     affine_soa_T prefix = affine_soa_identity();
     if (tile == 0) {
       affine_soa_sg_status_store(workspace, 0, SG_FLAG_INCLUSIVE, total);
     } else {
       affine_soa_sg_status_store(workspace, tile, SG_FLAG_AGGREGATE, total);
+      affine_soa_sg_first_poll_pause(tile);
       long pred = (long)tile - 1;
       uint flag = SG_FLAG_INVALID;
       int have = 0;
@@ -811,19 +1090,7 @@ SG_FN affine_soa_T affine_soa_sg_tile_prefix(SG_LOCAL affine_soa_sg_lookback_sha
         flag = affine_soa_sg_status_load(workspace, (ulong)pred, &v);
         for (int spin = 0; spin < SG_SPIN && flag == SG_FLAG_INVALID; ++spin)
           flag = affine_soa_sg_status_load(workspace, (ulong)pred, &v);
-        if (flag == SG_FLAG_INVALID) {  // the fallback
-          v = affine_soa_sg_reduce_alone(in, (ulong)pred, n);
-          // In place, the stalled tile may have published and begun to write
-          // its outputs over the input just read; it publishes its aggregate
-          // before it writes anything, so a status still missing after the
-          // reduction means the input was untouched. Otherwise the published
-          // value stands.
-          mem_fence(CLK_GLOBAL_MEM_FENCE);
-          affine_soa_T published = affine_soa_identity();
-          flag = affine_soa_sg_status_load(workspace, (ulong)pred, &published);
-          if (flag != SG_FLAG_INVALID) v = published;
-          else flag = pred == 0 ? SG_FLAG_INCLUSIVE : SG_FLAG_AGGREGATE;  // tile 0's total is its inclusive prefix
-        }
+        if (flag == SG_FLAG_INVALID) flag = affine_soa_sg_status_fallback(workspace, (ulong)pred, &v, in, n);
         prefix = have ? affine_soa_combine(v, prefix) : v;  // the farther tile first
         have = 1;
         --pred;
@@ -832,10 +1099,10 @@ SG_FN affine_soa_T affine_soa_sg_tile_prefix(SG_LOCAL affine_soa_sg_lookback_sha
     }
     shared->prefix = prefix;
   }
+#endif
   SG_BARRIER();
   return shared->prefix;
 }
-
 // ---- templates/common/device_lookback.h ---------------------------------------------------------
 // Device level, decoupled_lookback: one launch. Each block takes a tile id
 // from an atomic ticket, so a tile only ever waits on tiles whose blocks
@@ -942,7 +1209,10 @@ void affine_soa_scan_kernel(
 #undef SG_SEG
 #undef SG_PAD
 #undef SG_MEMOIZE
+#undef SG_SHFL_WORDS
 #undef SG_LANE_SCRATCH
+#undef SG_LB_FIRST_POLL_NS
+#undef SG_LB_FIRST_POLL_FROM
 #undef SG_SPIN
 #undef SG_MIN_BLOCKS
 #undef SG_STATUS_KIND

@@ -16,6 +16,12 @@
 //   SG_BARRIER()      block-wide barrier that also orders shared memory
 //   SG_THREAD()       this thread's index in its (1-D) block
 //   SG_BLOCK()        this block's index in the (1-D) grid, 64-bit
+//   SG_LOAD_STREAMING(p), SG_STORE_STREAMING(p, v)
+//                     a 16-byte word read or written once (evicted first)
+//   SG_SHUFFLES       1: the shuffles below exist (common/lanes_shfl.h)
+//   SG_LANE_ID()      this thread's lane in its warp of 32
+//   SG_SHFL_UP(mask, w, d), SG_SHFL_IDX(mask, w, lane)
+//                     a 32-bit word of the lane d below / of that lane
 #ifndef SCANGEN_DIALECT
 #define SCANGEN_DIALECT
 #define SG_FN static __device__ __forceinline__ __attribute__((unused))
@@ -29,6 +35,12 @@
 #define SG_BARRIER() __syncthreads()
 #define SG_THREAD() ((int)threadIdx.x)
 #define SG_BLOCK() ((unsigned long long)blockIdx.x)
+#define SG_LOAD_STREAMING(p) __ldcs(p)
+#define SG_STORE_STREAMING(p, v) __stcs((p), (v))
+#define SG_SHUFFLES 1
+#define SG_LANE_ID() (threadIdx.x & 31u)
+#define SG_SHFL_UP(mask, w, d) __shfl_up_sync((mask), (w), (d))
+#define SG_SHFL_IDX(mask, w, lane) __shfl_sync((mask), (w), (lane))
 #endif
 
 // ---- scan 'affine_soa' --------------------------------------------------------------------------
@@ -63,24 +75,24 @@ typedef affine_soa_Affine affine_soa_In;
 static __device__ __forceinline__ __attribute__((unused)) affine_soa_T affine_soa_combine(affine_soa_T x, affine_soa_T y) {
 #line 12 "examples/inputs/affine_soa.scan"
   return affine_soa_Affine_make(__fmul_rn(y.a, x.a), __fadd_rn(__fmul_rn(y.a, x.b), y.b));
-#line 67 "affine_soa.cu"
+#line 79 "affine_soa.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) affine_soa_T affine_soa_identity(void) {
 #line 13 "examples/inputs/affine_soa.scan"
   return affine_soa_Affine_make(0x1p+0f, 0x0p+0f);
-#line 72 "affine_soa.cu"
+#line 84 "affine_soa.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) affine_soa_T affine_soa_init(void) {
 #line 13 "examples/inputs/affine_soa.scan"
   return affine_soa_Affine_make(0x1p+0f, 0x0p+0f);
-#line 77 "affine_soa.cu"
+#line 89 "affine_soa.cu"
 }
 typedef scangen_f32 affine_soa_In_a;
 typedef scangen_f32 affine_soa_In_b;
 static __device__ __forceinline__ __attribute__((unused)) affine_soa_T affine_soa_convert(affine_soa_In_a a, affine_soa_In_b b) {
 #line 11 "examples/inputs/affine_soa.scan"
   return affine_soa_Affine_make(a, b);
-#line 84 "affine_soa.cu"
+#line 96 "affine_soa.cu"
 }
 // ---- scan 'affine_soa': the constants its templates are written against -------------------------
 #define SG_NAME(name) affine_soa_##name
@@ -117,15 +129,22 @@ static __device__ __forceinline__ __attribute__((unused)) affine_soa_T affine_so
 #define SG_GROUP_UPDATE 0
 #define SG_INPUT_ARRAYS 2
 #define SG_ARRAY_WORDS 1
-// ---- templates/cuda/lanes_shfl.cuh --------------------------------------------------------------
-// Lane scans with register shuffles (CUDA). A lane group is `lanes` (<= 32)
+// ---- templates/common/lanes_shfl.h --------------------------------------------------------------
+// Lane scans with register shuffles. A lane group is `lanes` (<= 32)
 // consecutive threads of one warp starting at a lane that is a multiple of
 // `lanes` or at lane 0; `lane` is a thread's index in it. Every thread of the
 // group calls with participates != 0; other threads may call with 0 and get
 // their value back (there is no barrier inside).
 //
+// The dialect's shuffles: SG_LANE_ID() (the thread's lane in its warp of 32),
+// SG_SHFL_UP(mask, word, delta), SG_SHFL_IDX(mask, word, lane) on 32-bit
+// words. CUDA: always; OpenCL: where SG_SHUFFLES (the runtime built the
+// program with SCANGEN_OPENCL_PTX=1: NVIDIA's warps of 32), with
+// opencl/lanes_local.cl, the fallback, after it.
+//
 // Needs: affine_soa_T, affine_soa_combine, affine_soa_identity, SG_NAME, SG_SHFL_WORDS (32-bit words
 // per element, 1..8).
+#if SG_SHUFFLES
 
 typedef union {
   affine_soa_T value;
@@ -134,7 +153,7 @@ typedef union {
 
 // The lanes of this thread's group as a shuffle mask.
 SG_FN unsigned int affine_soa_sg_group_mask(int lane, int lanes) {
-  const unsigned int first = (threadIdx.x & 31u) - (unsigned int)lane;
+  const unsigned int first = SG_LANE_ID() - (unsigned int)lane;
   return (lanes == 32 ? 0xffffffffu : ((1u << lanes) - 1u)) << first;
 }
 
@@ -145,7 +164,7 @@ SG_FN affine_soa_T affine_soa_sg_shfl_up(unsigned int mask, affine_soa_T v, unsi
   for (int i = 0; i < SG_SHFL_WORDS; ++i) u.word[i] = 0u;
   u.value = v;
 #pragma unroll
-  for (int i = 0; i < SG_SHFL_WORDS; ++i) u.word[i] = __shfl_up_sync(mask, u.word[i], delta);
+  for (int i = 0; i < SG_SHFL_WORDS; ++i) u.word[i] = SG_SHFL_UP(mask, u.word[i], delta);
   return u.value;
 }
 
@@ -156,7 +175,7 @@ SG_FN affine_soa_T affine_soa_sg_shfl_idx(unsigned int mask, affine_soa_T v, int
   for (int i = 0; i < SG_SHFL_WORDS; ++i) u.word[i] = 0u;
   u.value = v;
 #pragma unroll
-  for (int i = 0; i < SG_SHFL_WORDS; ++i) u.word[i] = __shfl_sync(mask, u.word[i], src);
+  for (int i = 0; i < SG_SHFL_WORDS; ++i) u.word[i] = SG_SHFL_IDX(mask, u.word[i], src);
   return u.value;
 }
 
@@ -173,7 +192,7 @@ SG_FN affine_soa_T affine_soa_sg_lanes_exclusive(SG_LOCAL affine_soa_T* scratch,
     const affine_soa_T t = affine_soa_sg_shfl_up(mask, inclusive, (unsigned int)d);
     if (lane >= d) inclusive = affine_soa_combine(t, inclusive);
   }
-  const int first = (int)(threadIdx.x & 31u) - lane;
+  const int first = (int)SG_LANE_ID() - lane;
   *aggregate = affine_soa_sg_shfl_idx(mask, inclusive, first + lanes - 1);
   const affine_soa_T below = affine_soa_sg_shfl_up(mask, inclusive, 1u);
   return lane == 0 ? affine_soa_identity() : below;
@@ -184,7 +203,7 @@ SG_FN affine_soa_T affine_soa_sg_lanes_broadcast(SG_LOCAL affine_soa_T* scratch,
                                        int src) {
   (void)scratch;
   if (!participates) return v;
-  const int first = (int)(threadIdx.x & 31u) - lane;
+  const int first = (int)SG_LANE_ID() - lane;
   return affine_soa_sg_shfl_idx(affine_soa_sg_group_mask(lane, lanes), v, first + src);
 }
 
@@ -193,6 +212,7 @@ SG_FN int affine_soa_sg_lanes_rank(int lane, int lanes) {
   (void)lanes;
   return lane;
 }
+#endif
 // ---- templates/common/block_warp_scans.h --------------------------------------------------------
 // Block level, warp_scans: every warp of 32 threads scans its partials with
 // a lane scan, the warp totals meet in shared memory, and each thread adds
@@ -265,7 +285,8 @@ SG_FN int affine_soa_sg_group_rank(void) { return SG_THREAD(); }
 // the chunk's index (sg_word_at) so that neither the coalesced side nor the
 // chunk side has bank conflicts (16-byte accesses go 8 threads at a time).
 // Elements are then packed and unpacked in registers, never one by one
-// through shared memory.
+// through shared memory. (The plan gives OpenCL no words: plan.cpp's
+// decide_io says why; the text is valid OpenCL C all the same.)
 #if SG_VEC_IN
 typedef union {
   uint4 v[SG_VEC_IN];
@@ -283,13 +304,14 @@ typedef char affine_soa_sg_chunk_out_fills[sizeof(affine_soa_T) * SG_ITEMS == 16
 #if SG_VEC_IN || SG_VEC_OUT
 // SG_STREAMING: the words are read and written once; ask the caches to evict them first.
 // (One body for every scan of a file: the macros outlive the scan.)
-#define SG_LOAD_WORD(p) (SG_STREAMING ? __ldcs(p) : *(p))
-#define SG_STORE_WORD(p, v) \
-  do {                      \
-    if (SG_STREAMING)       \
-      __stcs((p), (v));     \
-    else                    \
-      *(p) = (v);           \
+// The dialect's SG_LOAD_STREAMING / SG_STORE_STREAMING say how (OpenCL: plain).
+#define SG_LOAD_WORD(p) (SG_STREAMING ? SG_LOAD_STREAMING(p) : *(p))
+#define SG_STORE_WORD(p, v)         \
+  do {                              \
+    if (SG_STREAMING)               \
+      SG_STORE_STREAMING((p), (v)); \
+    else                            \
+      *(p) = (v);                   \
   } while (0)
 // Where word o of chunk c lies, in words, for chunks of `words` words. For
 // 8 consecutive chunks (the 8 threads of a chunk-side access) the positions
@@ -308,7 +330,7 @@ SG_FN void affine_soa_sg_store(SG_GLOBAL affine_soa_T* out, scangen_u64 first, s
 #if SG_STAGED_IO
   const int tid = SG_THREAD();
 #if SG_VEC_OUT
-  if (first + SG_BLOCK_ITEMS <= n && ((unsigned long long)(out + first) & 15u) == 0) {
+  if (first + SG_BLOCK_ITEMS <= n && ((scangen_u64)(out + first) & 15u) == 0) {
     SG_LOCAL uint4* words = (SG_LOCAL uint4*)exchange;
     affine_soa_sg_chunk_out u;
 #pragma unroll
@@ -316,7 +338,7 @@ SG_FN void affine_soa_sg_store(SG_GLOBAL affine_soa_T* out, scangen_u64 first, s
 #pragma unroll
     for (int o = 0; o < SG_VEC_OUT; ++o) words[affine_soa_sg_word_at(tid, o, SG_VEC_OUT)] = u.v[o];
     SG_BARRIER();
-    uint4* dst = (uint4*)(out + first);
+    SG_GLOBAL uint4* dst = (SG_GLOBAL uint4*)(out + first);
 #pragma unroll
     for (int i = 0; i < SG_VEC_OUT; ++i) {
       const int w = i * SG_BLOCK_THREADS + tid;
@@ -408,7 +430,7 @@ SG_FN void affine_soa_sg_store_both(SG_GLOBAL affine_soa_T* inclusive, SG_GLOBAL
 
 #if SG_ARRAY_WORDS && !(SG_VEC_IN || SG_VEC_OUT)
 // io.h's word helpers, which it defines only for its own words.
-#define SG_LOAD_WORD(p) (SG_STREAMING ? __ldcs(p) : *(p))
+#define SG_LOAD_WORD(p) (SG_STREAMING ? SG_LOAD_STREAMING(p) : *(p))  // io.h's body, token for token
 SG_FN int affine_soa_sg_word_at(int c, int o, int words) {
   const int x = words % 8 == 0 ? (c & 7) : words == 4 ? ((c >> 1) & 3) : words == 2 ? ((c >> 2) & 1) : 0;
   return c * words + (o ^ x);

@@ -17,6 +17,12 @@
 //   SG_BARRIER()      block-wide barrier that also orders shared memory
 //   SG_THREAD()       this thread's index in its (1-D) block
 //   SG_BLOCK()        this block's index in the (1-D) grid, 64-bit
+//   SG_LOAD_STREAMING(p), SG_STORE_STREAMING(p, v)
+//                     a 16-byte word read or written once (evicted first)
+//   SG_SHUFFLES       1: the shuffles below exist (common/lanes_shfl.h)
+//   SG_LANE_ID()      this thread's lane in its warp of 32
+//   SG_SHFL_UP(mask, w, d), SG_SHFL_IDX(mask, w, lane)
+//                     a 32-bit word of the lane d below / of that lane
 #ifndef SCANGEN_DIALECT
 #define SCANGEN_DIALECT
 #define SG_FN static __device__ __forceinline__ __attribute__((unused))
@@ -30,6 +36,12 @@
 #define SG_BARRIER() __syncthreads()
 #define SG_THREAD() ((int)threadIdx.x)
 #define SG_BLOCK() ((unsigned long long)blockIdx.x)
+#define SG_LOAD_STREAMING(p) __ldcs(p)
+#define SG_STORE_STREAMING(p, v) __stcs((p), (v))
+#define SG_SHUFFLES 1
+#define SG_LANE_ID() (threadIdx.x & 31u)
+#define SG_SHFL_UP(mask, w, d) __shfl_up_sync((mask), (w), (d))
+#define SG_SHFL_IDX(mask, w, lane) __shfl_sync((mask), (w), (lane))
 #endif
 
 // ---- scan 'device_packed_i8' --------------------------------------------------------------------
@@ -57,17 +69,17 @@ typedef scangen_i8 device_packed_i8_In;
 static __device__ __forceinline__ __attribute__((unused)) device_packed_i8_T device_packed_i8_combine(device_packed_i8_T x, device_packed_i8_T y) {
 #line 7 "tests/golden/specs/device_packed_sums.scan"
   return scangen_add_i8(x, y);
-#line 61 "device_packed_i8.cu"
+#line 73 "device_packed_i8.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) device_packed_i8_T device_packed_i8_identity(void) {
 #line 7 "tests/golden/specs/device_packed_sums.scan"
   return ((scangen_i8)0);
-#line 66 "device_packed_i8.cu"
+#line 78 "device_packed_i8.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) device_packed_i8_T device_packed_i8_init(void) {
 #line 7 "tests/golden/specs/device_packed_sums.scan"
   return ((scangen_i8)0);
-#line 71 "device_packed_i8.cu"
+#line 83 "device_packed_i8.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) device_packed_i8_T device_packed_i8_convert(device_packed_i8_In v) { return v; }
 // ---- scan 'device_packed_i8': the constants its templates are written against -------------------
@@ -104,15 +116,22 @@ static __device__ __forceinline__ __attribute__((unused)) device_packed_i8_T dev
 #define SG_RUNNING_TOTAL 0
 #define SG_GROUP_UPDATE 0
 #define SG_PACK_LANES 4
-// ---- templates/cuda/lanes_shfl.cuh --------------------------------------------------------------
-// Lane scans with register shuffles (CUDA). A lane group is `lanes` (<= 32)
+// ---- templates/common/lanes_shfl.h --------------------------------------------------------------
+// Lane scans with register shuffles. A lane group is `lanes` (<= 32)
 // consecutive threads of one warp starting at a lane that is a multiple of
 // `lanes` or at lane 0; `lane` is a thread's index in it. Every thread of the
 // group calls with participates != 0; other threads may call with 0 and get
 // their value back (there is no barrier inside).
 //
+// The dialect's shuffles: SG_LANE_ID() (the thread's lane in its warp of 32),
+// SG_SHFL_UP(mask, word, delta), SG_SHFL_IDX(mask, word, lane) on 32-bit
+// words. CUDA: always; OpenCL: where SG_SHUFFLES (the runtime built the
+// program with SCANGEN_OPENCL_PTX=1: NVIDIA's warps of 32), with
+// opencl/lanes_local.cl, the fallback, after it.
+//
 // Needs: device_packed_i8_T, device_packed_i8_combine, device_packed_i8_identity, SG_NAME, SG_SHFL_WORDS (32-bit words
 // per element, 1..8).
+#if SG_SHUFFLES
 
 typedef union {
   device_packed_i8_T value;
@@ -121,7 +140,7 @@ typedef union {
 
 // The lanes of this thread's group as a shuffle mask.
 SG_FN unsigned int device_packed_i8_sg_group_mask(int lane, int lanes) {
-  const unsigned int first = (threadIdx.x & 31u) - (unsigned int)lane;
+  const unsigned int first = SG_LANE_ID() - (unsigned int)lane;
   return (lanes == 32 ? 0xffffffffu : ((1u << lanes) - 1u)) << first;
 }
 
@@ -132,7 +151,7 @@ SG_FN device_packed_i8_T device_packed_i8_sg_shfl_up(unsigned int mask, device_p
   for (int i = 0; i < SG_SHFL_WORDS; ++i) u.word[i] = 0u;
   u.value = v;
 #pragma unroll
-  for (int i = 0; i < SG_SHFL_WORDS; ++i) u.word[i] = __shfl_up_sync(mask, u.word[i], delta);
+  for (int i = 0; i < SG_SHFL_WORDS; ++i) u.word[i] = SG_SHFL_UP(mask, u.word[i], delta);
   return u.value;
 }
 
@@ -143,7 +162,7 @@ SG_FN device_packed_i8_T device_packed_i8_sg_shfl_idx(unsigned int mask, device_
   for (int i = 0; i < SG_SHFL_WORDS; ++i) u.word[i] = 0u;
   u.value = v;
 #pragma unroll
-  for (int i = 0; i < SG_SHFL_WORDS; ++i) u.word[i] = __shfl_sync(mask, u.word[i], src);
+  for (int i = 0; i < SG_SHFL_WORDS; ++i) u.word[i] = SG_SHFL_IDX(mask, u.word[i], src);
   return u.value;
 }
 
@@ -160,7 +179,7 @@ SG_FN device_packed_i8_T device_packed_i8_sg_lanes_exclusive(SG_LOCAL device_pac
     const device_packed_i8_T t = device_packed_i8_sg_shfl_up(mask, inclusive, (unsigned int)d);
     if (lane >= d) inclusive = device_packed_i8_combine(t, inclusive);
   }
-  const int first = (int)(threadIdx.x & 31u) - lane;
+  const int first = (int)SG_LANE_ID() - lane;
   *aggregate = device_packed_i8_sg_shfl_idx(mask, inclusive, first + lanes - 1);
   const device_packed_i8_T below = device_packed_i8_sg_shfl_up(mask, inclusive, 1u);
   return lane == 0 ? device_packed_i8_identity() : below;
@@ -171,7 +190,7 @@ SG_FN device_packed_i8_T device_packed_i8_sg_lanes_broadcast(SG_LOCAL device_pac
                                        int src) {
   (void)scratch;
   if (!participates) return v;
-  const int first = (int)(threadIdx.x & 31u) - lane;
+  const int first = (int)SG_LANE_ID() - lane;
   return device_packed_i8_sg_shfl_idx(device_packed_i8_sg_group_mask(lane, lanes), v, first + src);
 }
 
@@ -180,6 +199,7 @@ SG_FN int device_packed_i8_sg_lanes_rank(int lane, int lanes) {
   (void)lanes;
   return lane;
 }
+#endif
 // ---- templates/common/block_warp_scans.h --------------------------------------------------------
 // Block level, warp_scans: every warp of 32 threads scans its partials with
 // a lane scan, the warp totals meet in shared memory, and each thread adds
@@ -358,7 +378,8 @@ SG_FN device_packed_i8_T device_packed_i8_inclusive_exclusive_update(SG_LOCAL de
 // the chunk's index (sg_word_at) so that neither the coalesced side nor the
 // chunk side has bank conflicts (16-byte accesses go 8 threads at a time).
 // Elements are then packed and unpacked in registers, never one by one
-// through shared memory.
+// through shared memory. (The plan gives OpenCL no words: plan.cpp's
+// decide_io says why; the text is valid OpenCL C all the same.)
 #if SG_VEC_IN
 typedef union {
   uint4 v[SG_VEC_IN];
@@ -376,13 +397,14 @@ typedef char device_packed_i8_sg_chunk_out_fills[sizeof(device_packed_i8_T) * SG
 #if SG_VEC_IN || SG_VEC_OUT
 // SG_STREAMING: the words are read and written once; ask the caches to evict them first.
 // (One body for every scan of a file: the macros outlive the scan.)
-#define SG_LOAD_WORD(p) (SG_STREAMING ? __ldcs(p) : *(p))
-#define SG_STORE_WORD(p, v) \
-  do {                      \
-    if (SG_STREAMING)       \
-      __stcs((p), (v));     \
-    else                    \
-      *(p) = (v);           \
+// The dialect's SG_LOAD_STREAMING / SG_STORE_STREAMING say how (OpenCL: plain).
+#define SG_LOAD_WORD(p) (SG_STREAMING ? SG_LOAD_STREAMING(p) : *(p))
+#define SG_STORE_WORD(p, v)         \
+  do {                              \
+    if (SG_STREAMING)               \
+      SG_STORE_STREAMING((p), (v)); \
+    else                            \
+      *(p) = (v);                   \
   } while (0)
 // Where word o of chunk c lies, in words, for chunks of `words` words. For
 // 8 consecutive chunks (the 8 threads of a chunk-side access) the positions
@@ -1063,17 +1085,17 @@ typedef scangen_u16 device_packed_u16_In;
 static __device__ __forceinline__ __attribute__((unused)) device_packed_u16_T device_packed_u16_combine(device_packed_u16_T x, device_packed_u16_T y) {
 #line 13 "tests/golden/specs/device_packed_sums.scan"
   return scangen_add_u16(x, y);
-#line 1067 "device_packed_i8.cu"
+#line 1089 "device_packed_i8.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) device_packed_u16_T device_packed_u16_identity(void) {
 #line 13 "tests/golden/specs/device_packed_sums.scan"
   return ((scangen_u16)0U);
-#line 1072 "device_packed_i8.cu"
+#line 1094 "device_packed_i8.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) device_packed_u16_T device_packed_u16_init(void) {
 #line 16 "tests/golden/specs/device_packed_sums.scan"
   return ((scangen_u16)65000U);
-#line 1077 "device_packed_i8.cu"
+#line 1099 "device_packed_i8.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) device_packed_u16_T device_packed_u16_convert(device_packed_u16_In v) { return v; }
 // ---- scan 'device_packed_u16': the constants its templates are written against ------------------
@@ -1110,15 +1132,22 @@ static __device__ __forceinline__ __attribute__((unused)) device_packed_u16_T de
 #define SG_RUNNING_TOTAL 0
 #define SG_GROUP_UPDATE 0
 #define SG_PACK_LANES 2
-// ---- templates/cuda/lanes_shfl.cuh --------------------------------------------------------------
-// Lane scans with register shuffles (CUDA). A lane group is `lanes` (<= 32)
+// ---- templates/common/lanes_shfl.h --------------------------------------------------------------
+// Lane scans with register shuffles. A lane group is `lanes` (<= 32)
 // consecutive threads of one warp starting at a lane that is a multiple of
 // `lanes` or at lane 0; `lane` is a thread's index in it. Every thread of the
 // group calls with participates != 0; other threads may call with 0 and get
 // their value back (there is no barrier inside).
 //
+// The dialect's shuffles: SG_LANE_ID() (the thread's lane in its warp of 32),
+// SG_SHFL_UP(mask, word, delta), SG_SHFL_IDX(mask, word, lane) on 32-bit
+// words. CUDA: always; OpenCL: where SG_SHUFFLES (the runtime built the
+// program with SCANGEN_OPENCL_PTX=1: NVIDIA's warps of 32), with
+// opencl/lanes_local.cl, the fallback, after it.
+//
 // Needs: device_packed_u16_T, device_packed_u16_combine, device_packed_u16_identity, SG_NAME, SG_SHFL_WORDS (32-bit words
 // per element, 1..8).
+#if SG_SHUFFLES
 
 typedef union {
   device_packed_u16_T value;
@@ -1127,7 +1156,7 @@ typedef union {
 
 // The lanes of this thread's group as a shuffle mask.
 SG_FN unsigned int device_packed_u16_sg_group_mask(int lane, int lanes) {
-  const unsigned int first = (threadIdx.x & 31u) - (unsigned int)lane;
+  const unsigned int first = SG_LANE_ID() - (unsigned int)lane;
   return (lanes == 32 ? 0xffffffffu : ((1u << lanes) - 1u)) << first;
 }
 
@@ -1138,7 +1167,7 @@ SG_FN device_packed_u16_T device_packed_u16_sg_shfl_up(unsigned int mask, device
   for (int i = 0; i < SG_SHFL_WORDS; ++i) u.word[i] = 0u;
   u.value = v;
 #pragma unroll
-  for (int i = 0; i < SG_SHFL_WORDS; ++i) u.word[i] = __shfl_up_sync(mask, u.word[i], delta);
+  for (int i = 0; i < SG_SHFL_WORDS; ++i) u.word[i] = SG_SHFL_UP(mask, u.word[i], delta);
   return u.value;
 }
 
@@ -1149,7 +1178,7 @@ SG_FN device_packed_u16_T device_packed_u16_sg_shfl_idx(unsigned int mask, devic
   for (int i = 0; i < SG_SHFL_WORDS; ++i) u.word[i] = 0u;
   u.value = v;
 #pragma unroll
-  for (int i = 0; i < SG_SHFL_WORDS; ++i) u.word[i] = __shfl_sync(mask, u.word[i], src);
+  for (int i = 0; i < SG_SHFL_WORDS; ++i) u.word[i] = SG_SHFL_IDX(mask, u.word[i], src);
   return u.value;
 }
 
@@ -1166,7 +1195,7 @@ SG_FN device_packed_u16_T device_packed_u16_sg_lanes_exclusive(SG_LOCAL device_p
     const device_packed_u16_T t = device_packed_u16_sg_shfl_up(mask, inclusive, (unsigned int)d);
     if (lane >= d) inclusive = device_packed_u16_combine(t, inclusive);
   }
-  const int first = (int)(threadIdx.x & 31u) - lane;
+  const int first = (int)SG_LANE_ID() - lane;
   *aggregate = device_packed_u16_sg_shfl_idx(mask, inclusive, first + lanes - 1);
   const device_packed_u16_T below = device_packed_u16_sg_shfl_up(mask, inclusive, 1u);
   return lane == 0 ? device_packed_u16_identity() : below;
@@ -1177,7 +1206,7 @@ SG_FN device_packed_u16_T device_packed_u16_sg_lanes_broadcast(SG_LOCAL device_p
                                        int src) {
   (void)scratch;
   if (!participates) return v;
-  const int first = (int)(threadIdx.x & 31u) - lane;
+  const int first = (int)SG_LANE_ID() - lane;
   return device_packed_u16_sg_shfl_idx(device_packed_u16_sg_group_mask(lane, lanes), v, first + src);
 }
 
@@ -1186,6 +1215,7 @@ SG_FN int device_packed_u16_sg_lanes_rank(int lane, int lanes) {
   (void)lanes;
   return lane;
 }
+#endif
 // ---- templates/common/block_warp_scans.h --------------------------------------------------------
 // Block level, warp_scans: every warp of 32 threads scans its partials with
 // a lane scan, the warp totals meet in shared memory, and each thread adds
@@ -1364,7 +1394,8 @@ SG_FN device_packed_u16_T device_packed_u16_inclusive_exclusive_update(SG_LOCAL 
 // the chunk's index (sg_word_at) so that neither the coalesced side nor the
 // chunk side has bank conflicts (16-byte accesses go 8 threads at a time).
 // Elements are then packed and unpacked in registers, never one by one
-// through shared memory.
+// through shared memory. (The plan gives OpenCL no words: plan.cpp's
+// decide_io says why; the text is valid OpenCL C all the same.)
 #if SG_VEC_IN
 typedef union {
   uint4 v[SG_VEC_IN];
@@ -1382,13 +1413,14 @@ typedef char device_packed_u16_sg_chunk_out_fills[sizeof(device_packed_u16_T) * 
 #if SG_VEC_IN || SG_VEC_OUT
 // SG_STREAMING: the words are read and written once; ask the caches to evict them first.
 // (One body for every scan of a file: the macros outlive the scan.)
-#define SG_LOAD_WORD(p) (SG_STREAMING ? __ldcs(p) : *(p))
-#define SG_STORE_WORD(p, v) \
-  do {                      \
-    if (SG_STREAMING)       \
-      __stcs((p), (v));     \
-    else                    \
-      *(p) = (v);           \
+// The dialect's SG_LOAD_STREAMING / SG_STORE_STREAMING say how (OpenCL: plain).
+#define SG_LOAD_WORD(p) (SG_STREAMING ? SG_LOAD_STREAMING(p) : *(p))
+#define SG_STORE_WORD(p, v)         \
+  do {                              \
+    if (SG_STREAMING)               \
+      SG_STORE_STREAMING((p), (v)); \
+    else                            \
+      *(p) = (v);                   \
   } while (0)
 // Where word o of chunk c lies, in words, for chunks of `words` words. For
 // 8 consecutive chunks (the 8 threads of a chunk-side access) the positions

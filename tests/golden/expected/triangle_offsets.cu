@@ -16,6 +16,12 @@
 //   SG_BARRIER()      block-wide barrier that also orders shared memory
 //   SG_THREAD()       this thread's index in its (1-D) block
 //   SG_BLOCK()        this block's index in the (1-D) grid, 64-bit
+//   SG_LOAD_STREAMING(p), SG_STORE_STREAMING(p, v)
+//                     a 16-byte word read or written once (evicted first)
+//   SG_SHUFFLES       1: the shuffles below exist (common/lanes_shfl.h)
+//   SG_LANE_ID()      this thread's lane in its warp of 32
+//   SG_SHFL_UP(mask, w, d), SG_SHFL_IDX(mask, w, lane)
+//                     a 32-bit word of the lane d below / of that lane
 #ifndef SCANGEN_DIALECT
 #define SCANGEN_DIALECT
 #define SG_FN static __device__ __forceinline__ __attribute__((unused))
@@ -29,6 +35,12 @@
 #define SG_BARRIER() __syncthreads()
 #define SG_THREAD() ((int)threadIdx.x)
 #define SG_BLOCK() ((unsigned long long)blockIdx.x)
+#define SG_LOAD_STREAMING(p) __ldcs(p)
+#define SG_STORE_STREAMING(p, v) __stcs((p), (v))
+#define SG_SHUFFLES 1
+#define SG_LANE_ID() (threadIdx.x & 31u)
+#define SG_SHFL_UP(mask, w, d) __shfl_up_sync((mask), (w), (d))
+#define SG_SHFL_IDX(mask, w, lane) __shfl_sync((mask), (w), (lane))
 #endif
 
 // ---- scan 'triangle_offsets' --------------------------------------------------------------------
@@ -56,22 +68,22 @@ typedef scangen_u64 triangle_offsets_In;
 static __device__ __forceinline__ __attribute__((unused)) triangle_offsets_T triangle_offsets_combine(triangle_offsets_T x, triangle_offsets_T y) {
 #line 9 "examples/inputs/triangle_offsets.scan"
   return scangen_add_u64(x, y);
-#line 60 "triangle_offsets.cu"
+#line 72 "triangle_offsets.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) triangle_offsets_T triangle_offsets_identity(void) {
 #line 9 "examples/inputs/triangle_offsets.scan"
   return ((scangen_u64)0ULL);
-#line 65 "triangle_offsets.cu"
+#line 77 "triangle_offsets.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) triangle_offsets_T triangle_offsets_init(void) {
 #line 9 "examples/inputs/triangle_offsets.scan"
   return ((scangen_u64)0ULL);
-#line 70 "triangle_offsets.cu"
+#line 82 "triangle_offsets.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) triangle_offsets_T triangle_offsets_convert(scangen_u64 i) {
 #line 8 "examples/inputs/triangle_offsets.scan"
   return scangen_add_u64(i, ((scangen_u64)1ULL));
-#line 75 "triangle_offsets.cu"
+#line 87 "triangle_offsets.cu"
 }
 // ---- scan 'triangle_offsets': the constants its templates are written against -------------------
 #define SG_NAME(name) triangle_offsets_##name
@@ -108,15 +120,22 @@ static __device__ __forceinline__ __attribute__((unused)) triangle_offsets_T tri
 #define SG_GROUP_UPDATE 0
 #define SG_INPUT_ARRAYS 0
 #define SG_ARRAY_WORDS 0
-// ---- templates/cuda/lanes_shfl.cuh --------------------------------------------------------------
-// Lane scans with register shuffles (CUDA). A lane group is `lanes` (<= 32)
+// ---- templates/common/lanes_shfl.h --------------------------------------------------------------
+// Lane scans with register shuffles. A lane group is `lanes` (<= 32)
 // consecutive threads of one warp starting at a lane that is a multiple of
 // `lanes` or at lane 0; `lane` is a thread's index in it. Every thread of the
 // group calls with participates != 0; other threads may call with 0 and get
 // their value back (there is no barrier inside).
 //
+// The dialect's shuffles: SG_LANE_ID() (the thread's lane in its warp of 32),
+// SG_SHFL_UP(mask, word, delta), SG_SHFL_IDX(mask, word, lane) on 32-bit
+// words. CUDA: always; OpenCL: where SG_SHUFFLES (the runtime built the
+// program with SCANGEN_OPENCL_PTX=1: NVIDIA's warps of 32), with
+// opencl/lanes_local.cl, the fallback, after it.
+//
 // Needs: triangle_offsets_T, triangle_offsets_combine, triangle_offsets_identity, SG_NAME, SG_SHFL_WORDS (32-bit words
 // per element, 1..8).
+#if SG_SHUFFLES
 
 typedef union {
   triangle_offsets_T value;
@@ -125,7 +144,7 @@ typedef union {
 
 // The lanes of this thread's group as a shuffle mask.
 SG_FN unsigned int triangle_offsets_sg_group_mask(int lane, int lanes) {
-  const unsigned int first = (threadIdx.x & 31u) - (unsigned int)lane;
+  const unsigned int first = SG_LANE_ID() - (unsigned int)lane;
   return (lanes == 32 ? 0xffffffffu : ((1u << lanes) - 1u)) << first;
 }
 
@@ -136,7 +155,7 @@ SG_FN triangle_offsets_T triangle_offsets_sg_shfl_up(unsigned int mask, triangle
   for (int i = 0; i < SG_SHFL_WORDS; ++i) u.word[i] = 0u;
   u.value = v;
 #pragma unroll
-  for (int i = 0; i < SG_SHFL_WORDS; ++i) u.word[i] = __shfl_up_sync(mask, u.word[i], delta);
+  for (int i = 0; i < SG_SHFL_WORDS; ++i) u.word[i] = SG_SHFL_UP(mask, u.word[i], delta);
   return u.value;
 }
 
@@ -147,7 +166,7 @@ SG_FN triangle_offsets_T triangle_offsets_sg_shfl_idx(unsigned int mask, triangl
   for (int i = 0; i < SG_SHFL_WORDS; ++i) u.word[i] = 0u;
   u.value = v;
 #pragma unroll
-  for (int i = 0; i < SG_SHFL_WORDS; ++i) u.word[i] = __shfl_sync(mask, u.word[i], src);
+  for (int i = 0; i < SG_SHFL_WORDS; ++i) u.word[i] = SG_SHFL_IDX(mask, u.word[i], src);
   return u.value;
 }
 
@@ -164,7 +183,7 @@ SG_FN triangle_offsets_T triangle_offsets_sg_lanes_exclusive(SG_LOCAL triangle_o
     const triangle_offsets_T t = triangle_offsets_sg_shfl_up(mask, inclusive, (unsigned int)d);
     if (lane >= d) inclusive = triangle_offsets_combine(t, inclusive);
   }
-  const int first = (int)(threadIdx.x & 31u) - lane;
+  const int first = (int)SG_LANE_ID() - lane;
   *aggregate = triangle_offsets_sg_shfl_idx(mask, inclusive, first + lanes - 1);
   const triangle_offsets_T below = triangle_offsets_sg_shfl_up(mask, inclusive, 1u);
   return lane == 0 ? triangle_offsets_identity() : below;
@@ -175,7 +194,7 @@ SG_FN triangle_offsets_T triangle_offsets_sg_lanes_broadcast(SG_LOCAL triangle_o
                                        int src) {
   (void)scratch;
   if (!participates) return v;
-  const int first = (int)(threadIdx.x & 31u) - lane;
+  const int first = (int)SG_LANE_ID() - lane;
   return triangle_offsets_sg_shfl_idx(triangle_offsets_sg_group_mask(lane, lanes), v, first + src);
 }
 
@@ -184,6 +203,7 @@ SG_FN int triangle_offsets_sg_lanes_rank(int lane, int lanes) {
   (void)lanes;
   return lane;
 }
+#endif
 // ---- templates/common/block_warp_scans.h --------------------------------------------------------
 // Block level, warp_scans: every warp of 32 threads scans its partials with
 // a lane scan, the warp totals meet in shared memory, and each thread adds
@@ -256,7 +276,8 @@ SG_FN int triangle_offsets_sg_group_rank(void) { return SG_THREAD(); }
 // the chunk's index (sg_word_at) so that neither the coalesced side nor the
 // chunk side has bank conflicts (16-byte accesses go 8 threads at a time).
 // Elements are then packed and unpacked in registers, never one by one
-// through shared memory.
+// through shared memory. (The plan gives OpenCL no words: plan.cpp's
+// decide_io says why; the text is valid OpenCL C all the same.)
 #if SG_VEC_IN
 typedef union {
   uint4 v[SG_VEC_IN];
@@ -274,13 +295,14 @@ typedef char triangle_offsets_sg_chunk_out_fills[sizeof(triangle_offsets_T) * SG
 #if SG_VEC_IN || SG_VEC_OUT
 // SG_STREAMING: the words are read and written once; ask the caches to evict them first.
 // (One body for every scan of a file: the macros outlive the scan.)
-#define SG_LOAD_WORD(p) (SG_STREAMING ? __ldcs(p) : *(p))
-#define SG_STORE_WORD(p, v) \
-  do {                      \
-    if (SG_STREAMING)       \
-      __stcs((p), (v));     \
-    else                    \
-      *(p) = (v);           \
+// The dialect's SG_LOAD_STREAMING / SG_STORE_STREAMING say how (OpenCL: plain).
+#define SG_LOAD_WORD(p) (SG_STREAMING ? SG_LOAD_STREAMING(p) : *(p))
+#define SG_STORE_WORD(p, v)         \
+  do {                              \
+    if (SG_STREAMING)               \
+      SG_STORE_STREAMING((p), (v)); \
+    else                            \
+      *(p) = (v);                   \
   } while (0)
 // Where word o of chunk c lies, in words, for chunks of `words` words. For
 // 8 consecutive chunks (the 8 threads of a chunk-side access) the positions
@@ -299,7 +321,7 @@ SG_FN void triangle_offsets_sg_store(SG_GLOBAL triangle_offsets_T* out, scangen_
 #if SG_STAGED_IO
   const int tid = SG_THREAD();
 #if SG_VEC_OUT
-  if (first + SG_BLOCK_ITEMS <= n && ((unsigned long long)(out + first) & 15u) == 0) {
+  if (first + SG_BLOCK_ITEMS <= n && ((scangen_u64)(out + first) & 15u) == 0) {
     SG_LOCAL uint4* words = (SG_LOCAL uint4*)exchange;
     triangle_offsets_sg_chunk_out u;
 #pragma unroll
@@ -307,7 +329,7 @@ SG_FN void triangle_offsets_sg_store(SG_GLOBAL triangle_offsets_T* out, scangen_
 #pragma unroll
     for (int o = 0; o < SG_VEC_OUT; ++o) words[triangle_offsets_sg_word_at(tid, o, SG_VEC_OUT)] = u.v[o];
     SG_BARRIER();
-    uint4* dst = (uint4*)(out + first);
+    SG_GLOBAL uint4* dst = (SG_GLOBAL uint4*)(out + first);
 #pragma unroll
     for (int i = 0; i < SG_VEC_OUT; ++i) {
       const int w = i * SG_BLOCK_THREADS + tid;
@@ -399,7 +421,7 @@ SG_FN void triangle_offsets_sg_store_both(SG_GLOBAL triangle_offsets_T* inclusiv
 
 #if SG_ARRAY_WORDS && !(SG_VEC_IN || SG_VEC_OUT)
 // io.h's word helpers, which it defines only for its own words.
-#define SG_LOAD_WORD(p) (SG_STREAMING ? __ldcs(p) : *(p))
+#define SG_LOAD_WORD(p) (SG_STREAMING ? SG_LOAD_STREAMING(p) : *(p))  // io.h's body, token for token
 SG_FN int triangle_offsets_sg_word_at(int c, int o, int words) {
   const int x = words % 8 == 0 ? (c & 7) : words == 4 ? ((c >> 1) & 3) : words == 2 ? ((c >> 2) & 1) : 0;
   return c * words + (o ^ x);
