@@ -87,6 +87,16 @@ std::optional<CounterUpdate> decide_counter(const dsl::Spec& s) {
 }
 
 // What the scan is: its kind, sizes, names, seed and outputs.
+// scattered first, then the named outputs, under the preamble's names.
+std::vector<Plan::FusedOutput> fused_outputs(const dsl::Spec& spec) {
+  std::vector<Plan::FusedOutput> v;
+  const std::vector<FusedOutputNames> names = fused_output_names(spec);
+  for (size_t i = 0; i < names.size(); ++i)
+    v.push_back({names[i].name, names[i].out_type, names[i].value, names[i].at, names[i].when,
+                 i == 0 ? spec.scatter_type : spec.scatter_named[i - 1].type});
+  return v;
+}
+
 void decide_scan(Plan& p, const dsl::Spec& spec, const Target& target) {
   p.spec = spec;
   p.backend = target.backend;
@@ -109,7 +119,15 @@ void decide_scan(Plan& p, const dsl::Spec& spec, const Target& target) {
   if (p.convert_index &&
       (p.level != Level::Device || spec.segments != dsl::Segments::None || spec.shape != dsl::Shape::Flat))
     fail(spec, "convert's index is given to flat device scans only");  // the checker's backstop
+  // prev(v) / next(v): the loads pass the index; the preamble's convert_near reads the neighbours.
+  p.convert_neighbours = spec.convert && spec.convert->neighbours >= 0;
   p.scatter = spec.has_scatter();
+  p.fused_outputs = fused_outputs(spec);
+  auto reads = [](const std::optional<dsl::Function>& f) { return f && f->neighbours >= 0; };
+  p.reads_neighbours = p.convert_neighbours || reads(spec.scatter) || reads(spec.scatter_at) || reads(spec.scatter_if);
+  for (const dsl::Spec::NamedScatter& o : spec.scatter_named)
+    p.reads_neighbours = p.reads_neighbours || o.value.neighbours >= 0 || o.at.neighbours >= 0 || reads(o.when);
+  if (p.reads_neighbours) p.output_may_alias_input = false;
   if (p.scatter &&
       (p.level != Level::Device || p.algorithm != Algorithm::DecoupledLookback ||
        spec.segments != dsl::Segments::None || spec.shape != dsl::Shape::Flat || spec.reverse || spec.running_total))

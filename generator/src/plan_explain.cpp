@@ -179,10 +179,14 @@ std::string to_string(const Plan& p) {
          "reverse: element n-1 first; tile t reads and writes the t-th block of the array from its end, last "
          "element first (common/io_mirror.h)");
   explain_shape(o, p);
-  if (p.convert_index)
+  if (p.convert_index && p.spec.convert->written_params() > 1)
     line(o, "input",
          "convert(v, " + p.spec.convert->params[1] +
              ") takes each element's index in the array (u64) from the loads (template section 'indexed')");
+  if (p.convert_neighbours)
+    line(o, "input",
+         "prev(v) and next(v) in convert: in[i - 1] and in[i + 1] (the element itself at 0 and n - 1), read by " +
+             p.names.convert + "_near(v, i) from the loads' in and n");
   if (p.scatter) {
     const dsl::Spec& s = p.spec;
     line(o, "fused output",

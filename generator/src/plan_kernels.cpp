@@ -49,9 +49,15 @@ void device_kernels(Plan& p) {
   if (p.status != StatusLayout::None) {
     Kernel k{n + "_scan_kernel", grid + " blocks", Grid::Tiles, {in}};
     k.params.insert(k.params.end(), outs.begin(), outs.end());
-    if (p.scatter)
-      k.params.push_back({R::Scattered, p.names.out_type + "*", "scattered",
-                          "n elements (not in): scatter(...) at scatter_at(...) where scatter_if(...) holds"});
+    for (size_t i = 0; i < p.fused_outputs.size(); ++i) {
+      const Plan::FusedOutput& o = p.fused_outputs[i];
+      const std::string s = i == 0 ? "" : "." + o.name;
+      KernelParam param{R::Scattered, o.out_type + "*", o.name,
+                        "n elements (not in): scatter" + s + "(...) at scatter_at" + s + "(...) where scatter_if" + s +
+                            "(...) holds"};
+      param.dim = static_cast<int>(i);
+      k.params.push_back(param);
+    }
     if (p.outputs.aggregate) k.params.push_back(aggregate);
     if (p.outputs.running_total) k.params.push_back(running);
     k.params.push_back(count);

@@ -15,13 +15,21 @@
 
 SG_BEGIN(scatter)
 // Fused outputs (Plan::scatter): each thread's items in order, with their
-// exclusive and inclusive results; where P_scatter_if(x, i, exclusive,
-// inclusive, n) holds, P_scatter_value(...) is written to element
-// P_scatter_at(...) of `scattered`, a position >= n dropped. The input
-// element is read again (the tile has just read it: a cache hit); this runs
-// before the tile's results are stored, so they may overwrite the input.
+// exclusive and inclusive results; for each output (section
+// `scatter_output`: `scattered`, then the named ones), where
+// P_scatter_if(x, i, exclusive, inclusive, n, prev, next) holds,
+// P_scatter_value(...) is written to element P_scatter_at(...) of the
+// output, a position >= n dropped. The input element and its neighbours
+// (prev, next: the element itself at the ends; loads the functions do not
+// read are left out by the compiler) are read again (the tile has just read
+// them: cache hits); this runs before the tile's results are stored, so they
+// may overwrite the input when nothing reads a neighbour.
 SG_FN void SG_NAME(sg_scatter)(const SG_GLOBAL SG_IN* in, scangen_u64 first, scangen_u64 n, SG_T prefix,
-                               const SG_T* items, SG_GLOBAL SG_NAME(Out)* scattered) {
+                               const SG_T* items
+SG_BEGIN(scatter_output)
+                               , SG_GLOBAL SG_OUT* SG_SCATTERED
+SG_END(scatter_output)
+                               ) {
   SG_T inc[SG_ITEMS], exc[SG_ITEMS];
   SG_NAME(sg_items_from)(prefix, items, inc, exc);
   const scangen_u64 mine = first + (scangen_u64)SG_THREAD() * SG_ITEMS;
@@ -30,10 +38,14 @@ SG_FN void SG_NAME(sg_scatter)(const SG_GLOBAL SG_IN* in, scangen_u64 first, sca
     const scangen_u64 i = mine + (scangen_u64)k;
     if (i < n) {
       const SG_IN x = in[i];
-      if (SG_NAME(scatter_if)(x, i, exc[k], inc[k], n)) {
-        const scangen_u64 at = SG_NAME(scatter_at)(x, i, exc[k], inc[k], n);
-        if (at < n) scattered[at] = SG_NAME(scatter_value)(x, i, exc[k], inc[k], n);
+      const SG_IN prev = i > 0 ? in[i - 1] : x;
+      const SG_IN next = i + 1 < n ? in[i + 1] : x;
+SG_BEGIN(scatter_output)
+      if (SG_SCATTER_IF(x, i, exc[k], inc[k], n, prev, next)) {
+        const scangen_u64 at = SG_SCATTER_AT(x, i, exc[k], inc[k], n, prev, next);
+        if (at < n) SG_SCATTERED[at] = SG_SCATTER_VALUE(x, i, exc[k], inc[k], n, prev, next);
       }
+SG_END(scatter_output)
     }
   }
 }
@@ -51,9 +63,9 @@ void SG_NAME(scan_kernel)(const SG_GLOBAL SG_IN* in,
 #if SG_EXCLUSIVE_OUT
                           SG_GLOBAL SG_T* exclusive,
 #endif
-SG_BEGIN(scatter)
-                          SG_GLOBAL SG_NAME(Out)* scattered,
-SG_END(scatter)
+SG_BEGIN(scatter_output)
+                          SG_GLOBAL SG_OUT* SG_SCATTERED,
+SG_END(scatter_output)
 #if SG_AGGREGATE_OUT
                           SG_GLOBAL SG_T* aggregate,
 #endif
@@ -95,7 +107,7 @@ SG_END(counter_by_last_group)
   prefix = SG_COMBINE(seed, prefix);
 #endif
 SG_BEGIN(scatter)
-  SG_NAME(sg_scatter)(in, tile * SG_TILE, n, prefix, items, scattered);
+  SG_NAME(sg_scatter)(in, tile * SG_TILE, n, prefix, itemsSG_BEGIN(scatter_output), SG_SCATTEREDSG_END(scatter_output));
   // The scan's own results are written unless their arrays are null (the
   // fused output instead of them); the pointers are the same in every thread.
 #if SG_INCLUSIVE_OUT

@@ -11,7 +11,7 @@ static_assert(sizeof(SG_STRUCT) == SG_SIZE && alignof(SG_STRUCT) == SG_ALIGN, "S
 SG_END(struct)
 typedef SG_T_STORAGE SG_T;
 typedef SG_IN_STORAGE SG_IN;
-SG_BEGIN(scatter)
+SG_BEGIN(scatter_output)
 typedef SG_OUT_STORAGE SG_OUT;
-SG_END(scatter)
+SG_END(scatter_output)
 #endif
