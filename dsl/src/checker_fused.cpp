@@ -157,7 +157,10 @@ void Checker::check_scatter(const Items& items, Spec& spec) {
           "'scatter_at(...) = position;' or drop it");
     return;
   }
-  if (!value && !at && !when) return;
+  if (!value && !at && !when) {
+    check_named_scatter(items, spec);  // refuses named outputs without the first
+    return;
+  }
   if (!value || !at) {
     const ast::Item* given = value ? value : at ? at : when;
     error(given->loc, std::string("a fused output needs both 'scatter(...) = value;' and 'scatter_at(...) = "

@@ -119,7 +119,8 @@ inline Outputs poisoned(const dsl::Spec& s, uint64_t n, bool keep_results) {
   if (keep_results && s.has_exclusive()) o.exclusive.assign((n + kPad) * s.type.size(), kPoison);
   o.aggregate.assign((1 + kPad) * s.type.size(), kPoison);
   o.fused.emplace_back((n + kPad) * s.scatter_type.size(), kPoison);
-  for (const dsl::Spec::NamedScatter& named : s.scatter_named) o.fused.emplace_back((n + kPad) * named.type.size(), kPoison);
+  for (const dsl::Spec::NamedScatter& named : s.scatter_named)
+    o.fused.emplace_back((n + kPad) * named.type.size(), kPoison);
   return o;
 }
 

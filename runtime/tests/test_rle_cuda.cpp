@@ -85,8 +85,7 @@ TEST_CASE("neighbours: run-length encoding and neighbour differences on a CUDA G
   }
 }
 
-TEST_CASE("neighbours: run-length encoding and neighbour differences compile with NVRTC for sm_90",
-          "[nvrtc][rle]") {
+TEST_CASE("neighbours: run-length encoding and neighbour differences compile with NVRTC for sm_90", "[nvrtc][rle]") {
   for (const std::string& text : rle::specs()) {
     scangen::dsl::Document doc = scangen::dsl::load("rle.scan", text);
     INFO(doc.diagnostics().render());

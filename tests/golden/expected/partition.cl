@@ -66,17 +66,17 @@ static inline partition_small_T partition_small_convert(partition_small_In x) {
 #line 67 "partition_small.cl"
 }
 typedef scangen_i32 partition_small_Out;
-static inline partition_small_Out partition_small_scatter_value(partition_small_In x, scangen_u64 scangen_unused_1, partition_small_T scangen_unused_2, partition_small_T scangen_unused_3, scangen_u64 scangen_unused_4) {
+static inline partition_small_Out partition_small_scatter_value(partition_small_In x, scangen_u64 scangen_unused_1, partition_small_T scangen_unused_2, partition_small_T scangen_unused_3, scangen_u64 scangen_unused_4, partition_small_In scangen_unused_5, partition_small_In scangen_unused_6) {
 #line 13 "examples/select/partition.scan"
   return x;
 #line 73 "partition_small.cl"
 }
-static inline scangen_u64 partition_small_scatter_at(partition_small_In x, scangen_u64 i, partition_small_T before, partition_small_T after, scangen_u64 n) {
+static inline scangen_u64 partition_small_scatter_at(partition_small_In x, scangen_u64 i, partition_small_T before, partition_small_T after, scangen_u64 n, partition_small_In scangen_unused_5, partition_small_In scangen_unused_6) {
 #line 12 "examples/select/partition.scan"
   return ((x < ((scangen_i32)100)) ? ((scangen_u64)before) : scangen_sub_u64(scangen_sub_u64(n, ((scangen_u64)1UL)), scangen_sub_u64(i, ((scangen_u64)before))));
 #line 78 "partition_small.cl"
 }
-static inline bool partition_small_scatter_if(partition_small_In scangen_unused_0, scangen_u64 scangen_unused_1, partition_small_T scangen_unused_2, partition_small_T scangen_unused_3, scangen_u64 scangen_unused_4) {
+static inline bool partition_small_scatter_if(partition_small_In scangen_unused_0, scangen_u64 scangen_unused_1, partition_small_T scangen_unused_2, partition_small_T scangen_unused_3, scangen_u64 scangen_unused_4, partition_small_In scangen_unused_5, partition_small_In scangen_unused_6) {
   return true;
 }
 // ---- scan 'partition_small': the constants its templates are written against --------------------
@@ -742,13 +742,19 @@ SG_FN partition_small_T partition_small_sg_tile_prefix(SG_LOCAL partition_small_
 // held, is taken for one of this call.
 
 // Fused outputs (Plan::scatter): each thread's items in order, with their
-// exclusive and inclusive results; where P_scatter_if(x, i, exclusive,
-// inclusive, n) holds, P_scatter_value(...) is written to element
-// P_scatter_at(...) of `scattered`, a position >= n dropped. The input
-// element is read again (the tile has just read it: a cache hit); this runs
-// before the tile's results are stored, so they may overwrite the input.
+// exclusive and inclusive results; for each output (section
+// `scatter_output`: `scattered`, then the named ones), where
+// P_scatter_if(x, i, exclusive, inclusive, n, prev, next) holds,
+// P_scatter_value(...) is written to element P_scatter_at(...) of the
+// output, a position >= n dropped. The input element and its neighbours
+// (prev, next: the element itself at the ends; loads the functions do not
+// read are left out by the compiler) are read again (the tile has just read
+// them: cache hits); this runs before the tile's results are stored, so they
+// may overwrite the input when nothing reads a neighbour.
 SG_FN void partition_small_sg_scatter(const SG_GLOBAL partition_small_In* in, scangen_u64 first, scangen_u64 n, partition_small_T prefix,
-                               const partition_small_T* items, SG_GLOBAL partition_small_Out* scattered) {
+                               const partition_small_T* items
+                               , SG_GLOBAL partition_small_Out* scattered
+                               ) {
   partition_small_T inc[SG_ITEMS], exc[SG_ITEMS];
   partition_small_sg_items_from(prefix, items, inc, exc);
   const scangen_u64 mine = first + (scangen_u64)SG_THREAD() * SG_ITEMS;
@@ -757,9 +763,11 @@ SG_FN void partition_small_sg_scatter(const SG_GLOBAL partition_small_In* in, sc
     const scangen_u64 i = mine + (scangen_u64)k;
     if (i < n) {
       const partition_small_In x = in[i];
-      if (partition_small_scatter_if(x, i, exc[k], inc[k], n)) {
-        const scangen_u64 at = partition_small_scatter_at(x, i, exc[k], inc[k], n);
-        if (at < n) scattered[at] = partition_small_scatter_value(x, i, exc[k], inc[k], n);
+      const partition_small_In prev = i > 0 ? in[i - 1] : x;
+      const partition_small_In next = i + 1 < n ? in[i + 1] : x;
+      if (partition_small_scatter_if(x, i, exc[k], inc[k], n, prev, next)) {
+        const scangen_u64 at = partition_small_scatter_at(x, i, exc[k], inc[k], n, prev, next);
+        if (at < n) scattered[at] = partition_small_scatter_value(x, i, exc[k], inc[k], n, prev, next);
       }
     }
   }

@@ -62,17 +62,17 @@ static inline select_positive_T select_positive_convert(select_positive_In x) {
 #line 63 "select_positive.cl"
 }
 typedef scangen_f32 select_positive_Out;
-static inline select_positive_Out select_positive_scatter_value(select_positive_In x, scangen_u64 scangen_unused_1, select_positive_T scangen_unused_2, select_positive_T scangen_unused_3, scangen_u64 scangen_unused_4) {
+static inline select_positive_Out select_positive_scatter_value(select_positive_In x, scangen_u64 scangen_unused_1, select_positive_T scangen_unused_2, select_positive_T scangen_unused_3, scangen_u64 scangen_unused_4, select_positive_In scangen_unused_5, select_positive_In scangen_unused_6) {
 #line 13 "examples/select/select_positive.scan"
   return x;
 #line 69 "select_positive.cl"
 }
-static inline scangen_u64 select_positive_scatter_at(select_positive_In x, scangen_u64 i, select_positive_T before, select_positive_T scangen_unused_3, scangen_u64 scangen_unused_4) {
+static inline scangen_u64 select_positive_scatter_at(select_positive_In x, scangen_u64 i, select_positive_T before, select_positive_T scangen_unused_3, scangen_u64 scangen_unused_4, select_positive_In scangen_unused_5, select_positive_In scangen_unused_6) {
 #line 12 "examples/select/select_positive.scan"
   return ((scangen_u64)before);
 #line 74 "select_positive.cl"
 }
-static inline bool select_positive_scatter_if(select_positive_In x, scangen_u64 scangen_unused_1, select_positive_T scangen_unused_2, select_positive_T scangen_unused_3, scangen_u64 scangen_unused_4) {
+static inline bool select_positive_scatter_if(select_positive_In x, scangen_u64 scangen_unused_1, select_positive_T scangen_unused_2, select_positive_T scangen_unused_3, scangen_u64 scangen_unused_4, select_positive_In scangen_unused_5, select_positive_In scangen_unused_6) {
 #line 11 "examples/select/select_positive.scan"
   return (x > 0x0p+0f);
 #line 79 "select_positive.cl"
@@ -740,13 +740,19 @@ SG_FN select_positive_T select_positive_sg_tile_prefix(SG_LOCAL select_positive_
 // held, is taken for one of this call.
 
 // Fused outputs (Plan::scatter): each thread's items in order, with their
-// exclusive and inclusive results; where P_scatter_if(x, i, exclusive,
-// inclusive, n) holds, P_scatter_value(...) is written to element
-// P_scatter_at(...) of `scattered`, a position >= n dropped. The input
-// element is read again (the tile has just read it: a cache hit); this runs
-// before the tile's results are stored, so they may overwrite the input.
+// exclusive and inclusive results; for each output (section
+// `scatter_output`: `scattered`, then the named ones), where
+// P_scatter_if(x, i, exclusive, inclusive, n, prev, next) holds,
+// P_scatter_value(...) is written to element P_scatter_at(...) of the
+// output, a position >= n dropped. The input element and its neighbours
+// (prev, next: the element itself at the ends; loads the functions do not
+// read are left out by the compiler) are read again (the tile has just read
+// them: cache hits); this runs before the tile's results are stored, so they
+// may overwrite the input when nothing reads a neighbour.
 SG_FN void select_positive_sg_scatter(const SG_GLOBAL select_positive_In* in, scangen_u64 first, scangen_u64 n, select_positive_T prefix,
-                               const select_positive_T* items, SG_GLOBAL select_positive_Out* scattered) {
+                               const select_positive_T* items
+                               , SG_GLOBAL select_positive_Out* scattered
+                               ) {
   select_positive_T inc[SG_ITEMS], exc[SG_ITEMS];
   select_positive_sg_items_from(prefix, items, inc, exc);
   const scangen_u64 mine = first + (scangen_u64)SG_THREAD() * SG_ITEMS;
@@ -755,9 +761,11 @@ SG_FN void select_positive_sg_scatter(const SG_GLOBAL select_positive_In* in, sc
     const scangen_u64 i = mine + (scangen_u64)k;
     if (i < n) {
       const select_positive_In x = in[i];
-      if (select_positive_scatter_if(x, i, exc[k], inc[k], n)) {
-        const scangen_u64 at = select_positive_scatter_at(x, i, exc[k], inc[k], n);
-        if (at < n) scattered[at] = select_positive_scatter_value(x, i, exc[k], inc[k], n);
+      const select_positive_In prev = i > 0 ? in[i - 1] : x;
+      const select_positive_In next = i + 1 < n ? in[i + 1] : x;
+      if (select_positive_scatter_if(x, i, exc[k], inc[k], n, prev, next)) {
+        const scangen_u64 at = select_positive_scatter_at(x, i, exc[k], inc[k], n, prev, next);
+        if (at < n) scattered[at] = select_positive_scatter_value(x, i, exc[k], inc[k], n, prev, next);
       }
     }
   }
