@@ -1,12 +1,14 @@
 // Stream compaction, the indices of nonzero bytes, a partition and a
-// run-length encoding in one pass each, through the OpenCL host wrappers that
-// `scangen emit --header` writes for select_positive.scan,
-// select_indices.scan, partition.scan and run_length_encode.scan, on the first
-// OpenCL device (PoCL on the CPU), each checked against a plain loop: the
-// selected elements in order, their count, the rejected ones from the end in
-// reverse order (partition), the runs' values, lengths and count (run-length
-// encoding), and the poison past the selected count left as it was. Exit 0
-// when all is right.
+// run-length encoding in one pass each, and buffer allocation across
+// launches, through the OpenCL host wrappers that `scangen emit --header`
+// writes for select_positive.scan, select_indices.scan, partition.scan,
+// run_length_encode.scan and buffer_allocation.scan, on the first OpenCL
+// device (PoCL on the CPU), each checked against a plain loop: the selected
+// elements in order, their count, the rejected ones from the end in reverse
+// order (partition), the runs' values, lengths and count (run-length
+// encoding), the offsets and the fill level after each launch (allocation),
+// and the poison past the selected count left as it was. Exit 0 when all is
+// right.
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
 
@@ -17,6 +19,7 @@
 #include <random>
 #include <vector>
 
+#include "buffer_allocation_opencl.h"
 #include "partition_opencl.h"
 #include "run_length_encode_opencl.h"
 #include "select_indices_opencl.h"
@@ -167,6 +170,41 @@ void run_length_encode(Device& d, uint64_t n, std::mt19937& rng) {
   clReleaseMemObject(ws);
 }
 
+// Requests of 0 to 64 bytes in launches of n each (three launches): each
+// request's offset in one buffer, the fill level carried from launch to
+// launch (the running total, set to 0 once), each launch's total (the
+// aggregate).
+void buffer_allocation(Device& d, uint64_t n, std::mt19937& rng) {
+  std::uniform_int_distribution<uint32_t> size(0, 64);
+  const uint64_t poison = 0xABABABABABABABABull;
+  cl_mem fill = d.buffer(std::vector<uint64_t>(1, 0)),
+         ws = d.workspace(buffer_allocation_opencl_workspace_bytes(static_cast<int64_t>(n)));
+  uint64_t want_fill = 0;
+  for (int launch = 0; launch < 3; ++launch) {
+    std::vector<uint32_t> sizes(n);
+    for (uint32_t& s : sizes) s = size(rng);
+    cl_mem in = d.buffer(sizes), offsets = d.buffer(std::vector<uint64_t>(n + kPad, poison)),
+           total = d.buffer(std::vector<uint64_t>(1, poison));
+    const cl_int err =
+        buffer_allocation_exclusive(d.q, in, offsets, total, fill, static_cast<int64_t>(n), ws);
+    expect(err == CL_SUCCESS, "buffer_allocation_exclusive returned an error", n);
+    std::vector<uint64_t> want(n + kPad, poison);
+    const uint64_t start = want_fill;
+    for (uint64_t i = 0; i < n; ++i) want[i] = want_fill, want_fill += sizes[i];
+    expect(d.read<uint64_t>(offsets, n + kPad) == want, "allocation: each request's offset, after the last launch's",
+           n);
+    expect(d.read<uint64_t>(total, 1)[0] == want_fill - start, "allocation: this launch's total (the aggregate)", n);
+    uint64_t got_fill = 0;
+    clEnqueueReadBuffer(d.q, fill, CL_TRUE, 0, 8, &got_fill, 0, nullptr, nullptr);
+    expect(got_fill == want_fill, "allocation: the fill level carried across launches (the running total)", n);
+    // Here a program compares got_fill with its buffer's capacity: the requests of a launch that overflows it
+    // have offsets past the end, and the fill level says by how much.
+    clReleaseMemObject(in);
+  }
+  clReleaseMemObject(fill);
+  clReleaseMemObject(ws);
+}
+
 }  // namespace
 
 int main() {
@@ -189,6 +227,7 @@ int main() {
     nonzero(d, n, rng);
     partition(d, n, rng);
     run_length_encode(d, n, rng);
+    buffer_allocation(d, n, rng);
   }
   clReleaseCommandQueue(d.q);
   clReleaseContext(d.ctx);
@@ -196,6 +235,8 @@ int main() {
     std::fprintf(stderr, "%d check(s) failed (seed %u)\n", failures, seed);
     return 1;
   }
-  std::printf("select, nonzero indices, partition and run-length encoding: every result matches the loop\n");
+  std::printf(
+      "select, nonzero indices, partition, run-length encoding and buffer allocation: every result matches the "
+      "loop\n");
   return 0;
 }
