@@ -54,11 +54,28 @@ inline std::string neighbours_text() {
 }
 inline bool is_rle(const dsl::Spec& s) { return s.name.rfind("rle_", 0) == 0; }
 
+// prev and next in convert without a fused output, wherever convert takes the
+// index: a reverse scan (the loads through the mirror), reduce_then_scan (its
+// reduce and scan kernels), and a non-commutative operator (the order of the
+// neighbours' contributions); checked against the reference.
+inline std::vector<std::string> convert_texts() {
+  return {
+      "scan near_reverse { type = u32; convert(v, i) = v * 3 + prev(v) - next(v) + u32(i); op = add; mode = both;"
+      " reverse = true; outputs = aggregate; }",
+      "scan near_reduce_then_scan { input = u32; type = u64; convert(v) = u64(v) * u64(next(v)) + u64(prev(v));"
+      " op = add; algorithm = reduce_then_scan; outputs = aggregate; }",
+      "type A { a: u32, b: u32 }\n"
+      "scan near_affine { input = u32; type = A; convert(v) = A { a: v | 1, b: prev(v) ^ (next(v) << 1) };"
+      " combine(x, y) = A { a: x.a * y.a, b: x.b * y.a + y.b }; identity = A { a: 1, b: 0 }; mode = both;"
+      " outputs = aggregate; }"};
+}
+
 inline std::vector<std::string> specs() {
   std::vector<std::string> v;
   int k = 0;
   for (const std::string& t : types()) v.push_back(rle_text(t, (k++ % 3) == 2 ? "u64" : "u32"));
   v.push_back(neighbours_text());
+  for (const std::string& t : convert_texts()) v.push_back(t);
   return v;
 }
 
@@ -118,6 +135,11 @@ inline Outputs poisoned(const dsl::Spec& s, uint64_t n, bool keep_results) {
   if (keep_results && s.has_inclusive()) o.inclusive.assign((n + kPad) * s.type.size(), kPoison);
   if (keep_results && s.has_exclusive()) o.exclusive.assign((n + kPad) * s.type.size(), kPoison);
   o.aggregate.assign((1 + kPad) * s.type.size(), kPoison);
+  if (!s.has_scatter()) {  // convert_texts(): the scan's own arrays
+    o.inclusive.assign(s.has_inclusive() ? (n + kPad) * s.type.size() : 0, kPoison);
+    o.exclusive.assign(s.has_exclusive() ? (n + kPad) * s.type.size() : 0, kPoison);
+    return o;
+  }
   o.fused.emplace_back((n + kPad) * s.scatter_type.size(), kPoison);
   for (const dsl::Spec::NamedScatter& named : s.scatter_named)
     o.fused.emplace_back((n + kPad) * named.type.size(), kPoison);
@@ -160,6 +182,7 @@ inline void check(const dsl::Spec& s, const std::vector<uint8_t>& in, uint64_t n
   check_array("exclusive", got.exclusive, want.exclusive);
   check_array("aggregate", got.aggregate, want.aggregates);
 
+  if (!s.has_scatter()) return;
   std::vector<std::vector<uint8_t>> fused;
   std::vector<void*> outs;
   for (const std::vector<uint8_t>& f : got.fused) fused.emplace_back(f.size(), kPoison);

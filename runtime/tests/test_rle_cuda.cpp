@@ -53,7 +53,7 @@ void run_one(const scangen::Scan& scan, uint64_t n, rle::Runs r, bool keep_resul
   a.inclusive = ptr(inc);
   a.exclusive = ptr(exc);
   a.aggregate = ptr(agg);
-  a.scattered = ptr(fused[0]);
+  if (!fused.empty()) a.scattered = ptr(fused[0]);
   for (size_t k = 1; k < fused.size(); ++k) a.named_scattered[k - 1] = ptr(fused[k]);
   a.n = n;
   scan.run(a);

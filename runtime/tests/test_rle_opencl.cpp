@@ -50,7 +50,7 @@ void run_one(scangen::Runtime& rt, const scangen::Scan& scan, uint64_t n, rle::R
   a.inclusive = to_device(rt, got.inclusive);
   a.exclusive = to_device(rt, got.exclusive);
   a.aggregate = to_device(rt, got.aggregate);
-  a.scattered = to_device(rt, got.fused[0]);
+  if (!got.fused.empty()) a.scattered = to_device(rt, got.fused[0]);
   for (size_t k = 1; k < got.fused.size(); ++k) a.named_scattered[k - 1] = to_device(rt, got.fused[k]);
   a.n = n;
   scan.run(a);
@@ -58,7 +58,7 @@ void run_one(scangen::Runtime& rt, const scangen::Scan& scan, uint64_t n, rle::R
   to_host(rt, a.inclusive, got.inclusive);
   to_host(rt, a.exclusive, got.exclusive);
   to_host(rt, a.aggregate, got.aggregate);
-  to_host(rt, a.scattered, got.fused[0]);
+  if (!got.fused.empty()) to_host(rt, a.scattered, got.fused[0]);
   for (size_t k = 1; k < got.fused.size(); ++k) to_host(rt, a.named_scattered[k - 1], got.fused[k]);
   rle::check(s, in, n, r, got);
 }
