@@ -195,7 +195,18 @@ std::string to_string(const Plan& p) {
              ", scatter(...) is written to scattered[scatter_at(...)] (" + s.scatter_type.name() +
              "; a position >= n dropped), before the scan's results, which are not written when their arrays "
              "are null");
+    for (size_t k = 1; k < p.fused_outputs.size(); ++k) {
+      const dsl::Spec::NamedScatter& named = s.scatter_named[k - 1];
+      const std::string& w = named.name;
+      line(o, "fused output",
+           (named.when ? "where scatter_if." + w + "(...) holds" : "for every element (no scatter_if." + w + ")") +
+               ", scatter." + w + "(...) is written to " + w + "[scatter_at." + w + "(...)] (" + named.type.name() +
+               "; a position >= n dropped)");
+    }
   }
+  if (p.reads_neighbours)
+    line(o, "neighbours",
+         "prev(x) / next(x) are read beside each element: no output may be the input (refused at run time)");
   for (const Kernel& k : p.kernels) {
     line(o, "kernel",
          k.name + ", " + std::to_string(p.block_threads) + " threads per block" +

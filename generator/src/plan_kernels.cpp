@@ -37,10 +37,11 @@ void device_kernels(Plan& p) {
   const std::string& n = p.spec.name;
   const std::string T = p.names.value_type;
   std::vector<KernelParam> outs;
+  const std::string in_place = p.reads_neighbours ? " (not in: prev / next read it)" : " (may be in)";
   if (p.outputs.inclusive)
-    outs.push_back({R::Inclusive, T + "*", "inclusive", "n elements, the inclusive scan (may be in)"});
+    outs.push_back({R::Inclusive, T + "*", "inclusive", "n elements, the inclusive scan" + in_place});
   if (p.outputs.exclusive)
-    outs.push_back({R::Exclusive, T + "*", "exclusive", "n elements, the exclusive scan (may be in)"});
+    outs.push_back({R::Exclusive, T + "*", "exclusive", "n elements, the exclusive scan" + in_place});
   const KernelParam in{R::Input, "const " + p.names.input_type + "*", "in", "n input elements"};
   const KernelParam count{R::Count, "u64", "n", "the element count"};
   const KernelParam aggregate{R::Aggregate, T + "*", "aggregate", "one element: the total, without init"};
