@@ -278,6 +278,9 @@ void decide_io(Plan& p) {
   // A reverse shaped scan moves elements (its rows and lines run backwards), not words; a reverse segmented
   // one reads its inputs in words through the mirror (io_mirror.h), its marks and outputs element by element.
   if (p.reverse && p.shape != dsl::Shape::Flat) p.input_words = p.output_words = 0;
+  // convert's prev / next: read where the striped loads convert (a warp's neighbours are consecutive, one
+  // or two cache lines), not beside a thread's own words (32 lines a warp for each neighbour at 32 items).
+  if (p.convert_neighbours) p.input_words = 0;
   // The inputs' words must fit the exchange too.
   const uint64_t need = (p.tile * p.input_bytes + element - 1) / element;
   if (p.input_words && need > exchange) {

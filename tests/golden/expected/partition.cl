@@ -746,11 +746,12 @@ SG_FN partition_small_T partition_small_sg_tile_prefix(SG_LOCAL partition_small_
 // `scatter_output`: `scattered`, then the named ones), where
 // P_scatter_if(x, i, exclusive, inclusive, n, prev, next) holds,
 // P_scatter_value(...) is written to element P_scatter_at(...) of the
-// output, a position >= n dropped. The input element and its neighbours
-// (prev, next: the element itself at the ends; loads the functions do not
-// read are left out by the compiler) are read again (the tile has just read
-// them: cache hits); this runs before the tile's results are stored, so they
-// may overwrite the input when nothing reads a neighbour.
+// output, a position >= n dropped. The thread's input elements are read
+// again (the tile has just read them: cache hits), with the one before and
+// the one after them for the neighbours (prev, next: the element itself at
+// the ends; loads the functions do not read are left out by the compiler);
+// this runs before the tile's results are stored, so they may overwrite the
+// input when nothing reads a neighbour.
 SG_FN void partition_small_sg_scatter(const SG_GLOBAL partition_small_In* in, scangen_u64 first, scangen_u64 n, partition_small_T prefix,
                                const partition_small_T* items
                                , SG_GLOBAL partition_small_Out* scattered
@@ -758,13 +759,22 @@ SG_FN void partition_small_sg_scatter(const SG_GLOBAL partition_small_In* in, sc
   partition_small_T inc[SG_ITEMS], exc[SG_ITEMS];
   partition_small_sg_items_from(prefix, items, inc, exc);
   const scangen_u64 mine = first + (scangen_u64)SG_THREAD() * SG_ITEMS;
+  // xs[k + 1] is element mine + k; xs[0] and xs[SG_ITEMS + 1] the ones beside them (each read once).
+  partition_small_In xs[SG_ITEMS + 2];
+#pragma unroll
+  for (int k = 0; k < SG_ITEMS; ++k)
+    if (mine + (scangen_u64)k < n) xs[k + 1] = in[mine + (scangen_u64)k];
+  if (mine < n) {
+    xs[0] = mine > 0 ? in[mine - 1] : xs[1];
+    xs[SG_ITEMS + 1] = mine + SG_ITEMS < n ? in[mine + SG_ITEMS] : xs[1];  // unread when past n
+  }
 #pragma unroll
   for (int k = 0; k < SG_ITEMS; ++k) {
     const scangen_u64 i = mine + (scangen_u64)k;
     if (i < n) {
-      const partition_small_In x = in[i];
-      const partition_small_In prev = i > 0 ? in[i - 1] : x;
-      const partition_small_In next = i + 1 < n ? in[i + 1] : x;
+      const partition_small_In x = xs[k + 1];
+      const partition_small_In prev = xs[k];                            // in[i - 1], or x at 0
+      const partition_small_In next = i + 1 < n ? xs[k + 2] : x;        // in[i + 1], or x at n - 1
       if (partition_small_scatter_if(x, i, exc[k], inc[k], n, prev, next)) {
         const scangen_u64 at = partition_small_scatter_at(x, i, exc[k], inc[k], n, prev, next);
         if (at < n) scattered[at] = partition_small_scatter_value(x, i, exc[k], inc[k], n, prev, next);
