@@ -36,6 +36,17 @@ SG_END(scatter_output)
   const scangen_u64 mine = first + (scangen_u64)SG_THREAD() * SG_ITEMS;
   // xs[k + 1] is element mine + k; xs[0] and xs[SG_ITEMS + 1] the ones beside them (each read once).
   SG_IN xs[SG_ITEMS + 2];
+#if SG_VEC_IN
+  // A full, aligned block: the thread's elements in its 16-byte words (io.h's chunk), a quarter of the loads.
+  if (first + SG_BLOCK_ITEMS <= n && ((unsigned long long)(in + first) & 15u) == 0) {
+    SG_NAME(sg_chunk_in) u;
+    const uint4* src = (const uint4*)(in + mine);
+#pragma unroll
+    for (int o = 0; o < SG_VEC_IN; ++o) u.v[o] = src[o];
+#pragma unroll
+    for (int k = 0; k < SG_ITEMS; ++k) xs[k + 1] = u.e[k];
+  } else
+#endif
 #pragma unroll
   for (int k = 0; k < SG_ITEMS; ++k)
     if (mine + (scangen_u64)k < n) xs[k + 1] = in[mine + (scangen_u64)k];
