@@ -219,12 +219,13 @@ void Checker::check_named_scatter(const Items& items, Spec& spec) {
       error(item->loc, "the fused output '" + name + "' needs 'scatter_at." + name + "(...) = position;' (a u64)");
       continue;
     }
-    if (!spec.scatter) {
+    if (!items.count("scatter") || !items.count("scatter_at")) {
       error(item->loc, "'" + item->key +
                            "' is a further fused output; write the first, 'scatter(...)' and "
                            "'scatter_at(...)', before naming more");
       return;
     }
+    if (!spec.scatter || !spec.scatter_at) return;  // the first has an error of its own
     if (std::find(kTaken.begin(), kTaken.end(), name) != kTaken.end() || name.rfind("scangen", 0) == 0) {
       error(item->loc, "the fused output '" + name + "' has the name of another argument of the kernel; rename it");
       continue;
