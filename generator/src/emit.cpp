@@ -77,6 +77,7 @@ void scan_part(const Plan& p, const BackendEmitter& be, Holes& scan) {
   holes.when("mirror_blocks", !p.segmented.on()).when("mirror_exact", p.segmented.on());
   holes.when("indexed", p.convert_index);  // the loads pass convert the element's index
   holes.when("scatter", p.scatter);        // fused outputs (device_lookback.h), each a scatter_output
+  holes.when("scatter_staged", p.scatter_staged).when("scatter_direct", !p.scatter_staged);
   for (const Plan::FusedOutput& o : p.fused_outputs)
     holes.add("scatter_output")
         .set("SG_SCATTERED", o.name)

@@ -293,6 +293,9 @@ void decide_io(Plan& p) {
     }
   }
   p.streaming = p.level == Level::Device && p.backend == Backend::Cuda && p.tuning.streaming != 0;
+  // The fused outputs' second read of the tile's inputs, through the exchange where they fit (padded).
+  p.scatter_staged = p.scatter && p.staged_io &&
+                     (p.tile + p.tile / 32) * p.input_bytes <= p.exchange_elements * static_cast<uint64_t>(element);
   if (p.block_shared_bytes > kMaxSharedBytes)
     fail(p.spec, "the " + std::string(dsl::to_string(p.algorithm)) + " scan needs " +
                      std::to_string(p.block_shared_bytes) + " bytes of shared memory per block, more than the " +

@@ -22,11 +22,15 @@ SG_BEGIN(scatter)
 // output, a position >= n dropped. The thread's input elements are read
 // again (the tile has just read them: cache hits), with the one before and
 // the one after them for the neighbours (prev, next: the element itself at
-// the ends; loads the functions do not read are left out by the compiler);
-// this runs before the tile's results are stored, so they may overwrite the
-// input when nothing reads a neighbour.
+// the ends; loads the functions do not read are left out by the compiler):
+// section `scatter_staged` (Plan::scatter_staged, where the tile's inputs
+// fit the exchange) in the coalesced order through the exchange, which is
+// free between the loads and the stores; else (`scatter_direct`) each
+// thread its own, in 16-byte words where io.h reads words. This runs before
+// the tile's results are stored, so they may overwrite the input when
+// nothing reads a neighbour.
 SG_FN void SG_NAME(sg_scatter)(const SG_GLOBAL SG_IN* in, scangen_u64 first, scangen_u64 n, SG_T prefix,
-                               const SG_T* items
+                               const SG_T* items, SG_LOCAL SG_T* exchange
 SG_BEGIN(scatter_output)
                                , SG_GLOBAL SG_OUT* SG_SCATTERED
 SG_END(scatter_output)
@@ -36,6 +40,29 @@ SG_END(scatter_output)
   const scangen_u64 mine = first + (scangen_u64)SG_THREAD() * SG_ITEMS;
   // xs[k + 1] is element mine + k; xs[0] and xs[SG_ITEMS + 1] the ones beside them (each read once).
   SG_IN xs[SG_ITEMS + 2];
+SG_BEGIN(scatter_staged)
+  SG_LOCAL SG_IN* raw = (SG_LOCAL SG_IN*)exchange;
+  const int tid = SG_THREAD();
+#pragma unroll
+  for (int k = 0; k < SG_ITEMS; ++k) {
+    const int e = k * SG_BLOCK_THREADS + tid;
+    if (first + (scangen_u64)e < n) raw[SG_XPAD(e)] = in[first + (scangen_u64)e];
+  }
+  SG_BARRIER();
+#pragma unroll
+  for (int k = 0; k < SG_ITEMS; ++k)
+    if (mine + (scangen_u64)k < n) xs[k + 1] = raw[SG_XPAD(tid * SG_ITEMS + k)];
+  if (mine < n) {
+    // The elements beside the thread's: the exchange's, or the tile's neighbours in global memory.
+    xs[0] = tid > 0 ? raw[SG_XPAD(tid * SG_ITEMS - 1)] : mine > 0 ? in[mine - 1] : xs[1];
+    xs[SG_ITEMS + 1] = mine + SG_ITEMS >= n                ? xs[1]  // unread: past n
+                       : tid + 1 < SG_BLOCK_THREADS ? raw[SG_XPAD(tid * SG_ITEMS + SG_ITEMS)]
+                                                    : in[mine + SG_ITEMS];
+  }
+  SG_BARRIER();  // the stores reuse the exchange
+SG_END(scatter_staged)
+SG_BEGIN(scatter_direct)
+  (void)exchange;
 #if SG_VEC_IN
   // A full, aligned block: the thread's elements in its 16-byte words (io.h's chunk), a quarter of the loads.
   if (first + SG_BLOCK_ITEMS <= n && ((unsigned long long)(in + first) & 15u) == 0) {
@@ -54,6 +81,7 @@ SG_END(scatter_output)
     xs[0] = mine > 0 ? in[mine - 1] : xs[1];
     xs[SG_ITEMS + 1] = mine + SG_ITEMS < n ? in[mine + SG_ITEMS] : xs[1];  // unread when past n
   }
+SG_END(scatter_direct)
 #pragma unroll
   for (int k = 0; k < SG_ITEMS; ++k) {
     const scangen_u64 i = mine + (scangen_u64)k;
@@ -128,7 +156,7 @@ SG_END(counter_by_last_group)
   prefix = SG_COMBINE(seed, prefix);
 #endif
 SG_BEGIN(scatter)
-  SG_NAME(sg_scatter)(in, tile * SG_TILE, n, prefix, itemsSG_BEGIN(scatter_output), SG_SCATTEREDSG_END(scatter_output));
+  SG_NAME(sg_scatter)(in, tile * SG_TILE, n, prefix, items, exchangeSG_BEGIN(scatter_output), SG_SCATTEREDSG_END(scatter_output));
   // The scan's own results are written unless their arrays are null (the
   // fused output instead of them); the pointers are the same in every thread.
 #if SG_INCLUSIVE_OUT

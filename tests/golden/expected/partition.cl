@@ -749,11 +749,15 @@ SG_FN partition_small_T partition_small_sg_tile_prefix(SG_LOCAL partition_small_
 // output, a position >= n dropped. The thread's input elements are read
 // again (the tile has just read them: cache hits), with the one before and
 // the one after them for the neighbours (prev, next: the element itself at
-// the ends; loads the functions do not read are left out by the compiler);
-// this runs before the tile's results are stored, so they may overwrite the
-// input when nothing reads a neighbour.
+// the ends; loads the functions do not read are left out by the compiler):
+// section `scatter_staged` (Plan::scatter_staged, where the tile's inputs
+// fit the exchange) in the coalesced order through the exchange, which is
+// free between the loads and the stores; else (`scatter_direct`) each
+// thread its own, in 16-byte words where io.h reads words. This runs before
+// the tile's results are stored, so they may overwrite the input when
+// nothing reads a neighbour.
 SG_FN void partition_small_sg_scatter(const SG_GLOBAL partition_small_In* in, scangen_u64 first, scangen_u64 n, partition_small_T prefix,
-                               const partition_small_T* items
+                               const partition_small_T* items, SG_LOCAL partition_small_T* exchange
                                , SG_GLOBAL partition_small_Out* scattered
                                ) {
   partition_small_T inc[SG_ITEMS], exc[SG_ITEMS];
@@ -761,24 +765,25 @@ SG_FN void partition_small_sg_scatter(const SG_GLOBAL partition_small_In* in, sc
   const scangen_u64 mine = first + (scangen_u64)SG_THREAD() * SG_ITEMS;
   // xs[k + 1] is element mine + k; xs[0] and xs[SG_ITEMS + 1] the ones beside them (each read once).
   partition_small_In xs[SG_ITEMS + 2];
-#if SG_VEC_IN
-  // A full, aligned block: the thread's elements in its 16-byte words (io.h's chunk), a quarter of the loads.
-  if (first + SG_BLOCK_ITEMS <= n && ((unsigned long long)(in + first) & 15u) == 0) {
-    partition_small_sg_chunk_in u;
-    const uint4* src = (const uint4*)(in + mine);
+  SG_LOCAL partition_small_In* raw = (SG_LOCAL partition_small_In*)exchange;
+  const int tid = SG_THREAD();
 #pragma unroll
-    for (int o = 0; o < SG_VEC_IN; ++o) u.v[o] = src[o];
-#pragma unroll
-    for (int k = 0; k < SG_ITEMS; ++k) xs[k + 1] = u.e[k];
-  } else
-#endif
+  for (int k = 0; k < SG_ITEMS; ++k) {
+    const int e = k * SG_BLOCK_THREADS + tid;
+    if (first + (scangen_u64)e < n) raw[SG_XPAD(e)] = in[first + (scangen_u64)e];
+  }
+  SG_BARRIER();
 #pragma unroll
   for (int k = 0; k < SG_ITEMS; ++k)
-    if (mine + (scangen_u64)k < n) xs[k + 1] = in[mine + (scangen_u64)k];
+    if (mine + (scangen_u64)k < n) xs[k + 1] = raw[SG_XPAD(tid * SG_ITEMS + k)];
   if (mine < n) {
-    xs[0] = mine > 0 ? in[mine - 1] : xs[1];
-    xs[SG_ITEMS + 1] = mine + SG_ITEMS < n ? in[mine + SG_ITEMS] : xs[1];  // unread when past n
+    // The elements beside the thread's: the exchange's, or the tile's neighbours in global memory.
+    xs[0] = tid > 0 ? raw[SG_XPAD(tid * SG_ITEMS - 1)] : mine > 0 ? in[mine - 1] : xs[1];
+    xs[SG_ITEMS + 1] = mine + SG_ITEMS >= n                ? xs[1]  // unread: past n
+                       : tid + 1 < SG_BLOCK_THREADS ? raw[SG_XPAD(tid * SG_ITEMS + SG_ITEMS)]
+                                                    : in[mine + SG_ITEMS];
   }
+  SG_BARRIER();  // the stores reuse the exchange
 #pragma unroll
   for (int k = 0; k < SG_ITEMS; ++k) {
     const scangen_u64 i = mine + (scangen_u64)k;
@@ -841,7 +846,7 @@ void partition_small_scan_kernel(const SG_GLOBAL partition_small_In* in,
 #if SG_RUNNING_TOTAL || SG_SEEDED
   prefix = partition_small_combine(seed, prefix);
 #endif
-  partition_small_sg_scatter(in, tile * SG_TILE, n, prefix, items, scattered);
+  partition_small_sg_scatter(in, tile * SG_TILE, n, prefix, items, exchange, scattered);
   // The scan's own results are written unless their arrays are null (the
   // fused output instead of them); the pointers are the same in every thread.
 #if SG_INCLUSIVE_OUT

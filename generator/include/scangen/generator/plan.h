@@ -266,6 +266,10 @@ struct Plan {
     dsl::Type element;            // scatter_type[.NAME]
   };
   std::vector<FusedOutput> fused_outputs;
+  // The fused outputs read the tile's input elements again through the
+  // exchange, in the coalesced order (the exchange holds the tile's inputs,
+  // padded as io.h pads); else each thread its own from global memory.
+  bool scatter_staged = false;
   // prev(x) / next(x) in convert or a scatter function: the input is read
   // beside each element, so no output may be the input.
   bool reads_neighbours = false;
