@@ -216,6 +216,19 @@ CUdeviceptr workspace(const Scan::State& st, const Scan::CudaArgs& a, const runt
   return ws;
 }
 
+// The fused outputs (scattered, then the named ones), checked against the
+// spec, and the input not overwritten where the scan reads neighbours.
+std::array<CUdeviceptr, 1 + dsl::Spec::kMaxNamedScatter> fused_outputs(const generator::Plan& p,
+                                                                       const Scan::CudaArgs& a, uint64_t n) {
+  std::array<const void*, 1 + dsl::Spec::kMaxNamedScatter> fused = {a.scattered};
+  std::copy(a.named_scattered.begin(), a.named_scattered.end(), fused.begin() + 1);
+  runtime::detail::check_scattered(p, fused.data(), a.in, n);
+  runtime::detail::check_neighbours_not_in_place(p, a.in, a.inclusive, a.exclusive);
+  std::array<CUdeviceptr, 1 + dsl::Spec::kMaxNamedScatter> out{};
+  for (size_t k = 0; k < fused.size(); ++k) out[k] = reinterpret_cast<CUdeviceptr>(fused[k]);
+  return out;
+}
+
 }  // namespace
 
 void Scan::run(const CudaArgs& a) const {
@@ -231,10 +244,7 @@ void Scan::run(const CudaArgs& a) const {
   runtime::detail::check_outputs(p, a.in, a.inclusive, a.exclusive,
                                  p.segmented.on() ? a.segment_aggregates != nullptr : a.aggregate != nullptr,
                                  a.running_total, call.elements);
-  std::array<const void*, 1 + dsl::Spec::kMaxNamedScatter> fused = {a.scattered};
-  std::copy(a.named_scattered.begin(), a.named_scattered.end(), fused.begin() + 1);
-  runtime::detail::check_scattered(p, fused.data(), a.in, call.elements);
-  runtime::detail::check_neighbours_not_in_place(p, a.in, a.inclusive, a.exclusive);
+  std::array<CUdeviceptr, 1 + dsl::Spec::kMaxNamedScatter> scattered = fused_outputs(p, a, call.elements);
   // The tier's module, read once: every launch of this call uses it.
   const runtime::detail::CudaModule& module = *st.cu_current.load(std::memory_order_acquire);
   std::lock_guard<std::mutex> lock(st.mutex);
@@ -245,8 +255,6 @@ void Scan::run(const CudaArgs& a) const {
   CUdeviceptr in = reinterpret_cast<CUdeviceptr>(a.in), inc = reinterpret_cast<CUdeviceptr>(a.inclusive),
               exc = reinterpret_cast<CUdeviceptr>(a.exclusive), agg = reinterpret_cast<CUdeviceptr>(a.aggregate),
               run_total = reinterpret_cast<CUdeviceptr>(a.running_total);
-  std::array<CUdeviceptr, fused.size()> scattered{};
-  for (size_t k = 0; k < fused.size(); ++k) scattered[k] = reinterpret_cast<CUdeviceptr>(fused[k]);
   CUdeviceptr flags = reinterpret_cast<CUdeviceptr>(a.segment_flags),
               offsets = reinterpret_cast<CUdeviceptr>(a.segment_offsets), keys = reinterpret_cast<CUdeviceptr>(a.keys),
               seg_agg = reinterpret_cast<CUdeviceptr>(a.segment_aggregates);
