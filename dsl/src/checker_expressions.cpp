@@ -284,6 +284,7 @@ ExprPtr Checker::ternary(const ast::Expr& e, const Type* hint) {
 
 ExprPtr Checker::call(const ast::Expr& e, const Type* hint) {
   if (auto k = scalar_kind_from_name(e.text)) return conversion(e, *k);
+  if (e.text == "prev" || e.text == "next") return neighbour(e);  // checker_fused.cpp
   if (type_decls_.count(e.text)) {
     error(e.loc, "build a struct with braces, '" + e.text + " { ... }', not parentheses");
     return nullptr;

@@ -2,9 +2,12 @@
 // element; its second parameter, when written (`convert(v, i) = ...;`), is the
 // element's index in the array, a u64, at device level on flat, unsegmented
 // scans; several input arrays (`input = f32, f32;`, convert(a, b [, i])) or
-// none (`input = none;`, convert([i])), flat forward look-back scans. Outputs: `scatter(...)`, `scatter_at(...)` and
-// `scatter_if(...)` write a value per selected element to a position of a second output, at device level (flat,
-// decoupled look-back, forward).
+// none (`input = none;`, convert([i])), flat forward look-back scans; prev(v)
+// and next(v) are its neighbours in the array. Outputs: `scatter(...)`,
+// `scatter_at(...)` and `scatter_if(...)` write a value per selected element
+// to a position of a second output, at device level (flat, decoupled
+// look-back, forward); `scatter.NAME(...)` ... write more outputs.
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -12,15 +15,96 @@
 
 namespace scangen::dsl::checking {
 
-std::vector<Type> Checker::convert_parameter_types(const ast::Item& convert, const Spec& spec) {
-  std::vector<Type> types = {spec.input};
-  if (convert.params.size() > 1) types.push_back(Type::scalar(ScalarKind::U64));
-  return types;
+// convert(v, i): the input element and its index (written or not: prev(v) and next(v) come after).
+std::vector<Type> Checker::convert_parameter_types(const Spec& spec) {
+  return {spec.input, Type::scalar(ScalarKind::U64)};
+}
+
+namespace {
+
+// Where the body first reads parameter `index` (prev or next), for a caret.
+SourceLoc first_use(const Expr& e, int index) {
+  if (e.kind == ExprKind::Param && e.index == index) return e.loc;
+  for (const ExprPtr& a : e.args)
+    if (SourceLoc loc = first_use(*a, index); loc.valid()) return loc;
+  return {};
+}
+
+}  // namespace
+
+// prev(x) / next(x): parameter 0 (the input element) of the function being
+// checked, read at the element before or after this one.
+ExprPtr Checker::neighbour(const ast::Expr& e) {
+  const std::string fn = e.text;
+  if (neighbours_.base < 0) {
+    error(e.loc,
+          "'" + fn + "(x)' is the input element " + (fn == "prev" ? "before" : "after") +
+              " this one: only 'convert' (of one input array, not 'input = T, U, ...' or 'none') and the scatter "
+              "functions read it");
+    return nullptr;
+  }
+  const Binding* element = scope_.empty() ? nullptr : &scope_.front();
+  const bool ok =
+      e.kids.size() == 1 && e.kids[0]->kind == ast::ExprKind::Name && element && lookup(e.kids[0]->text) == element;
+  if (!ok) {
+    const std::string x = element ? element->name : "x";
+    error(e.kids.empty() ? e.loc : e.kids[0]->begin,
+          "'" + fn + "' takes the input element, the first parameter: write '" + fn + "(" + x + ")'");
+    return nullptr;
+  }
+  neighbours_.used = true;
+  auto x = std::const_pointer_cast<Expr>(make(ExprKind::Param, element->type, e.loc));
+  x->index = neighbours_.base + (fn == "next" ? 1 : 0);
+  x->name = fn + "(" + element->name + ")";
+  return x;
+}
+
+// A function whose parameters are the first ones of `all_types` and which may
+// read prev(x) and next(x): those become parameters all_types.size() and one
+// more, after the unnamed rest of the list (Function::neighbours).
+std::optional<Function> Checker::function_with_neighbours(const ast::Item& item, const std::vector<Type>& all_types,
+                                                          const Type& result, const std::string& what) {
+  const size_t written = std::min(item.params.size(), all_types.size());
+  neighbours_ = {static_cast<int>(all_types.size()), false};
+  std::optional<Function> f = function(
+      item, std::vector<Type>(all_types.begin(), all_types.begin() + static_cast<long>(written)), result, what);
+  const bool used = neighbours_.used;
+  neighbours_ = {};
+  if (!f || !used) return f;
+  f->written = written;
+  f->neighbours = static_cast<int>(all_types.size());
+  for (size_t k = written; k < all_types.size(); ++k) {
+    f->params.push_back("scangen_unused_" + std::to_string(k));
+    f->param_types.push_back(all_types[k]);
+  }
+  f->params.insert(f->params.end(), {"scangen_prev", "scangen_next"});
+  f->param_types.insert(f->param_types.end(), {all_types[0], all_types[0]});
+  return f;
+}
+
+// Neighbours are elements of a flat device scan's array.
+void Checker::check_neighbours(const Function& f, const Spec& spec, const std::string& what) {
+  if (f.neighbours < 0) return;
+  SourceLoc loc = first_use(*f.body, f.neighbours);
+  if (!loc.valid()) loc = first_use(*f.body, f.neighbours + 1);
+  const std::string reads = "prev(...) and next(...) in " + what + " read the neighbouring elements";
+  if (spec.level != Level::Device)
+    error(loc, reads + " of a device scan's array; add 'level = device;'");
+  else if (spec.segments != Segments::None)
+    error(loc, reads + ", which do not go with 'segments' yet: flat device scans only");
+  else if (spec.shape != Shape::Flat)
+    error(loc, reads + ", which do not go with 'shape = " + to_string(spec.shape) + "' yet: flat device scans only");
+  else if (spec.has_input_arrays())
+    error(loc, reads +
+                   ", which do not go with input arrays ('input = ...' of several types or none) yet: one "
+                   "input array only");
 }
 
 void Checker::check_convert_index(const Items& items, const Spec& spec) {
+  if (spec.convert) check_neighbours(*spec.convert, spec, "'convert'");
   // With input arrays, check_input_arrays_fit says where they go.
-  if (!spec.convert_takes_index() || spec.has_input_arrays()) return;
+  if (spec.has_input_arrays()) return;
+  if (!spec.convert || spec.convert->written_params() < 2) return;
   const ast::Item* convert = items.find("convert")->second;
   const SourceLoc loc = convert->params[1].loc;
   const std::string what = "convert's index '" + convert->params[1].name + "'";
@@ -134,9 +218,7 @@ std::optional<Function> Checker::scatter_function(const ast::Item& item, const S
     return std::nullopt;
   }
   const Type u64 = Type::scalar(ScalarKind::U64);
-  const std::vector<Type> all = {spec.input, u64, spec.type, spec.type, u64};
-  return function(item, std::vector<Type>(all.begin(), all.begin() + static_cast<long>(item.params.size())), result,
-                  item.key);
+  return function_with_neighbours(item, {spec.input, u64, spec.type, spec.type, u64}, result, item.key);
 }
 
 // A fused output is a flat, forward device scan by decoupled look-back.
@@ -174,7 +256,10 @@ void Checker::check_scatter(const Items& items, Spec& spec) {
           "'scatter_at(...) = position;' or drop it");
     return;
   }
-  if (!value && !at && !when) return;
+  if (!value && !at && !when) {
+    check_named_scatter(items, spec);  // refuses named outputs without the first
+    return;
+  }
   if (spec.has_input_arrays()) return;  // check_input_arrays_fit refuses it
   if (!value || !at) {
     const ast::Item* given = value ? value : at ? at : when;
@@ -195,6 +280,80 @@ void Checker::check_scatter(const Items& items, Spec& spec) {
   spec.scatter = scatter_function(*value, spec, spec.scatter_type);
   spec.scatter_at = scatter_function(*at, spec, Type::scalar(ScalarKind::U64));
   if (when) spec.scatter_if = scatter_function(*when, spec, Type::scalar(ScalarKind::Bool));
+  check_named_scatter(items, spec);
+}
+
+// scatter.NAME(...), scatter_at.NAME(...), scatter_if.NAME(...),
+// scatter_type.NAME: more fused outputs, each as the first.
+void Checker::check_named_scatter(const Items& items, Spec& spec) {
+  // The names, in the order of the source (Items is sorted by key).
+  std::vector<const ast::Item*> named;
+  for (const auto& [key, item] : items)
+    if (key.find('.') != std::string::npos) named.push_back(item);
+  std::sort(named.begin(), named.end(), [](const ast::Item* a, const ast::Item* b) {
+    return a->loc.line != b->loc.line ? a->loc.line < b->loc.line : a->loc.col < b->loc.col;
+  });
+  static const std::vector<std::string> kTaken = {"in",       "inclusive", "exclusive", "aggregate",
+                                                  "n",        "workspace", "scattered", "running_total",
+                                                  "partials", "stream",    "queue",     "out"};
+  for (const ast::Item* item : named) {
+    const size_t dot = item->key.find('.');
+    const std::string role = item->key.substr(0, dot), name = item->key.substr(dot + 1);
+    auto find_item = [&](const std::string& r) -> const ast::Item* {
+      auto it = items.find(r + "." + name);
+      return it == items.end() ? nullptr : it->second;
+    };
+    const ast::Item* value = find_item("scatter");
+    if (role != "scatter") {
+      if (!value)
+        error(item->loc, "'" + item->key + "' belongs to a fused output '" + name + "' that has no 'scatter." + name +
+                             "(...) = value;'");
+      else if (role == "scatter_type" || role == "scatter_if")
+        continue;
+      else if (role != "scatter_at")
+        error(item->loc, "unknown setting '" + item->key + "'");
+      continue;
+    }
+    const ast::Item* at = find_item("scatter_at");
+    if (!at) {
+      error(item->loc, "the fused output '" + name + "' needs 'scatter_at." + name + "(...) = position;' (a u64)");
+      continue;
+    }
+    if (!items.count("scatter") || !items.count("scatter_at")) {
+      error(item->loc, "'" + item->key +
+                           "' is a further fused output; write the first, 'scatter(...)' and "
+                           "'scatter_at(...)', before naming more");
+      return;
+    }
+    if (!spec.scatter || !spec.scatter_at) return;  // the first has an error of its own
+    if (std::find(kTaken.begin(), kTaken.end(), name) != kTaken.end() || name.rfind("scangen", 0) == 0) {
+      error(item->loc, "the fused output '" + name + "' has the name of another argument of the kernel; rename it");
+      continue;
+    }
+    if (spec.scatter_named.size() == Spec::kMaxNamedScatter) {
+      error(item->loc, "at most " + std::to_string(Spec::kMaxNamedScatter) + " named fused outputs, after the first");
+      return;
+    }
+    Spec::NamedScatter o;
+    o.name = name;
+    o.type = spec.input;
+    if (const ast::Item* type = find_item("scatter_type")) {
+      if (const ast::Expr* v = single_value(*type)) o.type = resolve_type_value(*v, "scatter_type");
+      if (!o.type.valid()) continue;
+    }
+    auto v = scatter_function(*value, spec, o.type);
+    auto a = scatter_function(*at, spec, Type::scalar(ScalarKind::U64));
+    std::optional<Function> w;
+    if (const ast::Item* when = find_item("scatter_if")) {
+      w = scatter_function(*when, spec, Type::scalar(ScalarKind::Bool));
+      if (!w) continue;
+    }
+    if (!v || !a) continue;
+    o.value = std::move(*v);
+    o.at = std::move(*a);
+    o.when = std::move(w);
+    spec.scatter_named.push_back(std::move(o));
+  }
 }
 
 }  // namespace scangen::dsl::checking

@@ -151,7 +151,7 @@ class Checker {
   void check_shape(const Items& items, Spec& spec);  // checker_shape.cpp
 
   // ---- fused inputs (checker_fused.cpp) ----
-  static std::vector<Type> convert_parameter_types(const ast::Item& convert, const Spec& spec);
+  static std::vector<Type> convert_parameter_types(const Spec& spec);
   void check_convert_index(const Items& items, const Spec& spec);
   static bool is_input_arrays(const ast::Item& input);
   void check_input_arrays(const ast::Item& input, Spec& spec);
@@ -160,6 +160,18 @@ class Checker {
   std::optional<Function> scatter_function(const ast::Item& item, const Spec& spec, const Type& result);
   void check_scatter_fits(const ast::Item& item, const Spec& spec);
   void check_scatter(const Items& items, Spec& spec);
+  void check_named_scatter(const Items& items, Spec& spec);
+  // prev(x) / next(x): the function being checked may read them when
+  // neighbours_.base >= 0, as its parameters base and base + 1.
+  struct NeighbourScope {
+    int base = -1;
+    bool used = false;
+  };
+  ExprPtr neighbour(const ast::Expr& e);
+  std::optional<Function> function_with_neighbours(const ast::Item& item, const std::vector<Type>& all_types,
+                                                   const Type& result, const std::string& what);
+  void check_neighbours(const Function& f, const Spec& spec, const std::string& what);
+  NeighbourScope neighbours_;
 
   Diagnostics& diags_;
   std::map<std::string, const ast::TypeDecl*> type_decls_;

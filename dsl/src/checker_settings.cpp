@@ -117,9 +117,15 @@ Items Checker::collect_items(const ast::ScanDecl& scan) {
                                                  "scatter_type"};
   Items items;
   for (const ast::Item& item : scan.items) {
-    if (std::find(kKeys.begin(), kKeys.end(), item.key) == kKeys.end()) {
-      error(item.loc,
-            "unknown setting '" + item.key + "'" + suggest(item.key, kKeys) + " (settings: " + join(kKeys) + ")");
+    // `scatter.NAME`, `scatter_at.NAME`, ...: a named fused output (checker_fused.cpp).
+    const std::string base = item.key.substr(0, item.key.find('.'));
+    if (base != item.key && base.rfind("scatter", 0) != 0) {
+      error(item.loc, "'" + item.key + "': only the scatter settings take a name after '.' (scatter.NAME, " +
+                          "scatter_at.NAME, scatter_if.NAME, scatter_type.NAME: a named fused output)");
+      continue;
+    }
+    if (std::find(kKeys.begin(), kKeys.end(), base) == kKeys.end()) {
+      error(item.loc, "unknown setting '" + item.key + "'" + suggest(base, kKeys) + " (settings: " + join(kKeys) + ")");
       continue;
     }
     auto [it, inserted] = items.emplace(item.key, &item);
@@ -213,7 +219,7 @@ void Checker::check_convert(const Items& items, Spec& spec) {
             "'convert' is a function of one input element and, optionally, its index: write 'convert(v) = ...;' "
             "or 'convert(v, i) = ...;'");
     } else {
-      spec.convert = function(*convert_item, convert_parameter_types(*convert_item, spec), spec.type, "convert");
+      spec.convert = function_with_neighbours(*convert_item, convert_parameter_types(spec), spec.type, "convert");
     }
   } else if (spec.input != spec.type) {
     if (spec.input.is_scalar() && spec.type.is_scalar()) {

@@ -230,8 +230,9 @@ class Parser {
     return decl;
   }
 
-  // item = IDENT "=" expr { "," expr } ";"
-  //      | IDENT "(" [ IDENT { "," IDENT } ] ")" ( "=" expr ";" | block ) ;
+  // item = key "=" expr { "," expr } ";"
+  //      | key "(" [ IDENT { "," IDENT } ] ")" ( "=" expr ";" | block ) ;
+  // key  = ( IDENT | "type" ) [ "." IDENT ] ;   (scatter.lengths: a named fused output)
   ast::Item parse_item() {
     ast::Item item;
     item.loc = peek().loc;
@@ -240,6 +241,7 @@ class Parser {
     } else {
       item.key = expect_ident("a setting such as 'type', 'op', 'combine' or 'level'");
     }
+    if (accept(Tok::Dot)) item.key += "." + expect_ident(("a name after '" + item.key + ".'").c_str());
     if (accept(Tok::LParen)) {
       item.is_function = true;
       if (!at(Tok::RParen)) {

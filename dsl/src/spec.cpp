@@ -349,7 +349,8 @@ bool is_constant(const Expr& e) {
 }
 
 bool operator==(const Function& a, const Function& b) {
-  if (a.params != b.params || a.param_types != b.param_types || a.result != b.result || a.num_locals != b.num_locals)
+  if (a.params != b.params || a.param_types != b.param_types || a.result != b.result || a.num_locals != b.num_locals ||
+      a.neighbours != b.neighbours || a.written_params() != b.written_params())
     return false;
   if (!a.body || !b.body) return a.body == b.body;
   return *a.body == *b.body;
@@ -359,7 +360,7 @@ namespace {
 
 std::string function_to_string(const std::string& name, const Function& f) {
   std::string out = name + "(";
-  for (size_t i = 0; i < f.params.size(); ++i) out += (i ? ", " : "") + f.params[i];
+  for (size_t i = 0; i < f.written_params(); ++i) out += (i ? ", " : "") + f.params[i];
   out += ")";
   const Expr* e = f.body.get();
   if (e->kind != ExprKind::Let) return out + " = " + to_string(*e) + ";";
@@ -477,6 +478,12 @@ std::string Spec::to_string() const {
   if (scatter_at) out += "  " + function_to_string("scatter_at", *scatter_at) + "\n";
   if (scatter) out += "  " + function_to_string("scatter", *scatter) + "\n";
   if (scatter) out += "  scatter_type = " + scatter_type.name() + ";\n";
+  for (const NamedScatter& o : scatter_named) {
+    if (o.when) out += "  " + function_to_string("scatter_if." + o.name, *o.when) + "\n";
+    out += "  " + function_to_string("scatter_at." + o.name, o.at) + "\n";
+    out += "  " + function_to_string("scatter." + o.name, o.value) + "\n";
+    out += "  scatter_type." + o.name + " = " + o.type.name() + ";\n";
+  }
   out += "}\n";
   return out;
 }
@@ -484,6 +491,10 @@ std::string Spec::to_string() const {
 uint64_t Spec::hash() const {
   // FNV-1a over the canonical text: equal specs print equally.
   return fnv1a(to_string());
+}
+
+bool operator==(const Spec::NamedScatter& a, const Spec::NamedScatter& b) {
+  return a.name == b.name && a.value == b.value && a.at == b.at && a.when == b.when && a.type == b.type;
 }
 
 bool operator==(const Spec& a, const Spec& b) {
@@ -497,7 +508,7 @@ bool operator==(const Spec& a, const Spec& b) {
          a.head_flags == b.head_flags && (a.segments != Segments::Offsets || a.offset == b.offset) &&
          (a.segments != Segments::Keys || (a.key == b.key && a.key_equal == b.key_equal)) && a.shape == b.shape &&
          a.scatter == b.scatter && a.scatter_at == b.scatter_at && a.scatter_if == b.scatter_if &&
-         (!a.scatter || a.scatter_type == b.scatter_type);
+         (!a.scatter || a.scatter_type == b.scatter_type) && a.scatter_named == b.scatter_named;
 }
 
 }  // namespace scangen::dsl

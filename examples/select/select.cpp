@@ -1,19 +1,27 @@
-// Stream compaction, the indices of nonzero bytes and a partition in one pass
-// each, through the OpenCL host wrappers that `scangen emit --header` writes
-// for select_positive.scan, select_indices.scan and partition.scan, on the first OpenCL device (PoCL on the CPU), each checked
-// against a plain loop: the selected elements in order, their count, the
-// rejected ones from the end in reverse order (partition), and the poison
-// past the selected count left as it was (select). Exit 0 when all is right.
+// Stream compaction, the indices of nonzero bytes, a partition and a
+// run-length encoding in one pass each, and buffer allocation across
+// launches, through the OpenCL host wrappers that `scangen emit --header`
+// writes for select_positive.scan, select_indices.scan, partition.scan,
+// run_length_encode.scan and buffer_allocation.scan, on the first OpenCL
+// device (PoCL on the CPU), each checked against a plain loop: the selected
+// elements in order, their count, the rejected ones from the end in reverse
+// order (partition), the runs' values, lengths and count (run-length
+// encoding), the offsets and the fill level after each launch (allocation),
+// and the poison past the selected count left as it was. Exit 0 when all is
+// right.
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <random>
 #include <vector>
 
+#include "buffer_allocation_opencl.h"
 #include "partition_opencl.h"
+#include "run_length_encode_opencl.h"
 #include "select_indices_opencl.h"
 #include "select_positive_opencl.h"
 
@@ -129,6 +137,74 @@ void nonzero(Device& d, uint64_t n, std::mt19937& rng) {
   clReleaseMemObject(ws);
 }
 
+// Runs of equal values (lengths 1 to 16, so that runs cross the tiles'
+// edges): each run's value and length, and the number of runs, into arrays
+// poisoned past it; the scan's own array is not written (NULL).
+void run_length_encode(Device& d, uint64_t n, std::mt19937& rng) {
+  std::uniform_int_distribution<int32_t> value(-3, 3), length(1, 16);
+  std::vector<int32_t> x;
+  while (x.size() < n) {
+    const int32_t v = x.empty() ? value(rng) : x.back() + (value(rng) == 0 ? 4 : value(rng));  // differs from the last
+    x.insert(x.end(), std::min<uint64_t>(static_cast<uint64_t>(length(rng)), n - x.size()), v);
+  }
+  const uint32_t poison = 0xABABABABu;
+  cl_mem in = d.buffer(x), unique = d.buffer(std::vector<int32_t>(n + kPad, kPoisonI)),
+         lengths = d.buffer(std::vector<uint32_t>(n + kPad, poison)),
+         total = d.buffer(std::vector<run_length_encode_T>(1, run_length_encode_T{poison, poison})),
+         ws = d.workspace(run_length_encode_opencl_workspace_bytes(static_cast<int64_t>(n)));
+  const cl_int err = run_length_encode_inclusive(d.q, in, nullptr, unique, lengths, total, static_cast<int64_t>(n), ws);
+  expect(err == CL_SUCCESS, "run_length_encode_inclusive returned an error", n);
+  std::vector<int32_t> want_unique(n + kPad, kPoisonI);
+  std::vector<uint32_t> want_lengths(n + kPad, poison);
+  uint32_t runs = 0;
+  for (uint64_t i = 0; i < n; ++i) {
+    if (i == 0 || x[i] != x[i - 1]) want_unique[runs++] = x[i], want_lengths[runs - 1] = 0;
+    ++want_lengths[runs - 1];
+  }
+  expect(d.read<run_length_encode_T>(total, 1)[0].runs == runs, "run-length encoding: the number of runs", n);
+  expect(d.read<int32_t>(unique, n + kPad) == want_unique, "run-length encoding: each run's value, the rest untouched",
+         n);
+  expect(d.read<uint32_t>(lengths, n + kPad) == want_lengths,
+         "run-length encoding: each run's length, the rest untouched", n);
+  clReleaseMemObject(in);
+  clReleaseMemObject(ws);
+}
+
+// Requests of 0 to 64 bytes in launches of n each (three launches): each
+// request's offset in one buffer, the fill level carried from launch to
+// launch (the running total, set to 0 once), each launch's total (the
+// aggregate).
+void buffer_allocation(Device& d, uint64_t n, std::mt19937& rng) {
+  std::uniform_int_distribution<uint32_t> size(0, 64);
+  const uint64_t poison = 0xABABABABABABABABull;
+  cl_mem fill = d.buffer(std::vector<uint64_t>(1, 0)),
+         ws = d.workspace(buffer_allocation_opencl_workspace_bytes(static_cast<int64_t>(n)));
+  uint64_t want_fill = 0;
+  for (int launch = 0; launch < 3; ++launch) {
+    std::vector<uint32_t> sizes(n);
+    for (uint32_t& s : sizes) s = size(rng);
+    cl_mem in = d.buffer(sizes), offsets = d.buffer(std::vector<uint64_t>(n + kPad, poison)),
+           total = d.buffer(std::vector<uint64_t>(1, poison));
+    const cl_int err =
+        buffer_allocation_exclusive(d.q, in, offsets, total, fill, static_cast<int64_t>(n), ws);
+    expect(err == CL_SUCCESS, "buffer_allocation_exclusive returned an error", n);
+    std::vector<uint64_t> want(n + kPad, poison);
+    const uint64_t start = want_fill;
+    for (uint64_t i = 0; i < n; ++i) want[i] = want_fill, want_fill += sizes[i];
+    expect(d.read<uint64_t>(offsets, n + kPad) == want, "allocation: each request's offset, after the last launch's",
+           n);
+    expect(d.read<uint64_t>(total, 1)[0] == want_fill - start, "allocation: this launch's total (the aggregate)", n);
+    uint64_t got_fill = 0;
+    clEnqueueReadBuffer(d.q, fill, CL_TRUE, 0, 8, &got_fill, 0, nullptr, nullptr);
+    expect(got_fill == want_fill, "allocation: the fill level carried across launches (the running total)", n);
+    // Here a program compares got_fill with its buffer's capacity: the requests of a launch that overflows it
+    // have offsets past the end, and the fill level says by how much.
+    clReleaseMemObject(in);
+  }
+  clReleaseMemObject(fill);
+  clReleaseMemObject(ws);
+}
+
 }  // namespace
 
 int main() {
@@ -150,6 +226,8 @@ int main() {
     select_positive(d, n, rng);
     nonzero(d, n, rng);
     partition(d, n, rng);
+    run_length_encode(d, n, rng);
+    buffer_allocation(d, n, rng);
   }
   clReleaseCommandQueue(d.q);
   clReleaseContext(d.ctx);
@@ -157,6 +235,8 @@ int main() {
     std::fprintf(stderr, "%d check(s) failed (seed %u)\n", failures, seed);
     return 1;
   }
-  std::printf("select, nonzero indices and partition: every result matches the loop\n");
+  std::printf(
+      "select, nonzero indices, partition, run-length encoding and buffer allocation: every result matches the "
+      "loop\n");
   return 0;
 }

@@ -231,8 +231,10 @@ std::string struct_name(std::string_view prefix, const dsl::StructType& s) {
   auto ends_with = [&](std::string_view suffix) {
     return s.name.size() >= suffix.size() && s.name.compare(s.name.size() - suffix.size(), suffix.size(), suffix) == 0;
   };
+  // Out_NAME, scatter_value_NAME, ...: a named fused output's (and convert_near, a macro with neighbours).
+  auto starts_with = [&](std::string_view p) { return s.name.compare(0, p.size(), p) == 0; };
   bool taken = std::find(std::begin(kTaken), std::end(kTaken), s.name) != std::end(kTaken) || ends_with(make) ||
-               ends_with(check);
+               ends_with(check) || starts_with("Out_") || starts_with("scatter_") || s.name == "convert_near";
   return std::string(prefix) + "_" + s.name + (taken ? "_" : "");
 }
 

@@ -116,8 +116,16 @@ void scan_part(const Plan& p, const BackendEmitter& be, Holes& scan) {
   holes.when("forward", !p.reverse).when("reverse", p.reverse);  // io.h's functions or io_mirror.h's
   // The mirror's end: n rounded up to whole blocks, or n itself for segmented scans (their padding stays last).
   holes.when("mirror_blocks", !p.segmented.on()).when("mirror_exact", p.segmented.on());
-  holes.when("indexed", p.convert_index);    // the loads pass convert the element's index
-  holes.when("scatter", p.scatter);          // fused outputs (device_lookback.h)
+  holes.when("indexed", p.convert_index);  // the loads pass convert the element's index
+  holes.when("scatter", p.scatter);        // fused outputs (device_lookback.h), each a scatter_output
+  holes.when("scatter_staged", p.scatter_staged).when("scatter_direct", !p.scatter_staged);
+  for (const Plan::FusedOutput& o : p.fused_outputs)
+    holes.add("scatter_output")
+        .set("SG_SCATTERED", o.name)
+        .set("SG_OUT", o.out_type)
+        .set("SG_SCATTER_VALUE", o.value)
+        .set("SG_SCATTER_AT", o.at)
+        .set("SG_SCATTER_IF", o.when);
   holes.when("tile_prefix", p.tile_prefix);  // the OpenCL look-back without an input (device_tile_prefix.h)
   input_holes(p, holes);
   for (const std::string& t : p.templates) {

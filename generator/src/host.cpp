@@ -199,9 +199,30 @@ void scan_holes(Holes& h, const Scan& c) {
     if (p.spec.convert_takes_index()) elements += elements.empty() ? "i" : ", i";
     h.set("SG_INPUT_ELEMENTS", elements);
   }
+  // Each fused output: scattered, then the named ones (the buffer checks, the types, the comments).
+  for (size_t i = 0; i < p.fused_outputs.size(); ++i) {
+    const Plan::FusedOutput& o = p.fused_outputs[i];
+    h.add("scatter_output")
+        .set("SG_SCATTERED", o.name)
+        .set("SG_OUT", o.out_type)
+        .set("SG_OUT_STORAGE", c_type(o.element, c.P, Form::Storage));
+    if (i > 0)
+      h.add("named_scatter_output")
+          .set("SG_SCATTERED", o.name)
+          .set("SG_OUT", o.out_type)
+          .set("SG_SCATTER_IF", o.when)
+          .set("SG_SCATTER_AT", o.at)
+          .set("SG_SCATTER_VALUE", o.value);
+  }
   // Device scans write the aggregate and the running total even for n == 0.
   const bool writes_when_empty = c.device && (!c.aggregate.empty() || c.running_total);
   h.when("writes_when_empty", writes_when_empty).when("returns_when_empty", !writes_when_empty);
+}
+
+bool outputs_mention_f64(const Scan& c) {
+  for (const Plan::FusedOutput& o : c.plan->fused_outputs)
+    if (mentions_f64(o.element)) return true;
+  return false;
 }
 
 // P_T, P_In and their structs with the C layout of the generated source,
@@ -211,9 +232,9 @@ std::string host_types(const Scan& c) {
   const dsl::Spec& s = c.plan->spec;
   Holes h;
   scan_holes(h, c);
-  h.set("SG_SCALAR_TYPES", ScalarLibrary(Backend::Cuda)
-                               .scalar_typedefs(mentions_f64(s.type) || mentions_f64(s.input) || arrays_f64(s) ||
-                                                (c.scatter && mentions_f64(s.scatter_type))))
+  h.set("SG_SCALAR_TYPES",
+        ScalarLibrary(Backend::Cuda)
+            .scalar_typedefs(mentions_f64(s.type) || mentions_f64(s.input) || arrays_f64(s) || outputs_mention_f64(c)))
       .set("SG_T_STORAGE", c_type(s.type, c.P, Form::Storage))
       .set("SG_IN_STORAGE", c_type(s.input, c.P, Form::Storage));
   if (s.input_arrays) {
@@ -222,13 +243,12 @@ std::string host_types(const Scan& c) {
           .set("SG_INPUT_T", c.plan->arrays[k].type)
           .set("SG_INPUT_STORAGE", c_type((*s.input_arrays)[k], c.P, Form::Storage));
   }
-  if (c.scatter) h.set("SG_OUT_STORAGE", c_type(s.scatter_type, c.P, Form::Storage));
   std::vector<std::shared_ptr<const dsl::StructType>> structs;
   dsl::collect_structs(s.type, structs);
   dsl::collect_structs(s.input, structs);
   if (s.input_arrays)
     for (const dsl::Type& t : *s.input_arrays) dsl::collect_structs(t, structs);
-  if (c.scatter) dsl::collect_structs(s.scatter_type, structs);
+  for (const Plan::FusedOutput& o : c.plan->fused_outputs) dsl::collect_structs(o.element, structs);
   std::set<const dsl::StructType*> seen;
   for (const auto& st : structs) {
     if (!seen.insert(st.get()).second) continue;
@@ -251,7 +271,7 @@ std::vector<std::string> data_params(const Scan& c) {
   std::vector<std::string> v;
   for (const auto& input : c.inputs) v.push_back(input.second);
   v.insert(v.end(), c.outputs.begin(), c.outputs.end());
-  if (c.scatter) v.push_back("scattered");
+  for (const Plan::FusedOutput& o : c.plan->fused_outputs) v.push_back(o.name);
   return v;
 }
 std::vector<std::string> result_params(const Scan& c) {
@@ -311,7 +331,7 @@ std::string argument(const Scan& c, const KernelParam& k, Backend b) {
     case ParamRole::AxisLanes:
       return "call.lanes";
     case ParamRole::Scattered:
-      return "scattered";
+      return k.name;  // scattered, or the fused output's name
   }
   throw std::logic_error("scangen: the host wrapper of scan '" + c.P + "' knows no role of parameter '" + k.name + "'");
 }
@@ -417,15 +437,21 @@ void wrapper_holes(Holes& h, const Scan& c, Backend b, size_t first) {
   const std::vector<std::string> data = data_params(c), results = result_params(c);
   if (cuda) {
     // With a fused output, the scan's own output arrays may be null (none written).
-    const std::vector<std::string> needed = c.scatter ? std::vector<std::string>{"in", "scattered"} : data;
+    std::vector<std::string> needed = data;
+    if (c.scatter) {
+      needed = {"in"};
+      for (const Plan::FusedOutput& o : c.plan->fused_outputs) needed.push_back(o.name);
+    }
+    std::string fused;
+    for (const Plan::FusedOutput& o : c.plan->fused_outputs) fused += ", " + o.out_type + "* " + o.name;
     std::vector<std::string> all = needed;
     all.insert(all.end(), results.begin(), results.end());
-    std::string inputs;
-    for (const auto& [type, name] : c.inputs) inputs += (inputs.empty() ? "const " : ", const ") + type + "* " + name;
-    h.set("SG_PARAMS", inputs + (inputs.empty() ? "" : ", ") + c.T + "* " + join(c.outputs, "", "", ", " + c.T + "* ") +
-                           (c.scatter ? ", " + c.plan->names.out_type + "* scattered" : "") +
-                           join(results, ", " + c.T + "* ", "", "") + segment_param_list(c, true) + ", int64_t n" +
-                           (c.device ? ", void* workspace, size_t workspace_bytes" : "") + ", cudaStream_t stream")
+    std::string params;
+    for (const auto& [type, name] : c.inputs) params += (params.empty() ? "const " : ", const ") + type + "* " + name;
+    for (const std::string& o : c.outputs) params += (params.empty() ? "" : ", ") + c.T + "* " + o;
+    h.set("SG_PARAMS", params + fused + join(results, ", " + c.T + "* ", "", "") + segment_param_list(c, true) +
+                           ", int64_t n" + (c.device ? ", void* workspace, size_t workspace_bytes" : "") +
+                           ", cudaStream_t stream")
         .set("SG_NULL_ANY", join(all, "", " == nullptr", " || "))
         .set("SG_NULL_DATA", join(needed, "", " == nullptr", " || "))
         .set("SG_NULL_RESULTS", join(results, "", " == nullptr", " || "));

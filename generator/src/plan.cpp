@@ -94,6 +94,16 @@ std::optional<CounterUpdate> decide_counter(const dsl::Spec& s) {
 }
 
 // What the scan is: its kind, sizes, names, seed and outputs.
+// scattered first, then the named outputs, under the preamble's names.
+std::vector<Plan::FusedOutput> fused_outputs(const dsl::Spec& spec) {
+  std::vector<Plan::FusedOutput> v;
+  const std::vector<FusedOutputNames> names = fused_output_names(spec);
+  for (size_t i = 0; i < names.size(); ++i)
+    v.push_back({names[i].name, names[i].out_type, names[i].value, names[i].at, names[i].when,
+                 i == 0 ? spec.scatter_type : spec.scatter_named[i - 1].type});
+  return v;
+}
+
 void decide_scan(Plan& p, const dsl::Spec& spec, const Target& target) {
   p.spec = spec;
   p.backend = target.backend;
@@ -119,7 +129,8 @@ void decide_scan(Plan& p, const dsl::Spec& spec, const Target& target) {
   p.input_arrays = spec.has_input_arrays();
   if (p.input_arrays) {
     if (p.level != Level::Device || p.algorithm != Algorithm::DecoupledLookback ||
-        spec.segments != dsl::Segments::None || spec.shape != dsl::Shape::Flat || spec.reverse || spec.has_scatter())
+        spec.segments != dsl::Segments::None || spec.shape != dsl::Shape::Flat || spec.reverse || spec.has_scatter() ||
+        (spec.convert && spec.convert->neighbours >= 0))
       fail(spec, "input arrays are read by flat, forward decoupled look-back device scans only");  // the backstop
     for (size_t k = 0; k < spec.input_arrays->size(); ++k)
       p.arrays.push_back({"in_" + spec.convert->params[k], p.names.input_arrays[k], (*spec.input_arrays)[k].size()});
@@ -127,7 +138,15 @@ void decide_scan(Plan& p, const dsl::Spec& spec, const Target& target) {
     p.output_may_alias_input = false;
     p.convert_index = false;  // the loads of io_inputs.h pass the index themselves
   }
+  // prev(v) / next(v): the loads pass the index; the preamble's convert_near reads the neighbours.
+  p.convert_neighbours = spec.convert && spec.convert->neighbours >= 0;
   p.scatter = spec.has_scatter();
+  p.fused_outputs = fused_outputs(spec);
+  auto reads = [](const std::optional<dsl::Function>& f) { return f && f->neighbours >= 0; };
+  p.reads_neighbours = p.convert_neighbours || reads(spec.scatter) || reads(spec.scatter_at) || reads(spec.scatter_if);
+  for (const dsl::Spec::NamedScatter& o : spec.scatter_named)
+    p.reads_neighbours = p.reads_neighbours || o.value.neighbours >= 0 || o.at.neighbours >= 0 || reads(o.when);
+  if (p.reads_neighbours) p.output_may_alias_input = false;
   if (p.scatter &&
       (p.level != Level::Device || p.algorithm != Algorithm::DecoupledLookback ||
        spec.segments != dsl::Segments::None || spec.shape != dsl::Shape::Flat || spec.reverse || spec.running_total))
@@ -344,6 +363,9 @@ void decide_io(Plan& p) {
   // A reverse shaped scan moves elements (its rows and lines run backwards), not words; a reverse segmented
   // one reads its inputs in words through the mirror (io_mirror.h), its marks and outputs element by element.
   if (p.reverse && p.shape != dsl::Shape::Flat) p.input_words = p.output_words = 0;
+  // convert's prev / next: read where the striped loads convert (a warp's neighbours are consecutive, one
+  // or two cache lines), not beside a thread's own words (32 lines a warp for each neighbour at 32 items).
+  if (p.convert_neighbours) p.input_words = 0;
   // The inputs' words must fit the exchange too.
   const uint64_t need = (p.tile * p.input_bytes + element - 1) / element;
   if (p.input_words && need > exchange) {
@@ -358,6 +380,9 @@ void decide_io(Plan& p) {
   decide_array_io(p, element);
   p.streaming = p.level == Level::Device && p.backend == Backend::Cuda && p.tuning.streaming != 0;
   decide_packed(p);
+  // The fused outputs' second read of the tile's inputs, through the exchange where they fit (padded).
+  p.scatter_staged = p.scatter && p.staged_io &&
+                     (p.tile + p.tile / 32) * p.input_bytes <= p.exchange_elements * static_cast<uint64_t>(element);
   if (p.block_shared_bytes > kMaxSharedBytes)
     fail(p.spec, "the " + std::string(dsl::to_string(p.algorithm)) + " scan needs " +
                      std::to_string(p.block_shared_bytes) + " bytes of shared memory per block, more than the " +

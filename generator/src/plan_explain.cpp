@@ -183,6 +183,30 @@ void explain_input_arrays(std::string& o, const Plan& p) {
              " (template common/io_inputs.h)");
 }
 
+// The fused outputs (scatter and the named ones) and the neighbours they read.
+void explain_fused_outputs(std::string& o, const Plan& p) {
+  if (p.scatter) {
+    const dsl::Spec& s = p.spec;
+    line(o, "fused output",
+         "each thread's items in order (template section 'scatter'): " +
+             (s.scatter_if ? "where scatter_if(...) holds" : std::string("for every element (no scatter_if)")) +
+             ", scatter(...) is written to scattered[scatter_at(...)] (" + s.scatter_type.name() +
+             "; a position >= n dropped), before the scan's results, which are not written when their arrays "
+             "are null");
+    for (size_t k = 1; k < p.fused_outputs.size(); ++k) {
+      const dsl::Spec::NamedScatter& named = s.scatter_named[k - 1];
+      const std::string& w = named.name;
+      line(o, "fused output",
+           (named.when ? "where scatter_if." + w + "(...) holds" : "for every element (no scatter_if." + w + ")") +
+               ", scatter." + w + "(...) is written to " + w + "[scatter_at." + w + "(...)] (" + named.type.name() +
+               "; a position >= n dropped)");
+    }
+  }
+  if (p.reads_neighbours)
+    line(o, "neighbours",
+         "prev(x) / next(x) are read beside each element: no output may be the input (refused at run time)");
+}
+
 }  // namespace
 
 std::string to_string(const Plan& p) {
@@ -219,19 +243,15 @@ std::string to_string(const Plan& p) {
          "element first (common/io_mirror.h)");
   explain_shape(o, p);
   if (p.input_arrays) explain_input_arrays(o, p);
-  if (p.convert_index)
+  if (p.convert_index && p.spec.convert->written_params() > 1)
     line(o, "input",
          "convert(v, " + p.spec.convert->params[1] +
              ") takes each element's index in the array (u64) from the loads (template section 'indexed')");
-  if (p.scatter) {
-    const dsl::Spec& s = p.spec;
-    line(o, "fused output",
-         "each thread's items in order (template section 'scatter'): " +
-             (s.scatter_if ? "where scatter_if(...) holds" : std::string("for every element (no scatter_if)")) +
-             ", scatter(...) is written to scattered[scatter_at(...)] (" + s.scatter_type.name() +
-             "; a position >= n dropped), before the scan's results, which are not written when their arrays "
-             "are null");
-  }
+  if (p.convert_neighbours)
+    line(o, "input",
+         "prev(v) and next(v) in convert: in[i - 1] and in[i + 1] (the element itself at 0 and n - 1), read by " +
+             p.names.convert + "_near(v, i) from the loads' in and n");
+  explain_fused_outputs(o, p);
   for (const Kernel& k : p.kernels) {
     line(o, "kernel",
          k.name + ", " + std::to_string(p.block_threads) + " threads per block" +

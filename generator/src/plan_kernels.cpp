@@ -37,11 +37,13 @@ void device_kernels(Plan& p) {
   const std::string& n = p.spec.name;
   const std::string T = p.names.value_type;
   std::vector<KernelParam> outs;
-  const std::string may_be_in = p.input_arrays ? "" : " (may be in)";
+  const std::string in_place = p.input_arrays       ? ""
+                               : p.reads_neighbours ? " (not in: prev / next read it)"
+                                                    : " (may be in)";
   if (p.outputs.inclusive)
-    outs.push_back({R::Inclusive, T + "*", "inclusive", "n elements, the inclusive scan" + may_be_in});
+    outs.push_back({R::Inclusive, T + "*", "inclusive", "n elements, the inclusive scan" + in_place});
   if (p.outputs.exclusive)
-    outs.push_back({R::Exclusive, T + "*", "exclusive", "n elements, the exclusive scan" + may_be_in});
+    outs.push_back({R::Exclusive, T + "*", "exclusive", "n elements, the exclusive scan" + in_place});
   const KernelParam in{R::Input, "const " + p.names.input_type + "*", "in", "n input elements"};
   const KernelParam count{R::Count, "u64", "n", "the element count"};
   const KernelParam aggregate{R::Aggregate, T + "*", "aggregate", "one element: the total, without init"};
@@ -57,9 +59,15 @@ void device_kernels(Plan& p) {
   if (p.status != StatusLayout::None) {
     Kernel k{n + "_scan_kernel", grid + " blocks", Grid::Tiles, inputs};
     k.params.insert(k.params.end(), outs.begin(), outs.end());
-    if (p.scatter)
-      k.params.push_back({R::Scattered, p.names.out_type + "*", "scattered",
-                          "n elements (not in): scatter(...) at scatter_at(...) where scatter_if(...) holds"});
+    for (size_t i = 0; i < p.fused_outputs.size(); ++i) {
+      const Plan::FusedOutput& o = p.fused_outputs[i];
+      const std::string s = i == 0 ? "" : "." + o.name;
+      KernelParam param{R::Scattered, o.out_type + "*", o.name,
+                        "n elements (not in): scatter" + s + "(...) at scatter_at" + s + "(...) where scatter_if" + s +
+                            "(...) holds"};
+      param.dim = static_cast<int>(i);
+      k.params.push_back(param);
+    }
     if (p.outputs.aggregate) k.params.push_back(aggregate);
     if (p.outputs.running_total) k.params.push_back(running);
     k.params.push_back(count);

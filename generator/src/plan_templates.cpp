@@ -159,7 +159,7 @@ std::vector<std::pair<std::string, std::string>> template_constants(const Plan& 
   define("SG_COMBINE", p.names.combine);
   define("SG_IDENTITY", p.names.identity);
   define("SG_INIT", p.names.init);
-  define("SG_CONVERT", p.names.convert);
+  define("SG_CONVERT", p.convert_neighbours ? p.names.convert + "_near" : p.names.convert);
   number("SG_ITEMS", p.items);
   if (p.level == dsl::Level::Warp) {
     number("SG_WIDTH", p.group_threads);

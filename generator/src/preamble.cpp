@@ -36,6 +36,11 @@ std::vector<const dsl::Expr*> expressions(const dsl::Spec& spec) {
   if (spec.key_equal) out.push_back(spec.key_equal->body.get());
   for (const auto* f : {&spec.scatter, &spec.scatter_at, &spec.scatter_if})
     if (*f) out.push_back((*f)->body.get());
+  for (const dsl::Spec::NamedScatter& o : spec.scatter_named) {
+    out.push_back(o.value.body.get());
+    out.push_back(o.at.body.get());
+    if (o.when) out.push_back(o.when->body.get());
+  }
   return out;
 }
 
@@ -44,6 +49,8 @@ bool needs_f64(const dsl::Spec& spec) {
   if (spec.input_arrays)
     for (const dsl::Type& t : *spec.input_arrays)
       if (mentions_f64(t)) return true;
+  for (const dsl::Spec::NamedScatter& o : spec.scatter_named)
+    if (mentions_f64(o.type)) return true;
   return mentions_f64(spec.type) || mentions_f64(spec.input) || (spec.scatter && mentions_f64(spec.scatter_type)) ||
          std::any_of(exprs.begin(), exprs.end(), [](const dsl::Expr* e) { return mentions_f64(e); });
 }
@@ -62,6 +69,7 @@ std::vector<std::shared_ptr<const dsl::StructType>> structs_of(const dsl::Spec& 
   if (spec.input_arrays)
     for (const dsl::Type& t : *spec.input_arrays) dsl::collect_structs(t, out);
   if (spec.scatter) dsl::collect_structs(spec.scatter_type, out);
+  for (const dsl::Spec::NamedScatter& o : spec.scatter_named) dsl::collect_structs(o.type, out);
   for (const dsl::Expr* e : expressions(spec)) collect_expr_structs(e, out);
   return out;
 }
@@ -103,11 +111,12 @@ std::string struct_definition(const dsl::StructType& st, const std::string& pref
   return s;
 }
 
-// A scatter function's C parameters: all five, the ones it does not name
-// under names of scangen's own (the kernel passes all five).
+// A scatter function's C parameters: all seven (x, i, exclusive, inclusive,
+// n, prev, next), the ones it does not name under names of scangen's own
+// (the kernel passes all seven).
 std::vector<std::string> scatter_params(const FunctionBody& body) {
   std::vector<std::string> names = body.params;
-  for (size_t i = names.size(); i < 5; ++i) names.push_back("scangen_unused_" + std::to_string(i));
+  for (size_t i = names.size(); i < 7; ++i) names.push_back("scangen_unused_" + std::to_string(i));
   return names;
 }
 
@@ -158,33 +167,45 @@ class Writer {
   int first_line_;
 };
 
-// Fused outputs: P_scatter_value, P_scatter_at and P_scatter_if (true when
-// not written), each of the five parameters (x, i, exclusive, inclusive, n).
-// The bodies are translated before the library's definitions are written.
+// Fused outputs: for each (scattered, then the named ones) its element type
+// P_Out[_NAME], and P_scatter_value, P_scatter_at and P_scatter_if (true when
+// not written) [_NAME], each of the seven parameters (x, i, exclusive,
+// inclusive, n, prev, next). The bodies are translated before the library's
+// definitions are written.
 struct ScatterBodies {
+  FusedOutputNames names;
+  dsl::Type element;
   FunctionBody value, at, when;
 };
 
-ScatterBodies translate_scatter(const dsl::Spec& spec, ScalarLibrary& lib) {
-  ScatterBodies b{translate_function(*spec.scatter, spec.name, lib),
-                  translate_function(*spec.scatter_at, spec.name, lib),
-                  FunctionBody{{}, {{dsl::SourceLoc{}, "return true;"}}}};
-  if (spec.scatter_if) b.when = translate_function(*spec.scatter_if, spec.name, lib);
-  return b;
+std::vector<ScatterBodies> translate_scatter(const dsl::Spec& spec, ScalarLibrary& lib) {
+  const std::vector<FusedOutputNames> names = fused_output_names(spec);
+  std::vector<ScatterBodies> v;
+  for (size_t k = 0; k < names.size(); ++k) {
+    const dsl::Function& value = k == 0 ? *spec.scatter : spec.scatter_named[k - 1].value;
+    const dsl::Function& at = k == 0 ? *spec.scatter_at : spec.scatter_named[k - 1].at;
+    const std::optional<dsl::Function>& when = k == 0 ? spec.scatter_if : spec.scatter_named[k - 1].when;
+    ScatterBodies b{names[k], k == 0 ? spec.scatter_type : spec.scatter_named[k - 1].type,
+                    translate_function(value, spec.name, lib), translate_function(at, spec.name, lib),
+                    FunctionBody{{}, {{dsl::SourceLoc{}, "return true;"}}}};
+    if (when) b.when = translate_function(*when, spec.name, lib);
+    v.push_back(std::move(b));
+  }
+  return v;
 }
 
 void write_scatter(Writer& w, const dsl::Spec& spec, const ScatterBodies& b, const ScalarLibrary& lib) {
   const PreambleNames names = preamble_names(spec);
   const std::string fn = std::string(lib.function_qualifiers()) + " ";
-  const std::vector<std::string> types = {names.input_type, "scangen_u64", names.value_type, names.value_type,
-                                          "scangen_u64"};
+  const std::vector<std::string> types = {names.input_type, "scangen_u64",    names.value_type, names.value_type,
+                                          "scangen_u64",    names.input_type, names.input_type};
+  w << "typedef " + c_type(b.element, spec.name, Form::Storage) + " " + b.names.out_type + ";\n";
   auto write = [&](const FunctionBody& body, const std::string& result, const std::string& name) {
-    w.function(fn + result + " " + spec.name + "_" + name + "(" + parameter_list(types, scatter_params(body)) + ")",
-               body);
+    w.function(fn + result + " " + name + "(" + parameter_list(types, scatter_params(body)) + ")", body);
   };
-  write(b.value, names.out_type, "scatter_value");
-  write(b.at, "scangen_u64", "scatter_at");
-  write(b.when, "bool", "scatter_if");
+  write(b.value, b.names.out_type, b.names.value);
+  write(b.at, "scangen_u64", b.names.at);
+  write(b.when, "bool", b.names.when);
 }
 
 }  // namespace
@@ -198,6 +219,18 @@ PreambleNames preamble_names(const dsl::Spec& spec) {
     for (size_t k = 0; k < spec.input_arrays->size(); ++k)
       names.input_arrays.push_back(p + "_In_" + spec.convert->params[k]);
   return names;
+}
+
+std::vector<FusedOutputNames> fused_output_names(const dsl::Spec& spec) {
+  std::vector<FusedOutputNames> v;
+  if (!spec.has_scatter()) return v;
+  const std::string& P = spec.name;
+  v.push_back({"scattered", P + "_Out", P + "_scatter_value", P + "_scatter_at", P + "_scatter_if"});
+  for (const dsl::Spec::NamedScatter& o : spec.scatter_named) {
+    const std::string s = "_" + o.name;
+    v.push_back({o.name, P + "_Out" + s, P + "_scatter_value" + s, P + "_scatter_at" + s, P + "_scatter_if" + s});
+  }
+  return v;
 }
 
 const char* exact_float_options(Backend backend) {
@@ -220,8 +253,7 @@ std::string emit_preamble(const dsl::Spec& spec, Backend backend, const Preamble
   std::optional<FunctionBody> key_equal;
   if (spec.segments == dsl::Segments::Keys && spec.key_equal)
     key_equal = translate_function(*spec.key_equal, prefix, lib);
-  std::optional<ScatterBodies> scatter;
-  if (spec.scatter) scatter = translate_scatter(spec, lib);
+  const std::vector<ScatterBodies> scatter = translate_scatter(spec, lib);
 
   const std::string source_name =
       options.source_name.empty() ? spec.name + source_extension(backend) : options.source_name;
@@ -259,10 +291,17 @@ std::string emit_preamble(const dsl::Spec& spec, Backend backend, const Preamble
     if (spec.convert_takes_index()) types.push_back("scangen_u64");
     w.function(fn + " " + T + " " + names.convert + "(" + parameter_list(types, convert->params) + ")", *convert);
   } else if (convert) {
-    // convert(v, i): the second parameter is the element's index in the array.
+    // convert(v, i): the second parameter is the element's index in the array; then prev(v) and next(v).
     std::vector<std::string> types = {names.input_type};
     if (spec.convert->params.size() > 1) types.push_back("scangen_u64");
+    if (spec.convert->neighbours >= 0) types.insert(types.end(), {names.input_type, names.input_type});
     w.function(fn + " " + T + " " + names.convert + "(" + parameter_list(types, convert->params) + ")", *convert);
+    if (spec.convert->neighbours >= 0)
+      w << "// convert with its neighbours, as the loads call it: in[i - 1] and in[i + 1], the element itself at\n"
+           "// the ends, read from the loads' own `in` and `n` (a macro: every load has them in scope).\n"
+           "#define " +
+               names.convert + "_near(v, i) " + names.convert +
+               "((v), (i), (i) > 0 ? in[(i) - 1] : (v), (i) + 1 < n ? in[(i) + 1] : (v))\n";
   } else {
     w << fn + " " + T + " " + names.convert + "(" + names.input_type + " v) { return v; }\n";
   }
@@ -271,10 +310,7 @@ std::string emit_preamble(const dsl::Spec& spec, Backend backend, const Preamble
     const std::string K = c_type(dsl::Type::scalar(spec.key), prefix, Form::Storage);
     w.function(fn + " bool " + names.key_equal + "(" + parameter_list({K, K}, key_equal->params) + ")", *key_equal);
   }
-  if (scatter) {
-    w << "typedef " + c_type(spec.scatter_type, prefix, Form::Storage) + " " + names.out_type + ";\n";
-    write_scatter(w, spec, *scatter, lib);
-  }
+  for (const ScatterBodies& b : scatter) write_scatter(w, spec, b, lib);
   return w.take();
 }
 

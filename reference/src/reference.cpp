@@ -62,7 +62,7 @@ void Evaluator::combine(const void* x, const void* y, void* out) const {
   Program::store(layout, r.result(), out);
 }
 
-void Evaluator::convert(const void* in, void* out, uint64_t index) const {
+void Evaluator::convert(const void* in, void* out, uint64_t index, const void* prev, const void* next) const {
   if (!convert_) {
     std::memcpy(out, in, element_size());
     return;
@@ -70,6 +70,10 @@ void Evaluator::convert(const void* in, void* out, uint64_t index) const {
   Runner r(*convert_);
   Program::load(dsl::flatten(spec_.input), in, r.param(0));
   if (converts_index()) Program::load(dsl::flatten(dsl::Type::scalar(dsl::ScalarKind::U64)), &index, r.param(1));
+  if (const int k = spec_.convert->neighbours; k >= 0) {
+    Program::load(dsl::flatten(spec_.input), prev ? prev : in, r.param(static_cast<size_t>(k)));
+    Program::load(dsl::flatten(spec_.input), next ? next : in, r.param(static_cast<size_t>(k) + 1));
+  }
   r.run();
   Program::store(dsl::flatten(spec_.type), r.result(), out);
 }
@@ -172,6 +176,11 @@ Evaluator::Result Evaluator::scan_ranges(const void* input, uint64_t n, const st
       if (conv) {
         Program::load(in_layout, in_bytes + i * isize, conv->param(0));
         if (indexed) Program::load(index_layout, &i, conv->param(1));  // convert(v, i): the array index
+        if (const int nb = spec_.convert->neighbours; nb >= 0) {       // prev(v), next(v): the element at the ends
+          Program::load(in_layout, in_bytes + (i > 0 ? i - 1 : i) * isize, conv->param(static_cast<size_t>(nb)));
+          Program::load(in_layout, in_bytes + (i + 1 < n ? i + 1 : i) * isize,
+                        conv->param(static_cast<size_t>(nb) + 1));
+        }
         conv->run();
         std::copy(conv->result(), conv->result() + k, elem.begin());
       } else {

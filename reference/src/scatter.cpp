@@ -28,33 +28,55 @@ struct ScatterFn {
 }  // namespace
 
 uint64_t Evaluator::scatter(const void* input, uint64_t n, void* out) const {
+  return scatter_all(input, n, {out}).at(0);
+}
+
+std::vector<uint64_t> Evaluator::scatter_all(const void* input, uint64_t n, const std::vector<void*>& outs) const {
   if (!spec_.scatter || !spec_.scatter_at) throw std::invalid_argument("reference: the spec has no fused output");
-  if (n > 0 && (input == nullptr || out == nullptr)) throw std::invalid_argument("reference: null input or output");
+  if (outs.size() != 1 + spec_.scatter_named.size())
+    throw std::invalid_argument("reference: " + std::to_string(1 + spec_.scatter_named.size()) +
+                                " fused outputs, not " + std::to_string(outs.size()));
+  if (n > 0 && input == nullptr) throw std::invalid_argument("reference: null input");
+  for (void* out : outs)
+    if (n > 0 && out == nullptr) throw std::invalid_argument("reference: null output");
   const auto u64 = dsl::flatten(dsl::Type::scalar(dsl::ScalarKind::U64));
   const auto in_layout = dsl::flatten(spec_.input);
   const auto layout = dsl::flatten(spec_.type);
-  const std::vector<std::vector<dsl::ScalarSlot>> layouts = {in_layout, u64, layout, layout, u64};
-  ScatterFn value(*spec_.scatter), at(*spec_.scatter_at);
-  std::unique_ptr<ScatterFn> when;
-  if (spec_.scatter_if) when = std::make_unique<ScatterFn>(*spec_.scatter_if);
+  // (x, i, exclusive, inclusive, n, prev, next)
+  const std::vector<std::vector<dsl::ScalarSlot>> layouts = {in_layout, u64, layout, layout, u64, in_layout, in_layout};
+  struct Output {
+    ScatterFn value, at;
+    std::unique_ptr<ScatterFn> when;
+    dsl::Type type;
+  };
+  std::vector<Output> outputs;
+  outputs.push_back({ScatterFn(*spec_.scatter), ScatterFn(*spec_.scatter_at),
+                     spec_.scatter_if ? std::make_unique<ScatterFn>(*spec_.scatter_if) : nullptr, spec_.scatter_type});
+  for (const dsl::Spec::NamedScatter& o : spec_.scatter_named)
+    outputs.push_back(
+        {ScatterFn(o.value), ScatterFn(o.at), o.when ? std::make_unique<ScatterFn>(*o.when) : nullptr, o.type});
 
-  const size_t esize = element_size(), isize = input_size(), osize = spec_.scatter_type.size();
-  const auto out_layout = dsl::flatten(spec_.scatter_type);
+  const size_t esize = element_size(), isize = input_size();
   std::vector<uint8_t> prefix(esize), elem(esize), inclusive(esize);
   init(prefix.data());
   const auto* in = static_cast<const uint8_t*>(input);
-  auto* dst = static_cast<uint8_t*>(out);
-  uint64_t written = 0;
+  std::vector<uint64_t> written(outs.size(), 0);
   for (uint64_t i = 0; i < n; ++i) {
-    convert(in + i * isize, elem.data(), i);
+    const uint8_t* x = in + i * isize;
+    const uint8_t* prev = i > 0 ? x - isize : x;
+    const uint8_t* next = i + 1 < n ? x + isize : x;
+    convert(x, elem.data(), i, prev, next);
     combine(prefix.data(), elem.data(), inclusive.data());
-    const std::vector<const void*> args = {in + i * isize, &i, prefix.data(), inclusive.data(), &n};
-    if (!when || when->run(layouts, args)[0].u != 0) {
-      const uint64_t position = at.run(layouts, args)[0].u;
-      if (position < n) {
-        Program::store(out_layout, value.run(layouts, args), dst + position * osize);
-        ++written;
-      }
+    const std::vector<const void*> args = {x, &i, prefix.data(), inclusive.data(), &n, prev, next};
+    for (size_t k = 0; k < outputs.size(); ++k) {
+      Output& o = outputs[k];
+      if (o.when && o.when->run(layouts, args)[0].u == 0) continue;
+      const uint64_t position = o.at.run(layouts, args)[0].u;
+      if (position >= n) continue;
+      const size_t osize = o.type.size();
+      Program::store(dsl::flatten(o.type), o.value.run(layouts, args),
+                     static_cast<uint8_t*>(outs[k]) + position * osize);
+      ++written[k];
     }
     prefix = inclusive;
   }

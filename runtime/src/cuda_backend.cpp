@@ -159,8 +159,11 @@ void check_ranges(const Driver& d, const generator::Plan& p, const Scan::CudaArg
   check_range(a.exclusive, "exclusive", call.out_count, p.element_bytes, t);
   check_range(a.aggregate, "aggregate", call.aggregate_count, p.element_bytes, t);
   check_range(a.running_total, "running_total", 1, p.element_bytes, t);
-  if (p.scatter)
-    check_range(a.scattered, "scattered", call.out_count, p.spec.scatter_type.size(), p.spec.scatter_type.name());
+  for (size_t k = 0; k < p.fused_outputs.size(); ++k) {
+    const generator::Plan::FusedOutput& o = p.fused_outputs[k];
+    check_range(k == 0 ? a.scattered : a.named_scattered[k - 1], o.name.c_str(), call.out_count, o.element.size(),
+                o.element.name());
+  }
   if (a.workspace) check_range(a.workspace, "workspace", call.workspace_bytes, 1, "workspace byte");
   // Segmented scans (the aggregates of flags and keys count segments the host does not know).
   const generator::Plan::Segmented& g = p.segmented;
@@ -217,6 +220,19 @@ CUdeviceptr workspace(const Scan::State& st, const Scan::CudaArgs& a, const runt
   return ws;
 }
 
+// The fused outputs (scattered, then the named ones), checked against the
+// spec, and the input not overwritten where the scan reads neighbours.
+std::array<CUdeviceptr, 1 + dsl::Spec::kMaxNamedScatter> fused_outputs(const generator::Plan& p,
+                                                                       const Scan::CudaArgs& a, uint64_t n) {
+  std::array<const void*, 1 + dsl::Spec::kMaxNamedScatter> fused = {a.scattered};
+  std::copy(a.named_scattered.begin(), a.named_scattered.end(), fused.begin() + 1);
+  runtime::detail::check_scattered(p, fused.data(), a.in, n);
+  runtime::detail::check_neighbours_not_in_place(p, a.in, a.inclusive, a.exclusive);
+  std::array<CUdeviceptr, 1 + dsl::Spec::kMaxNamedScatter> out{};
+  for (size_t k = 0; k < fused.size(); ++k) out[k] = reinterpret_cast<CUdeviceptr>(fused[k]);
+  return out;
+}
+
 }  // namespace
 
 // Scan::run passes the input arrays' pointers (CudaArgs::inputs) to the launch as they lie.
@@ -235,7 +251,7 @@ void Scan::run(const CudaArgs& a) const {
   runtime::detail::check_outputs(p, a.in || p.input_arrays, a.inclusive, a.exclusive,
                                  p.segmented.on() ? a.segment_aggregates != nullptr : a.aggregate != nullptr,
                                  a.running_total, call.elements);
-  runtime::detail::check_scattered(p, a.scattered != nullptr, a.in != nullptr && a.in == a.scattered, call.elements);
+  std::array<CUdeviceptr, 1 + dsl::Spec::kMaxNamedScatter> scattered = fused_outputs(p, a, call.elements);
   // The tier's module, read once: every launch of this call uses it.
   const runtime::detail::CudaModule& module = *st.cu_current.load(std::memory_order_acquire);
   std::lock_guard<std::mutex> lock(st.mutex);
@@ -245,8 +261,7 @@ void Scan::run(const CudaArgs& a) const {
   CUstream stream = static_cast<CUstream>(a.stream);
   CUdeviceptr in = reinterpret_cast<CUdeviceptr>(a.in), inc = reinterpret_cast<CUdeviceptr>(a.inclusive),
               exc = reinterpret_cast<CUdeviceptr>(a.exclusive), agg = reinterpret_cast<CUdeviceptr>(a.aggregate),
-              run_total = reinterpret_cast<CUdeviceptr>(a.running_total),
-              scattered = reinterpret_cast<CUdeviceptr>(a.scattered);
+              run_total = reinterpret_cast<CUdeviceptr>(a.running_total);
   CUdeviceptr flags = reinterpret_cast<CUdeviceptr>(a.segment_flags),
               offsets = reinterpret_cast<CUdeviceptr>(a.segment_offsets), keys = reinterpret_cast<CUdeviceptr>(a.keys),
               seg_agg = reinterpret_cast<CUdeviceptr>(a.segment_aggregates);
@@ -285,7 +300,7 @@ void Scan::run(const CudaArgs& a) const {
       case generator::ParamRole::SegmentKeys:
         return &keys;
       case generator::ParamRole::Scattered:
-        return &scattered;
+        return &scattered.at(static_cast<size_t>(param.dim));
       default:  // the shape's roles
         if (shape_values.size() == shape_values.capacity()) break;
         shape_values.push_back(call.shape.value(param));

@@ -227,8 +227,11 @@ void check_buffers(const generator::Plan& p, const Scan::OpenCLArgs& a, const ru
   check_buffer(a.exclusive, "exclusive", call.out_count, p.element_bytes, t);
   check_buffer(a.aggregate, "aggregate", call.aggregate_count, p.element_bytes, t);
   check_buffer(a.running_total, "running_total", 1, p.element_bytes, t);
-  if (p.scatter)
-    check_buffer(a.scattered, "scattered", call.out_count, p.spec.scatter_type.size(), p.spec.scatter_type.name());
+  for (size_t k = 0; k < p.fused_outputs.size(); ++k) {
+    const generator::Plan::FusedOutput& o = p.fused_outputs[k];
+    check_buffer(k == 0 ? a.scattered : a.named_scattered[k - 1], o.name.c_str(), call.out_count, o.element.size(),
+                 o.element.name());
+  }
   // Segmented scans (the aggregates of flags and keys count segments the host does not know).
   const generator::Plan::Segmented& g = p.segmented;
   check_buffer(a.segment_flags, "segment_flags", a.n, 1, "u8");
@@ -341,7 +344,10 @@ void Scan::run(const OpenCLArgs& a) const {
   runtime::detail::check_outputs(p, a.in || p.input_arrays, a.inclusive, a.exclusive,
                                  p.segmented.on() ? a.segment_aggregates != nullptr : a.aggregate != nullptr,
                                  a.running_total, call.elements);
-  runtime::detail::check_scattered(p, a.scattered != nullptr, a.in == a.scattered, call.elements);
+  std::array<const void*, 1 + dsl::Spec::kMaxNamedScatter> fused = {a.scattered};
+  std::copy(a.named_scattered.begin(), a.named_scattered.end(), fused.begin() + 1);
+  runtime::detail::check_scattered(p, fused.data(), a.in, call.elements);
+  runtime::detail::check_neighbours_not_in_place(p, a.in, a.inclusive, a.exclusive);
   check_buffers(p, a, call);
   std::lock_guard<std::mutex> lock(st.mutex);
   cl_command_queue queue = a.queue ? a.queue : st.rt->cl_queue;
@@ -383,7 +389,8 @@ void Scan::run(const OpenCLArgs& a) const {
       case generator::ParamRole::SegmentKeys:
         return {sizeof(cl_mem), &a.keys};
       case generator::ParamRole::Scattered:
-        return {sizeof(cl_mem), &a.scattered};
+        return {sizeof(cl_mem),
+                param.dim == 0 ? &a.scattered : &a.named_scattered.at(static_cast<size_t>(param.dim) - 1)};
       default:  // the shape's roles
         if (shape_values.size() == shape_values.capacity()) break;
         shape_values.push_back(call.shape.value(param));

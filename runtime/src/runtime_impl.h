@@ -53,8 +53,11 @@ void check_outputs(const generator::Plan& p, bool in, bool inc, bool exc, bool a
 // No output is one of them (`arrays`: their pointers or buffers).
 void check_input_arrays(const generator::Plan& p, bool in, const std::vector<const void*>& arrays,
                         const void* inclusive, const void* exclusive, uint64_t n);
-// Fused outputs: the scattered buffer given exactly when the spec has one, not the input.
-void check_scattered(const generator::Plan& p, bool given, bool is_input, uint64_t n);
+// Fused outputs: `fused` (1 + dsl::Spec::kMaxNamedScatter pointers: scattered,
+// then the named ones) given exactly for the spec's fused outputs, none the input.
+void check_scattered(const generator::Plan& p, const void* const* fused, const void* in, uint64_t n);
+// prev(x) / next(x): the input is read beside each element, so no output may be the input.
+void check_neighbours_not_in_place(const generator::Plan& p, const void* in, const void* inc, const void* exc);
 
 // Segmented scans: the segment arrays the form needs are given and no
 // other; `aggregate` (the plain output) is not given to a segmented scan, nor

@@ -90,13 +90,32 @@ void check_input_arrays(const generator::Plan& p, bool in, const std::vector<con
   }
 }
 
-void check_scattered(const generator::Plan& p, bool given, bool is_input, uint64_t n) {
+void check_neighbours_not_in_place(const generator::Plan& p, const void* in, const void* inc, const void* exc) {
+  if (p.reads_neighbours && in != nullptr && (in == inc || in == exc))
+    fail("scan '" + p.spec.name +
+         "': an output is the input, but the spec reads prev(...) / next(...), the input beside each element, "
+         "which another tile's results would have overwritten; give another buffer");
+}
+
+void check_scattered(const generator::Plan& p, const void* const* fused, const void* in, uint64_t n) {
   const std::string who = "scan '" + p.spec.name + "': ";
-  if (p.scatter && !given && n > 0)
-    fail(who + "the scattered output is null, but the spec has 'scatter(...)' (n elements of " +
-         p.spec.scatter_type.name() + ")");
-  if (!p.scatter && given) fail(who + "a scattered output was given, but the spec has no 'scatter(...)'");
-  if (given && is_input) fail(who + "the scattered output is the input; give another buffer");
+  for (size_t k = 0; k < 1 + dsl::Spec::kMaxNamedScatter; ++k) {
+    const bool given = fused[k] != nullptr;
+    if (k < p.fused_outputs.size()) {
+      const generator::Plan::FusedOutput& o = p.fused_outputs[k];
+      const std::string what = k == 0 ? "scatter(...)" : "scatter." + o.name + "(...)";
+      if (!given && n > 0)
+        fail(who + "the " +
+             (k == 0 ? std::string("scattered") : "named_scattered[" + std::to_string(k - 1) + "] ('" + o.name + "')") +
+             " output is null, but the spec has '" + what + "' (n elements of " + o.element.name() + ")");
+      if (given && fused[k] == in) fail(who + "the " + o.name + " output is the input; give another buffer");
+    } else if (given) {
+      fail(who + (k == 0 ? std::string("a scattered output was given, but the spec has no 'scatter(...)'")
+                         : "named_scattered[" + std::to_string(k - 1) + "] was given, but the spec has " +
+                               std::to_string(p.fused_outputs.size() > 0 ? p.fused_outputs.size() - 1 : 0) +
+                               " named fused output(s)"));
+    }
+  }
 }
 
 void check_no_overflow(const generator::Plan& p, uint64_t count, uint64_t element, const std::string& type) {

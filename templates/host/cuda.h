@@ -78,7 +78,11 @@ SG_BEGIN(scatter)
 // scattered (n elements of SG_OUT, not overlapping in): where SG_NAME(scatter_if)(x, i, exclusive,
 // inclusive, n) holds, element SG_NAME(scatter_at)(...) receives SG_NAME(scatter_value)(...) (a
 // position >= n is dropped); every other element keeps what it held. The scan's own output
-// arrays may be null, all of them: then only the fused output is written.
+// arrays may be null, all of them: then only the fused outputs are written.
+SG_BEGIN(named_scatter_output)
+// SG_SCATTERED (n elements of SG_OUT, not overlapping in): the same with SG_SCATTER_IF, SG_SCATTER_AT
+// and SG_SCATTER_VALUE.
+SG_END(named_scatter_output)
 SG_END(scatter)
 SG_BEGIN(running_total)
 // *running_total is the seed of the call and receives the seed combined with the total.

@@ -314,7 +314,11 @@ SG_BEGIN(scatter)
 // scattered (n elements of SG_OUT, not overlapping in): where SG_NAME(scatter_if)(x, i, exclusive,
 // inclusive, n) holds, element SG_NAME(scatter_at)(...) receives SG_NAME(scatter_value)(...) (a
 // position >= n is dropped); every other element keeps what it held. The scan's own output
-// buffers may be NULL, all of them: then only the fused output is written.
+// buffers may be NULL, all of them: then only the fused outputs are written.
+SG_BEGIN(named_scatter_output)
+// SG_SCATTERED (n elements of SG_OUT, not overlapping in): the same with SG_SCATTER_IF, SG_SCATTER_AT
+// and SG_SCATTER_VALUE.
+SG_END(named_scatter_output)
 SG_END(scatter)
 SG_BEGIN(running_total)
 // running_total (one element) is the seed of the call and receives the seed combined with the total.
@@ -364,9 +368,9 @@ SG_END(input_array)
 SG_BEGIN(output)
   if (status == CL_SUCCESSSG_BEGIN(scatter) && SG_OUTPUT != NULLSG_END(scatter)) status = scangen_opencl_check_buffer_v1(SG_OUTPUT, n, sizeof(SG_T));
 SG_END(output)
-SG_BEGIN(scatter)
-  if (status == CL_SUCCESS) status = scangen_opencl_check_buffer_v1(scattered, n, sizeof(SG_OUT));
-SG_END(scatter)
+SG_BEGIN(scatter_output)
+  if (status == CL_SUCCESS) status = scangen_opencl_check_buffer_v1(SG_SCATTERED, n, sizeof(SG_OUT));
+SG_END(scatter_output)
 SG_BEGIN(aggregate)
 SG_BEGIN(device)
   if (status == CL_SUCCESS) status = scangen_opencl_check_buffer_v1(aggregate, 1, sizeof(SG_T));

@@ -14,7 +14,7 @@ typedef SG_IN_STORAGE SG_IN;
 SG_BEGIN(input_type)
 typedef SG_INPUT_STORAGE SG_INPUT_T;
 SG_END(input_type)
-SG_BEGIN(scatter)
+SG_BEGIN(scatter_output)
 typedef SG_OUT_STORAGE SG_OUT;
-SG_END(scatter)
+SG_END(scatter_output)
 #endif

@@ -80,11 +80,16 @@ std::vector<scangen::dsl::Spec> shape_specs() {
   return specs;
 }
 
-// Fused outputs (scatter): every mode, with and without the aggregate.
+// Fused outputs (scatter): every mode, with and without the aggregate, with
+// and without two named outputs (scatter.NAME: a parameter each, in order).
 std::vector<scangen::dsl::Spec> scatter_specs() {
   std::vector<scangen::dsl::Spec> specs;
+  const std::string named =
+      " scatter_at.lengths(x, i) = i; scatter.lengths(x) = next(x); scatter_at.heads(x, i) = i;"
+      " scatter_type.heads = u8; scatter.heads(x) = x != prev(x) ? 1 : 0;";
   for (const char* mode : {"inclusive", "exclusive", "both"})
-    for (const char* extra : {"", " outputs = aggregate;"}) {
+    for (const std::string& extra :
+         std::vector<std::string>{"", " outputs = aggregate;", named, " outputs = aggregate;" + named}) {
       const std::string text = std::string("scan s { type = u32; input = i16; convert(x) = x > 0 ? 1 : 0; op = add; ") +
                                "scatter_if(x) = x > 0; scatter_at(x, i, e) = u64(e); scatter(x) = x; mode = " + mode +
                                ";" + extra + " }";

@@ -75,3 +75,58 @@ TEST_CASE("scatter in the reference: positions from the seeded results, the rest
   CHECK(sel.scatter(bytes.data(), n, got.data()) == 3);  // 8, 5 and 7 at 4, 5 and 6; 10 at 7, past n
   CHECK(got == std::vector<int32_t>{-1, -1, -1, -1, 8, 5, 7});
 }
+
+TEST_CASE("neighbours: prev(x) and next(x) printed as written, their parameters after the full list", "[dsl][rle]") {
+  const char* text =
+      "scan d { type = u32; convert(v) = v - prev(v); op = add; outputs = aggregate; scatter_at(x, i) = i; "
+      "scatter(x) = next(x); scatter_at.both(x, i) = i; scatter_if.both(x, i, e, p, n) = i + 1 < n; "
+      "scatter.both(x) = u64(prev(x)) + u64(next(x)); scatter_type.both = u64; }";
+  const dsl::Spec s = spec_of(text);
+  REQUIRE(s.convert);
+  // convert(v): prev and next come after v and the unnamed index.
+  CHECK(s.convert->neighbours == 2);
+  CHECK(s.convert->written_params() == 1);
+  CHECK(s.convert->params.size() == 4);
+  CHECK(s.scatter->neighbours == 5);
+  CHECK(s.scatter_at->neighbours == -1);
+  REQUIRE(s.scatter_named.size() == 1);
+  CHECK(s.scatter_named[0].name == "both");
+  CHECK(s.scatter_named[0].type == dsl::Type::scalar(dsl::ScalarKind::U64));
+  CHECK(s.scatter_named[0].when->neighbours == -1);
+  CHECK(s.scatter_named[0].value.neighbours == 5);
+  const std::string printed = s.to_string();
+  INFO(printed);
+  CHECK(printed.find("convert(v) = v - prev(v);") != std::string::npos);
+  CHECK(printed.find("scatter(x) = next(x);") != std::string::npos);
+  CHECK(printed.find("scatter.both(x) = u64(prev(x)) + u64(next(x));") != std::string::npos);
+  CHECK(printed.find("scatter_type.both = u64;") != std::string::npos);
+  CHECK(spec_of(printed) == s);
+  CHECK(spec_of(printed).hash() == s.hash());
+  // next instead of prev is another spec.
+  std::string other = text;
+  other.replace(other.find("v - prev(v)"), 11, "v - next(v)");
+  CHECK(spec_of(other) != s);
+  CHECK(spec_of(other).hash() != s.hash());
+}
+
+TEST_CASE("neighbours in the reference: the element itself at the ends, every named output", "[ref][rle]") {
+  const std::vector<uint32_t> in = {5, 9, 2, 2, 2};
+  const uint64_t n = in.size();
+  std::vector<uint8_t> bytes(n * 4);
+  std::memcpy(bytes.data(), in.data(), bytes.size());
+  const ref::Evaluator ev(
+      spec_of("scan d { type = u32; convert(v) = v * 10 + prev(v); op = add; mode = both; scatter_at(x, i) = i; "
+              "scatter(x) = next(x); scatter_at.sides(x, i) = i; scatter_if.sides(x) = prev(x) != next(x); "
+              "scatter.sides(x) = prev(x) * 100 + next(x); }"));
+  // convert: 55 (5 itself before it), 95, 29, 22, 22.
+  const ref::Evaluator::Result r = ev.scan(bytes.data(), n);
+  std::vector<uint32_t> inclusive(n);
+  std::memcpy(inclusive.data(), r.inclusive.data(), r.inclusive.size());
+  CHECK(inclusive == std::vector<uint32_t>{55, 150, 179, 201, 223});
+  std::vector<uint32_t> next(n + 1, 0xFFFF), sides(n + 1, 0xFFFF);
+  const std::vector<uint64_t> written = ev.scatter_all(bytes.data(), n, {next.data(), sides.data()});
+  CHECK(written == std::vector<uint64_t>{5, 3});
+  CHECK(next == std::vector<uint32_t>{9, 2, 2, 2, 2, 0xFFFF});  // the last element's next is itself
+  // prev(x) != next(x) at 0 (5, 9), 1 (5, 2) and 2 (9, 2); not at 3 (2, 2) or 4 (2, itself).
+  CHECK(sides == std::vector<uint32_t>{509, 502, 902, 0xFFFF, 0xFFFF, 0xFFFF});
+}

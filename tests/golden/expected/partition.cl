@@ -131,17 +131,17 @@ static inline partition_small_T partition_small_convert(partition_small_In x) {
 #line 132 "partition_small.cl"
 }
 typedef scangen_i32 partition_small_Out;
-static inline partition_small_Out partition_small_scatter_value(partition_small_In x, scangen_u64 scangen_unused_1, partition_small_T scangen_unused_2, partition_small_T scangen_unused_3, scangen_u64 scangen_unused_4) {
+static inline partition_small_Out partition_small_scatter_value(partition_small_In x, scangen_u64 scangen_unused_1, partition_small_T scangen_unused_2, partition_small_T scangen_unused_3, scangen_u64 scangen_unused_4, partition_small_In scangen_unused_5, partition_small_In scangen_unused_6) {
 #line 13 "examples/select/partition.scan"
   return x;
 #line 138 "partition_small.cl"
 }
-static inline scangen_u64 partition_small_scatter_at(partition_small_In x, scangen_u64 i, partition_small_T before, partition_small_T after, scangen_u64 n) {
+static inline scangen_u64 partition_small_scatter_at(partition_small_In x, scangen_u64 i, partition_small_T before, partition_small_T after, scangen_u64 n, partition_small_In scangen_unused_5, partition_small_In scangen_unused_6) {
 #line 12 "examples/select/partition.scan"
   return ((x < ((scangen_i32)100)) ? ((scangen_u64)before) : scangen_sub_u64(scangen_sub_u64(n, ((scangen_u64)1UL)), scangen_sub_u64(i, ((scangen_u64)before))));
 #line 143 "partition_small.cl"
 }
-static inline bool partition_small_scatter_if(partition_small_In scangen_unused_0, scangen_u64 scangen_unused_1, partition_small_T scangen_unused_2, partition_small_T scangen_unused_3, scangen_u64 scangen_unused_4) {
+static inline bool partition_small_scatter_if(partition_small_In scangen_unused_0, scangen_u64 scangen_unused_1, partition_small_T scangen_unused_2, partition_small_T scangen_unused_3, scangen_u64 scangen_unused_4, partition_small_In scangen_unused_5, partition_small_In scangen_unused_6) {
   return true;
 }
 // ---- scan 'partition_small': the constants its templates are written against --------------------
@@ -1013,24 +1013,58 @@ SG_FN partition_small_T partition_small_sg_tile_prefix(SG_LOCAL partition_small_
 // held, is taken for one of this call.
 
 // Fused outputs (Plan::scatter): each thread's items in order, with their
-// exclusive and inclusive results; where P_scatter_if(x, i, exclusive,
-// inclusive, n) holds, P_scatter_value(...) is written to element
-// P_scatter_at(...) of `scattered`, a position >= n dropped. The input
-// element is read again (the tile has just read it: a cache hit); this runs
-// before the tile's results are stored, so they may overwrite the input.
+// exclusive and inclusive results; for each output (section
+// `scatter_output`: `scattered`, then the named ones), where
+// P_scatter_if(x, i, exclusive, inclusive, n, prev, next) holds,
+// P_scatter_value(...) is written to element P_scatter_at(...) of the
+// output, a position >= n dropped. The thread's input elements are read
+// again (the tile has just read them: cache hits), with the one before and
+// the one after them for the neighbours (prev, next: the element itself at
+// the ends; loads the functions do not read are left out by the compiler):
+// section `scatter_staged` (Plan::scatter_staged, where the tile's inputs
+// fit the exchange) in the coalesced order through the exchange, which is
+// free between the loads and the stores; else (`scatter_direct`) each
+// thread its own, in 16-byte words where io.h reads words. This runs before
+// the tile's results are stored, so they may overwrite the input when
+// nothing reads a neighbour.
 SG_FN void partition_small_sg_scatter(const SG_GLOBAL partition_small_In* in, scangen_u64 first, scangen_u64 n, partition_small_T prefix,
-                               const partition_small_T* items, SG_GLOBAL partition_small_Out* scattered) {
+                               const partition_small_T* items, SG_LOCAL partition_small_T* exchange
+                               , SG_GLOBAL partition_small_Out* scattered
+                               ) {
   partition_small_T inc[SG_ITEMS], exc[SG_ITEMS];
   partition_small_sg_items_from(prefix, items, inc, exc);
   const scangen_u64 mine = first + (scangen_u64)SG_THREAD() * SG_ITEMS;
+  // xs[k + 1] is element mine + k; xs[0] and xs[SG_ITEMS + 1] the ones beside them (each read once).
+  partition_small_In xs[SG_ITEMS + 2];
+  SG_LOCAL partition_small_In* raw = (SG_LOCAL partition_small_In*)exchange;
+  const int tid = SG_THREAD();
+#pragma unroll
+  for (int k = 0; k < SG_ITEMS; ++k) {
+    const int e = k * SG_BLOCK_THREADS + tid;
+    if (first + (scangen_u64)e < n) raw[SG_XPAD(e)] = in[first + (scangen_u64)e];
+  }
+  SG_BARRIER();
+#pragma unroll
+  for (int k = 0; k < SG_ITEMS; ++k)
+    if (mine + (scangen_u64)k < n) xs[k + 1] = raw[SG_XPAD(tid * SG_ITEMS + k)];
+  if (mine < n) {
+    // The elements beside the thread's: the exchange's, or the tile's neighbours in global memory.
+    xs[0] = tid > 0 ? raw[SG_XPAD(tid * SG_ITEMS - 1)] : mine > 0 ? in[mine - 1] : xs[1];
+    xs[SG_ITEMS + 1] = mine + SG_ITEMS >= n                ? xs[1]  // unread: past n
+                       : tid + 1 < SG_BLOCK_THREADS ? raw[SG_XPAD(tid * SG_ITEMS + SG_ITEMS)]
+                                                    : in[mine + SG_ITEMS];
+  }
+  SG_BARRIER();  // the stores reuse the exchange
 #pragma unroll
   for (int k = 0; k < SG_ITEMS; ++k) {
     const scangen_u64 i = mine + (scangen_u64)k;
     if (i < n) {
-      const partition_small_In x = in[i];
-      if (partition_small_scatter_if(x, i, exc[k], inc[k], n)) {
-        const scangen_u64 at = partition_small_scatter_at(x, i, exc[k], inc[k], n);
-        if (at < n) scattered[at] = partition_small_scatter_value(x, i, exc[k], inc[k], n);
+      const partition_small_In x = xs[k + 1];
+      const partition_small_In prev = xs[k];                            // in[i - 1], or x at 0
+      const partition_small_In next = i + 1 < n ? xs[k + 2] : x;        // in[i + 1], or x at n - 1
+      if (partition_small_scatter_if(x, i, exc[k], inc[k], n, prev, next)) {
+        const scangen_u64 at = partition_small_scatter_at(x, i, exc[k], inc[k], n, prev, next);
+        if (at < n) scattered[at] = partition_small_scatter_value(x, i, exc[k], inc[k], n, prev, next);
       }
     }
   }
@@ -1083,7 +1117,7 @@ void partition_small_scan_kernel(const SG_GLOBAL partition_small_In* in,
 #if SG_RUNNING_TOTAL || SG_SEEDED
   prefix = partition_small_combine(seed, prefix);
 #endif
-  partition_small_sg_scatter(in, tile * SG_TILE, n, prefix, items, scattered);
+  partition_small_sg_scatter(in, tile * SG_TILE, n, prefix, items, exchange, scattered);
   // The scan's own results are written unless their arrays are null (the
   // fused output instead of them); the pointers are the same in every thread.
 #if SG_INCLUSIVE_OUT

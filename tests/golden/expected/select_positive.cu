@@ -86,17 +86,17 @@ static __device__ __forceinline__ __attribute__((unused)) select_positive_T sele
 #line 87 "select_positive.cu"
 }
 typedef scangen_f32 select_positive_Out;
-static __device__ __forceinline__ __attribute__((unused)) select_positive_Out select_positive_scatter_value(select_positive_In x, scangen_u64 scangen_unused_1, select_positive_T scangen_unused_2, select_positive_T scangen_unused_3, scangen_u64 scangen_unused_4) {
+static __device__ __forceinline__ __attribute__((unused)) select_positive_Out select_positive_scatter_value(select_positive_In x, scangen_u64 scangen_unused_1, select_positive_T scangen_unused_2, select_positive_T scangen_unused_3, scangen_u64 scangen_unused_4, select_positive_In scangen_unused_5, select_positive_In scangen_unused_6) {
 #line 13 "examples/select/select_positive.scan"
   return x;
 #line 93 "select_positive.cu"
 }
-static __device__ __forceinline__ __attribute__((unused)) scangen_u64 select_positive_scatter_at(select_positive_In x, scangen_u64 i, select_positive_T before, select_positive_T scangen_unused_3, scangen_u64 scangen_unused_4) {
+static __device__ __forceinline__ __attribute__((unused)) scangen_u64 select_positive_scatter_at(select_positive_In x, scangen_u64 i, select_positive_T before, select_positive_T scangen_unused_3, scangen_u64 scangen_unused_4, select_positive_In scangen_unused_5, select_positive_In scangen_unused_6) {
 #line 12 "examples/select/select_positive.scan"
   return ((scangen_u64)before);
 #line 98 "select_positive.cu"
 }
-static __device__ __forceinline__ __attribute__((unused)) bool select_positive_scatter_if(select_positive_In x, scangen_u64 scangen_unused_1, select_positive_T scangen_unused_2, select_positive_T scangen_unused_3, scangen_u64 scangen_unused_4) {
+static __device__ __forceinline__ __attribute__((unused)) bool select_positive_scatter_if(select_positive_In x, scangen_u64 scangen_unused_1, select_positive_T scangen_unused_2, select_positive_T scangen_unused_3, scangen_u64 scangen_unused_4, select_positive_In scangen_unused_5, select_positive_In scangen_unused_6) {
 #line 11 "examples/select/select_positive.scan"
   return (x > 0x0p+0f);
 #line 103 "select_positive.cu"
@@ -810,24 +810,58 @@ SG_FN select_positive_T select_positive_sg_tile_prefix(SG_LOCAL select_positive_
 // held, is taken for one of this call.
 
 // Fused outputs (Plan::scatter): each thread's items in order, with their
-// exclusive and inclusive results; where P_scatter_if(x, i, exclusive,
-// inclusive, n) holds, P_scatter_value(...) is written to element
-// P_scatter_at(...) of `scattered`, a position >= n dropped. The input
-// element is read again (the tile has just read it: a cache hit); this runs
-// before the tile's results are stored, so they may overwrite the input.
+// exclusive and inclusive results; for each output (section
+// `scatter_output`: `scattered`, then the named ones), where
+// P_scatter_if(x, i, exclusive, inclusive, n, prev, next) holds,
+// P_scatter_value(...) is written to element P_scatter_at(...) of the
+// output, a position >= n dropped. The thread's input elements are read
+// again (the tile has just read them: cache hits), with the one before and
+// the one after them for the neighbours (prev, next: the element itself at
+// the ends; loads the functions do not read are left out by the compiler):
+// section `scatter_staged` (Plan::scatter_staged, where the tile's inputs
+// fit the exchange) in the coalesced order through the exchange, which is
+// free between the loads and the stores; else (`scatter_direct`) each
+// thread its own, in 16-byte words where io.h reads words. This runs before
+// the tile's results are stored, so they may overwrite the input when
+// nothing reads a neighbour.
 SG_FN void select_positive_sg_scatter(const SG_GLOBAL select_positive_In* in, scangen_u64 first, scangen_u64 n, select_positive_T prefix,
-                               const select_positive_T* items, SG_GLOBAL select_positive_Out* scattered) {
+                               const select_positive_T* items, SG_LOCAL select_positive_T* exchange
+                               , SG_GLOBAL select_positive_Out* scattered
+                               ) {
   select_positive_T inc[SG_ITEMS], exc[SG_ITEMS];
   select_positive_sg_items_from(prefix, items, inc, exc);
   const scangen_u64 mine = first + (scangen_u64)SG_THREAD() * SG_ITEMS;
+  // xs[k + 1] is element mine + k; xs[0] and xs[SG_ITEMS + 1] the ones beside them (each read once).
+  select_positive_In xs[SG_ITEMS + 2];
+  SG_LOCAL select_positive_In* raw = (SG_LOCAL select_positive_In*)exchange;
+  const int tid = SG_THREAD();
+#pragma unroll
+  for (int k = 0; k < SG_ITEMS; ++k) {
+    const int e = k * SG_BLOCK_THREADS + tid;
+    if (first + (scangen_u64)e < n) raw[SG_XPAD(e)] = in[first + (scangen_u64)e];
+  }
+  SG_BARRIER();
+#pragma unroll
+  for (int k = 0; k < SG_ITEMS; ++k)
+    if (mine + (scangen_u64)k < n) xs[k + 1] = raw[SG_XPAD(tid * SG_ITEMS + k)];
+  if (mine < n) {
+    // The elements beside the thread's: the exchange's, or the tile's neighbours in global memory.
+    xs[0] = tid > 0 ? raw[SG_XPAD(tid * SG_ITEMS - 1)] : mine > 0 ? in[mine - 1] : xs[1];
+    xs[SG_ITEMS + 1] = mine + SG_ITEMS >= n                ? xs[1]  // unread: past n
+                       : tid + 1 < SG_BLOCK_THREADS ? raw[SG_XPAD(tid * SG_ITEMS + SG_ITEMS)]
+                                                    : in[mine + SG_ITEMS];
+  }
+  SG_BARRIER();  // the stores reuse the exchange
 #pragma unroll
   for (int k = 0; k < SG_ITEMS; ++k) {
     const scangen_u64 i = mine + (scangen_u64)k;
     if (i < n) {
-      const select_positive_In x = in[i];
-      if (select_positive_scatter_if(x, i, exc[k], inc[k], n)) {
-        const scangen_u64 at = select_positive_scatter_at(x, i, exc[k], inc[k], n);
-        if (at < n) scattered[at] = select_positive_scatter_value(x, i, exc[k], inc[k], n);
+      const select_positive_In x = xs[k + 1];
+      const select_positive_In prev = xs[k];                            // in[i - 1], or x at 0
+      const select_positive_In next = i + 1 < n ? xs[k + 2] : x;        // in[i + 1], or x at n - 1
+      if (select_positive_scatter_if(x, i, exc[k], inc[k], n, prev, next)) {
+        const scangen_u64 at = select_positive_scatter_at(x, i, exc[k], inc[k], n, prev, next);
+        if (at < n) scattered[at] = select_positive_scatter_value(x, i, exc[k], inc[k], n, prev, next);
       }
     }
   }
@@ -880,7 +914,7 @@ void select_positive_scan_kernel(const SG_GLOBAL select_positive_In* in,
 #if SG_RUNNING_TOTAL || SG_SEEDED
   prefix = select_positive_combine(seed, prefix);
 #endif
-  select_positive_sg_scatter(in, tile * SG_TILE, n, prefix, items, scattered);
+  select_positive_sg_scatter(in, tile * SG_TILE, n, prefix, items, exchange, scattered);
   // The scan's own results are written unless their arrays are null (the
   // fused output instead of them); the pointers are the same in every thread.
 #if SG_INCLUSIVE_OUT

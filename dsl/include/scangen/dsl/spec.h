@@ -233,6 +233,15 @@ struct Function {
   ExprPtr body;
   int num_locals = 0;  // let slots used by body
   SourceLoc loc;
+  // prev(x) / next(x) (convert and the scatter functions of flat device
+  // scans): the input elements before and after this one, the element itself
+  // at the ends. When the body reads one, they are parameters `neighbours`
+  // and `neighbours + 1`, after the `written` parameters the source names and
+  // the unnamed ones of the function's full list between (convert: v, i;
+  // scatter: x, i, exclusive, inclusive, n). -1: no neighbour is read.
+  int neighbours = -1;
+  size_t written = 0;
+  size_t written_params() const { return neighbours < 0 ? params.size() : written; }
 };
 bool operator==(const Function& a, const Function& b);
 
@@ -316,6 +325,18 @@ struct Spec {
   std::optional<Function> scatter, scatter_at, scatter_if;
   Type scatter_type;  // the fused output's element type (valid with scatter)
   bool has_scatter() const { return scatter.has_value(); }
+  // More fused outputs, named (`scatter.NAME(...)`, `scatter_at.NAME(...)`,
+  // `scatter_if.NAME(...)`, `scatter_type.NAME = T;`), each written like the
+  // first into its own array of n elements, in the order of the source (after
+  // the first, which they need). Printed only when set.
+  struct NamedScatter {
+    std::string name;
+    Function value, at;
+    std::optional<Function> when;
+    Type type;
+  };
+  std::vector<NamedScatter> scatter_named;
+  static constexpr size_t kMaxNamedScatter = 3;
 
   bool has_inclusive() const { return mode != Mode::Exclusive; }
   bool has_exclusive() const { return mode != Mode::Inclusive; }
@@ -329,6 +350,7 @@ struct Spec {
   uint64_t hash() const;
 };
 
+bool operator==(const Spec::NamedScatter& a, const Spec::NamedScatter& b);
 bool operator==(const Spec& a, const Spec& b);
 inline bool operator!=(const Spec& a, const Spec& b) { return !(a == b); }
 

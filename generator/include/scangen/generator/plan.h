@@ -66,7 +66,7 @@ enum class ParamRole : uint8_t {
   InStride,      // input stride of that dimension, in elements
   OutStride,     // output stride of that dimension, in elements
   AxisLanes,     // lines a tile of the axis kernel covers (a power of two dividing the block)
-  Scattered,     // P_Out*: n elements, the fused output that scatter writes (device level, flat)
+  Scattered,     // P_Out*: n elements, fused output `dim` (Plan::fused_outputs) that scatter writes
 };
 const char* to_string(ParamRole r);
 
@@ -275,10 +275,31 @@ struct Plan {
   // are stored, then one barrier, then all read back; else one after another.
   bool arrays_together = false;
   std::vector<InputArray> arrays;
+  // convert reads prev(v) / next(v) (implies convert_index): the loads call
+  // the preamble's P_convert_near(v, i), which reads in[i - 1] and in[i + 1].
+  bool convert_neighbours = false;
   // Fused outputs: scatter / scatter_at / scatter_if write a value per
   // selected element into the Scattered parameter (flat decoupled look-back
   // device scans; the template section `scatter` of device_lookback.h).
   bool scatter = false;
+  // The fused outputs, `scattered` (scatter(...)) first, then the named ones
+  // (scatter.NAME(...)) in the spec's order: the kernel's Scattered
+  // parameters (dim: the index here), the host wrappers' and the runtime's
+  // arguments, and the preamble's functions of each.
+  struct FusedOutput {
+    std::string name;             // the argument: "scattered", or NAME
+    std::string out_type;         // P_Out, P_Out_NAME: the element type's C name
+    std::string value, at, when;  // P_scatter_value[_NAME], P_scatter_at[_NAME], P_scatter_if[_NAME]
+    dsl::Type element;            // scatter_type[.NAME]
+  };
+  std::vector<FusedOutput> fused_outputs;
+  // The fused outputs read the tile's input elements again through the
+  // exchange, in the coalesced order (the exchange holds the tile's inputs,
+  // padded as io.h pads); else each thread its own from global memory.
+  bool scatter_staged = false;
+  // prev(x) / next(x) in convert or a scatter function: the input is read
+  // beside each element, so no output may be the input.
+  bool reads_neighbours = false;
 };
 
 // The plan of a scan for a target. Throws std::invalid_argument when the

@@ -61,6 +61,15 @@ struct PreambleNames {
 };
 PreambleNames preamble_names(const dsl::Spec& spec);
 
+// The fused outputs' names (spec.scatter, then spec.scatter_named in order):
+// the argument ("scattered", or NAME), and the preamble's element type and
+// functions of each (P_Out, P_scatter_value, ...; P_Out_NAME,
+// P_scatter_value_NAME, ... for the named ones).
+struct FusedOutputNames {
+  std::string name, out_type, value, at, when;
+};
+std::vector<FusedOutputNames> fused_output_names(const dsl::Spec& spec);
+
 // Compiler options under which the preamble's float results are the
 // reference's to the bit. OpenCL's default single-precision divide and sqrt
 // may be off by 2.5 / 3 ulp, so OpenCL needs

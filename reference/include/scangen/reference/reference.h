@@ -40,8 +40,11 @@ class Evaluator {
   void identity(void* out) const;
   void init(void* out) const;
   void combine(const void* x, const void* y, void* out) const;
-  // input type -> scan type; `index`: the element's index in the array, for convert(v, i).
-  void convert(const void* in, void* out, uint64_t index = 0) const;
+  // input type -> scan type; `index`: the element's index in the array, for
+  // convert(v, i); `prev` and `next`: its neighbours in the array, for
+  // prev(v) and next(v) (null: the element itself, as at the ends).
+  void convert(const void* in, void* out, uint64_t index = 0, const void* prev = nullptr,
+               const void* next = nullptr) const;
   bool converts_index() const { return spec_.convert_takes_index(); }
   // Fused inputs (spec.input_arrays: several arrays, or none): the n elements
   // of `type` that convert makes from element i of each array (arrays[k]
@@ -92,6 +95,10 @@ class Evaluator {
   // writes: for each i in order where scatter_if holds, scatter(...) at
   // scatter_at(...) when that is below n. Returns how many were written.
   uint64_t scatter(const void* input, uint64_t n, void* out) const;
+  // Every fused output: `outs` holds scattered, then one array per named
+  // output (spec.scatter_named) in order, each of n elements of its type.
+  // Returns how many were written to each.
+  std::vector<uint64_t> scatter_all(const void* input, uint64_t n, const std::vector<void*>& outs) const;
 
  private:
   dsl::Spec spec_;

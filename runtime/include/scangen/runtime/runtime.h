@@ -12,6 +12,7 @@
 // code and, for compile errors, the compiler's log.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -135,6 +136,9 @@ class Scan {
     // Fused outputs (`scatter(...)`): n elements of scatter_type, not
     // overlapping `in`; only the elements scatter_at selects are written.
     void* scattered = nullptr;
+    // More fused outputs (`scatter.NAME(...)`), in the spec's order: each n
+    // elements of its scatter_type.NAME, not overlapping `in`.
+    std::array<void*, dsl::Spec::kMaxNamedScatter> named_scattered{};
     uint64_t n = 0;
     void* workspace = nullptr;
     uint64_t workspace_size = 0;
@@ -202,6 +206,7 @@ class Scan {
     cl_mem aggregate = nullptr;
     cl_mem running_total = nullptr;
     cl_mem scattered = nullptr;  // fused outputs: as for CudaArgs
+    std::array<cl_mem, dsl::Spec::kMaxNamedScatter> named_scattered{};
     uint64_t n = 0;
     cl_mem workspace = nullptr;  // null: managed by the Scan; else as for CudaArgs
     uint64_t workspace_size = 0;
