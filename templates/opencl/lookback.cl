@@ -179,8 +179,8 @@ SG_END(reverse)
 SG_BEGIN(tile_prefix)
 // Without an input (device_tile_prefix.h), the status is waited for.
 SG_END(tile_prefix)
-SG_FN uint SG_NAME(sg_status_fallback)(SG_GLOBAL unsigned char* workspace, ulong pred, SG_T* v,
-                                       const SG_GLOBAL SG_IN* in, ulong n) {
+SG_FN uint SG_NAME(sg_status_fallback)(SG_GLOBAL unsigned char* workspace, ulong pred, SG_T* v, SG_INPUTS in,
+                                       ulong n) {
   uint flag = SG_FLAG_INVALID;
 SG_BEGIN(tile_prefix)
   if (!in) {
@@ -241,8 +241,7 @@ SG_FN SG_T SG_NAME(sg_lb_shfl_idx)(SG_T v, int src) {
 // most SG_SPIN rounds, then those still missing take the fallback), combine
 // from the nearest INCLUSIVE one (or the whole window) in tile order, and
 // move 32 tiles back while they found none.
-SG_FN SG_T SG_NAME(sg_warp_lookback)(SG_GLOBAL unsigned char* workspace, ulong tile, const SG_GLOBAL SG_IN* in,
-                                     ulong n) {
+SG_FN SG_T SG_NAME(sg_warp_lookback)(SG_GLOBAL unsigned char* workspace, ulong tile, SG_INPUTS in, ulong n) {
   const int lane = SG_THREAD() & 31;
   SG_T prefix = SG_IDENTITY();
   int have = 0;

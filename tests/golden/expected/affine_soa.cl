@@ -964,8 +964,8 @@ SG_FN affine_soa_T affine_soa_sg_reduce_alone(affine_soa_sg_inputs in, ulong til
 // The fallback, for a status of `pred` still missing after SG_SPIN reads:
 // its flag and, in *v, the tile's total reduced from its input (AGGREGATE;
 // INCLUSIVE for tile 0), or the status published meanwhile.
-SG_FN uint affine_soa_sg_status_fallback(SG_GLOBAL unsigned char* workspace, ulong pred, affine_soa_T* v,
-                                       const SG_GLOBAL affine_soa_In* in, ulong n) {
+SG_FN uint affine_soa_sg_status_fallback(SG_GLOBAL unsigned char* workspace, ulong pred, affine_soa_T* v, affine_soa_sg_inputs in,
+                                       ulong n) {
   uint flag = SG_FLAG_INVALID;
   *v = affine_soa_sg_reduce_alone(in, pred, n);
   // In place, the stalled tile may have published and begun to write its
@@ -1020,8 +1020,7 @@ SG_FN affine_soa_T affine_soa_sg_lb_shfl_idx(affine_soa_T v, int src) {
 // most SG_SPIN rounds, then those still missing take the fallback), combine
 // from the nearest INCLUSIVE one (or the whole window) in tile order, and
 // move 32 tiles back while they found none.
-SG_FN affine_soa_T affine_soa_sg_warp_lookback(SG_GLOBAL unsigned char* workspace, ulong tile, const SG_GLOBAL affine_soa_In* in,
-                                     ulong n) {
+SG_FN affine_soa_T affine_soa_sg_warp_lookback(SG_GLOBAL unsigned char* workspace, ulong tile, affine_soa_sg_inputs in, ulong n) {
   const int lane = SG_THREAD() & 31;
   affine_soa_T prefix = affine_soa_identity();
   int have = 0;

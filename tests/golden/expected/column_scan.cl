@@ -824,8 +824,8 @@ SG_FN column_cumsum_T column_cumsum_sg_reduce_alone(const SG_GLOBAL column_cumsu
 // The fallback, for a status of `pred` still missing after SG_SPIN reads:
 // its flag and, in *v, the tile's total reduced from its input (AGGREGATE;
 // INCLUSIVE for tile 0), or the status published meanwhile.
-SG_FN uint column_cumsum_sg_status_fallback(SG_GLOBAL unsigned char* workspace, ulong pred, column_cumsum_T* v,
-                                       const SG_GLOBAL column_cumsum_In* in, ulong n) {
+SG_FN uint column_cumsum_sg_status_fallback(SG_GLOBAL unsigned char* workspace, ulong pred, column_cumsum_T* v, const SG_GLOBAL column_cumsum_In* in,
+                                       ulong n) {
   uint flag = SG_FLAG_INVALID;
   *v = column_cumsum_sg_reduce_alone(in, pred, n);
   // In place, the stalled tile may have published and begun to write its
@@ -880,8 +880,7 @@ SG_FN column_cumsum_T column_cumsum_sg_lb_shfl_idx(column_cumsum_T v, int src) {
 // most SG_SPIN rounds, then those still missing take the fallback), combine
 // from the nearest INCLUSIVE one (or the whole window) in tile order, and
 // move 32 tiles back while they found none.
-SG_FN column_cumsum_T column_cumsum_sg_warp_lookback(SG_GLOBAL unsigned char* workspace, ulong tile, const SG_GLOBAL column_cumsum_In* in,
-                                     ulong n) {
+SG_FN column_cumsum_T column_cumsum_sg_warp_lookback(SG_GLOBAL unsigned char* workspace, ulong tile, const SG_GLOBAL column_cumsum_In* in, ulong n) {
   const int lane = SG_THREAD() & 31;
   column_cumsum_T prefix = column_cumsum_identity();
   int have = 0;

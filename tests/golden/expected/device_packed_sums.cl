@@ -832,8 +832,8 @@ SG_FN device_packed_i8_T device_packed_i8_sg_reduce_alone(const SG_GLOBAL device
 // its flag and, in *v, the tile's total reduced from its input (AGGREGATE;
 // INCLUSIVE for tile 0), or the status published meanwhile.
 // Without an input (device_tile_prefix.h), the status is waited for.
-SG_FN uint device_packed_i8_sg_status_fallback(SG_GLOBAL unsigned char* workspace, ulong pred, device_packed_i8_T* v,
-                                       const SG_GLOBAL device_packed_i8_In* in, ulong n) {
+SG_FN uint device_packed_i8_sg_status_fallback(SG_GLOBAL unsigned char* workspace, ulong pred, device_packed_i8_T* v, const SG_GLOBAL device_packed_i8_In* in,
+                                       ulong n) {
   uint flag = SG_FLAG_INVALID;
   if (!in) {
     while (flag == SG_FLAG_INVALID) flag = device_packed_i8_sg_status_load(workspace, pred, v);
@@ -892,8 +892,7 @@ SG_FN device_packed_i8_T device_packed_i8_sg_lb_shfl_idx(device_packed_i8_T v, i
 // most SG_SPIN rounds, then those still missing take the fallback), combine
 // from the nearest INCLUSIVE one (or the whole window) in tile order, and
 // move 32 tiles back while they found none.
-SG_FN device_packed_i8_T device_packed_i8_sg_warp_lookback(SG_GLOBAL unsigned char* workspace, ulong tile, const SG_GLOBAL device_packed_i8_In* in,
-                                     ulong n) {
+SG_FN device_packed_i8_T device_packed_i8_sg_warp_lookback(SG_GLOBAL unsigned char* workspace, ulong tile, const SG_GLOBAL device_packed_i8_In* in, ulong n) {
   const int lane = SG_THREAD() & 31;
   device_packed_i8_T prefix = device_packed_i8_identity();
   int have = 0;
@@ -1169,17 +1168,17 @@ typedef scangen_u16 device_packed_u16_In;
 static inline device_packed_u16_T device_packed_u16_combine(device_packed_u16_T x, device_packed_u16_T y) {
 #line 13 "tests/golden/specs/device_packed_sums.scan"
   return scangen_add_u16(x, y);
-#line 1173 "device_packed_i8.cl"
+#line 1172 "device_packed_i8.cl"
 }
 static inline device_packed_u16_T device_packed_u16_identity(void) {
 #line 13 "tests/golden/specs/device_packed_sums.scan"
   return ((scangen_u16)0U);
-#line 1178 "device_packed_i8.cl"
+#line 1177 "device_packed_i8.cl"
 }
 static inline device_packed_u16_T device_packed_u16_init(void) {
 #line 16 "tests/golden/specs/device_packed_sums.scan"
   return ((scangen_u16)65000U);
-#line 1183 "device_packed_i8.cl"
+#line 1182 "device_packed_i8.cl"
 }
 static inline device_packed_u16_T device_packed_u16_convert(device_packed_u16_In v) { return v; }
 // ---- scan 'device_packed_u16': the constants its templates are written against ------------------
@@ -1891,8 +1890,8 @@ SG_FN device_packed_u16_T device_packed_u16_sg_reduce_alone(const SG_GLOBAL devi
 // its flag and, in *v, the tile's total reduced from its input (AGGREGATE;
 // INCLUSIVE for tile 0), or the status published meanwhile.
 // Without an input (device_tile_prefix.h), the status is waited for.
-SG_FN uint device_packed_u16_sg_status_fallback(SG_GLOBAL unsigned char* workspace, ulong pred, device_packed_u16_T* v,
-                                       const SG_GLOBAL device_packed_u16_In* in, ulong n) {
+SG_FN uint device_packed_u16_sg_status_fallback(SG_GLOBAL unsigned char* workspace, ulong pred, device_packed_u16_T* v, const SG_GLOBAL device_packed_u16_In* in,
+                                       ulong n) {
   uint flag = SG_FLAG_INVALID;
   if (!in) {
     while (flag == SG_FLAG_INVALID) flag = device_packed_u16_sg_status_load(workspace, pred, v);
@@ -1951,8 +1950,7 @@ SG_FN device_packed_u16_T device_packed_u16_sg_lb_shfl_idx(device_packed_u16_T v
 // most SG_SPIN rounds, then those still missing take the fallback), combine
 // from the nearest INCLUSIVE one (or the whole window) in tile order, and
 // move 32 tiles back while they found none.
-SG_FN device_packed_u16_T device_packed_u16_sg_warp_lookback(SG_GLOBAL unsigned char* workspace, ulong tile, const SG_GLOBAL device_packed_u16_In* in,
-                                     ulong n) {
+SG_FN device_packed_u16_T device_packed_u16_sg_warp_lookback(SG_GLOBAL unsigned char* workspace, ulong tile, const SG_GLOBAL device_packed_u16_In* in, ulong n) {
   const int lane = SG_THREAD() & 31;
   device_packed_u16_T prefix = device_packed_u16_identity();
   int have = 0;

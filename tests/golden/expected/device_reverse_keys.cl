@@ -936,8 +936,8 @@ SG_FN device_reverse_keys_seg device_reverse_keys_sg_reduce_alone(const SG_GLOBA
 // The fallback, for a status of `pred` still missing after SG_SPIN reads:
 // its flag and, in *v, the tile's total reduced from its input (AGGREGATE;
 // INCLUSIVE for tile 0), or the status published meanwhile.
-SG_FN uint device_reverse_keys_sg_status_fallback(SG_GLOBAL unsigned char* workspace, ulong pred, device_reverse_keys_seg* v,
-                                       const SG_GLOBAL device_reverse_keys_In* in, ulong n) {
+SG_FN uint device_reverse_keys_sg_status_fallback(SG_GLOBAL unsigned char* workspace, ulong pred, device_reverse_keys_seg* v, const SG_GLOBAL device_reverse_keys_In* in,
+                                       ulong n) {
   uint flag = SG_FLAG_INVALID;
   *v = device_reverse_keys_sg_reduce_alone(in, pred, n);
   // In place, the stalled tile may have published and begun to write its
@@ -992,8 +992,7 @@ SG_FN device_reverse_keys_seg device_reverse_keys_sg_lb_shfl_idx(device_reverse_
 // most SG_SPIN rounds, then those still missing take the fallback), combine
 // from the nearest INCLUSIVE one (or the whole window) in tile order, and
 // move 32 tiles back while they found none.
-SG_FN device_reverse_keys_seg device_reverse_keys_sg_warp_lookback(SG_GLOBAL unsigned char* workspace, ulong tile, const SG_GLOBAL device_reverse_keys_In* in,
-                                     ulong n) {
+SG_FN device_reverse_keys_seg device_reverse_keys_sg_warp_lookback(SG_GLOBAL unsigned char* workspace, ulong tile, const SG_GLOBAL device_reverse_keys_In* in, ulong n) {
   const int lane = SG_THREAD() & 31;
   device_reverse_keys_seg prefix = device_reverse_keys_seg_identity();
   int have = 0;

@@ -880,8 +880,8 @@ SG_FN device_reverse_rows_T device_reverse_rows_sg_reduce_alone(const SG_GLOBAL 
 // The fallback, for a status of `pred` still missing after SG_SPIN reads:
 // its flag and, in *v, the tile's total reduced from its input (AGGREGATE;
 // INCLUSIVE for tile 0), or the status published meanwhile.
-SG_FN uint device_reverse_rows_sg_status_fallback(SG_GLOBAL unsigned char* workspace, ulong pred, device_reverse_rows_T* v,
-                                       const SG_GLOBAL device_reverse_rows_In* in, ulong n) {
+SG_FN uint device_reverse_rows_sg_status_fallback(SG_GLOBAL unsigned char* workspace, ulong pred, device_reverse_rows_T* v, const SG_GLOBAL device_reverse_rows_In* in,
+                                       ulong n) {
   uint flag = SG_FLAG_INVALID;
   *v = device_reverse_rows_sg_reduce_alone(in, pred, n);
   // In place, the stalled tile may have published and begun to write its
@@ -936,8 +936,7 @@ SG_FN device_reverse_rows_T device_reverse_rows_sg_lb_shfl_idx(device_reverse_ro
 // most SG_SPIN rounds, then those still missing take the fallback), combine
 // from the nearest INCLUSIVE one (or the whole window) in tile order, and
 // move 32 tiles back while they found none.
-SG_FN device_reverse_rows_T device_reverse_rows_sg_warp_lookback(SG_GLOBAL unsigned char* workspace, ulong tile, const SG_GLOBAL device_reverse_rows_In* in,
-                                     ulong n) {
+SG_FN device_reverse_rows_T device_reverse_rows_sg_warp_lookback(SG_GLOBAL unsigned char* workspace, ulong tile, const SG_GLOBAL device_reverse_rows_In* in, ulong n) {
   const int lane = SG_THREAD() & 31;
   device_reverse_rows_T prefix = device_reverse_rows_identity();
   int have = 0;
@@ -1514,17 +1513,17 @@ typedef scangen_f32 device_reverse_lines_In;
 static inline device_reverse_lines_T device_reverse_lines_combine(device_reverse_lines_T x, device_reverse_lines_T y) {
 #line 4 "tests/golden/specs/device_reverse_shapes.scan"
   return (x + y);
-#line 1518 "device_reverse_rows.cl"
+#line 1517 "device_reverse_rows.cl"
 }
 static inline device_reverse_lines_T device_reverse_lines_identity(void) {
 #line 4 "tests/golden/specs/device_reverse_shapes.scan"
   return 0x0p+0f;
-#line 1523 "device_reverse_rows.cl"
+#line 1522 "device_reverse_rows.cl"
 }
 static inline device_reverse_lines_T device_reverse_lines_init(void) {
 #line 4 "tests/golden/specs/device_reverse_shapes.scan"
   return 0x0p+0f;
-#line 1528 "device_reverse_rows.cl"
+#line 1527 "device_reverse_rows.cl"
 }
 static inline device_reverse_lines_T device_reverse_lines_convert(device_reverse_lines_In v) { return v; }
 // ---- scan 'device_reverse_lines': the constants its templates are written against ---------------
@@ -2288,8 +2287,8 @@ SG_FN device_reverse_lines_T device_reverse_lines_sg_reduce_alone(const SG_GLOBA
 // The fallback, for a status of `pred` still missing after SG_SPIN reads:
 // its flag and, in *v, the tile's total reduced from its input (AGGREGATE;
 // INCLUSIVE for tile 0), or the status published meanwhile.
-SG_FN uint device_reverse_lines_sg_status_fallback(SG_GLOBAL unsigned char* workspace, ulong pred, device_reverse_lines_T* v,
-                                       const SG_GLOBAL device_reverse_lines_In* in, ulong n) {
+SG_FN uint device_reverse_lines_sg_status_fallback(SG_GLOBAL unsigned char* workspace, ulong pred, device_reverse_lines_T* v, const SG_GLOBAL device_reverse_lines_In* in,
+                                       ulong n) {
   uint flag = SG_FLAG_INVALID;
   *v = device_reverse_lines_sg_reduce_alone(in, pred, n);
   // In place, the stalled tile may have published and begun to write its
@@ -2344,8 +2343,7 @@ SG_FN device_reverse_lines_T device_reverse_lines_sg_lb_shfl_idx(device_reverse_
 // most SG_SPIN rounds, then those still missing take the fallback), combine
 // from the nearest INCLUSIVE one (or the whole window) in tile order, and
 // move 32 tiles back while they found none.
-SG_FN device_reverse_lines_T device_reverse_lines_sg_warp_lookback(SG_GLOBAL unsigned char* workspace, ulong tile, const SG_GLOBAL device_reverse_lines_In* in,
-                                     ulong n) {
+SG_FN device_reverse_lines_T device_reverse_lines_sg_warp_lookback(SG_GLOBAL unsigned char* workspace, ulong tile, const SG_GLOBAL device_reverse_lines_In* in, ulong n) {
   const int lane = SG_THREAD() & 31;
   device_reverse_lines_T prefix = device_reverse_lines_identity();
   int have = 0;

@@ -893,8 +893,8 @@ SG_FN discounted_returns_T discounted_returns_sg_reduce_alone(const SG_GLOBAL di
 // its flag and, in *v, the tile's total reduced from its input (AGGREGATE;
 // INCLUSIVE for tile 0), or the status published meanwhile.
 // Without an input (device_tile_prefix.h), the status is waited for.
-SG_FN uint discounted_returns_sg_status_fallback(SG_GLOBAL unsigned char* workspace, ulong pred, discounted_returns_T* v,
-                                       const SG_GLOBAL discounted_returns_In* in, ulong n) {
+SG_FN uint discounted_returns_sg_status_fallback(SG_GLOBAL unsigned char* workspace, ulong pred, discounted_returns_T* v, const SG_GLOBAL discounted_returns_In* in,
+                                       ulong n) {
   uint flag = SG_FLAG_INVALID;
   if (!in) {
     while (flag == SG_FLAG_INVALID) flag = discounted_returns_sg_status_load(workspace, pred, v);
@@ -953,8 +953,7 @@ SG_FN discounted_returns_T discounted_returns_sg_lb_shfl_idx(discounted_returns_
 // most SG_SPIN rounds, then those still missing take the fallback), combine
 // from the nearest INCLUSIVE one (or the whole window) in tile order, and
 // move 32 tiles back while they found none.
-SG_FN discounted_returns_T discounted_returns_sg_warp_lookback(SG_GLOBAL unsigned char* workspace, ulong tile, const SG_GLOBAL discounted_returns_In* in,
-                                     ulong n) {
+SG_FN discounted_returns_T discounted_returns_sg_warp_lookback(SG_GLOBAL unsigned char* workspace, ulong tile, const SG_GLOBAL discounted_returns_In* in, ulong n) {
   const int lane = SG_THREAD() & 31;
   discounted_returns_T prefix = discounted_returns_identity();
   int have = 0;

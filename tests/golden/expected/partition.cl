@@ -853,8 +853,8 @@ SG_FN partition_small_T partition_small_sg_reduce_alone(const SG_GLOBAL partitio
 // its flag and, in *v, the tile's total reduced from its input (AGGREGATE;
 // INCLUSIVE for tile 0), or the status published meanwhile.
 // Without an input (device_tile_prefix.h), the status is waited for.
-SG_FN uint partition_small_sg_status_fallback(SG_GLOBAL unsigned char* workspace, ulong pred, partition_small_T* v,
-                                       const SG_GLOBAL partition_small_In* in, ulong n) {
+SG_FN uint partition_small_sg_status_fallback(SG_GLOBAL unsigned char* workspace, ulong pred, partition_small_T* v, const SG_GLOBAL partition_small_In* in,
+                                       ulong n) {
   uint flag = SG_FLAG_INVALID;
   if (!in) {
     while (flag == SG_FLAG_INVALID) flag = partition_small_sg_status_load(workspace, pred, v);
@@ -913,8 +913,7 @@ SG_FN partition_small_T partition_small_sg_lb_shfl_idx(partition_small_T v, int 
 // most SG_SPIN rounds, then those still missing take the fallback), combine
 // from the nearest INCLUSIVE one (or the whole window) in tile order, and
 // move 32 tiles back while they found none.
-SG_FN partition_small_T partition_small_sg_warp_lookback(SG_GLOBAL unsigned char* workspace, ulong tile, const SG_GLOBAL partition_small_In* in,
-                                     ulong n) {
+SG_FN partition_small_T partition_small_sg_warp_lookback(SG_GLOBAL unsigned char* workspace, ulong tile, const SG_GLOBAL partition_small_In* in, ulong n) {
   const int lane = SG_THREAD() & 31;
   partition_small_T prefix = partition_small_identity();
   int have = 0;

@@ -886,8 +886,8 @@ SG_FN scan_by_key_equal_seg scan_by_key_equal_sg_reduce_alone(const SG_GLOBAL sc
 // The fallback, for a status of `pred` still missing after SG_SPIN reads:
 // its flag and, in *v, the tile's total reduced from its input (AGGREGATE;
 // INCLUSIVE for tile 0), or the status published meanwhile.
-SG_FN uint scan_by_key_equal_sg_status_fallback(SG_GLOBAL unsigned char* workspace, ulong pred, scan_by_key_equal_seg* v,
-                                       const SG_GLOBAL scan_by_key_equal_In* in, ulong n) {
+SG_FN uint scan_by_key_equal_sg_status_fallback(SG_GLOBAL unsigned char* workspace, ulong pred, scan_by_key_equal_seg* v, const SG_GLOBAL scan_by_key_equal_In* in,
+                                       ulong n) {
   uint flag = SG_FLAG_INVALID;
   *v = scan_by_key_equal_sg_reduce_alone(in, pred, n);
   // In place, the stalled tile may have published and begun to write its
@@ -942,8 +942,7 @@ SG_FN scan_by_key_equal_seg scan_by_key_equal_sg_lb_shfl_idx(scan_by_key_equal_s
 // most SG_SPIN rounds, then those still missing take the fallback), combine
 // from the nearest INCLUSIVE one (or the whole window) in tile order, and
 // move 32 tiles back while they found none.
-SG_FN scan_by_key_equal_seg scan_by_key_equal_sg_warp_lookback(SG_GLOBAL unsigned char* workspace, ulong tile, const SG_GLOBAL scan_by_key_equal_In* in,
-                                     ulong n) {
+SG_FN scan_by_key_equal_seg scan_by_key_equal_sg_warp_lookback(SG_GLOBAL unsigned char* workspace, ulong tile, const SG_GLOBAL scan_by_key_equal_In* in, ulong n) {
   const int lane = SG_THREAD() & 31;
   scan_by_key_equal_seg prefix = scan_by_key_equal_seg_identity();
   int have = 0;

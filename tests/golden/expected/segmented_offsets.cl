@@ -873,8 +873,8 @@ SG_FN segmented_offsets_seg segmented_offsets_sg_reduce_alone(const SG_GLOBAL se
 // The fallback, for a status of `pred` still missing after SG_SPIN reads:
 // its flag and, in *v, the tile's total reduced from its input (AGGREGATE;
 // INCLUSIVE for tile 0), or the status published meanwhile.
-SG_FN uint segmented_offsets_sg_status_fallback(SG_GLOBAL unsigned char* workspace, ulong pred, segmented_offsets_seg* v,
-                                       const SG_GLOBAL segmented_offsets_In* in, ulong n) {
+SG_FN uint segmented_offsets_sg_status_fallback(SG_GLOBAL unsigned char* workspace, ulong pred, segmented_offsets_seg* v, const SG_GLOBAL segmented_offsets_In* in,
+                                       ulong n) {
   uint flag = SG_FLAG_INVALID;
   *v = segmented_offsets_sg_reduce_alone(in, pred, n);
   // In place, the stalled tile may have published and begun to write its
@@ -929,8 +929,7 @@ SG_FN segmented_offsets_seg segmented_offsets_sg_lb_shfl_idx(segmented_offsets_s
 // most SG_SPIN rounds, then those still missing take the fallback), combine
 // from the nearest INCLUSIVE one (or the whole window) in tile order, and
 // move 32 tiles back while they found none.
-SG_FN segmented_offsets_seg segmented_offsets_sg_warp_lookback(SG_GLOBAL unsigned char* workspace, ulong tile, const SG_GLOBAL segmented_offsets_In* in,
-                                     ulong n) {
+SG_FN segmented_offsets_seg segmented_offsets_sg_warp_lookback(SG_GLOBAL unsigned char* workspace, ulong tile, const SG_GLOBAL segmented_offsets_In* in, ulong n) {
   const int lane = SG_THREAD() & 31;
   segmented_offsets_seg prefix = segmented_offsets_seg_identity();
   int have = 0;

@@ -851,8 +851,8 @@ SG_FN select_positive_T select_positive_sg_reduce_alone(const SG_GLOBAL select_p
 // its flag and, in *v, the tile's total reduced from its input (AGGREGATE;
 // INCLUSIVE for tile 0), or the status published meanwhile.
 // Without an input (device_tile_prefix.h), the status is waited for.
-SG_FN uint select_positive_sg_status_fallback(SG_GLOBAL unsigned char* workspace, ulong pred, select_positive_T* v,
-                                       const SG_GLOBAL select_positive_In* in, ulong n) {
+SG_FN uint select_positive_sg_status_fallback(SG_GLOBAL unsigned char* workspace, ulong pred, select_positive_T* v, const SG_GLOBAL select_positive_In* in,
+                                       ulong n) {
   uint flag = SG_FLAG_INVALID;
   if (!in) {
     while (flag == SG_FLAG_INVALID) flag = select_positive_sg_status_load(workspace, pred, v);
@@ -911,8 +911,7 @@ SG_FN select_positive_T select_positive_sg_lb_shfl_idx(select_positive_T v, int 
 // most SG_SPIN rounds, then those still missing take the fallback), combine
 // from the nearest INCLUSIVE one (or the whole window) in tile order, and
 // move 32 tiles back while they found none.
-SG_FN select_positive_T select_positive_sg_warp_lookback(SG_GLOBAL unsigned char* workspace, ulong tile, const SG_GLOBAL select_positive_In* in,
-                                     ulong n) {
+SG_FN select_positive_T select_positive_sg_warp_lookback(SG_GLOBAL unsigned char* workspace, ulong tile, const SG_GLOBAL select_positive_In* in, ulong n) {
   const int lane = SG_THREAD() & 31;
   select_positive_T prefix = select_positive_identity();
   int have = 0;

@@ -828,8 +828,8 @@ SG_FN triangle_offsets_T triangle_offsets_sg_reduce_alone(triangle_offsets_sg_in
 // The fallback, for a status of `pred` still missing after SG_SPIN reads:
 // its flag and, in *v, the tile's total reduced from its input (AGGREGATE;
 // INCLUSIVE for tile 0), or the status published meanwhile.
-SG_FN uint triangle_offsets_sg_status_fallback(SG_GLOBAL unsigned char* workspace, ulong pred, triangle_offsets_T* v,
-                                       const SG_GLOBAL triangle_offsets_In* in, ulong n) {
+SG_FN uint triangle_offsets_sg_status_fallback(SG_GLOBAL unsigned char* workspace, ulong pred, triangle_offsets_T* v, triangle_offsets_sg_inputs in,
+                                       ulong n) {
   uint flag = SG_FLAG_INVALID;
   *v = triangle_offsets_sg_reduce_alone(in, pred, n);
   // In place, the stalled tile may have published and begun to write its
@@ -884,8 +884,7 @@ SG_FN triangle_offsets_T triangle_offsets_sg_lb_shfl_idx(triangle_offsets_T v, i
 // most SG_SPIN rounds, then those still missing take the fallback), combine
 // from the nearest INCLUSIVE one (or the whole window) in tile order, and
 // move 32 tiles back while they found none.
-SG_FN triangle_offsets_T triangle_offsets_sg_warp_lookback(SG_GLOBAL unsigned char* workspace, ulong tile, const SG_GLOBAL triangle_offsets_In* in,
-                                     ulong n) {
+SG_FN triangle_offsets_T triangle_offsets_sg_warp_lookback(SG_GLOBAL unsigned char* workspace, ulong tile, triangle_offsets_sg_inputs in, ulong n) {
   const int lane = SG_THREAD() & 31;
   triangle_offsets_T prefix = triangle_offsets_identity();
   int have = 0;
