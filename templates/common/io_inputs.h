@@ -11,18 +11,8 @@
 // its items in registers. With no array, convert takes the index alone (or
 // nothing) and nothing is read.
 //
-// Needs: common/io.h (SG_BLOCK_ITEMS, SG_XPAD; CUDA: sg_word_at and
-// SG_LOAD_WORD where io.h defines them), SG_ARRAY_WORDS (some array is read
-// in words).
-
-#if SG_ARRAY_WORDS && !(SG_VEC_IN || SG_VEC_OUT)
-// io.h's word helpers, which it defines only for its own words.
-#define SG_LOAD_WORD(p) (SG_STREAMING ? SG_LOAD_STREAMING(p) : *(p))  // io.h's body, token for token
-SG_FN int SG_NAME(sg_word_at)(int c, int o, int words) {
-  const int x = words % 8 == 0 ? (c & 7) : words == 4 ? ((c >> 1) & 3) : words == 2 ? ((c >> 2) & 1) : 0;
-  return c * words + (o ^ x);
-}
-#endif
+// Needs: common/io.h (SG_BLOCK_ITEMS, SG_XPAD; sg_word_at and SG_LOAD_WORD,
+// which it defines where SG_ARRAY_WORDS says some array is read in words).
 
 // The arrays, passed as one value to the loads and the look-back.
 typedef struct {

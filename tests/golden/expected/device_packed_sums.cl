@@ -521,7 +521,8 @@ typedef union {
 } device_packed_i8_sg_chunk_out;
 typedef char device_packed_i8_sg_chunk_out_fills[sizeof(device_packed_i8_T) * SG_ITEMS == 16 * SG_VEC_OUT ? 1 : -1];
 #endif
-#if SG_VEC_IN || SG_VEC_OUT
+#if SG_VEC_IN || SG_VEC_OUT || SG_ARRAY_WORDS
+// The word helpers, for this file's words and for input arrays' (io_inputs.h).
 // SG_STREAMING: the words are read and written once; ask the caches to evict them first.
 // (One body for every scan of a file: the macros outlive the scan.)
 // The dialect's SG_LOAD_STREAMING / SG_STORE_STREAMING say how (OpenCL: plain).
@@ -1168,17 +1169,17 @@ typedef scangen_u16 device_packed_u16_In;
 static inline device_packed_u16_T device_packed_u16_combine(device_packed_u16_T x, device_packed_u16_T y) {
 #line 13 "tests/golden/specs/device_packed_sums.scan"
   return scangen_add_u16(x, y);
-#line 1172 "device_packed_i8.cl"
+#line 1173 "device_packed_i8.cl"
 }
 static inline device_packed_u16_T device_packed_u16_identity(void) {
 #line 13 "tests/golden/specs/device_packed_sums.scan"
   return ((scangen_u16)0U);
-#line 1177 "device_packed_i8.cl"
+#line 1178 "device_packed_i8.cl"
 }
 static inline device_packed_u16_T device_packed_u16_init(void) {
 #line 16 "tests/golden/specs/device_packed_sums.scan"
   return ((scangen_u16)65000U);
-#line 1182 "device_packed_i8.cl"
+#line 1183 "device_packed_i8.cl"
 }
 static inline device_packed_u16_T device_packed_u16_convert(device_packed_u16_In v) { return v; }
 // ---- scan 'device_packed_u16': the constants its templates are written against ------------------
@@ -1579,7 +1580,8 @@ typedef union {
 } device_packed_u16_sg_chunk_out;
 typedef char device_packed_u16_sg_chunk_out_fills[sizeof(device_packed_u16_T) * SG_ITEMS == 16 * SG_VEC_OUT ? 1 : -1];
 #endif
-#if SG_VEC_IN || SG_VEC_OUT
+#if SG_VEC_IN || SG_VEC_OUT || SG_ARRAY_WORDS
+// The word helpers, for this file's words and for input arrays' (io_inputs.h).
 // SG_STREAMING: the words are read and written once; ask the caches to evict them first.
 // (One body for every scan of a file: the macros outlive the scan.)
 // The dialect's SG_LOAD_STREAMING / SG_STORE_STREAMING say how (OpenCL: plain).

@@ -394,7 +394,8 @@ typedef union {
 } device_packed_i8_sg_chunk_out;
 typedef char device_packed_i8_sg_chunk_out_fills[sizeof(device_packed_i8_T) * SG_ITEMS == 16 * SG_VEC_OUT ? 1 : -1];
 #endif
-#if SG_VEC_IN || SG_VEC_OUT
+#if SG_VEC_IN || SG_VEC_OUT || SG_ARRAY_WORDS
+// The word helpers, for this file's words and for input arrays' (io_inputs.h).
 // SG_STREAMING: the words are read and written once; ask the caches to evict them first.
 // (One body for every scan of a file: the macros outlive the scan.)
 // The dialect's SG_LOAD_STREAMING / SG_STORE_STREAMING say how (OpenCL: plain).
@@ -1085,17 +1086,17 @@ typedef scangen_u16 device_packed_u16_In;
 static __device__ __forceinline__ __attribute__((unused)) device_packed_u16_T device_packed_u16_combine(device_packed_u16_T x, device_packed_u16_T y) {
 #line 13 "tests/golden/specs/device_packed_sums.scan"
   return scangen_add_u16(x, y);
-#line 1089 "device_packed_i8.cu"
+#line 1090 "device_packed_i8.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) device_packed_u16_T device_packed_u16_identity(void) {
 #line 13 "tests/golden/specs/device_packed_sums.scan"
   return ((scangen_u16)0U);
-#line 1094 "device_packed_i8.cu"
+#line 1095 "device_packed_i8.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) device_packed_u16_T device_packed_u16_init(void) {
 #line 16 "tests/golden/specs/device_packed_sums.scan"
   return ((scangen_u16)65000U);
-#line 1099 "device_packed_i8.cu"
+#line 1100 "device_packed_i8.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) device_packed_u16_T device_packed_u16_convert(device_packed_u16_In v) { return v; }
 // ---- scan 'device_packed_u16': the constants its templates are written against ------------------
@@ -1410,7 +1411,8 @@ typedef union {
 } device_packed_u16_sg_chunk_out;
 typedef char device_packed_u16_sg_chunk_out_fills[sizeof(device_packed_u16_T) * SG_ITEMS == 16 * SG_VEC_OUT ? 1 : -1];
 #endif
-#if SG_VEC_IN || SG_VEC_OUT
+#if SG_VEC_IN || SG_VEC_OUT || SG_ARRAY_WORDS
+// The word helpers, for this file's words and for input arrays' (io_inputs.h).
 // SG_STREAMING: the words are read and written once; ask the caches to evict them first.
 // (One body for every scan of a file: the macros outlive the scan.)
 // The dialect's SG_LOAD_STREAMING / SG_STORE_STREAMING say how (OpenCL: plain).

@@ -518,7 +518,8 @@ typedef union {
 } device_reverse_rows_sg_chunk_out;
 typedef char device_reverse_rows_sg_chunk_out_fills[sizeof(device_reverse_rows_T) * SG_ITEMS == 16 * SG_VEC_OUT ? 1 : -1];
 #endif
-#if SG_VEC_IN || SG_VEC_OUT
+#if SG_VEC_IN || SG_VEC_OUT || SG_ARRAY_WORDS
+// The word helpers, for this file's words and for input arrays' (io_inputs.h).
 // SG_STREAMING: the words are read and written once; ask the caches to evict them first.
 // (One body for every scan of a file: the macros outlive the scan.)
 // The dialect's SG_LOAD_STREAMING / SG_STORE_STREAMING say how (OpenCL: plain).
@@ -1513,17 +1514,17 @@ typedef scangen_f32 device_reverse_lines_In;
 static inline device_reverse_lines_T device_reverse_lines_combine(device_reverse_lines_T x, device_reverse_lines_T y) {
 #line 4 "tests/golden/specs/device_reverse_shapes.scan"
   return (x + y);
-#line 1517 "device_reverse_rows.cl"
+#line 1518 "device_reverse_rows.cl"
 }
 static inline device_reverse_lines_T device_reverse_lines_identity(void) {
 #line 4 "tests/golden/specs/device_reverse_shapes.scan"
   return 0x0p+0f;
-#line 1522 "device_reverse_rows.cl"
+#line 1523 "device_reverse_rows.cl"
 }
 static inline device_reverse_lines_T device_reverse_lines_init(void) {
 #line 4 "tests/golden/specs/device_reverse_shapes.scan"
   return 0x0p+0f;
-#line 1527 "device_reverse_rows.cl"
+#line 1528 "device_reverse_rows.cl"
 }
 static inline device_reverse_lines_T device_reverse_lines_convert(device_reverse_lines_In v) { return v; }
 // ---- scan 'device_reverse_lines': the constants its templates are written against ---------------
@@ -1925,7 +1926,8 @@ typedef union {
 } device_reverse_lines_sg_chunk_out;
 typedef char device_reverse_lines_sg_chunk_out_fills[sizeof(device_reverse_lines_T) * SG_ITEMS == 16 * SG_VEC_OUT ? 1 : -1];
 #endif
-#if SG_VEC_IN || SG_VEC_OUT
+#if SG_VEC_IN || SG_VEC_OUT || SG_ARRAY_WORDS
+// The word helpers, for this file's words and for input arrays' (io_inputs.h).
 // SG_STREAMING: the words are read and written once; ask the caches to evict them first.
 // (One body for every scan of a file: the macros outlive the scan.)
 // The dialect's SG_LOAD_STREAMING / SG_STORE_STREAMING say how (OpenCL: plain).

@@ -414,7 +414,8 @@ typedef union {
 } partition_small_sg_chunk_out;
 typedef char partition_small_sg_chunk_out_fills[sizeof(partition_small_T) * SG_ITEMS == 16 * SG_VEC_OUT ? 1 : -1];
 #endif
-#if SG_VEC_IN || SG_VEC_OUT
+#if SG_VEC_IN || SG_VEC_OUT || SG_ARRAY_WORDS
+// The word helpers, for this file's words and for input arrays' (io_inputs.h).
 // SG_STREAMING: the words are read and written once; ask the caches to evict them first.
 // (One body for every scan of a file: the macros outlive the scan.)
 // The dialect's SG_LOAD_STREAMING / SG_STORE_STREAMING say how (OpenCL: plain).

@@ -420,7 +420,8 @@ typedef union {
 } triangle_offsets_sg_chunk_out;
 typedef char triangle_offsets_sg_chunk_out_fills[sizeof(triangle_offsets_T) * SG_ITEMS == 16 * SG_VEC_OUT ? 1 : -1];
 #endif
-#if SG_VEC_IN || SG_VEC_OUT
+#if SG_VEC_IN || SG_VEC_OUT || SG_ARRAY_WORDS
+// The word helpers, for this file's words and for input arrays' (io_inputs.h).
 // SG_STREAMING: the words are read and written once; ask the caches to evict them first.
 // (One body for every scan of a file: the macros outlive the scan.)
 // The dialect's SG_LOAD_STREAMING / SG_STORE_STREAMING say how (OpenCL: plain).
@@ -543,18 +544,8 @@ SG_FN void triangle_offsets_sg_store_both(SG_GLOBAL triangle_offsets_T* inclusiv
 // its items in registers. With no array, convert takes the index alone (or
 // nothing) and nothing is read.
 //
-// Needs: common/io.h (SG_BLOCK_ITEMS, SG_XPAD; CUDA: sg_word_at and
-// SG_LOAD_WORD where io.h defines them), SG_ARRAY_WORDS (some array is read
-// in words).
-
-#if SG_ARRAY_WORDS && !(SG_VEC_IN || SG_VEC_OUT)
-// io.h's word helpers, which it defines only for its own words.
-#define SG_LOAD_WORD(p) (SG_STREAMING ? SG_LOAD_STREAMING(p) : *(p))  // io.h's body, token for token
-SG_FN int triangle_offsets_sg_word_at(int c, int o, int words) {
-  const int x = words % 8 == 0 ? (c & 7) : words == 4 ? ((c >> 1) & 3) : words == 2 ? ((c >> 2) & 1) : 0;
-  return c * words + (o ^ x);
-}
-#endif
+// Needs: common/io.h (SG_BLOCK_ITEMS, SG_XPAD; sg_word_at and SG_LOAD_WORD,
+// which it defines where SG_ARRAY_WORDS says some array is read in words).
 
 // The arrays, passed as one value to the loads and the look-back.
 typedef struct {
