@@ -119,6 +119,9 @@ void scan_part(const Plan& p, const BackendEmitter& be, Holes& scan) {
   holes.when("indexed", p.convert_index);  // the loads pass convert the element's index
   holes.when("scatter", p.scatter);        // fused outputs (device_lookback.h), each a scatter_output
   holes.when("scatter_staged", p.scatter_staged).when("scatter_direct", !p.scatter_staged);
+  // The fused outputs in the striped order write the scan's results too (no stores after them).
+  holes.when("scatter_striped", p.scatter_striped).when("scatter_own", p.scatter && !p.scatter_striped);
+  holes.when("own_stores", !p.scatter_striped);
   for (const Plan::FusedOutput& o : p.fused_outputs)
     holes.add("scatter_output")
         .set("SG_SCATTERED", o.name)

@@ -176,6 +176,8 @@ void decide_group_shape(Plan& p, const dsl::Spec& spec, const DeviceTuning& tuni
   if (device) {
     if (spec.threads > 0) p.tuning.threads = spec.threads;
     if (spec.items > 0) p.tuning.items = spec.items;
+    // A row's resident-block bound is for its own tile shape.
+    if (spec.threads > 0 || spec.items > 0) p.tuning.min_blocks = 0;
   }
   p.items = spec.items > 0 ? spec.items : p.tuning.items;
   p.exchange = choose_exchange(spec, p.backend, scanned_bytes(p));
@@ -340,6 +342,22 @@ void decide_packed(Plan& p) {
   p.packed_lanes = static_cast<int>(4 / p.element_bytes);
 }
 
+// The fused outputs in the striped order (Plan::scatter_striped): the
+// tile's exclusive results in the exchange, padded, and each thread's last
+// inclusive one after them (device_lookback.h); the exchange grows for those
+// where the block's shared memory allows.
+void decide_scatter_writes(Plan& p, size_t element) {
+  if (!p.scatter || !p.staged_io) return;
+  const uint64_t need = p.tile + p.tile / 32 + static_cast<uint64_t>(p.block_threads);
+  if (need > p.exchange_elements) {
+    const size_t extra = static_cast<size_t>(need - p.exchange_elements) * element;
+    if (p.block_shared_bytes + extra > kMaxSharedBytes) return;
+    p.block_shared_bytes += extra;
+    p.exchange_elements = need;
+  }
+  p.scatter_striped = true;
+}
+
 // Loads and stores: coalesced through shared memory where the exchange fits,
 // in 16-byte words (CUDA) where a thread's items fill whole words. Not on
 // OpenCL: the words' path holds barriers under a condition (full, aligned
@@ -383,6 +401,7 @@ void decide_io(Plan& p) {
   // The fused outputs' second read of the tile's inputs, through the exchange where they fit (padded).
   p.scatter_staged = p.scatter && p.staged_io &&
                      (p.tile + p.tile / 32) * p.input_bytes <= p.exchange_elements * static_cast<uint64_t>(element);
+  decide_scatter_writes(p, element);
   if (p.block_shared_bytes > kMaxSharedBytes)
     fail(p.spec, "the " + std::string(dsl::to_string(p.algorithm)) + " scan needs " +
                      std::to_string(p.block_shared_bytes) + " bytes of shared memory per block, more than the " +

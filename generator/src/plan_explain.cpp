@@ -188,7 +188,9 @@ void explain_fused_outputs(std::string& o, const Plan& p) {
   if (p.scatter) {
     const dsl::Spec& s = p.spec;
     line(o, "fused output",
-         "each thread's items in order (template section 'scatter'): " +
+         std::string(p.scatter_striped ? "the tile's elements in the striped order, their results from the exchange"
+                                       : "each thread's items in order") +
+             " (template section 'scatter'): " +
              (s.scatter_if ? "where scatter_if(...) holds" : std::string("for every element (no scatter_if)")) +
              ", scatter(...) is written to scattered[scatter_at(...)] (" + s.scatter_type.name() +
              "; a position >= n dropped), before the scan's results, which are not written when their arrays "

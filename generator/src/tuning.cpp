@@ -30,9 +30,11 @@ struct Row {
   int items;             // per thread; 0: about bytes_per_thread bytes (1..32 items)
   int bytes_per_thread;  // when items is 0
   int first_poll_ns;
-  const char* why;           // one line; bench/RESULTS.md ("Tuning") has every variant measured
-  bool packed_sums = false;  // only for wrapping 1- and 2-byte sums (detail::packable_sum: packed words)
-  int streaming = 0;         // DeviceTuning::streaming
+  const char* why;             // one line; bench/RESULTS.md ("Tuning") has every variant measured
+  bool packed_sums = false;    // only for wrapping 1- and 2-byte sums (detail::packable_sum: packed words)
+  int streaming = 0;           // DeviceTuning::streaming
+  bool fused_outputs = false;  // only for scans with fused outputs (scatter)
+  int min_blocks = 0;          // DeviceTuning::min_blocks
 };
 
 // The table. CUDA: bench/tune_bench on an NVIDIA H100 80GB HBM3 (sm_90),
@@ -50,6 +52,17 @@ constexpr Row kTable[] = {
      "1-byte sum in packed words: 256 x 128, sleep 3000 ns, streaming: i8 sum 0.869 of copy", true, 1},
     {Backend::Cuda, 90, 2, 256, 64, 0, 4000,
      "2-byte sum in packed words: 256 x 64, sleep 4000 ns, streaming: i16 sum 0.917 of copy", true, 1},
+    // Fused outputs (select, partition, run-length encoding): the pass over the tile in the striped
+    // order (the fused outputs and the scan's own results) does better on smaller tiles; select_bench on
+    // an H200 at 2^28, select 50 % / partition / run-length encoding in ms: 256 x 32 0.90 / 0.97 / -,
+    // the same with at least 5 blocks per SM 0.81 / 0.92 / -, 256 x 16 0.73 / 0.82 / 1.58, 128 x 32
+    // 0.84 / 0.95 / 2.00, 128 x 16 (8 bytes) - / - / 1.54 (bench/RESULTS.md, "Fused outputs in the
+    // striped order").
+    {Backend::Cuda, 90, 4, 256, 16, 0, 3000,
+     "fused outputs, 1-4 bytes: 256 x 16, sleep 3000 ns: select 50 % 0.73 ms, partition 0.82 ms at 2^28 (H200)", false,
+     0, true},
+    {Backend::Cuda, 90, 8, 128, 16, 0, 3000,
+     "fused outputs, 5-8 bytes: 128 x 16, sleep 3000 ns: run-length encoding 1.54 ms at 2^28 (H200)", false, 0, true},
     {Backend::Cuda, 90, 1, 256, 64, 0, 1500,
      "1 byte: 256 x 64, sleep 1500 ns: i8 sum element by element 0.648 of copy"},
     {Backend::Cuda, 90, 2, 256, 64, 0, 3000,
@@ -111,11 +124,13 @@ DeviceTuning device_tuning(const dsl::Spec& spec, const Target& target) {
   for (const Row& r : kTable) {
     if (r.backend != target.backend || r.arch != arch || bytes > r.max_bytes) continue;
     if (r.packed_sums && !detail::packable_sum(spec)) continue;
+    if (r.fused_outputs && !spec.has_scatter()) continue;
     DeviceTuning t;
     t.threads = r.threads;
     t.items = r.items > 0 ? r.items : items_for(bytes, static_cast<size_t>(r.bytes_per_thread));
     t.first_poll_ns = r.first_poll_ns;
     t.streaming = r.streaming;
+    t.min_blocks = r.min_blocks;
     t.arch = r.arch;
     t.why = r.why;
     return t;

@@ -12,6 +12,7 @@
 #include <cstring>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "scangen/reference/reference.h"
@@ -223,6 +224,22 @@ inline void check(const dsl::Spec& s, const std::vector<uint8_t>& in, uint64_t n
   INFO("scattered: first wrong byte " << bad << " (element " << (bad < 0 ? -1 : bad / static_cast<long>(os))
                                       << "; elements from " << count << " on must keep their poison in a select)");
   CHECK(bad < 0);
+}
+
+// The scan's own results of a call with fused outputs (`got`: n elements and
+// kPad of poison, or empty where not asked for) against the reference's.
+inline void check_own(const dsl::Spec& s, const std::vector<uint8_t>& in, uint64_t n,
+                      const std::vector<uint8_t>& inclusive, const std::vector<uint8_t>& exclusive) {
+  INFO("scan '" << s.name << "', n = " << n << ": the scan's own results beside the fused output");
+  const ref::Evaluator::Result want = ref::Evaluator(s).scan(in.data(), n);
+  for (const auto& [got, ref_bytes] :
+       {std::pair{&inclusive, &want.inclusive}, std::pair{&exclusive, &want.exclusive}}) {
+    if (got->empty()) continue;
+    std::vector<uint8_t> expect(got->size(), kPoison);
+    std::memcpy(expect.data(), ref_bytes->data(), ref_bytes->size());
+    INFO((got == &inclusive ? "inclusive" : "exclusive") << ": first wrong byte " << first_difference(*got, expect));
+    CHECK(first_difference(*got, expect) < 0);
+  }
 }
 
 }  // namespace scangen::test::select

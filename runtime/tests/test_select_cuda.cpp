@@ -79,6 +79,67 @@ TEST_CASE("fused outputs: select and partition on a CUDA GPU match the reference
   }
 }
 
+// The pass that writes the fused outputs writes the scan's own results too:
+// both of them (mode = both, a non-commutative operator, the inclusive one
+// read at every thread's last item), and in place (the input read before
+// its element is overwritten).
+TEST_CASE("fused outputs: the scan's own results beside them, both modes and in place on a CUDA GPU",
+          "[gpu][runtime][select]") {
+  INFO("GPU: " << driver().name);
+  TempCache cache;
+  scangen::Runtime rt({scangen::Backend::Cuda});
+  const uint64_t s0 = seed();
+  INFO("seed " << s0 << " (replay with SCANGEN_TEST_SEED=" << s0 << ")");
+  std::mt19937_64 rng(s0);
+  const scangen::Scan both = rt.compile(sel::dense_text());
+  const scangen::Scan select = rt.compile(sel::spec_text({"u32"}, false, "u32"));
+  for (uint64_t n : sel::sizes(both.plan().tile)) {
+    const scangen::dsl::Spec& s = both.spec();
+    const std::vector<uint8_t> in = sel::input(s, n, sel::Ratio::Random, rng);
+    sel::Outputs got = sel::poisoned(s, n, false);
+    std::vector<uint8_t> inc((n + sel::kPad) * s.type.size(), sel::kPoison), exc = inc;
+    const CUdeviceptr d_in = to_device(in), d_inc = to_device(inc), d_exc = to_device(exc),
+                      sc = to_device(got.scattered), agg = to_device(got.aggregate);
+    scangen::Scan::CudaArgs a;
+    a.in = ptr(d_in);
+    a.inclusive = ptr(d_inc);
+    a.exclusive = ptr(d_exc);
+    a.scattered = ptr(sc);
+    a.aggregate = ptr(agg);
+    a.n = n;
+    both.run(a);
+    CU_CHECK(driver().cuCtxSynchronize());
+    CU_CHECK(driver().cuMemFree(d_in));
+    to_host(d_inc, inc);
+    to_host(d_exc, exc);
+    to_host(sc, got.scattered);
+    to_host(agg, got.aggregate);
+    sel::check_own(s, in, n, inc, exc);
+    sel::check(s, in, n, sel::Ratio::Random, got);
+  }
+  for (uint64_t n : sel::sizes(select.plan().tile)) {
+    const scangen::dsl::Spec& s = select.spec();
+    const std::vector<uint8_t> in = sel::input(s, n, sel::Ratio::Random, rng);
+    sel::Outputs got = sel::poisoned(s, n, false);
+    std::vector<uint8_t> io = in;
+    const CUdeviceptr d_io = to_device(io), sc = to_device(got.scattered), agg = to_device(got.aggregate);
+    scangen::Scan::CudaArgs a;
+    a.in = ptr(d_io);
+    a.exclusive = ptr(d_io);
+    a.scattered = ptr(sc);
+    a.aggregate = ptr(agg);
+    a.n = n;
+    select.run(a);
+    CU_CHECK(driver().cuCtxSynchronize());
+    to_host(d_io, io);
+    to_host(sc, got.scattered);
+    to_host(agg, got.aggregate);
+    io.resize(n * s.type.size());  // the spare element is no result
+    sel::check_own(s, in, n, {}, io);
+    sel::check(s, in, n, sel::Ratio::Random, got);
+  }
+}
+
 TEST_CASE("fused outputs: select and partition compile with NVRTC for sm_90", "[nvrtc][select]") {
   for (const std::string& text : sel::specs()) {
     scangen::dsl::Document doc = scangen::dsl::load("select.scan", text);

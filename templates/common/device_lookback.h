@@ -14,27 +14,74 @@
 // held, is taken for one of this call.
 
 SG_BEGIN(scatter)
-// Fused outputs (Plan::scatter): each thread's items in order, with their
-// exclusive and inclusive results; for each output (section
-// `scatter_output`: `scattered`, then the named ones), where
+// Fused outputs (Plan::scatter): for each output (section `scatter_output`:
+// `scattered`, then the named ones), where
 // P_scatter_if(x, i, exclusive, inclusive, n, prev, next) holds,
 // P_scatter_value(...) is written to element P_scatter_at(...) of the
-// output, a position >= n dropped. The thread's input elements are read
-// again (the tile has just read them: cache hits), with the one before and
-// the one after them for the neighbours (prev, next: the element itself at
-// the ends; loads the functions do not read are left out by the compiler):
-// section `scatter_staged` (Plan::scatter_staged, where the tile's inputs
-// fit the exchange) in the coalesced order through the exchange, which is
-// free between the loads and the stores; else (`scatter_direct`) each
-// thread its own, in 16-byte words where io.h reads words. This runs before
-// the tile's results are stored, so they may overwrite the input when
-// nothing reads a neighbour.
+// output, a position >= n dropped. The input elements are read again (the
+// tile has just read them: cache hits), with the one before and the one
+// after them for the neighbours (prev, next: the element itself at the
+// ends; loads the functions do not read are left out by the compiler).
+// Section `scatter_striped` (Plan::scatter_striped, where the exchange holds
+// the tile's results): the elements in the striped order, so that a warp's
+// writes are coalesced where positions follow elements; else
+// (`scatter_own`) each thread its own items, read again through the
+// exchange (`scatter_staged`) or directly (`scatter_direct`, in 16-byte
+// words where io.h reads words). This runs before the tile's results are
+// stored, so they may overwrite the input when nothing reads a neighbour.
 SG_FN void SG_NAME(sg_scatter)(const SG_GLOBAL SG_IN* in, scangen_u64 first, scangen_u64 n, SG_T prefix,
                                const SG_T* items, SG_LOCAL SG_T* exchange
+SG_BEGIN(scatter_striped)
+                               , SG_GLOBAL SG_T* inclusive, SG_GLOBAL SG_T* exclusive
+SG_END(scatter_striped)
 SG_BEGIN(scatter_output)
                                , SG_GLOBAL SG_OUT* SG_SCATTERED
 SG_END(scatter_output)
                                ) {
+SG_BEGIN(scatter_striped)
+  // The tile's exclusive results in element order in the exchange (padded),
+  // each thread's last inclusive one after them (a thread's inclusive
+  // result is its next item's exclusive one, bit for bit); then each
+  // element in the striped order: consecutive threads, consecutive
+  // elements, so a warp's writes land on consecutive positions where the
+  // positions follow the elements (select, partition, run-length encoding),
+  // and its reads of the input (again: cache hits) are coalesced. The
+  // scan's own results are written here too, so the thread's items are
+  // not kept for stores after it.
+  SG_LOCAL SG_T* lasts = exchange + SG_XPAD(SG_BLOCK_ITEMS);
+  const int tid = SG_THREAD();
+  SG_T running = prefix;  // as sg_items_from: exclusive, then inclusive
+#pragma unroll
+  for (int k = 0; k < SG_ITEMS; ++k) {
+    exchange[SG_XPAD(tid * SG_ITEMS + k)] = running;
+    running = SG_COMBINE(running, items[k]);
+  }
+  lasts[tid] = running;
+  SG_BARRIER();
+#pragma unroll
+  for (int c = 0; c < SG_ITEMS; ++c) {
+    const int e = c * SG_BLOCK_THREADS + tid;
+    const scangen_u64 i = first + (scangen_u64)e;
+    if (i < n) {
+      const SG_IN x = in[i];
+      const SG_IN prev = i > 0 ? in[i - 1] : x;      // in[i - 1], or x at 0
+      const SG_IN next = i + 1 < n ? in[i + 1] : x;  // in[i + 1], or x at n - 1
+      const SG_T before = exchange[SG_XPAD(e)];
+      const SG_T after = e % SG_ITEMS == SG_ITEMS - 1 ? lasts[e / SG_ITEMS] : exchange[SG_XPAD(e + 1)];
+      // The scan's own results (where their arrays are not null), after x is read: in place is safe.
+      if (inclusive != 0) inclusive[i] = after;
+      if (exclusive != 0) exclusive[i] = before;
+SG_BEGIN(scatter_output)
+      if (SG_SCATTER_IF(x, i, before, after, n, prev, next)) {
+        const scangen_u64 at = SG_SCATTER_AT(x, i, before, after, n, prev, next);
+        if (at < n) SG_SCATTERED[at] = SG_SCATTER_VALUE(x, i, before, after, n, prev, next);
+      }
+SG_END(scatter_output)
+    }
+  }
+  SG_BARRIER();  // the stores reuse the exchange
+SG_END(scatter_striped)
+SG_BEGIN(scatter_own)
   SG_T inc[SG_ITEMS], exc[SG_ITEMS];
   SG_NAME(sg_items_from)(prefix, items, inc, exc);
   const scangen_u64 mine = first + (scangen_u64)SG_THREAD() * SG_ITEMS;
@@ -97,6 +144,7 @@ SG_BEGIN(scatter_output)
 SG_END(scatter_output)
     }
   }
+SG_END(scatter_own)
 }
 
 SG_END(scatter)
@@ -174,7 +222,19 @@ SG_END(packed)
 #if SG_RUNNING_TOTAL || SG_SEEDED
   prefix = SG_COMBINE(seed, prefix);
 #endif
-SG_BEGIN(scatter)
+SG_BEGIN(scatter_striped)
+  // The fused outputs and the scan's own results in one pass (null arrays: not written).
+  SG_GLOBAL SG_T* own_inclusive = 0;
+  SG_GLOBAL SG_T* own_exclusive = 0;
+#if SG_INCLUSIVE_OUT
+  own_inclusive = inclusive;
+#endif
+#if SG_EXCLUSIVE_OUT
+  own_exclusive = exclusive;
+#endif
+  SG_NAME(sg_scatter)(in, tile * SG_TILE, n, prefix, items, exchange, own_inclusive, own_exclusiveSG_BEGIN(scatter_output), SG_SCATTEREDSG_END(scatter_output));
+SG_END(scatter_striped)
+SG_BEGIN(scatter_own)
   SG_NAME(sg_scatter)(in, tile * SG_TILE, n, prefix, items, exchangeSG_BEGIN(scatter_output), SG_SCATTEREDSG_END(scatter_output));
   // The scan's own results are written unless their arrays are null (the
   // fused output instead of them); the pointers are the same in every thread.
@@ -183,7 +243,8 @@ SG_BEGIN(scatter)
 #else
   if (exclusive != 0) {
 #endif
-SG_END(scatter)
+SG_END(scatter_own)
+SG_BEGIN(own_stores)
 
 SG_BEGIN(unpacked)
 #if SG_INCLUSIVE_OUT && SG_EXCLUSIVE_OUT
@@ -215,9 +276,10 @@ SG_BEGIN(packed)
   SG_NAME(sg_store_packed)(exclusive, tile * SG_TILE, n, &exc, exchange);
 #endif
 SG_END(packed)
-SG_BEGIN(scatter)
+SG_END(own_stores)
+SG_BEGIN(scatter_own)
   }
-SG_END(scatter)
+SG_END(scatter_own)
 
 #if SG_AGGREGATE_OUT || SG_RUNNING_TOTAL
   if (tile == tiles - 1 && SG_THREAD() == 0) {

@@ -169,7 +169,7 @@ static inline bool select_positive_scatter_if(select_positive_In x, scangen_u64 
 #define SG_VEC_IN 0
 #define SG_VEC_OUT 0
 #define SG_STREAMING 0
-#define SG_EXCHANGE 8449
+#define SG_EXCHANGE 8704
 #define SG_GROUP_THREADS 256
 #define SG_GROUPS 1
 #define SG_BLOCK_THREADS 256
@@ -1010,62 +1010,65 @@ SG_FN select_positive_T select_positive_sg_tile_prefix(SG_LOCAL select_positive_
 // stream), so no status of an earlier call, or anything else the memory
 // held, is taken for one of this call.
 
-// Fused outputs (Plan::scatter): each thread's items in order, with their
-// exclusive and inclusive results; for each output (section
-// `scatter_output`: `scattered`, then the named ones), where
+// Fused outputs (Plan::scatter): for each output (section `scatter_output`:
+// `scattered`, then the named ones), where
 // P_scatter_if(x, i, exclusive, inclusive, n, prev, next) holds,
 // P_scatter_value(...) is written to element P_scatter_at(...) of the
-// output, a position >= n dropped. The thread's input elements are read
-// again (the tile has just read them: cache hits), with the one before and
-// the one after them for the neighbours (prev, next: the element itself at
-// the ends; loads the functions do not read are left out by the compiler):
-// section `scatter_staged` (Plan::scatter_staged, where the tile's inputs
-// fit the exchange) in the coalesced order through the exchange, which is
-// free between the loads and the stores; else (`scatter_direct`) each
-// thread its own, in 16-byte words where io.h reads words. This runs before
-// the tile's results are stored, so they may overwrite the input when
-// nothing reads a neighbour.
+// output, a position >= n dropped. The input elements are read again (the
+// tile has just read them: cache hits), with the one before and the one
+// after them for the neighbours (prev, next: the element itself at the
+// ends; loads the functions do not read are left out by the compiler).
+// Section `scatter_striped` (Plan::scatter_striped, where the exchange holds
+// the tile's results): the elements in the striped order, so that a warp's
+// writes are coalesced where positions follow elements; else
+// (`scatter_own`) each thread its own items, read again through the
+// exchange (`scatter_staged`) or directly (`scatter_direct`, in 16-byte
+// words where io.h reads words). This runs before the tile's results are
+// stored, so they may overwrite the input when nothing reads a neighbour.
 SG_FN void select_positive_sg_scatter(const SG_GLOBAL select_positive_In* in, scangen_u64 first, scangen_u64 n, select_positive_T prefix,
                                const select_positive_T* items, SG_LOCAL select_positive_T* exchange
+                               , SG_GLOBAL select_positive_T* inclusive, SG_GLOBAL select_positive_T* exclusive
                                , SG_GLOBAL select_positive_Out* scattered
                                ) {
-  select_positive_T inc[SG_ITEMS], exc[SG_ITEMS];
-  select_positive_sg_items_from(prefix, items, inc, exc);
-  const scangen_u64 mine = first + (scangen_u64)SG_THREAD() * SG_ITEMS;
-  // xs[k + 1] is element mine + k; xs[0] and xs[SG_ITEMS + 1] the ones beside them (each read once).
-  select_positive_In xs[SG_ITEMS + 2];
-  SG_LOCAL select_positive_In* raw = (SG_LOCAL select_positive_In*)exchange;
+  // The tile's exclusive results in element order in the exchange (padded),
+  // each thread's last inclusive one after them (a thread's inclusive
+  // result is its next item's exclusive one, bit for bit); then each
+  // element in the striped order: consecutive threads, consecutive
+  // elements, so a warp's writes land on consecutive positions where the
+  // positions follow the elements (select, partition, run-length encoding),
+  // and its reads of the input (again: cache hits) are coalesced. The
+  // scan's own results are written here too, so the thread's items are
+  // not kept for stores after it.
+  SG_LOCAL select_positive_T* lasts = exchange + SG_XPAD(SG_BLOCK_ITEMS);
   const int tid = SG_THREAD();
+  select_positive_T running = prefix;  // as sg_items_from: exclusive, then inclusive
 #pragma unroll
   for (int k = 0; k < SG_ITEMS; ++k) {
-    const int e = k * SG_BLOCK_THREADS + tid;
-    if (first + (scangen_u64)e < n) raw[SG_XPAD(e)] = in[first + (scangen_u64)e];
+    exchange[SG_XPAD(tid * SG_ITEMS + k)] = running;
+    running = select_positive_combine(running, items[k]);
   }
+  lasts[tid] = running;
   SG_BARRIER();
 #pragma unroll
-  for (int k = 0; k < SG_ITEMS; ++k)
-    if (mine + (scangen_u64)k < n) xs[k + 1] = raw[SG_XPAD(tid * SG_ITEMS + k)];
-  if (mine < n) {
-    // The elements beside the thread's: the exchange's, or the tile's neighbours in global memory.
-    xs[0] = tid > 0 ? raw[SG_XPAD(tid * SG_ITEMS - 1)] : mine > 0 ? in[mine - 1] : xs[1];
-    xs[SG_ITEMS + 1] = mine + SG_ITEMS >= n                ? xs[1]  // unread: past n
-                       : tid + 1 < SG_BLOCK_THREADS ? raw[SG_XPAD(tid * SG_ITEMS + SG_ITEMS)]
-                                                    : in[mine + SG_ITEMS];
-  }
-  SG_BARRIER();  // the stores reuse the exchange
-#pragma unroll
-  for (int k = 0; k < SG_ITEMS; ++k) {
-    const scangen_u64 i = mine + (scangen_u64)k;
+  for (int c = 0; c < SG_ITEMS; ++c) {
+    const int e = c * SG_BLOCK_THREADS + tid;
+    const scangen_u64 i = first + (scangen_u64)e;
     if (i < n) {
-      const select_positive_In x = xs[k + 1];
-      const select_positive_In prev = xs[k];                            // in[i - 1], or x at 0
-      const select_positive_In next = i + 1 < n ? xs[k + 2] : x;        // in[i + 1], or x at n - 1
-      if (select_positive_scatter_if(x, i, exc[k], inc[k], n, prev, next)) {
-        const scangen_u64 at = select_positive_scatter_at(x, i, exc[k], inc[k], n, prev, next);
-        if (at < n) scattered[at] = select_positive_scatter_value(x, i, exc[k], inc[k], n, prev, next);
+      const select_positive_In x = in[i];
+      const select_positive_In prev = i > 0 ? in[i - 1] : x;      // in[i - 1], or x at 0
+      const select_positive_In next = i + 1 < n ? in[i + 1] : x;  // in[i + 1], or x at n - 1
+      const select_positive_T before = exchange[SG_XPAD(e)];
+      const select_positive_T after = e % SG_ITEMS == SG_ITEMS - 1 ? lasts[e / SG_ITEMS] : exchange[SG_XPAD(e + 1)];
+      // The scan's own results (where their arrays are not null), after x is read: in place is safe.
+      if (inclusive != 0) inclusive[i] = after;
+      if (exclusive != 0) exclusive[i] = before;
+      if (select_positive_scatter_if(x, i, before, after, n, prev, next)) {
+        const scangen_u64 at = select_positive_scatter_at(x, i, before, after, n, prev, next);
+        if (at < n) scattered[at] = select_positive_scatter_value(x, i, before, after, n, prev, next);
       }
     }
   }
+  SG_BARRIER();  // the stores reuse the exchange
 }
 
 #if SG_MIN_BLOCKS > 0
@@ -1115,29 +1118,16 @@ void select_positive_scan_kernel(const SG_GLOBAL select_positive_In* in,
 #if SG_RUNNING_TOTAL || SG_SEEDED
   prefix = select_positive_combine(seed, prefix);
 #endif
-  select_positive_sg_scatter(in, tile * SG_TILE, n, prefix, items, exchange, scattered);
-  // The scan's own results are written unless their arrays are null (the
-  // fused output instead of them); the pointers are the same in every thread.
+  // The fused outputs and the scan's own results in one pass (null arrays: not written).
+  SG_GLOBAL select_positive_T* own_inclusive = 0;
+  SG_GLOBAL select_positive_T* own_exclusive = 0;
 #if SG_INCLUSIVE_OUT
-  if (inclusive != 0) {
-#else
-  if (exclusive != 0) {
+  own_inclusive = inclusive;
 #endif
-
-#if SG_INCLUSIVE_OUT && SG_EXCLUSIVE_OUT
-  select_positive_T inc[SG_ITEMS], exc[SG_ITEMS];
-  select_positive_sg_items_from(prefix, items, inc, exc);
-  select_positive_sg_store_both(inclusive, exclusive, tile * SG_TILE, n, inc, exc, exchange);
-#elif SG_INCLUSIVE_OUT
-  select_positive_T inc[SG_ITEMS];
-  select_positive_sg_items_from(prefix, items, inc, 0);
-  select_positive_sg_store(inclusive, tile * SG_TILE, n, inc, exchange);
-#else
-  select_positive_T exc[SG_ITEMS];
-  select_positive_sg_items_from(prefix, items, 0, exc);
-  select_positive_sg_store(exclusive, tile * SG_TILE, n, exc, exchange);
+#if SG_EXCLUSIVE_OUT
+  own_exclusive = exclusive;
 #endif
-  }
+  select_positive_sg_scatter(in, tile * SG_TILE, n, prefix, items, exchange, own_inclusive, own_exclusive, scattered);
 
 #if SG_AGGREGATE_OUT || SG_RUNNING_TOTAL
   if (tile == tiles - 1 && SG_THREAD() == 0) {

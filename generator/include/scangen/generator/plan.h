@@ -297,6 +297,12 @@ struct Plan {
   // exchange, in the coalesced order (the exchange holds the tile's inputs,
   // padded as io.h pads); else each thread its own from global memory.
   bool scatter_staged = false;
+  // The fused outputs element by element in the striped order (consecutive
+  // threads, consecutive elements), from the tile's results in the exchange:
+  // a warp's writes cover consecutive positions where the positions follow
+  // the elements (select, partition, run-length encoding). Else each thread
+  // its own items (scatter_staged: how it reads them again).
+  bool scatter_striped = false;
   // prev(x) / next(x) in convert or a scatter function: the input is read
   // beside each element, so no output may be the input.
   bool reads_neighbours = false;
