@@ -123,15 +123,29 @@ class _Segments:
                     raise TypeError(f"scangen: keys= must be of an integer dtype or float32; it has dtype {dtype}")
         self.index_type, self.op = name, op
 
-    def total(self, n) -> int:
-        """How many segments there are (for flags and keys: counted, which waits for a CUDA array)."""
+    def total(self, n, kernel) -> int:
+        """How many segments there are (for flags and keys: counted, which waits for a CUDA array; keys
+        with the spec's key_equal: by the library, on the host, so a CUDA array's keys are copied there)."""
         if self.form == "offsets":
             return self.count
         if n == 0:
             return 0
         a = self.op.array
+        if self.form == "keys" and kernel.has_key_equal:
+            host = np.ascontiguousarray(a if isinstance(a, np.ndarray) else _to_numpy(a))
+            return kernel.key_segments(host.ctypes.data, n)
         starts = (a[1:] != 0) if self.form == "flags" else (a[1:] != a[:-1])
         return int(starts.sum()) + 1
+
+
+def _to_numpy(a) -> np.ndarray:
+    """A host copy of a CUDA array (CuPy's get(), PyTorch's cpu())."""
+    if hasattr(a, "get"):
+        return a.get()
+    if hasattr(a, "cpu"):
+        return a.cpu().numpy()
+    raise NotImplementedError(f"scangen: the keys' segments under key_equal are counted on the host, and this "
+                              f"{type(a).__name__} array cannot be copied there: pass a PyTorch or CuPy array")
 
 
 def _host_strides(a: np.ndarray):
@@ -417,7 +431,7 @@ class Scan:
         size = result.size
         aggs, agg_count, seg, seg_count = None, 0, 0, 0
         if aggregates:
-            agg_count = segs.total(size) if segs is not None else lay.agg_count
+            agg_count = segs.total(size, kernel) if segs is not None else lay.agg_count
             aggs = np.empty(lay.agg_shape if segs is None else (agg_count,), dtype=self.dtype)
         if segs is not None:
             seg_array = np.ascontiguousarray(segs.op.array)
@@ -472,7 +486,7 @@ class Scan:
         shape = lay.out_shape
         aggs = None
         if aggregates:
-            aggs = lib.empty(lay.agg_shape if segs is None else (segs.total(op.size),), self.dtype, op.device)
+            aggs = lib.empty(lay.agg_shape if segs is None else (segs.total(op.size, kernel),), self.dtype, op.device)
         if out is None:
             result = lib.empty(shape, self.dtype, op.device)
             self._launch(kernel, op, lay, lib.pointer(result), aggs, segs, check)

@@ -19,6 +19,7 @@
 
 #include "scangen/dsl/field_arrays.h"
 #include "scangen/dsl/spec.h"
+#include "scangen/reference/reference.h"
 #include "scangen/runtime/runtime.h"
 
 namespace nb = nanobind;
@@ -306,6 +307,16 @@ class Kernel {
     return k;
   }
 
+  // How many segments `n` keys of host memory at `keys` make, compared as
+  // this variant's spec says (key_equal where it has one: the reference's
+  // evaluator of it, the segments' count of its aggregates).
+  uint64_t key_segments(uintptr_t keys, uint64_t n) const {
+    if (n == 0) return 0;
+    if (keys == 0) throw nb::value_error("scangen: key_segments: null keys");
+    nb::gil_scoped_release unlocked;
+    return scangen::ref::ranges_from_keys(spec(), reinterpret_cast<const void*>(keys), n).size();
+  }
+
   // Host arrays through buffers of the Runtime's OpenCL context: `n`
   // elements (flat or segmented), or the span of `shape`; `agg`: the
   // aggregates (agg_count of them), `seg`: the segments' flags, keys or
@@ -549,6 +560,8 @@ NB_MODULE(_core, m) {
            "segments"_a = "none", "index_type"_a = "", "aggregate"_a = false)
       .def("run_host", &Kernel::run_host, "in_ptr"_a, "out_ptr"_a, "n"_a, "shape"_a.none() = nb::none(), "agg"_a = 0,
            "agg_count"_a = 0, "seg"_a = 0, "seg_count"_a = 0, "check"_a = false)
+      .def_prop_ro("has_key_equal", [](const Kernel& k) { return k.spec().key_equal.has_value(); })
+      .def("key_segments", &Kernel::key_segments, "keys"_a, "n"_a)
       .def("workspace_bytes", &Kernel::workspace_bytes, "n"_a)
       .def("fields", &Kernel::fields)
       .def("run_host_fields", &Kernel::run_host_fields, "ins"_a, "out_ptr"_a, "n"_a, "agg"_a = 0)

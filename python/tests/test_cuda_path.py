@@ -72,6 +72,9 @@ class FakeTensor:
         assert not self.is_cuda
         return self.array
 
+    def cpu(self):
+        return FakeTensor(self.array.copy(), None)
+
 
 FakeTensor.__module__ = "torch"
 

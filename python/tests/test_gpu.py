@@ -334,3 +334,28 @@ def test_torch_reverse_and_segments(n, rng):
     assert aggs.tolist() == [t for t, (a, b) in zip(totals, zip(offsets, offsets[1:])) if b > a]
     with pytest.raises(ValueError, match="offsets"):
         scangen.cumsum(x, offsets=torch.tensor([0, n + 1], device="cuda"))
+
+
+@pytest.mark.parametrize("lib", ["torch", "cupy"])
+def test_keys_compared_by_key_equal(lib, rng):
+    """A spec's key_equal on CUDA arrays: the results, and the aggregates' count (the keys copied to the host
+    and compared there with key_equal)."""
+    mod = torch if lib == "torch" else pytest.importorskip("cupy")
+    gen, seed = rng
+    by_decade = scangen.compile("scan by_decade { type = i32; op = add; segments = keys; key = i32; "
+                                "key_equal(a, b) = a / 10 == b / 10; }")
+    for n in (0, 1, 1025, 2**20 + 3):
+        keys = np.sort(gen.integers(0, 2000, n)).astype(np.int32)
+        host = random_data(gen, np.int32, n)
+        starts = np.ones(n, bool)
+        starts[1:] = keys[1:] // 10 != keys[:-1] // 10
+        offsets = np.append(np.flatnonzero(starts), n) if n else np.array([0])
+        ref = host.copy()
+        for a, b in zip(offsets, offsets[1:]):
+            ref[a:b] = np.cumsum(host[a:b], dtype=np.int32)
+        put = (lambda a: torch.from_numpy(a).cuda()) if lib == "torch" else mod.asarray
+        got, aggs = by_decade(put(host), keys=put(keys), return_aggregates=True)
+        get = (lambda a: a.cpu().numpy()) if lib == "torch" else (lambda a: a.get())
+        assert np.array_equal(get(got), ref), f"{lib} key_equal n {n}, seed {seed}"
+        want = [int(host[a:b].sum(dtype=np.int32)) for a, b in zip(offsets, offsets[1:])]
+        assert get(aggs).tolist() == want, f"{lib} key_equal aggregates n {n}"

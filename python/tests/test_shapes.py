@@ -37,6 +37,13 @@ class EmuKernel:
     def workspace_bytes(self, n):
         return 0
 
+    @property
+    def has_key_equal(self):
+        return self.real.has_key_equal
+
+    def key_segments(self, keys, n):
+        return self.real.key_segments(keys, n)
+
     def shape_workspace_bytes(self, shape):
         return 0
 
@@ -316,6 +323,24 @@ def test_segments_every_form(path, n, kind, rng):
             want = segment_totals(op, x, total_offsets) if n else segment_totals(op, x, offsets if form == "offsets"
                                                                                   else [0])
             check(path.get(aggs), want, "aggregates of " + what)
+
+
+def test_keys_compared_by_key_equal(path, rng):
+    """A spec's key_equal says where segments start: for the results, and for how many aggregates come back
+    (counted with key_equal, not with !=: keys 11 and 12 are one segment here)."""
+    gen, seed = rng
+    by_decade = scangen.compile("scan by_decade { type = i32; op = add; segments = keys; key = i32; "
+                                "key_equal(a, b) = a / 10 == b / 10; }")
+    for n in (0, 1, 33, 1025):
+        keys = np.sort(gen.integers(0, 200, n)).astype(np.int32)
+        x = data(gen, np.int32, n)
+        starts = np.ones(n, bool)
+        starts[1:] = keys[1:] // 10 != keys[:-1] // 10
+        got, aggs = by_decade(path.put(x), keys=path.put(keys), return_aggregates=True)
+        what = f"key_equal n {n}, seed {seed}"
+        check(path.get(got), segment_reference("cumsum", x, starts, False, None, x.dtype), what)
+        offsets = np.append(np.flatnonzero(starts), n) if n else [0]
+        check(np.asarray(path.get(aggs)), segment_totals("cumsum", x, offsets), "aggregates of " + what)
 
 
 def test_segments_of_a_non_commutative_operator(rng):
