@@ -146,11 +146,18 @@ class Translator {
   // ---- the operator -----------------------------------------------------------
 
   // The .scan text of `fn`'s body: "= expr;" or a block with lets.
-  std::string combine(const FunctionDecl* fn, QualType element) {
+  std::string combine(const FunctionDecl* fn, QualType element) { return function(fn, element, "combine"); }
+
+  // The same for `item` (combine, key_equal), whose two parameters are of
+  // type `operand`.
+  std::string function(const FunctionDecl* fn, QualType element, const std::string& item) {
+    const bool keys = item == "key_equal";
     const std::string t = type_name(element, fn->getLocation());
     if (fn->getNumParams() != 2)
-      refuse(fn->getLocation(), "the operator takes " + std::to_string(fn->getNumParams()) +
-                                    " parameters; a scan's operator combines two elements: T op(T x, T y)");
+      refuse(fn->getLocation(), "the " + std::string(keys ? "key comparison" : "operator") + " takes " +
+                                    std::to_string(fn->getNumParams()) + " parameters; " +
+                                    (keys ? "it compares two keys: bool eq(K a, K b)"
+                                          : "a scan's operator combines two elements: T op(T x, T y)"));
     for (const ParmVarDecl* p : fn->parameters()) {
       QualType pt = p->getType();
       if (pt->isLValueReferenceType() && !pt->getPointeeType().isConstQualified())
@@ -165,7 +172,8 @@ class Translator {
       pt = pt.getNonReferenceType();
       if (!ctx_.hasSameUnqualifiedType(pt, element))
         refuse(p->getLocation(), "parameter '" + p->getNameAsString() + "' has type '" + cxx_name(pt) +
-                                     "'; both operands must have the element type '" + cxx_name(element) + "'");
+                                     "'; both operands must have the " + (keys ? "key" : "element") + " type '" +
+                                     cxx_name(element) + "'");
       names_[p] = dsl_name(p->getNameAsString().empty() ? "_unnamed" : p->getNameAsString());
       used_.insert(names_[p]);
     }
@@ -175,8 +183,8 @@ class Translator {
     const std::string result = block(stmts, 0, fn->getBody()->getEndLoc());
     std::string params = names_[fn->getParamDecl(0)] + ", " + names_[fn->getParamDecl(1)];
     (void)t;
-    if (lets_.empty()) return "combine(" + params + ") = " + result + ";";
-    std::string s = "combine(" + params + ") {\n";
+    if (lets_.empty()) return item + "(" + params + ") = " + result + ";";
+    std::string s = item + "(" + params + ") {\n";
     for (const std::string& l : lets_) s += "    " + l + "\n";
     return s + "    return " + result + ";\n  }";
   }
@@ -853,6 +861,28 @@ std::string translate(ASTContext& ctx, const std::string& type_name, const std::
   return scan_text(tr.type_decls(), name, type, body, options);
 }
 
+// The .scan text of a key comparison `key_equal = OP;` asks for: a scan
+// whose items are `key = K;` and `key_equal(a, b) = ...;`, K a scalar.
+std::string translate_key_equal(ASTContext& ctx, const std::string& op_name) {
+  const SourceManager& sm = ctx.getSourceManager();
+  const CXXRecordDecl* functor = nullptr;
+  const FunctionDecl* fn = find_operator(ctx, op_name, functor, sm.getLocForStartOfFile(sm.getMainFileID()));
+  if (!fn->getReturnType()->isBooleanType())
+    refuse(fn->getLocation(), "a key comparison returns bool (whether two keys are in one segment), not '" +
+                                  cxx_name(fn->getReturnType()) + "': bool eq(K a, K b)");
+  if (fn->getNumParams() != 2)
+    refuse(fn->getLocation(), "the key comparison takes " + std::to_string(fn->getNumParams()) +
+                                  " parameters; it compares two keys: bool eq(K a, K b)");
+  const QualType key = fn->getParamDecl(0)->getType().getNonReferenceType().getCanonicalType().getUnqualifiedType();
+  if (!key->isArithmeticType() || key->isBooleanType())
+    refuse(fn->getParamDecl(0)->getLocation(),
+           "keys are scalars (an integer or floating-point type), not '" + cxx_name(key) + "'");
+  Translator tr(ctx);
+  const std::string k = tr.type_name(key, fn->getLocation());
+  const std::string body = tr.function(fn, key, "key_equal");
+  return "scan key_equal {\n  key = " + k + ";\n  " + body + "\n}\n";
+}
+
 // The explicit instantiations that operators named with template arguments
 // need (`template struct CustomMin<float>;`), so that Clang instantiates
 // their operator() with its body; added at the end of the main file.
@@ -1052,7 +1082,7 @@ dsl::CxxImportResult import_operators(const std::vector<dsl::CxxHeader>& headers
       out.not_found = "no functor, function or lambda named '" + r.op + "' is declared in " + where;
     } else {
       try {
-        out.text = translate(ctx, "", r.op, options);
+        out.text = r.key_equal ? translate_key_equal(ctx, r.op) : translate(ctx, "", r.op, options);
       } catch (const Unsupported& u) {
         out.diagnostics = render(sm, u.loc, u.message, main_name);
         out.errors = 1;

@@ -1,5 +1,6 @@
-// `import "HEADER";` resolved: each scan's `combine = NAME;` becomes the C++
-// front end's translation, its type declarations and operator items, before
+// `import "HEADER";` resolved: each scan's `combine = NAME;` (and
+// `key_equal = NAME;`) becomes the C++ front end's translation, its type
+// declarations and operator items (the key comparison and its key type), before
 // the checker sees the file. Nodes that come from a translation carry the
 // position of the `combine = NAME` that asked for them, so that anything the
 // checker says about them points there.
@@ -20,9 +21,9 @@ const char* const kNoResolver =
     "the scangen program built with Clang (docs/cxx.md), or write the operator in the .scan file (`scangen "
     "import` prints it)";
 
-// The imported operator of a scan: its `combine = NAME;` item.
+// An imported function of a scan: its `combine = NAME;` or `key_equal = NAME;` item.
 bool is_request(const ast::Item& item) {
-  return item.key == "combine" && !item.is_function && item.values.size() == 1 &&
+  return (item.key == "combine" || item.key == "key_equal") && !item.is_function && item.values.size() == 1 &&
          item.values[0]->kind == ast::ExprKind::Name;
 }
 
@@ -78,8 +79,7 @@ class Resolver {
       for (const ast::Item& item : file_.scans[i].items)
         if (is_request(item)) {
           scans_.push_back(i);
-          requests_.push_back({item.values[0]->text, has_item(file_.scans[i], "identity")});
-          break;
+          requests_.push_back({item.values[0]->text, has_item(file_.scans[i], "identity"), item.key == "key_equal"});
         }
   }
 
@@ -119,7 +119,8 @@ class Resolver {
     }
     std::set<size_t> failed;
     for (size_t k = 0; k < requests_.size(); ++k)
-      if (!apply(file_.scans[scans_[k]], r.operators[k])) failed.insert(scans_[k]);
+      if (!failed.count(scans_[k]) && !apply(file_.scans[scans_[k]], requests_[k], r.operators[k]))
+        failed.insert(scans_[k]);
     drop(failed);
     return r.files_read;
   }
@@ -141,11 +142,13 @@ class Resolver {
     file_.scans = std::move(kept);
   }
 
-  // Puts `result` in the place of `scan`'s `combine = NAME;`; false when it
-  // failed (and was reported).
-  bool apply(ast::ScanDecl& scan, const CxxOperatorResult& result) {
+  // Puts `result` in the place of `scan`'s `combine = NAME;` (or
+  // `key_equal = NAME;`, as `request` says); false when it failed (and was
+  // reported).
+  bool apply(ast::ScanDecl& scan, const CxxOperatorRequest& request, const CxxOperatorResult& result) {
+    const char* key = request.key_equal ? "key_equal" : "combine";
     auto at = scan.items.begin();
-    while (!is_request(*at)) ++at;
+    while (!(is_request(*at) && at->key == key)) ++at;
     const SourceLoc loc = at->values[0]->loc;
     const std::string op = at->values[0]->text;
     if (!result.not_found.empty()) {
@@ -176,10 +179,26 @@ class Resolver {
       relocate(item, loc);
       if (item.key == "type" && !check_type(scan, item, op)) return false;
       if (item.key == "type" && has_item(scan, "type")) continue;
+      if (item.key == "key" && !check_key(scan, item, op)) return false;
+      if (item.key == "key" && has_item(scan, "key")) continue;
       items.push_back(std::move(item));
     }
     at = scan.items.erase(at);
     scan.items.insert(at, std::make_move_iterator(items.begin()), std::make_move_iterator(items.end()));
+    return true;
+  }
+
+  // The scan's own `key = K;`, if any, must be the imported comparison's.
+  bool check_key(const ast::ScanDecl& scan, const ast::Item& imported, const std::string& op) {
+    const std::string& compares = imported.values[0]->text;
+    for (const ast::Item& item : scan.items) {
+      if (item.key != "key" || item.values.size() != 1 || item.values[0]->kind != ast::ExprKind::Name) continue;
+      if (item.values[0]->text == compares) return true;
+      diags_.error(item.values[0]->loc, "the imported key comparison '" + op + "' compares '" + compares +
+                                            "' keys, not '" + item.values[0]->text + "'; write 'key = " + compares +
+                                            ";'");
+      return false;
+    }
     return true;
   }
 

@@ -19,3 +19,9 @@ struct SumU32 {
   static constexpr uint32_t identity = 0;
   __host__ __device__ uint32_t operator()(uint32_t x, uint32_t y) const { return x + y; }
 };
+
+// scan_by_key_equal's keys: the same segment where they agree modulo 16
+// (CUB's EqualityOpT), imported with `key_equal = SameModulo16;`.
+struct SameModulo16 {
+  bool operator()(uint32_t a, uint32_t b) const { return a % 16 == b % 16; }
+};

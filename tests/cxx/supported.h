@@ -75,3 +75,10 @@ struct PairSum {
   static constexpr Pair<T> identity{0, 0};
   Pair<T> operator()(Pair<T> x, Pair<T> y) const { return Pair<T>{x.lo + y.lo, x.hi + y.hi}; }
 };
+
+// Key comparisons (`key_equal = NAME;` with `segments = keys;`): keys in one
+// decade are one segment; floats within 0.5 of each other.
+struct SameDecade {
+  bool operator()(int a, int b) const { return a / 10 == b / 10; }
+};
+inline bool close_keys(float a, float b) { return fabsf(a - b) <= 0.5f; }

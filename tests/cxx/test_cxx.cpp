@@ -9,6 +9,7 @@
 
 #include "scangen/cxx/cxx.h"
 #include "scangen/dsl/dsl.h"
+#include "scangen/reference/reference.h"
 #include "supported.h"
 
 namespace {
@@ -204,7 +205,7 @@ TEST_CASE("constructs outside the subset are refused at their file:line:col", "[
       {"PrintOp", "unsupported.h:269:5", "calls to other functions are not supported ('printf')"},
       {"ManyOperatorsOp", "unsupported.h:278:7", "the functor has more than one operator()"},
       {"TemplateLoopOp<int>", "unsupported.h:285:5", "loops are not supported"},
-      {"TemplateOp<NoSuch>", "unsupported.h:289:28", "use of undeclared identifier 'NoSuch'"},
+      {"TemplateOp<NoSuch>", "unsupported.h:297:28", "use of undeclared identifier 'NoSuch'"},
   };
   for (const Case& c : cases) {
     SECTION(c.op) {
@@ -326,6 +327,42 @@ TEST_CASE("a .scan file that imports its operator from C++", "[cxx][import]") {
     for (const std::string& f : doc.imported_files())
       extra = extra || f.find("tests/cxx/inc/extra.h") != std::string::npos;
     CHECK(extra);
+  }
+}
+
+TEST_CASE("a key comparison imported from C++ (key_equal = NAME;)", "[cxx][import]") {
+  SECTION("a functor and a function, beside an imported operator; the key type from the comparison") {
+    scangen::dsl::Document doc = load_importing(
+        "import \"supported.h\";\n"
+        "scan a { type = i32; op = add; segments = keys; key_equal = SameDecade; }\n"
+        "scan b { combine = SumI8; segments = keys; key = f32; key_equal = close_keys; }\n");
+    INFO(doc.diagnostics().render());
+    REQUIRE(doc.ok());
+    REQUIRE(doc.specs().size() == 2);
+    const std::string a = doc.specs()[0].to_string(), b = doc.specs()[1].to_string();
+    CHECK(a.find("key = i32;") != std::string::npos);
+    CHECK(a.find("key_equal(a, b) = a / 10 == b / 10;") != std::string::npos);
+    CHECK(b.find("key = f32;") != std::string::npos);
+    CHECK(b.find("key_equal(a, b) = ") != std::string::npos);
+    CHECK(b.find("combine(x, y) = i8(i32(x) + i32(y));") != std::string::npos);
+    // What the reference makes of it: 3, 11, 12, 19 | 25 -> decades 0 | 1 1 1 | 2.
+    const int keys[] = {3, 11, 12, 19, 25};
+    CHECK(scangen::ref::ranges_from_keys(doc.specs()[0], keys, 5).size() == 3);
+  }
+  SECTION("the scan's key type is not the comparison's") {
+    CHECK(errors_of("import \"supported.h\";\nscan s { type = i32; op = add; segments = keys; key = i64; "
+                    "key_equal = SameDecade; }\n")
+              .find("the imported key comparison 'SameDecade' compares 'i32' keys, not 'i64'; write 'key = i32;'") !=
+          std::string::npos);
+  }
+  SECTION("a comparison that does not return bool, and struct keys, are refused in the header") {
+    CHECK(errors_of("import \"unsupported.h\";\nscan s { type = i32; op = add; segments = keys; "
+                    "key_equal = IntEqual; }\n")
+              .find("error: a key comparison returns bool (whether two keys are in one segment), not 'int'") !=
+          std::string::npos);
+    CHECK(errors_of("import \"unsupported.h\";\nscan s { type = i32; op = add; segments = keys; "
+                    "key_equal = StructKeys; }\n")
+              .find("error: keys are scalars (an integer or floating-point type), not 'Big'") != std::string::npos);
   }
 }
 

@@ -285,3 +285,11 @@ struct TemplateLoopOp {
     for (;;) return x + y;
   }
 };
+
+// A key comparison that returns int, and one of struct keys.
+struct IntEqual {
+  int operator()(int a, int b) const { return a == b; }
+};
+struct StructKeys {
+  bool operator()(Big a, Big b) const { return a.v == b.v; }
+};

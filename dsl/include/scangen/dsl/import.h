@@ -26,10 +26,12 @@ struct CxxHeader {
   std::vector<std::string> args;  // for Clang; a relative -I is resolved the same way
 };
 
-// One scan's `combine = NAME;` (or `combine = "ns::NAME";`).
+// One scan's `combine = NAME;` (or `combine = "ns::NAME";`), or its
+// `key_equal = NAME;`: a comparison of two keys, `bool eq(K a, K b)`.
 struct CxxOperatorRequest {
   std::string op;                 // the functor, function or lambda variable
   bool identity_in_spec = false;  // the scan gives `identity = ...;` itself
+  bool key_equal = false;         // `key_equal = NAME;`: the text is `key = K; key_equal(a, b) = ...;`
 };
 
 // What the resolver made of one request: `text` is .scan text, the type
