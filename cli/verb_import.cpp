@@ -23,7 +23,7 @@ namespace {
 
 const char* const kImportUsage =
     "usage: scangen import HEADER --op OP [--type T] [--identity EXPR] [--name NAME] [--level LEVEL]\n"
-    "                      [--set 'KEY = VALUE']... [-I DIR]... [-D NAME[=VALUE]]... [-o OUT]\n"
+    "                      [--key-equal EQ] [--set 'KEY = VALUE']... [-I DIR]... [-D NAME[=VALUE]]... [-o OUT]\n"
     "\n"
     "Reads a C++ header with Clang and prints the equivalent .scan text: a 'type' for the\n"
     "element struct, the operator as 'combine(x, y)' (or a built-in 'op' it is equal to) and\n"
@@ -37,6 +37,8 @@ const char* const kImportUsage =
     "                   has no 'static constexpr T identity'\n"
     "  --name NAME      the scan's name (default: OP)\n"
     "  --level LEVEL    writes 'level = LEVEL;' (warp, warp(16), block, device)\n"
+    "  --key-equal EQ   a scan by key: 'segments = keys;', the key type and 'key_equal(a, b)'\n"
+    "                   from EQ, a comparison of two keys (bool eq(K a, K b)) in the header\n"
     "  --set SETTING    writes 'SETTING;' into the scan (repeatable): --set 'items = 4'\n"
     "  -I DIR, -D DEF   passed to Clang\n"
     "  -o OUT           write to OUT instead of standard output\n";
@@ -122,25 +124,26 @@ int run_import(const std::vector<std::string>& args) {
   ImportArgs a;
   auto keep = [&](std::string& field) { return [&field](const std::string& v) { field = v; }; };
   cxx::ImportOptions& o = a.options;
-  const CommandLine line{"import",
-                         kImportUsage,
-                         {{{"--op"}, Takes::NextOrEquals, "--op needs the name of a functor or function", keep(a.op)},
-                          {{"--type"}, Takes::NextOrEquals, "--type needs a type name", keep(a.type)},
-                          {{"--identity"}, Takes::NextOrEquals, "--identity needs an expression", keep(o.identity)},
-                          {{"--name"}, Takes::NextOrEquals, "--name needs a scan name", keep(o.name)},
-                          {{"--level"}, Takes::NextOrEquals, "--level needs a level", keep(o.level)},
-                          {{"--set"},
-                           Takes::Next,
-                           "--set needs a setting, 'KEY = VALUE'",
-                           [&](const std::string& v) { o.settings.push_back(v); }},
-                          {{"-I"}, Takes::Next, "", [&](const std::string& v) { o.clang_args.push_back("-I" + v); }},
-                          {{"-D"}, Takes::Next, "", [&](const std::string& v) { o.clang_args.push_back("-D" + v); }},
-                          {{"-o"}, Takes::Next, "-o needs a file name", keep(a.out)}},
-                         [&](const std::string& word) {
-                           if (!a.header.empty())
-                             throw UserError{std::string("import takes one HEADER\n") + kImportUsage};
-                           a.header = word;
-                         }};
+  const CommandLine line{
+      "import",
+      kImportUsage,
+      {{{"--op"}, Takes::NextOrEquals, "--op needs the name of a functor or function", keep(a.op)},
+       {{"--type"}, Takes::NextOrEquals, "--type needs a type name", keep(a.type)},
+       {{"--identity"}, Takes::NextOrEquals, "--identity needs an expression", keep(o.identity)},
+       {{"--name"}, Takes::NextOrEquals, "--name needs a scan name", keep(o.name)},
+       {{"--level"}, Takes::NextOrEquals, "--level needs a level", keep(o.level)},
+       {{"--key-equal"}, Takes::NextOrEquals, "--key-equal needs the name of a key comparison", keep(o.key_equal)},
+       {{"--set"},
+        Takes::Next,
+        "--set needs a setting, 'KEY = VALUE'",
+        [&](const std::string& v) { o.settings.push_back(v); }},
+       {{"-I"}, Takes::Next, "", [&](const std::string& v) { o.clang_args.push_back("-I" + v); }},
+       {{"-D"}, Takes::Next, "", [&](const std::string& v) { o.clang_args.push_back("-D" + v); }},
+       {{"-o"}, Takes::Next, "-o needs a file name", keep(a.out)}},
+      [&](const std::string& word) {
+        if (!a.header.empty()) throw UserError{std::string("import takes one HEADER\n") + kImportUsage};
+        a.header = word;
+      }};
   if (!parse_command_line(line, args)) return kOk;
   if (a.header.empty()) throw UserError{std::string("import needs a HEADER\n") + kImportUsage};
   if (a.op.empty()) throw UserError{"import needs --op, the functor or function that combines two elements"};

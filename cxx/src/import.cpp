@@ -818,8 +818,9 @@ std::string scan_text(const std::vector<std::string>& decls, const std::string& 
   return s + "}\n";
 }
 
+// `keys`: lines of the scan after the operator's (a scan by key's).
 std::string translate(ASTContext& ctx, const std::string& type_name, const std::string& op_name,
-                      const ImportOptions& options) {
+                      const ImportOptions& options, const std::string& keys = "") {
   const SourceManager& sm = ctx.getSourceManager();
   const SourceLocation file_start = sm.getLocForStartOfFile(sm.getMainFileID());
   const CXXRecordDecl* functor = nullptr;
@@ -858,12 +859,17 @@ std::string translate(ASTContext& ctx, const std::string& type_name, const std::
     body = "  op = " + op + ";\n";
   else
     body = "  " + combine + "\n" + (identity.empty() ? "" : "  identity = " + identity + ";\n");
-  return scan_text(tr.type_decls(), name, type, body, options);
+  return scan_text(tr.type_decls(), name, type, body + keys, options);
 }
 
-// The .scan text of a key comparison `key_equal = OP;` asks for: a scan
-// whose items are `key = K;` and `key_equal(a, b) = ...;`, K a scalar.
-std::string translate_key_equal(ASTContext& ctx, const std::string& op_name) {
+// A key comparison translated: `key = K;` and `key_equal(a, b) = ...;`.
+struct KeyEqual {
+  std::string key, function;
+};
+
+// The key comparison `op_name` (bool eq(K a, K b), K a scalar): for a
+// scan's `key_equal = OP;` and `scangen import --key-equal OP`.
+KeyEqual translate_key_equal(ASTContext& ctx, const std::string& op_name) {
   const SourceManager& sm = ctx.getSourceManager();
   const CXXRecordDecl* functor = nullptr;
   const FunctionDecl* fn = find_operator(ctx, op_name, functor, sm.getLocForStartOfFile(sm.getMainFileID()));
@@ -879,8 +885,7 @@ std::string translate_key_equal(ASTContext& ctx, const std::string& op_name) {
            "keys are scalars (an integer or floating-point type), not '" + cxx_name(key) + "'");
   Translator tr(ctx);
   const std::string k = tr.type_name(key, fn->getLocation());
-  const std::string body = tr.function(fn, key, "key_equal");
-  return "scan key_equal {\n  key = " + k + ";\n  " + body + "\n}\n";
+  return {k, tr.function(fn, key, "key_equal")};
 }
 
 // The explicit instantiations that operators named with template arguments
@@ -1015,14 +1020,19 @@ std::vector<std::string> files_read(const SourceManager& sm, const std::vector<s
 std::string import(const std::string& header_path, const std::string& type_name, const std::string& op_name,
                    const ImportOptions& options) {
   const std::string code = read_file(header_path);
-  Parsed p = parse(code + instantiations({op_name}), header_path, clang_arguments(options), names_half(code));
+  std::vector<std::string> ops = {op_name};
+  if (!options.key_equal.empty()) ops.push_back(options.key_equal);
+  Parsed p = parse(code + instantiations(ops), header_path, clang_arguments(options), names_half(code));
   if (p.errors > 0) {
     const std::string cub = cub_refusal(p.diagnostics, header_path);
     throw cub.empty() ? ImportError(p.diagnostics, p.errors) : ImportError(cub, 1);
   }
   ASTContext& ctx = p.ast->getASTContext();
   try {
-    return translate(ctx, type_name, op_name, options);
+    if (options.key_equal.empty()) return translate(ctx, type_name, op_name, options);
+    const KeyEqual eq = translate_key_equal(ctx, options.key_equal);
+    return translate(ctx, type_name, op_name, options,
+                     "  segments = keys;\n  key = " + eq.key + ";\n  " + eq.function + "\n");
   } catch (const Unsupported& u) {
     throw ImportError(render(ctx.getSourceManager(), u.loc, u.message, header_path), 1);
   }
@@ -1082,7 +1092,12 @@ dsl::CxxImportResult import_operators(const std::vector<dsl::CxxHeader>& headers
       out.not_found = "no functor, function or lambda named '" + r.op + "' is declared in " + where;
     } else {
       try {
-        out.text = r.key_equal ? translate_key_equal(ctx, r.op) : translate(ctx, "", r.op, options);
+        if (r.key_equal) {
+          const KeyEqual eq = translate_key_equal(ctx, r.op);
+          out.text = "scan key_equal {\n  key = " + eq.key + ";\n  " + eq.function + "\n}\n";
+        } else {
+          out.text = translate(ctx, "", r.op, options);
+        }
       } catch (const Unsupported& u) {
         out.diagnostics = render(sm, u.loc, u.message, main_name);
         out.errors = 1;

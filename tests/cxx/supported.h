@@ -82,3 +82,11 @@ struct SameDecade {
   bool operator()(int a, int b) const { return a / 10 == b / 10; }
 };
 inline bool close_keys(float a, float b) { return fabsf(a - b) <= 0.5f; }
+// A comparison with a local: the key_equal of `scangen import --key-equal`
+// is a body with a let.
+struct NearKeys {
+  bool operator()(float a, float b) const {
+    const float d = a - b;
+    return d <= 0.5f && d >= -0.5f;
+  }
+};

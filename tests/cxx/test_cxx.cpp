@@ -349,6 +349,25 @@ TEST_CASE("a key comparison imported from C++ (key_equal = NAME;)", "[cxx][impor
     const int keys[] = {3, 11, 12, 19, 25};
     CHECK(scangen::ref::ranges_from_keys(doc.specs()[0], keys, 5).size() == 3);
   }
+  SECTION("scangen import --key-equal: a scan by key, a comparison with a local") {
+    ImportOptions o;
+    o.key_equal = "NearKeys";
+    o.level = "device";
+    const std::string text = scangen::cxx::import(kHere + "/supported.h", "", "SumI8", o);
+    INFO(text);
+    CHECK(text.find("  segments = keys;\n  key = f32;\n  key_equal(a, b) {\n    let d: f32 = a - b;\n") !=
+          std::string::npos);
+    const std::string spec = resolved("by_key.scan", text);
+    CHECK(spec.find("segments = keys;") != std::string::npos);
+    CHECK(spec.find("key = f32;") != std::string::npos);
+    o.key_equal = "SumI8";
+    try {
+      scangen::cxx::import(kHere + "/supported.h", "", "SumI8", o);
+      FAIL("an operator taken for a key comparison was not refused");
+    } catch (const ImportError& e) {
+      CHECK(e.diagnostics.find("a key comparison returns bool") != std::string::npos);
+    }
+  }
   SECTION("the scan's key type is not the comparison's") {
     CHECK(errors_of("import \"supported.h\";\nscan s { type = i32; op = add; segments = keys; key = i64; "
                     "key_equal = SameDecade; }\n")

@@ -31,7 +31,10 @@ struct ImportOptions {
   // Further settings written into the scan block as they are, each
   // followed by ';' ("algorithm = raking", "outputs = aggregate").
   std::vector<std::string> settings;
-  // Extra arguments for Clang: -I, -D, -std=...
+  // A key comparison (bool eq(K a, K b)) in the header: the scan is by key
+  // (`segments = keys; key = K; key_equal(a, b) = ...;`); "" for none.
+  std::string key_equal;
+  // Extra arguments for Clang: -I, -D, -std...
   std::vector<std::string> clang_args;
   // The scan gives its identity itself: none is looked for or written.
   bool identity_in_spec = false;
