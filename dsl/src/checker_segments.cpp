@@ -20,7 +20,7 @@ bool offset_kind(ScalarKind k) {
   return k == ScalarKind::U32 || k == ScalarKind::U64 || k == ScalarKind::I32 || k == ScalarKind::I64;
 }
 
-bool key_kind(ScalarKind k) { return is_integer(k) || k == ScalarKind::F32; }
+bool key_kind(ScalarKind k) { return is_integer(k) || k == ScalarKind::F32 || k == ScalarKind::F64; }
 
 }  // namespace
 
@@ -85,7 +85,7 @@ void Checker::check_segments(const Items& items, Spec& spec) {
   if (key && spec.segments != Segments::Keys) {
     error(key->loc, "'key' is the type of the keys of 'segments = keys;', which this scan does not set");
   } else if (key) {
-    const std::optional<ScalarKind> k = segment_type_setting(*key, key_kind, "an integer type or f32");
+    const std::optional<ScalarKind> k = segment_type_setting(*key, key_kind, "an integer type, f32 or f64");
     if (k) spec.key = *k;
     key_ok = k.has_value();
   }

@@ -51,6 +51,7 @@ bool needs_f64(const dsl::Spec& spec) {
       if (mentions_f64(t)) return true;
   for (const dsl::Spec::NamedScatter& o : spec.scatter_named)
     if (mentions_f64(o.type)) return true;
+  if (spec.segments == dsl::Segments::Keys && spec.key == dsl::ScalarKind::F64) return true;  // f64 keys
   return mentions_f64(spec.type) || mentions_f64(spec.input) || (spec.scatter && mentions_f64(spec.scatter_type)) ||
          std::any_of(exprs.begin(), exprs.end(), [](const dsl::Expr* e) { return mentions_f64(e); });
 }

@@ -67,10 +67,10 @@ def dtype_of(scan: "Scan | str", *, input: bool = False) -> np.dtype:
 
 # ---- segments ----------------------------------------------------------------
 
-# The DSL's names of the integer (and f32) dtypes that offsets and keys may have.
+# The DSL's names of the integer (and f32, f64) dtypes that offsets and keys may have.
 _INDEX_TYPES = {np.dtype(t): n for t, n in [
     (np.int8, "i8"), (np.int16, "i16"), (np.int32, "i32"), (np.int64, "i64"), (np.uint8, "u8"),
-    (np.uint16, "u16"), (np.uint32, "u32"), (np.uint64, "u64"), (np.float32, "f32")]}
+    (np.uint16, "u16"), (np.uint32, "u32"), (np.uint64, "u64"), (np.float32, "f32"), (np.float64, "f64")]}
 _OFFSET_TYPES = ("i32", "i64", "u32", "u64")
 
 
@@ -120,7 +120,7 @@ class _Segments:
             else:
                 name = _INDEX_TYPES.get(dtype)
                 if name is None:
-                    raise TypeError(f"scangen: keys= must be of an integer dtype or float32; it has dtype {dtype}")
+                    raise TypeError(f"scangen: keys= must be of an integer dtype, float32 or float64; it has dtype {dtype}")
         self.index_type, self.op = name, op
 
     def total(self, n, kernel) -> int:
@@ -333,8 +333,9 @@ class Scan:
            (n_segments + 1 of int32/int64/uint32/uint64, from 0 to len(x),
            not decreasing; empty segments allowed), ``flags`` (bool or
            uint8, one per element; nonzero starts a segment), ``keys`` (one
-           per element, of an integer dtype or float32; a segment starts
-           where the key changes). Arrays of x's kind, on its device.
+           per element, of an integer dtype, float32 or float64; a segment
+           starts where the key changes, or where the spec's key_equal says
+           so). Arrays of x's kind, on its device.
         return_aggregates: also return the aggregates (the total of each
            line or segment, without ``init``): ``(result, aggregates)``,
            the aggregates of shape ``x.shape`` without ``axis`` (``()`` for

@@ -312,7 +312,7 @@ def test_segments_every_form(path, n, kind, rng):
     forms = [("offsets", offsets.astype(np.uint32), offsets), ("offsets", offsets.astype(np.int64), offsets),
              ("flags", starts, nonempty), ("flags", starts.astype(np.uint8) * 5, nonempty),
              ("keys", keys, nonempty), ("keys", keys.astype(np.int8), nonempty),
-             ("keys", keys.astype(np.float32), nonempty)]
+             ("keys", keys.astype(np.float32), nonempty), ("keys", keys.astype(np.float64) / 3, nonempty)]
     combos = (("cumsum", False, None), ("cumsum", True, 100), ("cummax", True, None))
     for i, (form, array, total_offsets) in enumerate(forms):
         for op, exclusive, init in (combos[i % 3],):  # every combination over the forms, a kernel each
@@ -450,8 +450,8 @@ def test_segment_errors(path):
         scangen.cumsum(x, offsets=path.put(np.zeros(0, np.int32)))
     with pytest.raises(TypeError, match="one of offsets=, flags= and keys="):
         scangen.cumsum(x, flags=path.put(np.ones(10, np.uint8)), keys=path.put(np.ones(10, np.int32)))
-    with pytest.raises(TypeError, match="keys= must be of an integer dtype or float32"):
-        scangen.cumsum(x, keys=path.put(np.ones(10, np.float64)))
+    with pytest.raises(TypeError, match="keys= must be of an integer dtype, float32 or float64"):
+        scangen.cumsum(x, keys=path.put(np.ones(10, np.float16)))
     if path.name == "cuda":  # no conversions of CUDA memory: the dtypes the kernel takes
         with pytest.raises(TypeError, match="x's kind"):
             scangen.cumsum(x, flags=np.ones(10, np.uint8))

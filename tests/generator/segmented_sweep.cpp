@@ -224,6 +224,8 @@ Segments segments_for(const dsl::Spec& s, const std::vector<uint64_t>& offsets, 
     if (start[i]) key += d(rng) * (d(rng) % 2 ? 1 : -1);
     if (s.key == dsl::ScalarKind::F32)
       put(g.data, i, static_cast<float>(key) * 0.5f);
+    else if (s.key == dsl::ScalarKind::F64)
+      put(g.data, i, static_cast<double>(key) * 0.25 + 1e-9 * (key & 1));  // differ in the low bits too
     else if (size == 8)
       put(g.data, i, static_cast<int64_t>(key) << 33);  // the high half differs
     else
@@ -279,6 +281,7 @@ std::vector<ScanCase> segmented_cases(generator::Backend backend) {
         if (i % 5 == 1 && std::string(form[0]) == "offsets") extra = "  offset = i64;\n";
         if (i % 5 == 2 && std::string(form[0]) == "keys") extra = "  key = u64;\n";
         if (i % 7 == 3 && std::string(form[0]) == "keys") extra = "  key = f32;\n";
+        if (i % 7 == 5 && std::string(form[0]) == "keys") extra = "  key = f64;\n";
         if (i % 2 == 0) extra += "  outputs = aggregate;\n";
         if (i % 4 == 3) extra += "  threads = 32;\n  items = 1;\n";  // small tiles: many of them
         ++i;
