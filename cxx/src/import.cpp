@@ -149,7 +149,7 @@ class Translator {
   std::string combine(const FunctionDecl* fn, QualType element) { return function(fn, element, "combine"); }
 
   // The same for `item` (combine, key_equal), whose two parameters are of
-  // type `operand`.
+  // type `element` (the element's type, or the keys').
   std::string function(const FunctionDecl* fn, QualType element, const std::string& item) {
     const bool keys = item == "key_equal";
     const std::string t = type_name(element, fn->getLocation());
