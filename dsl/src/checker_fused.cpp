@@ -108,13 +108,10 @@ void Checker::check_convert_index(const Items& items, const Spec& spec) {
   const ast::Item* convert = items.find("convert")->second;
   const SourceLoc loc = convert->params[1].loc;
   const std::string what = "convert's index '" + convert->params[1].name + "'";
+  // Device scans of every shape: the index in the array (flat, segments) or
+  // the place along the row or line (shape = rows, strided).
   if (spec.level != Level::Device)
     error(loc, what + " is the element's place in a device scan's array; add 'level = device;' or drop the index");
-  else if (spec.segments != Segments::None)
-    error(loc, what + " does not go with 'segments' yet: index-aware inputs are flat device scans only");
-  else if (spec.shape != Shape::Flat)
-    error(loc, what + " does not go with 'shape = " + to_string(spec.shape) +
-                   "' yet: index-aware inputs are flat device scans only");
 }
 
 // `input = T1, T2, ...;` (several arrays) or `input = none;` (no array).
@@ -218,15 +215,26 @@ std::optional<Function> Checker::scatter_function(const ast::Item& item, const S
     return std::nullopt;
   }
   const Type u64 = Type::scalar(ScalarKind::U64);
-  return function_with_neighbours(item, {spec.input, u64, spec.type, spec.type, u64}, result, item.key);
+  std::optional<Function> f =
+      function_with_neighbours(item, {spec.input, u64, spec.type, spec.type, u64}, result, item.key);
+  // Warp and block scans: the caller's elements, no array beside them.
+  if (f && spec.level != Level::Device) check_neighbours(*f, spec, "'" + item.key + "'");
+  return f;
 }
 
-// A fused output is a flat, forward device scan by decoupled look-back.
+// A fused output is a flat, forward device scan by decoupled look-back, or
+// a forward warp or block scan (its device functions P_scatter and
+// P_scatter_update, and the entry kernel).
 void Checker::check_scatter_fits(const ast::Item& item, const Spec& spec) {
   const std::string what = "'" + item.key + "' (a fused output)";
-  if (spec.level != Level::Device)
-    error(item.loc, what + " writes into a device scan's second output; add 'level = device;'");
-  else if (spec.algorithm != Algorithm::DecoupledLookback)
+  if (spec.level != Level::Device) {
+    if (spec.reverse)
+      error(item.loc, what + " does not go with 'reverse = true' yet");
+    else if (spec.segments != Segments::None)
+      error(item.loc, what + " does not go with 'segments' yet: fused outputs of warp and block scans are unsegmented");
+    return;
+  }
+  if (spec.algorithm != Algorithm::DecoupledLookback)
     error(item.loc, what + " is made by the decoupled look-back kernel only; 'algorithm = " +
                         std::string(to_string(spec.algorithm)) + "' has none" +
                         (spec.deterministic ? " (deterministic = true with floats chooses reduce_then_scan)" : ""));

@@ -116,8 +116,10 @@ void scan_part(const Plan& p, const BackendEmitter& be, Holes& scan) {
   holes.when("forward", !p.reverse).when("reverse", p.reverse);  // io.h's functions or io_mirror.h's
   // The mirror's end: n rounded up to whole blocks, or n itself for segmented scans (their padding stays last).
   holes.when("mirror_blocks", !p.segmented.on()).when("mirror_exact", p.segmented.on());
-  holes.when("indexed", p.convert_index);  // the loads pass convert the element's index
-  holes.when("scatter", p.scatter);        // fused outputs (device_lookback.h), each a scatter_output
+  holes.when("indexed", p.convert_index);                             // the loads pass convert the element's index
+  holes.when("scatter", p.scatter && p.level == dsl::Level::Device);  // fused outputs (device_lookback.h)
+  holes.when("group_scatter", p.scatter && p.level != dsl::Level::Device);  // P_scatter (api.h, entry.h)
+  holes.when("group_plain", !(p.scatter && p.level != dsl::Level::Device));
   holes.when("scatter_staged", p.scatter_staged).when("scatter_direct", !p.scatter_staged);
   // The fused outputs in the striped order write the scan's results too (no stores after them).
   holes.when("scatter_striped", p.scatter_striped).when("scatter_own", p.scatter && !p.scatter_striped);

@@ -123,9 +123,8 @@ void decide_scan(Plan& p, const dsl::Spec& spec, const Target& target) {
   p.output_may_alias_input = spec.mode != dsl::Mode::Both && spec.input == spec.type;
   p.reverse = spec.reverse;
   p.convert_index = spec.convert && spec.convert->params.size() > 1;
-  if (p.convert_index &&
-      (p.level != Level::Device || spec.segments != dsl::Segments::None || spec.shape != dsl::Shape::Flat))
-    fail(spec, "convert's index is given to flat device scans only");  // the checker's backstop
+  if (p.convert_index && p.level != Level::Device)
+    fail(spec, "convert's index is given to device scans only");  // the checker's backstop
   p.input_arrays = spec.has_input_arrays();
   if (p.input_arrays) {
     if (p.level != Level::Device || p.algorithm != Algorithm::DecoupledLookback ||
@@ -147,10 +146,13 @@ void decide_scan(Plan& p, const dsl::Spec& spec, const Target& target) {
   for (const dsl::Spec::NamedScatter& o : spec.scatter_named)
     p.reads_neighbours = p.reads_neighbours || o.value.neighbours >= 0 || o.at.neighbours >= 0 || reads(o.when);
   if (p.reads_neighbours) p.output_may_alias_input = false;
-  if (p.scatter &&
-      (p.level != Level::Device || p.algorithm != Algorithm::DecoupledLookback ||
-       spec.segments != dsl::Segments::None || spec.shape != dsl::Shape::Flat || spec.reverse || spec.running_total))
+  if (p.scatter && p.level == Level::Device &&
+      (p.algorithm != Algorithm::DecoupledLookback || spec.segments != dsl::Segments::None ||
+       spec.shape != dsl::Shape::Flat || spec.reverse || spec.running_total))
     fail(spec, "fused outputs (scatter) are flat, forward decoupled look-back device scans only");  // the backstop
+  if (p.scatter && p.level != Level::Device &&
+      (spec.segments != dsl::Segments::None || spec.reverse || p.reads_neighbours))
+    fail(spec, "fused outputs of warp and block scans are forward and unsegmented, without neighbours");
   decide_segmented(p);
 }
 
@@ -347,7 +349,7 @@ void decide_packed(Plan& p) {
 // inclusive one after them (device_lookback.h); the exchange grows for those
 // where the block's shared memory allows.
 void decide_scatter_writes(Plan& p, size_t element) {
-  if (!p.scatter || !p.staged_io) return;
+  if (!p.scatter || !p.staged_io || p.level != Level::Device) return;
   const uint64_t need = p.tile + p.tile / 32 + static_cast<uint64_t>(p.block_threads);
   if (need > p.exchange_elements) {
     const size_t extra = static_cast<size_t>(need - p.exchange_elements) * element;
@@ -399,7 +401,7 @@ void decide_io(Plan& p) {
   p.streaming = p.level == Level::Device && p.backend == Backend::Cuda && p.tuning.streaming != 0;
   decide_packed(p);
   // The fused outputs' second read of the tile's inputs, through the exchange where they fit (padded).
-  p.scatter_staged = p.scatter && p.staged_io &&
+  p.scatter_staged = p.scatter && p.level == Level::Device && p.staged_io &&
                      (p.tile + p.tile / 32) * p.input_bytes <= p.exchange_elements * static_cast<uint64_t>(element);
   decide_scatter_writes(p, element);
   if (p.block_shared_bytes > kMaxSharedBytes)

@@ -187,10 +187,15 @@ void explain_input_arrays(std::string& o, const Plan& p) {
 void explain_fused_outputs(std::string& o, const Plan& p) {
   if (p.scatter) {
     const dsl::Spec& s = p.spec;
+    const bool group = p.level != dsl::Level::Device;
     line(o, "fused output",
-         std::string(p.scatter_striped ? "the tile's elements in the striped order, their results from the exchange"
-                                       : "each thread's items in order") +
-             " (template section 'scatter'): " +
+         std::string(group ? "each thread's items in order, by " + s.name + "_scatter" +
+                                 (p.counter ? " (" + s.name + "_scatter_update)" : std::string()) +
+                                 " (template section 'group_scatter'; in the entry kernel, each element's own "
+                                 "segment's results)"
+                     : p.scatter_striped ? "the tile's elements in the striped order, their results from the exchange"
+                                         : "each thread's items in order") +
+             (group ? ": " : " (template section 'scatter'): ") +
              (s.scatter_if ? "where scatter_if(...) holds" : std::string("for every element (no scatter_if)")) +
              ", scatter(...) is written to scattered[scatter_at(...)] (" + s.scatter_type.name() +
              "; a position >= n dropped), before the scan's results, which are not written when their arrays "
@@ -247,8 +252,12 @@ std::string to_string(const Plan& p) {
   if (p.input_arrays) explain_input_arrays(o, p);
   if (p.convert_index && p.spec.convert->written_params() > 1)
     line(o, "input",
-         "convert(v, " + p.spec.convert->params[1] +
-             ") takes each element's index in the array (u64) from the loads (template section 'indexed')");
+         "convert(v, " + p.spec.convert->params[1] + ") takes each element's " +
+             (p.shape != dsl::Shape::Flat
+                  ? std::string("place along its ") + (p.shape == dsl::Shape::Rows ? "row" : "line") +
+                        " (u64, 0 at its first element)"
+                  : std::string("index in the array (u64)")) +
+             " from the loads (template section 'indexed')");
   if (p.convert_neighbours)
     line(o, "input",
          "prev(v) and next(v) in convert: in[i - 1] and in[i + 1] (the element itself at 0 and n - 1), read by " +

@@ -25,11 +25,28 @@ std::vector<std::string> public_functions(const Plan& p) {
     f.push_back(n + "_exclusive_update");
     f.push_back(n + "_inclusive_exclusive_update");
   }
+  if (p.scatter && p.level != dsl::Level::Device) {  // api.h's group_scatter
+    f.push_back(n + "_scatter");
+    if (p.counter) f.push_back(n + "_scatter_update");
+  }
   if (p.tile_prefix) {
     f.push_back(n + "_device_tile_ticket");
     f.push_back(n + "_device_tile_prefix");
   }
   return f;
+}
+
+// The fused outputs' parameters (scattered, then the named ones).
+void add_fused_outputs(const Plan& p, std::vector<KernelParam>& params) {
+  for (size_t i = 0; i < p.fused_outputs.size(); ++i) {
+    const Plan::FusedOutput& o = p.fused_outputs[i];
+    const std::string s = i == 0 ? "" : "." + o.name;
+    KernelParam param{
+        R::Scattered, o.out_type + "*", o.name,
+        "n elements (not in): scatter" + s + "(...) at scatter_at" + s + "(...) where scatter_if" + s + "(...) holds"};
+    param.dim = static_cast<int>(i);
+    params.push_back(param);
+  }
 }
 
 // Device level: one kernel (decoupled look-back) or three (reduce, spine, scan).
@@ -59,15 +76,7 @@ void device_kernels(Plan& p) {
   if (p.status != StatusLayout::None) {
     Kernel k{n + "_scan_kernel", grid + " blocks", Grid::Tiles, inputs};
     k.params.insert(k.params.end(), outs.begin(), outs.end());
-    for (size_t i = 0; i < p.fused_outputs.size(); ++i) {
-      const Plan::FusedOutput& o = p.fused_outputs[i];
-      const std::string s = i == 0 ? "" : "." + o.name;
-      KernelParam param{R::Scattered, o.out_type + "*", o.name,
-                        "n elements (not in): scatter" + s + "(...) at scatter_at" + s + "(...) where scatter_if" + s +
-                            "(...) holds"};
-      param.dim = static_cast<int>(i);
-      k.params.push_back(param);
-    }
+    add_fused_outputs(p, k.params);
     if (p.outputs.aggregate) k.params.push_back(aggregate);
     if (p.outputs.running_total) k.params.push_back(running);
     k.params.push_back(count);
@@ -104,6 +113,7 @@ void segment_kernel(Plan& p) {
     e.push_back({inclusive ? R::Inclusive : R::Exclusive, T + "*", inclusive ? "inclusive" : "exclusive",
                  std::string("n elements, the ") + (inclusive ? "inclusive" : "exclusive") + " scan (may be in)"});
   }
+  add_fused_outputs(p, e);
   if (p.outputs.aggregate) e.push_back({R::Aggregates, T + "*", "aggregates", "one element per segment, its total"});
   if (p.outputs.running_total)
     e.push_back({R::RunningTotal, T + "*", "running_total", "one element, the counter, updated"});

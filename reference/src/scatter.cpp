@@ -1,5 +1,6 @@
-// Fused outputs (spec.scatter): what a device scan writes into its second
-// output, element by element in order, as the kernel does.
+// Fused outputs (spec.scatter): what a device scan (or a warp or block
+// scan's entry kernel, segment by segment) writes into its second output,
+// element by element in order, as the kernel does.
 #include <cstring>
 #include <stdexcept>
 
@@ -57,17 +58,30 @@ std::vector<uint64_t> Evaluator::scatter_all(const void* input, uint64_t n, cons
         {ScatterFn(o.value), ScatterFn(o.at), o.when ? std::make_unique<ScatterFn>(*o.when) : nullptr, o.type});
 
   const size_t esize = element_size(), isize = input_size();
-  std::vector<uint8_t> prefix(esize), elem(esize), inclusive(esize);
-  init(prefix.data());
+  // Warp and block scans restart at every segment (the entry kernel's groups).
+  const uint64_t segment = spec_.level == dsl::Level::Device ? 0 : spec_.segment_size();
+  // acc: the scan so far, seeded with init unless init seeds the exclusive results alone.
+  std::vector<uint8_t> acc(esize), seed(esize), elem(esize), exclusive(esize), inclusive(esize);
+  init(seed.data());
   const auto* in = static_cast<const uint8_t*>(input);
   std::vector<uint64_t> written(outs.size(), 0);
   for (uint64_t i = 0; i < n; ++i) {
+    if (i == 0 || (segment > 0 && i % segment == 0)) {
+      if (spec_.init_exclusive_only)
+        identity(acc.data());
+      else
+        acc = seed;
+    }
     const uint8_t* x = in + i * isize;
     const uint8_t* prev = i > 0 ? x - isize : x;
     const uint8_t* next = i + 1 < n ? x + isize : x;
     convert(x, elem.data(), i, prev, next);
-    combine(prefix.data(), elem.data(), inclusive.data());
-    const std::vector<const void*> args = {x, &i, prefix.data(), inclusive.data(), &n, prev, next};
+    if (spec_.init_exclusive_only)
+      combine(seed.data(), acc.data(), exclusive.data());
+    else
+      exclusive = acc;
+    combine(acc.data(), elem.data(), inclusive.data());
+    const std::vector<const void*> args = {x, &i, exclusive.data(), inclusive.data(), &n, prev, next};
     for (size_t k = 0; k < outputs.size(); ++k) {
       Output& o = outputs[k];
       if (o.when && o.when->run(layouts, args)[0].u == 0) continue;
@@ -78,7 +92,7 @@ std::vector<uint64_t> Evaluator::scatter_all(const void* input, uint64_t n, cons
                      static_cast<uint8_t*>(outs[k]) + position * osize);
       ++written[k];
     }
-    prefix = inclusive;
+    acc = inclusive;
   }
   return written;
 }

@@ -7,6 +7,7 @@
 // what a select does not write must keep its poison.
 #pragma once
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdint>
 #include <cstring>
@@ -239,6 +240,203 @@ inline void check_own(const dsl::Spec& s, const std::vector<uint8_t>& in, uint64
     std::memcpy(expect.data(), ref_bytes->data(), ref_bytes->size());
     INFO((got == &inclusive ? "inclusive" : "exclusive") << ": first wrong byte " << first_difference(*got, expect));
     CHECK(first_difference(*got, expect) < 0);
+  }
+}
+
+// ---- one call, and the sweeps over it, for any backend ----------------------
+//
+// A backend `B` has `void run(const Scan&, Call&)`: every non-empty buffer of
+// the call to the device, the scan run on `n`, every buffer back (`in` too:
+// in place, the exclusive results are written over it).
+
+struct Call {
+  std::vector<uint8_t> in, inclusive, exclusive, scattered, aggregate, running_total;
+  uint64_t n = 0;
+  bool in_place = false;  // the exclusive results into `in`'s buffer
+};
+
+template <class B>
+Outputs run_one(B& b, const Scan& scan, const std::vector<uint8_t>& in, uint64_t n, bool keep_exclusive) {
+  Outputs got = poisoned(scan.spec(), n, keep_exclusive);
+  Call c{in, {}, got.exclusive, got.scattered, got.aggregate, {}, n, false};
+  b.run(scan, c);
+  got.exclusive = c.exclusive;
+  got.scattered = c.scattered;
+  got.aggregate = c.aggregate;
+  return got;
+}
+
+// Every spec of specs() at every size and selection ratio; a third of the
+// calls ask for the exclusive results too.
+template <class B>
+void sweep(B& b, Runtime& rt, std::mt19937_64& rng) {
+  int k = 0;
+  for (const std::string& text : specs()) {
+    INFO(text);
+    const Scan scan = rt.compile(text);
+    for (uint64_t n : sizes(scan.plan().tile))
+      for (Ratio r : ratios()) {
+        const std::vector<uint8_t> in = input(scan.spec(), n, r, rng);
+        check(scan.spec(), in, n, r, run_one(b, scan, in, n, (k++ % 3) == 0));
+      }
+  }
+}
+
+// The pass that writes the fused outputs writes the scan's own results too:
+// both of them (mode = both, a non-commutative operator, the inclusive one
+// read at every thread's last item), and in place (the input read before
+// its element is overwritten).
+template <class B>
+void own_results(B& b, Runtime& rt, std::mt19937_64& rng) {
+  const Scan both = rt.compile(dense_text());
+  const Scan select = rt.compile(spec_text({"u32"}, false, "u32"));
+  for (const Scan* scan : {&both, &select})
+    for (uint64_t n : sizes(scan->plan().tile)) {
+      const dsl::Spec& s = scan->spec();
+      const bool in_place = scan == &select;
+      const std::vector<uint8_t> in = input(s, n, Ratio::Random, rng);
+      const Outputs fused = poisoned(s, n, false);
+      const std::vector<uint8_t> own((n + kPad) * s.type.size(), kPoison);
+      Call c{in,
+             in_place ? std::vector<uint8_t>{} : own,
+             in_place ? std::vector<uint8_t>{} : own,
+             fused.scattered,
+             fused.aggregate,
+             {},
+             n,
+             in_place};
+      b.run(*scan, c);
+      if (in_place) {
+        c.exclusive = c.in;
+        c.exclusive.resize(n * s.type.size());  // the spare element is no result
+      }
+      check_own(s, in, n, c.inclusive, c.exclusive);
+      check(s, in, n, Ratio::Random, Outputs{{}, c.scattered, c.aggregate});
+    }
+}
+
+// ---- warp and block level: P_scatter and P_scatter_update -------------------
+//
+// Through the entry kernel, which calls the public P_scatter (with outputs =
+// running_total P_scatter_update) on each thread's elements: a per-segment
+// select (each block segment compacted into its own range), a dense output of
+// a non-commutative operator whose init seeds the exclusive results alone
+// (warp(8), mode = both), and a buffer allocation across groups (positions
+// from a running total, the order between groups not fixed).
+
+inline std::vector<std::string> group_texts() {
+  return {
+      "scan group_select { input = i32; type = u32; convert(x) = (x & 1) == 1 ? 1 : 0; op = add; level = block;"
+      " threads = 64; items = 3; mode = exclusive; outputs = aggregate; scatter_if(x) = (x & 1) == 1;"
+      " scatter_at(x, i, before) = i - i % 192 + u64(before); scatter(x) = x; }",
+      "type A { a: u32, b: u32 }\nscan group_dense { type = A; input = u32; convert(v) = A { a: v | 1, b: v };"
+      " combine(x, y) = A { a: x.a * y.a, b: x.b * y.a + y.b }; identity = A { a: 1, b: 0 }; level = warp(8);"
+      " threads = 64; items = 2; mode = both; init = A { a: 3, b: 7 }; init_applies_to = exclusive;"
+      " scatter_type = u64; scatter_at(x, i) = i;"
+      " scatter(x, i, e, p, n) = u64(e.a) * 1000003 + u64(e.b) * 31 + u64(p.b) + u64(x) * n + i; }",
+  };
+}
+
+inline const char* group_alloc_text() {
+  return "scan group_alloc { input = u32; type = u64; convert(x) = u64(x % 2); op = add; level = block;"
+         " threads = 32; items = 4; mode = exclusive; outputs = running_total; scatter_if(x) = x % 2 == 1;"
+         " scatter_at(x, i, before) = before; scatter(x, i) = i; scatter_type = u64; }";
+}
+
+template <class B>
+void group_allocation(B& b, Runtime& rt, std::mt19937_64& rng);
+
+// Each group spec at sizes around its segment: every output against the
+// reference (segment by segment); the scan's own arrays null in every other call.
+template <class B>
+void group_outputs(B& b, Runtime& rt, std::mt19937_64& rng) {
+  int k = 0;
+  for (const std::string& text : group_texts()) {
+    INFO(text);
+    const Scan scan = rt.compile(text);
+    const dsl::Spec& s = scan.spec();
+    const uint64_t seg = s.segment_size(), es = s.type.size();
+    for (uint64_t n : {uint64_t{0}, uint64_t{1}, seg - 1, seg, seg + 1, 7 * seg + 5, uint64_t{65537}}) {
+      INFO("n = " << n);
+      const std::vector<uint8_t> in = input(s, n, Ratio::Random, rng);
+      const bool own = (k++ % 2) == 0;
+      const std::vector<uint8_t> outs = own ? std::vector<uint8_t>((n + kPad) * es, kPoison) : std::vector<uint8_t>{};
+      const uint64_t segments = (n + seg - 1) / seg;
+      Call c{in,
+             s.has_inclusive() ? outs : std::vector<uint8_t>{},
+             s.has_exclusive() ? outs : std::vector<uint8_t>{},
+             std::vector<uint8_t>((n + kPad) * s.scatter_type.size(), kPoison),
+             s.aggregate ? std::vector<uint8_t>((segments + kPad) * es, kPoison) : std::vector<uint8_t>{},
+             {},
+             n,
+             false};
+      b.run(scan, c);
+      const ref::Evaluator ev(s);
+      std::vector<uint8_t> scattered(c.scattered.size(), kPoison);
+      ev.scatter(in.data(), n, scattered.data());
+      INFO("scattered: first wrong byte " << first_difference(c.scattered, scattered));
+      CHECK(first_difference(c.scattered, scattered) < 0);
+      const ref::Evaluator::Result want = ev.scan(in.data(), n);
+      if (own) check_own(s, in, n, c.inclusive, c.exclusive);
+      if (s.aggregate) {
+        std::vector<uint8_t> agg(c.aggregate.size(), kPoison);
+        std::memcpy(agg.data(), want.aggregates.data(), want.aggregates.size());
+        INFO("aggregates: first wrong byte " << first_difference(c.aggregate, agg));
+        CHECK(first_difference(c.aggregate, agg) < 0);
+      }
+    }
+  }
+  group_allocation(b, rt, rng);
+}
+
+// Buffer allocation: each odd element takes one slot from the running
+// total; the groups take their slots in any order, each group's in order.
+template <class B>
+void group_allocation(B& b, Runtime& rt, std::mt19937_64& rng) {
+  const Scan alloc = rt.compile(group_alloc_text());
+  for (uint64_t n : {uint64_t{0}, uint64_t{1}, uint64_t{127}, uint64_t{128}, uint64_t{129}, uint64_t{100003}}) {
+    INFO("scan group_alloc, n = " << n);
+    std::vector<uint8_t> in = input(alloc.spec(), n, Ratio::Random, rng);
+    const uint64_t start = n % 5;  // the counter's value before the call
+    std::vector<uint8_t> counter(8);
+    std::memcpy(counter.data(), &start, 8);
+    Call c{in, {}, {}, std::vector<uint8_t>((n + kPad) * 8, kPoison), {}, counter, n, false};
+    b.run(alloc, c);
+    std::vector<uint64_t> odd;
+    for (uint64_t i = 0; i < n; ++i) {
+      uint32_t x;
+      std::memcpy(&x, in.data() + i * 4, 4);
+      if (x % 2 == 1) odd.push_back(i);
+    }
+    uint64_t after = 0;
+    std::memcpy(&after, c.running_total.data(), 8);
+    CHECK(after == start + odd.size());
+    // Slots start .. start + count - 1 (those below n) hold each odd index once; the others keep their poison.
+    std::vector<uint64_t> got;
+    uint64_t poisoned_ok = 0, slots = 0;
+    for (uint64_t p = 0; p < n + kPad; ++p) {
+      const bool slot = p >= start && p < start + odd.size() && p < n;
+      uint64_t v;
+      std::memcpy(&v, c.scattered.data() + p * 8, 8);
+      if (slot) {
+        got.push_back(v);
+        ++slots;
+      } else {
+        poisoned_ok +=
+            std::all_of(c.scattered.begin() + static_cast<long>(p * 8),
+                        c.scattered.begin() + static_cast<long>(p * 8 + 8), [](uint8_t x) { return x == kPoison; });
+      }
+    }
+    CHECK(poisoned_ok == n + kPad - slots);
+    // Within a group the slots follow the elements: each slot's index is above the one before it in the same segment.
+    uint64_t out_of_order = 0;
+    for (size_t j = 1; j < got.size(); ++j)
+      out_of_order +=
+          got[j] / alloc.spec().segment_size() == got[j - 1] / alloc.spec().segment_size() && got[j] < got[j - 1];
+    CHECK(out_of_order == 0);
+    // Every odd index once (where every slot lies below n; else some were dropped, which ones not fixed).
+    std::sort(got.begin(), got.end());
+    if (start + odd.size() <= n) CHECK(got == odd);
   }
 }
 

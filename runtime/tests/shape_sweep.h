@@ -255,7 +255,17 @@ inline std::vector<std::string> spec_texts(const std::string& shape, bool revers
       " identity = M8 { a: 1, b: 0, c: 0, d: 1 };" +
           d + " mode = exclusive; }",
   };
+  // convert(v, i): i is the element's place along its row or line (in storage order, with reverse too).
+  const std::vector<std::string> indexed = {
+      "scan idx_u64 { type = u64; input = u32; convert(v, i) = u64(v) * (i + 1); op = add;" + d +
+          " mode = both; outputs = aggregate; }",
+      "type Aff { a: u32, b: u32 }\nscan idx_aff { type = Aff; input = u32;"
+      " convert(v, i) = Aff { a: v | 1, b: u32(i) }; combine(x, y) = Aff { a: y.a * x.a, b: y.a * x.b + y.b };"
+      " identity = Aff { a: 1, b: 0 };" +
+          d + " mode = exclusive; init = Aff { a: 3, b: 1 }; }",
+  };
   if (reverse) all = {all[0], all[1], all[2], all[4], all[5], all[6]};
+  all.insert(all.end(), indexed.begin(), indexed.end());
   return all;
 }
 

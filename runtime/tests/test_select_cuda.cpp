@@ -40,26 +40,30 @@ void to_host(CUdeviceptr p, std::vector<uint8_t>& host) {
 
 void* ptr(CUdeviceptr p) { return reinterpret_cast<void*>(p); }
 
-void run_one(const scangen::Scan& scan, uint64_t n, sel::Ratio r, bool keep_exclusive, std::mt19937_64& rng) {
-  const scangen::dsl::Spec& s = scan.spec();
-  const std::vector<uint8_t> in = sel::input(s, n, r, rng);
-  sel::Outputs got = sel::poisoned(s, n, keep_exclusive);
-  const CUdeviceptr d_in = to_device(in), exc = to_device(got.exclusive), sc = to_device(got.scattered),
-                    agg = to_device(got.aggregate);
-  scangen::Scan::CudaArgs a;
-  a.in = ptr(d_in);
-  a.exclusive = ptr(exc);
-  a.scattered = ptr(sc);
-  a.aggregate = ptr(agg);
-  a.n = n;
-  scan.run(a);
-  CU_CHECK(driver().cuCtxSynchronize());
-  CU_CHECK(driver().cuMemFree(d_in));
-  to_host(exc, got.exclusive);
-  to_host(sc, got.scattered);
-  to_host(agg, got.aggregate);
-  sel::check(s, in, n, r, got);
-}
+// The CUDA side of select_sweep.h's calls.
+struct Cuda {
+  void run(const scangen::Scan& scan, sel::Call& c) {
+    const CUdeviceptr in = to_device(c.in), inc = to_device(c.inclusive),
+                      exc = c.in_place ? in : to_device(c.exclusive), sc = to_device(c.scattered),
+                      agg = to_device(c.aggregate), total = to_device(c.running_total);
+    scangen::Scan::CudaArgs a;
+    a.in = ptr(in);
+    a.inclusive = ptr(inc);
+    a.exclusive = ptr(exc);
+    a.scattered = ptr(sc);
+    a.aggregate = ptr(agg);
+    a.running_total = ptr(total);
+    a.n = c.n;
+    scan.run(a);
+    CU_CHECK(driver().cuCtxSynchronize());
+    to_host(in, c.in);
+    to_host(inc, c.inclusive);
+    if (!c.in_place) to_host(exc, c.exclusive);
+    to_host(sc, c.scattered);
+    to_host(agg, c.aggregate);
+    to_host(total, c.running_total);
+  }
+};
 
 }  // namespace
 
@@ -70,19 +74,10 @@ TEST_CASE("fused outputs: select and partition on a CUDA GPU match the reference
   const uint64_t s0 = seed();
   INFO("seed " << s0 << " (replay with SCANGEN_TEST_SEED=" << s0 << ")");
   std::mt19937_64 rng(s0);
-  int k = 0;
-  for (const std::string& text : sel::specs()) {
-    INFO(text);
-    scangen::Scan scan = rt.compile(text);
-    for (uint64_t n : sel::sizes(scan.plan().tile))
-      for (sel::Ratio r : sel::ratios()) run_one(scan, n, r, (k++ % 3) == 0, rng);
-  }
+  Cuda b;
+  sel::sweep(b, rt, rng);
 }
 
-// The pass that writes the fused outputs writes the scan's own results too:
-// both of them (mode = both, a non-commutative operator, the inclusive one
-// read at every thread's last item), and in place (the input read before
-// its element is overwritten).
 TEST_CASE("fused outputs: the scan's own results beside them, both modes and in place on a CUDA GPU",
           "[gpu][runtime][select]") {
   INFO("GPU: " << driver().name);
@@ -91,57 +86,27 @@ TEST_CASE("fused outputs: the scan's own results beside them, both modes and in 
   const uint64_t s0 = seed();
   INFO("seed " << s0 << " (replay with SCANGEN_TEST_SEED=" << s0 << ")");
   std::mt19937_64 rng(s0);
-  const scangen::Scan both = rt.compile(sel::dense_text());
-  const scangen::Scan select = rt.compile(sel::spec_text({"u32"}, false, "u32"));
-  for (uint64_t n : sel::sizes(both.plan().tile)) {
-    const scangen::dsl::Spec& s = both.spec();
-    const std::vector<uint8_t> in = sel::input(s, n, sel::Ratio::Random, rng);
-    sel::Outputs got = sel::poisoned(s, n, false);
-    std::vector<uint8_t> inc((n + sel::kPad) * s.type.size(), sel::kPoison), exc = inc;
-    const CUdeviceptr d_in = to_device(in), d_inc = to_device(inc), d_exc = to_device(exc),
-                      sc = to_device(got.scattered), agg = to_device(got.aggregate);
-    scangen::Scan::CudaArgs a;
-    a.in = ptr(d_in);
-    a.inclusive = ptr(d_inc);
-    a.exclusive = ptr(d_exc);
-    a.scattered = ptr(sc);
-    a.aggregate = ptr(agg);
-    a.n = n;
-    both.run(a);
-    CU_CHECK(driver().cuCtxSynchronize());
-    CU_CHECK(driver().cuMemFree(d_in));
-    to_host(d_inc, inc);
-    to_host(d_exc, exc);
-    to_host(sc, got.scattered);
-    to_host(agg, got.aggregate);
-    sel::check_own(s, in, n, inc, exc);
-    sel::check(s, in, n, sel::Ratio::Random, got);
-  }
-  for (uint64_t n : sel::sizes(select.plan().tile)) {
-    const scangen::dsl::Spec& s = select.spec();
-    const std::vector<uint8_t> in = sel::input(s, n, sel::Ratio::Random, rng);
-    sel::Outputs got = sel::poisoned(s, n, false);
-    std::vector<uint8_t> io = in;
-    const CUdeviceptr d_io = to_device(io), sc = to_device(got.scattered), agg = to_device(got.aggregate);
-    scangen::Scan::CudaArgs a;
-    a.in = ptr(d_io);
-    a.exclusive = ptr(d_io);
-    a.scattered = ptr(sc);
-    a.aggregate = ptr(agg);
-    a.n = n;
-    select.run(a);
-    CU_CHECK(driver().cuCtxSynchronize());
-    to_host(d_io, io);
-    to_host(sc, got.scattered);
-    to_host(agg, got.aggregate);
-    io.resize(n * s.type.size());  // the spare element is no result
-    sel::check_own(s, in, n, {}, io);
-    sel::check(s, in, n, sel::Ratio::Random, got);
-  }
+  Cuda b;
+  sel::own_results(b, rt, rng);
+}
+
+TEST_CASE("fused outputs of warp and block scans: P_scatter and P_scatter_update on a CUDA GPU",
+          "[gpu][runtime][select]") {
+  INFO("GPU: " << driver().name);
+  TempCache cache;
+  scangen::Runtime rt({scangen::Backend::Cuda});
+  const uint64_t s0 = seed();
+  INFO("seed " << s0 << " (replay with SCANGEN_TEST_SEED=" << s0 << ")");
+  std::mt19937_64 rng(s0);
+  Cuda b;
+  sel::group_outputs(b, rt, rng);
 }
 
 TEST_CASE("fused outputs: select and partition compile with NVRTC for sm_90", "[nvrtc][select]") {
-  for (const std::string& text : sel::specs()) {
+  std::vector<std::string> texts = sel::specs();
+  for (const std::string& t : sel::group_texts()) texts.push_back(t);  // warp and block level: P_scatter
+  texts.push_back(sel::group_alloc_text());                            // P_scatter_update
+  for (const std::string& text : texts) {
     scangen::dsl::Document doc = scangen::dsl::load("select.scan", text);
     INFO(doc.diagnostics().render());
     REQUIRE(doc.ok());

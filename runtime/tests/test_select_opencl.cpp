@@ -37,24 +37,27 @@ void to_host(scangen::Runtime& rt, cl_mem m, std::vector<uint8_t>& host) {
   REQUIRE(clReleaseMemObject(m) == CL_SUCCESS);
 }
 
-void run_one(scangen::Runtime& rt, const scangen::Scan& scan, uint64_t n, sel::Ratio r, bool keep_exclusive,
-             std::mt19937_64& rng) {
-  const scangen::dsl::Spec& s = scan.spec();
-  const std::vector<uint8_t> in = sel::input(s, n, r, rng);
-  sel::Outputs got = sel::poisoned(s, n, keep_exclusive);
-  scangen::Scan::OpenCLArgs a;
-  a.in = to_device(rt, in);
-  a.exclusive = to_device(rt, got.exclusive);
-  a.scattered = to_device(rt, got.scattered);
-  a.aggregate = to_device(rt, got.aggregate);
-  a.n = n;
-  scan.run(a);
-  REQUIRE(clReleaseMemObject(a.in) == CL_SUCCESS);
-  to_host(rt, a.exclusive, got.exclusive);
-  to_host(rt, a.scattered, got.scattered);
-  to_host(rt, a.aggregate, got.aggregate);
-  sel::check(s, in, n, r, got);
-}
+// The OpenCL side of select_sweep.h's calls.
+struct OpenCL {
+  scangen::Runtime& rt;
+  void run(const scangen::Scan& scan, sel::Call& c) {
+    scangen::Scan::OpenCLArgs a;
+    a.in = to_device(rt, c.in);
+    a.inclusive = to_device(rt, c.inclusive);
+    a.exclusive = c.in_place ? a.in : to_device(rt, c.exclusive);
+    a.scattered = to_device(rt, c.scattered);
+    a.aggregate = to_device(rt, c.aggregate);
+    a.running_total = to_device(rt, c.running_total);
+    a.n = c.n;
+    scan.run(a);
+    to_host(rt, a.in, c.in);
+    to_host(rt, a.inclusive, c.inclusive);
+    if (!c.in_place) to_host(rt, a.exclusive, c.exclusive);
+    to_host(rt, a.scattered, c.scattered);
+    to_host(rt, a.aggregate, c.aggregate);
+    to_host(rt, a.running_total, c.running_total);
+  }
+};
 
 }  // namespace
 
@@ -65,19 +68,10 @@ TEST_CASE("fused outputs: select and partition on OpenCL match the reference", "
   const uint64_t s0 = seed();
   INFO("seed " << s0 << " (replay with SCANGEN_TEST_SEED=" << s0 << ")");
   std::mt19937_64 rng(s0);
-  int k = 0;
-  for (const std::string& text : sel::specs()) {
-    INFO(text);
-    scangen::Scan scan = rt.compile(text);
-    for (uint64_t n : sel::sizes(scan.plan().tile))
-      for (sel::Ratio r : sel::ratios()) run_one(rt, scan, n, r, (k++ % 3) == 0, rng);
-  }
+  OpenCL b{rt};
+  sel::sweep(b, rt, rng);
 }
 
-// The pass that writes the fused outputs writes the scan's own results too:
-// both of them (mode = both, a non-commutative operator, the inclusive one
-// read at every thread's last item), and in place (the input read before
-// its element is overwritten).
 TEST_CASE("fused outputs: the scan's own results beside them, both modes and in place on OpenCL",
           "[opencl][runtime][select]") {
   if (!have_opencl()) return;
@@ -86,48 +80,20 @@ TEST_CASE("fused outputs: the scan's own results beside them, both modes and in 
   const uint64_t s0 = seed();
   INFO("seed " << s0 << " (replay with SCANGEN_TEST_SEED=" << s0 << ")");
   std::mt19937_64 rng(s0);
-  const scangen::Scan both = rt.compile(sel::dense_text());
-  const scangen::Scan select = rt.compile(sel::spec_text({"u32"}, false, "u32"));
-  for (uint64_t n : sel::sizes(both.plan().tile)) {
-    const scangen::dsl::Spec& s = both.spec();
-    const std::vector<uint8_t> in = sel::input(s, n, sel::Ratio::Random, rng);
-    sel::Outputs got = sel::poisoned(s, n, false);
-    std::vector<uint8_t> inc((n + sel::kPad) * s.type.size(), sel::kPoison), exc = inc;
-    scangen::Scan::OpenCLArgs a;
-    a.in = to_device(rt, in);
-    a.inclusive = to_device(rt, inc);
-    a.exclusive = to_device(rt, exc);
-    a.scattered = to_device(rt, got.scattered);
-    a.aggregate = to_device(rt, got.aggregate);
-    a.n = n;
-    both.run(a);
-    REQUIRE(clReleaseMemObject(a.in) == CL_SUCCESS);
-    to_host(rt, a.inclusive, inc);
-    to_host(rt, a.exclusive, exc);
-    to_host(rt, a.scattered, got.scattered);
-    to_host(rt, a.aggregate, got.aggregate);
-    sel::check_own(s, in, n, inc, exc);
-    sel::check(s, in, n, sel::Ratio::Random, got);
-  }
-  for (uint64_t n : sel::sizes(select.plan().tile)) {
-    const scangen::dsl::Spec& s = select.spec();
-    const std::vector<uint8_t> in = sel::input(s, n, sel::Ratio::Random, rng);
-    sel::Outputs got = sel::poisoned(s, n, false);
-    std::vector<uint8_t> io = in;
-    scangen::Scan::OpenCLArgs a;
-    a.in = to_device(rt, io);
-    a.exclusive = a.in;
-    a.scattered = to_device(rt, got.scattered);
-    a.aggregate = to_device(rt, got.aggregate);
-    a.n = n;
-    select.run(a);
-    to_host(rt, a.in, io);
-    to_host(rt, a.scattered, got.scattered);
-    to_host(rt, a.aggregate, got.aggregate);
-    io.resize(n * s.type.size());  // the spare element is no result
-    sel::check_own(s, in, n, {}, io);
-    sel::check(s, in, n, sel::Ratio::Random, got);
-  }
+  OpenCL b{rt};
+  sel::own_results(b, rt, rng);
+}
+
+TEST_CASE("fused outputs of warp and block scans: P_scatter and P_scatter_update on OpenCL",
+          "[opencl][runtime][select]") {
+  if (!have_opencl()) return;
+  TempCache cache;
+  scangen::Runtime rt({scangen::Backend::OpenCL});
+  const uint64_t s0 = seed();
+  INFO("seed " << s0 << " (replay with SCANGEN_TEST_SEED=" << s0 << ")");
+  std::mt19937_64 rng(s0);
+  OpenCL b{rt};
+  sel::group_outputs(b, rt, rng);
 }
 
 TEST_CASE("fused outputs: Scan::run refuses a missing, unwanted or aliased scattered buffer",

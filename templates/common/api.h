@@ -21,6 +21,22 @@
 // combine the group's total into *counter atomically and seed the scan with
 // the counter's old value instead of init (cooperative groups'
 // exclusive_scan_update).
+SG_BEGIN(group_scatter)
+//
+// With fused outputs (scatter, scatter_at, scatter_if; section
+// `group_scatter`, each output a `scatter_output`):
+//
+//   P_T P_scatter(temp, x, index, n, inclusive, exclusive, scattered...)
+//   P_T P_scatter_update(temp, x, index, n, inclusive, exclusive, counter, scattered...)
+//
+// x: the thread's ITEMS input elements (of P_In), elements index ..
+// index + ITEMS - 1 of an array of n; those at or past n are the identity
+// in the scan and write nothing. They are converted and scanned as
+// P_inclusive_exclusive (P_inclusive_exclusive_update) scans; then where
+// P_scatter_if(x, i, exclusive, inclusive, n) holds, P_scatter_value(...)
+// goes to element P_scatter_at(...) of each output (a position >= n
+// dropped). inclusive, exclusive: the thread's ITEMS results, or null.
+SG_END(group_scatter)
 //
 // Needs: SG_ITEMS, SG_SEEDED (1 when init is not the identity), SG_GROUP_UPDATE
 // (1 for the *_update functions).
@@ -123,3 +139,63 @@ SG_FN SG_T SG_NAME(inclusive_exclusive_update)(SG_LOCAL SG_NAME(temp)* temp, con
   return SG_NAME(sg_scan_update)(temp, in, inclusive, exclusive, counter);
 }
 #endif
+SG_BEGIN(group_scatter)
+
+// The thread's input elements to its items: the identity at or past n.
+SG_FN void SG_NAME(sg_scatter_load)(const SG_IN* x, scangen_u64 index, scangen_u64 n, SG_T* items) {
+#pragma unroll
+  for (int k = 0; k < SG_ITEMS; ++k) items[k] = index + (scangen_u64)k < n ? SG_CONVERT(x[k]) : SG_IDENTITY();
+}
+
+// The fused outputs of the thread's elements, and its results where asked
+// for. (prev and next are the element itself: no neighbours here.)
+SG_FN void SG_NAME(sg_scatter_items)(const SG_IN* x, scangen_u64 index, scangen_u64 n, const SG_T* inc,
+                                     const SG_T* exc, SG_T* inclusive, SG_T* exclusive
+SG_BEGIN(scatter_output)
+                                     , SG_GLOBAL SG_OUT* SG_SCATTERED
+SG_END(scatter_output)
+                                     ) {
+#pragma unroll
+  for (int k = 0; k < SG_ITEMS; ++k) {
+    if (inclusive) inclusive[k] = inc[k];
+    if (exclusive) exclusive[k] = exc[k];
+    const scangen_u64 i = index + (scangen_u64)k;
+    if (i < n) {
+SG_BEGIN(scatter_output)
+      if (SG_SCATTER_IF(x[k], i, exc[k], inc[k], n, x[k], x[k])) {
+        const scangen_u64 at = SG_SCATTER_AT(x[k], i, exc[k], inc[k], n, x[k], x[k]);
+        if (at < n) SG_SCATTERED[at] = SG_SCATTER_VALUE(x[k], i, exc[k], inc[k], n, x[k], x[k]);
+      }
+SG_END(scatter_output)
+    }
+  }
+}
+
+SG_FN SG_T SG_NAME(scatter)(SG_LOCAL SG_NAME(temp)* temp, const SG_IN* x, scangen_u64 index, scangen_u64 n,
+                            SG_T* inclusive, SG_T* exclusive
+SG_BEGIN(scatter_output)
+                            , SG_GLOBAL SG_OUT* SG_SCATTERED
+SG_END(scatter_output)
+                            ) {
+  SG_T items[SG_ITEMS], inc[SG_ITEMS], exc[SG_ITEMS];
+  SG_NAME(sg_scatter_load)(x, index, n, items);
+  const SG_T total = SG_NAME(sg_scan)(temp, items, inc, exc);
+  SG_NAME(sg_scatter_items)(x, index, n, inc, exc, inclusive, exclusiveSG_BEGIN(scatter_output), SG_SCATTEREDSG_END(scatter_output));
+  return total;
+}
+
+#if SG_GROUP_UPDATE
+SG_FN SG_T SG_NAME(scatter_update)(SG_LOCAL SG_NAME(temp)* temp, const SG_IN* x, scangen_u64 index, scangen_u64 n,
+                                   SG_T* inclusive, SG_T* exclusive, SG_GLOBAL SG_T* counter
+SG_BEGIN(scatter_output)
+                                   , SG_GLOBAL SG_OUT* SG_SCATTERED
+SG_END(scatter_output)
+                                   ) {
+  SG_T items[SG_ITEMS], inc[SG_ITEMS], exc[SG_ITEMS];
+  SG_NAME(sg_scatter_load)(x, index, n, items);
+  const SG_T total = SG_NAME(sg_scan_update)(temp, items, inc, exc, counter);
+  SG_NAME(sg_scatter_items)(x, index, n, inc, exc, inclusive, exclusiveSG_BEGIN(scatter_output), SG_SCATTEREDSG_END(scatter_output));
+  return total;
+}
+#endif
+SG_END(group_scatter)

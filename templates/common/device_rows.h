@@ -79,6 +79,20 @@ SG_BEGIN(reverse)
 SG_END(reverse)
 }
 
+SG_BEGIN(indexed)
+// convert(v, i): i is the element's place in its row, from column `col` of
+// the virtual array (0 at the row's first element, with reverse = true too).
+SG_FN scangen_u64 SG_NAME(sg_row_place)(scangen_u64 col, scangen_u64 length) {
+SG_BEGIN(forward)
+  (void)length;
+  return col;
+SG_END(forward)
+SG_BEGIN(reverse)
+  return length - 1 - col;
+SG_END(reverse)
+}
+
+SG_END(indexed)
 #if SG_VEC_IN || SG_VEC_OUT
 // CUDA, 16-byte words (common/io.h): whether a full tile (first + SG_TILE <=
 // n) of elements of `bytes` bytes moves in whole words between `base` and
@@ -126,8 +140,16 @@ SG_FN void SG_NAME(sg_rows_load)(const SG_GLOBAL SG_IN* in, scangen_u64 first, s
     SG_NAME(sg_chunk_in) u;
 #pragma unroll
     for (int o = 0; o < SG_VEC_IN; ++o) u.v[o] = words[SG_NAME(sg_word_at)(tid, o, SG_VEC_IN)];
+SG_BEGIN(indexed)
+    SG_NAME(sg_row_walk) at = SG_NAME(sg_row_walk_start)(first + (scangen_u64)(tid * SG_ITEMS), 1, length);
+SG_END(indexed)
 #pragma unroll
-    for (int i = 0; i < SG_ITEMS; ++i) items[i] = SG_CONVERT(u.e[i]);
+    for (int i = 0; i < SG_ITEMS; ++i) {
+      items[i] = SG_CONVERT(u.e[i]SG_BEGIN(indexed), SG_NAME(sg_row_place)(at.col, length)SG_END(indexed));
+SG_BEGIN(indexed)
+      SG_NAME(sg_row_walk_next)(&at, length);
+SG_END(indexed)
+    }
     SG_BARRIER();
     return;
   }
@@ -138,7 +160,8 @@ SG_FN void SG_NAME(sg_rows_load)(const SG_GLOBAL SG_IN* in, scangen_u64 first, s
     const int k = i * SG_THREADS + tid;
     const scangen_u64 g = first + (scangen_u64)k;
     exchange[SG_XPAD(k)] =
-        g < n ? SG_CONVERT(in[SG_NAME(sg_row_walk_at)(&walk, g, length, stride)]) : SG_IDENTITY();
+        g < n ? SG_CONVERT(in[SG_NAME(sg_row_walk_at)(&walk, g, length, stride)]SG_BEGIN(indexed), SG_NAME(sg_row_place)(walk.col, length)SG_END(indexed))
+              : SG_IDENTITY();
     SG_NAME(sg_row_walk_next)(&walk, length);
   }
   SG_BARRIER();
@@ -151,7 +174,8 @@ SG_FN void SG_NAME(sg_rows_load)(const SG_GLOBAL SG_IN* in, scangen_u64 first, s
 #pragma unroll
   for (int i = 0; i < SG_ITEMS; ++i) {
     const scangen_u64 g = first + (scangen_u64)(tid * SG_ITEMS + i);
-    items[i] = g < n ? SG_CONVERT(in[SG_NAME(sg_row_walk_at)(&walk, g, length, stride)]) : SG_IDENTITY();
+    items[i] = g < n ? SG_CONVERT(in[SG_NAME(sg_row_walk_at)(&walk, g, length, stride)]SG_BEGIN(indexed), SG_NAME(sg_row_place)(walk.col, length)SG_END(indexed))
+                     : SG_IDENTITY();
     SG_NAME(sg_row_walk_next)(&walk, length);
   }
 #endif
@@ -288,7 +312,7 @@ SG_FN SG_T SG_NAME(sg_rows_reduce_alone)(const SG_GLOBAL SG_IN* in, scangen_u64 
   SG_T sum = SG_IDENTITY();
   *head = 0;
   for (scangen_u64 g = first; g < last; ++g) {
-    const SG_T x = SG_CONVERT(in[SG_NAME(sg_row_at)(g, length, stride)]);
+    const SG_T x = SG_CONVERT(in[SG_NAME(sg_row_at)(g, length, stride)]SG_BEGIN(indexed), SG_NAME(sg_row_place)(g % length, length)SG_END(indexed));
     const int h = g % length == 0;
     sum = h || g == first ? x : SG_COMBINE(sum, x);
     *head = *head || h;

@@ -404,7 +404,8 @@ SG_FN SG_T SG_NAME(sg_seg_reduce_alone)(const SG_GLOBAL SG_IN* in, SG_SEG_PARAMS
     scangen_u64 segment[SG_ITEMS];
     SG_NAME(sg_seg_starts)(SG_SEG_ARGS, lo, n, starts, segment);
     for (int i = 0; i < SG_ITEMS && lo + (scangen_u64)i < n; ++i) {
-      SG_T x = SG_CONVERT(in[SG_BEGIN(forward)lo + (scangen_u64)iSG_END(forward)SG_BEGIN(reverse)n - 1 - (lo + (scangen_u64)i)SG_END(reverse)]);
+      const scangen_u64 at = SG_BEGIN(forward)lo + (scangen_u64)iSG_END(forward)SG_BEGIN(reverse)n - 1 - (lo + (scangen_u64)i)SG_END(reverse);
+      SG_T x = SG_CONVERT(in[at]SG_BEGIN(indexed), atSG_END(indexed));
       x.heads = SG_SEG_AT(starts, i);
       sum = SG_COMBINE(sum, x);
     }

@@ -21,6 +21,11 @@ SG_KERNEL SG_BOUNDS(SG_BLOCK_THREADS) void SG_NAME(scan_kernel)(const SG_GLOBAL 
 #if SG_EXCLUSIVE_OUT
                                                            SG_GLOBAL SG_T* exclusive,
 #endif
+SG_BEGIN(group_scatter)
+SG_BEGIN(scatter_output)
+                                                           SG_GLOBAL SG_OUT* SG_SCATTERED,
+SG_END(scatter_output)
+SG_END(group_scatter)
 #if SG_AGGREGATE_OUT
                                                            SG_GLOBAL SG_T* aggregates,
 #endif
@@ -35,6 +40,36 @@ SG_KERNEL SG_BOUNDS(SG_BLOCK_THREADS) void SG_NAME(scan_kernel)(const SG_GLOBAL 
   // The block's segments are consecutive: its first element, and this thread's items in order.
   const scangen_u64 block_first = SG_BLOCK() * (scangen_u64)SG_BLOCK_ITEMS;
 
+SG_BEGIN(group_scatter)
+  // Fused outputs: the public P_scatter (P_scatter_update) on the thread's
+  // input elements, read directly before any store (in place is safe); both
+  // results of every item kept for the scan's own arrays, which may be null.
+  const scangen_u64 mine = block_first + (scangen_u64)(tid * SG_ITEMS);
+  SG_IN xs[SG_ITEMS];
+#pragma unroll
+  for (int k = 0; k < SG_ITEMS; ++k)
+    if (mine + (scangen_u64)k < n) xs[k] = in[mine + (scangen_u64)k];  // the others are not read
+  SG_T inc[SG_ITEMS], exc[SG_ITEMS];
+#if SG_RUNNING_TOTAL
+  const SG_T total = SG_NAME(scatter_update)(&temp[group], xs, mine, n, inc, exc, running_total
+SG_BEGIN(scatter_output)
+                                             , SG_SCATTERED
+SG_END(scatter_output)
+                                             );
+#else
+  const SG_T total = SG_NAME(scatter)(&temp[group], xs, mine, n, inc, exc
+SG_BEGIN(scatter_output)
+                                      , SG_SCATTERED
+SG_END(scatter_output)
+                                      );
+#endif
+#if SG_INCLUSIVE_OUT
+  if (inclusive != 0) {
+#else
+  if (exclusive != 0) {
+#endif
+SG_END(group_scatter)
+SG_BEGIN(group_plain)
   SG_T items[SG_ITEMS];
   SG_NAME(sg_load)(in, block_first, n, items, exchange);
 
@@ -58,6 +93,7 @@ SG_KERNEL SG_BOUNDS(SG_BLOCK_THREADS) void SG_NAME(scan_kernel)(const SG_GLOBAL 
   const SG_T total = SG_NAME(sg_scan)(&temp[group], items, SG_OUTS);
 #endif
 #undef SG_OUTS
+SG_END(group_plain)
 
 #if SG_INCLUSIVE_OUT && SG_EXCLUSIVE_OUT
 SG_BEGIN(seed_both)
@@ -73,6 +109,9 @@ SG_END(seed_exclusive)
 #else
   SG_NAME(sg_store)(exclusive, block_first, n, exc, exchange);
 #endif
+SG_BEGIN(group_scatter)
+  }
+SG_END(group_scatter)
 #if SG_AGGREGATE_OUT
   const scangen_u64 segment = SG_BLOCK() * SG_GROUPS + (scangen_u64)group;
 SG_BEGIN(forward)

@@ -35,5 +35,8 @@ SG_FN SG_NAME(seg) SG_NAME(seg_identity)(void) { return SG_NAME(seg_make)(0u, SG
 // restarts each segment at SG_VALUE_INIT itself.
 SG_FN SG_NAME(seg) SG_NAME(seg_init)(void) { return SG_NAME(seg_make)(0u, SG_VALUE_INIT()); }
 
-// An input element, not yet known to start a segment.
-SG_FN SG_NAME(seg) SG_NAME(seg_convert)(SG_IN v) { return SG_NAME(seg_make)(0u, SG_VALUE_CONVERT(v)); }
+// An input element, not yet known to start a segment (with convert(v, i),
+// its index in the array too).
+SG_FN SG_NAME(seg) SG_NAME(seg_convert)(SG_IN vSG_BEGIN(indexed), scangen_u64 iSG_END(indexed)) {
+  return SG_NAME(seg_make)(0u, SG_VALUE_CONVERT(vSG_BEGIN(indexed), iSG_END(indexed)));
+}

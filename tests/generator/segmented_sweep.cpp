@@ -324,6 +324,39 @@ std::vector<ScanCase> segmented_cases(generator::Backend backend) {
     out.push_back({load(name, t.str()), r.kind.values});
   }
   key_equal_cases(out);
+  // convert(v, i): i is the element's index in the array (not in its segment), in both directions.
+  const struct {
+    const char* form;
+    const char* text;
+    const char* values;
+    dsl::Mode mode;
+    bool reverse;
+  } indexed[] = {
+      {"flags", "  type = u64;\n  input = u32;\n  convert(v, i) = u64(v) * (i + 1);\n  op = add;\n", "int",
+       dsl::Mode::Both, false},
+      {"offsets", "  type = u64;\n  input = u32;\n  convert(v, i) = u64(v) * (i + 1);\n  op = add;\n  offset = u32;\n",
+       "int", dsl::Mode::Inclusive, true},
+      {"keys",
+       "  type = Affine;\n  convert(v, i) = Affine { a: v.a, b: v.b + f32(i % 8) };\n"
+       "  combine(x, y) = Affine { a: y.a * x.a, b: y.a * x.b + y.b };\n  identity = Affine { a: 1.0, b: 0.0 };\n"
+       "  key = i32;\n",
+       "affine", dsl::Mode::Both, false},
+      {"flags",
+       "  type = Affine;\n  convert(v, i) = Affine { a: v.a, b: v.b + f32(i % 8) };\n"
+       "  combine(x, y) = Affine { a: y.a * x.a, b: y.a * x.b + y.b };\n  identity = Affine { a: 1.0, b: 0.0 };\n"
+       "  threads = 32;\n  items = 1;\n",
+       "affine", dsl::Mode::Exclusive, true},
+  };
+  for (const auto& c : indexed) {
+    const std::string name =
+        std::string("seg_index_") + c.form + "_" + dsl::to_string(c.mode) + (c.reverse ? "_rev" : "");
+    std::ostringstream t;
+    t << "type Affine { a: f32, b: f32 }\nscan " << name << " {\n"
+      << c.text << "  level = device;\n  mode = " << dsl::to_string(c.mode) << ";\n  segments = " << c.form
+      << ";\n  outputs = aggregate;\n"
+      << (c.reverse ? "  reverse = true;\n" : "") << "}\n";
+    out.push_back({load(name, t.str()), c.values});
+  }
   return out;
 }
 

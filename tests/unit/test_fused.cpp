@@ -72,6 +72,42 @@ TEST_CASE("convert(v, i) in the reference: each element's index in the array, in
   CHECK_FALSE(ref::Evaluator(spec_of("scan p { type = u64; input = u32; op = add; }")).converts_index());
 }
 
+TEST_CASE("convert(v, i) in shaped scans: the place along the row or line (in segmented ones the array index)",
+          "[ref][fused][shapes]") {
+  // Two rows of 3 (row stride 4): i counts from each row's first element, also with reverse = true.
+  const std::vector<uint32_t> in = {1, 2, 3, 99, 4, 5, 6, 99};
+  std::vector<uint8_t> bytes(in.size() * 4);
+  std::memcpy(bytes.data(), in.data(), bytes.size());
+  const std::string rows =
+      "scan w { type = u64; input = u32; convert(v, i) = u64(v) * (i + 1); op = add; "
+      "level = device; shape = rows; mode = both; outputs = aggregate; ";
+  for (bool reverse : {false, true}) {
+    INFO("reverse = " << reverse);
+    const ref::Evaluator ev(spec_of(rows + (reverse ? "reverse = true; }" : "}")));
+    const ref::Evaluator::Result r = ev.scan_rows(bytes.data(), 2, 3, 4);
+    const std::vector<uint64_t> inc = as_u64(r.inclusive);
+    const std::vector<uint64_t> want =
+        reverse ? std::vector<uint64_t>{14, 13, 9, 32, 28, 18} : std::vector<uint64_t>{1, 5, 14, 4, 14, 32};
+    CHECK(inc == want);
+    CHECK(as_u64(r.aggregates) == std::vector<uint64_t>{14, 32});
+  }
+  // Segments: i is the element's index in the array, not in its segment.
+  const ref::Evaluator seg(
+      spec_of("scan s { type = u64; input = u32; convert(v, i) = u64(v) * (i + 1); op = add; "
+              "level = device; segments = offsets; offset = u32; }"));
+  const std::vector<uint32_t> x = {1, 1, 1, 1};
+  const ref::Evaluator::Result r = seg.scan_ranges(x.data(), 4, {{0, 2}, {2, 4}});
+  CHECK(as_u64(r.inclusive) == std::vector<uint64_t>{1, 3, 3, 7});
+  // Accepted by the checker with each shape and segments, and explained.
+  for (const char* shape : {"shape = rows;", "shape = strided;", "segments = flags;", "segments = keys;"}) {
+    INFO(shape);
+    const dsl::Spec s = spec_of(std::string("scan s { type = u64; input = u32; convert(v, i) = u64(v) + i; "
+                                            "op = add; level = device; ") +
+                                shape + " }");
+    CHECK(s.convert_takes_index());
+  }
+}
+
 // ---- input arrays: input = T1, T2, ...; and input = none; --------------------
 
 namespace {

@@ -888,7 +888,9 @@ SG_FN void row_cumsum_sg_rows_load(const SG_GLOBAL row_cumsum_In* in, scangen_u6
 #pragma unroll
     for (int o = 0; o < SG_VEC_IN; ++o) u.v[o] = words[row_cumsum_sg_word_at(tid, o, SG_VEC_IN)];
 #pragma unroll
-    for (int i = 0; i < SG_ITEMS; ++i) items[i] = row_cumsum_convert(u.e[i]);
+    for (int i = 0; i < SG_ITEMS; ++i) {
+      items[i] = row_cumsum_convert(u.e[i]);
+    }
     SG_BARRIER();
     return;
   }
@@ -899,7 +901,8 @@ SG_FN void row_cumsum_sg_rows_load(const SG_GLOBAL row_cumsum_In* in, scangen_u6
     const int k = i * SG_THREADS + tid;
     const scangen_u64 g = first + (scangen_u64)k;
     exchange[SG_XPAD(k)] =
-        g < n ? row_cumsum_convert(in[row_cumsum_sg_row_walk_at(&walk, g, length, stride)]) : row_cumsum_identity();
+        g < n ? row_cumsum_convert(in[row_cumsum_sg_row_walk_at(&walk, g, length, stride)])
+              : row_cumsum_identity();
     row_cumsum_sg_row_walk_next(&walk, length);
   }
   SG_BARRIER();
@@ -912,7 +915,8 @@ SG_FN void row_cumsum_sg_rows_load(const SG_GLOBAL row_cumsum_In* in, scangen_u6
 #pragma unroll
   for (int i = 0; i < SG_ITEMS; ++i) {
     const scangen_u64 g = first + (scangen_u64)(tid * SG_ITEMS + i);
-    items[i] = g < n ? row_cumsum_convert(in[row_cumsum_sg_row_walk_at(&walk, g, length, stride)]) : row_cumsum_identity();
+    items[i] = g < n ? row_cumsum_convert(in[row_cumsum_sg_row_walk_at(&walk, g, length, stride)])
+                     : row_cumsum_identity();
     row_cumsum_sg_row_walk_next(&walk, length);
   }
 #endif

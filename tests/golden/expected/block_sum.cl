@@ -853,8 +853,11 @@ SG_FN block_sum_seg block_sum_seg_identity(void) { return block_sum_seg_make(0u,
 // restarts each segment at SG_VALUE_INIT itself.
 SG_FN block_sum_seg block_sum_seg_init(void) { return block_sum_seg_make(0u, SG_VALUE_INIT()); }
 
-// An input element, not yet known to start a segment.
-SG_FN block_sum_seg block_sum_seg_convert(block_sum_In v) { return block_sum_seg_make(0u, SG_VALUE_CONVERT(v)); }
+// An input element, not yet known to start a segment (with convert(v, i),
+// its index in the array too).
+SG_FN block_sum_seg block_sum_seg_convert(block_sum_In v) {
+  return block_sum_seg_make(0u, SG_VALUE_CONVERT(v));
+}
 // ---- templates/common/lanes_shfl.h --------------------------------------------------------------
 // Lane scans with register shuffles. A lane group is `lanes` (<= 32)
 // consecutive threads of one warp starting at a lane that is a multiple of

@@ -888,7 +888,9 @@ SG_FN void column_cumsum_sg_rows_load(const SG_GLOBAL column_cumsum_In* in, scan
 #pragma unroll
     for (int o = 0; o < SG_VEC_IN; ++o) u.v[o] = words[column_cumsum_sg_word_at(tid, o, SG_VEC_IN)];
 #pragma unroll
-    for (int i = 0; i < SG_ITEMS; ++i) items[i] = column_cumsum_convert(u.e[i]);
+    for (int i = 0; i < SG_ITEMS; ++i) {
+      items[i] = column_cumsum_convert(u.e[i]);
+    }
     SG_BARRIER();
     return;
   }
@@ -899,7 +901,8 @@ SG_FN void column_cumsum_sg_rows_load(const SG_GLOBAL column_cumsum_In* in, scan
     const int k = i * SG_THREADS + tid;
     const scangen_u64 g = first + (scangen_u64)k;
     exchange[SG_XPAD(k)] =
-        g < n ? column_cumsum_convert(in[column_cumsum_sg_row_walk_at(&walk, g, length, stride)]) : column_cumsum_identity();
+        g < n ? column_cumsum_convert(in[column_cumsum_sg_row_walk_at(&walk, g, length, stride)])
+              : column_cumsum_identity();
     column_cumsum_sg_row_walk_next(&walk, length);
   }
   SG_BARRIER();
@@ -912,7 +915,8 @@ SG_FN void column_cumsum_sg_rows_load(const SG_GLOBAL column_cumsum_In* in, scan
 #pragma unroll
   for (int i = 0; i < SG_ITEMS; ++i) {
     const scangen_u64 g = first + (scangen_u64)(tid * SG_ITEMS + i);
-    items[i] = g < n ? column_cumsum_convert(in[column_cumsum_sg_row_walk_at(&walk, g, length, stride)]) : column_cumsum_identity();
+    items[i] = g < n ? column_cumsum_convert(in[column_cumsum_sg_row_walk_at(&walk, g, length, stride)])
+                     : column_cumsum_identity();
     column_cumsum_sg_row_walk_next(&walk, length);
   }
 #endif
@@ -1373,7 +1377,9 @@ SG_FN void column_cumsum_sg_axis_load(const SG_GLOBAL column_cumsum_In* in, scan
       const SG_GLOBAL column_cumsum_In* src = in + base + (start + (scangen_u64)slice) * stride;
       const scangen_u64 step = (scangen_u64)slices * stride;
 #pragma unroll
-      for (int i = 0; i < SG_ITEMS; ++i) exchange[SG_XPAD(i * SG_THREADS + tid)] = column_cumsum_convert(src[(scangen_u64)i * step]);
+      for (int i = 0; i < SG_ITEMS; ++i)
+        exchange[SG_XPAD(i * SG_THREADS + tid)] =
+            column_cumsum_convert(src[(scangen_u64)i * step]);
     } else {
 #pragma unroll
       for (int i = 0; i < SG_ITEMS; ++i) {
@@ -1393,7 +1399,8 @@ SG_FN void column_cumsum_sg_axis_load(const SG_GLOBAL column_cumsum_In* in, scan
   if (full) {
     const SG_GLOBAL column_cumsum_In* src = in + base + (start + (scangen_u64)(slice * SG_ITEMS)) * stride;
     SG_AXIS_UNROLL
-    for (int i = 0; i < SG_ITEMS; ++i) items[i] = column_cumsum_convert(src[(scangen_u64)i * stride]);
+    for (int i = 0; i < SG_ITEMS; ++i)
+      items[i] = column_cumsum_convert(src[(scangen_u64)i * stride]);
     return;
   }
   SG_AXIS_UNROLL

@@ -207,8 +207,11 @@ SG_FN device_reverse_keys_seg device_reverse_keys_seg_identity(void) { return de
 // restarts each segment at SG_VALUE_INIT itself.
 SG_FN device_reverse_keys_seg device_reverse_keys_seg_init(void) { return device_reverse_keys_seg_make(0u, SG_VALUE_INIT()); }
 
-// An input element, not yet known to start a segment.
-SG_FN device_reverse_keys_seg device_reverse_keys_seg_convert(device_reverse_keys_In v) { return device_reverse_keys_seg_make(0u, SG_VALUE_CONVERT(v)); }
+// An input element, not yet known to start a segment (with convert(v, i),
+// its index in the array too).
+SG_FN device_reverse_keys_seg device_reverse_keys_seg_convert(device_reverse_keys_In v) {
+  return device_reverse_keys_seg_make(0u, SG_VALUE_CONVERT(v));
+}
 // ---- templates/common/lanes_shfl.h --------------------------------------------------------------
 // Lane scans with register shuffles. A lane group is `lanes` (<= 32)
 // consecutive threads of one warp starting at a lane that is a multiple of
@@ -1472,7 +1475,8 @@ SG_FN device_reverse_keys_seg device_reverse_keys_sg_seg_reduce_alone(const SG_G
     scangen_u64 segment[SG_ITEMS];
     device_reverse_keys_sg_seg_starts(SG_SEG_ARGS, lo, n, starts, segment);
     for (int i = 0; i < SG_ITEMS && lo + (scangen_u64)i < n; ++i) {
-      device_reverse_keys_seg x = device_reverse_keys_seg_convert(in[n - 1 - (lo + (scangen_u64)i)]);
+      const scangen_u64 at = n - 1 - (lo + (scangen_u64)i);
+      device_reverse_keys_seg x = device_reverse_keys_seg_convert(in[at]);
       x.heads = SG_SEG_AT(starts, i);
       sum = device_reverse_keys_seg_combine(sum, x);
     }

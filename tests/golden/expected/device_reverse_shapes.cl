@@ -1139,7 +1139,9 @@ SG_FN void device_reverse_rows_sg_rows_load(const SG_GLOBAL device_reverse_rows_
 #pragma unroll
     for (int o = 0; o < SG_VEC_IN; ++o) u.v[o] = words[device_reverse_rows_sg_word_at(tid, o, SG_VEC_IN)];
 #pragma unroll
-    for (int i = 0; i < SG_ITEMS; ++i) items[i] = device_reverse_rows_convert(u.e[i]);
+    for (int i = 0; i < SG_ITEMS; ++i) {
+      items[i] = device_reverse_rows_convert(u.e[i]);
+    }
     SG_BARRIER();
     return;
   }
@@ -1150,7 +1152,8 @@ SG_FN void device_reverse_rows_sg_rows_load(const SG_GLOBAL device_reverse_rows_
     const int k = i * SG_THREADS + tid;
     const scangen_u64 g = first + (scangen_u64)k;
     exchange[SG_XPAD(k)] =
-        g < n ? device_reverse_rows_convert(in[device_reverse_rows_sg_row_walk_at(&walk, g, length, stride)]) : device_reverse_rows_identity();
+        g < n ? device_reverse_rows_convert(in[device_reverse_rows_sg_row_walk_at(&walk, g, length, stride)])
+              : device_reverse_rows_identity();
     device_reverse_rows_sg_row_walk_next(&walk, length);
   }
   SG_BARRIER();
@@ -1163,7 +1166,8 @@ SG_FN void device_reverse_rows_sg_rows_load(const SG_GLOBAL device_reverse_rows_
 #pragma unroll
   for (int i = 0; i < SG_ITEMS; ++i) {
     const scangen_u64 g = first + (scangen_u64)(tid * SG_ITEMS + i);
-    items[i] = g < n ? device_reverse_rows_convert(in[device_reverse_rows_sg_row_walk_at(&walk, g, length, stride)]) : device_reverse_rows_identity();
+    items[i] = g < n ? device_reverse_rows_convert(in[device_reverse_rows_sg_row_walk_at(&walk, g, length, stride)])
+                     : device_reverse_rows_identity();
     device_reverse_rows_sg_row_walk_next(&walk, length);
   }
 #endif
@@ -1514,17 +1518,17 @@ typedef scangen_f32 device_reverse_lines_In;
 static inline device_reverse_lines_T device_reverse_lines_combine(device_reverse_lines_T x, device_reverse_lines_T y) {
 #line 4 "tests/golden/specs/device_reverse_shapes.scan"
   return (x + y);
-#line 1518 "device_reverse_rows.cl"
+#line 1522 "device_reverse_rows.cl"
 }
 static inline device_reverse_lines_T device_reverse_lines_identity(void) {
 #line 4 "tests/golden/specs/device_reverse_shapes.scan"
   return 0x0p+0f;
-#line 1523 "device_reverse_rows.cl"
+#line 1527 "device_reverse_rows.cl"
 }
 static inline device_reverse_lines_T device_reverse_lines_init(void) {
 #line 4 "tests/golden/specs/device_reverse_shapes.scan"
   return 0x0p+0f;
-#line 1528 "device_reverse_rows.cl"
+#line 1532 "device_reverse_rows.cl"
 }
 static inline device_reverse_lines_T device_reverse_lines_convert(device_reverse_lines_In v) { return v; }
 // ---- scan 'device_reverse_lines': the constants its templates are written against ---------------
@@ -2547,7 +2551,9 @@ SG_FN void device_reverse_lines_sg_rows_load(const SG_GLOBAL device_reverse_line
 #pragma unroll
     for (int o = 0; o < SG_VEC_IN; ++o) u.v[o] = words[device_reverse_lines_sg_word_at(tid, o, SG_VEC_IN)];
 #pragma unroll
-    for (int i = 0; i < SG_ITEMS; ++i) items[i] = device_reverse_lines_convert(u.e[i]);
+    for (int i = 0; i < SG_ITEMS; ++i) {
+      items[i] = device_reverse_lines_convert(u.e[i]);
+    }
     SG_BARRIER();
     return;
   }
@@ -2558,7 +2564,8 @@ SG_FN void device_reverse_lines_sg_rows_load(const SG_GLOBAL device_reverse_line
     const int k = i * SG_THREADS + tid;
     const scangen_u64 g = first + (scangen_u64)k;
     exchange[SG_XPAD(k)] =
-        g < n ? device_reverse_lines_convert(in[device_reverse_lines_sg_row_walk_at(&walk, g, length, stride)]) : device_reverse_lines_identity();
+        g < n ? device_reverse_lines_convert(in[device_reverse_lines_sg_row_walk_at(&walk, g, length, stride)])
+              : device_reverse_lines_identity();
     device_reverse_lines_sg_row_walk_next(&walk, length);
   }
   SG_BARRIER();
@@ -2571,7 +2578,8 @@ SG_FN void device_reverse_lines_sg_rows_load(const SG_GLOBAL device_reverse_line
 #pragma unroll
   for (int i = 0; i < SG_ITEMS; ++i) {
     const scangen_u64 g = first + (scangen_u64)(tid * SG_ITEMS + i);
-    items[i] = g < n ? device_reverse_lines_convert(in[device_reverse_lines_sg_row_walk_at(&walk, g, length, stride)]) : device_reverse_lines_identity();
+    items[i] = g < n ? device_reverse_lines_convert(in[device_reverse_lines_sg_row_walk_at(&walk, g, length, stride)])
+                     : device_reverse_lines_identity();
     device_reverse_lines_sg_row_walk_next(&walk, length);
   }
 #endif
@@ -3032,7 +3040,9 @@ SG_FN void device_reverse_lines_sg_axis_load(const SG_GLOBAL device_reverse_line
       const SG_GLOBAL device_reverse_lines_In* src = in + base + (start + (scangen_u64)slice) * stride;
       const scangen_u64 step = (scangen_u64)slices * stride;
 #pragma unroll
-      for (int i = 0; i < SG_ITEMS; ++i) exchange[SG_XPAD(i * SG_THREADS + tid)] = device_reverse_lines_convert(src[(scangen_u64)i * step]);
+      for (int i = 0; i < SG_ITEMS; ++i)
+        exchange[SG_XPAD(i * SG_THREADS + tid)] =
+            device_reverse_lines_convert(src[(scangen_u64)i * step]);
     } else {
 #pragma unroll
       for (int i = 0; i < SG_ITEMS; ++i) {
@@ -3052,7 +3062,8 @@ SG_FN void device_reverse_lines_sg_axis_load(const SG_GLOBAL device_reverse_line
   if (full) {
     const SG_GLOBAL device_reverse_lines_In* src = in + base + (start + (scangen_u64)(slice * SG_ITEMS)) * stride;
     SG_AXIS_UNROLL
-    for (int i = 0; i < SG_ITEMS; ++i) items[i] = device_reverse_lines_convert(src[(scangen_u64)i * stride]);
+    for (int i = 0; i < SG_ITEMS; ++i)
+      items[i] = device_reverse_lines_convert(src[(scangen_u64)i * stride]);
     return;
   }
   SG_AXIS_UNROLL

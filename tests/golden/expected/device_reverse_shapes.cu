@@ -941,7 +941,9 @@ SG_FN void device_reverse_rows_sg_rows_load(const SG_GLOBAL device_reverse_rows_
 #pragma unroll
     for (int o = 0; o < SG_VEC_IN; ++o) u.v[o] = words[device_reverse_rows_sg_word_at(tid, o, SG_VEC_IN)];
 #pragma unroll
-    for (int i = 0; i < SG_ITEMS; ++i) items[i] = device_reverse_rows_convert(u.e[i]);
+    for (int i = 0; i < SG_ITEMS; ++i) {
+      items[i] = device_reverse_rows_convert(u.e[i]);
+    }
     SG_BARRIER();
     return;
   }
@@ -952,7 +954,8 @@ SG_FN void device_reverse_rows_sg_rows_load(const SG_GLOBAL device_reverse_rows_
     const int k = i * SG_THREADS + tid;
     const scangen_u64 g = first + (scangen_u64)k;
     exchange[SG_XPAD(k)] =
-        g < n ? device_reverse_rows_convert(in[device_reverse_rows_sg_row_walk_at(&walk, g, length, stride)]) : device_reverse_rows_identity();
+        g < n ? device_reverse_rows_convert(in[device_reverse_rows_sg_row_walk_at(&walk, g, length, stride)])
+              : device_reverse_rows_identity();
     device_reverse_rows_sg_row_walk_next(&walk, length);
   }
   SG_BARRIER();
@@ -965,7 +968,8 @@ SG_FN void device_reverse_rows_sg_rows_load(const SG_GLOBAL device_reverse_rows_
 #pragma unroll
   for (int i = 0; i < SG_ITEMS; ++i) {
     const scangen_u64 g = first + (scangen_u64)(tid * SG_ITEMS + i);
-    items[i] = g < n ? device_reverse_rows_convert(in[device_reverse_rows_sg_row_walk_at(&walk, g, length, stride)]) : device_reverse_rows_identity();
+    items[i] = g < n ? device_reverse_rows_convert(in[device_reverse_rows_sg_row_walk_at(&walk, g, length, stride)])
+                     : device_reverse_rows_identity();
     device_reverse_rows_sg_row_walk_next(&walk, length);
   }
 #endif
@@ -1311,17 +1315,17 @@ typedef scangen_f32 device_reverse_lines_In;
 static __device__ __forceinline__ __attribute__((unused)) device_reverse_lines_T device_reverse_lines_combine(device_reverse_lines_T x, device_reverse_lines_T y) {
 #line 4 "tests/golden/specs/device_reverse_shapes.scan"
   return __fadd_rn(x, y);
-#line 1315 "device_reverse_rows.cu"
+#line 1319 "device_reverse_rows.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) device_reverse_lines_T device_reverse_lines_identity(void) {
 #line 4 "tests/golden/specs/device_reverse_shapes.scan"
   return 0x0p+0f;
-#line 1320 "device_reverse_rows.cu"
+#line 1324 "device_reverse_rows.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) device_reverse_lines_T device_reverse_lines_init(void) {
 #line 4 "tests/golden/specs/device_reverse_shapes.scan"
   return 0x0p+0f;
-#line 1325 "device_reverse_rows.cu"
+#line 1329 "device_reverse_rows.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) device_reverse_lines_T device_reverse_lines_convert(device_reverse_lines_In v) { return v; }
 // ---- scan 'device_reverse_lines': the constants its templates are written against ---------------
@@ -2187,7 +2191,9 @@ SG_FN void device_reverse_lines_sg_rows_load(const SG_GLOBAL device_reverse_line
 #pragma unroll
     for (int o = 0; o < SG_VEC_IN; ++o) u.v[o] = words[device_reverse_lines_sg_word_at(tid, o, SG_VEC_IN)];
 #pragma unroll
-    for (int i = 0; i < SG_ITEMS; ++i) items[i] = device_reverse_lines_convert(u.e[i]);
+    for (int i = 0; i < SG_ITEMS; ++i) {
+      items[i] = device_reverse_lines_convert(u.e[i]);
+    }
     SG_BARRIER();
     return;
   }
@@ -2198,7 +2204,8 @@ SG_FN void device_reverse_lines_sg_rows_load(const SG_GLOBAL device_reverse_line
     const int k = i * SG_THREADS + tid;
     const scangen_u64 g = first + (scangen_u64)k;
     exchange[SG_XPAD(k)] =
-        g < n ? device_reverse_lines_convert(in[device_reverse_lines_sg_row_walk_at(&walk, g, length, stride)]) : device_reverse_lines_identity();
+        g < n ? device_reverse_lines_convert(in[device_reverse_lines_sg_row_walk_at(&walk, g, length, stride)])
+              : device_reverse_lines_identity();
     device_reverse_lines_sg_row_walk_next(&walk, length);
   }
   SG_BARRIER();
@@ -2211,7 +2218,8 @@ SG_FN void device_reverse_lines_sg_rows_load(const SG_GLOBAL device_reverse_line
 #pragma unroll
   for (int i = 0; i < SG_ITEMS; ++i) {
     const scangen_u64 g = first + (scangen_u64)(tid * SG_ITEMS + i);
-    items[i] = g < n ? device_reverse_lines_convert(in[device_reverse_lines_sg_row_walk_at(&walk, g, length, stride)]) : device_reverse_lines_identity();
+    items[i] = g < n ? device_reverse_lines_convert(in[device_reverse_lines_sg_row_walk_at(&walk, g, length, stride)])
+                     : device_reverse_lines_identity();
     device_reverse_lines_sg_row_walk_next(&walk, length);
   }
 #endif
@@ -2672,7 +2680,9 @@ SG_FN void device_reverse_lines_sg_axis_load(const SG_GLOBAL device_reverse_line
       const SG_GLOBAL device_reverse_lines_In* src = in + base + (start + (scangen_u64)slice) * stride;
       const scangen_u64 step = (scangen_u64)slices * stride;
 #pragma unroll
-      for (int i = 0; i < SG_ITEMS; ++i) exchange[SG_XPAD(i * SG_THREADS + tid)] = device_reverse_lines_convert(src[(scangen_u64)i * step]);
+      for (int i = 0; i < SG_ITEMS; ++i)
+        exchange[SG_XPAD(i * SG_THREADS + tid)] =
+            device_reverse_lines_convert(src[(scangen_u64)i * step]);
     } else {
 #pragma unroll
       for (int i = 0; i < SG_ITEMS; ++i) {
@@ -2692,7 +2702,8 @@ SG_FN void device_reverse_lines_sg_axis_load(const SG_GLOBAL device_reverse_line
   if (full) {
     const SG_GLOBAL device_reverse_lines_In* src = in + base + (start + (scangen_u64)(slice * SG_ITEMS)) * stride;
     SG_AXIS_UNROLL
-    for (int i = 0; i < SG_ITEMS; ++i) items[i] = device_reverse_lines_convert(src[(scangen_u64)i * stride]);
+    for (int i = 0; i < SG_ITEMS; ++i)
+      items[i] = device_reverse_lines_convert(src[(scangen_u64)i * stride]);
     return;
   }
   SG_AXIS_UNROLL

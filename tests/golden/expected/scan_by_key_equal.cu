@@ -170,8 +170,11 @@ SG_FN scan_by_key_equal_seg scan_by_key_equal_seg_identity(void) { return scan_b
 // restarts each segment at SG_VALUE_INIT itself.
 SG_FN scan_by_key_equal_seg scan_by_key_equal_seg_init(void) { return scan_by_key_equal_seg_make(0u, SG_VALUE_INIT()); }
 
-// An input element, not yet known to start a segment.
-SG_FN scan_by_key_equal_seg scan_by_key_equal_seg_convert(scan_by_key_equal_In v) { return scan_by_key_equal_seg_make(0u, SG_VALUE_CONVERT(v)); }
+// An input element, not yet known to start a segment (with convert(v, i),
+// its index in the array too).
+SG_FN scan_by_key_equal_seg scan_by_key_equal_seg_convert(scan_by_key_equal_In v) {
+  return scan_by_key_equal_seg_make(0u, SG_VALUE_CONVERT(v));
+}
 // ---- templates/common/lanes_shfl.h --------------------------------------------------------------
 // Lane scans with register shuffles. A lane group is `lanes` (<= 32)
 // consecutive threads of one warp starting at a lane that is a multiple of
@@ -1216,7 +1219,8 @@ SG_FN scan_by_key_equal_seg scan_by_key_equal_sg_seg_reduce_alone(const SG_GLOBA
     scangen_u64 segment[SG_ITEMS];
     scan_by_key_equal_sg_seg_starts(SG_SEG_ARGS, lo, n, starts, segment);
     for (int i = 0; i < SG_ITEMS && lo + (scangen_u64)i < n; ++i) {
-      scan_by_key_equal_seg x = scan_by_key_equal_seg_convert(in[lo + (scangen_u64)i]);
+      const scangen_u64 at = lo + (scangen_u64)i;
+      scan_by_key_equal_seg x = scan_by_key_equal_seg_convert(in[at]);
       x.heads = SG_SEG_AT(starts, i);
       sum = scan_by_key_equal_seg_combine(sum, x);
     }

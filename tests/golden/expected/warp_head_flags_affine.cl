@@ -795,8 +795,11 @@ SG_FN warp_heads_affine_seg warp_heads_affine_seg_identity(void) { return warp_h
 // restarts each segment at SG_VALUE_INIT itself.
 SG_FN warp_heads_affine_seg warp_heads_affine_seg_init(void) { return warp_heads_affine_seg_make(0u, SG_VALUE_INIT()); }
 
-// An input element, not yet known to start a segment.
-SG_FN warp_heads_affine_seg warp_heads_affine_seg_convert(warp_heads_affine_In v) { return warp_heads_affine_seg_make(0u, SG_VALUE_CONVERT(v)); }
+// An input element, not yet known to start a segment (with convert(v, i),
+// its index in the array too).
+SG_FN warp_heads_affine_seg warp_heads_affine_seg_convert(warp_heads_affine_In v) {
+  return warp_heads_affine_seg_make(0u, SG_VALUE_CONVERT(v));
+}
 // ---- templates/common/lanes_shfl.h --------------------------------------------------------------
 // Lane scans with register shuffles. A lane group is `lanes` (<= 32)
 // consecutive threads of one warp starting at a lane that is a multiple of
