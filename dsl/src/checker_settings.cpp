@@ -389,14 +389,15 @@ void Checker::check_init(const Items& items, Spec& spec) {
   } else {
     spec.init = spec.identity;
   }
-  if (spec.running_total && spec.level != Level::Device) {
-    bool atomic_op = spec.op && spec.op != BuiltinOp::Mul && spec.type.is_integer() && spec.type.size() >= 4;
-    if (!atomic_op)
-      error(
-          find_item(items, "outputs")->loc,
-          "'running_total' at " + std::string(to_string(spec.level)) +
-              " level adds each group's total to a counter with an atomic, which needs a built-in op "
-              "(add, min, max, and, or, xor) on a 32- or 64-bit integer type; use level = device for other operators");
+  if (spec.running_total && spec.level != Level::Device && spec.type.valid()) {
+    // A built-in op on a 32- or 64-bit integer: its atomic; any other operator: a compare-and-swap loop.
+    const bool atomic_op = spec.op && spec.op != BuiltinOp::Mul && spec.type.is_integer() && spec.type.size() >= 4;
+    if (!atomic_op && spec.type.size() != 4 && spec.type.size() != 8)
+      error(find_item(items, "outputs")->loc,
+            "'running_total' at " + std::string(to_string(spec.level)) +
+                " level combines each group's total into a counter atomically: a compare-and-swap of the whole "
+                "element, which takes 4 or 8 bytes (this one has " +
+                std::to_string(spec.type.size()) + "); use level = device for a wider or narrower element");
   }
 }
 

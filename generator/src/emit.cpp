@@ -139,6 +139,7 @@ void scan_part(const Plan& p, const BackendEmitter& be, Holes& scan) {
     if (atomic) {
       const BackendEmitter::AtomicUpdate a = be.atomic_update(p);
       holes.set("SG_ATOMIC", a.function).set("SG_ATOMIC_POINTER", a.pointer).set("SG_ATOMIC_TYPE", a.type);
+      holes.when("atomic_native", p.counter->cas_bytes == 0).when("atomic_cas", p.counter->cas_bytes != 0);
       each.set("SG_ATOMIC_TEXT", fill_template("common/atomic_combine.h", holes));
     }
     each.when("atomic", atomic).set("SG_PATH", t).set("SG_TEXT", fill_template(t, holes));

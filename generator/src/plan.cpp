@@ -86,11 +86,13 @@ void check_target(const dsl::Spec& spec, const Target& target) {
 // checker refuses other operators; this is its backstop).
 std::optional<CounterUpdate> decide_counter(const dsl::Spec& s) {
   if (!s.running_total || s.level == Level::Device) return std::nullopt;
-  if (!s.op || *s.op == dsl::BuiltinOp::Mul || !s.type.is_integer() || dsl::scalar_size(s.type.scalar_kind()) < 4)
+  if (s.op && *s.op != dsl::BuiltinOp::Mul && s.type.is_integer() && dsl::scalar_size(s.type.scalar_kind()) >= 4)
+    return CounterUpdate{s.type.scalar_kind(), *s.op, 0};
+  if (s.type.size() != 4 && s.type.size() != 8)
     fail(s,
-         "outputs = running_total at warp and block level needs a built-in operator other than mul on a 32- or "
-         "64-bit integer type (the counter is updated atomically)");
-  return CounterUpdate{s.type.scalar_kind(), *s.op};
+         "outputs = running_total at warp and block level updates the counter atomically: a built-in operator "
+         "other than mul on a 32- or 64-bit integer, or any operator on an element of 4 or 8 bytes");
+  return CounterUpdate{dsl::ScalarKind::U32, dsl::BuiltinOp::Add, s.type.size()};  // a compare-and-swap loop
 }
 
 // What the scan is: its kind, sizes, names, seed and outputs.

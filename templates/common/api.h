@@ -118,7 +118,16 @@ SG_FN SG_T SG_NAME(sg_scan_update)(SG_LOCAL SG_NAME(temp)* temp, const SG_T* in,
   SG_T aggregate;
   const SG_T prefix = SG_NAME(sg_group_exclusive)(temp, SG_NAME(sg_reduce_items)(in), &aggregate);
   SG_T old = SG_IDENTITY();
+#ifndef __OPENCL_VERSION__
+  // CUDA: the lanes here before the update meet again after it. A
+  // compare-and-swap loop may leave them apart, and the coalesced lanes'
+  // broadcast takes the lanes active at the time it runs.
+  const unsigned int together = __activemask();
+#endif
   if (SG_NAME(sg_group_rank)() == 0) old = SG_NAME(sg_atomic_combine)(counter, aggregate);
+#ifndef __OPENCL_VERSION__
+  __syncwarp(together);
+#endif
   old = SG_NAME(sg_group_broadcast)(temp, old, 0);
   SG_NAME(sg_items_from)(SG_COMBINE(old, prefix), in, inclusive, exclusive);
   return aggregate;

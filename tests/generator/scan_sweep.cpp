@@ -191,6 +191,17 @@ std::vector<ScanCase> scan_cases(generator::Backend backend) {
     ElementKind i64max = {"i64max", "", "i64", "op = max;", "int"};
     add(an + "_running_max", i64max, a, s1, dsl::Mode::Both, "  outputs = running_total;\n");
     add(an + "_running_add", kI32, a, sh.back(), dsl::Mode::Both, "  outputs = running_total;\n");
+    // Running totals of other operators: a compare-and-swap loop on a word of 4 or 8 bytes (commuting
+    // operators, so that the counter's final value is exact): f32 add, a written i32 add, an 8-byte struct.
+    ElementKind f32add = {"f32add", "", "f32", "op = add;", "positive"};
+    ElementKind i32cas = {"i32cas", "", "i32", "combine(x, y) = x + y;\n  identity = 0;", "int"};
+    ElementKind pair = {"pair", "type Pair { lo: u32, hi: u32 }\n", "Pair",
+                        "combine(x, y) = Pair { lo: x.lo + y.lo, hi: max(x.hi, y.hi) };\n"
+                        "  identity = Pair { lo: 0, hi: 0 };",
+                        "int"};
+    add(an + "_running_cas_f32", f32add, a, s0, dsl::Mode::Both, "  outputs = running_total;\n");
+    add(an + "_running_cas_i32", i32cas, a, s1, dsl::Mode::Exclusive, "  outputs = running_total, aggregate;\n");
+    add(an + "_running_cas_pair", pair, a, sh.back(), dsl::Mode::Both, "  outputs = running_total;\n");
     add_reverse_cases(an, a, sh, add);
   }
   return out;
@@ -242,10 +253,13 @@ std::vector<uint8_t> draw(const ScanCase& c, uint64_t n, std::mt19937_64& rng) {
   auto sign = [&] { return small_int(0, 1) ? 1.0 : -1.0; };
   for (uint64_t i = 0; i < n; ++i) {
     uint8_t* e = out.data() + i * size;
-    if (c.values == "small") {
+    if (c.values == "small" || c.values == "positive") {
       const auto k = t.scalar_kind();
-      // f16 sums stay exact below 2048: small steps keep a random walk there.
-      const double v = small_int(k == dsl::ScalarKind::F16 ? -2 : -8, k == dsl::ScalarKind::F16 ? 2 : 8);
+      // f16 sums stay exact below 2048: small steps keep a random walk there. "positive": 1 .. 8, so that
+      // sums only grow (a running total never comes back to a value it had: see run_scan_case's chain).
+      const double v = c.values == "positive"
+                           ? small_int(1, 8)
+                           : small_int(k == dsl::ScalarKind::F16 ? -2 : -8, k == dsl::ScalarKind::F16 ? 2 : 8);
       if (k == dsl::ScalarKind::F16) {
         const uint16_t h = dsl::float_to_half_bits(static_cast<float>(v));
         std::memcpy(e, &h, 2);
@@ -331,7 +345,7 @@ std::string run_scan_case(const ScanCase& c, const generator::Plan& plan, uint64
   const size_t run = s.running_total ? buffers.size() : 0;
   std::vector<uint8_t> counter0;
   if (s.running_total) {
-    counter0 = random_values(s.type, 1, rng);
+    counter0 = c.values == "int" ? random_values(s.type, 1, rng) : draw(c, 1, rng);  // floats: exact sums
     buffers.push_back(counter0);
   }
   const std::vector<uint8_t> input = buffers[0];
@@ -358,7 +372,9 @@ std::string run_scan_case(const ScanCase& c, const generator::Plan& plan, uint64
   // commutes); the groups took their turns in any order, so each segment is
   // checked against its own old counter value (its first exclusive result),
   // and those values must chain: some order of the segments passes each from
-  // one to the next.
+  // one to the next. (Found greedily, which needs a counter that does not
+  // come back to a value it had: random 32- and 64-bit values, xor, max, or
+  // sums of positive floats.)
   compare("running_total", s.type, buffers[run].data(), want.running_total.data(), 1, 0, report);
   std::vector<std::vector<uint8_t>> olds(segments), totals(segments);
   for (uint64_t g = 0; g < segments; ++g) {

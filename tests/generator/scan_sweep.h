@@ -28,7 +28,7 @@ namespace scangen::test {
 
 struct ScanCase {
   dsl::Spec spec;
-  std::string values;  // how inputs are drawn: "int", "small", "affine", "matrix", "affine64"
+  std::string values;  // how inputs are drawn: "int", "small", "positive", "affine", "matrix", "affine64"
 };
 
 // The sweep for a backend (coalesced only on CUDA).

@@ -685,7 +685,12 @@ TEST_CASE("checker: outputs, modes, init, targets", "[dsl][checker]") {
   CHECK(contains(e[0], "'init' and 'outputs = running_total'"));
   e = errors_of("scan s { type = i16; op = add; level = block; outputs = running_total; }");
   REQUIRE(e.size() == 1);
-  CHECK(contains(e[0], "32- or 64-bit integer"));
+  CHECK(contains(e[0], "4 or 8 bytes (this one has 2)"));
+  // Other operators on 4 or 8 bytes: a compare-and-swap loop.
+  CHECK(errors_of("scan s { type = f32; op = add; level = block; outputs = running_total; }").empty());
+  CHECK(errors_of("type P { a: f32, b: f32 }\nscan s { type = P; combine(x, y) = P { a: x.a * y.a, b: x.b + y.b };"
+                  " identity = P { a: 1.0, b: 0.0 }; level = warp; outputs = running_total; }")
+            .empty());
   e = errors_of("scan s { type = i32; op = add; mode = inclusiv; }");
   REQUIRE(e.size() == 1);
   CHECK(contains(e[0], "did you mean 'inclusive'?"));

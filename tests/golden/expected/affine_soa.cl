@@ -798,7 +798,16 @@ SG_FN affine_soa_T affine_soa_sg_scan_update(SG_LOCAL affine_soa_temp* temp, con
   affine_soa_T aggregate;
   const affine_soa_T prefix = affine_soa_sg_group_exclusive(temp, affine_soa_sg_reduce_items(in), &aggregate);
   affine_soa_T old = affine_soa_identity();
+#ifndef __OPENCL_VERSION__
+  // CUDA: the lanes here before the update meet again after it. A
+  // compare-and-swap loop may leave them apart, and the coalesced lanes'
+  // broadcast takes the lanes active at the time it runs.
+  const unsigned int together = __activemask();
+#endif
   if (affine_soa_sg_group_rank() == 0) old = affine_soa_sg_atomic_combine(counter, aggregate);
+#ifndef __OPENCL_VERSION__
+  __syncwarp(together);
+#endif
   old = affine_soa_sg_group_broadcast(temp, old, 0);
   affine_soa_sg_items_from(affine_soa_combine(old, prefix), in, inclusive, exclusive);
   return aggregate;

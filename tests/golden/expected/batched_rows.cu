@@ -327,7 +327,16 @@ SG_FN row_cumsum_T row_cumsum_sg_scan_update(SG_LOCAL row_cumsum_temp* temp, con
   row_cumsum_T aggregate;
   const row_cumsum_T prefix = row_cumsum_sg_group_exclusive(temp, row_cumsum_sg_reduce_items(in), &aggregate);
   row_cumsum_T old = row_cumsum_identity();
+#ifndef __OPENCL_VERSION__
+  // CUDA: the lanes here before the update meet again after it. A
+  // compare-and-swap loop may leave them apart, and the coalesced lanes'
+  // broadcast takes the lanes active at the time it runs.
+  const unsigned int together = __activemask();
+#endif
   if (row_cumsum_sg_group_rank() == 0) old = row_cumsum_sg_atomic_combine(counter, aggregate);
+#ifndef __OPENCL_VERSION__
+  __syncwarp(together);
+#endif
   old = row_cumsum_sg_group_broadcast(temp, old, 0);
   row_cumsum_sg_items_from(row_cumsum_combine(old, prefix), in, inclusive, exclusive);
   return aggregate;

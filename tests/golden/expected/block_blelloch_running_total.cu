@@ -256,7 +256,16 @@ SG_FN block_blelloch_cursor_T block_blelloch_cursor_sg_scan_update(SG_LOCAL bloc
   block_blelloch_cursor_T aggregate;
   const block_blelloch_cursor_T prefix = block_blelloch_cursor_sg_group_exclusive(temp, block_blelloch_cursor_sg_reduce_items(in), &aggregate);
   block_blelloch_cursor_T old = block_blelloch_cursor_identity();
+#ifndef __OPENCL_VERSION__
+  // CUDA: the lanes here before the update meet again after it. A
+  // compare-and-swap loop may leave them apart, and the coalesced lanes'
+  // broadcast takes the lanes active at the time it runs.
+  const unsigned int together = __activemask();
+#endif
   if (block_blelloch_cursor_sg_group_rank() == 0) old = block_blelloch_cursor_sg_atomic_combine(counter, aggregate);
+#ifndef __OPENCL_VERSION__
+  __syncwarp(together);
+#endif
   old = block_blelloch_cursor_sg_group_broadcast(temp, old, 0);
   block_blelloch_cursor_sg_items_from(block_blelloch_cursor_combine(old, prefix), in, inclusive, exclusive);
   return aggregate;

@@ -234,7 +234,16 @@ SG_FN block_hs_bytes_T block_hs_bytes_sg_scan_update(SG_LOCAL block_hs_bytes_tem
   block_hs_bytes_T aggregate;
   const block_hs_bytes_T prefix = block_hs_bytes_sg_group_exclusive(temp, block_hs_bytes_sg_reduce_items(in), &aggregate);
   block_hs_bytes_T old = block_hs_bytes_identity();
+#ifndef __OPENCL_VERSION__
+  // CUDA: the lanes here before the update meet again after it. A
+  // compare-and-swap loop may leave them apart, and the coalesced lanes'
+  // broadcast takes the lanes active at the time it runs.
+  const unsigned int together = __activemask();
+#endif
   if (block_hs_bytes_sg_group_rank() == 0) old = block_hs_bytes_sg_atomic_combine(counter, aggregate);
+#ifndef __OPENCL_VERSION__
+  __syncwarp(together);
+#endif
   old = block_hs_bytes_sg_group_broadcast(temp, old, 0);
   block_hs_bytes_sg_items_from(block_hs_bytes_combine(old, prefix), in, inclusive, exclusive);
   return aggregate;

@@ -357,7 +357,16 @@ SG_FN block_raking_f32_T block_raking_f32_sg_scan_update(SG_LOCAL block_raking_f
   block_raking_f32_T aggregate;
   const block_raking_f32_T prefix = block_raking_f32_sg_group_exclusive(temp, block_raking_f32_sg_reduce_items(in), &aggregate);
   block_raking_f32_T old = block_raking_f32_identity();
+#ifndef __OPENCL_VERSION__
+  // CUDA: the lanes here before the update meet again after it. A
+  // compare-and-swap loop may leave them apart, and the coalesced lanes'
+  // broadcast takes the lanes active at the time it runs.
+  const unsigned int together = __activemask();
+#endif
   if (block_raking_f32_sg_group_rank() == 0) old = block_raking_f32_sg_atomic_combine(counter, aggregate);
+#ifndef __OPENCL_VERSION__
+  __syncwarp(together);
+#endif
   old = block_raking_f32_sg_group_broadcast(temp, old, 0);
   block_raking_f32_sg_items_from(block_raking_f32_combine(old, prefix), in, inclusive, exclusive);
   return aggregate;

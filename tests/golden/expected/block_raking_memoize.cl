@@ -447,7 +447,16 @@ SG_FN block_memoize_xor_T block_memoize_xor_sg_scan_update(SG_LOCAL block_memoiz
   block_memoize_xor_T aggregate;
   const block_memoize_xor_T prefix = block_memoize_xor_sg_group_exclusive(temp, block_memoize_xor_sg_reduce_items(in), &aggregate);
   block_memoize_xor_T old = block_memoize_xor_identity();
+#ifndef __OPENCL_VERSION__
+  // CUDA: the lanes here before the update meet again after it. A
+  // compare-and-swap loop may leave them apart, and the coalesced lanes'
+  // broadcast takes the lanes active at the time it runs.
+  const unsigned int together = __activemask();
+#endif
   if (block_memoize_xor_sg_group_rank() == 0) old = block_memoize_xor_sg_atomic_combine(counter, aggregate);
+#ifndef __OPENCL_VERSION__
+  __syncwarp(together);
+#endif
   old = block_memoize_xor_sg_group_broadcast(temp, old, 0);
   block_memoize_xor_sg_items_from(block_memoize_xor_combine(old, prefix), in, inclusive, exclusive);
   return aggregate;

@@ -361,7 +361,16 @@ SG_FN block_sum_T block_sum_sg_scan_update(SG_LOCAL block_sum_temp* temp, const 
   block_sum_T aggregate;
   const block_sum_T prefix = block_sum_sg_group_exclusive(temp, block_sum_sg_reduce_items(in), &aggregate);
   block_sum_T old = block_sum_identity();
+#ifndef __OPENCL_VERSION__
+  // CUDA: the lanes here before the update meet again after it. A
+  // compare-and-swap loop may leave them apart, and the coalesced lanes'
+  // broadcast takes the lanes active at the time it runs.
+  const unsigned int together = __activemask();
+#endif
   if (block_sum_sg_group_rank() == 0) old = block_sum_sg_atomic_combine(counter, aggregate);
+#ifndef __OPENCL_VERSION__
+  __syncwarp(together);
+#endif
   old = block_sum_sg_group_broadcast(temp, old, 0);
   block_sum_sg_items_from(block_sum_combine(old, prefix), in, inclusive, exclusive);
   return aggregate;

@@ -335,7 +335,16 @@ SG_FN block_matrix_product_T block_matrix_product_sg_scan_update(SG_LOCAL block_
   block_matrix_product_T aggregate;
   const block_matrix_product_T prefix = block_matrix_product_sg_group_exclusive(temp, block_matrix_product_sg_reduce_items(in), &aggregate);
   block_matrix_product_T old = block_matrix_product_identity();
+#ifndef __OPENCL_VERSION__
+  // CUDA: the lanes here before the update meet again after it. A
+  // compare-and-swap loop may leave them apart, and the coalesced lanes'
+  // broadcast takes the lanes active at the time it runs.
+  const unsigned int together = __activemask();
+#endif
   if (block_matrix_product_sg_group_rank() == 0) old = block_matrix_product_sg_atomic_combine(counter, aggregate);
+#ifndef __OPENCL_VERSION__
+  __syncwarp(together);
+#endif
   old = block_matrix_product_sg_group_broadcast(temp, old, 0);
   block_matrix_product_sg_items_from(block_matrix_product_combine(old, prefix), in, inclusive, exclusive);
   return aggregate;

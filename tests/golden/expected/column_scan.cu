@@ -327,7 +327,16 @@ SG_FN column_cumsum_T column_cumsum_sg_scan_update(SG_LOCAL column_cumsum_temp* 
   column_cumsum_T aggregate;
   const column_cumsum_T prefix = column_cumsum_sg_group_exclusive(temp, column_cumsum_sg_reduce_items(in), &aggregate);
   column_cumsum_T old = column_cumsum_identity();
+#ifndef __OPENCL_VERSION__
+  // CUDA: the lanes here before the update meet again after it. A
+  // compare-and-swap loop may leave them apart, and the coalesced lanes'
+  // broadcast takes the lanes active at the time it runs.
+  const unsigned int together = __activemask();
+#endif
   if (column_cumsum_sg_group_rank() == 0) old = column_cumsum_sg_atomic_combine(counter, aggregate);
+#ifndef __OPENCL_VERSION__
+  __syncwarp(together);
+#endif
   old = column_cumsum_sg_group_broadcast(temp, old, 0);
   column_cumsum_sg_items_from(column_cumsum_combine(old, prefix), in, inclusive, exclusive);
   return aggregate;

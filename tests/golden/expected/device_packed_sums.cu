@@ -333,7 +333,16 @@ SG_FN device_packed_i8_T device_packed_i8_sg_scan_update(SG_LOCAL device_packed_
   device_packed_i8_T aggregate;
   const device_packed_i8_T prefix = device_packed_i8_sg_group_exclusive(temp, device_packed_i8_sg_reduce_items(in), &aggregate);
   device_packed_i8_T old = device_packed_i8_identity();
+#ifndef __OPENCL_VERSION__
+  // CUDA: the lanes here before the update meet again after it. A
+  // compare-and-swap loop may leave them apart, and the coalesced lanes'
+  // broadcast takes the lanes active at the time it runs.
+  const unsigned int together = __activemask();
+#endif
   if (device_packed_i8_sg_group_rank() == 0) old = device_packed_i8_sg_atomic_combine(counter, aggregate);
+#ifndef __OPENCL_VERSION__
+  __syncwarp(together);
+#endif
   old = device_packed_i8_sg_group_broadcast(temp, old, 0);
   device_packed_i8_sg_items_from(device_packed_i8_combine(old, prefix), in, inclusive, exclusive);
   return aggregate;
@@ -1086,17 +1095,17 @@ typedef scangen_u16 device_packed_u16_In;
 static __device__ __forceinline__ __attribute__((unused)) device_packed_u16_T device_packed_u16_combine(device_packed_u16_T x, device_packed_u16_T y) {
 #line 13 "tests/golden/specs/device_packed_sums.scan"
   return scangen_add_u16(x, y);
-#line 1090 "device_packed_i8.cu"
+#line 1099 "device_packed_i8.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) device_packed_u16_T device_packed_u16_identity(void) {
 #line 13 "tests/golden/specs/device_packed_sums.scan"
   return ((scangen_u16)0U);
-#line 1095 "device_packed_i8.cu"
+#line 1104 "device_packed_i8.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) device_packed_u16_T device_packed_u16_init(void) {
 #line 16 "tests/golden/specs/device_packed_sums.scan"
   return ((scangen_u16)65000U);
-#line 1100 "device_packed_i8.cu"
+#line 1109 "device_packed_i8.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) device_packed_u16_T device_packed_u16_convert(device_packed_u16_In v) { return v; }
 // ---- scan 'device_packed_u16': the constants its templates are written against ------------------
@@ -1350,7 +1359,16 @@ SG_FN device_packed_u16_T device_packed_u16_sg_scan_update(SG_LOCAL device_packe
   device_packed_u16_T aggregate;
   const device_packed_u16_T prefix = device_packed_u16_sg_group_exclusive(temp, device_packed_u16_sg_reduce_items(in), &aggregate);
   device_packed_u16_T old = device_packed_u16_identity();
+#ifndef __OPENCL_VERSION__
+  // CUDA: the lanes here before the update meet again after it. A
+  // compare-and-swap loop may leave them apart, and the coalesced lanes'
+  // broadcast takes the lanes active at the time it runs.
+  const unsigned int together = __activemask();
+#endif
   if (device_packed_u16_sg_group_rank() == 0) old = device_packed_u16_sg_atomic_combine(counter, aggregate);
+#ifndef __OPENCL_VERSION__
+  __syncwarp(together);
+#endif
   old = device_packed_u16_sg_group_broadcast(temp, old, 0);
   device_packed_u16_sg_items_from(device_packed_u16_combine(old, prefix), in, inclusive, exclusive);
   return aggregate;

@@ -384,7 +384,16 @@ SG_FN device_reverse_keys_seg device_reverse_keys_sg_scan_update(SG_LOCAL device
   device_reverse_keys_seg aggregate;
   const device_reverse_keys_seg prefix = device_reverse_keys_sg_group_exclusive(temp, device_reverse_keys_sg_reduce_items(in), &aggregate);
   device_reverse_keys_seg old = device_reverse_keys_seg_identity();
+#ifndef __OPENCL_VERSION__
+  // CUDA: the lanes here before the update meet again after it. A
+  // compare-and-swap loop may leave them apart, and the coalesced lanes'
+  // broadcast takes the lanes active at the time it runs.
+  const unsigned int together = __activemask();
+#endif
   if (device_reverse_keys_sg_group_rank() == 0) old = device_reverse_keys_sg_atomic_combine(counter, aggregate);
+#ifndef __OPENCL_VERSION__
+  __syncwarp(together);
+#endif
   old = device_reverse_keys_sg_group_broadcast(temp, old, 0);
   device_reverse_keys_sg_items_from(device_reverse_keys_seg_combine(old, prefix), in, inclusive, exclusive);
   return aggregate;

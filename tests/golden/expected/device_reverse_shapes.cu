@@ -329,7 +329,16 @@ SG_FN device_reverse_rows_T device_reverse_rows_sg_scan_update(SG_LOCAL device_r
   device_reverse_rows_T aggregate;
   const device_reverse_rows_T prefix = device_reverse_rows_sg_group_exclusive(temp, device_reverse_rows_sg_reduce_items(in), &aggregate);
   device_reverse_rows_T old = device_reverse_rows_identity();
+#ifndef __OPENCL_VERSION__
+  // CUDA: the lanes here before the update meet again after it. A
+  // compare-and-swap loop may leave them apart, and the coalesced lanes'
+  // broadcast takes the lanes active at the time it runs.
+  const unsigned int together = __activemask();
+#endif
   if (device_reverse_rows_sg_group_rank() == 0) old = device_reverse_rows_sg_atomic_combine(counter, aggregate);
+#ifndef __OPENCL_VERSION__
+  __syncwarp(together);
+#endif
   old = device_reverse_rows_sg_group_broadcast(temp, old, 0);
   device_reverse_rows_sg_items_from(device_reverse_rows_combine(old, prefix), in, inclusive, exclusive);
   return aggregate;
@@ -1315,17 +1324,17 @@ typedef scangen_f32 device_reverse_lines_In;
 static __device__ __forceinline__ __attribute__((unused)) device_reverse_lines_T device_reverse_lines_combine(device_reverse_lines_T x, device_reverse_lines_T y) {
 #line 4 "tests/golden/specs/device_reverse_shapes.scan"
   return __fadd_rn(x, y);
-#line 1319 "device_reverse_rows.cu"
+#line 1328 "device_reverse_rows.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) device_reverse_lines_T device_reverse_lines_identity(void) {
 #line 4 "tests/golden/specs/device_reverse_shapes.scan"
   return 0x0p+0f;
-#line 1324 "device_reverse_rows.cu"
+#line 1333 "device_reverse_rows.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) device_reverse_lines_T device_reverse_lines_init(void) {
 #line 4 "tests/golden/specs/device_reverse_shapes.scan"
   return 0x0p+0f;
-#line 1329 "device_reverse_rows.cu"
+#line 1338 "device_reverse_rows.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) device_reverse_lines_T device_reverse_lines_convert(device_reverse_lines_In v) { return v; }
 // ---- scan 'device_reverse_lines': the constants its templates are written against ---------------
@@ -1579,7 +1588,16 @@ SG_FN device_reverse_lines_T device_reverse_lines_sg_scan_update(SG_LOCAL device
   device_reverse_lines_T aggregate;
   const device_reverse_lines_T prefix = device_reverse_lines_sg_group_exclusive(temp, device_reverse_lines_sg_reduce_items(in), &aggregate);
   device_reverse_lines_T old = device_reverse_lines_identity();
+#ifndef __OPENCL_VERSION__
+  // CUDA: the lanes here before the update meet again after it. A
+  // compare-and-swap loop may leave them apart, and the coalesced lanes'
+  // broadcast takes the lanes active at the time it runs.
+  const unsigned int together = __activemask();
+#endif
   if (device_reverse_lines_sg_group_rank() == 0) old = device_reverse_lines_sg_atomic_combine(counter, aggregate);
+#ifndef __OPENCL_VERSION__
+  __syncwarp(together);
+#endif
   old = device_reverse_lines_sg_group_broadcast(temp, old, 0);
   device_reverse_lines_sg_items_from(device_reverse_lines_combine(old, prefix), in, inclusive, exclusive);
   return aggregate;

@@ -339,7 +339,16 @@ SG_FN discounted_returns_T discounted_returns_sg_scan_update(SG_LOCAL discounted
   discounted_returns_T aggregate;
   const discounted_returns_T prefix = discounted_returns_sg_group_exclusive(temp, discounted_returns_sg_reduce_items(in), &aggregate);
   discounted_returns_T old = discounted_returns_identity();
+#ifndef __OPENCL_VERSION__
+  // CUDA: the lanes here before the update meet again after it. A
+  // compare-and-swap loop may leave them apart, and the coalesced lanes'
+  // broadcast takes the lanes active at the time it runs.
+  const unsigned int together = __activemask();
+#endif
   if (discounted_returns_sg_group_rank() == 0) old = discounted_returns_sg_atomic_combine(counter, aggregate);
+#ifndef __OPENCL_VERSION__
+  __syncwarp(together);
+#endif
   old = discounted_returns_sg_group_broadcast(temp, old, 0);
   discounted_returns_sg_items_from(discounted_returns_combine(old, prefix), in, inclusive, exclusive);
   return aggregate;

@@ -425,7 +425,16 @@ SG_FN matrix_product_T matrix_product_sg_scan_update(SG_LOCAL matrix_product_tem
   matrix_product_T aggregate;
   const matrix_product_T prefix = matrix_product_sg_group_exclusive(temp, matrix_product_sg_reduce_items(in), &aggregate);
   matrix_product_T old = matrix_product_identity();
+#ifndef __OPENCL_VERSION__
+  // CUDA: the lanes here before the update meet again after it. A
+  // compare-and-swap loop may leave them apart, and the coalesced lanes'
+  // broadcast takes the lanes active at the time it runs.
+  const unsigned int together = __activemask();
+#endif
   if (matrix_product_sg_group_rank() == 0) old = matrix_product_sg_atomic_combine(counter, aggregate);
+#ifndef __OPENCL_VERSION__
+  __syncwarp(together);
+#endif
   old = matrix_product_sg_group_broadcast(temp, old, 0);
   matrix_product_sg_items_from(matrix_product_combine(old, prefix), in, inclusive, exclusive);
   return aggregate;

@@ -451,7 +451,16 @@ SG_FN work_group_scan_add_T work_group_scan_add_sg_scan_update(SG_LOCAL work_gro
   work_group_scan_add_T aggregate;
   const work_group_scan_add_T prefix = work_group_scan_add_sg_group_exclusive(temp, work_group_scan_add_sg_reduce_items(in), &aggregate);
   work_group_scan_add_T old = work_group_scan_add_identity();
+#ifndef __OPENCL_VERSION__
+  // CUDA: the lanes here before the update meet again after it. A
+  // compare-and-swap loop may leave them apart, and the coalesced lanes'
+  // broadcast takes the lanes active at the time it runs.
+  const unsigned int together = __activemask();
+#endif
   if (work_group_scan_add_sg_group_rank() == 0) old = work_group_scan_add_sg_atomic_combine(counter, aggregate);
+#ifndef __OPENCL_VERSION__
+  __syncwarp(together);
+#endif
   old = work_group_scan_add_sg_group_broadcast(temp, old, 0);
   work_group_scan_add_sg_items_from(work_group_scan_add_combine(old, prefix), in, inclusive, exclusive);
   return aggregate;

@@ -481,7 +481,16 @@ SG_FN partition_small_T partition_small_sg_scan_update(SG_LOCAL partition_small_
   partition_small_T aggregate;
   const partition_small_T prefix = partition_small_sg_group_exclusive(temp, partition_small_sg_reduce_items(in), &aggregate);
   partition_small_T old = partition_small_identity();
+#ifndef __OPENCL_VERSION__
+  // CUDA: the lanes here before the update meet again after it. A
+  // compare-and-swap loop may leave them apart, and the coalesced lanes'
+  // broadcast takes the lanes active at the time it runs.
+  const unsigned int together = __activemask();
+#endif
   if (partition_small_sg_group_rank() == 0) old = partition_small_sg_atomic_combine(counter, aggregate);
+#ifndef __OPENCL_VERSION__
+  __syncwarp(together);
+#endif
   old = partition_small_sg_group_broadcast(temp, old, 0);
   partition_small_sg_items_from(partition_small_combine(old, prefix), in, inclusive, exclusive);
   return aggregate;

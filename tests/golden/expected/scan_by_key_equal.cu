@@ -392,7 +392,16 @@ SG_FN scan_by_key_equal_seg scan_by_key_equal_sg_scan_update(SG_LOCAL scan_by_ke
   scan_by_key_equal_seg aggregate;
   const scan_by_key_equal_seg prefix = scan_by_key_equal_sg_group_exclusive(temp, scan_by_key_equal_sg_reduce_items(in), &aggregate);
   scan_by_key_equal_seg old = scan_by_key_equal_seg_identity();
+#ifndef __OPENCL_VERSION__
+  // CUDA: the lanes here before the update meet again after it. A
+  // compare-and-swap loop may leave them apart, and the coalesced lanes'
+  // broadcast takes the lanes active at the time it runs.
+  const unsigned int together = __activemask();
+#endif
   if (scan_by_key_equal_sg_group_rank() == 0) old = scan_by_key_equal_sg_atomic_combine(counter, aggregate);
+#ifndef __OPENCL_VERSION__
+  __syncwarp(together);
+#endif
   old = scan_by_key_equal_sg_group_broadcast(temp, old, 0);
   scan_by_key_equal_sg_items_from(scan_by_key_equal_seg_combine(old, prefix), in, inclusive, exclusive);
   return aggregate;

@@ -379,7 +379,16 @@ SG_FN segmented_offsets_seg segmented_offsets_sg_scan_update(SG_LOCAL segmented_
   segmented_offsets_seg aggregate;
   const segmented_offsets_seg prefix = segmented_offsets_sg_group_exclusive(temp, segmented_offsets_sg_reduce_items(in), &aggregate);
   segmented_offsets_seg old = segmented_offsets_seg_identity();
+#ifndef __OPENCL_VERSION__
+  // CUDA: the lanes here before the update meet again after it. A
+  // compare-and-swap loop may leave them apart, and the coalesced lanes'
+  // broadcast takes the lanes active at the time it runs.
+  const unsigned int together = __activemask();
+#endif
   if (segmented_offsets_sg_group_rank() == 0) old = segmented_offsets_sg_atomic_combine(counter, aggregate);
+#ifndef __OPENCL_VERSION__
+  __syncwarp(together);
+#endif
   old = segmented_offsets_sg_group_broadcast(temp, old, 0);
   segmented_offsets_sg_items_from(segmented_offsets_seg_combine(old, prefix), in, inclusive, exclusive);
   return aggregate;

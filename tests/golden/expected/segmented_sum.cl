@@ -460,7 +460,16 @@ SG_FN segmented_sum_T segmented_sum_sg_scan_update(SG_LOCAL segmented_sum_temp* 
   segmented_sum_T aggregate;
   const segmented_sum_T prefix = segmented_sum_sg_group_exclusive(temp, segmented_sum_sg_reduce_items(in), &aggregate);
   segmented_sum_T old = segmented_sum_identity();
+#ifndef __OPENCL_VERSION__
+  // CUDA: the lanes here before the update meet again after it. A
+  // compare-and-swap loop may leave them apart, and the coalesced lanes'
+  // broadcast takes the lanes active at the time it runs.
+  const unsigned int together = __activemask();
+#endif
   if (segmented_sum_sg_group_rank() == 0) old = segmented_sum_sg_atomic_combine(counter, aggregate);
+#ifndef __OPENCL_VERSION__
+  __syncwarp(together);
+#endif
   old = segmented_sum_sg_group_broadcast(temp, old, 0);
   segmented_sum_sg_items_from(segmented_sum_combine(old, prefix), in, inclusive, exclusive);
   return aggregate;

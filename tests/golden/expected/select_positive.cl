@@ -479,7 +479,16 @@ SG_FN select_positive_T select_positive_sg_scan_update(SG_LOCAL select_positive_
   select_positive_T aggregate;
   const select_positive_T prefix = select_positive_sg_group_exclusive(temp, select_positive_sg_reduce_items(in), &aggregate);
   select_positive_T old = select_positive_identity();
+#ifndef __OPENCL_VERSION__
+  // CUDA: the lanes here before the update meet again after it. A
+  // compare-and-swap loop may leave them apart, and the coalesced lanes'
+  // broadcast takes the lanes active at the time it runs.
+  const unsigned int together = __activemask();
+#endif
   if (select_positive_sg_group_rank() == 0) old = select_positive_sg_atomic_combine(counter, aggregate);
+#ifndef __OPENCL_VERSION__
+  __syncwarp(together);
+#endif
   old = select_positive_sg_group_broadcast(temp, old, 0);
   select_positive_sg_items_from(select_positive_combine(old, prefix), in, inclusive, exclusive);
   return aggregate;

@@ -662,7 +662,16 @@ SG_FN triangle_offsets_T triangle_offsets_sg_scan_update(SG_LOCAL triangle_offse
   triangle_offsets_T aggregate;
   const triangle_offsets_T prefix = triangle_offsets_sg_group_exclusive(temp, triangle_offsets_sg_reduce_items(in), &aggregate);
   triangle_offsets_T old = triangle_offsets_identity();
+#ifndef __OPENCL_VERSION__
+  // CUDA: the lanes here before the update meet again after it. A
+  // compare-and-swap loop may leave them apart, and the coalesced lanes'
+  // broadcast takes the lanes active at the time it runs.
+  const unsigned int together = __activemask();
+#endif
   if (triangle_offsets_sg_group_rank() == 0) old = triangle_offsets_sg_atomic_combine(counter, aggregate);
+#ifndef __OPENCL_VERSION__
+  __syncwarp(together);
+#endif
   old = triangle_offsets_sg_group_broadcast(temp, old, 0);
   triangle_offsets_sg_items_from(triangle_offsets_combine(old, prefix), in, inclusive, exclusive);
   return aggregate;

@@ -401,7 +401,16 @@ SG_FN warp_heads_affine_T warp_heads_affine_sg_scan_update(SG_LOCAL warp_heads_a
   warp_heads_affine_T aggregate;
   const warp_heads_affine_T prefix = warp_heads_affine_sg_group_exclusive(temp, warp_heads_affine_sg_reduce_items(in), &aggregate);
   warp_heads_affine_T old = warp_heads_affine_identity();
+#ifndef __OPENCL_VERSION__
+  // CUDA: the lanes here before the update meet again after it. A
+  // compare-and-swap loop may leave them apart, and the coalesced lanes'
+  // broadcast takes the lanes active at the time it runs.
+  const unsigned int together = __activemask();
+#endif
   if (warp_heads_affine_sg_group_rank() == 0) old = warp_heads_affine_sg_atomic_combine(counter, aggregate);
+#ifndef __OPENCL_VERSION__
+  __syncwarp(together);
+#endif
   old = warp_heads_affine_sg_group_broadcast(temp, old, 0);
   warp_heads_affine_sg_items_from(warp_heads_affine_combine(old, prefix), in, inclusive, exclusive);
   return aggregate;

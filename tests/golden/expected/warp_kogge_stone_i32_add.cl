@@ -394,7 +394,16 @@ SG_FN warp_ks_sum_T warp_ks_sum_sg_scan_update(SG_LOCAL warp_ks_sum_temp* temp, 
   warp_ks_sum_T aggregate;
   const warp_ks_sum_T prefix = warp_ks_sum_sg_group_exclusive(temp, warp_ks_sum_sg_reduce_items(in), &aggregate);
   warp_ks_sum_T old = warp_ks_sum_identity();
+#ifndef __OPENCL_VERSION__
+  // CUDA: the lanes here before the update meet again after it. A
+  // compare-and-swap loop may leave them apart, and the coalesced lanes'
+  // broadcast takes the lanes active at the time it runs.
+  const unsigned int together = __activemask();
+#endif
   if (warp_ks_sum_sg_group_rank() == 0) old = warp_ks_sum_sg_atomic_combine(counter, aggregate);
+#ifndef __OPENCL_VERSION__
+  __syncwarp(together);
+#endif
   old = warp_ks_sum_sg_group_broadcast(temp, old, 0);
   warp_ks_sum_sg_items_from(warp_ks_sum_combine(old, prefix), in, inclusive, exclusive);
   return aggregate;

@@ -394,7 +394,16 @@ SG_FN warp_ksl_max_T warp_ksl_max_sg_scan_update(SG_LOCAL warp_ksl_max_temp* tem
   warp_ksl_max_T aggregate;
   const warp_ksl_max_T prefix = warp_ksl_max_sg_group_exclusive(temp, warp_ksl_max_sg_reduce_items(in), &aggregate);
   warp_ksl_max_T old = warp_ksl_max_identity();
+#ifndef __OPENCL_VERSION__
+  // CUDA: the lanes here before the update meet again after it. A
+  // compare-and-swap loop may leave them apart, and the coalesced lanes'
+  // broadcast takes the lanes active at the time it runs.
+  const unsigned int together = __activemask();
+#endif
   if (warp_ksl_max_sg_group_rank() == 0) old = warp_ksl_max_sg_atomic_combine(counter, aggregate);
+#ifndef __OPENCL_VERSION__
+  __syncwarp(together);
+#endif
   old = warp_ksl_max_sg_group_broadcast(temp, old, 0);
   warp_ksl_max_sg_items_from(warp_ksl_max_combine(old, prefix), in, inclusive, exclusive);
   return aggregate;

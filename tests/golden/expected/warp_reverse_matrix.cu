@@ -316,7 +316,16 @@ SG_FN warp_reverse_matrix_T warp_reverse_matrix_sg_scan_update(SG_LOCAL warp_rev
   warp_reverse_matrix_T aggregate;
   const warp_reverse_matrix_T prefix = warp_reverse_matrix_sg_group_exclusive(temp, warp_reverse_matrix_sg_reduce_items(in), &aggregate);
   warp_reverse_matrix_T old = warp_reverse_matrix_identity();
+#ifndef __OPENCL_VERSION__
+  // CUDA: the lanes here before the update meet again after it. A
+  // compare-and-swap loop may leave them apart, and the coalesced lanes'
+  // broadcast takes the lanes active at the time it runs.
+  const unsigned int together = __activemask();
+#endif
   if (warp_reverse_matrix_sg_group_rank() == 0) old = warp_reverse_matrix_sg_atomic_combine(counter, aggregate);
+#ifndef __OPENCL_VERSION__
+  __syncwarp(together);
+#endif
   old = warp_reverse_matrix_sg_group_broadcast(temp, old, 0);
   warp_reverse_matrix_sg_items_from(warp_reverse_matrix_combine(old, prefix), in, inclusive, exclusive);
   return aggregate;

@@ -127,6 +127,9 @@ struct Outputs {
 struct CounterUpdate {
   dsl::ScalarKind kind = dsl::ScalarKind::I32;
   dsl::BuiltinOp op = dsl::BuiltinOp::Add;
+  // Any other operator on an element of 4 or 8 bytes: a compare-and-swap
+  // loop on a word of that many bytes (0: the native atomic of `op`).
+  size_t cas_bytes = 0;
 };
 
 struct Plan {
