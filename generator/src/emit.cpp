@@ -120,6 +120,7 @@ void scan_part(const Plan& p, const BackendEmitter& be, Holes& scan) {
   holes.when("scatter", p.scatter && p.level == dsl::Level::Device);  // fused outputs (device_lookback.h)
   holes.when("group_scatter", p.scatter && p.level != dsl::Level::Device);  // P_scatter (api.h, entry.h)
   holes.when("group_plain", !(p.scatter && p.level != dsl::Level::Device));
+  holes.when("scatter_any", p.scatter);  // api.h's sg_scatter_element, for both
   holes.when("scatter_staged", p.scatter_staged).when("scatter_direct", !p.scatter_staged);
   // The fused outputs in the striped order write the scan's results too (no stores after them).
   holes.when("scatter_striped", p.scatter_striped).when("scatter_own", p.scatter && !p.scatter_striped);

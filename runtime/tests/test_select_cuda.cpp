@@ -67,7 +67,9 @@ struct Cuda {
 
 }  // namespace
 
-TEST_CASE("fused outputs: select and partition on a CUDA GPU match the reference", "[gpu][runtime][select]") {
+// One test's runtime, seed and backend, for one of select_sweep.h's sweeps.
+template <class Sweep>
+void on_cuda(Sweep&& sweep) {
   INFO("GPU: " << driver().name);
   TempCache cache;
   scangen::Runtime rt({scangen::Backend::Cuda});
@@ -75,31 +77,21 @@ TEST_CASE("fused outputs: select and partition on a CUDA GPU match the reference
   INFO("seed " << s0 << " (replay with SCANGEN_TEST_SEED=" << s0 << ")");
   std::mt19937_64 rng(s0);
   Cuda b;
-  sel::sweep(b, rt, rng);
+  sweep(b, rt, rng);
+}
+
+TEST_CASE("fused outputs: select and partition on a CUDA GPU match the reference", "[gpu][runtime][select]") {
+  on_cuda([](Cuda& b, scangen::Runtime& rt, std::mt19937_64& rng) { sel::sweep(b, rt, rng); });
 }
 
 TEST_CASE("fused outputs: the scan's own results beside them, both modes and in place on a CUDA GPU",
           "[gpu][runtime][select]") {
-  INFO("GPU: " << driver().name);
-  TempCache cache;
-  scangen::Runtime rt({scangen::Backend::Cuda});
-  const uint64_t s0 = seed();
-  INFO("seed " << s0 << " (replay with SCANGEN_TEST_SEED=" << s0 << ")");
-  std::mt19937_64 rng(s0);
-  Cuda b;
-  sel::own_results(b, rt, rng);
+  on_cuda([](Cuda& b, scangen::Runtime& rt, std::mt19937_64& rng) { sel::own_results(b, rt, rng); });
 }
 
 TEST_CASE("fused outputs of warp and block scans: P_scatter and P_scatter_update on a CUDA GPU",
           "[gpu][runtime][select]") {
-  INFO("GPU: " << driver().name);
-  TempCache cache;
-  scangen::Runtime rt({scangen::Backend::Cuda});
-  const uint64_t s0 = seed();
-  INFO("seed " << s0 << " (replay with SCANGEN_TEST_SEED=" << s0 << ")");
-  std::mt19937_64 rng(s0);
-  Cuda b;
-  sel::group_outputs(b, rt, rng);
+  on_cuda([](Cuda& b, scangen::Runtime& rt, std::mt19937_64& rng) { sel::group_outputs(b, rt, rng); });
 }
 
 TEST_CASE("fused outputs: select and partition compile with NVRTC for sm_90", "[nvrtc][select]") {

@@ -61,7 +61,9 @@ struct OpenCL {
 
 }  // namespace
 
-TEST_CASE("fused outputs: select and partition on OpenCL match the reference", "[opencl][runtime][select]") {
+// One test's runtime, seed and backend, for one of select_sweep.h's sweeps.
+template <class Sweep>
+void on_opencl(Sweep&& sweep) {
   if (!have_opencl()) return;
   TempCache cache;
   scangen::Runtime rt({scangen::Backend::OpenCL});
@@ -69,31 +71,21 @@ TEST_CASE("fused outputs: select and partition on OpenCL match the reference", "
   INFO("seed " << s0 << " (replay with SCANGEN_TEST_SEED=" << s0 << ")");
   std::mt19937_64 rng(s0);
   OpenCL b{rt};
-  sel::sweep(b, rt, rng);
+  sweep(b, rt, rng);
+}
+
+TEST_CASE("fused outputs: select and partition on OpenCL match the reference", "[opencl][runtime][select]") {
+  on_opencl([](OpenCL& b, scangen::Runtime& rt, std::mt19937_64& rng) { sel::sweep(b, rt, rng); });
 }
 
 TEST_CASE("fused outputs: the scan's own results beside them, both modes and in place on OpenCL",
           "[opencl][runtime][select]") {
-  if (!have_opencl()) return;
-  TempCache cache;
-  scangen::Runtime rt({scangen::Backend::OpenCL});
-  const uint64_t s0 = seed();
-  INFO("seed " << s0 << " (replay with SCANGEN_TEST_SEED=" << s0 << ")");
-  std::mt19937_64 rng(s0);
-  OpenCL b{rt};
-  sel::own_results(b, rt, rng);
+  on_opencl([](OpenCL& b, scangen::Runtime& rt, std::mt19937_64& rng) { sel::own_results(b, rt, rng); });
 }
 
 TEST_CASE("fused outputs of warp and block scans: P_scatter and P_scatter_update on OpenCL",
           "[opencl][runtime][select]") {
-  if (!have_opencl()) return;
-  TempCache cache;
-  scangen::Runtime rt({scangen::Backend::OpenCL});
-  const uint64_t s0 = seed();
-  INFO("seed " << s0 << " (replay with SCANGEN_TEST_SEED=" << s0 << ")");
-  std::mt19937_64 rng(s0);
-  OpenCL b{rt};
-  sel::group_outputs(b, rt, rng);
+  on_opencl([](OpenCL& b, scangen::Runtime& rt, std::mt19937_64& rng) { sel::group_outputs(b, rt, rng); });
 }
 
 TEST_CASE("fused outputs: Scan::run refuses a missing, unwanted or aliased scattered buffer",

@@ -74,6 +74,27 @@ SG_FN void SG_NAME(sg_items_seed_exclusive)(SG_T prefix, const SG_T* in, SG_T* i
 }
 
 SG_END(seed_exclusive)
+SG_BEGIN(scatter_any)
+// One element's fused outputs (section `scatter_any`, each output a
+// `scatter_output`): where P_scatter_if(x, i, before, after, n, prev, next)
+// holds, P_scatter_value(...) goes to element P_scatter_at(...) of the
+// output, a position >= n dropped. (device_lookback.h's passes and
+// P_scatter's items call it.)
+SG_FN void SG_NAME(sg_scatter_element)(SG_IN x, scangen_u64 i, SG_T before, SG_T after, scangen_u64 n, SG_IN prev,
+                                       SG_IN next
+SG_BEGIN(scatter_output)
+                                       , SG_GLOBAL SG_OUT* SG_SCATTERED
+SG_END(scatter_output)
+                                       ) {
+SG_BEGIN(scatter_output)
+  if (SG_SCATTER_IF(x, i, before, after, n, prev, next)) {
+    const scangen_u64 at = SG_SCATTER_AT(x, i, before, after, n, prev, next);
+    if (at < n) SG_SCATTERED[at] = SG_SCATTER_VALUE(x, i, before, after, n, prev, next);
+  }
+SG_END(scatter_output)
+}
+
+SG_END(scatter_any)
 SG_FN SG_T SG_NAME(sg_scan)(SG_LOCAL SG_NAME(temp)* temp, const SG_T* in, SG_T* inclusive, SG_T* exclusive) {
   SG_T aggregate;
   SG_T prefix = SG_NAME(sg_group_exclusive)(temp, SG_NAME(sg_reduce_items)(in), &aggregate);
@@ -169,14 +190,7 @@ SG_END(scatter_output)
     if (inclusive) inclusive[k] = inc[k];
     if (exclusive) exclusive[k] = exc[k];
     const scangen_u64 i = index + (scangen_u64)k;
-    if (i < n) {
-SG_BEGIN(scatter_output)
-      if (SG_SCATTER_IF(x[k], i, exc[k], inc[k], n, x[k], x[k])) {
-        const scangen_u64 at = SG_SCATTER_AT(x[k], i, exc[k], inc[k], n, x[k], x[k]);
-        if (at < n) SG_SCATTERED[at] = SG_SCATTER_VALUE(x[k], i, exc[k], inc[k], n, x[k], x[k]);
-      }
-SG_END(scatter_output)
-    }
+    if (i < n) SG_NAME(sg_scatter_element)(x[k], i, exc[k], inc[k], n, x[k], x[k]SG_BEGIN(scatter_output), SG_SCATTEREDSG_END(scatter_output));
   }
 }
 

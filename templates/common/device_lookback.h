@@ -71,12 +71,7 @@ SG_BEGIN(scatter_striped)
       // The scan's own results (where their arrays are not null), after x is read: in place is safe.
       if (inclusive != 0) inclusive[i] = after;
       if (exclusive != 0) exclusive[i] = before;
-SG_BEGIN(scatter_output)
-      if (SG_SCATTER_IF(x, i, before, after, n, prev, next)) {
-        const scangen_u64 at = SG_SCATTER_AT(x, i, before, after, n, prev, next);
-        if (at < n) SG_SCATTERED[at] = SG_SCATTER_VALUE(x, i, before, after, n, prev, next);
-      }
-SG_END(scatter_output)
+      SG_NAME(sg_scatter_element)(x, i, before, after, n, prev, nextSG_BEGIN(scatter_output), SG_SCATTEREDSG_END(scatter_output));
     }
   }
   SG_BARRIER();  // the stores reuse the exchange
@@ -136,12 +131,7 @@ SG_END(scatter_direct)
       const SG_IN x = xs[k + 1];
       const SG_IN prev = xs[k];                            // in[i - 1], or x at 0
       const SG_IN next = i + 1 < n ? xs[k + 2] : x;        // in[i + 1], or x at n - 1
-SG_BEGIN(scatter_output)
-      if (SG_SCATTER_IF(x, i, exc[k], inc[k], n, prev, next)) {
-        const scangen_u64 at = SG_SCATTER_AT(x, i, exc[k], inc[k], n, prev, next);
-        if (at < n) SG_SCATTERED[at] = SG_SCATTER_VALUE(x, i, exc[k], inc[k], n, prev, next);
-      }
-SG_END(scatter_output)
+      SG_NAME(sg_scatter_element)(x, i, exc[k], inc[k], n, prev, nextSG_BEGIN(scatter_output), SG_SCATTEREDSG_END(scatter_output));
     }
   }
 SG_END(scatter_own)

@@ -80,15 +80,16 @@ SG_END(reverse)
 }
 
 SG_BEGIN(indexed)
-// convert(v, i): i is the element's place in its row, from column `col` of
-// the virtual array (0 at the row's first element, with reverse = true too).
-SG_FN scangen_u64 SG_NAME(sg_row_place)(scangen_u64 col, scangen_u64 length) {
+// convert(v, i): i is the element's place in its row or line (of `length`),
+// from its position p in the scan's order: column p of the virtual array, p
+// along the axis kernel's line (0 at the first element, with reverse = true too).
+SG_FN scangen_u64 SG_NAME(sg_place)(scangen_u64 p, scangen_u64 length) {
 SG_BEGIN(forward)
   (void)length;
-  return col;
+  return p;
 SG_END(forward)
 SG_BEGIN(reverse)
-  return length - 1 - col;
+  return length - 1 - p;
 SG_END(reverse)
 }
 
@@ -145,7 +146,7 @@ SG_BEGIN(indexed)
 SG_END(indexed)
 #pragma unroll
     for (int i = 0; i < SG_ITEMS; ++i) {
-      items[i] = SG_CONVERT(u.e[i]SG_BEGIN(indexed), SG_NAME(sg_row_place)(at.col, length)SG_END(indexed));
+      items[i] = SG_CONVERT(u.e[i]SG_BEGIN(indexed), SG_NAME(sg_place)(at.col, length)SG_END(indexed));
 SG_BEGIN(indexed)
       SG_NAME(sg_row_walk_next)(&at, length);
 SG_END(indexed)
@@ -160,7 +161,7 @@ SG_END(indexed)
     const int k = i * SG_THREADS + tid;
     const scangen_u64 g = first + (scangen_u64)k;
     exchange[SG_XPAD(k)] =
-        g < n ? SG_CONVERT(in[SG_NAME(sg_row_walk_at)(&walk, g, length, stride)]SG_BEGIN(indexed), SG_NAME(sg_row_place)(walk.col, length)SG_END(indexed))
+        g < n ? SG_CONVERT(in[SG_NAME(sg_row_walk_at)(&walk, g, length, stride)]SG_BEGIN(indexed), SG_NAME(sg_place)(walk.col, length)SG_END(indexed))
               : SG_IDENTITY();
     SG_NAME(sg_row_walk_next)(&walk, length);
   }
@@ -174,7 +175,7 @@ SG_END(indexed)
 #pragma unroll
   for (int i = 0; i < SG_ITEMS; ++i) {
     const scangen_u64 g = first + (scangen_u64)(tid * SG_ITEMS + i);
-    items[i] = g < n ? SG_CONVERT(in[SG_NAME(sg_row_walk_at)(&walk, g, length, stride)]SG_BEGIN(indexed), SG_NAME(sg_row_place)(walk.col, length)SG_END(indexed))
+    items[i] = g < n ? SG_CONVERT(in[SG_NAME(sg_row_walk_at)(&walk, g, length, stride)]SG_BEGIN(indexed), SG_NAME(sg_place)(walk.col, length)SG_END(indexed))
                      : SG_IDENTITY();
     SG_NAME(sg_row_walk_next)(&walk, length);
   }
@@ -312,7 +313,7 @@ SG_FN SG_T SG_NAME(sg_rows_reduce_alone)(const SG_GLOBAL SG_IN* in, scangen_u64 
   SG_T sum = SG_IDENTITY();
   *head = 0;
   for (scangen_u64 g = first; g < last; ++g) {
-    const SG_T x = SG_CONVERT(in[SG_NAME(sg_row_at)(g, length, stride)]SG_BEGIN(indexed), SG_NAME(sg_row_place)(g % length, length)SG_END(indexed));
+    const SG_T x = SG_CONVERT(in[SG_NAME(sg_row_at)(g, length, stride)]SG_BEGIN(indexed), SG_NAME(sg_place)(g % length, length)SG_END(indexed));
     const int h = g % length == 0;
     sum = h || g == first ? x : SG_COMBINE(sum, x);
     *head = *head || h;

@@ -41,20 +41,6 @@
 //
 // Needs: common/device_rows.h (the shared layout, the ticket, the empty rows).
 
-SG_BEGIN(indexed)
-// convert(v, i): i is the element's place along the axis, from its position
-// p in the scan's order (0 at the line's first element, with reverse = true too).
-SG_FN scangen_u64 SG_NAME(sg_axis_place)(scangen_u64 p, scangen_u64 length) {
-SG_BEGIN(forward)
-  (void)length;
-  return p;
-SG_END(forward)
-SG_BEGIN(reverse)
-  return length - 1 - p;
-SG_END(reverse)
-}
-
-SG_END(indexed)
 // The status of chunk `pred` of this thread's line (index `slot`), waited
 // for; on OpenCL with bounded waits and the fallback of reducing that chunk
 // of the line itself (as in opencl/lookback.cl). Returns its flag.
@@ -68,8 +54,8 @@ SG_FN unsigned int SG_NAME(sg_axis_status)(SG_GLOBAL unsigned char* workspace, s
   if (flag == SG_FLAG_INVALID) {
     const scangen_u64 from = (scangen_u64)pred * depth;
     const scangen_u64 to = from + depth < length ? from + depth : length;
-    SG_T r = SG_CONVERT(in[base + from * stride]SG_BEGIN(indexed), SG_NAME(sg_axis_place)(from, length)SG_END(indexed));
-    for (scangen_u64 p = from + 1; p < to; ++p) r = SG_COMBINE(r, SG_CONVERT(in[base + p * stride]SG_BEGIN(indexed), SG_NAME(sg_axis_place)(p, length)SG_END(indexed)));
+    SG_T r = SG_CONVERT(in[base + from * stride]SG_BEGIN(indexed), SG_NAME(sg_place)(from, length)SG_END(indexed));
+    for (scangen_u64 p = from + 1; p < to; ++p) r = SG_COMBINE(r, SG_CONVERT(in[base + p * stride]SG_BEGIN(indexed), SG_NAME(sg_place)(p, length)SG_END(indexed)));
     mem_fence(CLK_GLOBAL_MEM_FENCE);
     flag = SG_NAME(sg_status_load)(workspace, slot, v);
     if (flag == SG_FLAG_INVALID) {
@@ -183,12 +169,12 @@ SG_FN void SG_NAME(sg_axis_load)(const SG_GLOBAL SG_IN* in, scangen_u64 base, sc
 #pragma unroll
       for (int i = 0; i < SG_ITEMS; ++i)
         exchange[SG_XPAD(i * SG_THREADS + tid)] =
-            SG_CONVERT(src[(scangen_u64)i * step]SG_BEGIN(indexed), SG_NAME(sg_axis_place)(start + (scangen_u64)(i * slices + slice), length)SG_END(indexed));
+            SG_CONVERT(src[(scangen_u64)i * step]SG_BEGIN(indexed), SG_NAME(sg_place)(start + (scangen_u64)(i * slices + slice), length)SG_END(indexed));
     } else {
 #pragma unroll
       for (int i = 0; i < SG_ITEMS; ++i) {
         const scangen_u64 p = start + (scangen_u64)(i * slices + slice);
-        exchange[SG_XPAD(i * SG_THREADS + tid)] = valid && p < length ? SG_CONVERT(in[base + p * stride]SG_BEGIN(indexed), SG_NAME(sg_axis_place)(p, length)SG_END(indexed)) : SG_IDENTITY();
+        exchange[SG_XPAD(i * SG_THREADS + tid)] = valid && p < length ? SG_CONVERT(in[base + p * stride]SG_BEGIN(indexed), SG_NAME(sg_place)(p, length)SG_END(indexed)) : SG_IDENTITY();
       }
     }
     SG_BARRIER();
@@ -204,13 +190,13 @@ SG_FN void SG_NAME(sg_axis_load)(const SG_GLOBAL SG_IN* in, scangen_u64 base, sc
     const SG_GLOBAL SG_IN* src = in + base + (start + (scangen_u64)(slice * SG_ITEMS)) * stride;
     SG_AXIS_UNROLL
     for (int i = 0; i < SG_ITEMS; ++i)
-      items[i] = SG_CONVERT(src[(scangen_u64)i * stride]SG_BEGIN(indexed), SG_NAME(sg_axis_place)(start + (scangen_u64)(slice * SG_ITEMS + i), length)SG_END(indexed));
+      items[i] = SG_CONVERT(src[(scangen_u64)i * stride]SG_BEGIN(indexed), SG_NAME(sg_place)(start + (scangen_u64)(slice * SG_ITEMS + i), length)SG_END(indexed));
     return;
   }
   SG_AXIS_UNROLL
   for (int i = 0; i < SG_ITEMS; ++i) {
     const scangen_u64 p = start + (scangen_u64)(slice * SG_ITEMS + i);
-    items[i] = valid && p < length ? SG_CONVERT(in[base + p * stride]SG_BEGIN(indexed), SG_NAME(sg_axis_place)(p, length)SG_END(indexed)) : SG_IDENTITY();
+    items[i] = valid && p < length ? SG_CONVERT(in[base + p * stride]SG_BEGIN(indexed), SG_NAME(sg_place)(p, length)SG_END(indexed)) : SG_IDENTITY();
   }
 }
 

@@ -442,6 +442,21 @@ SG_FN void partition_small_sg_items_from(partition_small_T prefix, const partiti
   }
 }
 
+// One element's fused outputs (section `scatter_any`, each output a
+// `scatter_output`): where P_scatter_if(x, i, before, after, n, prev, next)
+// holds, P_scatter_value(...) goes to element P_scatter_at(...) of the
+// output, a position >= n dropped. (device_lookback.h's passes and
+// P_scatter's items call it.)
+SG_FN void partition_small_sg_scatter_element(partition_small_In x, scangen_u64 i, partition_small_T before, partition_small_T after, scangen_u64 n, partition_small_In prev,
+                                       partition_small_In next
+                                       , SG_GLOBAL partition_small_Out* scattered
+                                       ) {
+  if (partition_small_scatter_if(x, i, before, after, n, prev, next)) {
+    const scangen_u64 at = partition_small_scatter_at(x, i, before, after, n, prev, next);
+    if (at < n) scattered[at] = partition_small_scatter_value(x, i, before, after, n, prev, next);
+  }
+}
+
 SG_FN partition_small_T partition_small_sg_scan(SG_LOCAL partition_small_temp* temp, const partition_small_T* in, partition_small_T* inclusive, partition_small_T* exclusive) {
   partition_small_T aggregate;
   partition_small_T prefix = partition_small_sg_group_exclusive(temp, partition_small_sg_reduce_items(in), &aggregate);
@@ -1073,10 +1088,7 @@ SG_FN void partition_small_sg_scatter(const SG_GLOBAL partition_small_In* in, sc
       // The scan's own results (where their arrays are not null), after x is read: in place is safe.
       if (inclusive != 0) inclusive[i] = after;
       if (exclusive != 0) exclusive[i] = before;
-      if (partition_small_scatter_if(x, i, before, after, n, prev, next)) {
-        const scangen_u64 at = partition_small_scatter_at(x, i, before, after, n, prev, next);
-        if (at < n) scattered[at] = partition_small_scatter_value(x, i, before, after, n, prev, next);
-      }
+      partition_small_sg_scatter_element(x, i, before, after, n, prev, next, scattered);
     }
   }
   SG_BARRIER();  // the stores reuse the exchange

@@ -312,6 +312,21 @@ SG_FN void select_positive_sg_items_from(select_positive_T prefix, const select_
   }
 }
 
+// One element's fused outputs (section `scatter_any`, each output a
+// `scatter_output`): where P_scatter_if(x, i, before, after, n, prev, next)
+// holds, P_scatter_value(...) goes to element P_scatter_at(...) of the
+// output, a position >= n dropped. (device_lookback.h's passes and
+// P_scatter's items call it.)
+SG_FN void select_positive_sg_scatter_element(select_positive_In x, scangen_u64 i, select_positive_T before, select_positive_T after, scangen_u64 n, select_positive_In prev,
+                                       select_positive_In next
+                                       , SG_GLOBAL select_positive_Out* scattered
+                                       ) {
+  if (select_positive_scatter_if(x, i, before, after, n, prev, next)) {
+    const scangen_u64 at = select_positive_scatter_at(x, i, before, after, n, prev, next);
+    if (at < n) scattered[at] = select_positive_scatter_value(x, i, before, after, n, prev, next);
+  }
+}
+
 SG_FN select_positive_T select_positive_sg_scan(SG_LOCAL select_positive_temp* temp, const select_positive_T* in, select_positive_T* inclusive, select_positive_T* exclusive) {
   select_positive_T aggregate;
   select_positive_T prefix = select_positive_sg_group_exclusive(temp, select_positive_sg_reduce_items(in), &aggregate);
@@ -871,10 +886,7 @@ SG_FN void select_positive_sg_scatter(const SG_GLOBAL select_positive_In* in, sc
       // The scan's own results (where their arrays are not null), after x is read: in place is safe.
       if (inclusive != 0) inclusive[i] = after;
       if (exclusive != 0) exclusive[i] = before;
-      if (select_positive_scatter_if(x, i, before, after, n, prev, next)) {
-        const scangen_u64 at = select_positive_scatter_at(x, i, before, after, n, prev, next);
-        if (at < n) scattered[at] = select_positive_scatter_value(x, i, before, after, n, prev, next);
-      }
+      select_positive_sg_scatter_element(x, i, before, after, n, prev, next, scattered);
     }
   }
   SG_BARRIER();  // the stores reuse the exchange
