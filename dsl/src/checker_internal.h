@@ -29,7 +29,7 @@ __extension__ using u128 = unsigned __int128;
 
 constexpr int kMaxThreads = 1024;
 constexpr int kMaxItems = 128;
-constexpr int kMaxWarp = 32;
+constexpr int kMaxWarp = 1024;          // warp(W): W up to a block; W > 32 spans warps
 constexpr size_t kMaxInputArrays = 8;   // input = T1, T2, ...;
 constexpr size_t kMaxTypeNesting = 64;  // structs inside structs; bounds recursion
 

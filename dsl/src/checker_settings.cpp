@@ -241,14 +241,14 @@ void Checker::check_level(const Items& items, Spec& spec) {
   if (v && v->kind == ast::ExprKind::Call && v->text == "warp") {
     spec.level = Level::Warp;
     if (v->kids.size() != 1 || v->kids[0]->kind != ast::ExprKind::Int) {
-      error(v->loc, "'warp(W)' takes one whole number W = 1, 2, 4, 8, 16 or 32");
+      error(v->loc, "'warp(W)' takes one whole number W, a power of two from 1 to 1024");
       return;
     }
     u128 w = 0;
     if (!parse_integer(*v->kids[0], w)) return;
     if (w > kMaxWarp || !is_power_of_two(static_cast<int64_t>(w)))
       error(v->kids[0]->loc, "warp width " + int128_to_string(static_cast<i128>(w)) +
-                                 " is not supported; W must be a power of two from 1 to 32");
+                                 " is not supported; W must be a power of two from 1 to 1024");
     else
       spec.warp_width = static_cast<int>(w);
   } else if (v && v->kind == ast::ExprKind::Name) {
@@ -283,6 +283,10 @@ void Checker::check_algorithm(const Items& items, Spec& spec) {
                       "-level algorithm but "
                       "this scan's level is " +
                       to_string(level) + "; " + to_string(level) + "-level algorithms: " + join(here));
+  } else if (*a == Algorithm::Coalesced && spec.warp_width > 32) {
+    error(v->loc, "algorithm 'coalesced' scans the active lanes of one warp of 32; a logical warp of " +
+                      std::to_string(spec.warp_width) + " lanes spans " + std::to_string(spec.warp_width / 32) +
+                      " warps: use kogge_stone or kogge_stone_local");
   } else {
     spec.algorithm = *a;
   }

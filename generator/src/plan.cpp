@@ -189,6 +189,15 @@ void decide_group_shape(Plan& p, const dsl::Spec& spec, const DeviceTuning& tuni
     p.group_threads = spec.warp_width;
     p.block_threads = spec.threads;
     p.groups_per_block = spec.threads / spec.warp_width;
+    // A logical warp of more than 32 lanes spans warps: its warps of 32 scan
+    // with the level's lane exchange and meet in shared memory, as a block's
+    // warp_scans do (cooperative groups' thread_block_tile<64 .. 1024>).
+    if (spec.warp_width > 32) {
+      if (spec.algorithm == Algorithm::Coalesced)
+        fail(spec, "algorithm 'coalesced' scans the active lanes of one warp of 32, not a logical warp of " +
+                       std::to_string(spec.warp_width));
+      p.tile_algorithm = Algorithm::WarpScans;
+    }
     return;
   }
   p.group_threads = p.block_threads = spec.threads > 0 ? spec.threads : p.tuning.threads;
@@ -203,7 +212,7 @@ void decide_group_shape(Plan& p, const dsl::Spec& spec, const DeviceTuning& tuni
 size_t decide_block_algorithm(Plan& p) {
   const int t = p.group_threads;
   p.uses_lanes = needs_lanes(group_template(p));
-  if (p.level == Level::Warp) {
+  if (p.level == Level::Warp && t <= 32) {
     p.lane_scratch = through_memory(p.exchange) ? t : 1;
     return static_cast<size_t>(p.lane_scratch);
   }

@@ -232,7 +232,12 @@ std::string to_string(const Plan& p) {
   else
     line(o, "group",
          std::to_string(p.group_threads) + " threads x " + std::to_string(p.items) + " items = segments of " +
-             std::to_string(p.segment) + " elements, blocked arrangement");
+             std::to_string(p.segment) + " elements, blocked arrangement" +
+             (p.level == Level::Warp && p.group_threads > 32
+                  ? "; " + std::to_string(p.group_threads / 32) +
+                        " warps of 32 per logical warp, their totals met in shared memory (block-wide barriers: "
+                        "every thread of the block calls)"
+                  : std::string()));
   explain_group(o, p);
   if (p.reverse && p.segmented.on())
     line(o, "order",

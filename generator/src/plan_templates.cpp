@@ -96,7 +96,7 @@ const char* dialect_template(Backend backend) {
 }
 
 const char* group_template(const Plan& p) {
-  if (p.level == dsl::Level::Warp) return "common/warp.h";
+  if (p.level == dsl::Level::Warp && p.group_threads <= 32) return "common/warp.h";
   switch (p.tile_algorithm) {
     case dsl::Algorithm::Raking:
     case dsl::Algorithm::RakingMemoize:

@@ -319,9 +319,9 @@ void own_results(B& b, Runtime& rt, std::mt19937_64& rng) {
 //
 // Through the entry kernel, which calls the public P_scatter (with outputs =
 // running_total P_scatter_update) on each thread's elements: a per-segment
-// select (each block segment compacted into its own range), a dense output of
-// a non-commutative operator whose init seeds the exclusive results alone
-// (warp(8), mode = both), and a buffer allocation across groups (positions
+// select (each block segment compacted into its own range; the same in each
+// logical warp of 128 lanes), a dense output of a non-commutative operator
+// whose init seeds the exclusive results alone (warp(8), mode = both), and a buffer allocation across groups (positions
 // from a running total, the order between groups not fixed).
 
 inline std::vector<std::string> group_texts() {
@@ -334,6 +334,10 @@ inline std::vector<std::string> group_texts() {
       " threads = 64; items = 2; mode = both; init = A { a: 3, b: 7 }; init_applies_to = exclusive;"
       " scatter_type = u64; scatter_at(x, i) = i;"
       " scatter(x, i, e, p, n) = u64(e.a) * 1000003 + u64(e.b) * 31 + u64(p.b) + u64(x) * n + i; }",
+      // A logical warp of 128 lanes (4 warps of 32) selecting odd values within each of its segments.
+      "scan group_select_wide { input = i32; type = u32; convert(x) = (x & 1) == 1 ? 1 : 0; op = add;"
+      " level = warp(128); threads = 256; items = 3; mode = inclusive; scatter_if(x) = (x & 1) == 1;"
+      " scatter_at(x, i, before) = i - i % 384 + u64(before); scatter(x) = x; }",
   };
 }
 

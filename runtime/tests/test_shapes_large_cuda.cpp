@@ -1,11 +1,12 @@
 // Shaped and segmented scans of more than 2^32 elements in one call on a
 // CUDA GPU (label gpu, tag [large]: scripts/gpu-check; skipped, exit 4,
 // where there is no GPU): batched rows (long rows with gaps, and millions of
-// short rows), a column scan whose second strip holds one line, and a scan
-// segmented by offsets. u8 sums wrap around, so every element is checked
+// short rows), a column scan whose second strip holds one line, a scan
+// segmented by offsets, and a select and a partition (fused outputs). u8 sums wrap around, so every element is checked
 // exactly by a native loop; the gaps between rows and the outputs past the
 // end must keep their poison.
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -215,4 +216,60 @@ TEST_CASE("CUDA scan segmented by offsets of more than 2^32 elements in one call
   for (uint64_t j = n; j < out.size(); ++j) past += out[j] != kPoison;
   for (uint64_t j = count; j < agg.size(); ++j) past += agg[j] != kPoison;
   CHECK(past == 0);
+}
+
+// Fused outputs past 2^32: a select (and a partition) of 2^32 + 77 bytes,
+// the positions and the count u64, checked element by element against a
+// native loop; the select leaves the rest of its output poisoned.
+TEST_CASE("CUDA select and partition of more than 2^32 elements in one call", "[gpu][select][large]") {
+  INFO("GPU: " << driver().name);
+  TempCache cache;
+  scangen::Runtime rt({scangen::Backend::Cuda});
+  const uint64_t s0 = seed();
+  INFO("seed " << s0 << " (replay with SCANGEN_TEST_SEED=" << s0 << ")");
+  const uint64_t n = (1ull << 32) + 77;
+  const std::vector<uint8_t> in = random_bytes(n, s0);
+  const Buffer d_in = upload(in);
+  std::vector<uint8_t> kept, partitioned(n);
+  kept.reserve(n / 2 + n / 8);
+  uint64_t rejected = 0;
+  for (uint64_t i = 0; i < n; ++i) {
+    if (in[i] < 100)
+      kept.push_back(in[i]);
+    else
+      partitioned[n - 1 - rejected++] = in[i];
+  }
+  std::memcpy(partitioned.data(), kept.data(), kept.size());
+  const char* const specs[] = {
+      "scan big_select { input = u8; type = u64; convert(x) = x < 100 ? 1 : 0; op = add; mode = exclusive;"
+      " outputs = aggregate; scatter_if(x) = x < 100; scatter_at(x, i, before) = before; scatter(x) = x; }",
+      "scan big_partition { input = u8; type = u64; convert(x) = x < 100 ? 1 : 0; op = add; mode = exclusive;"
+      " outputs = aggregate; scatter_at(x, i, before, after, n) = x < 100 ? before : n - 1 - (i - before);"
+      " scatter(x) = x; }"};
+  for (const char* text : specs) {
+    INFO(text);
+    const scangen::Scan s = rt.compile(text);
+    const Buffer d_out = poisoned(n), d_count = poisoned(8);
+    scangen::Scan::CudaArgs a;
+    a.in = d_in.get();
+    a.scattered = d_out.get();
+    a.aggregate = d_count.get();
+    a.n = n;
+    s.run(a);
+    const std::vector<uint8_t> out = download(d_out, n), count = download(d_count, 8);
+    uint64_t got = 0;
+    std::memcpy(&got, count.data(), 8);
+    CHECK(got == kept.size());
+    const bool select = std::strstr(text, "scatter_if") != nullptr;
+    const std::vector<uint8_t>& want = select ? kept : partitioned;
+    uint64_t bad = 0, first = 0;
+    for (uint64_t i = 0; i < want.size(); ++i)
+      if (out[i] != want[i] && bad++ == 0) first = i;
+    INFO(kept.size() << " kept; " << bad << " wrong; the first at " << first);
+    CHECK(bad == 0);
+    uint64_t past = 0;  // the select's unused outputs and every byte past n keep their poison
+    for (uint64_t j = want.size(); j < out.size(); ++j) past += out[j] != kPoison;
+    CHECK(past == 0);
+    CHECK(std::count(count.begin() + 8, count.end(), kPoison) == 16);
+  }
 }

@@ -1,11 +1,15 @@
-// Block level, warp_scans: every warp of 32 threads scans its partials with
-// a lane scan, the warp totals meet in shared memory, and each thread adds
-// the totals of the warps before its own. SG_THREADS is a multiple of 32.
+// Block level, warp_scans (and a logical warp of more than 32 lanes): every
+// warp of 32 threads scans its partials with a lane scan, the warp totals
+// meet in shared memory, and each thread adds the totals of the warps before
+// its own. The group is SG_GROUP_THREADS threads (a multiple of 32): the
+// block, or one of the block's SG_GROUPS logical warps, each with its own
+// scratch. The barriers are the block's: every thread of the block calls,
+// all of its groups at once.
 //
-// Needs: SG_THREADS, SG_LANE_SCRATCH (elements of lane scratch per warp:
-// 32 through memory, 1 with shuffles).
+// Needs: SG_GROUP_THREADS, SG_GROUPS, SG_LANE_SCRATCH (elements of lane
+// scratch per warp: 32 through memory, 1 with shuffles).
 
-#define SG_WARPS (SG_THREADS / 32)
+#define SG_WARPS (SG_GROUP_THREADS / 32)
 
 typedef struct {
   SG_T lanes[SG_WARPS * SG_LANE_SCRATCH];
@@ -13,9 +17,18 @@ typedef struct {
   SG_T shared_value[1];
 } SG_NAME(temp);
 
+// This thread's rank in its group.
+SG_FN int SG_NAME(sg_group_rank)(void) {
+#if SG_GROUPS > 1
+  return SG_THREAD() % SG_GROUP_THREADS;
+#else
+  return SG_THREAD();
+#endif
+}
+
 SG_FN SG_T SG_NAME(sg_group_exclusive)(SG_LOCAL SG_NAME(temp)* temp, SG_T partial, SG_T* aggregate) {
-  const int tid = SG_THREAD();
-  const int warp = tid / 32, lane = tid % 32;
+  const int rank = SG_NAME(sg_group_rank)();
+  const int warp = rank / 32, lane = rank % 32;
   SG_T warp_total = partial;
   const SG_T prefix =
       SG_NAME(sg_lanes_exclusive)(temp->lanes + warp * SG_LANE_SCRATCH, lane, 32, 1, partial, &warp_total);
@@ -35,13 +48,11 @@ SG_FN SG_T SG_NAME(sg_group_exclusive)(SG_LOCAL SG_NAME(temp)* temp, SG_T partia
 }
 
 SG_FN SG_T SG_NAME(sg_group_broadcast)(SG_LOCAL SG_NAME(temp)* temp, SG_T v, int src) {
-  if (SG_THREAD() == src) temp->shared_value[0] = v;
+  if (SG_NAME(sg_group_rank)() == src) temp->shared_value[0] = v;
   SG_BARRIER();
   const SG_T r = temp->shared_value[0];
   SG_BARRIER();
   return r;
 }
-
-SG_FN int SG_NAME(sg_group_rank)(void) { return SG_THREAD(); }
 
 #undef SG_WARPS

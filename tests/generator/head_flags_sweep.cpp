@@ -38,6 +38,11 @@ const Case kCases[] = {
     {"hf_warp32_sum_init", kSum, "level = warp(32);\n  threads = 64;\n  items = 2;\n  init = 3;", false},
     {"hf_warp16_matrix_local", kMatrix, "level = warp(16);\n  algorithm = kogge_stone_local;\n  threads = 32;", false},
     {"hf_warp8_matrix", kMatrix, "level = warp(8);\n  threads = 32;\n  items = 2;", false},
+    {"hf_warp64_matrix", kMatrix, "level = warp(64);\n  threads = 256;\n  items = 2;", false},
+    {"hf_warp128_affine_local", kAffine,
+     "level = warp(128);\n  algorithm = kogge_stone_local;\n  threads = 256;\n  items = 3;\n  init = AffU { a: 3, b: 5 "
+     "};",
+     false},
     {"hf_block96_affine_raking", kAffine,
      "level = block;\n  threads = 96;\n  items = 3;\n  init = AffU { a: 3, b: 5 };\n  init_applies_to = exclusive;",
      false},

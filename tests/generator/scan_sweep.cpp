@@ -88,9 +88,12 @@ bool is_warp(Algorithm a) {
 // The group shapes an algorithm runs at.
 std::vector<Shape> shapes(Algorithm a) {
   if (is_warp(a)) {
-    // Several logical warps per block, blocks of fewer than 32 threads, a block of one lane.
-    return {{1, 32, 1},  {2, 6, 3},   {4, 12, 2},    {8, 64, 1},  {16, 48, 4},
-            {32, 32, 1}, {32, 64, 7}, {32, 128, 32}, {4, 32, 16}, {1, 1, 5}};
+    // Several logical warps per block, blocks of fewer than 32 threads, a block of one lane; logical warps
+    // of more than 32 lanes (several per block, one filling the block), which 'coalesced' does not take.
+    std::vector<Shape> v = {{1, 32, 1},  {2, 6, 3},   {4, 12, 2},    {8, 64, 1},  {16, 48, 4},
+                            {32, 32, 1}, {32, 64, 7}, {32, 128, 32}, {4, 32, 16}, {1, 1, 5}};
+    if (a != Algorithm::Coalesced) v.insert(v.end() - 1, {{64, 256, 3}, {128, 128, 2}, {1024, 1024, 1}, {64, 64, 32}});
+    return v;
   }
   switch (a) {
     case Algorithm::WarpScans:
@@ -203,6 +206,15 @@ std::vector<ScanCase> scan_cases(generator::Backend backend) {
     add(an + "_running_cas_i32", i32cas, a, s1, dsl::Mode::Exclusive, "  outputs = running_total, aggregate;\n");
     add(an + "_running_cas_pair", pair, a, sh.back(), dsl::Mode::Both, "  outputs = running_total;\n");
     add_reverse_cases(an, a, sh, add);
+    if (is_warp(a) && a != Algorithm::Coalesced) {
+      // Logical warps of more than 32 lanes: running totals (an atomic, a compare-and-swap loop), reverse, init.
+      const Shape w128 = {128, 256, 2}, w64 = {64, 256, 3};
+      add(an + "_wide_running_add", kI32, a, w128, dsl::Mode::Both, "  outputs = running_total, aggregate;\n");
+      add(an + "_wide_running_cas_f32", f32add, a, w64, dsl::Mode::Exclusive, "  outputs = running_total;\n");
+      add(an + "_wide_rev_mat2", kMatrix, a, w64, dsl::Mode::Both, "  reverse = true;\n  outputs = aggregate;\n");
+      add(an + "_wide_mat2_initx", kMatrix, a, w128, dsl::Mode::Both,
+          "  init = Mat2 { 0.0, 1.0, -1.0, 0.0 };\n  init_applies_to = exclusive;\n  outputs = aggregate;\n");
+    }
   }
   return out;
 }

@@ -214,14 +214,18 @@ SG_FN int affine_soa_sg_lanes_rank(int lane, int lanes) {
 }
 #endif
 // ---- templates/common/block_warp_scans.h --------------------------------------------------------
-// Block level, warp_scans: every warp of 32 threads scans its partials with
-// a lane scan, the warp totals meet in shared memory, and each thread adds
-// the totals of the warps before its own. SG_THREADS is a multiple of 32.
+// Block level, warp_scans (and a logical warp of more than 32 lanes): every
+// warp of 32 threads scans its partials with a lane scan, the warp totals
+// meet in shared memory, and each thread adds the totals of the warps before
+// its own. The group is SG_GROUP_THREADS threads (a multiple of 32): the
+// block, or one of the block's SG_GROUPS logical warps, each with its own
+// scratch. The barriers are the block's: every thread of the block calls,
+// all of its groups at once.
 //
-// Needs: SG_THREADS, SG_LANE_SCRATCH (elements of lane scratch per warp:
-// 32 through memory, 1 with shuffles).
+// Needs: SG_GROUP_THREADS, SG_GROUPS, SG_LANE_SCRATCH (elements of lane
+// scratch per warp: 32 through memory, 1 with shuffles).
 
-#define SG_WARPS (SG_THREADS / 32)
+#define SG_WARPS (SG_GROUP_THREADS / 32)
 
 typedef struct {
   affine_soa_T lanes[SG_WARPS * SG_LANE_SCRATCH];
@@ -229,9 +233,18 @@ typedef struct {
   affine_soa_T shared_value[1];
 } affine_soa_temp;
 
+// This thread's rank in its group.
+SG_FN int affine_soa_sg_group_rank(void) {
+#if SG_GROUPS > 1
+  return SG_THREAD() % SG_GROUP_THREADS;
+#else
+  return SG_THREAD();
+#endif
+}
+
 SG_FN affine_soa_T affine_soa_sg_group_exclusive(SG_LOCAL affine_soa_temp* temp, affine_soa_T partial, affine_soa_T* aggregate) {
-  const int tid = SG_THREAD();
-  const int warp = tid / 32, lane = tid % 32;
+  const int rank = affine_soa_sg_group_rank();
+  const int warp = rank / 32, lane = rank % 32;
   affine_soa_T warp_total = partial;
   const affine_soa_T prefix =
       affine_soa_sg_lanes_exclusive(temp->lanes + warp * SG_LANE_SCRATCH, lane, 32, 1, partial, &warp_total);
@@ -251,14 +264,12 @@ SG_FN affine_soa_T affine_soa_sg_group_exclusive(SG_LOCAL affine_soa_temp* temp,
 }
 
 SG_FN affine_soa_T affine_soa_sg_group_broadcast(SG_LOCAL affine_soa_temp* temp, affine_soa_T v, int src) {
-  if (SG_THREAD() == src) temp->shared_value[0] = v;
+  if (affine_soa_sg_group_rank() == src) temp->shared_value[0] = v;
   SG_BARRIER();
   const affine_soa_T r = temp->shared_value[0];
   SG_BARRIER();
   return r;
 }
-
-SG_FN int affine_soa_sg_group_rank(void) { return SG_THREAD(); }
 
 #undef SG_WARPS
 // ---- templates/common/io.h ----------------------------------------------------------------------

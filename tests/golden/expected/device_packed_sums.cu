@@ -201,14 +201,18 @@ SG_FN int device_packed_i8_sg_lanes_rank(int lane, int lanes) {
 }
 #endif
 // ---- templates/common/block_warp_scans.h --------------------------------------------------------
-// Block level, warp_scans: every warp of 32 threads scans its partials with
-// a lane scan, the warp totals meet in shared memory, and each thread adds
-// the totals of the warps before its own. SG_THREADS is a multiple of 32.
+// Block level, warp_scans (and a logical warp of more than 32 lanes): every
+// warp of 32 threads scans its partials with a lane scan, the warp totals
+// meet in shared memory, and each thread adds the totals of the warps before
+// its own. The group is SG_GROUP_THREADS threads (a multiple of 32): the
+// block, or one of the block's SG_GROUPS logical warps, each with its own
+// scratch. The barriers are the block's: every thread of the block calls,
+// all of its groups at once.
 //
-// Needs: SG_THREADS, SG_LANE_SCRATCH (elements of lane scratch per warp:
-// 32 through memory, 1 with shuffles).
+// Needs: SG_GROUP_THREADS, SG_GROUPS, SG_LANE_SCRATCH (elements of lane
+// scratch per warp: 32 through memory, 1 with shuffles).
 
-#define SG_WARPS (SG_THREADS / 32)
+#define SG_WARPS (SG_GROUP_THREADS / 32)
 
 typedef struct {
   device_packed_i8_T lanes[SG_WARPS * SG_LANE_SCRATCH];
@@ -216,9 +220,18 @@ typedef struct {
   device_packed_i8_T shared_value[1];
 } device_packed_i8_temp;
 
+// This thread's rank in its group.
+SG_FN int device_packed_i8_sg_group_rank(void) {
+#if SG_GROUPS > 1
+  return SG_THREAD() % SG_GROUP_THREADS;
+#else
+  return SG_THREAD();
+#endif
+}
+
 SG_FN device_packed_i8_T device_packed_i8_sg_group_exclusive(SG_LOCAL device_packed_i8_temp* temp, device_packed_i8_T partial, device_packed_i8_T* aggregate) {
-  const int tid = SG_THREAD();
-  const int warp = tid / 32, lane = tid % 32;
+  const int rank = device_packed_i8_sg_group_rank();
+  const int warp = rank / 32, lane = rank % 32;
   device_packed_i8_T warp_total = partial;
   const device_packed_i8_T prefix =
       device_packed_i8_sg_lanes_exclusive(temp->lanes + warp * SG_LANE_SCRATCH, lane, 32, 1, partial, &warp_total);
@@ -238,14 +251,12 @@ SG_FN device_packed_i8_T device_packed_i8_sg_group_exclusive(SG_LOCAL device_pac
 }
 
 SG_FN device_packed_i8_T device_packed_i8_sg_group_broadcast(SG_LOCAL device_packed_i8_temp* temp, device_packed_i8_T v, int src) {
-  if (SG_THREAD() == src) temp->shared_value[0] = v;
+  if (device_packed_i8_sg_group_rank() == src) temp->shared_value[0] = v;
   SG_BARRIER();
   const device_packed_i8_T r = temp->shared_value[0];
   SG_BARRIER();
   return r;
 }
-
-SG_FN int device_packed_i8_sg_group_rank(void) { return SG_THREAD(); }
 
 #undef SG_WARPS
 // ---- templates/common/api.h ---------------------------------------------------------------------
@@ -1095,17 +1106,17 @@ typedef scangen_u16 device_packed_u16_In;
 static __device__ __forceinline__ __attribute__((unused)) device_packed_u16_T device_packed_u16_combine(device_packed_u16_T x, device_packed_u16_T y) {
 #line 13 "tests/golden/specs/device_packed_sums.scan"
   return scangen_add_u16(x, y);
-#line 1099 "device_packed_i8.cu"
+#line 1110 "device_packed_i8.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) device_packed_u16_T device_packed_u16_identity(void) {
 #line 13 "tests/golden/specs/device_packed_sums.scan"
   return ((scangen_u16)0U);
-#line 1104 "device_packed_i8.cu"
+#line 1115 "device_packed_i8.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) device_packed_u16_T device_packed_u16_init(void) {
 #line 16 "tests/golden/specs/device_packed_sums.scan"
   return ((scangen_u16)65000U);
-#line 1109 "device_packed_i8.cu"
+#line 1120 "device_packed_i8.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) device_packed_u16_T device_packed_u16_convert(device_packed_u16_In v) { return v; }
 // ---- scan 'device_packed_u16': the constants its templates are written against ------------------
@@ -1227,14 +1238,18 @@ SG_FN int device_packed_u16_sg_lanes_rank(int lane, int lanes) {
 }
 #endif
 // ---- templates/common/block_warp_scans.h --------------------------------------------------------
-// Block level, warp_scans: every warp of 32 threads scans its partials with
-// a lane scan, the warp totals meet in shared memory, and each thread adds
-// the totals of the warps before its own. SG_THREADS is a multiple of 32.
+// Block level, warp_scans (and a logical warp of more than 32 lanes): every
+// warp of 32 threads scans its partials with a lane scan, the warp totals
+// meet in shared memory, and each thread adds the totals of the warps before
+// its own. The group is SG_GROUP_THREADS threads (a multiple of 32): the
+// block, or one of the block's SG_GROUPS logical warps, each with its own
+// scratch. The barriers are the block's: every thread of the block calls,
+// all of its groups at once.
 //
-// Needs: SG_THREADS, SG_LANE_SCRATCH (elements of lane scratch per warp:
-// 32 through memory, 1 with shuffles).
+// Needs: SG_GROUP_THREADS, SG_GROUPS, SG_LANE_SCRATCH (elements of lane
+// scratch per warp: 32 through memory, 1 with shuffles).
 
-#define SG_WARPS (SG_THREADS / 32)
+#define SG_WARPS (SG_GROUP_THREADS / 32)
 
 typedef struct {
   device_packed_u16_T lanes[SG_WARPS * SG_LANE_SCRATCH];
@@ -1242,9 +1257,18 @@ typedef struct {
   device_packed_u16_T shared_value[1];
 } device_packed_u16_temp;
 
+// This thread's rank in its group.
+SG_FN int device_packed_u16_sg_group_rank(void) {
+#if SG_GROUPS > 1
+  return SG_THREAD() % SG_GROUP_THREADS;
+#else
+  return SG_THREAD();
+#endif
+}
+
 SG_FN device_packed_u16_T device_packed_u16_sg_group_exclusive(SG_LOCAL device_packed_u16_temp* temp, device_packed_u16_T partial, device_packed_u16_T* aggregate) {
-  const int tid = SG_THREAD();
-  const int warp = tid / 32, lane = tid % 32;
+  const int rank = device_packed_u16_sg_group_rank();
+  const int warp = rank / 32, lane = rank % 32;
   device_packed_u16_T warp_total = partial;
   const device_packed_u16_T prefix =
       device_packed_u16_sg_lanes_exclusive(temp->lanes + warp * SG_LANE_SCRATCH, lane, 32, 1, partial, &warp_total);
@@ -1264,14 +1288,12 @@ SG_FN device_packed_u16_T device_packed_u16_sg_group_exclusive(SG_LOCAL device_p
 }
 
 SG_FN device_packed_u16_T device_packed_u16_sg_group_broadcast(SG_LOCAL device_packed_u16_temp* temp, device_packed_u16_T v, int src) {
-  if (SG_THREAD() == src) temp->shared_value[0] = v;
+  if (device_packed_u16_sg_group_rank() == src) temp->shared_value[0] = v;
   SG_BARRIER();
   const device_packed_u16_T r = temp->shared_value[0];
   SG_BARRIER();
   return r;
 }
-
-SG_FN int device_packed_u16_sg_group_rank(void) { return SG_THREAD(); }
 
 #undef SG_WARPS
 // ---- templates/common/api.h ---------------------------------------------------------------------

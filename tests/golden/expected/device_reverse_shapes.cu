@@ -197,14 +197,18 @@ SG_FN int device_reverse_rows_sg_lanes_rank(int lane, int lanes) {
 }
 #endif
 // ---- templates/common/block_warp_scans.h --------------------------------------------------------
-// Block level, warp_scans: every warp of 32 threads scans its partials with
-// a lane scan, the warp totals meet in shared memory, and each thread adds
-// the totals of the warps before its own. SG_THREADS is a multiple of 32.
+// Block level, warp_scans (and a logical warp of more than 32 lanes): every
+// warp of 32 threads scans its partials with a lane scan, the warp totals
+// meet in shared memory, and each thread adds the totals of the warps before
+// its own. The group is SG_GROUP_THREADS threads (a multiple of 32): the
+// block, or one of the block's SG_GROUPS logical warps, each with its own
+// scratch. The barriers are the block's: every thread of the block calls,
+// all of its groups at once.
 //
-// Needs: SG_THREADS, SG_LANE_SCRATCH (elements of lane scratch per warp:
-// 32 through memory, 1 with shuffles).
+// Needs: SG_GROUP_THREADS, SG_GROUPS, SG_LANE_SCRATCH (elements of lane
+// scratch per warp: 32 through memory, 1 with shuffles).
 
-#define SG_WARPS (SG_THREADS / 32)
+#define SG_WARPS (SG_GROUP_THREADS / 32)
 
 typedef struct {
   device_reverse_rows_T lanes[SG_WARPS * SG_LANE_SCRATCH];
@@ -212,9 +216,18 @@ typedef struct {
   device_reverse_rows_T shared_value[1];
 } device_reverse_rows_temp;
 
+// This thread's rank in its group.
+SG_FN int device_reverse_rows_sg_group_rank(void) {
+#if SG_GROUPS > 1
+  return SG_THREAD() % SG_GROUP_THREADS;
+#else
+  return SG_THREAD();
+#endif
+}
+
 SG_FN device_reverse_rows_T device_reverse_rows_sg_group_exclusive(SG_LOCAL device_reverse_rows_temp* temp, device_reverse_rows_T partial, device_reverse_rows_T* aggregate) {
-  const int tid = SG_THREAD();
-  const int warp = tid / 32, lane = tid % 32;
+  const int rank = device_reverse_rows_sg_group_rank();
+  const int warp = rank / 32, lane = rank % 32;
   device_reverse_rows_T warp_total = partial;
   const device_reverse_rows_T prefix =
       device_reverse_rows_sg_lanes_exclusive(temp->lanes + warp * SG_LANE_SCRATCH, lane, 32, 1, partial, &warp_total);
@@ -234,14 +247,12 @@ SG_FN device_reverse_rows_T device_reverse_rows_sg_group_exclusive(SG_LOCAL devi
 }
 
 SG_FN device_reverse_rows_T device_reverse_rows_sg_group_broadcast(SG_LOCAL device_reverse_rows_temp* temp, device_reverse_rows_T v, int src) {
-  if (SG_THREAD() == src) temp->shared_value[0] = v;
+  if (device_reverse_rows_sg_group_rank() == src) temp->shared_value[0] = v;
   SG_BARRIER();
   const device_reverse_rows_T r = temp->shared_value[0];
   SG_BARRIER();
   return r;
 }
-
-SG_FN int device_reverse_rows_sg_group_rank(void) { return SG_THREAD(); }
 
 #undef SG_WARPS
 // ---- templates/common/api.h ---------------------------------------------------------------------
@@ -1324,17 +1335,17 @@ typedef scangen_f32 device_reverse_lines_In;
 static __device__ __forceinline__ __attribute__((unused)) device_reverse_lines_T device_reverse_lines_combine(device_reverse_lines_T x, device_reverse_lines_T y) {
 #line 4 "tests/golden/specs/device_reverse_shapes.scan"
   return __fadd_rn(x, y);
-#line 1328 "device_reverse_rows.cu"
+#line 1339 "device_reverse_rows.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) device_reverse_lines_T device_reverse_lines_identity(void) {
 #line 4 "tests/golden/specs/device_reverse_shapes.scan"
   return 0x0p+0f;
-#line 1333 "device_reverse_rows.cu"
+#line 1344 "device_reverse_rows.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) device_reverse_lines_T device_reverse_lines_init(void) {
 #line 4 "tests/golden/specs/device_reverse_shapes.scan"
   return 0x0p+0f;
-#line 1338 "device_reverse_rows.cu"
+#line 1349 "device_reverse_rows.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) device_reverse_lines_T device_reverse_lines_convert(device_reverse_lines_In v) { return v; }
 // ---- scan 'device_reverse_lines': the constants its templates are written against ---------------
@@ -1456,14 +1467,18 @@ SG_FN int device_reverse_lines_sg_lanes_rank(int lane, int lanes) {
 }
 #endif
 // ---- templates/common/block_warp_scans.h --------------------------------------------------------
-// Block level, warp_scans: every warp of 32 threads scans its partials with
-// a lane scan, the warp totals meet in shared memory, and each thread adds
-// the totals of the warps before its own. SG_THREADS is a multiple of 32.
+// Block level, warp_scans (and a logical warp of more than 32 lanes): every
+// warp of 32 threads scans its partials with a lane scan, the warp totals
+// meet in shared memory, and each thread adds the totals of the warps before
+// its own. The group is SG_GROUP_THREADS threads (a multiple of 32): the
+// block, or one of the block's SG_GROUPS logical warps, each with its own
+// scratch. The barriers are the block's: every thread of the block calls,
+// all of its groups at once.
 //
-// Needs: SG_THREADS, SG_LANE_SCRATCH (elements of lane scratch per warp:
-// 32 through memory, 1 with shuffles).
+// Needs: SG_GROUP_THREADS, SG_GROUPS, SG_LANE_SCRATCH (elements of lane
+// scratch per warp: 32 through memory, 1 with shuffles).
 
-#define SG_WARPS (SG_THREADS / 32)
+#define SG_WARPS (SG_GROUP_THREADS / 32)
 
 typedef struct {
   device_reverse_lines_T lanes[SG_WARPS * SG_LANE_SCRATCH];
@@ -1471,9 +1486,18 @@ typedef struct {
   device_reverse_lines_T shared_value[1];
 } device_reverse_lines_temp;
 
+// This thread's rank in its group.
+SG_FN int device_reverse_lines_sg_group_rank(void) {
+#if SG_GROUPS > 1
+  return SG_THREAD() % SG_GROUP_THREADS;
+#else
+  return SG_THREAD();
+#endif
+}
+
 SG_FN device_reverse_lines_T device_reverse_lines_sg_group_exclusive(SG_LOCAL device_reverse_lines_temp* temp, device_reverse_lines_T partial, device_reverse_lines_T* aggregate) {
-  const int tid = SG_THREAD();
-  const int warp = tid / 32, lane = tid % 32;
+  const int rank = device_reverse_lines_sg_group_rank();
+  const int warp = rank / 32, lane = rank % 32;
   device_reverse_lines_T warp_total = partial;
   const device_reverse_lines_T prefix =
       device_reverse_lines_sg_lanes_exclusive(temp->lanes + warp * SG_LANE_SCRATCH, lane, 32, 1, partial, &warp_total);
@@ -1493,14 +1517,12 @@ SG_FN device_reverse_lines_T device_reverse_lines_sg_group_exclusive(SG_LOCAL de
 }
 
 SG_FN device_reverse_lines_T device_reverse_lines_sg_group_broadcast(SG_LOCAL device_reverse_lines_temp* temp, device_reverse_lines_T v, int src) {
-  if (SG_THREAD() == src) temp->shared_value[0] = v;
+  if (device_reverse_lines_sg_group_rank() == src) temp->shared_value[0] = v;
   SG_BARRIER();
   const device_reverse_lines_T r = temp->shared_value[0];
   SG_BARRIER();
   return r;
 }
-
-SG_FN int device_reverse_lines_sg_group_rank(void) { return SG_THREAD(); }
 
 #undef SG_WARPS
 // ---- templates/common/api.h ---------------------------------------------------------------------

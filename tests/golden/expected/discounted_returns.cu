@@ -207,14 +207,18 @@ SG_FN int discounted_returns_sg_lanes_rank(int lane, int lanes) {
 }
 #endif
 // ---- templates/common/block_warp_scans.h --------------------------------------------------------
-// Block level, warp_scans: every warp of 32 threads scans its partials with
-// a lane scan, the warp totals meet in shared memory, and each thread adds
-// the totals of the warps before its own. SG_THREADS is a multiple of 32.
+// Block level, warp_scans (and a logical warp of more than 32 lanes): every
+// warp of 32 threads scans its partials with a lane scan, the warp totals
+// meet in shared memory, and each thread adds the totals of the warps before
+// its own. The group is SG_GROUP_THREADS threads (a multiple of 32): the
+// block, or one of the block's SG_GROUPS logical warps, each with its own
+// scratch. The barriers are the block's: every thread of the block calls,
+// all of its groups at once.
 //
-// Needs: SG_THREADS, SG_LANE_SCRATCH (elements of lane scratch per warp:
-// 32 through memory, 1 with shuffles).
+// Needs: SG_GROUP_THREADS, SG_GROUPS, SG_LANE_SCRATCH (elements of lane
+// scratch per warp: 32 through memory, 1 with shuffles).
 
-#define SG_WARPS (SG_THREADS / 32)
+#define SG_WARPS (SG_GROUP_THREADS / 32)
 
 typedef struct {
   discounted_returns_T lanes[SG_WARPS * SG_LANE_SCRATCH];
@@ -222,9 +226,18 @@ typedef struct {
   discounted_returns_T shared_value[1];
 } discounted_returns_temp;
 
+// This thread's rank in its group.
+SG_FN int discounted_returns_sg_group_rank(void) {
+#if SG_GROUPS > 1
+  return SG_THREAD() % SG_GROUP_THREADS;
+#else
+  return SG_THREAD();
+#endif
+}
+
 SG_FN discounted_returns_T discounted_returns_sg_group_exclusive(SG_LOCAL discounted_returns_temp* temp, discounted_returns_T partial, discounted_returns_T* aggregate) {
-  const int tid = SG_THREAD();
-  const int warp = tid / 32, lane = tid % 32;
+  const int rank = discounted_returns_sg_group_rank();
+  const int warp = rank / 32, lane = rank % 32;
   discounted_returns_T warp_total = partial;
   const discounted_returns_T prefix =
       discounted_returns_sg_lanes_exclusive(temp->lanes + warp * SG_LANE_SCRATCH, lane, 32, 1, partial, &warp_total);
@@ -244,14 +257,12 @@ SG_FN discounted_returns_T discounted_returns_sg_group_exclusive(SG_LOCAL discou
 }
 
 SG_FN discounted_returns_T discounted_returns_sg_group_broadcast(SG_LOCAL discounted_returns_temp* temp, discounted_returns_T v, int src) {
-  if (SG_THREAD() == src) temp->shared_value[0] = v;
+  if (discounted_returns_sg_group_rank() == src) temp->shared_value[0] = v;
   SG_BARRIER();
   const discounted_returns_T r = temp->shared_value[0];
   SG_BARRIER();
   return r;
 }
-
-SG_FN int discounted_returns_sg_group_rank(void) { return SG_THREAD(); }
 
 #undef SG_WARPS
 // ---- templates/common/api.h ---------------------------------------------------------------------

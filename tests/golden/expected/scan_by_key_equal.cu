@@ -260,14 +260,18 @@ SG_FN int scan_by_key_equal_sg_lanes_rank(int lane, int lanes) {
 }
 #endif
 // ---- templates/common/block_warp_scans.h --------------------------------------------------------
-// Block level, warp_scans: every warp of 32 threads scans its partials with
-// a lane scan, the warp totals meet in shared memory, and each thread adds
-// the totals of the warps before its own. SG_THREADS is a multiple of 32.
+// Block level, warp_scans (and a logical warp of more than 32 lanes): every
+// warp of 32 threads scans its partials with a lane scan, the warp totals
+// meet in shared memory, and each thread adds the totals of the warps before
+// its own. The group is SG_GROUP_THREADS threads (a multiple of 32): the
+// block, or one of the block's SG_GROUPS logical warps, each with its own
+// scratch. The barriers are the block's: every thread of the block calls,
+// all of its groups at once.
 //
-// Needs: SG_THREADS, SG_LANE_SCRATCH (elements of lane scratch per warp:
-// 32 through memory, 1 with shuffles).
+// Needs: SG_GROUP_THREADS, SG_GROUPS, SG_LANE_SCRATCH (elements of lane
+// scratch per warp: 32 through memory, 1 with shuffles).
 
-#define SG_WARPS (SG_THREADS / 32)
+#define SG_WARPS (SG_GROUP_THREADS / 32)
 
 typedef struct {
   scan_by_key_equal_seg lanes[SG_WARPS * SG_LANE_SCRATCH];
@@ -275,9 +279,18 @@ typedef struct {
   scan_by_key_equal_seg shared_value[1];
 } scan_by_key_equal_temp;
 
+// This thread's rank in its group.
+SG_FN int scan_by_key_equal_sg_group_rank(void) {
+#if SG_GROUPS > 1
+  return SG_THREAD() % SG_GROUP_THREADS;
+#else
+  return SG_THREAD();
+#endif
+}
+
 SG_FN scan_by_key_equal_seg scan_by_key_equal_sg_group_exclusive(SG_LOCAL scan_by_key_equal_temp* temp, scan_by_key_equal_seg partial, scan_by_key_equal_seg* aggregate) {
-  const int tid = SG_THREAD();
-  const int warp = tid / 32, lane = tid % 32;
+  const int rank = scan_by_key_equal_sg_group_rank();
+  const int warp = rank / 32, lane = rank % 32;
   scan_by_key_equal_seg warp_total = partial;
   const scan_by_key_equal_seg prefix =
       scan_by_key_equal_sg_lanes_exclusive(temp->lanes + warp * SG_LANE_SCRATCH, lane, 32, 1, partial, &warp_total);
@@ -297,14 +310,12 @@ SG_FN scan_by_key_equal_seg scan_by_key_equal_sg_group_exclusive(SG_LOCAL scan_b
 }
 
 SG_FN scan_by_key_equal_seg scan_by_key_equal_sg_group_broadcast(SG_LOCAL scan_by_key_equal_temp* temp, scan_by_key_equal_seg v, int src) {
-  if (SG_THREAD() == src) temp->shared_value[0] = v;
+  if (scan_by_key_equal_sg_group_rank() == src) temp->shared_value[0] = v;
   SG_BARRIER();
   const scan_by_key_equal_seg r = temp->shared_value[0];
   SG_BARRIER();
   return r;
 }
-
-SG_FN int scan_by_key_equal_sg_group_rank(void) { return SG_THREAD(); }
 
 #undef SG_WARPS
 // ---- templates/common/api.h ---------------------------------------------------------------------
