@@ -385,7 +385,8 @@ void segment_holes(Holes& h, const Scan& c, bool cuda) {
   }
 }
 
-bool shape_role(ParamRole r) { return r >= ParamRole::Rows; }
+// The run-time shape's numbers (u64, a cl_ulong each on OpenCL), Rows .. AxisLanes.
+bool shape_role(ParamRole r) { return r >= ParamRole::Rows && r <= ParamRole::AxisLanes; }
 
 // shape = rows / strided: the wrappers take the run-time shape instead of n,
 // and compute the call's geometry with host/shape_call.h.

@@ -1,7 +1,8 @@
-// The generated OpenCL host wrappers of scans with fused inputs
-// (tests/cli/fused_wrappers.scan) on the first OpenCL device (PoCL here),
-// against CPU loops, outputs poisoned past their end. Exit 0 when every
-// result is right.
+// The generated OpenCL host wrappers of scans with fused inputs and of
+// warp- and block-level scans with fused outputs (tests/cli/fused_wrappers.scan)
+// on the first OpenCL device (PoCL here), against CPU loops, outputs poisoned
+// past their end and where nothing is written. Exit 0 when every result is
+// right.
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
 
@@ -97,6 +98,79 @@ void suffix(Device& d, uint64_t n) {
   for (cl_mem m : {d_in, out, ws}) clReleaseMemObject(m);
 }
 
+// group_select_u32: each logical warp's segment of 192 compacts its multiples
+// of 3 into its own range; the exclusive counts (null in every other call)
+// and one count per segment beside.
+void group_select(Device& d, uint64_t n, bool with_counts) {
+  constexpr uint64_t kSeg = 192;
+  std::vector<uint32_t> in(n);
+  for (uint64_t i = 0; i < n; ++i) in[i] = static_cast<uint32_t>((i * 2654435761u) >> 9);
+  const uint64_t segments = (n + kSeg - 1) / kSeg;
+  const uint32_t poison = 0xCDCDCDCDu;
+  cl_mem d_in = d.buffer(in), out = d.buffer(std::vector<uint32_t>(n + kPad, poison)),
+         scattered = d.buffer(std::vector<uint32_t>(n + kPad, poison)),
+         counts = d.buffer(std::vector<uint32_t>(segments + kPad, poison));
+  expect(group_select_u32_exclusive(d.q, d_in, with_counts ? out : nullptr, scattered, counts,
+                                    static_cast<int64_t>(n)) == CL_SUCCESS,
+         "group_select_u32: the call", n);
+  const std::vector<uint32_t> got_out = d.read<uint32_t>(out, n + kPad), got = d.read<uint32_t>(scattered, n + kPad),
+                              got_counts = d.read<uint32_t>(counts, segments + kPad);
+  std::vector<uint32_t> want(n + kPad, poison), want_out(n + kPad, poison), want_counts(segments + kPad, poison);
+  for (uint64_t s = 0; s < segments; ++s) {
+    uint32_t kept = 0;
+    for (uint64_t i = s * kSeg; i < std::min(n, (s + 1) * kSeg); ++i) {
+      if (with_counts) want_out[i] = kept;
+      if (in[i] % 3 == 0) want[s * kSeg + kept++] = in[i];
+    }
+    want_counts[s] = kept;
+  }
+  expect(got == want, "group_select_u32: each segment's multiples of 3, in order, at its start", n);
+  expect(got_out == want_out, "group_select_u32: the exclusive counts (untouched when null)", n);
+  expect(got_counts == want_counts, "group_select_u32: the count of each segment", n);
+  for (cl_mem m : {d_in, out, scattered, counts}) clReleaseMemObject(m);
+}
+
+// group_alloc_u32: one slot per odd value, from a counter that starts at 3:
+// the slots of all groups are 3 .. 3 + odd values - 1, each once, ascending
+// within a group (the order of the groups is not fixed), slot k holding the
+// index whose slot it is; the counter ends past the last.
+void group_alloc(Device& d, uint64_t n) {
+  constexpr uint64_t kSeg = 128;
+  std::vector<uint32_t> in(n);
+  for (uint64_t i = 0; i < n; ++i) in[i] = static_cast<uint32_t>((i * 40503u) >> 3);
+  const uint32_t poison = 0xCDCDCDCDu, start = 3;
+  cl_mem d_in = d.buffer(in), out = d.buffer(std::vector<uint32_t>(n + kPad, poison)),
+         scattered = d.buffer(std::vector<uint32_t>(n + kPad, poison)),
+         counter = d.buffer(std::vector<uint32_t>(1 + kPad, start));
+  expect(group_alloc_u32_exclusive(d.q, d_in, out, scattered, counter, static_cast<int64_t>(n)) == CL_SUCCESS,
+         "group_alloc_u32: the call", n);
+  const std::vector<uint32_t> slot = d.read<uint32_t>(out, n + kPad), got = d.read<uint32_t>(scattered, n + kPad),
+                              total = d.read<uint32_t>(counter, 1 + kPad);
+  uint64_t odd = 0, bad = 0;
+  std::vector<uint8_t> taken(n + kPad, 0);
+  for (uint64_t i = 0; i < n; ++i) {
+    if (in[i] % 2 == 0) continue;
+    ++odd;
+    const uint64_t k = slot[i];
+    const bool in_range = k >= start && k < n + kPad;
+    bad += !in_range || taken[k]++ != 0;
+    if (in_range && k < n) bad += got[k] != i;  // positions >= n are dropped
+    // the next odd value of the same group takes the next slot
+    for (uint64_t j = i + 1; j < std::min(n, (i / kSeg + 1) * kSeg); ++j)
+      if (in[j] % 2 == 1) {
+        bad += slot[j] != k + 1;
+        break;
+      }
+  }
+  for (uint64_t k = start; k < start + odd; ++k) bad += taken[k] != 1;
+  for (uint64_t k = 0; k < n + kPad; ++k)
+    if (k < start || k >= std::min(n, start + odd)) bad += got[k] != poison;
+  expect(bad == 0, "group_alloc_u32: every odd value's slot once, in order within its group, holding its index", n);
+  expect(total[0] == start + odd, "group_alloc_u32: the counter after the call", n);
+  expect(total[1] == start, "group_alloc_u32: past the counter", n);
+  for (cl_mem m : {d_in, out, scattered, counter}) clReleaseMemObject(m);
+}
+
 }  // namespace
 
 int main() {
@@ -119,6 +193,8 @@ int main() {
   for (uint64_t n : {0ull, 1ull, 2047ull, 2048ull, 2049ull, 65537ull, 300001ull}) {
     weighted(d, n);
     suffix(d, n);
+    group_select(d, n, n % 2 == 1);
+    group_alloc(d, n);
   }
   clReleaseCommandQueue(d.q);
   clReleaseContext(d.ctx);

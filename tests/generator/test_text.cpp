@@ -123,3 +123,28 @@ scan wrp { type = f32; op = add; level = warp(16); mode = exclusive; }
   CHECK(builtins.find("SG_") == std::string::npos);
   CHECK(builtins.find("scangen_wg_scan_max(half x, bool inclusive") != std::string::npos);
 }
+
+TEST_CASE("text: the OpenCL wrappers set a fused output as a buffer, a shape's numbers as cl_ulong", "[unit]") {
+  namespace gen = scangen::generator;
+  const scangen::dsl::Document doc = scangen::dsl::load("f.scan", R"(
+scan sel { input = i32; type = u32; convert(x) = x < 0 ? 1 : 0; op = add; mode = exclusive; outputs = aggregate;
+           scatter_if(x) = x < 0; scatter_at(x, i, before) = u64(before); scatter(x) = x; }
+scan grp { input = i32; type = u32; convert(x) = x < 0 ? 1 : 0; op = add; level = block; threads = 64;
+           scatter_if(x) = x < 0; scatter_at(x, i, before) = u64(before); scatter.idx(x, i) = i; scatter_type.idx = u64;
+           scatter_at.idx(x, i) = i;
+           scatter(x) = x; }
+scan rws { type = f32; op = add; level = device; shape = rows; }
+)");
+  INFO(doc.diagnostics().render());
+  REQUIRE(doc.ok());
+  std::vector<gen::Plan> plans;
+  for (const scangen::dsl::Spec& s : doc.specs()) plans.push_back(gen::make_plan(s, gen::Backend::OpenCL));
+  const std::string header = gen::emit_host(plans, gen::emit(plans)).header;
+  for (const char* buffer : {"{sizeof(cl_mem), &scattered}", "{sizeof(cl_mem), &idx}"}) {
+    INFO(buffer);
+    CHECK(header.find(buffer) != std::string::npos);
+  }
+  CHECK(header.find("{sizeof(cl_ulong), &scattered}") == std::string::npos);
+  CHECK(header.find("{sizeof(cl_ulong), &idx}") == std::string::npos);
+  CHECK(header.find("{sizeof(cl_ulong), &") != std::string::npos);  // the rows scan's shape
+}
