@@ -205,12 +205,12 @@ SG_FN int device_packed_i8_sg_lanes_rank(int lane, int lanes) {
 // warp of 32 threads scans its partials with a lane scan, the warp totals
 // meet in shared memory, and each thread adds the totals of the warps before
 // its own. The group is SG_GROUP_THREADS threads (a multiple of 32): the
-// block, or one of the block's SG_GROUPS logical warps, each with its own
-// scratch. The barriers are the block's: every thread of the block calls,
-// all of its groups at once.
+// block, or a logical warp of SG_WIDTH lanes (several may share a block),
+// each with its own scratch. The barriers are the block's: every thread of
+// the block calls, all of its groups at once.
 //
-// Needs: SG_GROUP_THREADS, SG_GROUPS, SG_LANE_SCRATCH (elements of lane
-// scratch per warp: 32 through memory, 1 with shuffles).
+// Needs: SG_GROUP_THREADS, SG_WIDTH at warp level only, SG_LANE_SCRATCH
+// (elements of lane scratch per warp: 32 through memory, 1 with shuffles).
 
 #define SG_WARPS (SG_GROUP_THREADS / 32)
 
@@ -220,10 +220,11 @@ typedef struct {
   device_packed_i8_T shared_value[1];
 } device_packed_i8_temp;
 
-// This thread's rank in its group.
+// This thread's rank in its group: in its logical warp at warp level (SG_WIDTH,
+// whatever the block size of the kernel that calls), else the thread index.
 SG_FN int device_packed_i8_sg_group_rank(void) {
-#if SG_GROUPS > 1
-  return SG_THREAD() % SG_GROUP_THREADS;
+#ifdef SG_WIDTH
+  return SG_THREAD() % SG_WIDTH;
 #else
   return SG_THREAD();
 #endif
@@ -1106,17 +1107,17 @@ typedef scangen_u16 device_packed_u16_In;
 static __device__ __forceinline__ __attribute__((unused)) device_packed_u16_T device_packed_u16_combine(device_packed_u16_T x, device_packed_u16_T y) {
 #line 13 "tests/golden/specs/device_packed_sums.scan"
   return scangen_add_u16(x, y);
-#line 1110 "device_packed_i8.cu"
+#line 1111 "device_packed_i8.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) device_packed_u16_T device_packed_u16_identity(void) {
 #line 13 "tests/golden/specs/device_packed_sums.scan"
   return ((scangen_u16)0U);
-#line 1115 "device_packed_i8.cu"
+#line 1116 "device_packed_i8.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) device_packed_u16_T device_packed_u16_init(void) {
 #line 16 "tests/golden/specs/device_packed_sums.scan"
   return ((scangen_u16)65000U);
-#line 1120 "device_packed_i8.cu"
+#line 1121 "device_packed_i8.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) device_packed_u16_T device_packed_u16_convert(device_packed_u16_In v) { return v; }
 // ---- scan 'device_packed_u16': the constants its templates are written against ------------------
@@ -1242,12 +1243,12 @@ SG_FN int device_packed_u16_sg_lanes_rank(int lane, int lanes) {
 // warp of 32 threads scans its partials with a lane scan, the warp totals
 // meet in shared memory, and each thread adds the totals of the warps before
 // its own. The group is SG_GROUP_THREADS threads (a multiple of 32): the
-// block, or one of the block's SG_GROUPS logical warps, each with its own
-// scratch. The barriers are the block's: every thread of the block calls,
-// all of its groups at once.
+// block, or a logical warp of SG_WIDTH lanes (several may share a block),
+// each with its own scratch. The barriers are the block's: every thread of
+// the block calls, all of its groups at once.
 //
-// Needs: SG_GROUP_THREADS, SG_GROUPS, SG_LANE_SCRATCH (elements of lane
-// scratch per warp: 32 through memory, 1 with shuffles).
+// Needs: SG_GROUP_THREADS, SG_WIDTH at warp level only, SG_LANE_SCRATCH
+// (elements of lane scratch per warp: 32 through memory, 1 with shuffles).
 
 #define SG_WARPS (SG_GROUP_THREADS / 32)
 
@@ -1257,10 +1258,11 @@ typedef struct {
   device_packed_u16_T shared_value[1];
 } device_packed_u16_temp;
 
-// This thread's rank in its group.
+// This thread's rank in its group: in its logical warp at warp level (SG_WIDTH,
+// whatever the block size of the kernel that calls), else the thread index.
 SG_FN int device_packed_u16_sg_group_rank(void) {
-#if SG_GROUPS > 1
-  return SG_THREAD() % SG_GROUP_THREADS;
+#ifdef SG_WIDTH
+  return SG_THREAD() % SG_WIDTH;
 #else
   return SG_THREAD();
 #endif

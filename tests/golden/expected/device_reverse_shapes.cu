@@ -201,12 +201,12 @@ SG_FN int device_reverse_rows_sg_lanes_rank(int lane, int lanes) {
 // warp of 32 threads scans its partials with a lane scan, the warp totals
 // meet in shared memory, and each thread adds the totals of the warps before
 // its own. The group is SG_GROUP_THREADS threads (a multiple of 32): the
-// block, or one of the block's SG_GROUPS logical warps, each with its own
-// scratch. The barriers are the block's: every thread of the block calls,
-// all of its groups at once.
+// block, or a logical warp of SG_WIDTH lanes (several may share a block),
+// each with its own scratch. The barriers are the block's: every thread of
+// the block calls, all of its groups at once.
 //
-// Needs: SG_GROUP_THREADS, SG_GROUPS, SG_LANE_SCRATCH (elements of lane
-// scratch per warp: 32 through memory, 1 with shuffles).
+// Needs: SG_GROUP_THREADS, SG_WIDTH at warp level only, SG_LANE_SCRATCH
+// (elements of lane scratch per warp: 32 through memory, 1 with shuffles).
 
 #define SG_WARPS (SG_GROUP_THREADS / 32)
 
@@ -216,10 +216,11 @@ typedef struct {
   device_reverse_rows_T shared_value[1];
 } device_reverse_rows_temp;
 
-// This thread's rank in its group.
+// This thread's rank in its group: in its logical warp at warp level (SG_WIDTH,
+// whatever the block size of the kernel that calls), else the thread index.
 SG_FN int device_reverse_rows_sg_group_rank(void) {
-#if SG_GROUPS > 1
-  return SG_THREAD() % SG_GROUP_THREADS;
+#ifdef SG_WIDTH
+  return SG_THREAD() % SG_WIDTH;
 #else
   return SG_THREAD();
 #endif
@@ -1335,17 +1336,17 @@ typedef scangen_f32 device_reverse_lines_In;
 static __device__ __forceinline__ __attribute__((unused)) device_reverse_lines_T device_reverse_lines_combine(device_reverse_lines_T x, device_reverse_lines_T y) {
 #line 4 "tests/golden/specs/device_reverse_shapes.scan"
   return __fadd_rn(x, y);
-#line 1339 "device_reverse_rows.cu"
+#line 1340 "device_reverse_rows.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) device_reverse_lines_T device_reverse_lines_identity(void) {
 #line 4 "tests/golden/specs/device_reverse_shapes.scan"
   return 0x0p+0f;
-#line 1344 "device_reverse_rows.cu"
+#line 1345 "device_reverse_rows.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) device_reverse_lines_T device_reverse_lines_init(void) {
 #line 4 "tests/golden/specs/device_reverse_shapes.scan"
   return 0x0p+0f;
-#line 1349 "device_reverse_rows.cu"
+#line 1350 "device_reverse_rows.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) device_reverse_lines_T device_reverse_lines_convert(device_reverse_lines_In v) { return v; }
 // ---- scan 'device_reverse_lines': the constants its templates are written against ---------------
@@ -1471,12 +1472,12 @@ SG_FN int device_reverse_lines_sg_lanes_rank(int lane, int lanes) {
 // warp of 32 threads scans its partials with a lane scan, the warp totals
 // meet in shared memory, and each thread adds the totals of the warps before
 // its own. The group is SG_GROUP_THREADS threads (a multiple of 32): the
-// block, or one of the block's SG_GROUPS logical warps, each with its own
-// scratch. The barriers are the block's: every thread of the block calls,
-// all of its groups at once.
+// block, or a logical warp of SG_WIDTH lanes (several may share a block),
+// each with its own scratch. The barriers are the block's: every thread of
+// the block calls, all of its groups at once.
 //
-// Needs: SG_GROUP_THREADS, SG_GROUPS, SG_LANE_SCRATCH (elements of lane
-// scratch per warp: 32 through memory, 1 with shuffles).
+// Needs: SG_GROUP_THREADS, SG_WIDTH at warp level only, SG_LANE_SCRATCH
+// (elements of lane scratch per warp: 32 through memory, 1 with shuffles).
 
 #define SG_WARPS (SG_GROUP_THREADS / 32)
 
@@ -1486,10 +1487,11 @@ typedef struct {
   device_reverse_lines_T shared_value[1];
 } device_reverse_lines_temp;
 
-// This thread's rank in its group.
+// This thread's rank in its group: in its logical warp at warp level (SG_WIDTH,
+// whatever the block size of the kernel that calls), else the thread index.
 SG_FN int device_reverse_lines_sg_group_rank(void) {
-#if SG_GROUPS > 1
-  return SG_THREAD() % SG_GROUP_THREADS;
+#ifdef SG_WIDTH
+  return SG_THREAD() % SG_WIDTH;
 #else
   return SG_THREAD();
 #endif

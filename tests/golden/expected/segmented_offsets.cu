@@ -251,12 +251,12 @@ SG_FN int segmented_offsets_sg_lanes_rank(int lane, int lanes) {
 // warp of 32 threads scans its partials with a lane scan, the warp totals
 // meet in shared memory, and each thread adds the totals of the warps before
 // its own. The group is SG_GROUP_THREADS threads (a multiple of 32): the
-// block, or one of the block's SG_GROUPS logical warps, each with its own
-// scratch. The barriers are the block's: every thread of the block calls,
-// all of its groups at once.
+// block, or a logical warp of SG_WIDTH lanes (several may share a block),
+// each with its own scratch. The barriers are the block's: every thread of
+// the block calls, all of its groups at once.
 //
-// Needs: SG_GROUP_THREADS, SG_GROUPS, SG_LANE_SCRATCH (elements of lane
-// scratch per warp: 32 through memory, 1 with shuffles).
+// Needs: SG_GROUP_THREADS, SG_WIDTH at warp level only, SG_LANE_SCRATCH
+// (elements of lane scratch per warp: 32 through memory, 1 with shuffles).
 
 #define SG_WARPS (SG_GROUP_THREADS / 32)
 
@@ -266,10 +266,11 @@ typedef struct {
   segmented_offsets_seg shared_value[1];
 } segmented_offsets_temp;
 
-// This thread's rank in its group.
+// This thread's rank in its group: in its logical warp at warp level (SG_WIDTH,
+// whatever the block size of the kernel that calls), else the thread index.
 SG_FN int segmented_offsets_sg_group_rank(void) {
-#if SG_GROUPS > 1
-  return SG_THREAD() % SG_GROUP_THREADS;
+#ifdef SG_WIDTH
+  return SG_THREAD() % SG_WIDTH;
 #else
   return SG_THREAD();
 #endif
