@@ -2,7 +2,8 @@
 // algorithm (coalesced included) emitted for CUDA, compiled by NVRTC for the
 // GPU's architecture and run through the driver API against the CPU
 // reference, plus a user's kernel calling the device functions, and the
-// coalesced scan over a random subset of active lanes.
+// coalesced scan over a random subset of active lanes, and logical warps of
+// 64 lanes called from a block of four.
 //
 // libcuda is opened with dlopen: with no driver or no GPU the test exits with
 // code 4, which CTest reports as skipped.
@@ -118,6 +119,27 @@ TEST_CASE("CUDA block scan blelloch", "[gpu][scan]") { sweep(scangen::dsl::Algor
 // subset of lanes (a mask per warp) calls; each active lane gets the inclusive
 // scan over the active lanes below and at it, in lane order; the other lanes'
 // outputs stay poisoned.
+// A logical warp of 64 lanes called from a user's block of four of them
+// (sweep_checks.h's check_wide_warp).
+TEST_CASE("CUDA logical warps of 64 lanes in a user's block of 256", "[gpu][scan]") {
+  INFO("GPU: " << driver().name);
+  const uint64_t seed = scangen::test::test_seed();
+  INFO("seed " << seed << " (replay with SCANGEN_TEST_SEED=" << seed << ")");
+  std::mt19937_64 rng(seed);
+  scangen::dsl::Document doc = scangen::dsl::load("wide.scan", scangen::test::wide_warp_spec_text());
+  INFO(doc.diagnostics().render());
+  REQUIRE(doc.ok());
+  const Plan p = scangen::generator::make_plan(doc.specs().at(0), Backend::Cuda);
+  REQUIRE(p.block_threads == 64);
+  ScanModule module(scangen::generator::emit(p) + scangen::test::wide_warp_kernel(Backend::Cuda));
+  scangen::test::check_wide_warp(
+      doc.specs().at(0),
+      [&](const std::string& kernel, std::vector<std::vector<uint8_t>>& buffers,
+          const std::vector<scangen::test::KernelArg>& args, uint64_t blocks,
+          int threads) { module.launch(kernel, buffers, args, blocks, threads); },
+      rng);
+}
+
 TEST_CASE("CUDA coalesced warp scan over a random subset of active lanes", "[gpu][scan]") {
   INFO("GPU: " << driver().name);
   const std::string text =

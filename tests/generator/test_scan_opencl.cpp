@@ -199,68 +199,26 @@ TEST_CASE("OpenCL head-flag warp and block device functions", "[opencl][scan][he
   std::cout << "head flags: " << cases.size() << " scans, " << calls << " calls\n";
 }
 
-// A logical warp of more than 32 lanes called from a user's work-group that
-// holds several of them, whatever the scan's own `threads` (here W, the
-// default): each thread's rank is its place in its logical warp, so every
-// 64 x 2 elements are scanned on their own (2x2 matrices: non-commutative).
+// A logical warp of 64 lanes called from a user's work-group of four of them
+// (sweep_checks.h's check_wide_warp).
 TEST_CASE("OpenCL logical warps of 64 lanes in a user's work-group of 256", "[opencl][scan]") {
   Device device = device_or_skip(true);
   if (!device.id) return;
   const uint64_t seed = scangen::test::test_seed();
   INFO("seed " << seed << " (replay with SCANGEN_TEST_SEED=" << seed << ")");
   std::mt19937_64 rng(seed);
-  const char* text =
-      "type M2 { a: f32, b: f32, c: f32, d: f32 }\n"
-      "scan wide { type = M2; combine(x, y) = M2 { a: x.a * y.a + x.b * y.c, b: x.a * y.b + x.b * y.d,\n"
-      "  c: x.c * y.a + x.d * y.c, d: x.c * y.b + x.d * y.d }; identity = M2 { 1.0, 0.0, 0.0, 1.0 };\n"
-      "  level = warp(64); items = 2; mode = both; init = M2 { 0.0, 1.0, -1.0, 0.0 }; }\n";
-  scangen::dsl::Document doc = scangen::dsl::load("wide.scan", text);
+  scangen::dsl::Document doc = scangen::dsl::load("wide.scan", scangen::test::wide_warp_spec_text());
   INFO(doc.diagnostics().render());
   REQUIRE(doc.ok());
-  const scangen::dsl::Spec& spec = doc.specs().at(0);
-  const Plan p = scangen::generator::make_plan(spec, Backend::OpenCL);
+  const Plan p = scangen::generator::make_plan(doc.specs().at(0), Backend::OpenCL);
   REQUIRE(p.block_threads == 64);
-  const std::string kernel =
-      "\n__kernel void wide_user(__global const wide_T* in, __global wide_T* inc, __global wide_T* exc, ulong n) {\n"
-      "  __local wide_temp temp[4];\n"
-      "  const ulong first = (ulong)get_global_id(0) * 2;\n"
-      "  wide_T x[2], a[2], b[2];\n"
-      "  for (int k = 0; k < 2; ++k) x[k] = first + k < n ? in[first + k] : wide_identity();\n"
-      "  wide_inclusive_exclusive(&temp[get_local_id(0) / 64], x, a, b);\n"
-      "  for (int k = 0; k < 2; ++k)\n"
-      "    if (first + k < n) {\n"
-      "      inc[first + k] = a[k];\n"
-      "      exc[first + k] = b[k];\n"
-      "    }\n"
-      "}\n";
-  ProgramRunner runner(device, scangen::generator::emit(p) + kernel);
-  const scangen::ref::Evaluator ev(spec);
-  for (uint64_t n : {uint64_t{1}, uint64_t{127}, uint64_t{512}, uint64_t{1000}}) {
-    INFO("n = " << n);
-    std::vector<float> m(4 * n);  // signed permutation matrices: every product exact
-    for (uint64_t i = 0; i < n; ++i) {
-      const float s1 = rng() % 2 ? 1.0f : -1.0f, s2 = rng() % 2 ? 1.0f : -1.0f;
-      const bool swap = rng() % 2 != 0;
-      const float e[4] = {swap ? 0.0f : s1, swap ? s1 : 0.0f, swap ? s2 : 0.0f, swap ? 0.0f : s2};
-      std::copy(e, e + 4, m.begin() + static_cast<std::ptrdiff_t>(4 * i));
-    }
-    std::vector<std::vector<uint8_t>> buffers = {std::vector<uint8_t>(16 * n), std::vector<uint8_t>(16 * n, 0xAB),
-                                                 std::vector<uint8_t>(16 * n, 0xAB)};
-    std::memcpy(buffers[0].data(), m.data(), 16 * n);
-    runner.launch("wide_user", buffers, scangen::test::buffers_then_n(3, n), (n + 511) / 512, 256);
-    const auto want = ev.scan(buffers[0].data(), n);
-    // Exact products; the order of additions may differ from the reference's only in the sign of a zero.
-    auto wrong = [n](const std::vector<uint8_t>& got, const std::vector<uint8_t>& ref) {
-      std::vector<float> g(4 * n), r(4 * n);
-      std::memcpy(g.data(), got.data(), 16 * n);
-      std::memcpy(r.data(), ref.data(), 16 * n);
-      uint64_t bad = 0;
-      for (uint64_t i = 0; i < 4 * n; ++i) bad += g[i] != r[i];
-      return bad;
-    };
-    CHECK(wrong(buffers[1], want.inclusive) == 0);
-    CHECK(wrong(buffers[2], want.exclusive) == 0);
-  }
+  ProgramRunner runner(device, scangen::generator::emit(p) + scangen::test::wide_warp_kernel(Backend::OpenCL));
+  scangen::test::check_wide_warp(
+      doc.specs().at(0),
+      [&](const std::string& kernel, std::vector<std::vector<uint8_t>>& buffers,
+          const std::vector<scangen::test::KernelArg>& args, uint64_t blocks,
+          int threads) { runner.launch(kernel, buffers, args, blocks, threads); },
+      rng);
 }
 
 namespace {
