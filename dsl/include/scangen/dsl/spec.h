@@ -19,7 +19,7 @@ namespace scangen::dsl {
 // X(enumerator, spelling, description)
 // clang-format off
 #define SCANGEN_LEVELS(X)                                                                    \
-  X(Warp, "warp", "a logical warp of W lanes (W = 1, 2, 4, 8, 16, 32) scans W x items elements") \
+  X(Warp, "warp", "a logical warp of W lanes (W = 1, 2, 4, ..., 1024) scans W x items elements") \
   X(Block, "block", "a thread block / work-group scans threads x items elements")           \
   X(Device, "device", "the whole array, any length, in one call")
 // clang-format on
