@@ -432,10 +432,10 @@ bool has_api_kernel(const ScanCase& c) {
   return !c.spec.running_total && !c.spec.reverse && n.size() > 5 && n.compare(n.size() - 5, 5, "_both") == 0;
 }
 
-std::string api_test_kernel(const generator::Plan& plan) {
+std::string api_test_kernel(const generator::Plan& plan, int groups) {
+  const int gpb = groups > 0 ? groups : plan.groups_per_block;
   const std::string P = plan.spec.name;
-  const std::string G = std::to_string(plan.group_threads), I = std::to_string(plan.items),
-                    B = std::to_string(plan.groups_per_block);
+  const std::string G = std::to_string(plan.group_threads), I = std::to_string(plan.items), B = std::to_string(gpb);
   std::string k = R"(
 // A user's kernel: the public device functions of scan P.
 SG_KERNEL SG_BOUNDS($T) void P_api_kernel(const SG_GLOBAL P_In* in, SG_GLOBAL P_T* inclusive,
@@ -471,23 +471,31 @@ SG_KERNEL SG_BOUNDS($T) void P_api_kernel(const SG_GLOBAL P_In* in, SG_GLOBAL P_
   replace("$G", G);
   replace("$I", I);
   replace("$B", B);
-  replace("$T", std::to_string(plan.block_threads));
+  replace("$T", std::to_string(gpb * plan.group_threads));
   return k;
 }
 
+ScanCase wide_warp_case() {
+  const std::string text = std::string(kMatrix.types) + "scan wide_warp_both {\n  type = Mat2;\n  " +
+                           kMatrix.operator_ +
+                           "\n  level = warp(64);\n  items = 2;\n  mode = both;\n"
+                           "  init = Mat2 { 0.0, 1.0, -1.0, 0.0 };\n}\n";
+  return {load_spec("wide_warp_both", text), kMatrix.values};
+}
+
 std::string run_api_case(const ScanCase& c, const generator::Plan& plan, uint64_t n, std::mt19937_64& rng,
-                         const LaunchKernel& launch) {
+                         const LaunchKernel& launch, int groups) {
   dsl::Spec s = c.spec;
   const size_t es = s.type.size();
   const uint64_t seg = plan.segment;
   const uint64_t segments = (n + seg - 1) / seg;
-  const uint64_t gpb = static_cast<uint64_t>(plan.groups_per_block);
+  const uint64_t gpb = static_cast<uint64_t>(groups > 0 ? groups : plan.groups_per_block);
   const uint64_t g = static_cast<uint64_t>(plan.group_threads);
   std::vector<std::vector<uint8_t>> buffers = {draw(c, n, rng), poisoned(n + kTail, es), poisoned(n + kTail, es),
                                                poisoned(segments + kTail, es), poisoned(segments * g + kTail, es)};
   const std::vector<uint8_t> input = buffers[0];
   launch(s.name + "_api_kernel", buffers, buffers_then_n(buffers.size(), n), (segments + gpb - 1) / gpb,
-         plan.block_threads);
+         static_cast<int>(gpb * g));
 
   s.mode = dsl::Mode::Both;
   s.aggregate = true;

@@ -68,10 +68,16 @@ bool has_api_kernel(const ScanCase& c);
 // public device functions of a scan (P_inclusive_exclusive, P_reduce,
 // P_broadcast) the way a user's kernel would: append its text after the
 // emitted source. P_api_kernel(in, inclusive, exclusive, reduced, broadcast, n)
-std::string api_test_kernel(const generator::Plan& plan);
+// runs `groups` groups a block (0: the plan's), whatever the scan's own
+// `threads`: a user's block may hold more logical warps than the scan's.
+std::string api_test_kernel(const generator::Plan& plan, int groups = 0);
 // Runs it on n random inputs and compares with the reference.
 std::string run_api_case(const ScanCase& c, const generator::Plan& plan, uint64_t n, std::mt19937_64& rng,
-                         const LaunchKernel& launch);
+                         const LaunchKernel& launch, int groups = 0);
+// A logical warp of 64 lanes, 2x2 matrices (non-commutative) with init, in
+// mode both, at the default `threads` (64): for api_test_kernel with four
+// groups a block.
+ScanCase wide_warp_case();
 
 // ---- device level ----------------------------------------------------------
 

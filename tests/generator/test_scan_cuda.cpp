@@ -120,24 +120,28 @@ TEST_CASE("CUDA block scan blelloch", "[gpu][scan]") { sweep(scangen::dsl::Algor
 // scan over the active lanes below and at it, in lane order; the other lanes'
 // outputs stay poisoned.
 // A logical warp of 64 lanes called from a user's block of four of them
-// (sweep_checks.h's check_wide_warp).
+// (scan_sweep.h's api_test_kernel with four groups, while the scan's
+// `threads` is 64): each thread's rank is its place in its logical warp.
 TEST_CASE("CUDA logical warps of 64 lanes in a user's block of 256", "[gpu][scan]") {
   INFO("GPU: " << driver().name);
   const uint64_t seed = scangen::test::test_seed();
   INFO("seed " << seed << " (replay with SCANGEN_TEST_SEED=" << seed << ")");
   std::mt19937_64 rng(seed);
-  scangen::dsl::Document doc = scangen::dsl::load("wide.scan", scangen::test::wide_warp_spec_text());
-  INFO(doc.diagnostics().render());
-  REQUIRE(doc.ok());
-  const Plan p = scangen::generator::make_plan(doc.specs().at(0), Backend::Cuda);
+  const ScanCase c = scangen::test::wide_warp_case();
+  const Plan p = scangen::generator::make_plan(c.spec, Backend::Cuda);
   REQUIRE(p.block_threads == 64);
-  ScanModule module(scangen::generator::emit(p) + scangen::test::wide_warp_kernel(Backend::Cuda));
-  scangen::test::check_wide_warp(
-      doc.specs().at(0),
-      [&](const std::string& kernel, std::vector<std::vector<uint8_t>>& buffers,
-          const std::vector<scangen::test::KernelArg>& args, uint64_t blocks,
-          int threads) { module.launch(kernel, buffers, args, blocks, threads); },
-      rng);
+  ScanModule module(scangen::generator::emit(p) + scangen::test::api_test_kernel(p, 4));
+  const scangen::test::LaunchKernel launch = [&](const std::string& kernel, std::vector<std::vector<uint8_t>>& buffers,
+                                                 const std::vector<scangen::test::KernelArg>& args, uint64_t blocks,
+                                                 int threads) {
+    module.launch(kernel, buffers, args, blocks, threads);
+  };
+  for (uint64_t n : {uint64_t{1}, uint64_t{127}, uint64_t{512}, uint64_t{1000}}) {
+    INFO("n = " << n);
+    const std::string report = scangen::test::run_api_case(c, p, n, rng, launch, 4);
+    INFO(report);
+    CHECK(report.empty());
+  }
 }
 
 TEST_CASE("CUDA coalesced warp scan over a random subset of active lanes", "[gpu][scan]") {

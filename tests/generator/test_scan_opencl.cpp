@@ -200,25 +200,29 @@ TEST_CASE("OpenCL head-flag warp and block device functions", "[opencl][scan][he
 }
 
 // A logical warp of 64 lanes called from a user's work-group of four of them
-// (sweep_checks.h's check_wide_warp).
+// (scan_sweep.h's api_test_kernel with four groups, while the scan's
+// `threads` is 64): each thread's rank is its place in its logical warp.
 TEST_CASE("OpenCL logical warps of 64 lanes in a user's work-group of 256", "[opencl][scan]") {
   Device device = device_or_skip(true);
   if (!device.id) return;
   const uint64_t seed = scangen::test::test_seed();
   INFO("seed " << seed << " (replay with SCANGEN_TEST_SEED=" << seed << ")");
   std::mt19937_64 rng(seed);
-  scangen::dsl::Document doc = scangen::dsl::load("wide.scan", scangen::test::wide_warp_spec_text());
-  INFO(doc.diagnostics().render());
-  REQUIRE(doc.ok());
-  const Plan p = scangen::generator::make_plan(doc.specs().at(0), Backend::OpenCL);
+  const ScanCase c = scangen::test::wide_warp_case();
+  const Plan p = scangen::generator::make_plan(c.spec, Backend::OpenCL);
   REQUIRE(p.block_threads == 64);
-  ProgramRunner runner(device, scangen::generator::emit(p) + scangen::test::wide_warp_kernel(Backend::OpenCL));
-  scangen::test::check_wide_warp(
-      doc.specs().at(0),
-      [&](const std::string& kernel, std::vector<std::vector<uint8_t>>& buffers,
-          const std::vector<scangen::test::KernelArg>& args, uint64_t blocks,
-          int threads) { runner.launch(kernel, buffers, args, blocks, threads); },
-      rng);
+  ProgramRunner runner(device, scangen::generator::emit(p) + scangen::test::api_test_kernel(p, 4));
+  const scangen::test::LaunchKernel launch = [&](const std::string& kernel, std::vector<std::vector<uint8_t>>& buffers,
+                                                 const std::vector<scangen::test::KernelArg>& args, uint64_t blocks,
+                                                 int threads) {
+    runner.launch(kernel, buffers, args, blocks, threads);
+  };
+  for (uint64_t n : {uint64_t{1}, uint64_t{127}, uint64_t{512}, uint64_t{1000}}) {
+    INFO("n = " << n);
+    const std::string report = scangen::test::run_api_case(c, p, n, rng, launch, 4);
+    INFO(report);
+    CHECK(report.empty());
+  }
 }
 
 namespace {
