@@ -5,6 +5,8 @@
 // emitted with --header by scripts/gpu-check build), timed with CUDA events:
 // the median of --reps runs after warm-up. The copy is cudaMemcpyAsync of
 // the matrix (the scan reads it once and writes it once: the same bytes).
+// The deterministic cases (deterministic = true: the fixed-order look-back)
+// go against the same shapes without it.
 // Each result is checked against a double-precision scan on the host first.
 //
 //   shape_bench [--reps 200] [--csv FILE]
@@ -36,6 +38,7 @@ struct Case {
   bool rows;  // rows (dim=1) or columns (dim=0)
   uint64_t r, c;
   bool reverse = false;  // reverse = true: each row or column from its last element
+  bool det = false;      // deterministic = true: the fixed-order look-back
 };
 
 template <class F>
@@ -63,6 +66,8 @@ float median_ms(F&& f, int reps) {
 // The scan of the case on the device, from d_in into d_out.
 cudaError_t scan(const Case& k, const float* d_in, float* d_out, void* ws, size_t ws_bytes) {
   const uint64_t extents[2] = {k.r, k.c}, strides[2] = {k.c, 1};
+  if (k.rows && k.det) return rows_sum_det_inclusive(d_in, d_out, k.r, k.c, k.c, k.c, ws, ws_bytes, 0);
+  if (k.det) return cols_sum_det_inclusive(d_in, d_out, 2, extents, strides, nullptr, 0, ws, ws_bytes, 0);
   if (k.rows && k.reverse) return rows_sum_rev_inclusive(d_in, d_out, k.r, k.c, k.c, k.c, ws, ws_bytes, 0);
   if (k.rows) return rows_sum_inclusive(d_in, d_out, k.r, k.c, k.c, k.c, ws, ws_bytes, 0);
   if (k.reverse) return cols_sum_rev_inclusive(d_in, d_out, 2, extents, strides, nullptr, 0, ws, ws_bytes, 0);
@@ -71,6 +76,8 @@ cudaError_t scan(const Case& k, const float* d_in, float* d_out, void* ws, size_
 
 size_t workspace(const Case& k) {
   const uint64_t extents[2] = {k.r, k.c}, strides[2] = {k.c, 1};
+  if (k.rows && k.det) return rows_sum_det_workspace_bytes(k.r, k.c, k.c, k.c);
+  if (k.det) return cols_sum_det_workspace_bytes(2, extents, strides, nullptr, 0);
   if (k.rows && k.reverse) return rows_sum_rev_workspace_bytes(k.r, k.c, k.c, k.c);
   if (k.rows) return rows_sum_workspace_bytes(k.r, k.c, k.c, k.c);
   if (k.reverse) return cols_sum_rev_workspace_bytes(2, extents, strides, nullptr, 0);
@@ -118,6 +125,12 @@ int main(int argc, char** argv) {
       {"rows 2^20 x 32 reverse", true, 1u << 20, 32, true},
       {"columns 1M x 32 reverse", false, 1u << 20, 32, true},
       {"columns 65536 x 1024 reverse", false, 65536, 1024, true},
+      {"rows 4096 x 4096 deterministic", true, 4096, 4096, false, true},
+      {"rows 2^20 x 32 deterministic", true, 1u << 20, 32, false, true},
+      {"rows 4 x 2^26 deterministic", true, 4, 1u << 26, false, true},
+      {"rows 4 x 2^26", true, 4, 1u << 26},
+      {"columns 1M x 32 deterministic", false, 1u << 20, 32, false, true},
+      {"columns 65536 x 1024 deterministic", false, 65536, 1024, false, true},
   };
   cudaDeviceProp prop;
   CHECK_CUDA(cudaGetDeviceProperties(&prop, 0));

@@ -189,8 +189,7 @@ void Checker::check_input_arrays_fit(const Items& items, const Spec& spec) {
     error(input->loc, what + " feeds a device scan's loads; add 'level = device;'");
   else if (spec.algorithm != Algorithm::DecoupledLookback)
     error(input->loc, what + " is read by the decoupled look-back kernel only; 'algorithm = " +
-                          std::string(to_string(spec.algorithm)) + "' reads one array" +
-                          (spec.deterministic ? " (deterministic = true with floats chooses reduce_then_scan)" : ""));
+                          std::string(to_string(spec.algorithm)) + "' reads one array");
   else if (spec.segments != Segments::None)
     error(input->loc, what + " does not go with 'segments'" + only);
   else if (spec.shape != Shape::Flat)
@@ -236,8 +235,7 @@ void Checker::check_scatter_fits(const ast::Item& item, const Spec& spec) {
   }
   if (spec.algorithm != Algorithm::DecoupledLookback)
     error(item.loc, what + " is made by the decoupled look-back kernel only; 'algorithm = " +
-                        std::string(to_string(spec.algorithm)) + "' has none" +
-                        (spec.deterministic ? " (deterministic = true with floats chooses reduce_then_scan)" : ""));
+                        std::string(to_string(spec.algorithm)) + "' has none");
   else if (spec.segments != Segments::None)
     error(item.loc, what + " does not go with 'segments' yet: fused outputs are flat device scans only");
   else if (spec.shape != Shape::Flat)

@@ -48,11 +48,8 @@ void Checker::check_segments_fit(const ast::Item& item, const Items& items, cons
                    " level a scan's segments are its groups; 'head_flags = true;' gives its device functions "
                    "head-flag segmented variants");
   } else if (spec.algorithm != Algorithm::DecoupledLookback) {
-    const ast::Item* algorithm = find_setting(items, "algorithm");
-    error(loc,
-          std::string("segmented scans are generated with decoupled_lookback only, not ") + to_string(spec.algorithm) +
-              (algorithm ? "; drop 'algorithm' or set it to decoupled_lookback"
-                         : " (chosen by 'deterministic = true' with floating-point values); drop 'deterministic'"));
+    error(loc, std::string("segmented scans are generated with decoupled_lookback only, not ") +
+                   to_string(spec.algorithm) + "; drop 'algorithm' or set it to decoupled_lookback");
   }
   if (spec.running_total)
     error(find_setting(items, "outputs")->loc,

@@ -15,13 +15,6 @@ const ast::Item* find_item(const Items& items, const char* key) {
   return it == items.end() ? nullptr : it->second;
 }
 
-bool uses_float(const Expr& e) {
-  if (e.type.contains_float()) return true;
-  for (const ExprPtr& a : e.args)
-    if (uses_float(*a)) return true;
-  return false;
-}
-
 }  // namespace
 
 // ---- values of settings -------------------------------------------------------
@@ -463,6 +456,11 @@ void Checker::check_targets(const ast::ScanDecl& scan, const Items& items, Spec&
 }
 
 // deterministic and assume_associative, and the algorithm determinism needs.
+// With floats at device level both device algorithms give the same bits on
+// every run: reduce_then_scan, and decoupled_lookback with its fixed-order
+// look-back (common/lookback_fixed.h). Left to choose, a flat scan takes
+// reduce_then_scan; a scan only the look-back kernel makes (a shape,
+// segments, fused inputs or outputs) keeps decoupled_lookback.
 void Checker::check_flags(const Items& items, Spec& spec) {
   if (const ast::Item* it = find_item(items, "deterministic")) {
     if (auto b = bool_setting(*it)) spec.deterministic = *b;
@@ -470,18 +468,13 @@ void Checker::check_flags(const Items& items, Spec& spec) {
   if (const ast::Item* it = find_item(items, "assume_associative")) {
     if (auto b = bool_setting(*it)) spec.assume_associative = *b;
   }
-  bool float_math =
-      (spec.type.valid() && spec.type.contains_float()) || (spec.combine.body && uses_float(*spec.combine.body));
-  if (!spec.deterministic || spec.level != Level::Device || !float_math) return;
-  if (const ast::Item* it = find_item(items, "algorithm")) {
-    if (spec.algorithm == Algorithm::DecoupledLookback)
-      error(it->loc,
-            "'deterministic = true' with floating-point values needs a fixed order of combination, and "
-            "decoupled_lookback combines predecessor tiles in an order that depends on timing; use "
-            "reduce_then_scan");
-  } else {
-    spec.algorithm = Algorithm::ReduceThenScan;
-  }
+  if (!spec.deterministic || spec.level != Level::Device || !spec.combines_floats() || find_item(items, "algorithm"))
+    return;
+  bool lookback_only = spec.has_input_arrays() || find_item(items, "segments");
+  if (const ast::Item* shape = find_item(items, "shape"))
+    lookback_only = lookback_only || shape->values.size() != 1 || shape->values[0]->text != "flat";
+  for (const auto& [key, item] : items) lookback_only = lookback_only || key.rfind("scatter", 0) == 0;
+  if (!lookback_only) spec.algorithm = Algorithm::ReduceThenScan;
 }
 
 // reverse: a suffix scan, the last element first (every level, mode and algorithm).

@@ -29,13 +29,9 @@ void Checker::check_shape(const Items& items, Spec& spec) {
                       "segments)");
     return;
   }
-  if (spec.algorithm != Algorithm::DecoupledLookback) {
-    const bool forced = spec.deterministic && !item("algorithm");
-    error(v->loc, what + " is generated with decoupled_lookback only" +
-                      (forced ? std::string(" ('deterministic = true' with floating-point values asks for "
-                                            "reduce_then_scan)")
-                              : std::string("; drop 'algorithm = ") + to_string(spec.algorithm) + "'"));
-  }
+  if (spec.algorithm != Algorithm::DecoupledLookback)
+    error(v->loc,
+          what + " is generated with decoupled_lookback only; drop 'algorithm = " + to_string(spec.algorithm) + "'");
   if (spec.running_total)
     error(item("outputs")->loc, what +
                                     " scans every row or line on its own, from init; 'outputs = running_total' "

@@ -392,6 +392,21 @@ bool same_expr(const ExprPtr& a, const ExprPtr& b) {
 
 // ---- Spec ------------------------------------------------------------------
 
+namespace {
+
+bool uses_float(const Expr& e) {
+  if (e.type.contains_float()) return true;
+  for (const ExprPtr& a : e.args)
+    if (uses_float(*a)) return true;
+  return false;
+}
+
+}  // namespace
+
+bool Spec::combines_floats() const {
+  return (type.valid() && type.contains_float()) || (combine.body && uses_float(*combine.body));
+}
+
 bool Spec::targets_backend(Target t) const {
   for (Target x : targets)
     if (x == t) return true;

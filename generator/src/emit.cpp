@@ -46,7 +46,8 @@ Holes scan_holes(const Plan& plan) {
   // tile (CUDA: the last tile's look-back ends after every tile has read the
   // counter) or, on OpenCL, whose fallback lets the last tile overtake a
   // work-group not yet run, by the last work-group to finish (lookback.cl).
-  const bool by_group = plan.backend == Backend::OpenCL && plan.outputs.running_total;
+  // The fixed-order look-back has no fallback: the last tile's prefix waits for every tile, as on CUDA.
+  const bool by_group = plan.backend == Backend::OpenCL && plan.outputs.running_total && !plan.fixed_order;
   h.when("counter_by_last_tile", !by_group).when("counter_by_last_group", by_group);
   // device_segmented.h's key comparisons: C's == or the scan's key_equal(before, own).
   h.when("key_c_equal", !plan.segmented.key_equal).when("key_equal", plan.segmented.key_equal);
@@ -116,6 +117,7 @@ void scan_part(const Plan& p, const BackendEmitter& be, Holes& scan) {
   holes.when("forward", !p.reverse).when("reverse", p.reverse);  // io.h's functions or io_mirror.h's
   // The mirror's end: n rounded up to whole blocks, or n itself for segmented scans (their padding stays last).
   holes.when("mirror_blocks", !p.segmented.on()).when("mirror_exact", p.segmented.on());
+  holes.when("fixed_order", p.fixed_order).when("any_order", !p.fixed_order);  // the look-back's order
   holes.when("indexed", p.convert_index);                             // the loads pass convert the element's index
   holes.when("scatter", p.scatter && p.level == dsl::Level::Device);  // fused outputs (device_lookback.h)
   holes.when("group_scatter", p.scatter && p.level != dsl::Level::Device);  // P_scatter (api.h, entry.h)

@@ -124,6 +124,8 @@ void decide_scan(Plan& p, const dsl::Spec& spec, const Target& target) {
   p.counter = decide_counter(spec);
   p.output_may_alias_input = spec.mode != dsl::Mode::Both && spec.input == spec.type;
   p.reverse = spec.reverse;
+  p.fixed_order = p.level == Level::Device && p.algorithm == Algorithm::DecoupledLookback && spec.deterministic &&
+                  spec.combines_floats();
   p.convert_index = spec.convert && spec.convert->params.size() > 1;
   if (p.convert_index && p.level != Level::Device)
     fail(spec, "convert's index is given to device scans only");  // the checker's backstop

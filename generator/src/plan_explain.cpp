@@ -49,14 +49,24 @@ void explain_device(std::string& o, const Plan& p) {
   line(o, "tile status",
        std::string(describe(p.status)) + ", " + std::to_string(p.status_bytes) +
            " bytes per tile, zeroed by the host before each call");
-  line(o, "look-back",
-       p.backend == Backend::Cuda
-           ? "the first warp, 32 predecessors at a time; tile ids from an atomic ticket; sleeps " +
-                 std::to_string(p.tuning.first_poll_ns) + " ns before its first read (from tile " +
-                 std::to_string(p.tuning.first_poll_from) + " on), " + std::to_string(p.tuning.poll_ns) +
-                 " ns between reads"
-           : "work-item 0, one predecessor at a time; after " + std::to_string(p.status_reads) +
-                 " reads of a missing status it reduces that tile itself from the input");
+  if (p.fixed_order) {
+    line(o, "look-back",
+         std::string("fixed order (deterministic = true with floats): each tile publishes once the combine of a "
+                     "fixed range of tiles before it (a Fenwick tree's node) and folds at most log2(tiles) of "
+                     "them in an order fixed by its index; ") +
+             (p.backend == Backend::Cuda ? "the first warp reads them at once; tile ids from an atomic ticket"
+                                         : "work-item 0 waits for each (no fallback); tile ids from an atomic "
+                                           "ticket"));
+  } else {
+    line(o, "look-back",
+         p.backend == Backend::Cuda
+             ? "the first warp, 32 predecessors at a time; tile ids from an atomic ticket; sleeps " +
+                   std::to_string(p.tuning.first_poll_ns) + " ns before its first read (from tile " +
+                   std::to_string(p.tuning.first_poll_from) + " on), " + std::to_string(p.tuning.poll_ns) +
+                   " ns between reads"
+             : "work-item 0, one predecessor at a time; after " + std::to_string(p.status_reads) +
+                   " reads of a missing status it reduces that tile itself from the input");
+  }
   if (p.min_blocks > 0)
     line(o, "occupancy", "at least " + std::to_string(p.min_blocks) + " blocks per SM (__launch_bounds__)");
 }

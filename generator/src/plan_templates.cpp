@@ -29,6 +29,7 @@ const std::vector<Entry>& catalogue() {
   static const std::vector<Entry> entries = {
       {"cuda/lookback.cuh", {}},
       {"opencl/lookback.cl", {}},
+      {"common/lookback_fixed.h", {}},
       {"common/warp.h", {}, true},
       {"common/block_raking.h", {}, true},
       {"common/block_warp_scans.h", {}, true},
@@ -81,6 +82,7 @@ void add(const Plan& p, const std::string& path, std::vector<std::string>& out) 
       for (const char* t : lane_templates(p)) add(p, t, out);
     for (const char* need : e->needs) add(p, need, out);
     if (e->lookback) add(p, lookback_template(p.backend), out);
+    if (e->lookback && p.fixed_order) add(p, "common/lookback_fixed.h", out);  // its sg_tile_prefix
   }
   // A look-back scan of packed words (Plan::packed_lanes): their reduce, rescan, loads and stores first.
   if (p.packed_lanes && path == "common/device_lookback.h") add(p, "cuda/packed.cuh", out);

@@ -295,6 +295,11 @@ class Kernel {
     s.running_total = false;
     s.reverse = reverse;
     set_shape(s, shape, segments, index_type);
+    // deterministic = true with floats: a flat scan's reduce_then_scan has no shaped or segmented kernel; the
+    // decoupled look-back's fixed-order look-back gives the same bits on every run too.
+    if (s.deterministic && s.algorithm == dsl::Algorithm::ReduceThenScan && s.combines_floats() &&
+        (s.shape != dsl::Shape::Flat || s.segments != dsl::Segments::None))
+      s.algorithm = dsl::Algorithm::DecoupledLookback;
     if (init) s.init = constant_from_bytes(s.type, init->c_str());
     std::shared_ptr<Kernel> k;
     if (s == base) {

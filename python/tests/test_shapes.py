@@ -361,6 +361,22 @@ def test_segments_of_a_non_commutative_operator(rng):
         check(b, ref["b"], "fields b")
 
 
+def test_deterministic_floats_along_an_axis_and_by_segment(path, rng):
+    """deterministic = true on floats: a flat scan is reduce_then_scan, its shaped and segmented variants the
+    decoupled look-back in its fixed order; both the same bits call after call (small integers: exact)."""
+    gen, seed = rng
+    det = scangen.compile("scan det_sum { type = f64; op = add; deterministic = true; }")
+    x = gen.integers(-50, 50, size=(3000, 5)).astype(np.float64)
+    for axis in (0, 1, None):
+        first = path.get(det(path.put(x), axis=axis))
+        check(first, reference("cumsum", x, axis)[0], f"axis {axis}, seed {seed}")
+        check(path.get(det(path.put(x), axis=axis)), first, f"axis {axis} again, seed {seed}")
+    flat = x.reshape(-1)
+    starts, offsets = random_segments(gen, flat.size, "random")
+    got = det(path.put(flat), offsets=path.put(offsets.astype(np.uint64)))
+    check(path.get(got), segment_reference("cumsum", flat, starts, False, None, flat.dtype), f"offsets, seed {seed}")
+
+
 @pytest.mark.parametrize("shape", [(3, 257), (1025, 3), (2, 33, 5), (2, 3, 4, 5), (0, 5), (5, 0)], ids=str)
 def test_reverse_along_every_axis(path, shape, rng):
     gen, seed = rng

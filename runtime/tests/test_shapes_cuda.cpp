@@ -3,6 +3,7 @@
 // 4, where there is no driver or no GPU), and every sweep spec compiled by
 // NVRTC for sm_90 without a warning (label nvrtc, no GPU needed).
 #include <catch2/catch.hpp>
+#include <iostream>
 #include <string>
 #include <vector>
 
@@ -72,6 +73,20 @@ TEST_CASE("shape = rows scans every row on its own (CUDA)", "[gpu][shapes]") { c
 
 TEST_CASE("shape = strided scans every line along the axis on its own (CUDA)", "[gpu][shapes]") {
   cuda_sweep("strided");
+}
+
+TEST_CASE("deterministic float rows and columns give the same bits call after call (CUDA)", "[gpu][shapes]") {
+  INFO("GPU: " << driver().name);  // exits 4 (skipped) where there is none
+  TempCache cache;
+  scangen::Runtime rt({scangen::Backend::Cuda});
+  const uint64_t s0 = seed();
+  INFO("seed " << s0 << " (replay with SCANGEN_TEST_SEED=" << s0 << ")");
+  std::mt19937_64 rng(s0);
+  Cuda b;
+  const int calls = 8;
+  const int changed = shapes::same_bits(b, rt, rng, calls);
+  std::cout << "shapes, any-order look-back: the bits changed in " << changed << " of " << 2 * (calls - 1)
+            << " calls; fixed order: in none\n";
 }
 
 TEST_CASE("the shape kernels of every element size compile with NVRTC", "[nvrtc][shapes]") {

@@ -303,6 +303,7 @@ SG_FN int SG_NAME(sg_segmented_threads)(SG_LOCAL SG_NAME(sg_shape_shared)* share
   return src;
 }
 
+SG_BEGIN(any_order)
 #ifdef SG_SPIN
 // OpenCL: the total after the last head of a tile (*head: it has one), from
 // its input, by one work-item (the look-back's fallback).
@@ -368,6 +369,39 @@ SG_FN void SG_NAME(sg_rows_lookback)(SG_LOCAL SG_NAME(sg_shape_shared)* shared, 
 #endif
   SG_BARRIER();
 }
+
+SG_END(any_order)
+SG_BEGIN(fixed_order)
+// The fixed-order look-back (common/lookback_fixed.h) over the tiles of the
+// virtual array, a tile's node being its (head, total) pair: publishes the
+// tile's node (at once where the tile holds a head) and, where its first
+// element is not a head, puts the combine of the row's elements in the
+// tiles before it in shared->carry[0]. No fallback on OpenCL.
+SG_FN void SG_NAME(sg_rows_fixed)(SG_LOCAL SG_NAME(sg_shape_shared)* shared, SG_GLOBAL unsigned char* workspace,
+                                  scangen_u64 tiles, scangen_u64 tile, SG_T total, int head, int first_head) {
+#ifdef SG_SPIN
+  if (SG_THREAD() == 0) {
+    if (first_head) {
+      if (tiles > 1) SG_NAME(sg_status_store)(workspace, tile, SG_FLAG_INCLUSIVE, total);
+      shared->carry[0] = SG_IDENTITY();
+    } else {
+      shared->carry[0] = SG_NAME(sg_fixed_chain)(workspace, 0, 1, tile, total, head).v;
+    }
+  }
+#else
+  if (SG_THREAD() < 32) {
+    if (first_head) {
+      if (SG_THREAD() == 0 && tiles > 1) SG_NAME(sg_status_store)(workspace, tile, SG_FLAG_INCLUSIVE, total);
+      if (SG_THREAD() == 0) shared->carry[0] = SG_IDENTITY();
+    } else {
+      const SG_NAME(sg_fixed_acc) acc = SG_NAME(sg_fixed_chain_warp)(workspace, 0, 1, tile, total, head);
+      if (SG_THREAD() == 0) shared->carry[0] = acc.v;
+    }
+  }
+#endif
+  SG_BARRIER();
+}
+SG_END(fixed_order)
 
 // Every row's aggregate is the identity (rows of no element).
 SG_FN void SG_NAME(sg_empty_rows)(SG_GLOBAL SG_T* aggregates, scangen_u64 rows) {
@@ -437,14 +471,22 @@ SG_KERNEL SG_BOUNDS(SG_THREADS) void SG_NAME(rows_kernel)(const SG_GLOBAL SG_IN*
   const int tile_head = shared.f[buf][SG_THREADS - 1];
   const SG_T tile_sum = shared.v[buf][SG_THREADS - 1];
   const int first_head = first % length == 0;
+  SG_T carry = SG_IDENTITY();
+SG_BEGIN(any_order)
   if (tiles > 1 && tid == 0)
     SG_NAME(sg_status_store)(workspace, tile, tile_head ? SG_FLAG_INCLUSIVE : SG_FLAG_AGGREGATE, tile_sum);
-  SG_T carry = SG_IDENTITY();
   if (!first_head) {
     SG_NAME(sg_rows_lookback)(&shared, workspace, tile, in, n, length, in_row_stride);
     carry = shared.carry[0];
     if (tid == 0 && !tile_head) SG_NAME(sg_status_store)(workspace, tile, SG_FLAG_INCLUSIVE, SG_COMBINE(carry, tile_sum));
   }
+SG_END(any_order)
+SG_BEGIN(fixed_order)
+  // Called by every tile, one or many (a barrier under a condition, even one the same for the whole
+  // work-group, made PoCL leave out work-item 0's part).
+  SG_NAME(sg_rows_fixed)(&shared, workspace, tiles, tile, tile_sum, tile_head, first_head);
+  carry = shared.carry[0];
+SG_END(fixed_order)
   // The row's elements before this thread's first item (unused when that item is a head).
   SG_T acc = carry;
   if (tid > 0) {

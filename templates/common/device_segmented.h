@@ -393,6 +393,7 @@ SG_FN void SG_NAME(sg_seg_empty_aggregates)(const SG_GLOBAL SG_OFFSET* offsets, 
 }
 #endif
 
+SG_BEGIN(any_order)
 #ifdef __OPENCL_VERSION__
 // Work-item 0: the pair total of `tile` from its input and its segments,
 // alone and in order (the look-back's fallback, opencl/lookback.cl).
@@ -460,6 +461,15 @@ SG_FN SG_T SG_NAME(sg_seg_tile_prefix)(SG_LOCAL SG_NAME(sg_lookback_shared)* sha
   return SG_NAME(sg_tile_prefix)(shared, 0, workspace, tile, total, in, n);
 }
 #endif
+SG_END(any_order)
+SG_BEGIN(fixed_order)
+// The fixed-order look-back (common/lookback_fixed.h) on both backends: no fallback.
+SG_FN SG_T SG_NAME(sg_seg_tile_prefix)(SG_LOCAL SG_NAME(sg_lookback_shared)* shared, SG_GLOBAL unsigned char* workspace,
+                                       scangen_u64 tile, SG_T total, const SG_GLOBAL SG_IN* in, SG_SEG_PARAMS,
+                                       scangen_u64 n) {
+  return SG_NAME(sg_tile_prefix)(shared, 0, workspace, tile, total, in, n);
+}
+SG_END(fixed_order)
 
 #if SG_SEG_VEC_OUT
 typedef union {

@@ -129,6 +129,48 @@ SG_FN SG_T SG_NAME(sg_axis_lookback)(SG_LOCAL SG_NAME(sg_shape_shared)* shared, 
   return prefix;
 }
 
+SG_BEGIN(fixed_order)
+// The fixed-order look-back (common/lookback_fixed.h) of every line of the
+// tile at once, by the whole block: a line's chunks are a chain (chunk j's
+// node at status0 + j x lanes + lane). In each round thread (slice s, lane
+// l) reads node w + s of line l's prefix, then the line's first thread folds
+// the round's nodes in order and publishes the chunk's node once its
+// children are folded (a chunk of even index: at once). The rounds are the
+// same in every thread (the chunk is the tile's). Returns, to the threads of
+// slice 0, the combine of chunks 0 .. chunk - 1 of their line (the identity
+// for chunk 0; a line of one chunk publishes nothing). No fallback on OpenCL.
+SG_FN SG_T SG_NAME(sg_axis_fixed)(SG_LOCAL SG_NAME(sg_shape_shared)* shared, SG_GLOBAL unsigned char* workspace,
+                                  scangen_u64 status0, scangen_u64 chunks, scangen_u64 chunk, int lanes, int valid,
+                                  SG_T total) {
+  const int tid = SG_THREAD(), lane = tid % lanes, slice = tid / lanes, slices = SG_THREADS / lanes;
+  const int children = SG_NAME(sg_fixed_children)(chunk), count = SG_NAME(sg_fixed_count)(chunk);
+  const scangen_u64 base = status0 + (scangen_u64)lane, stride = (scangen_u64)lanes;
+  SG_NAME(sg_fixed_acc) acc;
+  acc.v = total;
+  acc.head = 0;
+  acc.have = 0;
+  if (slice == 0 && valid && children == 0 && chunks > 1) SG_NAME(sg_fixed_publish)(workspace, base + chunk * stride, &acc, total, 0);
+  // The children's rounds first: a chunk's node is published before the farther nodes are waited for.
+  for (int w = 0, end = 0; w < count; w = end) {
+    const int last = w < children ? children : count;
+    end = w + slices < last ? w + slices : last;
+    SG_T v = total;
+    if (valid && w + slice < end)
+      (void)SG_NAME(sg_fixed_wait)(workspace, base + SG_NAME(sg_fixed_node)(chunk, w + slice) * stride, &v);
+    shared->v[0][tid] = v;
+    SG_BARRIER();
+    if (slice == 0 && valid) {
+      for (int i = w; i < end; ++i) {
+        SG_NAME(sg_fixed_fold)(&acc, shared->v[0][(i - w) * lanes + lane], 0);
+        if (i + 1 == children) SG_NAME(sg_fixed_publish)(workspace, base + chunk * stride, &acc, total, 0);
+      }
+    }
+    SG_BARRIER();
+  }
+  return acc.have ? acc.v : SG_IDENTITY();
+}
+SG_END(fixed_order)
+
 // Element offset of line l's first element (dimensions 0..2).
 SG_FN scangen_u64 SG_NAME(sg_line_base)(scangen_u64 l, scangen_u64 e1, scangen_u64 e2, scangen_u64 s0,
                                         scangen_u64 s1, scangen_u64 s2) {
@@ -164,17 +206,21 @@ SG_FN void SG_NAME(sg_axis_load)(const SG_GLOBAL SG_IN* in, scangen_u64 base, sc
   if (lanes < 32) {  // else a warp's reads of an item are 32 lines side by side either way
     const int slices = SG_THREADS / lanes;
     if (full) {
-      const SG_GLOBAL SG_IN* src = in + base + (start + (scangen_u64)slice) * stride;
+      const SG_GLOBAL SG_IN* src = in + (scangen_i64)(base + (start + (scangen_u64)slice) * stride);
       const scangen_u64 step = (scangen_u64)slices * stride;
 #pragma unroll
       for (int i = 0; i < SG_ITEMS; ++i)
         exchange[SG_XPAD(i * SG_THREADS + tid)] =
-            SG_CONVERT(src[(scangen_u64)i * step]SG_BEGIN(indexed), SG_NAME(sg_place)(start + (scangen_u64)(i * slices + slice), length)SG_END(indexed));
+            SG_CONVERT(src[(scangen_i64)((scangen_u64)i * step)]SG_BEGIN(indexed), SG_NAME(sg_place)(start + (scangen_u64)(i * slices + slice), length)SG_END(indexed));
     } else {
 #pragma unroll
       for (int i = 0; i < SG_ITEMS; ++i) {
         const scangen_u64 p = start + (scangen_u64)(i * slices + slice);
-        exchange[SG_XPAD(i * SG_THREADS + tid)] = valid && p < length ? SG_CONVERT(in[base + p * stride]SG_BEGIN(indexed), SG_NAME(sg_place)(p, length)SG_END(indexed)) : SG_IDENTITY();
+        // A position past the line reads the line's last element instead (its value unused), so that
+        // the load may be made unconditionally (PoCL did, and read before the array in reverse).
+        const scangen_u64 q = !valid ? 0 : p < length ? p : length - 1;
+        const SG_T x = SG_CONVERT(in[base + q * stride]SG_BEGIN(indexed), SG_NAME(sg_place)(q, length)SG_END(indexed));
+        exchange[SG_XPAD(i * SG_THREADS + tid)] = valid && p < length ? x : SG_IDENTITY();
       }
     }
     SG_BARRIER();
@@ -187,16 +233,18 @@ SG_FN void SG_NAME(sg_axis_load)(const SG_GLOBAL SG_IN* in, scangen_u64 base, sc
   (void)exchange;
   (void)lane;
   if (full) {
-    const SG_GLOBAL SG_IN* src = in + base + (start + (scangen_u64)(slice * SG_ITEMS)) * stride;
+    const SG_GLOBAL SG_IN* src = in + (scangen_i64)(base + (start + (scangen_u64)(slice * SG_ITEMS)) * stride);
     SG_AXIS_UNROLL
     for (int i = 0; i < SG_ITEMS; ++i)
-      items[i] = SG_CONVERT(src[(scangen_u64)i * stride]SG_BEGIN(indexed), SG_NAME(sg_place)(start + (scangen_u64)(slice * SG_ITEMS + i), length)SG_END(indexed));
+      items[i] = SG_CONVERT(src[(scangen_i64)((scangen_u64)i * stride)]SG_BEGIN(indexed), SG_NAME(sg_place)(start + (scangen_u64)(slice * SG_ITEMS + i), length)SG_END(indexed));
     return;
   }
   SG_AXIS_UNROLL
   for (int i = 0; i < SG_ITEMS; ++i) {
     const scangen_u64 p = start + (scangen_u64)(slice * SG_ITEMS + i);
-    items[i] = valid && p < length ? SG_CONVERT(in[base + p * stride]SG_BEGIN(indexed), SG_NAME(sg_place)(p, length)SG_END(indexed)) : SG_IDENTITY();
+    const scangen_u64 q = !valid ? 0 : p < length ? p : length - 1;  // as above
+    const SG_T x = SG_CONVERT(in[base + q * stride]SG_BEGIN(indexed), SG_NAME(sg_place)(q, length)SG_END(indexed));
+    items[i] = valid && p < length ? x : SG_IDENTITY();
   }
 }
 
@@ -242,10 +290,10 @@ SG_FN void SG_NAME(sg_axis_store)(SG_GLOBAL SG_T* out0, SG_GLOBAL SG_T* out1, in
         exchange[SG_XPAD((slice * SG_ITEMS + i) * lanes + lane)] = SG_NAME(sg_axis_next)(items[i], &a, &h, inclusive);
       SG_BARRIER();
       if (full) {
-        SG_GLOBAL SG_T* dst = out + base + (start + (scangen_u64)slice) * stride;
+        SG_GLOBAL SG_T* dst = out + (scangen_i64)(base + (start + (scangen_u64)slice) * stride);
         const scangen_u64 step = (scangen_u64)slices * stride;
 #pragma unroll
-        for (int i = 0; i < SG_ITEMS; ++i) dst[(scangen_u64)i * step] = exchange[SG_XPAD(i * SG_THREADS + tid)];
+        for (int i = 0; i < SG_ITEMS; ++i) dst[(scangen_i64)((scangen_u64)i * step)] = exchange[SG_XPAD(i * SG_THREADS + tid)];
       } else {
 #pragma unroll
         for (int i = 0; i < SG_ITEMS; ++i) {
@@ -260,9 +308,9 @@ SG_FN void SG_NAME(sg_axis_store)(SG_GLOBAL SG_T* out0, SG_GLOBAL SG_T* out1, in
     (void)exchange;
     (void)lane;
     if (full) {
-      SG_GLOBAL SG_T* dst = out + base + (start + (scangen_u64)(slice * SG_ITEMS)) * stride;
+      SG_GLOBAL SG_T* dst = out + (scangen_i64)(base + (start + (scangen_u64)(slice * SG_ITEMS)) * stride);
       SG_AXIS_UNROLL
-      for (int i = 0; i < SG_ITEMS; ++i) dst[(scangen_u64)i * stride] = SG_NAME(sg_axis_next)(items[i], &a, &h, inclusive);
+      for (int i = 0; i < SG_ITEMS; ++i) dst[(scangen_i64)((scangen_u64)i * stride)] = SG_NAME(sg_axis_next)(items[i], &a, &h, inclusive);
       continue;
     }
     SG_AXIS_UNROLL
@@ -322,7 +370,9 @@ SG_KERNEL SG_BOUNDS(SG_THREADS) void SG_NAME(axis_kernel)(
   const int valid = line < lines;
 SG_BEGIN(reverse)
   // reverse = true: position p of a line is its element length - 1 - p, the line read from its last element
-  // with a step of -stride (unsigned: base + p x step wraps to the element's offset).
+  // with a step of -stride (unsigned: base + p x step wraps to the element's offset; a pointer moves by that
+  // sum or step taken as signed, never by a wrapped unsigned one, whose pointer arithmetic PoCL's compiler
+  // took at its word and read outside the array).
   const scangen_u64 in_last = (length - 1) * in_stride3, out_last = (length - 1) * out_stride3;
   in_stride3 = (scangen_u64)0 - in_stride3;
   out_stride3 = (scangen_u64)0 - out_stride3;
@@ -350,6 +400,16 @@ SG_END(reverse)
   const SG_T total = shared.v[src][(slices - 1) * L + lane];
   if (tid == 0) more[0] = 0;
   SG_BARRIER();
+SG_BEGIN(fixed_order)
+  {
+    // Every tile, one chunk or many (a barrier under a condition, even one the same for the whole work-group,
+    // made PoCL leave out parts of a work-group); statuses as below.
+    const SG_T carry = SG_NAME(sg_axis_fixed)(&shared, workspace, strip * chunks * lanes, chunks, chunk, L, valid, total);
+    if (slice == 0 && valid) shared.carry[lane] = carry;
+    SG_BARRIER();
+  }
+SG_END(fixed_order)
+SG_BEGIN(any_order)
   if (chunks > 1) {
     // Statuses tile by tile, the tile's lines side by side: (strip x chunks + chunk) x lanes + lane.
     const scangen_u64 status0 = strip * chunks * lanes;
@@ -367,6 +427,7 @@ SG_END(reverse)
       SG_BARRIER();
     }
   }
+SG_END(any_order)
   int have = chunk > 0;
   SG_T acc = have ? shared.carry[lane] : SG_IDENTITY();
   if (slice > 0) {

@@ -162,6 +162,7 @@ SG_FN SG_T SG_NAME(sg_warp_lookback)(SG_GLOBAL unsigned char* workspace, unsigne
   }
 }
 
+SG_BEGIN(any_order)
 // Collective over the block: publishes the tile's status and returns the
 // combine of the tiles before it (the identity for tile 0, which the caller
 // does not combine).
@@ -191,4 +192,4 @@ SG_FN SG_T SG_NAME(sg_tile_prefix)(SG_LOCAL SG_NAME(sg_lookback_shared)* shared,
   SG_BARRIER();
   return shared->prefix;
 }
-
+SG_END(any_order)

@@ -270,6 +270,7 @@ SG_FN SG_T SG_NAME(sg_warp_lookback)(SG_GLOBAL unsigned char* workspace, ulong t
 }
 #endif
 
+SG_BEGIN(any_order)
 // Collective over the work-group: publishes the tile's status and returns the
 // combine of the tiles before it (the identity for tile 0, which the caller
 // does not combine). With SG_WARP_LOOKBACK the first warp looks back;
@@ -323,3 +324,4 @@ SG_FN SG_T SG_NAME(sg_tile_prefix)(SG_LOCAL SG_NAME(sg_lookback_shared)* shared,
   SG_BARRIER();
   return shared->prefix;
 }
+SG_END(any_order)

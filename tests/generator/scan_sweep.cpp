@@ -568,6 +568,20 @@ std::vector<ScanCase> device_cases(generator::Backend backend) {
         std::string("  type = Mat2;\n  ") + kMatrix.operator_ + "\n  mode = exclusive;\n  outputs = running_total;\n",
         "matrix");
     add(an + "_small_tiles", "  type = u32;\n  op = xor;\n  threads = 32;\n  items = 1;\n", "int");
+    // deterministic = true with floats by decoupled look-back: the fixed-order look-back (common/lookback_fixed.h).
+    if (a == Algorithm::DecoupledLookback) {
+      const std::string det = "  deterministic = true;\n";
+      add("lookback_det_f32", "  type = f32;\n  op = add;\n  mode = both;\n  outputs = aggregate;\n" + det, "small");
+      add("lookback_det_mat2_small",
+          std::string("  type = Mat2;\n  ") + kMatrix.operator_ + "\n  threads = 32;\n  items = 1;\n" + det, "matrix");
+      add("lookback_det_running_mat2",
+          std::string("  type = Mat2;\n  ") + kMatrix.operator_ +
+              "\n  mode = exclusive;\n  outputs = running_total;\n" + det,
+          "matrix");
+      add("lookback_det_rev_mat2",
+          std::string("  type = Mat2;\n  ") + kMatrix.operator_ + "\n  reverse = true;\n  mode = both;\n" + det,
+          "matrix");
+    }
     add(an + "_i8_max", "  type = i8;\n  op = max;\n  threads = 64;\n  items = 3;\n", "int");
     // Wrapping sums of 1- and 2-byte integers, whose look-back tiles keep their
     // items packed in 32-bit words on CUDA (cuda/packed.cuh): each type in each

@@ -324,6 +324,23 @@ std::vector<ScanCase> segmented_cases(generator::Backend backend) {
     out.push_back({load(name, t.str()), r.kind.values});
   }
   key_equal_cases(out);
+  // deterministic = true with floats: the fixed-order look-back (common/lookback_fixed.h), every form; tiles
+  // of 32 elements make long chains of tiles.
+  int d = 0;
+  for (const auto& form : forms)
+    for (const Kind& k : {kKinds[2], kKinds[3]}) {
+      const dsl::Mode m = d % 3 == 0 ? dsl::Mode::Inclusive : d % 3 == 1 ? dsl::Mode::Exclusive : dsl::Mode::Both;
+      const bool rev = d == 3;
+      const std::string name =
+          std::string("seg_det_") + form[0] + "_" + k.name + "_" + dsl::to_string(m) + (rev ? "_rev" : "");
+      std::ostringstream t;
+      t << "type Affine { a: f32, b: f32 }\nscan " << name << " {\n"
+        << k.text << "  level = device;\n  mode = " << dsl::to_string(m) << ";\n  segments = " << form[0] << ";\n"
+        << form[1] << "  deterministic = true;\n  outputs = aggregate;\n"
+        << (d % 2 == 1 ? "  threads = 32;\n  items = 1;\n" : "") << (rev ? "  reverse = true;\n" : "") << "}\n";
+      out.push_back({load(name, t.str()), k.values});
+      ++d;
+    }
   // convert(v, i): i is the element's index in the array (not in its segment), in both directions.
   const struct {
     const char* form;

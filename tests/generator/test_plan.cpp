@@ -103,6 +103,35 @@ TEST_CASE("the emitted source names the scan's functions plainly and is self-con
   CHECK_THAT(explained, Catch::Contains("raking"));
 }
 
+// deterministic = true with floats by decoupled look-back: the fixed-order look-back
+// (common/lookback_fixed.h) in place of the backend's any-order one, on both backends and every
+// look-back kernel; not for integers, which any order gives the same bits.
+TEST_CASE("deterministic float look-back scans combine in a fixed order", "[unit]") {
+  auto has = [](const Plan& p, const std::string& t) {
+    return std::find(p.templates.begin(), p.templates.end(), t) != p.templates.end();
+  };
+  for (Backend b : {Backend::Cuda, Backend::OpenCL}) {
+    for (const char* rest :
+         {"algorithm = decoupled_lookback;", "shape = rows;", "shape = strided;", "segments = flags;"}) {
+      INFO(rest);
+      const Plan p =
+          make_plan(load_one(std::string("scan s { type = f32; op = add; deterministic = true; ") + rest + " }"), b);
+      CHECK(p.fixed_order);
+      CHECK(has(p, "common/lookback_fixed.h"));
+      const std::string text = scangen::generator::emit(p);
+      CHECK(text.find("s_sg_fixed_chain") != std::string::npos);
+      CHECK(text.find("s_sg_warp_lookback(workspace, tile") == std::string::npos);  // the any-order calls
+      const Plan any = make_plan(load_one(std::string("scan s { type = f32; op = add; ") + rest + " }"), b);
+      CHECK_FALSE(any.fixed_order);
+      CHECK_FALSE(has(any, "common/lookback_fixed.h"));
+      CHECK(scangen::generator::emit(any).find("sg_fixed_chain") == std::string::npos);
+    }
+    CHECK_FALSE(
+        make_plan(load_one("scan s { type = i32; op = add; deterministic = true; shape = rows; }"), b).fixed_order);
+    CHECK_FALSE(make_plan(load_one("scan s { type = f32; op = add; deterministic = true; }"), b).fixed_order);
+  }
+}
+
 TEST_CASE("device scans: tile, status word and workspace", "[unit]") {
   const Plan i32 = make_plan(load_one("scan s { type = i32; op = add; }"), Backend::Cuda);
   // The tuning table's shape for 4-byte elements on CUDA: 256 x 32.

@@ -9,6 +9,7 @@
 // code 4, which CTest reports as skipped.
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <cstring>
 #include <iostream>
 #include <memory>
@@ -452,6 +453,55 @@ TEST_CASE("CUDA deterministic float scan gives the same bits twice", "[gpu][scan
   const std::vector<uint8_t> first = device_inclusive(s, in, n, state);
   const std::vector<uint8_t> second = device_inclusive(s, in, n, state);
   CHECK(first == second);
+}
+
+// deterministic = true by decoupled look-back (the fixed-order look-back,
+// common/lookback_fixed.h): the same bits call after call, with about one
+// tile in 8 sleeping 20 us before it publishes (SCANGEN_TEST_SLEEP), f32 sums
+// of values whose sums round (so the grouping shows in the bits), n large
+// enough for Fenwick nodes of 2^10 tiles and more. The any-order look-back
+// of the same sums is run alike, and how often its bits changed is printed
+// (not checked: a timing may repeat).
+TEST_CASE("CUDA fixed-order look-back gives the same float bits call after call", "[gpu][scan][device][race]") {
+  INFO("GPU: " << driver().name);  // exits 4 (skipped) where there is none, before any host work
+  const uint64_t seed = scangen::test::test_seed();
+  INFO("seed " << seed << " (replay with SCANGEN_TEST_SEED=" << seed << ")");
+  std::mt19937_64 rng(seed);
+  const uint64_t n = (1ull << 24) + 3;
+  std::vector<uint8_t> in(n * 4);
+  std::uniform_real_distribution<float> value(-1.0f, 1.0f);
+  for (uint64_t i = 0; i < n; ++i) {
+    const float f = value(rng);
+    std::memcpy(in.data() + i * 4, &f, 4);
+  }
+  const std::string sleep = "#define SCANGEN_TEST_SLEEP 8\n";
+  DeviceScan det(
+      "scan det { type = f32; op = add; level = device; algorithm = decoupled_lookback; "
+      "deterministic = true; threads = 64; items = 4; }",
+      sleep);
+  DeviceScan any("scan any { type = f32; op = add; level = device; threads = 64; items = 4; }", sleep);
+  REQUIRE(det.plan().fixed_order);
+  REQUIRE_FALSE(any.plan().fixed_order);
+  scangen::test::DeviceState state;
+  const std::vector<uint8_t> first = device_inclusive(det, in, n, state);
+  double worst = 0, sum = 0;  // against a double sum: the results are sums, not noise
+  for (uint64_t i = 0; i < n; ++i) {
+    float a, g;
+    std::memcpy(&a, in.data() + i * 4, 4);
+    std::memcpy(&g, first.data() + i * 4, 4);
+    sum += a;
+    worst = std::max(worst, std::abs(g - sum));
+  }
+  INFO("largest error against a double sum " << worst);
+  CHECK(worst < 0.5);
+  int changed = 0;
+  const std::vector<uint8_t> any_first = device_inclusive(any, in, n, state);
+  for (int call = 0; call < 6; ++call) {
+    INFO("call " << call + 2);
+    CHECK(device_inclusive(det, in, n, state) == first);
+    changed += device_inclusive(any, in, n, state) != any_first;
+  }
+  std::cout << "any-order look-back: the bits changed in " << changed << " of 6 calls; fixed order: in none\n";
 }
 
 // The device sweep's element kinds at the largest sizes, both algorithms,

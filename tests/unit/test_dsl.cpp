@@ -657,11 +657,26 @@ TEST_CASE("checker: deterministic float device scans use reduce_then_scan", "[ds
   CHECK(spec_of("scan s { type = f32; op = add; level = block; deterministic = true; }").algorithm ==
         dsl::Algorithm::Raking);
   CHECK(spec_of("scan s { type = f32; op = add; }").algorithm == dsl::Algorithm::DecoupledLookback);
-  // Asking for both is a contradiction.
+  // decoupled_lookback takes its fixed-order look-back: asked for, or where only it makes the scan (a shape,
+  // segments, fused inputs or outputs); an explicit shape = flat still chooses reduce_then_scan.
+  for (const char* rest :
+       {"algorithm = decoupled_lookback;", "shape = rows;", "shape = strided;", "segments = offsets;",
+        "segments = keys;", "scatter(x) = x; scatter_at(x, i) = i;", "input = f32, f32; convert(a, b) = a * b;"}) {
+    INFO(rest);
+    const dsl::Spec s = spec_of(std::string("scan s { type = f32; op = add; deterministic = true; ") + rest + " }");
+    CHECK(s.algorithm == dsl::Algorithm::DecoupledLookback);
+    CHECK(s.combines_floats());
+  }
+  CHECK(spec_of("scan s { type = f32; op = add; deterministic = true; shape = flat; }").algorithm ==
+        dsl::Algorithm::ReduceThenScan);
+  // An integer type whose combine computes with floats still counts as float math.
+  CHECK(spec_of("scan s { type = i32; combine(x, y) = i32(f32(x) + f32(y)); identity = 0; deterministic = true; }")
+            .algorithm == dsl::Algorithm::ReduceThenScan);
+  // A shape with reduce_then_scan asked for is still refused.
   std::vector<std::string> e =
-      errors_of("scan s { type = f32; op = add; algorithm = decoupled_lookback; deterministic = true; }");
+      errors_of("scan s { type = f32; op = add; algorithm = reduce_then_scan; deterministic = true; shape = rows; }");
   REQUIRE(e.size() == 1);
-  CHECK(contains(e[0], "reduce_then_scan"));
+  CHECK(contains(e[0], "decoupled_lookback only"));
 }
 
 TEST_CASE("checker: outputs, modes, init, targets", "[dsl][checker]") {

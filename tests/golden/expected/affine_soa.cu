@@ -930,7 +930,6 @@ SG_FN affine_soa_T affine_soa_sg_tile_prefix(SG_LOCAL affine_soa_sg_lookback_sha
   SG_BARRIER();
   return shared->prefix;
 }
-
 // ---- templates/common/device_lookback.h ---------------------------------------------------------
 // Device level, decoupled_lookback: one launch. Each block takes a tile id
 // from an atomic ticket, so a tile only ever waits on tiles whose blocks

@@ -790,7 +790,6 @@ SG_FN row_cumsum_T row_cumsum_sg_tile_prefix(SG_LOCAL row_cumsum_sg_lookback_sha
   SG_BARRIER();
   return shared->prefix;
 }
-
 // ---- templates/common/device_rows.h -------------------------------------------------------------
 // Device level, shape = rows: `rows` rows of `length` elements, row r at
 // in + r * in_row_stride (outputs: out_row_stride), each scanned on its own
@@ -1130,6 +1129,7 @@ SG_FN void row_cumsum_sg_rows_lookback(SG_LOCAL row_cumsum_sg_shape_shared* shar
   SG_BARRIER();
 }
 
+
 // Every row's aggregate is the identity (rows of no element).
 SG_FN void row_cumsum_sg_empty_rows(SG_GLOBAL row_cumsum_T* aggregates, scangen_u64 rows) {
   if (SG_BLOCK() != 0) return;
@@ -1198,9 +1198,9 @@ SG_KERNEL SG_BOUNDS(SG_THREADS) void row_cumsum_rows_kernel(const SG_GLOBAL row_
   const int tile_head = shared.f[buf][SG_THREADS - 1];
   const row_cumsum_T tile_sum = shared.v[buf][SG_THREADS - 1];
   const int first_head = first % length == 0;
+  row_cumsum_T carry = row_cumsum_identity();
   if (tiles > 1 && tid == 0)
     row_cumsum_sg_status_store(workspace, tile, tile_head ? SG_FLAG_INCLUSIVE : SG_FLAG_AGGREGATE, tile_sum);
-  row_cumsum_T carry = row_cumsum_identity();
   if (!first_head) {
     row_cumsum_sg_rows_lookback(&shared, workspace, tile, in, n, length, in_row_stride);
     carry = shared.carry[0];

@@ -1311,6 +1311,7 @@ SG_FN void column_cumsum_sg_rows_lookback(SG_LOCAL column_cumsum_sg_shape_shared
   SG_BARRIER();
 }
 
+
 // Every row's aggregate is the identity (rows of no element).
 SG_FN void column_cumsum_sg_empty_rows(SG_GLOBAL column_cumsum_T* aggregates, scangen_u64 rows) {
   if (SG_BLOCK() != 0) return;
@@ -1379,9 +1380,9 @@ SG_KERNEL SG_BOUNDS(SG_THREADS) void column_cumsum_rows_kernel(const SG_GLOBAL c
   const int tile_head = shared.f[buf][SG_THREADS - 1];
   const column_cumsum_T tile_sum = shared.v[buf][SG_THREADS - 1];
   const int first_head = first % length == 0;
+  column_cumsum_T carry = column_cumsum_identity();
   if (tiles > 1 && tid == 0)
     column_cumsum_sg_status_store(workspace, tile, tile_head ? SG_FLAG_INCLUSIVE : SG_FLAG_AGGREGATE, tile_sum);
-  column_cumsum_T carry = column_cumsum_identity();
   if (!first_head) {
     column_cumsum_sg_rows_lookback(&shared, workspace, tile, in, n, length, in_row_stride);
     carry = shared.carry[0];
@@ -1541,6 +1542,7 @@ SG_FN column_cumsum_T column_cumsum_sg_axis_lookback(SG_LOCAL column_cumsum_sg_s
   return prefix;
 }
 
+
 // Element offset of line l's first element (dimensions 0..2).
 SG_FN scangen_u64 column_cumsum_sg_line_base(scangen_u64 l, scangen_u64 e1, scangen_u64 e2, scangen_u64 s0,
                                         scangen_u64 s1, scangen_u64 s2) {
@@ -1576,17 +1578,21 @@ SG_FN void column_cumsum_sg_axis_load(const SG_GLOBAL column_cumsum_In* in, scan
   if (lanes < 32) {  // else a warp's reads of an item are 32 lines side by side either way
     const int slices = SG_THREADS / lanes;
     if (full) {
-      const SG_GLOBAL column_cumsum_In* src = in + base + (start + (scangen_u64)slice) * stride;
+      const SG_GLOBAL column_cumsum_In* src = in + (scangen_i64)(base + (start + (scangen_u64)slice) * stride);
       const scangen_u64 step = (scangen_u64)slices * stride;
 #pragma unroll
       for (int i = 0; i < SG_ITEMS; ++i)
         exchange[SG_XPAD(i * SG_THREADS + tid)] =
-            column_cumsum_convert(src[(scangen_u64)i * step]);
+            column_cumsum_convert(src[(scangen_i64)((scangen_u64)i * step)]);
     } else {
 #pragma unroll
       for (int i = 0; i < SG_ITEMS; ++i) {
         const scangen_u64 p = start + (scangen_u64)(i * slices + slice);
-        exchange[SG_XPAD(i * SG_THREADS + tid)] = valid && p < length ? column_cumsum_convert(in[base + p * stride]) : column_cumsum_identity();
+        // A position past the line reads the line's last element instead (its value unused), so that
+        // the load may be made unconditionally (PoCL did, and read before the array in reverse).
+        const scangen_u64 q = !valid ? 0 : p < length ? p : length - 1;
+        const column_cumsum_T x = column_cumsum_convert(in[base + q * stride]);
+        exchange[SG_XPAD(i * SG_THREADS + tid)] = valid && p < length ? x : column_cumsum_identity();
       }
     }
     SG_BARRIER();
@@ -1599,16 +1605,18 @@ SG_FN void column_cumsum_sg_axis_load(const SG_GLOBAL column_cumsum_In* in, scan
   (void)exchange;
   (void)lane;
   if (full) {
-    const SG_GLOBAL column_cumsum_In* src = in + base + (start + (scangen_u64)(slice * SG_ITEMS)) * stride;
+    const SG_GLOBAL column_cumsum_In* src = in + (scangen_i64)(base + (start + (scangen_u64)(slice * SG_ITEMS)) * stride);
     SG_AXIS_UNROLL
     for (int i = 0; i < SG_ITEMS; ++i)
-      items[i] = column_cumsum_convert(src[(scangen_u64)i * stride]);
+      items[i] = column_cumsum_convert(src[(scangen_i64)((scangen_u64)i * stride)]);
     return;
   }
   SG_AXIS_UNROLL
   for (int i = 0; i < SG_ITEMS; ++i) {
     const scangen_u64 p = start + (scangen_u64)(slice * SG_ITEMS + i);
-    items[i] = valid && p < length ? column_cumsum_convert(in[base + p * stride]) : column_cumsum_identity();
+    const scangen_u64 q = !valid ? 0 : p < length ? p : length - 1;  // as above
+    const column_cumsum_T x = column_cumsum_convert(in[base + q * stride]);
+    items[i] = valid && p < length ? x : column_cumsum_identity();
   }
 }
 
@@ -1654,10 +1662,10 @@ SG_FN void column_cumsum_sg_axis_store(SG_GLOBAL column_cumsum_T* out0, SG_GLOBA
         exchange[SG_XPAD((slice * SG_ITEMS + i) * lanes + lane)] = column_cumsum_sg_axis_next(items[i], &a, &h, inclusive);
       SG_BARRIER();
       if (full) {
-        SG_GLOBAL column_cumsum_T* dst = out + base + (start + (scangen_u64)slice) * stride;
+        SG_GLOBAL column_cumsum_T* dst = out + (scangen_i64)(base + (start + (scangen_u64)slice) * stride);
         const scangen_u64 step = (scangen_u64)slices * stride;
 #pragma unroll
-        for (int i = 0; i < SG_ITEMS; ++i) dst[(scangen_u64)i * step] = exchange[SG_XPAD(i * SG_THREADS + tid)];
+        for (int i = 0; i < SG_ITEMS; ++i) dst[(scangen_i64)((scangen_u64)i * step)] = exchange[SG_XPAD(i * SG_THREADS + tid)];
       } else {
 #pragma unroll
         for (int i = 0; i < SG_ITEMS; ++i) {
@@ -1672,9 +1680,9 @@ SG_FN void column_cumsum_sg_axis_store(SG_GLOBAL column_cumsum_T* out0, SG_GLOBA
     (void)exchange;
     (void)lane;
     if (full) {
-      SG_GLOBAL column_cumsum_T* dst = out + base + (start + (scangen_u64)(slice * SG_ITEMS)) * stride;
+      SG_GLOBAL column_cumsum_T* dst = out + (scangen_i64)(base + (start + (scangen_u64)(slice * SG_ITEMS)) * stride);
       SG_AXIS_UNROLL
-      for (int i = 0; i < SG_ITEMS; ++i) dst[(scangen_u64)i * stride] = column_cumsum_sg_axis_next(items[i], &a, &h, inclusive);
+      for (int i = 0; i < SG_ITEMS; ++i) dst[(scangen_i64)((scangen_u64)i * stride)] = column_cumsum_sg_axis_next(items[i], &a, &h, inclusive);
       continue;
     }
     SG_AXIS_UNROLL

@@ -757,7 +757,6 @@ SG_FN device_packed_i8_T device_packed_i8_sg_tile_prefix(SG_LOCAL device_packed_
   SG_BARRIER();
   return shared->prefix;
 }
-
 // ---- templates/cuda/packed.cuh ------------------------------------------------------------------
 // A thread's items packed in 32-bit words (Plan::packed_lanes): device scans
 // whose operator is wrapping addition of 1- or 2-byte integers (op = add on
@@ -1107,17 +1106,17 @@ typedef scangen_u16 device_packed_u16_In;
 static __device__ __forceinline__ __attribute__((unused)) device_packed_u16_T device_packed_u16_combine(device_packed_u16_T x, device_packed_u16_T y) {
 #line 13 "tests/golden/specs/device_packed_sums.scan"
   return scangen_add_u16(x, y);
-#line 1111 "device_packed_i8.cu"
+#line 1110 "device_packed_i8.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) device_packed_u16_T device_packed_u16_identity(void) {
 #line 13 "tests/golden/specs/device_packed_sums.scan"
   return ((scangen_u16)0U);
-#line 1116 "device_packed_i8.cu"
+#line 1115 "device_packed_i8.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) device_packed_u16_T device_packed_u16_init(void) {
 #line 16 "tests/golden/specs/device_packed_sums.scan"
   return ((scangen_u16)65000U);
-#line 1121 "device_packed_i8.cu"
+#line 1120 "device_packed_i8.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) device_packed_u16_T device_packed_u16_convert(device_packed_u16_In v) { return v; }
 // ---- scan 'device_packed_u16': the constants its templates are written against ------------------
@@ -1795,7 +1794,6 @@ SG_FN device_packed_u16_T device_packed_u16_sg_tile_prefix(SG_LOCAL device_packe
   SG_BARRIER();
   return shared->prefix;
 }
-
 // ---- templates/cuda/packed.cuh ------------------------------------------------------------------
 // A thread's items packed in 32-bit words (Plan::packed_lanes): device scans
 // whose operator is wrapping addition of 1- or 2-byte integers (op = add on

@@ -900,7 +900,6 @@ SG_FN device_reverse_keys_seg device_reverse_keys_sg_tile_prefix(SG_LOCAL device
   SG_BARRIER();
   return shared->prefix;
 }
-
 // ---- templates/common/device_segmented.h --------------------------------------------------------
 // Device level, segmented scan with the segments given at run time, in one
 // pass (decoupled look-back). The tiles scan (heads, value) pairs

@@ -841,7 +841,6 @@ SG_FN device_reverse_rows_T device_reverse_rows_sg_tile_prefix(SG_LOCAL device_r
   SG_BARRIER();
   return shared->prefix;
 }
-
 // ---- templates/common/device_rows.h -------------------------------------------------------------
 // Device level, shape = rows: `rows` rows of `length` elements, row r at
 // in + r * in_row_stride (outputs: out_row_stride), each scanned on its own
@@ -1183,6 +1182,7 @@ SG_FN void device_reverse_rows_sg_rows_lookback(SG_LOCAL device_reverse_rows_sg_
   SG_BARRIER();
 }
 
+
 // Every row's aggregate is the identity (rows of no element).
 SG_FN void device_reverse_rows_sg_empty_rows(SG_GLOBAL device_reverse_rows_T* aggregates, scangen_u64 rows) {
   if (SG_BLOCK() != 0) return;
@@ -1251,9 +1251,9 @@ SG_KERNEL SG_BOUNDS(SG_THREADS) void device_reverse_rows_rows_kernel(const SG_GL
   const int tile_head = shared.f[buf][SG_THREADS - 1];
   const device_reverse_rows_T tile_sum = shared.v[buf][SG_THREADS - 1];
   const int first_head = first % length == 0;
+  device_reverse_rows_T carry = device_reverse_rows_identity();
   if (tiles > 1 && tid == 0)
     device_reverse_rows_sg_status_store(workspace, tile, tile_head ? SG_FLAG_INCLUSIVE : SG_FLAG_AGGREGATE, tile_sum);
-  device_reverse_rows_T carry = device_reverse_rows_identity();
   if (!first_head) {
     device_reverse_rows_sg_rows_lookback(&shared, workspace, tile, in, n, length, in_row_stride);
     carry = shared.carry[0];
@@ -2112,7 +2112,6 @@ SG_FN device_reverse_lines_T device_reverse_lines_sg_tile_prefix(SG_LOCAL device
   SG_BARRIER();
   return shared->prefix;
 }
-
 // ---- templates/common/device_rows.h -------------------------------------------------------------
 // Device level, shape = rows: `rows` rows of `length` elements, row r at
 // in + r * in_row_stride (outputs: out_row_stride), each scanned on its own
@@ -2454,6 +2453,7 @@ SG_FN void device_reverse_lines_sg_rows_lookback(SG_LOCAL device_reverse_lines_s
   SG_BARRIER();
 }
 
+
 // Every row's aggregate is the identity (rows of no element).
 SG_FN void device_reverse_lines_sg_empty_rows(SG_GLOBAL device_reverse_lines_T* aggregates, scangen_u64 rows) {
   if (SG_BLOCK() != 0) return;
@@ -2522,9 +2522,9 @@ SG_KERNEL SG_BOUNDS(SG_THREADS) void device_reverse_lines_rows_kernel(const SG_G
   const int tile_head = shared.f[buf][SG_THREADS - 1];
   const device_reverse_lines_T tile_sum = shared.v[buf][SG_THREADS - 1];
   const int first_head = first % length == 0;
+  device_reverse_lines_T carry = device_reverse_lines_identity();
   if (tiles > 1 && tid == 0)
     device_reverse_lines_sg_status_store(workspace, tile, tile_head ? SG_FLAG_INCLUSIVE : SG_FLAG_AGGREGATE, tile_sum);
-  device_reverse_lines_T carry = device_reverse_lines_identity();
   if (!first_head) {
     device_reverse_lines_sg_rows_lookback(&shared, workspace, tile, in, n, length, in_row_stride);
     carry = shared.carry[0];
@@ -2684,6 +2684,7 @@ SG_FN device_reverse_lines_T device_reverse_lines_sg_axis_lookback(SG_LOCAL devi
   return prefix;
 }
 
+
 // Element offset of line l's first element (dimensions 0..2).
 SG_FN scangen_u64 device_reverse_lines_sg_line_base(scangen_u64 l, scangen_u64 e1, scangen_u64 e2, scangen_u64 s0,
                                         scangen_u64 s1, scangen_u64 s2) {
@@ -2719,17 +2720,21 @@ SG_FN void device_reverse_lines_sg_axis_load(const SG_GLOBAL device_reverse_line
   if (lanes < 32) {  // else a warp's reads of an item are 32 lines side by side either way
     const int slices = SG_THREADS / lanes;
     if (full) {
-      const SG_GLOBAL device_reverse_lines_In* src = in + base + (start + (scangen_u64)slice) * stride;
+      const SG_GLOBAL device_reverse_lines_In* src = in + (scangen_i64)(base + (start + (scangen_u64)slice) * stride);
       const scangen_u64 step = (scangen_u64)slices * stride;
 #pragma unroll
       for (int i = 0; i < SG_ITEMS; ++i)
         exchange[SG_XPAD(i * SG_THREADS + tid)] =
-            device_reverse_lines_convert(src[(scangen_u64)i * step]);
+            device_reverse_lines_convert(src[(scangen_i64)((scangen_u64)i * step)]);
     } else {
 #pragma unroll
       for (int i = 0; i < SG_ITEMS; ++i) {
         const scangen_u64 p = start + (scangen_u64)(i * slices + slice);
-        exchange[SG_XPAD(i * SG_THREADS + tid)] = valid && p < length ? device_reverse_lines_convert(in[base + p * stride]) : device_reverse_lines_identity();
+        // A position past the line reads the line's last element instead (its value unused), so that
+        // the load may be made unconditionally (PoCL did, and read before the array in reverse).
+        const scangen_u64 q = !valid ? 0 : p < length ? p : length - 1;
+        const device_reverse_lines_T x = device_reverse_lines_convert(in[base + q * stride]);
+        exchange[SG_XPAD(i * SG_THREADS + tid)] = valid && p < length ? x : device_reverse_lines_identity();
       }
     }
     SG_BARRIER();
@@ -2742,16 +2747,18 @@ SG_FN void device_reverse_lines_sg_axis_load(const SG_GLOBAL device_reverse_line
   (void)exchange;
   (void)lane;
   if (full) {
-    const SG_GLOBAL device_reverse_lines_In* src = in + base + (start + (scangen_u64)(slice * SG_ITEMS)) * stride;
+    const SG_GLOBAL device_reverse_lines_In* src = in + (scangen_i64)(base + (start + (scangen_u64)(slice * SG_ITEMS)) * stride);
     SG_AXIS_UNROLL
     for (int i = 0; i < SG_ITEMS; ++i)
-      items[i] = device_reverse_lines_convert(src[(scangen_u64)i * stride]);
+      items[i] = device_reverse_lines_convert(src[(scangen_i64)((scangen_u64)i * stride)]);
     return;
   }
   SG_AXIS_UNROLL
   for (int i = 0; i < SG_ITEMS; ++i) {
     const scangen_u64 p = start + (scangen_u64)(slice * SG_ITEMS + i);
-    items[i] = valid && p < length ? device_reverse_lines_convert(in[base + p * stride]) : device_reverse_lines_identity();
+    const scangen_u64 q = !valid ? 0 : p < length ? p : length - 1;  // as above
+    const device_reverse_lines_T x = device_reverse_lines_convert(in[base + q * stride]);
+    items[i] = valid && p < length ? x : device_reverse_lines_identity();
   }
 }
 
@@ -2797,10 +2804,10 @@ SG_FN void device_reverse_lines_sg_axis_store(SG_GLOBAL device_reverse_lines_T* 
         exchange[SG_XPAD((slice * SG_ITEMS + i) * lanes + lane)] = device_reverse_lines_sg_axis_next(items[i], &a, &h, inclusive);
       SG_BARRIER();
       if (full) {
-        SG_GLOBAL device_reverse_lines_T* dst = out + base + (start + (scangen_u64)slice) * stride;
+        SG_GLOBAL device_reverse_lines_T* dst = out + (scangen_i64)(base + (start + (scangen_u64)slice) * stride);
         const scangen_u64 step = (scangen_u64)slices * stride;
 #pragma unroll
-        for (int i = 0; i < SG_ITEMS; ++i) dst[(scangen_u64)i * step] = exchange[SG_XPAD(i * SG_THREADS + tid)];
+        for (int i = 0; i < SG_ITEMS; ++i) dst[(scangen_i64)((scangen_u64)i * step)] = exchange[SG_XPAD(i * SG_THREADS + tid)];
       } else {
 #pragma unroll
         for (int i = 0; i < SG_ITEMS; ++i) {
@@ -2815,9 +2822,9 @@ SG_FN void device_reverse_lines_sg_axis_store(SG_GLOBAL device_reverse_lines_T* 
     (void)exchange;
     (void)lane;
     if (full) {
-      SG_GLOBAL device_reverse_lines_T* dst = out + base + (start + (scangen_u64)(slice * SG_ITEMS)) * stride;
+      SG_GLOBAL device_reverse_lines_T* dst = out + (scangen_i64)(base + (start + (scangen_u64)(slice * SG_ITEMS)) * stride);
       SG_AXIS_UNROLL
-      for (int i = 0; i < SG_ITEMS; ++i) dst[(scangen_u64)i * stride] = device_reverse_lines_sg_axis_next(items[i], &a, &h, inclusive);
+      for (int i = 0; i < SG_ITEMS; ++i) dst[(scangen_i64)((scangen_u64)i * stride)] = device_reverse_lines_sg_axis_next(items[i], &a, &h, inclusive);
       continue;
     }
     SG_AXIS_UNROLL
@@ -2876,7 +2883,9 @@ SG_KERNEL SG_BOUNDS(SG_THREADS) void device_reverse_lines_axis_kernel(
   const scangen_u64 line = strip * lanes + (scangen_u64)lane;
   const int valid = line < lines;
   // reverse = true: position p of a line is its element length - 1 - p, the line read from its last element
-  // with a step of -stride (unsigned: base + p x step wraps to the element's offset).
+  // with a step of -stride (unsigned: base + p x step wraps to the element's offset; a pointer moves by that
+  // sum or step taken as signed, never by a wrapped unsigned one, whose pointer arithmetic PoCL's compiler
+  // took at its word and read outside the array).
   const scangen_u64 in_last = (length - 1) * in_stride3, out_last = (length - 1) * out_stride3;
   in_stride3 = (scangen_u64)0 - in_stride3;
   out_stride3 = (scangen_u64)0 - out_stride3;

@@ -851,7 +851,6 @@ SG_FN discounted_returns_T discounted_returns_sg_tile_prefix(SG_LOCAL discounted
   SG_BARRIER();
   return shared->prefix;
 }
-
 // ---- templates/common/device_lookback.h ---------------------------------------------------------
 // Device level, decoupled_lookback: one launch. Each block takes a tile id
 // from an atomic ticket, so a tile only ever waits on tiles whose blocks

@@ -831,7 +831,6 @@ SG_FN partition_small_T partition_small_sg_tile_prefix(SG_LOCAL partition_small_
   SG_BARRIER();
   return shared->prefix;
 }
-
 // ---- templates/common/device_lookback.h ---------------------------------------------------------
 // Device level, decoupled_lookback: one launch. Each block takes a tile id
 // from an atomic ticket, so a tile only ever waits on tiles whose blocks

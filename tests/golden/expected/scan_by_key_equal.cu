@@ -855,7 +855,6 @@ SG_FN scan_by_key_equal_seg scan_by_key_equal_sg_tile_prefix(SG_LOCAL scan_by_ke
   SG_BARRIER();
   return shared->prefix;
 }
-
 // ---- templates/common/device_segmented.h --------------------------------------------------------
 // Device level, segmented scan with the segments given at run time, in one
 // pass (decoupled look-back). The tiles scan (heads, value) pairs

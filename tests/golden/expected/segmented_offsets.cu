@@ -842,7 +842,6 @@ SG_FN segmented_offsets_seg segmented_offsets_sg_tile_prefix(SG_LOCAL segmented_
   SG_BARRIER();
   return shared->prefix;
 }
-
 // ---- templates/common/device_segmented.h --------------------------------------------------------
 // Device level, segmented scan with the segments given at run time, in one
 // pass (decoupled look-back). The tiles scan (heads, value) pairs

@@ -829,7 +829,6 @@ SG_FN select_positive_T select_positive_sg_tile_prefix(SG_LOCAL select_positive_
   SG_BARRIER();
   return shared->prefix;
 }
-
 // ---- templates/common/device_lookback.h ---------------------------------------------------------
 // Device level, decoupled_lookback: one launch. Each block takes a tile id
 // from an atomic ticket, so a tile only ever waits on tiles whose blocks

@@ -784,7 +784,6 @@ SG_FN triangle_offsets_T triangle_offsets_sg_tile_prefix(SG_LOCAL triangle_offse
   SG_BARRIER();
   return shared->prefix;
 }
-
 // ---- templates/common/device_lookback.h ---------------------------------------------------------
 // Device level, decoupled_lookback: one launch. Each block takes a tile id
 // from an atomic ticket, so a tile only ever waits on tiles whose blocks

@@ -341,6 +341,9 @@ struct Spec {
   bool has_inclusive() const { return mode != Mode::Exclusive; }
   bool has_exclusive() const { return mode != Mode::Inclusive; }
   bool targets_backend(Target t) const;
+  // The type holds a float or the combine computes with one: the grouping of
+  // the combines can change the result's bits (what `deterministic` is about).
+  bool combines_floats() const;
   // Elements each group scans on its own: W x items (warp), threads x items
   // (block); 0 for device (the whole array).
   uint64_t segment_size() const;

@@ -217,6 +217,11 @@ struct Plan {
   // counted from its end, read last element first); the scan is the forward one.
   bool reverse = false;
 
+  // deterministic = true with floating-point values, by decoupled look-back:
+  // the look-back combines the predecessors in an order fixed by the tile's
+  // index (common/lookback_fixed.h), not in whatever order they publish.
+  bool fixed_order = false;
+
   // Segmented scans (`segments = ...;`): the tiles scan (segment count, value)
   // pairs with the segmented operator built from the scan's own
   // (templates/common/segmented_pair.h); everything sized by the scanned
