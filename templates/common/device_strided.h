@@ -352,7 +352,9 @@ SG_KERNEL SG_BOUNDS(SG_THREADS) void SG_NAME(axis_kernel)(
     SG_GLOBAL unsigned char* workspace) {
   SG_SHARED SG_NAME(sg_shape_shared) shared;
   SG_SHARED SG_ALIGN16 SG_T exchange[SG_EXCHANGE];
+SG_BEGIN(any_order)
   SG_SHARED int more[2];  // the look-back's rounds
+SG_END(any_order)
   const scangen_u64 lines = extent0 * extent1 * extent2, length = extent3;
   if (lines == 0 || length == 0) {
 #if SG_AGGREGATE_OUT
@@ -398,7 +400,9 @@ SG_END(reverse)
   // line's chunk total; then the shared buffers are free for the look-back.
   const SG_T before = slice > 0 ? shared.v[src][tid - L] : SG_IDENTITY();
   const SG_T total = shared.v[src][(slices - 1) * L + lane];
+SG_BEGIN(any_order)
   if (tid == 0) more[0] = 0;
+SG_END(any_order)
   SG_BARRIER();
 SG_BEGIN(fixed_order)
   {
