@@ -9,6 +9,12 @@
 // scripts/gpu-check build), timed with CUDA events: the median of --reps
 // runs after warm-up.
 //
+// A second table times f32 sums by offsets, with and without
+// deterministic = true (the fixed-order look-back), against CUB's scan by
+// key of the same f32 values and a copy: the values are small integers, so
+// that every order of the combines gives the same exact sums, checked bit
+// for bit.
+//
 // CUB has no segmented scan by offsets or flags in this CCCL; its scan by
 // key is the one it offers, so its row is the same segments given as keys.
 // The bytes each form reads besides the values differ: offsets 4 bytes per
@@ -100,13 +106,14 @@ Segments make_segments(uint64_t n, uint64_t mean, std::mt19937_64& rng) {
   return s;
 }
 
-bool check(const char* what, const std::vector<int32_t>& want, const int32_t* got_dev, uint64_t n) {
-  std::vector<int32_t> got(n);
-  CHECK_CUDA(cudaMemcpy(got.data(), got_dev, n * 4, cudaMemcpyDeviceToHost));
+template <class T>
+bool check(const char* what, const std::vector<T>& want, const T* got_dev, uint64_t n) {
+  std::vector<T> got(n);
+  CHECK_CUDA(cudaMemcpy(got.data(), got_dev, n * sizeof(T), cudaMemcpyDeviceToHost));
   for (uint64_t i = 0; i < n; ++i)
-    if (got[i] != want[i]) {
-      std::fprintf(stderr, "segmented_bench: %s is wrong at %llu: %d, want %d\n", what, (unsigned long long)i, got[i],
-                   want[i]);
+    if (std::memcmp(&got[i], &want[i], sizeof(T))) {
+      std::fprintf(stderr, "segmented_bench: %s is wrong at %llu: %g, want %g\n", what, (unsigned long long)i,
+                   (double)got[i], (double)want[i]);
       return false;
     }
   return true;
@@ -136,9 +143,12 @@ int main(int argc, char** argv) {
   std::printf("segmented_bench: n = 2^%d i32, seed %llu\n\n", log2n, (unsigned long long)seed);
 
   std::vector<int32_t> h_in(n);
+  std::vector<float> h_inf(n);  // small integers: every partial sum of 2^30 of them is exact in f32
   {
     std::uniform_int_distribution<int32_t> v(-1000, 1000);
     for (auto& x : h_in) x = v(rng);
+    std::uniform_int_distribution<int32_t> w(-8, 8);
+    for (auto& x : h_inf) x = static_cast<float>(w(rng));
   }
   int32_t *in = nullptr, *out = nullptr, *keys = nullptr;
   uint8_t* flags = nullptr;
@@ -148,15 +158,23 @@ int main(int argc, char** argv) {
   CHECK_CUDA(cudaMalloc(&keys, n * 4));
   CHECK_CUDA(cudaMalloc(&flags, n));
   CHECK_CUDA(cudaMalloc(&offsets, (n + 1) * 4));
+  float *inf = nullptr, *outf = nullptr;
+  CHECK_CUDA(cudaMalloc(&inf, n * 4));
+  CHECK_CUDA(cudaMalloc(&outf, n * 4));
   CHECK_CUDA(cudaMemcpy(in, h_in.data(), n * 4, cudaMemcpyHostToDevice));
+  CHECK_CUDA(cudaMemcpy(inf, h_inf.data(), n * 4, cudaMemcpyHostToDevice));
   size_t ws_bytes = std::max({seg_offsets_workspace_bytes(n), seg_flags_workspace_bytes(n),
                               seg_keys_workspace_bytes(n), flat_workspace_bytes(n), seg_offsets_rev_workspace_bytes(n),
-                              seg_flags_rev_workspace_bytes(n), seg_keys_rev_workspace_bytes(n)});
+                              seg_flags_rev_workspace_bytes(n), seg_keys_rev_workspace_bytes(n),
+                              seg_offsets_f32_workspace_bytes(n), seg_offsets_f32_det_workspace_bytes(n)});
   void* ws = nullptr;
   CHECK_CUDA(cudaMalloc(&ws, ws_bytes));
-  size_t cub_bytes = 0;
+  size_t cub_bytes = 0, cub_bytes_f32 = 0;
   CHECK_CUDA(cub::DeviceScan::InclusiveScanByKey(nullptr, cub_bytes, keys, in, out, cuda::std::plus<>{},
                                                  static_cast<int64_t>(n), cuda::std::equal_to<>{}));
+  CHECK_CUDA(cub::DeviceScan::InclusiveScanByKey(nullptr, cub_bytes_f32, keys, inf, outf, cuda::std::plus<>{},
+                                                 static_cast<int64_t>(n), cuda::std::equal_to<>{}));
+  cub_bytes = std::max(cub_bytes, cub_bytes_f32);
   void* cub_ws = nullptr;
   CHECK_CUDA(cudaMalloc(&cub_ws, cub_bytes));
 
@@ -173,6 +191,7 @@ int main(int argc, char** argv) {
               "reverse flags µs | reverse keys µs |\n"
               "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   bool ok = true;
+  std::vector<std::string> f32_rows;  // the second table, printed after the first
   for (uint64_t mean : {uint64_t(1), uint64_t(16), uint64_t(1024), uint64_t(65536), n}) {
     const Segments s = make_segments(n, mean, rng);
     const int64_t count = static_cast<int64_t>(s.offsets.size()) - 1;
@@ -246,9 +265,60 @@ int main(int argc, char** argv) {
       std::fprintf(f, "%llu,%llu,%lld,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f\n", (unsigned long long)n,
                    (unsigned long long)mean, (long long)count, t_off, t_flags, t_keys, t_cub, t_flat, t_copy, t_roff,
                    t_rflags, t_rkeys);
+
+    // f32 by offsets, any order and fixed order, against CUB's scan by key of the same values.
+    std::vector<float> want_f(n);
+    {
+      double acc = 0;  // exact: small integers
+      for (uint64_t i = 0; i < n; ++i) {
+        if (s.flags[i]) acc = 0;
+        acc += h_inf[i];
+        want_f[i] = static_cast<float>(acc);
+      }
+    }
+    const auto f32_any = [&] {
+      CHECK_CUDA(seg_offsets_f32_inclusive(inf, outf, offsets, count, static_cast<int64_t>(n), ws, ws_bytes));
+    };
+    const auto f32_det = [&] {
+      CHECK_CUDA(seg_offsets_f32_det_inclusive(inf, outf, offsets, count, static_cast<int64_t>(n), ws, ws_bytes));
+    };
+    const auto cub_f32 = [&] {
+      size_t b = cub_bytes;
+      CHECK_CUDA(cub::DeviceScan::InclusiveScanByKey(cub_ws, b, keys, inf, outf, cuda::std::plus<>{},
+                                                     static_cast<int64_t>(n), cuda::std::equal_to<>{}));
+    };
+    const std::pair<const char*, std::function<void()>> runs_f32[] = {
+        {"f32 offsets", f32_any}, {"f32 offsets, deterministic", f32_det}, {"CUB by key f32", cub_f32}};
+    for (const auto& [what, run] : runs_f32) {
+      CHECK_CUDA(cudaMemset(outf, 0xA5, n * 4));
+      run();
+      CHECK_CUDA(cudaDeviceSynchronize());
+      if (!check(what, want_f, outf, n)) {
+        std::fprintf(stderr, "  (mean length %llu, %lld segments, seed %llu)\n", (unsigned long long)mean,
+                     (long long)count, (unsigned long long)seed);
+        ok = false;
+      }
+    }
+    const float t_fany = median_ms(f32_any, reps) * 1000, t_fdet = median_ms(f32_det, reps) * 1000,
+                t_fcub = median_ms(cub_f32, reps) * 1000;
+    // Offsets read besides the values: 4 bytes a segment.
+    const double bytes = 8.0 * static_cast<double>(n) + 4.0 * static_cast<double>(count + 1);
+    char row[512];
+    std::snprintf(row, sizeof row, "| %llu | %lld | %.1f | %.1f | %.2f | %.1f | %.2f | %.1f | %.3f | %.3f |\n",
+                  (unsigned long long)mean, (long long)count, t_fany, t_fdet, t_fdet / t_fany, t_fcub, t_fcub / t_fany,
+                  t_copy, t_copy * bytes / (8.0 * static_cast<double>(n)) / t_fany,
+                  t_copy * bytes / (8.0 * static_cast<double>(n)) / t_fdet);
+    f32_rows.push_back(row);
   }
+  std::printf("\nf32 sums by offsets (values small integers: exact, checked bit for bit); copy of the values' "
+              "bytes, the fractions of copy counting the offsets read:\n\n"
+              "| mean segment length | segments | any order µs | deterministic µs | det / any | CUB by key µs | "
+              "CUB / any | copy µs | any / copy | det / copy |\n"
+              "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+  for (const std::string& r : f32_rows) std::fputs(r.c_str(), stdout);
   if (f) std::fclose(f);
-  for (void* p : {static_cast<void*>(in), static_cast<void*>(out), static_cast<void*>(keys),
+  for (void* p : {static_cast<void*>(in), static_cast<void*>(out), static_cast<void*>(inf), static_cast<void*>(outf),
+                  static_cast<void*>(keys),
                   static_cast<void*>(flags), static_cast<void*>(offsets), ws, cub_ws})
     CHECK_CUDA(cudaFree(p));
   return ok ? 0 : 1;

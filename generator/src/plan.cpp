@@ -393,9 +393,9 @@ void decide_io(Plan& p) {
   };
   p.input_words = words(p.input_bytes);
   p.output_words = p.segmented.on() ? 0 : words(p.element_bytes);  // segmented: values, not pairs, go out
-  // A reverse shaped scan moves elements (its rows and lines run backwards), not words; a reverse segmented
-  // one reads its inputs in words through the mirror (io_mirror.h), its marks and outputs element by element.
-  if (p.reverse && p.shape != dsl::Shape::Flat) p.input_words = p.output_words = 0;
+  // A reverse shaped scan's rows kernel moves words too, each word's elements backwards (device_rows.h; the
+  // axis kernel moves elements either way); a reverse segmented one reads its inputs in words through the
+  // mirror (io_mirror.h), its marks and outputs element by element.
   // convert's prev / next: read where the striped loads convert (a warp's neighbours are consecutive, one
   // or two cache lines), not beside a thread's own words (32 lines a warp for each neighbour at 32 items).
   if (p.convert_neighbours) p.input_words = 0;

@@ -258,7 +258,8 @@ std::string to_string(const Plan& p) {
   else if (p.reverse && p.shape != dsl::Shape::Flat)
     line(o, "order",
          "reverse: every row or line from its last element (rows: column c is element length-1-c of its row; "
-         "lines: a step of -stride along the axis); elements, not 16-byte words");
+         "lines: a step of -stride along the axis); the rows kernel's full tiles in 16-byte words, each word's "
+         "elements backwards, where the row's length and stride allow; the axis kernel's by element");
   else if (p.reverse)
     line(o, "order",
          "reverse: element n-1 first; tile t reads and writes the t-th block of the array from its end, last "

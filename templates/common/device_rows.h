@@ -101,20 +101,59 @@ SG_END(indexed)
 // with a wider stride a word must hold whole elements of one row: 16 a
 // multiple of the element, length and stride multiples of the elements per
 // word. Decided per tile; every thread of the block decides alike.
+SG_BEGIN(reverse)
+// reverse = true: a word holds `per` consecutive elements of one row in
+// memory, the virtual elements g .. g + per - 1 of that row backwards (its
+// first element is virtual element g + per - 1); so length and stride must be
+// multiples of per in every case.
+SG_END(reverse)
 SG_FN int SG_NAME(sg_rows_words)(unsigned long long base, unsigned bytes, scangen_u64 first, scangen_u64 n,
                                  scangen_u64 length, scangen_u64 stride) {
   if (first + SG_TILE > n || (base & 15u) != 0) return 0;
+SG_BEGIN(forward)
   if (stride == length) return 1;
+SG_END(forward)
   const scangen_u64 per = 16u / bytes;
   return 16u % bytes == 0 && length % per == 0 && stride % per == 0;
 }
 
+SG_BEGIN(forward)
 // Where word w of the tile from virtual element `first` lies, elements of `bytes` bytes.
 SG_FN scangen_u64 SG_NAME(sg_rows_word_at)(int w, unsigned bytes, scangen_u64 first, scangen_u64 length,
                                            scangen_u64 stride) {
   if (stride == length) return first * bytes / 16u + (scangen_u64)w;
   return SG_NAME(sg_row_at)(first + (scangen_u64)w * (16u / bytes), length, stride) * bytes / 16u;
 }
+
+// Element i of a thread's words (in memory order) is its item i.
+SG_FN int SG_NAME(sg_word_item)(int i, int per) {
+  (void)per;
+  return i;
+}
+SG_END(forward)
+SG_BEGIN(reverse)
+// A thread's words tid, tid + SG_THREADS, ... of the tile from virtual
+// element `first` (elements of `bytes` bytes): a walk over their first
+// virtual elements, one division pair for all of them.
+SG_FN SG_NAME(sg_row_walk) SG_NAME(sg_rows_words_walk)(scangen_u64 first, unsigned bytes, scangen_u64 length) {
+  const scangen_u64 per = 16u / bytes;
+  return SG_NAME(sg_row_walk_start)(first + (scangen_u64)SG_THREAD() * per, (scangen_u64)SG_THREADS * per, length);
+}
+
+// Where the walk's word lies: its virtual elements run from column col back
+// to col + per - 1, stored from element length - col - per of the row on.
+SG_FN scangen_u64 SG_NAME(sg_rows_word_rev)(const SG_NAME(sg_row_walk)* w, unsigned bytes, scangen_u64 length,
+                                            scangen_u64 stride) {
+  const scangen_u64 per = 16u / bytes;
+  return (w->row * stride + (length - w->col - per)) / per;
+}
+
+// Element i of a thread's words (in memory order) is its item
+// i - i % per + per - 1 - i % per: each word's elements backwards.
+SG_FN int SG_NAME(sg_word_item)(int i, int per) {
+  return i - i % per + per - 1 - i % per;
+}
+SG_END(reverse)
 #endif
 
 // Elements first .. first + SG_TILE - 1 of the virtual array (n elements),
@@ -131,10 +170,19 @@ SG_FN void SG_NAME(sg_rows_load)(const SG_GLOBAL SG_IN* in, scangen_u64 first, s
   if (SG_NAME(sg_rows_words)((unsigned long long)in, sizeof(SG_IN), first, n, length, stride)) {
     const SG_GLOBAL uint4* src = (const SG_GLOBAL uint4*)in;
     SG_LOCAL uint4* words = (SG_LOCAL uint4*)exchange;
+SG_BEGIN(reverse)
+    SG_NAME(sg_row_walk) walk = SG_NAME(sg_rows_words_walk)(first, sizeof(SG_IN), length);
+SG_END(reverse)
 #pragma unroll
     for (int i = 0; i < SG_VEC_IN; ++i) {
       const int w = i * SG_THREADS + tid;
+SG_BEGIN(forward)
       const scangen_u64 at = SG_NAME(sg_rows_word_at)(w, sizeof(SG_IN), first, length, stride);
+SG_END(forward)
+SG_BEGIN(reverse)
+      const scangen_u64 at = SG_NAME(sg_rows_word_rev)(&walk, sizeof(SG_IN), length, stride);
+      SG_NAME(sg_row_walk_next)(&walk, length);
+SG_END(reverse)
       words[SG_NAME(sg_word_at)(w / SG_VEC_IN, w % SG_VEC_IN, SG_VEC_IN)] = SG_LOAD_WORD(src + at);
     }
     SG_BARRIER();
@@ -146,7 +194,7 @@ SG_BEGIN(indexed)
 SG_END(indexed)
 #pragma unroll
     for (int i = 0; i < SG_ITEMS; ++i) {
-      items[i] = SG_CONVERT(u.e[i]SG_BEGIN(indexed), SG_NAME(sg_place)(at.col, length)SG_END(indexed));
+      items[i] = SG_CONVERT(u.e[SG_NAME(sg_word_item)(i, (int)(16u / sizeof(SG_IN)))]SG_BEGIN(indexed), SG_NAME(sg_place)(at.col, length)SG_END(indexed));
 SG_BEGIN(indexed)
       SG_NAME(sg_row_walk_next)(&at, length);
 SG_END(indexed)
@@ -230,16 +278,25 @@ SG_FN void SG_NAME(sg_rows_store)(SG_GLOBAL SG_T* out0, SG_GLOBAL SG_T* out1, in
       SG_LOCAL uint4* words = (SG_LOCAL uint4*)exchange;
       SG_NAME(sg_chunk_out) u;
 #pragma unroll
-      for (int i = 0; i < SG_ITEMS; ++i) u.e[i] = values[i];
+      for (int i = 0; i < SG_ITEMS; ++i) u.e[SG_NAME(sg_word_item)(i, (int)(16u / sizeof(SG_T)))] = values[i];
 #pragma unroll
       for (int w = 0; w < SG_VEC_OUT; ++w) words[SG_NAME(sg_word_at)(tid, w, SG_VEC_OUT)] = u.v[w];
       SG_BARRIER();
       SG_GLOBAL uint4* dst = (SG_GLOBAL uint4*)out;
+SG_BEGIN(reverse)
+      SG_NAME(sg_row_walk) walk = SG_NAME(sg_rows_words_walk)(first, sizeof(SG_T), length);
+SG_END(reverse)
 #pragma unroll
       for (int i = 0; i < SG_VEC_OUT; ++i) {
         const int w = i * SG_THREADS + tid;
         const uint4 word = words[SG_NAME(sg_word_at)(w / SG_VEC_OUT, w % SG_VEC_OUT, SG_VEC_OUT)];
+SG_BEGIN(forward)
         SG_STORE_WORD(dst + SG_NAME(sg_rows_word_at)(w, sizeof(SG_T), first, length, stride), word);
+SG_END(forward)
+SG_BEGIN(reverse)
+        SG_STORE_WORD(dst + SG_NAME(sg_rows_word_rev)(&walk, sizeof(SG_T), length, stride), word);
+        SG_NAME(sg_row_walk_next)(&walk, length);
+SG_END(reverse)
       }
       SG_BARRIER();
       continue;
@@ -423,7 +480,17 @@ SG_FN void SG_NAME(sg_rows_aggregates)(SG_GLOBAL SG_T* aggregates, const SG_T* i
 }
 #endif
 
-SG_KERNEL SG_BOUNDS(SG_THREADS) void SG_NAME(rows_kernel)(const SG_GLOBAL SG_IN* in,
+// The shape kernels' launch bounds: SG_SHAPE_MIN_BLOCKS blocks an SM at least
+// (the plan's; 0: none), or SCANGEN_SHAPE_MIN_BLOCKS where it is defined when
+// the file is compiled (to compare).
+#if defined(SCANGEN_SHAPE_MIN_BLOCKS)
+#define SG_SHAPE_BOUNDS SG_BOUNDS_MIN(SG_THREADS, SCANGEN_SHAPE_MIN_BLOCKS)
+#elif SG_SHAPE_MIN_BLOCKS > 0
+#define SG_SHAPE_BOUNDS SG_BOUNDS_MIN(SG_THREADS, SG_SHAPE_MIN_BLOCKS)
+#else
+#define SG_SHAPE_BOUNDS SG_BOUNDS(SG_THREADS)
+#endif
+SG_KERNEL SG_SHAPE_BOUNDS void SG_NAME(rows_kernel)(const SG_GLOBAL SG_IN* in,
 #if SG_INCLUSIVE_OUT
                                                           SG_GLOBAL SG_T* inclusive,
 #endif

@@ -196,12 +196,18 @@ SG_FN scangen_u64 SG_NAME(sg_line_base)(scangen_u64 l, scangen_u64 e1, scangen_u
 // This thread's SG_ITEMS positions start + slice x SG_ITEMS + i of its line
 // (`base`, `stride` along the axis), the identity past `length` or off the
 // lines (!valid): staged, in striped order through the exchange; else directly.
+// A thread off the lines is given a line's `base` all the same (the last
+// line's), and reads it, its values unused: every address made is one of
+// the array's, whichever branch a compiler takes it down. (PoCL made the
+// loads of the full-chunk branch for a thread off the lines, whose base was
+// 0, when that branch depended on `valid`: the reverse column scan read
+// before the array and crashed.)
 SG_FN void SG_NAME(sg_axis_load)(const SG_GLOBAL SG_IN* in, scangen_u64 base, scangen_u64 stride, int valid,
                                  scangen_u64 start, scangen_u64 length, int lanes, SG_T* items,
                                  SG_LOCAL SG_T* exchange) {
   const int tid = SG_THREAD(), lane = tid % lanes, slice = tid / lanes;
-  // The chunk lies wholly in the line: no checks, one address step an item.
-  const int full = valid && start + (scangen_u64)(SG_THREADS / lanes * SG_ITEMS) <= length;
+  // The chunk lies wholly in the line (the same in every thread of the tile): no checks, one address step an item.
+  const int full = start + (scangen_u64)(SG_THREADS / lanes * SG_ITEMS) <= length;
 #if SG_AXIS_STAGED
   if (lanes < 32) {  // else a warp's reads of an item are 32 lines side by side either way
     const int slices = SG_THREADS / lanes;
@@ -209,16 +215,17 @@ SG_FN void SG_NAME(sg_axis_load)(const SG_GLOBAL SG_IN* in, scangen_u64 base, sc
       const SG_GLOBAL SG_IN* src = in + (scangen_i64)(base + (start + (scangen_u64)slice) * stride);
       const scangen_u64 step = (scangen_u64)slices * stride;
 #pragma unroll
-      for (int i = 0; i < SG_ITEMS; ++i)
-        exchange[SG_XPAD(i * SG_THREADS + tid)] =
-            SG_CONVERT(src[(scangen_i64)((scangen_u64)i * step)]SG_BEGIN(indexed), SG_NAME(sg_place)(start + (scangen_u64)(i * slices + slice), length)SG_END(indexed));
+      for (int i = 0; i < SG_ITEMS; ++i) {
+        const SG_T x = SG_CONVERT(src[(scangen_i64)((scangen_u64)i * step)]SG_BEGIN(indexed), SG_NAME(sg_place)(start + (scangen_u64)(i * slices + slice), length)SG_END(indexed));
+        exchange[SG_XPAD(i * SG_THREADS + tid)] = valid ? x : SG_IDENTITY();
+      }
     } else {
 #pragma unroll
       for (int i = 0; i < SG_ITEMS; ++i) {
         const scangen_u64 p = start + (scangen_u64)(i * slices + slice);
         // A position past the line reads the line's last element instead (its value unused), so that
         // the load may be made unconditionally (PoCL did, and read before the array in reverse).
-        const scangen_u64 q = !valid ? 0 : p < length ? p : length - 1;
+        const scangen_u64 q = p < length ? p : length - 1;
         const SG_T x = SG_CONVERT(in[base + q * stride]SG_BEGIN(indexed), SG_NAME(sg_place)(q, length)SG_END(indexed));
         exchange[SG_XPAD(i * SG_THREADS + tid)] = valid && p < length ? x : SG_IDENTITY();
       }
@@ -235,14 +242,16 @@ SG_FN void SG_NAME(sg_axis_load)(const SG_GLOBAL SG_IN* in, scangen_u64 base, sc
   if (full) {
     const SG_GLOBAL SG_IN* src = in + (scangen_i64)(base + (start + (scangen_u64)(slice * SG_ITEMS)) * stride);
     SG_AXIS_UNROLL
-    for (int i = 0; i < SG_ITEMS; ++i)
-      items[i] = SG_CONVERT(src[(scangen_i64)((scangen_u64)i * stride)]SG_BEGIN(indexed), SG_NAME(sg_place)(start + (scangen_u64)(slice * SG_ITEMS + i), length)SG_END(indexed));
+    for (int i = 0; i < SG_ITEMS; ++i) {
+      const SG_T x = SG_CONVERT(src[(scangen_i64)((scangen_u64)i * stride)]SG_BEGIN(indexed), SG_NAME(sg_place)(start + (scangen_u64)(slice * SG_ITEMS + i), length)SG_END(indexed));
+      items[i] = valid ? x : SG_IDENTITY();
+    }
     return;
   }
   SG_AXIS_UNROLL
   for (int i = 0; i < SG_ITEMS; ++i) {
     const scangen_u64 p = start + (scangen_u64)(slice * SG_ITEMS + i);
-    const scangen_u64 q = !valid ? 0 : p < length ? p : length - 1;  // as above
+    const scangen_u64 q = p < length ? p : length - 1;  // as above
     const SG_T x = SG_CONVERT(in[base + q * stride]SG_BEGIN(indexed), SG_NAME(sg_place)(q, length)SG_END(indexed));
     items[i] = valid && p < length ? x : SG_IDENTITY();
   }
@@ -276,7 +285,7 @@ SG_FN void SG_NAME(sg_axis_store)(SG_GLOBAL SG_T* out0, SG_GLOBAL SG_T* out1, in
                                   scangen_u64 stride, int valid, scangen_u64 start, scangen_u64 length, int lanes,
                                   const SG_T* items, SG_T acc, int have, SG_LOCAL SG_T* exchange) {
   const int tid = SG_THREAD(), lane = tid % lanes, slice = tid / lanes;
-  const int full = valid && start + (scangen_u64)(SG_THREADS / lanes * SG_ITEMS) <= length;  // as in sg_axis_load
+  const int full = start + (scangen_u64)(SG_THREADS / lanes * SG_ITEMS) <= length;  // as in sg_axis_load
   for (int o = 0; o < outputs; ++o) {
     SG_GLOBAL SG_T* out = o == 0 ? out0 : out1;
     const int inclusive = SG_INCLUSIVE_OUT && o == 0;
@@ -293,7 +302,8 @@ SG_FN void SG_NAME(sg_axis_store)(SG_GLOBAL SG_T* out0, SG_GLOBAL SG_T* out1, in
         SG_GLOBAL SG_T* dst = out + (scangen_i64)(base + (start + (scangen_u64)slice) * stride);
         const scangen_u64 step = (scangen_u64)slices * stride;
 #pragma unroll
-        for (int i = 0; i < SG_ITEMS; ++i) dst[(scangen_i64)((scangen_u64)i * step)] = exchange[SG_XPAD(i * SG_THREADS + tid)];
+        for (int i = 0; i < SG_ITEMS; ++i)
+          if (valid) dst[(scangen_i64)((scangen_u64)i * step)] = exchange[SG_XPAD(i * SG_THREADS + tid)];
       } else {
 #pragma unroll
         for (int i = 0; i < SG_ITEMS; ++i) {
@@ -310,7 +320,10 @@ SG_FN void SG_NAME(sg_axis_store)(SG_GLOBAL SG_T* out0, SG_GLOBAL SG_T* out1, in
     if (full) {
       SG_GLOBAL SG_T* dst = out + (scangen_i64)(base + (start + (scangen_u64)(slice * SG_ITEMS)) * stride);
       SG_AXIS_UNROLL
-      for (int i = 0; i < SG_ITEMS; ++i) dst[(scangen_i64)((scangen_u64)i * stride)] = SG_NAME(sg_axis_next)(items[i], &a, &h, inclusive);
+      for (int i = 0; i < SG_ITEMS; ++i) {
+        const SG_T v = SG_NAME(sg_axis_next)(items[i], &a, &h, inclusive);
+        if (valid) dst[(scangen_i64)((scangen_u64)i * stride)] = v;
+      }
       continue;
     }
     SG_AXIS_UNROLL
@@ -335,7 +348,7 @@ SG_FN void SG_NAME(sg_axis_aggregate)(SG_GLOBAL SG_T* aggregates, scangen_u64 li
 }
 #endif
 
-SG_KERNEL SG_BOUNDS(SG_THREADS) void SG_NAME(axis_kernel)(
+SG_KERNEL SG_SHAPE_BOUNDS void SG_NAME(axis_kernel)(
     const SG_GLOBAL SG_IN* in,
 #if SG_INCLUSIVE_OUT
     SG_GLOBAL SG_T* inclusive,
@@ -379,7 +392,9 @@ SG_BEGIN(reverse)
   in_stride3 = (scangen_u64)0 - in_stride3;
   out_stride3 = (scangen_u64)0 - out_stride3;
 SG_END(reverse)
-  const scangen_u64 in_base = valid ? SG_NAME(sg_line_base)(line, extent1, extent2, in_stride0, in_stride1, in_stride2)SG_BEGIN(reverse) + in_lastSG_END(reverse) : 0;
+  // A thread off the lines takes the last line's bases (see sg_axis_load).
+  const scangen_u64 line_at = valid ? line : lines - 1;
+  const scangen_u64 in_base = SG_NAME(sg_line_base)(line_at, extent1, extent2, in_stride0, in_stride1, in_stride2)SG_BEGIN(reverse) + in_lastSG_END(reverse);
   SG_T items[SG_ITEMS];
   SG_NAME(sg_axis_load)(in, in_base, in_stride3, valid, chunk * depth, length, L, items, exchange);
   SG_T sum = items[0];
@@ -439,7 +454,7 @@ SG_END(any_order)
     have = 1;
   }
   const scangen_u64 out_base =
-      valid ? SG_NAME(sg_line_base)(line, extent1, extent2, out_stride0, out_stride1, out_stride2)SG_BEGIN(reverse) + out_lastSG_END(reverse) : 0;
+      SG_NAME(sg_line_base)(line_at, extent1, extent2, out_stride0, out_stride1, out_stride2)SG_BEGIN(reverse) + out_lastSG_END(reverse);
 #if SG_AGGREGATE_OUT
   if (valid)
     SG_NAME(sg_axis_aggregate)(aggregates, line, items, acc, have, chunk * depth + (scangen_u64)slice * SG_ITEMS,

@@ -89,9 +89,11 @@ SG_FN int SG_NAME(sg_fixed_wait)(SG_GLOBAL unsigned char* workspace, scangen_u64
   return flag == SG_FLAG_INCLUSIVE;
 }
 
-// By one thread: publishes the node of position t of the chain whose
-// position j has its status at base + j x stride (its total `total`, `head`
-// when it holds a head), and returns t's prefix (have = 0 for t = 0).
+#ifdef __OPENCL_VERSION__
+// By one thread (OpenCL; CUDA has the warp's version below): publishes the
+// node of position t of the chain whose position j has its status at
+// base + j x stride (its total `total`, `head` when it holds a head), and
+// returns t's prefix (have = 0 for t = 0).
 SG_FN SG_NAME(sg_fixed_acc)
     SG_NAME(sg_fixed_chain)(SG_GLOBAL unsigned char* workspace, scangen_u64 base, scangen_u64 stride, scangen_u64 t,
                             SG_T total, int head) {
@@ -115,7 +117,7 @@ SG_FN SG_NAME(sg_fixed_acc)
   return acc;
 }
 
-#ifndef __OPENCL_VERSION__
+#else
 // The same by the 32 lanes of a warp (every lane calls; lane 0 publishes and
 // gets the prefix): lane i reads node i of a window of at most 32 at once
 // (the children's windows before the others'), then lane 0 folds them in

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "cuda_support.h"
+#include "random_floats.h"
 #include "head_flags_sweep.h"
 #include "operator_sweep.h"
 #include "scan_sweep.h"
@@ -443,12 +444,7 @@ TEST_CASE("CUDA deterministic float scan gives the same bits twice", "[gpu][scan
   INFO("seed " << seed << " (replay with SCANGEN_TEST_SEED=" << seed << ")");
   std::mt19937_64 rng(seed);
   const uint64_t n = (1ull << 24) + 3;
-  std::vector<uint8_t> in(n * 4);
-  std::uniform_real_distribution<float> value(-1.0f, 1.0f);
-  for (uint64_t i = 0; i < n; ++i) {
-    const float f = value(rng);
-    std::memcpy(in.data() + i * 4, &f, 4);
-  }
+  const std::vector<uint8_t> in = scangen::test::random_f32_bytes(rng, n);
   scangen::test::DeviceState state;
   const std::vector<uint8_t> first = device_inclusive(s, in, n, state);
   const std::vector<uint8_t> second = device_inclusive(s, in, n, state);
@@ -468,12 +464,7 @@ TEST_CASE("CUDA fixed-order look-back gives the same float bits call after call"
   INFO("seed " << seed << " (replay with SCANGEN_TEST_SEED=" << seed << ")");
   std::mt19937_64 rng(seed);
   const uint64_t n = (1ull << 24) + 3;
-  std::vector<uint8_t> in(n * 4);
-  std::uniform_real_distribution<float> value(-1.0f, 1.0f);
-  for (uint64_t i = 0; i < n; ++i) {
-    const float f = value(rng);
-    std::memcpy(in.data() + i * 4, &f, 4);
-  }
+  const std::vector<uint8_t> in = scangen::test::random_f32_bytes(rng, n);
   const std::string sleep = "#define SCANGEN_TEST_SLEEP 8\n";
   DeviceScan det(
       "scan det { type = f32; op = add; level = device; algorithm = decoupled_lookback; "

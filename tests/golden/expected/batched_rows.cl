@@ -1063,6 +1063,12 @@ SG_FN scangen_u64 row_cumsum_sg_rows_word_at(int w, unsigned bytes, scangen_u64 
   if (stride == length) return first * bytes / 16u + (scangen_u64)w;
   return row_cumsum_sg_row_at(first + (scangen_u64)w * (16u / bytes), length, stride) * bytes / 16u;
 }
+
+// Element i of a thread's words (in memory order) is its item i.
+SG_FN int row_cumsum_sg_word_item(int i, int per) {
+  (void)per;
+  return i;
+}
 #endif
 
 // Elements first .. first + SG_TILE - 1 of the virtual array (n elements),
@@ -1091,7 +1097,7 @@ SG_FN void row_cumsum_sg_rows_load(const SG_GLOBAL row_cumsum_In* in, scangen_u6
     for (int o = 0; o < SG_VEC_IN; ++o) u.v[o] = words[row_cumsum_sg_word_at(tid, o, SG_VEC_IN)];
 #pragma unroll
     for (int i = 0; i < SG_ITEMS; ++i) {
-      items[i] = row_cumsum_convert(u.e[i]);
+      items[i] = row_cumsum_convert(u.e[row_cumsum_sg_word_item(i, (int)(16u / sizeof(row_cumsum_In)))]);
     }
     SG_BARRIER();
     return;
@@ -1172,7 +1178,7 @@ SG_FN void row_cumsum_sg_rows_store(SG_GLOBAL row_cumsum_T* out0, SG_GLOBAL row_
       SG_LOCAL uint4* words = (SG_LOCAL uint4*)exchange;
       row_cumsum_sg_chunk_out u;
 #pragma unroll
-      for (int i = 0; i < SG_ITEMS; ++i) u.e[i] = values[i];
+      for (int i = 0; i < SG_ITEMS; ++i) u.e[row_cumsum_sg_word_item(i, (int)(16u / sizeof(row_cumsum_T)))] = values[i];
 #pragma unroll
       for (int w = 0; w < SG_VEC_OUT; ++w) words[row_cumsum_sg_word_at(tid, w, SG_VEC_OUT)] = u.v[w];
       SG_BARRIER();
@@ -1332,7 +1338,17 @@ SG_FN void row_cumsum_sg_rows_aggregates(SG_GLOBAL row_cumsum_T* aggregates, con
 }
 #endif
 
-SG_KERNEL SG_BOUNDS(SG_THREADS) void row_cumsum_rows_kernel(const SG_GLOBAL row_cumsum_In* in,
+// The shape kernels' launch bounds: SG_SHAPE_MIN_BLOCKS blocks an SM at least
+// (the plan's; 0: none), or SCANGEN_SHAPE_MIN_BLOCKS where it is defined when
+// the file is compiled (to compare).
+#if defined(SCANGEN_SHAPE_MIN_BLOCKS)
+#define SG_SHAPE_BOUNDS SG_BOUNDS_MIN(SG_THREADS, SCANGEN_SHAPE_MIN_BLOCKS)
+#elif SG_SHAPE_MIN_BLOCKS > 0
+#define SG_SHAPE_BOUNDS SG_BOUNDS_MIN(SG_THREADS, SG_SHAPE_MIN_BLOCKS)
+#else
+#define SG_SHAPE_BOUNDS SG_BOUNDS(SG_THREADS)
+#endif
+SG_KERNEL SG_SHAPE_BOUNDS void row_cumsum_rows_kernel(const SG_GLOBAL row_cumsum_In* in,
 #if SG_INCLUSIVE_OUT
                                                           SG_GLOBAL row_cumsum_T* inclusive,
 #endif

@@ -881,6 +881,12 @@ SG_FN scangen_u64 column_cumsum_sg_rows_word_at(int w, unsigned bytes, scangen_u
   if (stride == length) return first * bytes / 16u + (scangen_u64)w;
   return column_cumsum_sg_row_at(first + (scangen_u64)w * (16u / bytes), length, stride) * bytes / 16u;
 }
+
+// Element i of a thread's words (in memory order) is its item i.
+SG_FN int column_cumsum_sg_word_item(int i, int per) {
+  (void)per;
+  return i;
+}
 #endif
 
 // Elements first .. first + SG_TILE - 1 of the virtual array (n elements),
@@ -909,7 +915,7 @@ SG_FN void column_cumsum_sg_rows_load(const SG_GLOBAL column_cumsum_In* in, scan
     for (int o = 0; o < SG_VEC_IN; ++o) u.v[o] = words[column_cumsum_sg_word_at(tid, o, SG_VEC_IN)];
 #pragma unroll
     for (int i = 0; i < SG_ITEMS; ++i) {
-      items[i] = column_cumsum_convert(u.e[i]);
+      items[i] = column_cumsum_convert(u.e[column_cumsum_sg_word_item(i, (int)(16u / sizeof(column_cumsum_In)))]);
     }
     SG_BARRIER();
     return;
@@ -990,7 +996,7 @@ SG_FN void column_cumsum_sg_rows_store(SG_GLOBAL column_cumsum_T* out0, SG_GLOBA
       SG_LOCAL uint4* words = (SG_LOCAL uint4*)exchange;
       column_cumsum_sg_chunk_out u;
 #pragma unroll
-      for (int i = 0; i < SG_ITEMS; ++i) u.e[i] = values[i];
+      for (int i = 0; i < SG_ITEMS; ++i) u.e[column_cumsum_sg_word_item(i, (int)(16u / sizeof(column_cumsum_T)))] = values[i];
 #pragma unroll
       for (int w = 0; w < SG_VEC_OUT; ++w) words[column_cumsum_sg_word_at(tid, w, SG_VEC_OUT)] = u.v[w];
       SG_BARRIER();
@@ -1150,7 +1156,17 @@ SG_FN void column_cumsum_sg_rows_aggregates(SG_GLOBAL column_cumsum_T* aggregate
 }
 #endif
 
-SG_KERNEL SG_BOUNDS(SG_THREADS) void column_cumsum_rows_kernel(const SG_GLOBAL column_cumsum_In* in,
+// The shape kernels' launch bounds: SG_SHAPE_MIN_BLOCKS blocks an SM at least
+// (the plan's; 0: none), or SCANGEN_SHAPE_MIN_BLOCKS where it is defined when
+// the file is compiled (to compare).
+#if defined(SCANGEN_SHAPE_MIN_BLOCKS)
+#define SG_SHAPE_BOUNDS SG_BOUNDS_MIN(SG_THREADS, SCANGEN_SHAPE_MIN_BLOCKS)
+#elif SG_SHAPE_MIN_BLOCKS > 0
+#define SG_SHAPE_BOUNDS SG_BOUNDS_MIN(SG_THREADS, SG_SHAPE_MIN_BLOCKS)
+#else
+#define SG_SHAPE_BOUNDS SG_BOUNDS(SG_THREADS)
+#endif
+SG_KERNEL SG_SHAPE_BOUNDS void column_cumsum_rows_kernel(const SG_GLOBAL column_cumsum_In* in,
 #if SG_INCLUSIVE_OUT
                                                           SG_GLOBAL column_cumsum_T* inclusive,
 #endif
@@ -1386,12 +1402,18 @@ SG_FN scangen_u64 column_cumsum_sg_line_base(scangen_u64 l, scangen_u64 e1, scan
 // This thread's SG_ITEMS positions start + slice x SG_ITEMS + i of its line
 // (`base`, `stride` along the axis), the identity past `length` or off the
 // lines (!valid): staged, in striped order through the exchange; else directly.
+// A thread off the lines is given a line's `base` all the same (the last
+// line's), and reads it, its values unused: every address made is one of
+// the array's, whichever branch a compiler takes it down. (PoCL made the
+// loads of the full-chunk branch for a thread off the lines, whose base was
+// 0, when that branch depended on `valid`: the reverse column scan read
+// before the array and crashed.)
 SG_FN void column_cumsum_sg_axis_load(const SG_GLOBAL column_cumsum_In* in, scangen_u64 base, scangen_u64 stride, int valid,
                                  scangen_u64 start, scangen_u64 length, int lanes, column_cumsum_T* items,
                                  SG_LOCAL column_cumsum_T* exchange) {
   const int tid = SG_THREAD(), lane = tid % lanes, slice = tid / lanes;
-  // The chunk lies wholly in the line: no checks, one address step an item.
-  const int full = valid && start + (scangen_u64)(SG_THREADS / lanes * SG_ITEMS) <= length;
+  // The chunk lies wholly in the line (the same in every thread of the tile): no checks, one address step an item.
+  const int full = start + (scangen_u64)(SG_THREADS / lanes * SG_ITEMS) <= length;
 #if SG_AXIS_STAGED
   if (lanes < 32) {  // else a warp's reads of an item are 32 lines side by side either way
     const int slices = SG_THREADS / lanes;
@@ -1399,16 +1421,17 @@ SG_FN void column_cumsum_sg_axis_load(const SG_GLOBAL column_cumsum_In* in, scan
       const SG_GLOBAL column_cumsum_In* src = in + (scangen_i64)(base + (start + (scangen_u64)slice) * stride);
       const scangen_u64 step = (scangen_u64)slices * stride;
 #pragma unroll
-      for (int i = 0; i < SG_ITEMS; ++i)
-        exchange[SG_XPAD(i * SG_THREADS + tid)] =
-            column_cumsum_convert(src[(scangen_i64)((scangen_u64)i * step)]);
+      for (int i = 0; i < SG_ITEMS; ++i) {
+        const column_cumsum_T x = column_cumsum_convert(src[(scangen_i64)((scangen_u64)i * step)]);
+        exchange[SG_XPAD(i * SG_THREADS + tid)] = valid ? x : column_cumsum_identity();
+      }
     } else {
 #pragma unroll
       for (int i = 0; i < SG_ITEMS; ++i) {
         const scangen_u64 p = start + (scangen_u64)(i * slices + slice);
         // A position past the line reads the line's last element instead (its value unused), so that
         // the load may be made unconditionally (PoCL did, and read before the array in reverse).
-        const scangen_u64 q = !valid ? 0 : p < length ? p : length - 1;
+        const scangen_u64 q = p < length ? p : length - 1;
         const column_cumsum_T x = column_cumsum_convert(in[base + q * stride]);
         exchange[SG_XPAD(i * SG_THREADS + tid)] = valid && p < length ? x : column_cumsum_identity();
       }
@@ -1425,14 +1448,16 @@ SG_FN void column_cumsum_sg_axis_load(const SG_GLOBAL column_cumsum_In* in, scan
   if (full) {
     const SG_GLOBAL column_cumsum_In* src = in + (scangen_i64)(base + (start + (scangen_u64)(slice * SG_ITEMS)) * stride);
     SG_AXIS_UNROLL
-    for (int i = 0; i < SG_ITEMS; ++i)
-      items[i] = column_cumsum_convert(src[(scangen_i64)((scangen_u64)i * stride)]);
+    for (int i = 0; i < SG_ITEMS; ++i) {
+      const column_cumsum_T x = column_cumsum_convert(src[(scangen_i64)((scangen_u64)i * stride)]);
+      items[i] = valid ? x : column_cumsum_identity();
+    }
     return;
   }
   SG_AXIS_UNROLL
   for (int i = 0; i < SG_ITEMS; ++i) {
     const scangen_u64 p = start + (scangen_u64)(slice * SG_ITEMS + i);
-    const scangen_u64 q = !valid ? 0 : p < length ? p : length - 1;  // as above
+    const scangen_u64 q = p < length ? p : length - 1;  // as above
     const column_cumsum_T x = column_cumsum_convert(in[base + q * stride]);
     items[i] = valid && p < length ? x : column_cumsum_identity();
   }
@@ -1466,7 +1491,7 @@ SG_FN void column_cumsum_sg_axis_store(SG_GLOBAL column_cumsum_T* out0, SG_GLOBA
                                   scangen_u64 stride, int valid, scangen_u64 start, scangen_u64 length, int lanes,
                                   const column_cumsum_T* items, column_cumsum_T acc, int have, SG_LOCAL column_cumsum_T* exchange) {
   const int tid = SG_THREAD(), lane = tid % lanes, slice = tid / lanes;
-  const int full = valid && start + (scangen_u64)(SG_THREADS / lanes * SG_ITEMS) <= length;  // as in sg_axis_load
+  const int full = start + (scangen_u64)(SG_THREADS / lanes * SG_ITEMS) <= length;  // as in sg_axis_load
   for (int o = 0; o < outputs; ++o) {
     SG_GLOBAL column_cumsum_T* out = o == 0 ? out0 : out1;
     const int inclusive = SG_INCLUSIVE_OUT && o == 0;
@@ -1483,7 +1508,8 @@ SG_FN void column_cumsum_sg_axis_store(SG_GLOBAL column_cumsum_T* out0, SG_GLOBA
         SG_GLOBAL column_cumsum_T* dst = out + (scangen_i64)(base + (start + (scangen_u64)slice) * stride);
         const scangen_u64 step = (scangen_u64)slices * stride;
 #pragma unroll
-        for (int i = 0; i < SG_ITEMS; ++i) dst[(scangen_i64)((scangen_u64)i * step)] = exchange[SG_XPAD(i * SG_THREADS + tid)];
+        for (int i = 0; i < SG_ITEMS; ++i)
+          if (valid) dst[(scangen_i64)((scangen_u64)i * step)] = exchange[SG_XPAD(i * SG_THREADS + tid)];
       } else {
 #pragma unroll
         for (int i = 0; i < SG_ITEMS; ++i) {
@@ -1500,7 +1526,10 @@ SG_FN void column_cumsum_sg_axis_store(SG_GLOBAL column_cumsum_T* out0, SG_GLOBA
     if (full) {
       SG_GLOBAL column_cumsum_T* dst = out + (scangen_i64)(base + (start + (scangen_u64)(slice * SG_ITEMS)) * stride);
       SG_AXIS_UNROLL
-      for (int i = 0; i < SG_ITEMS; ++i) dst[(scangen_i64)((scangen_u64)i * stride)] = column_cumsum_sg_axis_next(items[i], &a, &h, inclusive);
+      for (int i = 0; i < SG_ITEMS; ++i) {
+        const column_cumsum_T v = column_cumsum_sg_axis_next(items[i], &a, &h, inclusive);
+        if (valid) dst[(scangen_i64)((scangen_u64)i * stride)] = v;
+      }
       continue;
     }
     SG_AXIS_UNROLL
@@ -1525,7 +1554,7 @@ SG_FN void column_cumsum_sg_axis_aggregate(SG_GLOBAL column_cumsum_T* aggregates
 }
 #endif
 
-SG_KERNEL SG_BOUNDS(SG_THREADS) void column_cumsum_axis_kernel(
+SG_KERNEL SG_SHAPE_BOUNDS void column_cumsum_axis_kernel(
     const SG_GLOBAL column_cumsum_In* in,
 #if SG_INCLUSIVE_OUT
     SG_GLOBAL column_cumsum_T* inclusive,
@@ -1558,7 +1587,9 @@ SG_KERNEL SG_BOUNDS(SG_THREADS) void column_cumsum_axis_kernel(
   const int tid = SG_THREAD(), lane = tid % L, slice = tid / L;
   const scangen_u64 line = strip * lanes + (scangen_u64)lane;
   const int valid = line < lines;
-  const scangen_u64 in_base = valid ? column_cumsum_sg_line_base(line, extent1, extent2, in_stride0, in_stride1, in_stride2) : 0;
+  // A thread off the lines takes the last line's bases (see sg_axis_load).
+  const scangen_u64 line_at = valid ? line : lines - 1;
+  const scangen_u64 in_base = column_cumsum_sg_line_base(line_at, extent1, extent2, in_stride0, in_stride1, in_stride2);
   column_cumsum_T items[SG_ITEMS];
   column_cumsum_sg_axis_load(in, in_base, in_stride3, valid, chunk * depth, length, L, items, exchange);
   column_cumsum_T sum = items[0];
@@ -1605,7 +1636,7 @@ SG_KERNEL SG_BOUNDS(SG_THREADS) void column_cumsum_axis_kernel(
     have = 1;
   }
   const scangen_u64 out_base =
-      valid ? column_cumsum_sg_line_base(line, extent1, extent2, out_stride0, out_stride1, out_stride2) : 0;
+      column_cumsum_sg_line_base(line_at, extent1, extent2, out_stride0, out_stride1, out_stride2);
 #if SG_AGGREGATE_OUT
   if (valid)
     column_cumsum_sg_axis_aggregate(aggregates, line, items, acc, have, chunk * depth + (scangen_u64)slice * SG_ITEMS,

@@ -1107,19 +1107,37 @@ SG_FN scangen_u64 device_reverse_rows_sg_row_walk_at(const device_reverse_rows_s
 // with a wider stride a word must hold whole elements of one row: 16 a
 // multiple of the element, length and stride multiples of the elements per
 // word. Decided per tile; every thread of the block decides alike.
+// reverse = true: a word holds `per` consecutive elements of one row in
+// memory, the virtual elements g .. g + per - 1 of that row backwards (its
+// first element is virtual element g + per - 1); so length and stride must be
+// multiples of per in every case.
 SG_FN int device_reverse_rows_sg_rows_words(unsigned long long base, unsigned bytes, scangen_u64 first, scangen_u64 n,
                                  scangen_u64 length, scangen_u64 stride) {
   if (first + SG_TILE > n || (base & 15u) != 0) return 0;
-  if (stride == length) return 1;
   const scangen_u64 per = 16u / bytes;
   return 16u % bytes == 0 && length % per == 0 && stride % per == 0;
 }
 
-// Where word w of the tile from virtual element `first` lies, elements of `bytes` bytes.
-SG_FN scangen_u64 device_reverse_rows_sg_rows_word_at(int w, unsigned bytes, scangen_u64 first, scangen_u64 length,
-                                           scangen_u64 stride) {
-  if (stride == length) return first * bytes / 16u + (scangen_u64)w;
-  return device_reverse_rows_sg_row_at(first + (scangen_u64)w * (16u / bytes), length, stride) * bytes / 16u;
+// A thread's words tid, tid + SG_THREADS, ... of the tile from virtual
+// element `first` (elements of `bytes` bytes): a walk over their first
+// virtual elements, one division pair for all of them.
+SG_FN device_reverse_rows_sg_row_walk device_reverse_rows_sg_rows_words_walk(scangen_u64 first, unsigned bytes, scangen_u64 length) {
+  const scangen_u64 per = 16u / bytes;
+  return device_reverse_rows_sg_row_walk_start(first + (scangen_u64)SG_THREAD() * per, (scangen_u64)SG_THREADS * per, length);
+}
+
+// Where the walk's word lies: its virtual elements run from column col back
+// to col + per - 1, stored from element length - col - per of the row on.
+SG_FN scangen_u64 device_reverse_rows_sg_rows_word_rev(const device_reverse_rows_sg_row_walk* w, unsigned bytes, scangen_u64 length,
+                                            scangen_u64 stride) {
+  const scangen_u64 per = 16u / bytes;
+  return (w->row * stride + (length - w->col - per)) / per;
+}
+
+// Element i of a thread's words (in memory order) is its item
+// i - i % per + per - 1 - i % per: each word's elements backwards.
+SG_FN int device_reverse_rows_sg_word_item(int i, int per) {
+  return i - i % per + per - 1 - i % per;
 }
 #endif
 
@@ -1137,10 +1155,12 @@ SG_FN void device_reverse_rows_sg_rows_load(const SG_GLOBAL device_reverse_rows_
   if (device_reverse_rows_sg_rows_words((unsigned long long)in, sizeof(device_reverse_rows_In), first, n, length, stride)) {
     const SG_GLOBAL uint4* src = (const SG_GLOBAL uint4*)in;
     SG_LOCAL uint4* words = (SG_LOCAL uint4*)exchange;
+    device_reverse_rows_sg_row_walk walk = device_reverse_rows_sg_rows_words_walk(first, sizeof(device_reverse_rows_In), length);
 #pragma unroll
     for (int i = 0; i < SG_VEC_IN; ++i) {
       const int w = i * SG_THREADS + tid;
-      const scangen_u64 at = device_reverse_rows_sg_rows_word_at(w, sizeof(device_reverse_rows_In), first, length, stride);
+      const scangen_u64 at = device_reverse_rows_sg_rows_word_rev(&walk, sizeof(device_reverse_rows_In), length, stride);
+      device_reverse_rows_sg_row_walk_next(&walk, length);
       words[device_reverse_rows_sg_word_at(w / SG_VEC_IN, w % SG_VEC_IN, SG_VEC_IN)] = SG_LOAD_WORD(src + at);
     }
     SG_BARRIER();
@@ -1149,7 +1169,7 @@ SG_FN void device_reverse_rows_sg_rows_load(const SG_GLOBAL device_reverse_rows_
     for (int o = 0; o < SG_VEC_IN; ++o) u.v[o] = words[device_reverse_rows_sg_word_at(tid, o, SG_VEC_IN)];
 #pragma unroll
     for (int i = 0; i < SG_ITEMS; ++i) {
-      items[i] = device_reverse_rows_convert(u.e[i]);
+      items[i] = device_reverse_rows_convert(u.e[device_reverse_rows_sg_word_item(i, (int)(16u / sizeof(device_reverse_rows_In)))]);
     }
     SG_BARRIER();
     return;
@@ -1230,16 +1250,18 @@ SG_FN void device_reverse_rows_sg_rows_store(SG_GLOBAL device_reverse_rows_T* ou
       SG_LOCAL uint4* words = (SG_LOCAL uint4*)exchange;
       device_reverse_rows_sg_chunk_out u;
 #pragma unroll
-      for (int i = 0; i < SG_ITEMS; ++i) u.e[i] = values[i];
+      for (int i = 0; i < SG_ITEMS; ++i) u.e[device_reverse_rows_sg_word_item(i, (int)(16u / sizeof(device_reverse_rows_T)))] = values[i];
 #pragma unroll
       for (int w = 0; w < SG_VEC_OUT; ++w) words[device_reverse_rows_sg_word_at(tid, w, SG_VEC_OUT)] = u.v[w];
       SG_BARRIER();
       SG_GLOBAL uint4* dst = (SG_GLOBAL uint4*)out;
+      device_reverse_rows_sg_row_walk walk = device_reverse_rows_sg_rows_words_walk(first, sizeof(device_reverse_rows_T), length);
 #pragma unroll
       for (int i = 0; i < SG_VEC_OUT; ++i) {
         const int w = i * SG_THREADS + tid;
         const uint4 word = words[device_reverse_rows_sg_word_at(w / SG_VEC_OUT, w % SG_VEC_OUT, SG_VEC_OUT)];
-        SG_STORE_WORD(dst + device_reverse_rows_sg_rows_word_at(w, sizeof(device_reverse_rows_T), first, length, stride), word);
+        SG_STORE_WORD(dst + device_reverse_rows_sg_rows_word_rev(&walk, sizeof(device_reverse_rows_T), length, stride), word);
+        device_reverse_rows_sg_row_walk_next(&walk, length);
       }
       SG_BARRIER();
       continue;
@@ -1390,7 +1412,17 @@ SG_FN void device_reverse_rows_sg_rows_aggregates(SG_GLOBAL device_reverse_rows_
 }
 #endif
 
-SG_KERNEL SG_BOUNDS(SG_THREADS) void device_reverse_rows_rows_kernel(const SG_GLOBAL device_reverse_rows_In* in,
+// The shape kernels' launch bounds: SG_SHAPE_MIN_BLOCKS blocks an SM at least
+// (the plan's; 0: none), or SCANGEN_SHAPE_MIN_BLOCKS where it is defined when
+// the file is compiled (to compare).
+#if defined(SCANGEN_SHAPE_MIN_BLOCKS)
+#define SG_SHAPE_BOUNDS SG_BOUNDS_MIN(SG_THREADS, SCANGEN_SHAPE_MIN_BLOCKS)
+#elif SG_SHAPE_MIN_BLOCKS > 0
+#define SG_SHAPE_BOUNDS SG_BOUNDS_MIN(SG_THREADS, SG_SHAPE_MIN_BLOCKS)
+#else
+#define SG_SHAPE_BOUNDS SG_BOUNDS(SG_THREADS)
+#endif
+SG_KERNEL SG_SHAPE_BOUNDS void device_reverse_rows_rows_kernel(const SG_GLOBAL device_reverse_rows_In* in,
 #if SG_INCLUSIVE_OUT
                                                           SG_GLOBAL device_reverse_rows_T* inclusive,
 #endif
@@ -1528,17 +1560,17 @@ typedef scangen_f32 device_reverse_lines_In;
 static inline device_reverse_lines_T device_reverse_lines_combine(device_reverse_lines_T x, device_reverse_lines_T y) {
 #line 4 "tests/golden/specs/device_reverse_shapes.scan"
   return (x + y);
-#line 1532 "device_reverse_rows.cl"
+#line 1564 "device_reverse_rows.cl"
 }
 static inline device_reverse_lines_T device_reverse_lines_identity(void) {
 #line 4 "tests/golden/specs/device_reverse_shapes.scan"
   return 0x0p+0f;
-#line 1537 "device_reverse_rows.cl"
+#line 1569 "device_reverse_rows.cl"
 }
 static inline device_reverse_lines_T device_reverse_lines_init(void) {
 #line 4 "tests/golden/specs/device_reverse_shapes.scan"
   return 0x0p+0f;
-#line 1542 "device_reverse_rows.cl"
+#line 1574 "device_reverse_rows.cl"
 }
 static inline device_reverse_lines_T device_reverse_lines_convert(device_reverse_lines_In v) { return v; }
 // ---- scan 'device_reverse_lines': the constants its templates are written against ---------------
@@ -2529,19 +2561,37 @@ SG_FN scangen_u64 device_reverse_lines_sg_row_walk_at(const device_reverse_lines
 // with a wider stride a word must hold whole elements of one row: 16 a
 // multiple of the element, length and stride multiples of the elements per
 // word. Decided per tile; every thread of the block decides alike.
+// reverse = true: a word holds `per` consecutive elements of one row in
+// memory, the virtual elements g .. g + per - 1 of that row backwards (its
+// first element is virtual element g + per - 1); so length and stride must be
+// multiples of per in every case.
 SG_FN int device_reverse_lines_sg_rows_words(unsigned long long base, unsigned bytes, scangen_u64 first, scangen_u64 n,
                                  scangen_u64 length, scangen_u64 stride) {
   if (first + SG_TILE > n || (base & 15u) != 0) return 0;
-  if (stride == length) return 1;
   const scangen_u64 per = 16u / bytes;
   return 16u % bytes == 0 && length % per == 0 && stride % per == 0;
 }
 
-// Where word w of the tile from virtual element `first` lies, elements of `bytes` bytes.
-SG_FN scangen_u64 device_reverse_lines_sg_rows_word_at(int w, unsigned bytes, scangen_u64 first, scangen_u64 length,
-                                           scangen_u64 stride) {
-  if (stride == length) return first * bytes / 16u + (scangen_u64)w;
-  return device_reverse_lines_sg_row_at(first + (scangen_u64)w * (16u / bytes), length, stride) * bytes / 16u;
+// A thread's words tid, tid + SG_THREADS, ... of the tile from virtual
+// element `first` (elements of `bytes` bytes): a walk over their first
+// virtual elements, one division pair for all of them.
+SG_FN device_reverse_lines_sg_row_walk device_reverse_lines_sg_rows_words_walk(scangen_u64 first, unsigned bytes, scangen_u64 length) {
+  const scangen_u64 per = 16u / bytes;
+  return device_reverse_lines_sg_row_walk_start(first + (scangen_u64)SG_THREAD() * per, (scangen_u64)SG_THREADS * per, length);
+}
+
+// Where the walk's word lies: its virtual elements run from column col back
+// to col + per - 1, stored from element length - col - per of the row on.
+SG_FN scangen_u64 device_reverse_lines_sg_rows_word_rev(const device_reverse_lines_sg_row_walk* w, unsigned bytes, scangen_u64 length,
+                                            scangen_u64 stride) {
+  const scangen_u64 per = 16u / bytes;
+  return (w->row * stride + (length - w->col - per)) / per;
+}
+
+// Element i of a thread's words (in memory order) is its item
+// i - i % per + per - 1 - i % per: each word's elements backwards.
+SG_FN int device_reverse_lines_sg_word_item(int i, int per) {
+  return i - i % per + per - 1 - i % per;
 }
 #endif
 
@@ -2559,10 +2609,12 @@ SG_FN void device_reverse_lines_sg_rows_load(const SG_GLOBAL device_reverse_line
   if (device_reverse_lines_sg_rows_words((unsigned long long)in, sizeof(device_reverse_lines_In), first, n, length, stride)) {
     const SG_GLOBAL uint4* src = (const SG_GLOBAL uint4*)in;
     SG_LOCAL uint4* words = (SG_LOCAL uint4*)exchange;
+    device_reverse_lines_sg_row_walk walk = device_reverse_lines_sg_rows_words_walk(first, sizeof(device_reverse_lines_In), length);
 #pragma unroll
     for (int i = 0; i < SG_VEC_IN; ++i) {
       const int w = i * SG_THREADS + tid;
-      const scangen_u64 at = device_reverse_lines_sg_rows_word_at(w, sizeof(device_reverse_lines_In), first, length, stride);
+      const scangen_u64 at = device_reverse_lines_sg_rows_word_rev(&walk, sizeof(device_reverse_lines_In), length, stride);
+      device_reverse_lines_sg_row_walk_next(&walk, length);
       words[device_reverse_lines_sg_word_at(w / SG_VEC_IN, w % SG_VEC_IN, SG_VEC_IN)] = SG_LOAD_WORD(src + at);
     }
     SG_BARRIER();
@@ -2571,7 +2623,7 @@ SG_FN void device_reverse_lines_sg_rows_load(const SG_GLOBAL device_reverse_line
     for (int o = 0; o < SG_VEC_IN; ++o) u.v[o] = words[device_reverse_lines_sg_word_at(tid, o, SG_VEC_IN)];
 #pragma unroll
     for (int i = 0; i < SG_ITEMS; ++i) {
-      items[i] = device_reverse_lines_convert(u.e[i]);
+      items[i] = device_reverse_lines_convert(u.e[device_reverse_lines_sg_word_item(i, (int)(16u / sizeof(device_reverse_lines_In)))]);
     }
     SG_BARRIER();
     return;
@@ -2652,16 +2704,18 @@ SG_FN void device_reverse_lines_sg_rows_store(SG_GLOBAL device_reverse_lines_T* 
       SG_LOCAL uint4* words = (SG_LOCAL uint4*)exchange;
       device_reverse_lines_sg_chunk_out u;
 #pragma unroll
-      for (int i = 0; i < SG_ITEMS; ++i) u.e[i] = values[i];
+      for (int i = 0; i < SG_ITEMS; ++i) u.e[device_reverse_lines_sg_word_item(i, (int)(16u / sizeof(device_reverse_lines_T)))] = values[i];
 #pragma unroll
       for (int w = 0; w < SG_VEC_OUT; ++w) words[device_reverse_lines_sg_word_at(tid, w, SG_VEC_OUT)] = u.v[w];
       SG_BARRIER();
       SG_GLOBAL uint4* dst = (SG_GLOBAL uint4*)out;
+      device_reverse_lines_sg_row_walk walk = device_reverse_lines_sg_rows_words_walk(first, sizeof(device_reverse_lines_T), length);
 #pragma unroll
       for (int i = 0; i < SG_VEC_OUT; ++i) {
         const int w = i * SG_THREADS + tid;
         const uint4 word = words[device_reverse_lines_sg_word_at(w / SG_VEC_OUT, w % SG_VEC_OUT, SG_VEC_OUT)];
-        SG_STORE_WORD(dst + device_reverse_lines_sg_rows_word_at(w, sizeof(device_reverse_lines_T), first, length, stride), word);
+        SG_STORE_WORD(dst + device_reverse_lines_sg_rows_word_rev(&walk, sizeof(device_reverse_lines_T), length, stride), word);
+        device_reverse_lines_sg_row_walk_next(&walk, length);
       }
       SG_BARRIER();
       continue;
@@ -2812,7 +2866,17 @@ SG_FN void device_reverse_lines_sg_rows_aggregates(SG_GLOBAL device_reverse_line
 }
 #endif
 
-SG_KERNEL SG_BOUNDS(SG_THREADS) void device_reverse_lines_rows_kernel(const SG_GLOBAL device_reverse_lines_In* in,
+// The shape kernels' launch bounds: SG_SHAPE_MIN_BLOCKS blocks an SM at least
+// (the plan's; 0: none), or SCANGEN_SHAPE_MIN_BLOCKS where it is defined when
+// the file is compiled (to compare).
+#if defined(SCANGEN_SHAPE_MIN_BLOCKS)
+#define SG_SHAPE_BOUNDS SG_BOUNDS_MIN(SG_THREADS, SCANGEN_SHAPE_MIN_BLOCKS)
+#elif SG_SHAPE_MIN_BLOCKS > 0
+#define SG_SHAPE_BOUNDS SG_BOUNDS_MIN(SG_THREADS, SG_SHAPE_MIN_BLOCKS)
+#else
+#define SG_SHAPE_BOUNDS SG_BOUNDS(SG_THREADS)
+#endif
+SG_KERNEL SG_SHAPE_BOUNDS void device_reverse_lines_rows_kernel(const SG_GLOBAL device_reverse_lines_In* in,
 #if SG_INCLUSIVE_OUT
                                                           SG_GLOBAL device_reverse_lines_T* inclusive,
 #endif
@@ -3048,12 +3112,18 @@ SG_FN scangen_u64 device_reverse_lines_sg_line_base(scangen_u64 l, scangen_u64 e
 // This thread's SG_ITEMS positions start + slice x SG_ITEMS + i of its line
 // (`base`, `stride` along the axis), the identity past `length` or off the
 // lines (!valid): staged, in striped order through the exchange; else directly.
+// A thread off the lines is given a line's `base` all the same (the last
+// line's), and reads it, its values unused: every address made is one of
+// the array's, whichever branch a compiler takes it down. (PoCL made the
+// loads of the full-chunk branch for a thread off the lines, whose base was
+// 0, when that branch depended on `valid`: the reverse column scan read
+// before the array and crashed.)
 SG_FN void device_reverse_lines_sg_axis_load(const SG_GLOBAL device_reverse_lines_In* in, scangen_u64 base, scangen_u64 stride, int valid,
                                  scangen_u64 start, scangen_u64 length, int lanes, device_reverse_lines_T* items,
                                  SG_LOCAL device_reverse_lines_T* exchange) {
   const int tid = SG_THREAD(), lane = tid % lanes, slice = tid / lanes;
-  // The chunk lies wholly in the line: no checks, one address step an item.
-  const int full = valid && start + (scangen_u64)(SG_THREADS / lanes * SG_ITEMS) <= length;
+  // The chunk lies wholly in the line (the same in every thread of the tile): no checks, one address step an item.
+  const int full = start + (scangen_u64)(SG_THREADS / lanes * SG_ITEMS) <= length;
 #if SG_AXIS_STAGED
   if (lanes < 32) {  // else a warp's reads of an item are 32 lines side by side either way
     const int slices = SG_THREADS / lanes;
@@ -3061,16 +3131,17 @@ SG_FN void device_reverse_lines_sg_axis_load(const SG_GLOBAL device_reverse_line
       const SG_GLOBAL device_reverse_lines_In* src = in + (scangen_i64)(base + (start + (scangen_u64)slice) * stride);
       const scangen_u64 step = (scangen_u64)slices * stride;
 #pragma unroll
-      for (int i = 0; i < SG_ITEMS; ++i)
-        exchange[SG_XPAD(i * SG_THREADS + tid)] =
-            device_reverse_lines_convert(src[(scangen_i64)((scangen_u64)i * step)]);
+      for (int i = 0; i < SG_ITEMS; ++i) {
+        const device_reverse_lines_T x = device_reverse_lines_convert(src[(scangen_i64)((scangen_u64)i * step)]);
+        exchange[SG_XPAD(i * SG_THREADS + tid)] = valid ? x : device_reverse_lines_identity();
+      }
     } else {
 #pragma unroll
       for (int i = 0; i < SG_ITEMS; ++i) {
         const scangen_u64 p = start + (scangen_u64)(i * slices + slice);
         // A position past the line reads the line's last element instead (its value unused), so that
         // the load may be made unconditionally (PoCL did, and read before the array in reverse).
-        const scangen_u64 q = !valid ? 0 : p < length ? p : length - 1;
+        const scangen_u64 q = p < length ? p : length - 1;
         const device_reverse_lines_T x = device_reverse_lines_convert(in[base + q * stride]);
         exchange[SG_XPAD(i * SG_THREADS + tid)] = valid && p < length ? x : device_reverse_lines_identity();
       }
@@ -3087,14 +3158,16 @@ SG_FN void device_reverse_lines_sg_axis_load(const SG_GLOBAL device_reverse_line
   if (full) {
     const SG_GLOBAL device_reverse_lines_In* src = in + (scangen_i64)(base + (start + (scangen_u64)(slice * SG_ITEMS)) * stride);
     SG_AXIS_UNROLL
-    for (int i = 0; i < SG_ITEMS; ++i)
-      items[i] = device_reverse_lines_convert(src[(scangen_i64)((scangen_u64)i * stride)]);
+    for (int i = 0; i < SG_ITEMS; ++i) {
+      const device_reverse_lines_T x = device_reverse_lines_convert(src[(scangen_i64)((scangen_u64)i * stride)]);
+      items[i] = valid ? x : device_reverse_lines_identity();
+    }
     return;
   }
   SG_AXIS_UNROLL
   for (int i = 0; i < SG_ITEMS; ++i) {
     const scangen_u64 p = start + (scangen_u64)(slice * SG_ITEMS + i);
-    const scangen_u64 q = !valid ? 0 : p < length ? p : length - 1;  // as above
+    const scangen_u64 q = p < length ? p : length - 1;  // as above
     const device_reverse_lines_T x = device_reverse_lines_convert(in[base + q * stride]);
     items[i] = valid && p < length ? x : device_reverse_lines_identity();
   }
@@ -3128,7 +3201,7 @@ SG_FN void device_reverse_lines_sg_axis_store(SG_GLOBAL device_reverse_lines_T* 
                                   scangen_u64 stride, int valid, scangen_u64 start, scangen_u64 length, int lanes,
                                   const device_reverse_lines_T* items, device_reverse_lines_T acc, int have, SG_LOCAL device_reverse_lines_T* exchange) {
   const int tid = SG_THREAD(), lane = tid % lanes, slice = tid / lanes;
-  const int full = valid && start + (scangen_u64)(SG_THREADS / lanes * SG_ITEMS) <= length;  // as in sg_axis_load
+  const int full = start + (scangen_u64)(SG_THREADS / lanes * SG_ITEMS) <= length;  // as in sg_axis_load
   for (int o = 0; o < outputs; ++o) {
     SG_GLOBAL device_reverse_lines_T* out = o == 0 ? out0 : out1;
     const int inclusive = SG_INCLUSIVE_OUT && o == 0;
@@ -3145,7 +3218,8 @@ SG_FN void device_reverse_lines_sg_axis_store(SG_GLOBAL device_reverse_lines_T* 
         SG_GLOBAL device_reverse_lines_T* dst = out + (scangen_i64)(base + (start + (scangen_u64)slice) * stride);
         const scangen_u64 step = (scangen_u64)slices * stride;
 #pragma unroll
-        for (int i = 0; i < SG_ITEMS; ++i) dst[(scangen_i64)((scangen_u64)i * step)] = exchange[SG_XPAD(i * SG_THREADS + tid)];
+        for (int i = 0; i < SG_ITEMS; ++i)
+          if (valid) dst[(scangen_i64)((scangen_u64)i * step)] = exchange[SG_XPAD(i * SG_THREADS + tid)];
       } else {
 #pragma unroll
         for (int i = 0; i < SG_ITEMS; ++i) {
@@ -3162,7 +3236,10 @@ SG_FN void device_reverse_lines_sg_axis_store(SG_GLOBAL device_reverse_lines_T* 
     if (full) {
       SG_GLOBAL device_reverse_lines_T* dst = out + (scangen_i64)(base + (start + (scangen_u64)(slice * SG_ITEMS)) * stride);
       SG_AXIS_UNROLL
-      for (int i = 0; i < SG_ITEMS; ++i) dst[(scangen_i64)((scangen_u64)i * stride)] = device_reverse_lines_sg_axis_next(items[i], &a, &h, inclusive);
+      for (int i = 0; i < SG_ITEMS; ++i) {
+        const device_reverse_lines_T v = device_reverse_lines_sg_axis_next(items[i], &a, &h, inclusive);
+        if (valid) dst[(scangen_i64)((scangen_u64)i * stride)] = v;
+      }
       continue;
     }
     SG_AXIS_UNROLL
@@ -3187,7 +3264,7 @@ SG_FN void device_reverse_lines_sg_axis_aggregate(SG_GLOBAL device_reverse_lines
 }
 #endif
 
-SG_KERNEL SG_BOUNDS(SG_THREADS) void device_reverse_lines_axis_kernel(
+SG_KERNEL SG_SHAPE_BOUNDS void device_reverse_lines_axis_kernel(
     const SG_GLOBAL device_reverse_lines_In* in,
 #if SG_INCLUSIVE_OUT
     SG_GLOBAL device_reverse_lines_T* inclusive,
@@ -3227,7 +3304,9 @@ SG_KERNEL SG_BOUNDS(SG_THREADS) void device_reverse_lines_axis_kernel(
   const scangen_u64 in_last = (length - 1) * in_stride3, out_last = (length - 1) * out_stride3;
   in_stride3 = (scangen_u64)0 - in_stride3;
   out_stride3 = (scangen_u64)0 - out_stride3;
-  const scangen_u64 in_base = valid ? device_reverse_lines_sg_line_base(line, extent1, extent2, in_stride0, in_stride1, in_stride2) + in_last : 0;
+  // A thread off the lines takes the last line's bases (see sg_axis_load).
+  const scangen_u64 line_at = valid ? line : lines - 1;
+  const scangen_u64 in_base = device_reverse_lines_sg_line_base(line_at, extent1, extent2, in_stride0, in_stride1, in_stride2) + in_last;
   device_reverse_lines_T items[SG_ITEMS];
   device_reverse_lines_sg_axis_load(in, in_base, in_stride3, valid, chunk * depth, length, L, items, exchange);
   device_reverse_lines_T sum = items[0];
@@ -3274,7 +3353,7 @@ SG_KERNEL SG_BOUNDS(SG_THREADS) void device_reverse_lines_axis_kernel(
     have = 1;
   }
   const scangen_u64 out_base =
-      valid ? device_reverse_lines_sg_line_base(line, extent1, extent2, out_stride0, out_stride1, out_stride2) + out_last : 0;
+      device_reverse_lines_sg_line_base(line_at, extent1, extent2, out_stride0, out_stride1, out_stride2) + out_last;
 #if SG_AGGREGATE_OUT
   if (valid)
     device_reverse_lines_sg_axis_aggregate(aggregates, line, items, acc, have, chunk * depth + (scangen_u64)slice * SG_ITEMS,
