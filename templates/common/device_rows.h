@@ -117,43 +117,45 @@ SG_END(forward)
   return 16u % bytes == 0 && length % per == 0 && stride % per == 0;
 }
 
-SG_BEGIN(forward)
-// Where word w of the tile from virtual element `first` lies, elements of `bytes` bytes.
-SG_FN scangen_u64 SG_NAME(sg_rows_word_at)(int w, unsigned bytes, scangen_u64 first, scangen_u64 length,
-                                           scangen_u64 stride) {
-  if (stride == length) return first * bytes / 16u + (scangen_u64)w;
-  return SG_NAME(sg_row_at)(first + (scangen_u64)w * (16u / bytes), length, stride) * bytes / 16u;
-}
-
-// Element i of a thread's words (in memory order) is its item i.
-SG_FN int SG_NAME(sg_word_item)(int i, int per) {
-  (void)per;
-  return i;
-}
-SG_END(forward)
-SG_BEGIN(reverse)
 // A thread's words tid, tid + SG_THREADS, ... of the tile from virtual
 // element `first` (elements of `bytes` bytes): a walk over their first
-// virtual elements, one division pair for all of them.
+// virtual elements, one division pair for all of them (a division a word
+// took registers enough to keep the kernel to 2 blocks an SM).
 SG_FN SG_NAME(sg_row_walk) SG_NAME(sg_rows_words_walk)(scangen_u64 first, unsigned bytes, scangen_u64 length) {
-  const scangen_u64 per = 16u / bytes;
+  const scangen_u64 per = bytes < 16u ? 16u / bytes : 1u;
   return SG_NAME(sg_row_walk_start)(first + (scangen_u64)SG_THREAD() * per, (scangen_u64)SG_THREADS * per, length);
 }
 
-// Where the walk's word lies: its virtual elements run from column col back
-// to col + per - 1, stored from element length - col - per of the row on.
-SG_FN scangen_u64 SG_NAME(sg_rows_word_rev)(const SG_NAME(sg_row_walk)* w, unsigned bytes, scangen_u64 length,
-                                            scangen_u64 stride) {
-  const scangen_u64 per = 16u / bytes;
+// Where word k of the tile from virtual element `first` lies, in words from
+// the base (`w`: the walk at that word): rows end to end are the flat array
+// (elements of any size); otherwise its elements are those of columns
+// col .. col + per - 1 of its row (reverse = true: stored from element
+// length - col - per of the row on, backwards).
+SG_FN scangen_u64 SG_NAME(sg_rows_word_at)(const SG_NAME(sg_row_walk)* w, int k, scangen_u64 first, unsigned bytes,
+                                           scangen_u64 length, scangen_u64 stride) {
+  const scangen_u64 per = bytes < 16u ? 16u / bytes : 1u;
+SG_BEGIN(forward)
+  if (stride == length) return first * bytes / 16u + (scangen_u64)k;
+  return (w->row * stride + w->col) / per;
+SG_END(forward)
+SG_BEGIN(reverse)
+  (void)k;
+  (void)first;
   return (w->row * stride + (length - w->col - per)) / per;
+SG_END(reverse)
 }
 
-// Element i of a thread's words (in memory order) is its item
-// i - i % per + per - 1 - i % per: each word's elements backwards.
+// Element i of a thread's words (in memory order) is its item i (reverse =
+// true: i - i % per + per - 1 - i % per, each word's elements backwards).
 SG_FN int SG_NAME(sg_word_item)(int i, int per) {
+SG_BEGIN(forward)
+  (void)per;
+  return i;
+SG_END(forward)
+SG_BEGIN(reverse)
   return i - i % per + per - 1 - i % per;
-}
 SG_END(reverse)
+}
 #endif
 
 // Elements first .. first + SG_TILE - 1 of the virtual array (n elements),
@@ -170,19 +172,12 @@ SG_FN void SG_NAME(sg_rows_load)(const SG_GLOBAL SG_IN* in, scangen_u64 first, s
   if (SG_NAME(sg_rows_words)((unsigned long long)in, sizeof(SG_IN), first, n, length, stride)) {
     const SG_GLOBAL uint4* src = (const SG_GLOBAL uint4*)in;
     SG_LOCAL uint4* words = (SG_LOCAL uint4*)exchange;
-SG_BEGIN(reverse)
     SG_NAME(sg_row_walk) walk = SG_NAME(sg_rows_words_walk)(first, sizeof(SG_IN), length);
-SG_END(reverse)
 #pragma unroll
     for (int i = 0; i < SG_VEC_IN; ++i) {
       const int w = i * SG_THREADS + tid;
-SG_BEGIN(forward)
-      const scangen_u64 at = SG_NAME(sg_rows_word_at)(w, sizeof(SG_IN), first, length, stride);
-SG_END(forward)
-SG_BEGIN(reverse)
-      const scangen_u64 at = SG_NAME(sg_rows_word_rev)(&walk, sizeof(SG_IN), length, stride);
+      const scangen_u64 at = SG_NAME(sg_rows_word_at)(&walk, w, first, sizeof(SG_IN), length, stride);
       SG_NAME(sg_row_walk_next)(&walk, length);
-SG_END(reverse)
       words[SG_NAME(sg_word_at)(w / SG_VEC_IN, w % SG_VEC_IN, SG_VEC_IN)] = SG_LOAD_WORD(src + at);
     }
     SG_BARRIER();
@@ -283,20 +278,13 @@ SG_FN void SG_NAME(sg_rows_store)(SG_GLOBAL SG_T* out0, SG_GLOBAL SG_T* out1, in
       for (int w = 0; w < SG_VEC_OUT; ++w) words[SG_NAME(sg_word_at)(tid, w, SG_VEC_OUT)] = u.v[w];
       SG_BARRIER();
       SG_GLOBAL uint4* dst = (SG_GLOBAL uint4*)out;
-SG_BEGIN(reverse)
       SG_NAME(sg_row_walk) walk = SG_NAME(sg_rows_words_walk)(first, sizeof(SG_T), length);
-SG_END(reverse)
 #pragma unroll
       for (int i = 0; i < SG_VEC_OUT; ++i) {
         const int w = i * SG_THREADS + tid;
         const uint4 word = words[SG_NAME(sg_word_at)(w / SG_VEC_OUT, w % SG_VEC_OUT, SG_VEC_OUT)];
-SG_BEGIN(forward)
-        SG_STORE_WORD(dst + SG_NAME(sg_rows_word_at)(w, sizeof(SG_T), first, length, stride), word);
-SG_END(forward)
-SG_BEGIN(reverse)
-        SG_STORE_WORD(dst + SG_NAME(sg_rows_word_rev)(&walk, sizeof(SG_T), length, stride), word);
+        SG_STORE_WORD(dst + SG_NAME(sg_rows_word_at)(&walk, w, first, sizeof(SG_T), length, stride), word);
         SG_NAME(sg_row_walk_next)(&walk, length);
-SG_END(reverse)
       }
       SG_BARRIER();
       continue;
