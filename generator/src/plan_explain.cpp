@@ -156,6 +156,9 @@ void explain_shape(std::string& o, const Plan& p) {
              " positions along the axis, one look-back status per line of each tile");
   if (p.shape != dsl::Shape::Flat)
     line(o, "shape scratch", std::to_string(p.shape_shared_bytes) + " bytes (thread totals, head flags, carries)");
+  if (p.shape_min_blocks > 0)
+    line(o, "shape occupancy",
+         "at least " + std::to_string(p.shape_min_blocks) + " blocks per SM for the shape kernels (__launch_bounds__)");
 }
 
 std::string joined(const std::vector<std::string>& v) {

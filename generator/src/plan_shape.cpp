@@ -208,6 +208,14 @@ void decide_shape(Plan& p) {
   // Two buffers of thread totals and head flags, the axis kernel's carries, the tile id.
   p.shape_shared_bytes = 2 * t * (p.element_bytes + 4) + kMaxLanes * p.element_bytes + 16;
   p.block_shared_bytes += p.shape_shared_bytes;
+  // CUDA: at least 3 blocks of 256 an SM (__launch_bounds__) for the shape kernels of 4-byte elements with
+  // one output and no aggregates: 80 registers a thread instead of 93 - 102 (bench/RESULTS.md, 2026-11-27,
+  // f32 on the H100: reverse rows +10 %, columns +4 - 7 %, deterministic rows +8 - 20 %, forward rows alike).
+  // Two outputs or aggregates take 200 - 255 registers, and that bound would spill hundreds of bytes.
+  const dsl::Spec& s = p.spec;
+  if (p.backend == Backend::Cuda && p.element_bytes == 4 && p.input_bytes <= 4 && p.block_threads == 256 &&
+      s.mode != dsl::Mode::Both && !s.aggregate)
+    p.shape_min_blocks = 3;
 }
 
 void shape_kernels(Plan& p) {

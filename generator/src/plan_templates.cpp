@@ -190,6 +190,7 @@ std::vector<std::pair<std::string, std::string>> template_constants(const Plan& 
     number("SG_STATUS_KIND", static_cast<long>(p.status));  // the templates test these numbers
     number("SG_STATUS_WORDS", p.status_words);
   }
+  if (p.shape != dsl::Shape::Flat) number("SG_SHAPE_MIN_BLOCKS", p.shape_min_blocks);
   if (device) number("SG_TILE", static_cast<long>(p.tile));
   number("SG_STAGED_IO", p.staged_io ? 1 : 0);
   number("SG_VEC_IN", p.input_words);

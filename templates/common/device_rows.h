@@ -470,11 +470,17 @@ SG_FN void SG_NAME(sg_rows_aggregates)(SG_GLOBAL SG_T* aggregates, const SG_T* i
 
 // The shape kernels' launch bounds: SG_SHAPE_MIN_BLOCKS blocks an SM at least
 // (the plan's; 0: none), or SCANGEN_SHAPE_MIN_BLOCKS where it is defined when
-// the file is compiled (to compare).
+// the file is compiled (to compare; 0: none). (Undefined first: several
+// generated files may share a translation unit.)
+#undef SG_SHAPE_MIN_BLOCKS_USED
+#undef SG_SHAPE_BOUNDS
 #if defined(SCANGEN_SHAPE_MIN_BLOCKS)
-#define SG_SHAPE_BOUNDS SG_BOUNDS_MIN(SG_THREADS, SCANGEN_SHAPE_MIN_BLOCKS)
-#elif SG_SHAPE_MIN_BLOCKS > 0
-#define SG_SHAPE_BOUNDS SG_BOUNDS_MIN(SG_THREADS, SG_SHAPE_MIN_BLOCKS)
+#define SG_SHAPE_MIN_BLOCKS_USED SCANGEN_SHAPE_MIN_BLOCKS
+#else
+#define SG_SHAPE_MIN_BLOCKS_USED SG_SHAPE_MIN_BLOCKS
+#endif
+#if SG_SHAPE_MIN_BLOCKS_USED > 0
+#define SG_SHAPE_BOUNDS SG_BOUNDS_MIN(SG_THREADS, SG_SHAPE_MIN_BLOCKS_USED)
 #else
 #define SG_SHAPE_BOUNDS SG_BOUNDS(SG_THREADS)
 #endif

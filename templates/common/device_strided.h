@@ -475,3 +475,5 @@ SG_END(any_order)
 }
 #undef SG_AXIS_STAGED
 #undef SG_AXIS_UNROLL
+#undef SG_SHAPE_MIN_BLOCKS_USED
+#undef SG_SHAPE_BOUNDS

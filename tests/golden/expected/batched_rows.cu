@@ -95,6 +95,7 @@ static __device__ __forceinline__ __attribute__((unused)) row_cumsum_T row_cumsu
 #define SG_MIN_BLOCKS 0
 #define SG_STATUS_KIND 1
 #define SG_STATUS_WORDS 1
+#define SG_SHAPE_MIN_BLOCKS 0
 #define SG_TILE 8192
 #define SG_STAGED_IO 1
 #define SG_VEC_IN 8
@@ -875,14 +876,29 @@ SG_FN int row_cumsum_sg_rows_words(unsigned long long base, unsigned bytes, scan
   return 16u % bytes == 0 && length % per == 0 && stride % per == 0;
 }
 
-// Where word w of the tile from virtual element `first` lies, elements of `bytes` bytes.
-SG_FN scangen_u64 row_cumsum_sg_rows_word_at(int w, unsigned bytes, scangen_u64 first, scangen_u64 length,
-                                           scangen_u64 stride) {
-  if (stride == length) return first * bytes / 16u + (scangen_u64)w;
-  return row_cumsum_sg_row_at(first + (scangen_u64)w * (16u / bytes), length, stride) * bytes / 16u;
+// A thread's words tid, tid + SG_THREADS, ... of the tile from virtual
+// element `first` (elements of `bytes` bytes): a walk over their first
+// virtual elements, one division pair for all of them (a division a word
+// took registers enough to keep the kernel to 2 blocks an SM).
+SG_FN row_cumsum_sg_row_walk row_cumsum_sg_rows_words_walk(scangen_u64 first, unsigned bytes, scangen_u64 length) {
+  const scangen_u64 per = bytes < 16u ? 16u / bytes : 1u;
+  return row_cumsum_sg_row_walk_start(first + (scangen_u64)SG_THREAD() * per, (scangen_u64)SG_THREADS * per, length);
 }
 
-// Element i of a thread's words (in memory order) is its item i.
+// Where word k of the tile from virtual element `first` lies, in words from
+// the base (`w`: the walk at that word): rows end to end are the flat array
+// (elements of any size); otherwise its elements are those of columns
+// col .. col + per - 1 of its row (reverse = true: stored from element
+// length - col - per of the row on, backwards).
+SG_FN scangen_u64 row_cumsum_sg_rows_word_at(const row_cumsum_sg_row_walk* w, int k, scangen_u64 first, unsigned bytes,
+                                           scangen_u64 length, scangen_u64 stride) {
+  const scangen_u64 per = bytes < 16u ? 16u / bytes : 1u;
+  if (stride == length) return first * bytes / 16u + (scangen_u64)k;
+  return (w->row * stride + w->col) / per;
+}
+
+// Element i of a thread's words (in memory order) is its item i (reverse =
+// true: i - i % per + per - 1 - i % per, each word's elements backwards).
 SG_FN int row_cumsum_sg_word_item(int i, int per) {
   (void)per;
   return i;
@@ -903,10 +919,12 @@ SG_FN void row_cumsum_sg_rows_load(const SG_GLOBAL row_cumsum_In* in, scangen_u6
   if (row_cumsum_sg_rows_words((unsigned long long)in, sizeof(row_cumsum_In), first, n, length, stride)) {
     const SG_GLOBAL uint4* src = (const SG_GLOBAL uint4*)in;
     SG_LOCAL uint4* words = (SG_LOCAL uint4*)exchange;
+    row_cumsum_sg_row_walk walk = row_cumsum_sg_rows_words_walk(first, sizeof(row_cumsum_In), length);
 #pragma unroll
     for (int i = 0; i < SG_VEC_IN; ++i) {
       const int w = i * SG_THREADS + tid;
-      const scangen_u64 at = row_cumsum_sg_rows_word_at(w, sizeof(row_cumsum_In), first, length, stride);
+      const scangen_u64 at = row_cumsum_sg_rows_word_at(&walk, w, first, sizeof(row_cumsum_In), length, stride);
+      row_cumsum_sg_row_walk_next(&walk, length);
       words[row_cumsum_sg_word_at(w / SG_VEC_IN, w % SG_VEC_IN, SG_VEC_IN)] = SG_LOAD_WORD(src + at);
     }
     SG_BARRIER();
@@ -1001,11 +1019,13 @@ SG_FN void row_cumsum_sg_rows_store(SG_GLOBAL row_cumsum_T* out0, SG_GLOBAL row_
       for (int w = 0; w < SG_VEC_OUT; ++w) words[row_cumsum_sg_word_at(tid, w, SG_VEC_OUT)] = u.v[w];
       SG_BARRIER();
       SG_GLOBAL uint4* dst = (SG_GLOBAL uint4*)out;
+      row_cumsum_sg_row_walk walk = row_cumsum_sg_rows_words_walk(first, sizeof(row_cumsum_T), length);
 #pragma unroll
       for (int i = 0; i < SG_VEC_OUT; ++i) {
         const int w = i * SG_THREADS + tid;
         const uint4 word = words[row_cumsum_sg_word_at(w / SG_VEC_OUT, w % SG_VEC_OUT, SG_VEC_OUT)];
-        SG_STORE_WORD(dst + row_cumsum_sg_rows_word_at(w, sizeof(row_cumsum_T), first, length, stride), word);
+        SG_STORE_WORD(dst + row_cumsum_sg_rows_word_at(&walk, w, first, sizeof(row_cumsum_T), length, stride), word);
+        row_cumsum_sg_row_walk_next(&walk, length);
       }
       SG_BARRIER();
       continue;
@@ -1158,11 +1178,17 @@ SG_FN void row_cumsum_sg_rows_aggregates(SG_GLOBAL row_cumsum_T* aggregates, con
 
 // The shape kernels' launch bounds: SG_SHAPE_MIN_BLOCKS blocks an SM at least
 // (the plan's; 0: none), or SCANGEN_SHAPE_MIN_BLOCKS where it is defined when
-// the file is compiled (to compare).
+// the file is compiled (to compare; 0: none). (Undefined first: several
+// generated files may share a translation unit.)
+#undef SG_SHAPE_MIN_BLOCKS_USED
+#undef SG_SHAPE_BOUNDS
 #if defined(SCANGEN_SHAPE_MIN_BLOCKS)
-#define SG_SHAPE_BOUNDS SG_BOUNDS_MIN(SG_THREADS, SCANGEN_SHAPE_MIN_BLOCKS)
-#elif SG_SHAPE_MIN_BLOCKS > 0
-#define SG_SHAPE_BOUNDS SG_BOUNDS_MIN(SG_THREADS, SG_SHAPE_MIN_BLOCKS)
+#define SG_SHAPE_MIN_BLOCKS_USED SCANGEN_SHAPE_MIN_BLOCKS
+#else
+#define SG_SHAPE_MIN_BLOCKS_USED SG_SHAPE_MIN_BLOCKS
+#endif
+#if SG_SHAPE_MIN_BLOCKS_USED > 0
+#define SG_SHAPE_BOUNDS SG_BOUNDS_MIN(SG_THREADS, SG_SHAPE_MIN_BLOCKS_USED)
 #else
 #define SG_SHAPE_BOUNDS SG_BOUNDS(SG_THREADS)
 #endif
@@ -1261,6 +1287,7 @@ SG_KERNEL SG_SHAPE_BOUNDS void row_cumsum_rows_kernel(const SG_GLOBAL row_cumsum
 #undef SG_MIN_BLOCKS
 #undef SG_STATUS_KIND
 #undef SG_STATUS_WORDS
+#undef SG_SHAPE_MIN_BLOCKS
 #undef SG_TILE
 #undef SG_STAGED_IO
 #undef SG_VEC_IN

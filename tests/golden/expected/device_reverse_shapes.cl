@@ -141,6 +141,7 @@ static inline device_reverse_rows_T device_reverse_rows_convert(device_reverse_r
 #define SG_MIN_BLOCKS 0
 #define SG_STATUS_KIND 4
 #define SG_STATUS_WORDS 1
+#define SG_SHAPE_MIN_BLOCKS 0
 #define SG_TILE 8192
 #define SG_STAGED_IO 1
 #define SG_VEC_IN 0
@@ -1120,22 +1121,28 @@ SG_FN int device_reverse_rows_sg_rows_words(unsigned long long base, unsigned by
 
 // A thread's words tid, tid + SG_THREADS, ... of the tile from virtual
 // element `first` (elements of `bytes` bytes): a walk over their first
-// virtual elements, one division pair for all of them.
+// virtual elements, one division pair for all of them (a division a word
+// took registers enough to keep the kernel to 2 blocks an SM).
 SG_FN device_reverse_rows_sg_row_walk device_reverse_rows_sg_rows_words_walk(scangen_u64 first, unsigned bytes, scangen_u64 length) {
-  const scangen_u64 per = 16u / bytes;
+  const scangen_u64 per = bytes < 16u ? 16u / bytes : 1u;
   return device_reverse_rows_sg_row_walk_start(first + (scangen_u64)SG_THREAD() * per, (scangen_u64)SG_THREADS * per, length);
 }
 
-// Where the walk's word lies: its virtual elements run from column col back
-// to col + per - 1, stored from element length - col - per of the row on.
-SG_FN scangen_u64 device_reverse_rows_sg_rows_word_rev(const device_reverse_rows_sg_row_walk* w, unsigned bytes, scangen_u64 length,
-                                            scangen_u64 stride) {
-  const scangen_u64 per = 16u / bytes;
+// Where word k of the tile from virtual element `first` lies, in words from
+// the base (`w`: the walk at that word): rows end to end are the flat array
+// (elements of any size); otherwise its elements are those of columns
+// col .. col + per - 1 of its row (reverse = true: stored from element
+// length - col - per of the row on, backwards).
+SG_FN scangen_u64 device_reverse_rows_sg_rows_word_at(const device_reverse_rows_sg_row_walk* w, int k, scangen_u64 first, unsigned bytes,
+                                           scangen_u64 length, scangen_u64 stride) {
+  const scangen_u64 per = bytes < 16u ? 16u / bytes : 1u;
+  (void)k;
+  (void)first;
   return (w->row * stride + (length - w->col - per)) / per;
 }
 
-// Element i of a thread's words (in memory order) is its item
-// i - i % per + per - 1 - i % per: each word's elements backwards.
+// Element i of a thread's words (in memory order) is its item i (reverse =
+// true: i - i % per + per - 1 - i % per, each word's elements backwards).
 SG_FN int device_reverse_rows_sg_word_item(int i, int per) {
   return i - i % per + per - 1 - i % per;
 }
@@ -1159,7 +1166,7 @@ SG_FN void device_reverse_rows_sg_rows_load(const SG_GLOBAL device_reverse_rows_
 #pragma unroll
     for (int i = 0; i < SG_VEC_IN; ++i) {
       const int w = i * SG_THREADS + tid;
-      const scangen_u64 at = device_reverse_rows_sg_rows_word_rev(&walk, sizeof(device_reverse_rows_In), length, stride);
+      const scangen_u64 at = device_reverse_rows_sg_rows_word_at(&walk, w, first, sizeof(device_reverse_rows_In), length, stride);
       device_reverse_rows_sg_row_walk_next(&walk, length);
       words[device_reverse_rows_sg_word_at(w / SG_VEC_IN, w % SG_VEC_IN, SG_VEC_IN)] = SG_LOAD_WORD(src + at);
     }
@@ -1260,7 +1267,7 @@ SG_FN void device_reverse_rows_sg_rows_store(SG_GLOBAL device_reverse_rows_T* ou
       for (int i = 0; i < SG_VEC_OUT; ++i) {
         const int w = i * SG_THREADS + tid;
         const uint4 word = words[device_reverse_rows_sg_word_at(w / SG_VEC_OUT, w % SG_VEC_OUT, SG_VEC_OUT)];
-        SG_STORE_WORD(dst + device_reverse_rows_sg_rows_word_rev(&walk, sizeof(device_reverse_rows_T), length, stride), word);
+        SG_STORE_WORD(dst + device_reverse_rows_sg_rows_word_at(&walk, w, first, sizeof(device_reverse_rows_T), length, stride), word);
         device_reverse_rows_sg_row_walk_next(&walk, length);
       }
       SG_BARRIER();
@@ -1414,11 +1421,17 @@ SG_FN void device_reverse_rows_sg_rows_aggregates(SG_GLOBAL device_reverse_rows_
 
 // The shape kernels' launch bounds: SG_SHAPE_MIN_BLOCKS blocks an SM at least
 // (the plan's; 0: none), or SCANGEN_SHAPE_MIN_BLOCKS where it is defined when
-// the file is compiled (to compare).
+// the file is compiled (to compare; 0: none). (Undefined first: several
+// generated files may share a translation unit.)
+#undef SG_SHAPE_MIN_BLOCKS_USED
+#undef SG_SHAPE_BOUNDS
 #if defined(SCANGEN_SHAPE_MIN_BLOCKS)
-#define SG_SHAPE_BOUNDS SG_BOUNDS_MIN(SG_THREADS, SCANGEN_SHAPE_MIN_BLOCKS)
-#elif SG_SHAPE_MIN_BLOCKS > 0
-#define SG_SHAPE_BOUNDS SG_BOUNDS_MIN(SG_THREADS, SG_SHAPE_MIN_BLOCKS)
+#define SG_SHAPE_MIN_BLOCKS_USED SCANGEN_SHAPE_MIN_BLOCKS
+#else
+#define SG_SHAPE_MIN_BLOCKS_USED SG_SHAPE_MIN_BLOCKS
+#endif
+#if SG_SHAPE_MIN_BLOCKS_USED > 0
+#define SG_SHAPE_BOUNDS SG_BOUNDS_MIN(SG_THREADS, SG_SHAPE_MIN_BLOCKS_USED)
 #else
 #define SG_SHAPE_BOUNDS SG_BOUNDS(SG_THREADS)
 #endif
@@ -1521,6 +1534,7 @@ SG_KERNEL SG_SHAPE_BOUNDS void device_reverse_rows_rows_kernel(const SG_GLOBAL d
 #undef SG_MIN_BLOCKS
 #undef SG_STATUS_KIND
 #undef SG_STATUS_WORDS
+#undef SG_SHAPE_MIN_BLOCKS
 #undef SG_TILE
 #undef SG_STAGED_IO
 #undef SG_VEC_IN
@@ -1560,17 +1574,17 @@ typedef scangen_f32 device_reverse_lines_In;
 static inline device_reverse_lines_T device_reverse_lines_combine(device_reverse_lines_T x, device_reverse_lines_T y) {
 #line 4 "tests/golden/specs/device_reverse_shapes.scan"
   return (x + y);
-#line 1564 "device_reverse_rows.cl"
+#line 1578 "device_reverse_rows.cl"
 }
 static inline device_reverse_lines_T device_reverse_lines_identity(void) {
 #line 4 "tests/golden/specs/device_reverse_shapes.scan"
   return 0x0p+0f;
-#line 1569 "device_reverse_rows.cl"
+#line 1583 "device_reverse_rows.cl"
 }
 static inline device_reverse_lines_T device_reverse_lines_init(void) {
 #line 4 "tests/golden/specs/device_reverse_shapes.scan"
   return 0x0p+0f;
-#line 1574 "device_reverse_rows.cl"
+#line 1588 "device_reverse_rows.cl"
 }
 static inline device_reverse_lines_T device_reverse_lines_convert(device_reverse_lines_In v) { return v; }
 // ---- scan 'device_reverse_lines': the constants its templates are written against ---------------
@@ -1595,6 +1609,7 @@ static inline device_reverse_lines_T device_reverse_lines_convert(device_reverse
 #define SG_MIN_BLOCKS 0
 #define SG_STATUS_KIND 4
 #define SG_STATUS_WORDS 1
+#define SG_SHAPE_MIN_BLOCKS 0
 #define SG_TILE 8192
 #define SG_STAGED_IO 1
 #define SG_VEC_IN 0
@@ -2574,22 +2589,28 @@ SG_FN int device_reverse_lines_sg_rows_words(unsigned long long base, unsigned b
 
 // A thread's words tid, tid + SG_THREADS, ... of the tile from virtual
 // element `first` (elements of `bytes` bytes): a walk over their first
-// virtual elements, one division pair for all of them.
+// virtual elements, one division pair for all of them (a division a word
+// took registers enough to keep the kernel to 2 blocks an SM).
 SG_FN device_reverse_lines_sg_row_walk device_reverse_lines_sg_rows_words_walk(scangen_u64 first, unsigned bytes, scangen_u64 length) {
-  const scangen_u64 per = 16u / bytes;
+  const scangen_u64 per = bytes < 16u ? 16u / bytes : 1u;
   return device_reverse_lines_sg_row_walk_start(first + (scangen_u64)SG_THREAD() * per, (scangen_u64)SG_THREADS * per, length);
 }
 
-// Where the walk's word lies: its virtual elements run from column col back
-// to col + per - 1, stored from element length - col - per of the row on.
-SG_FN scangen_u64 device_reverse_lines_sg_rows_word_rev(const device_reverse_lines_sg_row_walk* w, unsigned bytes, scangen_u64 length,
-                                            scangen_u64 stride) {
-  const scangen_u64 per = 16u / bytes;
+// Where word k of the tile from virtual element `first` lies, in words from
+// the base (`w`: the walk at that word): rows end to end are the flat array
+// (elements of any size); otherwise its elements are those of columns
+// col .. col + per - 1 of its row (reverse = true: stored from element
+// length - col - per of the row on, backwards).
+SG_FN scangen_u64 device_reverse_lines_sg_rows_word_at(const device_reverse_lines_sg_row_walk* w, int k, scangen_u64 first, unsigned bytes,
+                                           scangen_u64 length, scangen_u64 stride) {
+  const scangen_u64 per = bytes < 16u ? 16u / bytes : 1u;
+  (void)k;
+  (void)first;
   return (w->row * stride + (length - w->col - per)) / per;
 }
 
-// Element i of a thread's words (in memory order) is its item
-// i - i % per + per - 1 - i % per: each word's elements backwards.
+// Element i of a thread's words (in memory order) is its item i (reverse =
+// true: i - i % per + per - 1 - i % per, each word's elements backwards).
 SG_FN int device_reverse_lines_sg_word_item(int i, int per) {
   return i - i % per + per - 1 - i % per;
 }
@@ -2613,7 +2634,7 @@ SG_FN void device_reverse_lines_sg_rows_load(const SG_GLOBAL device_reverse_line
 #pragma unroll
     for (int i = 0; i < SG_VEC_IN; ++i) {
       const int w = i * SG_THREADS + tid;
-      const scangen_u64 at = device_reverse_lines_sg_rows_word_rev(&walk, sizeof(device_reverse_lines_In), length, stride);
+      const scangen_u64 at = device_reverse_lines_sg_rows_word_at(&walk, w, first, sizeof(device_reverse_lines_In), length, stride);
       device_reverse_lines_sg_row_walk_next(&walk, length);
       words[device_reverse_lines_sg_word_at(w / SG_VEC_IN, w % SG_VEC_IN, SG_VEC_IN)] = SG_LOAD_WORD(src + at);
     }
@@ -2714,7 +2735,7 @@ SG_FN void device_reverse_lines_sg_rows_store(SG_GLOBAL device_reverse_lines_T* 
       for (int i = 0; i < SG_VEC_OUT; ++i) {
         const int w = i * SG_THREADS + tid;
         const uint4 word = words[device_reverse_lines_sg_word_at(w / SG_VEC_OUT, w % SG_VEC_OUT, SG_VEC_OUT)];
-        SG_STORE_WORD(dst + device_reverse_lines_sg_rows_word_rev(&walk, sizeof(device_reverse_lines_T), length, stride), word);
+        SG_STORE_WORD(dst + device_reverse_lines_sg_rows_word_at(&walk, w, first, sizeof(device_reverse_lines_T), length, stride), word);
         device_reverse_lines_sg_row_walk_next(&walk, length);
       }
       SG_BARRIER();
@@ -2868,11 +2889,17 @@ SG_FN void device_reverse_lines_sg_rows_aggregates(SG_GLOBAL device_reverse_line
 
 // The shape kernels' launch bounds: SG_SHAPE_MIN_BLOCKS blocks an SM at least
 // (the plan's; 0: none), or SCANGEN_SHAPE_MIN_BLOCKS where it is defined when
-// the file is compiled (to compare).
+// the file is compiled (to compare; 0: none). (Undefined first: several
+// generated files may share a translation unit.)
+#undef SG_SHAPE_MIN_BLOCKS_USED
+#undef SG_SHAPE_BOUNDS
 #if defined(SCANGEN_SHAPE_MIN_BLOCKS)
-#define SG_SHAPE_BOUNDS SG_BOUNDS_MIN(SG_THREADS, SCANGEN_SHAPE_MIN_BLOCKS)
-#elif SG_SHAPE_MIN_BLOCKS > 0
-#define SG_SHAPE_BOUNDS SG_BOUNDS_MIN(SG_THREADS, SG_SHAPE_MIN_BLOCKS)
+#define SG_SHAPE_MIN_BLOCKS_USED SCANGEN_SHAPE_MIN_BLOCKS
+#else
+#define SG_SHAPE_MIN_BLOCKS_USED SG_SHAPE_MIN_BLOCKS
+#endif
+#if SG_SHAPE_MIN_BLOCKS_USED > 0
+#define SG_SHAPE_BOUNDS SG_BOUNDS_MIN(SG_THREADS, SG_SHAPE_MIN_BLOCKS_USED)
 #else
 #define SG_SHAPE_BOUNDS SG_BOUNDS(SG_THREADS)
 #endif
@@ -3374,6 +3401,8 @@ SG_KERNEL SG_SHAPE_BOUNDS void device_reverse_lines_axis_kernel(
 }
 #undef SG_AXIS_STAGED
 #undef SG_AXIS_UNROLL
+#undef SG_SHAPE_MIN_BLOCKS_USED
+#undef SG_SHAPE_BOUNDS
 #undef SG_NAME
 #undef SG_T
 #undef SG_IN
@@ -3395,6 +3424,7 @@ SG_KERNEL SG_SHAPE_BOUNDS void device_reverse_lines_axis_kernel(
 #undef SG_MIN_BLOCKS
 #undef SG_STATUS_KIND
 #undef SG_STATUS_WORDS
+#undef SG_SHAPE_MIN_BLOCKS
 #undef SG_TILE
 #undef SG_STAGED_IO
 #undef SG_VEC_IN

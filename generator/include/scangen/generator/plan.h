@@ -260,6 +260,7 @@ struct Plan {
   // strided: the rows kernel, for a contiguous axis, then the axis kernel).
   dsl::Shape shape = dsl::Shape::Flat;
   size_t shape_shared_bytes = 0;  // the shape kernels' scan of thread totals (two buffers of P_T and flags)
+  int shape_min_blocks = 0;       // CUDA: the shape kernels' __launch_bounds__ minimum blocks per SM (0: none)
 
   // Fused inputs: convert(v, i) takes the element's index in the array too
   // (flat device scans; the loads pass it, the template section `indexed`).
