@@ -10,7 +10,8 @@
 // runs after warm-up.
 //
 // A second table times f32 sums by offsets, with and without
-// deterministic = true (the fixed-order look-back), against CUB's scan by
+// deterministic = true (the fixed-order look-back; with the plan's tile and
+// with tiles of 8192), against CUB's scan by
 // key of the same f32 values and a copy: the values are small integers, so
 // that every order of the combines gives the same exact sums, checked bit
 // for bit.
@@ -166,7 +167,9 @@ int main(int argc, char** argv) {
   size_t ws_bytes = std::max({seg_offsets_workspace_bytes(n), seg_flags_workspace_bytes(n),
                               seg_keys_workspace_bytes(n), flat_workspace_bytes(n), seg_offsets_rev_workspace_bytes(n),
                               seg_flags_rev_workspace_bytes(n), seg_keys_rev_workspace_bytes(n),
-                              seg_offsets_f32_workspace_bytes(n), seg_offsets_f32_det_workspace_bytes(n)});
+                              seg_offsets_f32_workspace_bytes(n), seg_offsets_f32_det_workspace_bytes(n),
+                              seg_offsets_f32_det_256x32_workspace_bytes(n),
+                              seg_offsets_f32_det_512x16_workspace_bytes(n)});
   void* ws = nullptr;
   CHECK_CUDA(cudaMalloc(&ws, ws_bytes));
   size_t cub_bytes = 0, cub_bytes_f32 = 0;
@@ -282,13 +285,25 @@ int main(int argc, char** argv) {
     const auto f32_det = [&] {
       CHECK_CUDA(seg_offsets_f32_det_inclusive(inf, outf, offsets, count, static_cast<int64_t>(n), ws, ws_bytes));
     };
+    const auto f32_det_256 = [&] {
+      CHECK_CUDA(
+          seg_offsets_f32_det_256x32_inclusive(inf, outf, offsets, count, static_cast<int64_t>(n), ws, ws_bytes));
+    };
+    const auto f32_det_512 = [&] {
+      CHECK_CUDA(
+          seg_offsets_f32_det_512x16_inclusive(inf, outf, offsets, count, static_cast<int64_t>(n), ws, ws_bytes));
+    };
     const auto cub_f32 = [&] {
       size_t b = cub_bytes;
       CHECK_CUDA(cub::DeviceScan::InclusiveScanByKey(cub_ws, b, keys, inf, outf, cuda::std::plus<>{},
                                                      static_cast<int64_t>(n), cuda::std::equal_to<>{}));
     };
     const std::pair<const char*, std::function<void()>> runs_f32[] = {
-        {"f32 offsets", f32_any}, {"f32 offsets, deterministic", f32_det}, {"CUB by key f32", cub_f32}};
+        {"f32 offsets", f32_any},
+        {"f32 offsets, deterministic", f32_det},
+        {"f32 offsets, deterministic, 256 x 32", f32_det_256},
+        {"f32 offsets, deterministic, 512 x 16", f32_det_512},
+        {"CUB by key f32", cub_f32}};
     for (const auto& [what, run] : runs_f32) {
       CHECK_CUDA(cudaMemset(outf, 0xA5, n * 4));
       run();
@@ -300,21 +315,23 @@ int main(int argc, char** argv) {
       }
     }
     const float t_fany = median_ms(f32_any, reps) * 1000, t_fdet = median_ms(f32_det, reps) * 1000,
-                t_fcub = median_ms(cub_f32, reps) * 1000;
+                t_fcub = median_ms(cub_f32, reps) * 1000, t_f256 = median_ms(f32_det_256, reps) * 1000,
+                t_f512 = median_ms(f32_det_512, reps) * 1000;
     // Offsets read besides the values: 4 bytes a segment.
     const double bytes = 8.0 * static_cast<double>(n) + 4.0 * static_cast<double>(count + 1);
     char row[512];
-    std::snprintf(row, sizeof row, "| %llu | %lld | %.1f | %.1f | %.2f | %.1f | %.2f | %.1f | %.3f | %.3f |\n",
-                  (unsigned long long)mean, (long long)count, t_fany, t_fdet, t_fdet / t_fany, t_fcub, t_fcub / t_fany,
-                  t_copy, t_copy * bytes / (8.0 * static_cast<double>(n)) / t_fany,
+    std::snprintf(row, sizeof row,
+                  "| %llu | %lld | %.1f | %.1f | %.2f | %.1f | %.1f | %.1f | %.2f | %.1f | %.3f | %.3f |\n",
+                  (unsigned long long)mean, (long long)count, t_fany, t_fdet, t_fdet / t_fany, t_f256, t_f512, t_fcub,
+                  t_fcub / t_fany, t_copy, t_copy * bytes / (8.0 * static_cast<double>(n)) / t_fany,
                   t_copy * bytes / (8.0 * static_cast<double>(n)) / t_fdet);
     f32_rows.push_back(row);
   }
   std::printf("\nf32 sums by offsets (values small integers: exact, checked bit for bit); copy of the values' "
               "bytes, the fractions of copy counting the offsets read:\n\n"
-              "| mean segment length | segments | any order µs | deterministic µs | det / any | CUB by key µs | "
-              "CUB / any | copy µs | any / copy | det / copy |\n"
-              "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+              "| mean segment length | segments | any order µs | deterministic µs | det / any | det 256 x 32 µs | "
+              "det 512 x 16 µs | CUB by key µs | CUB / any | copy µs | any / copy | det / copy |\n"
+              "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   for (const std::string& r : f32_rows) std::fputs(r.c_str(), stdout);
   if (f) std::fclose(f);
   for (void* p : {static_cast<void*>(in), static_cast<void*>(out), static_cast<void*>(inf), static_cast<void*>(outf),
