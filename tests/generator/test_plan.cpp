@@ -681,6 +681,47 @@ TEST_CASE("plan: shape = strided takes the rows kernel for a contiguous axis, el
   CHECK_THROWS_WITH(shape_call(p, rows_shape(2, 2)), Catch::Contains("not rows"));
 }
 
+TEST_CASE("plan: CUDA shape kernels of 4-byte elements with one output keep 3 blocks an SM", "[plan][shape]") {
+  const auto plan = [](const std::string& body, Backend b) {
+    return make_plan(load_one("scan s { level = device; " + body + " }"), b);
+  };
+  const auto constant = [](const Plan& p, const std::string& name) {
+    for (const auto& [k, v] : scangen::generator::template_constants(p))
+      if (k == name) return v;
+    return std::string("(none)");
+  };
+  for (const char* shape : {"shape = rows;", "shape = strided;"}) {
+    INFO(shape);
+    const std::string f32 = std::string("type = f32; op = add; ") + shape;
+    const Plan p = plan(f32, Backend::Cuda);
+    CHECK(p.shape_min_blocks == 3);
+    CHECK(constant(p, "SG_SHAPE_MIN_BLOCKS") == "3");
+    CHECK(scangen::generator::to_string(p).find("at least 3 blocks per SM for the shape kernels") != std::string::npos);
+    CHECK(plan(f32 + " reverse = true; deterministic = true;", Backend::Cuda).shape_min_blocks == 3);
+    CHECK(plan(std::string("type = u32; input = u8; op = add; mode = exclusive; ") + shape, Backend::Cuda)
+              .shape_min_blocks == 3);
+    // Two outputs, aggregates and wider elements take more registers than the bound leaves; OpenCL has none.
+    CHECK(plan(f32 + " mode = both;", Backend::Cuda).shape_min_blocks == 0);
+    CHECK(plan(f32 + " outputs = aggregate;", Backend::Cuda).shape_min_blocks == 0);
+    CHECK(plan(std::string("type = f64; op = add; ") + shape, Backend::Cuda).shape_min_blocks == 0);
+    CHECK(plan(f32, Backend::OpenCL).shape_min_blocks == 0);
+  }
+  const Plan flat = plan("type = f32; op = add;", Backend::Cuda);
+  CHECK(flat.shape_min_blocks == 0);
+  CHECK(constant(flat, "SG_SHAPE_MIN_BLOCKS") == "(none)");
+}
+
+TEST_CASE("plan: reverse rows move 16-byte words on CUDA, as forward rows do", "[plan][shape]") {
+  for (const bool reverse : {false, true}) {
+    INFO("reverse " << reverse);
+    const Plan p = make_plan(load_one(std::string("scan s { type = f32; op = add; level = device; shape = rows;") +
+                                      (reverse ? " reverse = true;" : "") + " }"),
+                             Backend::Cuda);
+    CHECK(p.input_words > 0);
+    CHECK(p.output_words > 0);
+  }
+}
+
 TEST_CASE("plan: a shape refuses what it is not generated with", "[plan][shape]") {
   scangen::dsl::Spec s = load_one("scan s { type = i32; op = add; level = device; shape = rows; }");
   s.algorithm = scangen::dsl::Algorithm::ReduceThenScan;
