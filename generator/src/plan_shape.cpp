@@ -212,7 +212,7 @@ void decide_shape(Plan& p) {
   // one output and no aggregates: 80 registers a thread instead of 93 - 102 (bench/RESULTS.md, 2026-11-27,
   // f32 on the H100: reverse rows +10 %, columns +4 - 7 %, deterministic rows +8 - 20 %, forward rows alike).
   // Two outputs take 255 registers, aggregates 123 (axis) - 202 (rows) for f32 (ptxas, sm_90); that bound would
-  // spill hundreds of bytes of them.
+  // spill 180 - 1660 bytes of them.
   const dsl::Spec& s = p.spec;
   if (p.backend == Backend::Cuda && p.element_bytes == 4 && p.input_bytes <= 4 && p.block_threads == 256 &&
       s.mode != dsl::Mode::Both && !s.aggregate)
