@@ -206,7 +206,10 @@ void decide_group_shape(Plan& p, const dsl::Spec& spec, const DeviceTuning& tuni
   p.groups_per_block = 1;
   // A device scan scans each tile with a block algorithm: warp_scans on CUDA
   // (shuffles, fewest barriers), raking on OpenCL (fewest local-memory steps).
-  p.tile_algorithm = !device ? spec.algorithm : p.backend == Backend::Cuda ? Algorithm::WarpScans : Algorithm::Raking;
+  // (The tuning's `raking` knob gives CUDA OpenCL's, to compare.)
+  p.tile_algorithm = !device                                          ? spec.algorithm
+                     : p.backend == Backend::Cuda && !p.tuning.raking ? Algorithm::WarpScans
+                                                                      : Algorithm::Raking;
 }
 
 // The block (or warp) algorithm's constants; returns its scratch elements
@@ -387,7 +390,7 @@ void decide_io(Plan& p) {
   if (p.staged_io) p.block_shared_bytes += exchange_bytes;
   p.exchange_elements = exchange;
   auto words = [&](size_t bytes) -> int {
-    if (p.backend != Backend::Cuda || !p.staged_io || bytes == 0) return 0;
+    if (p.backend != Backend::Cuda || !p.staged_io || bytes == 0 || !p.tuning.words) return 0;
     const size_t chunk = static_cast<size_t>(p.items) * bytes;
     return chunk % 16 == 0 ? static_cast<int>(chunk / 16) : 0;
   };

@@ -46,9 +46,13 @@ void explain_device(std::string& o, const Plan& p) {
          "3 launches, deterministic");
     return;
   }
+  const char* publish = p.backend != Backend::Cuda ? ""
+                        : p.tuning.status_ops == 0 ? "; published by atomic exchange"
+                        : p.tuning.status_ops == 1 ? "; published by relaxed stores"
+                                                   : "; published by volatile stores";
   line(o, "tile status",
        std::string(describe(p.status)) + ", " + std::to_string(p.status_bytes) +
-           " bytes per tile, zeroed by the host before each call");
+           " bytes per tile, zeroed by the host before each call" + publish);
   if (p.fixed_order) {
     line(o, "look-back",
          std::string("fixed order (deterministic = true with floats): each tile publishes once the combine of a "

@@ -182,9 +182,10 @@ std::vector<std::pair<std::string, std::string>> template_constants(const Plan& 
   if (p.status != StatusLayout::None) {
     number("SG_LB_FIRST_POLL_NS", p.tuning.first_poll_ns);
     number("SG_LB_FIRST_POLL_FROM", p.tuning.first_poll_from);
-    if (p.backend == Backend::Cuda)
+    if (p.backend == Backend::Cuda) {
       number("SG_LB_POLL_NS", p.tuning.poll_ns);
-    else
+      number("SG_LB_STATUS_OPS", p.tuning.status_ops);
+    } else
       number("SG_SPIN", p.status_reads);
     number("SG_MIN_BLOCKS", p.min_blocks);
     number("SG_STATUS_KIND", static_cast<long>(p.status));  // the templates test these numbers

@@ -179,10 +179,19 @@ DeviceTuning parse_tuning(const std::string& text, DeviceTuning t) {
     } else if (key == "packed") {
       if (iv > 1) throw std::invalid_argument("tuning: packed must be 0 or 1");
       t.packed = iv;
+    } else if (key == "words") {
+      if (iv > 1) throw std::invalid_argument("tuning: words must be 0 or 1");
+      t.words = iv;
+    } else if (key == "raking") {
+      if (iv > 1) throw std::invalid_argument("tuning: raking must be 0 or 1");
+      t.raking = iv;
+    } else if (key == "status_ops") {
+      if (iv > 2) throw std::invalid_argument("tuning: status_ops must be 0, 1 or 2");
+      t.status_ops = iv;
     } else {
-      throw std::invalid_argument(
-          "tuning: unknown knob '" + key +
-          "' (threads, items, min_blocks, first_poll_ns, first_poll_from, poll_ns, streaming, packed)");
+      throw std::invalid_argument("tuning: unknown knob '" + key +
+                                  "' (threads, items, min_blocks, first_poll_ns, first_poll_from, poll_ns, streaming, "
+                                  "packed, words, raking, status_ops)");
     }
   }
   t.why = "given";
@@ -193,7 +202,9 @@ std::string to_string(const DeviceTuning& t) {
   return "threads=" + std::to_string(t.threads) + " items=" + std::to_string(t.items) +
          " min_blocks=" + std::to_string(t.min_blocks) + " first_poll_ns=" + std::to_string(t.first_poll_ns) +
          " first_poll_from=" + std::to_string(t.first_poll_from) + " poll_ns=" + std::to_string(t.poll_ns) +
-         " streaming=" + std::to_string(t.streaming) + " packed=" + std::to_string(t.packed);
+         " streaming=" + std::to_string(t.streaming) + " packed=" + std::to_string(t.packed) +
+         " words=" + std::to_string(t.words) + " raking=" + std::to_string(t.raking) +
+         " status_ops=" + std::to_string(t.status_ops);
 }
 
 }  // namespace scangen::generator

@@ -146,13 +146,15 @@ SG_END(reverse)
 }
 
 // Element i of a thread's words (in memory order) is its item i (reverse =
-// true: i - i % per + per - 1 - i % per, each word's elements backwards).
+// true: i - i % per + per - 1 - i % per, each word's elements backwards;
+// per is 16 / size, 0 for elements over 16 bytes, which take no words).
 SG_FN int SG_NAME(sg_word_item)(int i, int per) {
 SG_BEGIN(forward)
   (void)per;
   return i;
 SG_END(forward)
 SG_BEGIN(reverse)
+  if (per <= 1) return i;
   return i - i % per + per - 1 - i % per;
 SG_END(reverse)
 }

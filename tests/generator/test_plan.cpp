@@ -243,6 +243,17 @@ TEST_CASE("device tuning: the table and given tunings", "[unit]") {
   CHECK(parse_tuning("streaming=1", t).streaming == 1);
   CHECK_THROWS_WITH(parse_tuning("packed=2", t), Catch::Contains("0 or 1"));
   CHECK(parse_tuning("packed=0", t).packed == 0);
+  CHECK_THROWS_WITH(parse_tuning("words=2", t), Catch::Contains("0 or 1"));
+  CHECK_THROWS_WITH(parse_tuning("raking=2", t), Catch::Contains("0 or 1"));
+  const DeviceTuning opencl_like = parse_tuning("words=0 raking=1", t8);
+  CHECK(parse_tuning(scangen::generator::to_string(opencl_like), DeviceTuning{}).raking == 1);
+  const Plan i64 = make_plan(load_one("scan s { type = i64; op = add; level = device; }"), Backend::Cuda);
+  CHECK(i64.tile_algorithm == scangen::dsl::Algorithm::WarpScans);
+  CHECK(i64.input_words == 16);  // 32 items of 8 bytes
+  const Plan i64_like =
+      make_plan(load_one("scan s { type = i64; op = add; level = device; }"), Backend::Cuda, opencl_like);
+  CHECK(i64_like.tile_algorithm == scangen::dsl::Algorithm::Raking);
+  CHECK(i64_like.input_words == 0);
   // The plan prints the look-back's pacing.
   const Plan p = make_plan(i8, Backend::Cuda, u);
   CHECK(scangen::generator::to_string(p).find("sleeps 700 ns before its first read") != std::string::npos);

@@ -1080,7 +1080,8 @@ SG_FN scangen_u64 row_cumsum_sg_rows_word_at(const row_cumsum_sg_row_walk* w, in
 }
 
 // Element i of a thread's words (in memory order) is its item i (reverse =
-// true: i - i % per + per - 1 - i % per, each word's elements backwards).
+// true: i - i % per + per - 1 - i % per, each word's elements backwards;
+// per is 16 / size, 0 for elements over 16 bytes, which take no words).
 SG_FN int row_cumsum_sg_word_item(int i, int per) {
   (void)per;
   return i;

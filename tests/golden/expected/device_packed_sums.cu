@@ -97,6 +97,7 @@ static __device__ __forceinline__ __attribute__((unused)) device_packed_i8_T dev
 #define SG_LB_FIRST_POLL_NS 3000
 #define SG_LB_FIRST_POLL_FROM 512
 #define SG_LB_POLL_NS 32
+#define SG_LB_STATUS_OPS 0
 #define SG_MIN_BLOCKS 0
 #define SG_STATUS_KIND 1
 #define SG_STATUS_WORDS 1
@@ -583,8 +584,14 @@ SG_FN device_packed_i8_T device_packed_i8_sg_reduce_tile(SG_LOCAL device_packed_
 //
 // Needs: SG_STATUS_KIND, SG_STATUS_WORDS (32-bit words per value, kind 3),
 // SG_LB_FIRST_POLL_NS, SG_LB_FIRST_POLL_FROM, SG_LB_POLL_NS (sleeps of the
-// look-back, see the plan's tuning).
-
+// look-back, see the plan's tuning); SG_LB_STATUS_OPS, how statuses are
+// published and read (the tuning's status_ops): 0 a status is published with
+// an atomic exchange (kind 1, kind 2 on sm_90 and later: 128 bits; kind 3: its
+// tag), kind 1 read with relaxed loads at GPU scope; 1 kind 1 stored with
+// relaxed stores instead; 2 volatile loads and stores for kinds 1 and 3 (the
+// kernels before 2026-11-27: 0.89 of a copy for the i32 sum at 2^28 on an
+// H100, 0.99 with 0; bench/RESULTS.md, "Statuses published by atomic
+// exchange").
 #define SG_FLAG_INVALID 0u
 #define SG_FLAG_AGGREGATE 1u
 #define SG_FLAG_INCLUSIVE 2u
@@ -621,15 +628,30 @@ SG_FN void device_packed_i8_sg_status_store(SG_GLOBAL unsigned char* workspace, 
   for (int i = 0; i < (int)((sizeof(device_packed_i8_T) + 3) / 4); ++i) u.word[i] = 0u;
   u.value = v;
 #if SG_STATUS_KIND == 1
-  volatile unsigned long long* s = (volatile unsigned long long*)(workspace + 16) + tile;
-  *s = ((unsigned long long)tag << 32) | u.word[0];
+  unsigned long long* s = (unsigned long long*)(workspace + 16) + tile;
+  const unsigned long long word = ((unsigned long long)tag << 32) | u.word[0];
+#if SG_LB_STATUS_OPS == 0
+  atomicExch(s, word);
+#elif SG_LB_STATUS_OPS == 1
+  asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(s), "l"(word) : "memory");
+#else
+  *(volatile unsigned long long*)s = word;
+#endif
 #elif SG_STATUS_KIND == 2
   unsigned long long* s = (unsigned long long*)(workspace + 16) + 2 * tile;
   unsigned long long lo = u.word[0];
   if (sizeof(device_packed_i8_T) > 4) lo |= (unsigned long long)u.word[(sizeof(device_packed_i8_T) + 3) / 4 - 1] << 32;
   const unsigned long long hi = tag;
   // One 16-byte access: a reader sees the old word or the new one, never half of each.
+#if SG_LB_STATUS_OPS == 0 && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile(
+      "{\n\t.reg .b128 sg_old, sg_new;\n\tmov.b128 sg_new, {%1, %2};\n\t"
+      "atom.relaxed.gpu.global.exch.b128 sg_old, [%0], sg_new;\n\t}" ::"l"(s),
+      "l"(lo), "l"(hi)
+      : "memory");
+#else
   asm volatile("st.relaxed.gpu.global.v2.u64 [%0], {%1, %2};" ::"l"(s), "l"(lo), "l"(hi) : "memory");
+#endif
 #else
   volatile unsigned int* slot = (volatile unsigned int*)(workspace + 16) + tile * (1 + 2 * SG_STATUS_WORDS);
   // The aggregate and the inclusive prefix have a place each, both written
@@ -638,7 +660,11 @@ SG_FN void device_packed_i8_sg_status_store(SG_GLOBAL unsigned char* workspace, 
 #pragma unroll
   for (int i = 0; i < SG_STATUS_WORDS; ++i) value[i] = u.word[i];
   __threadfence();  // the value before the tag
+#if SG_LB_STATUS_OPS == 0
+  atomicExch((unsigned int*)slot, tag);
+#else
   slot[0] = tag;
+#endif
 #endif
 }
 
@@ -650,7 +676,15 @@ SG_FN unsigned int device_packed_i8_sg_status_load(SG_GLOBAL unsigned char* work
   for (int i = 0; i < (int)((sizeof(device_packed_i8_T) + 3) / 4); ++i) u.word[i] = 0u;
   unsigned int tag;
 #if SG_STATUS_KIND == 1
+#if SG_LB_STATUS_OPS <= 1
+  unsigned long long w;
+  asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];"
+               : "=l"(w)
+               : "l"((unsigned long long*)(workspace + 16) + tile)
+               : "memory");
+#else
   const unsigned long long w = *((volatile unsigned long long*)(workspace + 16) + tile);
+#endif
   tag = (unsigned int)(w >> 32);
   u.word[0] = (unsigned int)w;
 #elif SG_STATUS_KIND == 2
@@ -1061,6 +1095,7 @@ SG_FN device_packed_i8_T device_packed_i8_device_tile_prefix(SG_LOCAL device_pac
 #undef SG_LB_FIRST_POLL_NS
 #undef SG_LB_FIRST_POLL_FROM
 #undef SG_LB_POLL_NS
+#undef SG_LB_STATUS_OPS
 #undef SG_MIN_BLOCKS
 #undef SG_STATUS_KIND
 #undef SG_STATUS_WORDS
@@ -1106,17 +1141,17 @@ typedef scangen_u16 device_packed_u16_In;
 static __device__ __forceinline__ __attribute__((unused)) device_packed_u16_T device_packed_u16_combine(device_packed_u16_T x, device_packed_u16_T y) {
 #line 13 "tests/golden/specs/device_packed_sums.scan"
   return scangen_add_u16(x, y);
-#line 1110 "device_packed_i8.cu"
+#line 1145 "device_packed_i8.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) device_packed_u16_T device_packed_u16_identity(void) {
 #line 13 "tests/golden/specs/device_packed_sums.scan"
   return ((scangen_u16)0U);
-#line 1115 "device_packed_i8.cu"
+#line 1150 "device_packed_i8.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) device_packed_u16_T device_packed_u16_init(void) {
 #line 16 "tests/golden/specs/device_packed_sums.scan"
   return ((scangen_u16)65000U);
-#line 1120 "device_packed_i8.cu"
+#line 1155 "device_packed_i8.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) device_packed_u16_T device_packed_u16_convert(device_packed_u16_In v) { return v; }
 // ---- scan 'device_packed_u16': the constants its templates are written against ------------------
@@ -1134,6 +1169,7 @@ static __device__ __forceinline__ __attribute__((unused)) device_packed_u16_T de
 #define SG_LB_FIRST_POLL_NS 4000
 #define SG_LB_FIRST_POLL_FROM 512
 #define SG_LB_POLL_NS 32
+#define SG_LB_STATUS_OPS 0
 #define SG_MIN_BLOCKS 0
 #define SG_STATUS_KIND 1
 #define SG_STATUS_WORDS 1
@@ -1620,8 +1656,14 @@ SG_FN device_packed_u16_T device_packed_u16_sg_reduce_tile(SG_LOCAL device_packe
 //
 // Needs: SG_STATUS_KIND, SG_STATUS_WORDS (32-bit words per value, kind 3),
 // SG_LB_FIRST_POLL_NS, SG_LB_FIRST_POLL_FROM, SG_LB_POLL_NS (sleeps of the
-// look-back, see the plan's tuning).
-
+// look-back, see the plan's tuning); SG_LB_STATUS_OPS, how statuses are
+// published and read (the tuning's status_ops): 0 a status is published with
+// an atomic exchange (kind 1, kind 2 on sm_90 and later: 128 bits; kind 3: its
+// tag), kind 1 read with relaxed loads at GPU scope; 1 kind 1 stored with
+// relaxed stores instead; 2 volatile loads and stores for kinds 1 and 3 (the
+// kernels before 2026-11-27: 0.89 of a copy for the i32 sum at 2^28 on an
+// H100, 0.99 with 0; bench/RESULTS.md, "Statuses published by atomic
+// exchange").
 #define SG_FLAG_INVALID 0u
 #define SG_FLAG_AGGREGATE 1u
 #define SG_FLAG_INCLUSIVE 2u
@@ -1658,15 +1700,30 @@ SG_FN void device_packed_u16_sg_status_store(SG_GLOBAL unsigned char* workspace,
   for (int i = 0; i < (int)((sizeof(device_packed_u16_T) + 3) / 4); ++i) u.word[i] = 0u;
   u.value = v;
 #if SG_STATUS_KIND == 1
-  volatile unsigned long long* s = (volatile unsigned long long*)(workspace + 16) + tile;
-  *s = ((unsigned long long)tag << 32) | u.word[0];
+  unsigned long long* s = (unsigned long long*)(workspace + 16) + tile;
+  const unsigned long long word = ((unsigned long long)tag << 32) | u.word[0];
+#if SG_LB_STATUS_OPS == 0
+  atomicExch(s, word);
+#elif SG_LB_STATUS_OPS == 1
+  asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(s), "l"(word) : "memory");
+#else
+  *(volatile unsigned long long*)s = word;
+#endif
 #elif SG_STATUS_KIND == 2
   unsigned long long* s = (unsigned long long*)(workspace + 16) + 2 * tile;
   unsigned long long lo = u.word[0];
   if (sizeof(device_packed_u16_T) > 4) lo |= (unsigned long long)u.word[(sizeof(device_packed_u16_T) + 3) / 4 - 1] << 32;
   const unsigned long long hi = tag;
   // One 16-byte access: a reader sees the old word or the new one, never half of each.
+#if SG_LB_STATUS_OPS == 0 && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile(
+      "{\n\t.reg .b128 sg_old, sg_new;\n\tmov.b128 sg_new, {%1, %2};\n\t"
+      "atom.relaxed.gpu.global.exch.b128 sg_old, [%0], sg_new;\n\t}" ::"l"(s),
+      "l"(lo), "l"(hi)
+      : "memory");
+#else
   asm volatile("st.relaxed.gpu.global.v2.u64 [%0], {%1, %2};" ::"l"(s), "l"(lo), "l"(hi) : "memory");
+#endif
 #else
   volatile unsigned int* slot = (volatile unsigned int*)(workspace + 16) + tile * (1 + 2 * SG_STATUS_WORDS);
   // The aggregate and the inclusive prefix have a place each, both written
@@ -1675,7 +1732,11 @@ SG_FN void device_packed_u16_sg_status_store(SG_GLOBAL unsigned char* workspace,
 #pragma unroll
   for (int i = 0; i < SG_STATUS_WORDS; ++i) value[i] = u.word[i];
   __threadfence();  // the value before the tag
+#if SG_LB_STATUS_OPS == 0
+  atomicExch((unsigned int*)slot, tag);
+#else
   slot[0] = tag;
+#endif
 #endif
 }
 
@@ -1687,7 +1748,15 @@ SG_FN unsigned int device_packed_u16_sg_status_load(SG_GLOBAL unsigned char* wor
   for (int i = 0; i < (int)((sizeof(device_packed_u16_T) + 3) / 4); ++i) u.word[i] = 0u;
   unsigned int tag;
 #if SG_STATUS_KIND == 1
+#if SG_LB_STATUS_OPS <= 1
+  unsigned long long w;
+  asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];"
+               : "=l"(w)
+               : "l"((unsigned long long*)(workspace + 16) + tile)
+               : "memory");
+#else
   const unsigned long long w = *((volatile unsigned long long*)(workspace + 16) + tile);
+#endif
   tag = (unsigned int)(w >> 32);
   u.word[0] = (unsigned int)w;
 #elif SG_STATUS_KIND == 2
@@ -2098,6 +2167,7 @@ SG_FN device_packed_u16_T device_packed_u16_device_tile_prefix(SG_LOCAL device_p
 #undef SG_LB_FIRST_POLL_NS
 #undef SG_LB_FIRST_POLL_FROM
 #undef SG_LB_POLL_NS
+#undef SG_LB_STATUS_OPS
 #undef SG_MIN_BLOCKS
 #undef SG_STATUS_KIND
 #undef SG_STATUS_WORDS

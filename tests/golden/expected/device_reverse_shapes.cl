@@ -1142,8 +1142,10 @@ SG_FN scangen_u64 device_reverse_rows_sg_rows_word_at(const device_reverse_rows_
 }
 
 // Element i of a thread's words (in memory order) is its item i (reverse =
-// true: i - i % per + per - 1 - i % per, each word's elements backwards).
+// true: i - i % per + per - 1 - i % per, each word's elements backwards;
+// per is 16 / size, 0 for elements over 16 bytes, which take no words).
 SG_FN int device_reverse_rows_sg_word_item(int i, int per) {
+  if (per <= 1) return i;
   return i - i % per + per - 1 - i % per;
 }
 #endif
@@ -1574,17 +1576,17 @@ typedef scangen_f32 device_reverse_lines_In;
 static inline device_reverse_lines_T device_reverse_lines_combine(device_reverse_lines_T x, device_reverse_lines_T y) {
 #line 4 "tests/golden/specs/device_reverse_shapes.scan"
   return (x + y);
-#line 1578 "device_reverse_rows.cl"
+#line 1580 "device_reverse_rows.cl"
 }
 static inline device_reverse_lines_T device_reverse_lines_identity(void) {
 #line 4 "tests/golden/specs/device_reverse_shapes.scan"
   return 0x0p+0f;
-#line 1583 "device_reverse_rows.cl"
+#line 1585 "device_reverse_rows.cl"
 }
 static inline device_reverse_lines_T device_reverse_lines_init(void) {
 #line 4 "tests/golden/specs/device_reverse_shapes.scan"
   return 0x0p+0f;
-#line 1588 "device_reverse_rows.cl"
+#line 1590 "device_reverse_rows.cl"
 }
 static inline device_reverse_lines_T device_reverse_lines_convert(device_reverse_lines_In v) { return v; }
 // ---- scan 'device_reverse_lines': the constants its templates are written against ---------------
@@ -2610,8 +2612,10 @@ SG_FN scangen_u64 device_reverse_lines_sg_rows_word_at(const device_reverse_line
 }
 
 // Element i of a thread's words (in memory order) is its item i (reverse =
-// true: i - i % per + per - 1 - i % per, each word's elements backwards).
+// true: i - i % per + per - 1 - i % per, each word's elements backwards;
+// per is 16 / size, 0 for elements over 16 bytes, which take no words).
 SG_FN int device_reverse_lines_sg_word_item(int i, int per) {
+  if (per <= 1) return i;
   return i - i % per + per - 1 - i % per;
 }
 #endif

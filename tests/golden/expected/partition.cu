@@ -118,6 +118,7 @@ static __device__ __forceinline__ __attribute__((unused)) bool partition_small_s
 #define SG_LB_FIRST_POLL_NS 3000
 #define SG_LB_FIRST_POLL_FROM 512
 #define SG_LB_POLL_NS 32
+#define SG_LB_STATUS_OPS 0
 #define SG_MIN_BLOCKS 0
 #define SG_STATUS_KIND 1
 #define SG_STATUS_WORDS 1
@@ -657,8 +658,14 @@ SG_FN partition_small_T partition_small_sg_reduce_tile(SG_LOCAL partition_small_
 //
 // Needs: SG_STATUS_KIND, SG_STATUS_WORDS (32-bit words per value, kind 3),
 // SG_LB_FIRST_POLL_NS, SG_LB_FIRST_POLL_FROM, SG_LB_POLL_NS (sleeps of the
-// look-back, see the plan's tuning).
-
+// look-back, see the plan's tuning); SG_LB_STATUS_OPS, how statuses are
+// published and read (the tuning's status_ops): 0 a status is published with
+// an atomic exchange (kind 1, kind 2 on sm_90 and later: 128 bits; kind 3: its
+// tag), kind 1 read with relaxed loads at GPU scope; 1 kind 1 stored with
+// relaxed stores instead; 2 volatile loads and stores for kinds 1 and 3 (the
+// kernels before 2026-11-27: 0.89 of a copy for the i32 sum at 2^28 on an
+// H100, 0.99 with 0; bench/RESULTS.md, "Statuses published by atomic
+// exchange").
 #define SG_FLAG_INVALID 0u
 #define SG_FLAG_AGGREGATE 1u
 #define SG_FLAG_INCLUSIVE 2u
@@ -695,15 +702,30 @@ SG_FN void partition_small_sg_status_store(SG_GLOBAL unsigned char* workspace, u
   for (int i = 0; i < (int)((sizeof(partition_small_T) + 3) / 4); ++i) u.word[i] = 0u;
   u.value = v;
 #if SG_STATUS_KIND == 1
-  volatile unsigned long long* s = (volatile unsigned long long*)(workspace + 16) + tile;
-  *s = ((unsigned long long)tag << 32) | u.word[0];
+  unsigned long long* s = (unsigned long long*)(workspace + 16) + tile;
+  const unsigned long long word = ((unsigned long long)tag << 32) | u.word[0];
+#if SG_LB_STATUS_OPS == 0
+  atomicExch(s, word);
+#elif SG_LB_STATUS_OPS == 1
+  asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(s), "l"(word) : "memory");
+#else
+  *(volatile unsigned long long*)s = word;
+#endif
 #elif SG_STATUS_KIND == 2
   unsigned long long* s = (unsigned long long*)(workspace + 16) + 2 * tile;
   unsigned long long lo = u.word[0];
   if (sizeof(partition_small_T) > 4) lo |= (unsigned long long)u.word[(sizeof(partition_small_T) + 3) / 4 - 1] << 32;
   const unsigned long long hi = tag;
   // One 16-byte access: a reader sees the old word or the new one, never half of each.
+#if SG_LB_STATUS_OPS == 0 && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile(
+      "{\n\t.reg .b128 sg_old, sg_new;\n\tmov.b128 sg_new, {%1, %2};\n\t"
+      "atom.relaxed.gpu.global.exch.b128 sg_old, [%0], sg_new;\n\t}" ::"l"(s),
+      "l"(lo), "l"(hi)
+      : "memory");
+#else
   asm volatile("st.relaxed.gpu.global.v2.u64 [%0], {%1, %2};" ::"l"(s), "l"(lo), "l"(hi) : "memory");
+#endif
 #else
   volatile unsigned int* slot = (volatile unsigned int*)(workspace + 16) + tile * (1 + 2 * SG_STATUS_WORDS);
   // The aggregate and the inclusive prefix have a place each, both written
@@ -712,7 +734,11 @@ SG_FN void partition_small_sg_status_store(SG_GLOBAL unsigned char* workspace, u
 #pragma unroll
   for (int i = 0; i < SG_STATUS_WORDS; ++i) value[i] = u.word[i];
   __threadfence();  // the value before the tag
+#if SG_LB_STATUS_OPS == 0
+  atomicExch((unsigned int*)slot, tag);
+#else
   slot[0] = tag;
+#endif
 #endif
 }
 
@@ -724,7 +750,15 @@ SG_FN unsigned int partition_small_sg_status_load(SG_GLOBAL unsigned char* works
   for (int i = 0; i < (int)((sizeof(partition_small_T) + 3) / 4); ++i) u.word[i] = 0u;
   unsigned int tag;
 #if SG_STATUS_KIND == 1
+#if SG_LB_STATUS_OPS <= 1
+  unsigned long long w;
+  asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];"
+               : "=l"(w)
+               : "l"((unsigned long long*)(workspace + 16) + tile)
+               : "memory");
+#else
   const unsigned long long w = *((volatile unsigned long long*)(workspace + 16) + tile);
+#endif
   tag = (unsigned int)(w >> 32);
   u.word[0] = (unsigned int)w;
 #elif SG_STATUS_KIND == 2
@@ -1031,6 +1065,7 @@ SG_FN partition_small_T partition_small_device_tile_prefix(SG_LOCAL partition_sm
 #undef SG_LB_FIRST_POLL_NS
 #undef SG_LB_FIRST_POLL_FROM
 #undef SG_LB_POLL_NS
+#undef SG_LB_STATUS_OPS
 #undef SG_MIN_BLOCKS
 #undef SG_STATUS_KIND
 #undef SG_STATUS_WORDS

@@ -37,6 +37,14 @@ struct DeviceTuning {
                               // streaming (evict first: ld.global.cs / st.global.cs)
   int packed = 1;             // CUDA look-back: 0: 1- and 2-byte wrapping sums scan element by
                               // element, not in packed words (Plan::packed_lanes), to compare
+  int words = 1;              // CUDA: 0: staged loads and stores element by element, not in
+                              // 16-byte words (OpenCL's way), to compare
+  int raking = 0;             // CUDA device scans: 1: each tile scanned by raking (OpenCL's block
+                              // algorithm) instead of warp_scans, to compare
+  int status_ops = 0;         // CUDA look-back: how statuses are published and read (SG_LB_STATUS_OPS,
+                              // cuda/lookback.cuh): 0 atomic exchanges; 1 relaxed stores (statuses of
+                              // one 64-bit word); 2 volatile loads and stores (the kernels before
+                              // 2026-11-27), to compare
   int arch = 0;               // the architecture the entry was measured on (0: none)
   const char* why = "";       // the measurement behind the entry
 };
@@ -48,7 +56,7 @@ DeviceTuning device_tuning(const dsl::Spec& spec, const Target& target);
 DeviceTuning device_tuning(const dsl::Spec& spec, Backend backend);
 
 // "threads=128 items=24 min_blocks=0 first_poll_ns=600 first_poll_from=512 poll_ns=100
-// streaming=0 packed=1",
+// streaming=0 packed=1 words=1 raking=0 status_ops=0",
 // any subset, separated by spaces or commas, applied on top of `base`.
 // Throws std::invalid_argument naming the bad part.
 DeviceTuning parse_tuning(const std::string& text, DeviceTuning base);
