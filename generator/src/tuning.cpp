@@ -45,6 +45,11 @@ struct Row {
 // first wave on 132 SMs: it paces the blocks) and 32 ns between reads (the
 // DeviceTuning defaults; 100 or 300 ns made no difference). The I/O moves
 // 16-byte words, so a thread's bytes, not its elements, set a tile's cost.
+// The fractions in the rows were measured with statuses published by
+// volatile stores; since they are published by atomic exchange (status_ops,
+// 2026-11-27) the same rows give i32 0.988, max 0.989, i64 0.995, i8 0.946,
+// i16 0.970, 2x2 matrices 0.784 of a copy (bench/RESULTS.md, "Statuses
+// published by atomic exchange"), and the first sleep matters less.
 constexpr Row kTable[] = {
     // Sums of 1- and 2-byte integers in packed words (templates/cuda/packed.cuh): 40 - 64 registers
     // instead of 80 at 64 items, so more items per thread pay for i8; streaming words.
