@@ -5,10 +5,13 @@
 // (runtime/src/nvrtc_program.h) for the GPU's architecture.
 #pragma once
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdlib>
+#include <future>
 #include <iostream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "cuda_driver.h"
@@ -79,28 +82,93 @@ inline scangen::nvrtc_support::Compiled nvrtc_compile(const std::string& source,
   return c;
 }
 
-// A module of `source`, compiled for the GPU's architecture and loaded.
+// How many NVRTC programs a sweep's source is cut into, to compile them at
+// once: SCANGEN_TEST_COMPILE_SLICES, else half the host's threads, 1 to 8.
+inline size_t compile_slices() {
+  if (const char* e = std::getenv("SCANGEN_TEST_COMPILE_SLICES")) {
+    const long v = std::strtol(e, nullptr, 10);
+    if (v >= 1 && v <= 64) return static_cast<size_t>(v);
+  }
+  const size_t threads = std::thread::hardware_concurrency();
+  return std::clamp<size_t>(threads / 2, 1, 8);
+}
+
+// The sources of `count` items cut into compile_slices() slices (fewer where
+// there are fewer items): make(begin, end) gives the source of items
+// begin .. end - 1.
+template <class Make>
+std::vector<std::string> sliced_sources(size_t count, Make make) {
+  const size_t parts = std::max<size_t>(1, std::min(count, compile_slices()));
+  std::vector<std::string> sources;
+  for (size_t p = 0; p < parts; ++p) sources.push_back(make(count * p / parts, count * (p + 1) / parts));
+  return sources;
+}
+
+// `sources` compiled by NVRTC for `arch`, each a program of its own on a
+// thread of its own (NVRTC compiles independent programs at once): their
+// cubins, in order; fails the test, with NVRTC's log, where one does not
+// compile.
+inline std::vector<std::string> nvrtc_compile_all(const std::vector<std::string>& sources, const std::string& name,
+                                                  const std::string& arch) {
+  std::vector<std::future<scangen::nvrtc_support::Compiled>> jobs;
+  for (size_t i = 0; i < sources.size(); ++i)
+    jobs.push_back(std::async(std::launch::async, [&sources, &name, &arch, i] {
+      return scangen::nvrtc_support::compile(sources[i], std::to_string(i) + "_" + name, arch, {});
+    }));
+  std::vector<std::string> cubins;
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    scangen::nvrtc_support::Compiled c;
+    try {
+      c = jobs[i].get();
+    } catch (const scangen::nvrtc_support::Error& e) {
+      FAIL(e.what());
+    }
+    INFO(c.builtins);
+    INFO(name << ", part " << i + 1 << " of " << jobs.size() << ": NVRTC log:\n" << c.log);
+    REQUIRE(c.status == NVRTC_SUCCESS);
+    cubins.push_back(std::move(c.code));
+  }
+  return cubins;
+}
+
+// A module of `source`, compiled for the GPU's architecture and loaded; or
+// of several sources, each compiled and loaded on its own (their kernels
+// looked up in each in turn).
 class Module {
  public:
   explicit Module(const std::string& source, const std::string& name = "sweep.cu") {
     Driver& d = driver();
     std::string cubin = nvrtc_compile(source, name, "sm_" + std::to_string(d.major * 10 + d.minor)).code;
-    CU_CHECK(d.cuModuleLoadData(&module_, cubin.data()));
+    modules_.push_back(nullptr);
+    CU_CHECK(d.cuModuleLoadData(&modules_.back(), cubin.data()));
+  }
+  Module(const std::vector<std::string>& sources, const std::string& name) {
+    Driver& d = driver();
+    for (const std::string& cubin : nvrtc_compile_all(sources, name, "sm_" + std::to_string(d.major * 10 + d.minor))) {
+      modules_.push_back(nullptr);
+      CU_CHECK(d.cuModuleLoadData(&modules_.back(), cubin.data()));
+    }
   }
   ~Module() {
-    if (module_) driver().cuModuleUnload(module_);
+    for (CUmodule m : modules_)
+      if (m) driver().cuModuleUnload(m);
   }
   Module(const Module&) = delete;
   Module& operator=(const Module&) = delete;
 
   CUfunction function(const std::string& kernel) const {
-    CUfunction fn = nullptr;
-    CU_CHECK(driver().cuModuleGetFunction(&fn, module_, kernel.c_str()));
-    return fn;
+    for (CUmodule m : modules_) {
+      CUfunction fn = nullptr;
+      const CUresult r = driver().cuModuleGetFunction(&fn, m, kernel.c_str());
+      if (r == CUDA_SUCCESS) return fn;
+      if (r != CUDA_ERROR_NOT_FOUND) CU_CHECK(r);
+    }
+    FAIL("no kernel named " << kernel << " in the module's " << modules_.size() << " part(s)");
+    return nullptr;
   }
 
  private:
-  CUmodule module_ = nullptr;
+  std::vector<CUmodule> modules_;
 };
 
 // Device memory of `bytes` bytes (at least one), freed at the end of the

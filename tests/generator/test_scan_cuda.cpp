@@ -38,6 +38,8 @@ using scangen::test::ScanCase;
 class ScanModule : public Module {
  public:
   explicit ScanModule(const std::string& source) : Module(source, "scan_sweep.cu") {}
+  // Sources compiled at once (cuda_support.h, sliced_sources).
+  explicit ScanModule(const std::vector<std::string>& sources) : Module(sources, "scan_sweep.cu") {}
 
   // A scangen::test::LaunchKernel.
   void launch(const std::string& kernel, std::vector<std::vector<uint8_t>>& host,
@@ -97,7 +99,10 @@ void sweep(scangen::dsl::Algorithm algorithm) {
     cases.push_back(std::move(c));
   }
   REQUIRE(!plans.empty());
-  ScanModule module(scangen::test::sweep_source(cases, plans));
+  ScanModule module(sliced_sources(cases.size(), [&](size_t b, size_t e) {
+    return scangen::test::sweep_source(std::vector<ScanCase>(cases.begin() + b, cases.begin() + e),
+                                       std::vector<Plan>(plans.begin() + b, plans.begin() + e));
+  }));
   auto launch = [&](const std::string& kernel, std::vector<std::vector<uint8_t>>& buffers,
                     const std::vector<scangen::test::KernelArg>& args, uint64_t blocks,
                     int threads) { module.launch(kernel, buffers, args, blocks, threads); };
@@ -229,7 +234,9 @@ void device_sweep(std::vector<scangen::dsl::Algorithm> algorithms, int log2_max)
     cases.push_back(std::move(c));
   }
   REQUIRE(!plans.empty());
-  ScanModule module(scangen::generator::emit(plans));
+  ScanModule module(sliced_sources(plans.size(), [&](size_t b, size_t e) {
+    return scangen::generator::emit(std::vector<Plan>(plans.begin() + b, plans.begin() + e));
+  }));
   auto launch = [&](const std::string& kernel, std::vector<std::vector<uint8_t>>& buffers,
                     const std::vector<scangen::test::KernelArg>& args, uint64_t blocks,
                     int threads) { module.launch(kernel, buffers, args, blocks, threads); };
@@ -249,7 +256,9 @@ TEST_CASE("CUDA segmented device scans", "[gpu][scan][device][segmented]") {
     plans.push_back(scangen::generator::make_plan(c.spec, Backend::Cuda));
     cases.push_back(std::move(c));
   }
-  ScanModule module(scangen::generator::emit(plans));
+  ScanModule module(sliced_sources(plans.size(), [&](size_t b, size_t e) {
+    return scangen::generator::emit(std::vector<Plan>(plans.begin() + b, plans.begin() + e));
+  }));
   auto launch = [&](const std::string& kernel, std::vector<std::vector<uint8_t>>& buffers,
                     const std::vector<scangen::test::KernelArg>& args, uint64_t blocks,
                     int threads) { module.launch(kernel, buffers, args, blocks, threads); };
