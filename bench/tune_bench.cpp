@@ -222,7 +222,7 @@ Options parse(int argc, char** argv) {
       std::printf("usage: tune_bench [--spec FILE] --case NAME... [--variant TUNING]... [--variants FILE]\n"
                   "                  [--log2n K,K,...] [--runs R] [--warmup W] [--csv FILE]\n"
                   "TUNING: knob=value ... with knobs threads, items, min_blocks, first_poll_ns,\n"
-                  "first_poll_from, poll_ns, streaming, packed, words, raking, status_ops\n"
+                  "first_poll_from, poll_ns, streaming, packed, words, raking, status_ops, tagged_words\n"
                   "(see generator/include/scangen/generator/tuning.h)\n");
       std::exit(0);
     } else die("unknown option '" + a + "'", 3);

@@ -263,11 +263,13 @@ void decide_tile(Plan& p, size_t temp_elements) {
 }
 
 // How a tile publishes its status (decoupled look-back).
-StatusLayout status_layout(Backend backend, size_t element_bytes) {
+// (CUDA, over 8 bytes: OpenCL's tagged words where the tuning asks, to compare.)
+StatusLayout status_layout(Backend backend, size_t element_bytes, const DeviceTuning& tuning) {
   if (backend != Backend::Cuda) return StatusLayout::TaggedWords;
-  return element_bytes <= 4   ? StatusLayout::Word64
-         : element_bytes <= 8 ? StatusLayout::Word128
-                              : StatusLayout::TagThenWords;
+  return element_bytes <= 4    ? StatusLayout::Word64
+         : element_bytes <= 8  ? StatusLayout::Word128
+         : tuning.tagged_words ? StatusLayout::TaggedWords
+                               : StatusLayout::TagThenWords;
 }
 
 // Device level: the look-back's status layout, its pacing and the blocks per SM.
@@ -276,7 +278,7 @@ void decide_lookback(Plan& p) {
   const size_t bytes = scanned_bytes(p);
   p.status_words = static_cast<int>((bytes + 3) / 4);
   if (p.algorithm != Algorithm::DecoupledLookback) return;
-  p.status = status_layout(p.backend, bytes);
+  p.status = status_layout(p.backend, bytes, p.tuning);
   switch (p.status) {
     case StatusLayout::Word64:
       p.status_bytes = 8;

@@ -47,7 +47,8 @@ void explain_device(std::string& o, const Plan& p) {
     return;
   }
   const char* publish = p.backend != Backend::Cuda ? ""
-                        : p.tuning.status_ops == 0 ? "; published by atomic exchange"
+                        : p.tuning.status_ops == 0 || p.status == StatusLayout::TaggedWords
+                            ? "; published by atomic exchange"
                         : p.tuning.status_ops == 1 ? "; published by relaxed stores"
                                                    : "; published by volatile stores";
   line(o, "tile status",

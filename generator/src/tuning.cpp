@@ -193,10 +193,13 @@ DeviceTuning parse_tuning(const std::string& text, DeviceTuning t) {
     } else if (key == "status_ops") {
       if (iv > 2) throw std::invalid_argument("tuning: status_ops must be 0, 1 or 2");
       t.status_ops = iv;
+    } else if (key == "tagged_words") {
+      if (iv > 1) throw std::invalid_argument("tuning: tagged_words must be 0 or 1");
+      t.tagged_words = iv;
     } else {
       throw std::invalid_argument("tuning: unknown knob '" + key +
                                   "' (threads, items, min_blocks, first_poll_ns, first_poll_from, poll_ns, streaming, "
-                                  "packed, words, raking, status_ops)");
+                                  "packed, words, raking, status_ops, tagged_words)");
     }
   }
   t.why = "given";
@@ -209,7 +212,7 @@ std::string to_string(const DeviceTuning& t) {
          " first_poll_from=" + std::to_string(t.first_poll_from) + " poll_ns=" + std::to_string(t.poll_ns) +
          " streaming=" + std::to_string(t.streaming) + " packed=" + std::to_string(t.packed) +
          " words=" + std::to_string(t.words) + " raking=" + std::to_string(t.raking) +
-         " status_ops=" + std::to_string(t.status_ops);
+         " status_ops=" + std::to_string(t.status_ops) + " tagged_words=" + std::to_string(t.tagged_words);
 }
 
 }  // namespace scangen::generator

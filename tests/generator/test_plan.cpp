@@ -254,6 +254,21 @@ TEST_CASE("device tuning: the table and given tunings", "[unit]") {
       make_plan(load_one("scan s { type = i64; op = add; level = device; }"), Backend::Cuda, opencl_like);
   CHECK(i64_like.tile_algorithm == scangen::dsl::Algorithm::Raking);
   CHECK(i64_like.input_words == 0);
+  // Statuses of elements over 8 bytes: a tag and its fences, or (tagged_words) OpenCL's tagged words.
+  const scangen::dsl::Spec mat = load_one(
+      "type M { a: f32, b: f32, c: f32, d: f32 }\n"
+      "scan s { type = M; combine(x, y) = M { a: x.a + y.a, b: x.b + y.b, c: x.c + y.c, d: x.d + y.d }; "
+      "identity = M { a: 0.0, b: 0.0, c: 0.0, d: 0.0 }; level = device; }");
+  const Plan tagged = make_plan(mat, Backend::Cuda);
+  CHECK(tagged.status == scangen::generator::StatusLayout::TagThenWords);
+  CHECK(tagged.status_bytes == 36);
+  const Plan tagged_words = make_plan(
+      mat, Backend::Cuda, parse_tuning("tagged_words=1", scangen::generator::device_tuning(mat, Backend::Cuda)));
+  CHECK(tagged_words.status == scangen::generator::StatusLayout::TaggedWords);
+  CHECK(tagged_words.status_bytes == 64);
+  CHECK(scangen::generator::to_string(tagged_words).find("its own tag in a 64-bit atomic, 64 bytes per tile") !=
+        std::string::npos);
+  CHECK_THROWS_WITH(parse_tuning("tagged_words=2", t), Catch::Contains("0 or 1"));
   // The plan prints the look-back's pacing.
   const Plan p = make_plan(i8, Backend::Cuda, u);
   CHECK(scangen::generator::to_string(p).find("sleeps 700 ns before its first read") != std::string::npos);

@@ -105,9 +105,10 @@ TEST_CASE("NVRTC compiles the device scans with OpenCL's tile scan, element I/O 
   std::vector<scangen::generator::Plan> plans;
   for (const scangen::test::ScanCase& c : scangen::test::device_cases(Backend::Cuda)) {
     if (c.spec.algorithm != scangen::dsl::Algorithm::DecoupledLookback) continue;
-    const scangen::generator::DeviceTuning t = scangen::generator::parse_tuning(
-        plans.size() % 2 ? "raking=1 words=0 status_ops=1" : "raking=1 words=0 status_ops=2",
-        scangen::generator::device_tuning(c.spec, Backend::Cuda));
+    const scangen::generator::DeviceTuning t =
+        scangen::generator::parse_tuning(plans.size() % 2 ? "raking=1 words=0 status_ops=1 tagged_words=1"
+                                                          : "raking=1 words=0 status_ops=2 tagged_words=1",
+                                         scangen::generator::device_tuning(c.spec, Backend::Cuda));
     plans.push_back(scangen::generator::make_plan(c.spec, Backend::Cuda, t));
     CHECK(plans.back().tile_algorithm == scangen::dsl::Algorithm::Raking);
     CHECK(plans.back().input_words == 0);
