@@ -6,9 +6,9 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <catch2/catch.hpp>
 #include <cstdlib>
-#include <future>
 #include <iostream>
 #include <string>
 #include <thread>
@@ -104,29 +104,35 @@ std::vector<std::string> sliced_sources(size_t count, Make make) {
   return sources;
 }
 
-// `sources` compiled by NVRTC for `arch`, each a program of its own on a
-// thread of its own (NVRTC compiles independent programs at once): their
-// cubins, in order; fails the test, with NVRTC's log, where one does not
-// compile.
+// `sources` compiled by NVRTC for `arch`, each a program of its own, at most
+// compile_slices() at once on threads of their own (NVRTC compiles
+// independent programs at once): their cubins, in order; fails the test,
+// with NVRTC's log, where one does not compile.
 inline std::vector<std::string> nvrtc_compile_all(const std::vector<std::string>& sources, const std::string& name,
                                                   const std::string& arch) {
-  std::vector<std::future<scangen::nvrtc_support::Compiled>> jobs;
-  for (size_t i = 0; i < sources.size(); ++i)
-    jobs.push_back(std::async(std::launch::async, [&sources, &name, &arch, i] {
-      return scangen::nvrtc_support::compile(sources[i], std::to_string(i) + "_" + name, arch, {});
-    }));
-  std::vector<std::string> cubins;
-  for (size_t i = 0; i < jobs.size(); ++i) {
-    scangen::nvrtc_support::Compiled c;
-    try {
-      c = jobs[i].get();
-    } catch (const scangen::nvrtc_support::Error& e) {
-      FAIL(e.what());
+  std::vector<scangen::nvrtc_support::Compiled> out(sources.size());
+  std::vector<std::string> errors(sources.size());
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t i = next++; i < sources.size(); i = next++) {
+      try {
+        out[i] = scangen::nvrtc_support::compile(sources[i], std::to_string(i) + "_" + name, arch, {});
+      } catch (const std::exception& e) {
+        errors[i] = e.what();
+      }
     }
-    INFO(c.builtins);
-    INFO(name << ", part " << i + 1 << " of " << jobs.size() << ": NVRTC log:\n" << c.log);
-    REQUIRE(c.status == NVRTC_SUCCESS);
-    cubins.push_back(std::move(c.code));
+  };
+  std::vector<std::thread> threads;
+  const size_t workers = std::min(sources.size(), compile_slices());
+  for (size_t w = 0; w < workers; ++w) threads.emplace_back(work);
+  for (std::thread& t : threads) t.join();
+  std::vector<std::string> cubins;
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (!errors[i].empty()) FAIL(errors[i]);
+    INFO(out[i].builtins);
+    INFO(name << ", part " << i + 1 << " of " << out.size() << ": NVRTC log:\n" << out[i].log);
+    REQUIRE(out[i].status == NVRTC_SUCCESS);
+    cubins.push_back(std::move(out[i].code));
   }
   return cubins;
 }

@@ -421,13 +421,24 @@ TEST_CASE("CUDA decoupled look-back with randomly sleeping tiles", "[gpu][scan][
   INFO("seed " << seed << " (replay with SCANGEN_TEST_SEED=" << seed << ")");
   std::mt19937_64 rng(seed);
   int calls = 0;
-  for (const ScanCase& c : scangen::test::device_cases(Backend::Cuda)) {
+  std::vector<ScanCase> cases;
+  std::vector<Plan> plans;
+  for (ScanCase& c : scangen::test::device_cases(Backend::Cuda)) {
     if (c.spec.algorithm != scangen::dsl::Algorithm::DecoupledLookback) continue;
-    const Plan plan = scangen::generator::make_plan(c.spec, Backend::Cuda);
-    ScanModule module("#define SCANGEN_TEST_SLEEP 8\n" + scangen::generator::emit(plan));
-    auto launch = [&](const std::string& kernel, std::vector<std::vector<uint8_t>>& buffers,
-                      const std::vector<scangen::test::KernelArg>& args, uint64_t blocks,
-                      int threads) { module.launch(kernel, buffers, args, blocks, threads); };
+    plans.push_back(scangen::generator::make_plan(c.spec, Backend::Cuda));
+    cases.push_back(std::move(c));
+  }
+  REQUIRE(!plans.empty());
+  ScanModule module(sliced_sources(plans.size(), [&](size_t b, size_t e) {
+    return "#define SCANGEN_TEST_SLEEP 8\n" +
+           scangen::generator::emit(std::vector<Plan>(plans.begin() + b, plans.begin() + e));
+  }));
+  auto launch = [&](const std::string& kernel, std::vector<std::vector<uint8_t>>& buffers,
+                    const std::vector<scangen::test::KernelArg>& args, uint64_t blocks,
+                    int threads) { module.launch(kernel, buffers, args, blocks, threads); };
+  for (size_t i = 0; i < cases.size(); ++i) {
+    const ScanCase& c = cases[i];
+    const Plan& plan = plans[i];
     INFO("scan:\n" << c.spec.to_string());
     scangen::test::DeviceState state;
     std::vector<uint8_t> counter;
