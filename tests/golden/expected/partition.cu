@@ -651,7 +651,9 @@ SG_FN partition_small_T partition_small_sg_reduce_tile(SG_LOCAL partition_small_
 //     and loaded with one 16-byte access;
 //   SG_STATUS_KIND 3 (larger): a 32-bit tag, then a place for the aggregate and
 //     one for the inclusive prefix (each written once per call); the value is
-//     written before the tag is released, and read after it is acquired.
+//     written before the tag is released, and read after it is acquired;
+//   SG_STATUS_KIND 4 (larger, the tuning's tagged_words; OpenCL's layout): the
+//     two places of 64-bit slots, each a 32-bit word of the value and the tag.
 // Workspace: 16 bytes of header (the ticket), then the statuses; the host
 // zeroes the header and the statuses of the call's tiles before each call,
 // so a status is not there until this call publishes it.
@@ -726,6 +728,15 @@ SG_FN void partition_small_sg_status_store(SG_GLOBAL unsigned char* workspace, u
 #else
   asm volatile("st.relaxed.gpu.global.v2.u64 [%0], {%1, %2};" ::"l"(s), "l"(lo), "l"(hi) : "memory");
 #endif
+#elif SG_STATUS_KIND == 4
+  // Each 32-bit word of the value beside the tag in a 64-bit slot of its
+  // place (the aggregate's or the inclusive prefix's), each slot published by
+  // an atomic exchange: a reader takes a place whose every slot carries its
+  // tag, so no fence orders the words and the tag.
+  unsigned long long* place =
+      (unsigned long long*)(workspace + 16) + tile * (2 * SG_STATUS_WORDS) + (flag == SG_FLAG_INCLUSIVE ? SG_STATUS_WORDS : 0);
+#pragma unroll
+  for (int i = 0; i < SG_STATUS_WORDS; ++i) atomicExch(place + i, ((unsigned long long)tag << 32) | u.word[i]);
 #else
   volatile unsigned int* slot = (volatile unsigned int*)(workspace + 16) + tile * (1 + 2 * SG_STATUS_WORDS);
   // The aggregate and the inclusive prefix have a place each, both written
@@ -770,6 +781,23 @@ SG_FN unsigned int partition_small_sg_status_load(SG_GLOBAL unsigned char* works
   tag = (unsigned int)hi;
   u.word[0] = (unsigned int)lo;
   if (sizeof(partition_small_T) > 4) u.word[(sizeof(partition_small_T) + 3) / 4 - 1] = (unsigned int)(lo >> 32);
+#elif SG_STATUS_KIND == 4
+  // The inclusive prefix where its every slot carries its tag, else the
+  // aggregate where its every slot does, else nothing yet.
+  const unsigned long long* status = (const unsigned long long*)(workspace + 16) + tile * (2 * SG_STATUS_WORDS);
+  tag = SG_FLAG_INVALID;
+  for (unsigned int want = SG_FLAG_INCLUSIVE; want >= SG_FLAG_AGGREGATE && tag == SG_FLAG_INVALID; --want) {
+    const unsigned long long* place = status + (want == SG_FLAG_INCLUSIVE ? SG_STATUS_WORDS : 0);
+    unsigned int all = 1u;
+#pragma unroll
+    for (int i = 0; i < SG_STATUS_WORDS; ++i) {
+      unsigned long long w;
+      asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(w) : "l"(place + i) : "memory");
+      all &= (unsigned int)(w >> 32) == want ? 1u : 0u;
+      u.word[i] = (unsigned int)w;
+    }
+    if (all) tag = want;
+  }
 #else
   const volatile unsigned int* slot = (volatile unsigned int*)(workspace + 16) + tile * (1 + 2 * SG_STATUS_WORDS);
   tag = slot[0];
