@@ -143,6 +143,32 @@ DeviceTuning device_tuning(const dsl::Spec& spec, const Target& target) {
   return DeviceTuning{};
 }
 
+namespace {
+
+// The knobs of a given tuning, in the order to_string writes them.
+struct Knob {
+  const char* name;
+  int DeviceTuning::*field;
+  int min, max, multiple;
+  const char* range;  // for the error message
+};
+constexpr Knob kKnobs[] = {
+    {"threads", &DeviceTuning::threads, 32, 1024, 32, "a multiple of 32 in 32..1024"},
+    {"items", &DeviceTuning::items, 1, 128, 1, "in 1..128"},
+    {"min_blocks", &DeviceTuning::min_blocks, 0, 32, 1, "in 0..32"},
+    {"first_poll_ns", &DeviceTuning::first_poll_ns, 0, 1000000, 1, "in 0..1000000"},
+    {"first_poll_from", &DeviceTuning::first_poll_from, 0, 1000000, 1, "in 0..1000000"},
+    {"poll_ns", &DeviceTuning::poll_ns, 0, 1000000, 1, "in 0..1000000"},
+    {"streaming", &DeviceTuning::streaming, 0, 1, 1, "0 or 1"},
+    {"packed", &DeviceTuning::packed, 0, 1, 1, "0 or 1"},
+    {"words", &DeviceTuning::words, 0, 1, 1, "0 or 1"},
+    {"raking", &DeviceTuning::raking, 0, 1, 1, "0 or 1"},
+    {"status_ops", &DeviceTuning::status_ops, 0, 2, 1, "0, 1 or 2"},
+    {"tagged_words", &DeviceTuning::tagged_words, 0, 1, 1, "0 or 1"},
+};
+
+}  // namespace
+
 DeviceTuning parse_tuning(const std::string& text, DeviceTuning t) {
   size_t i = 0;
   while (i < text.size()) {
@@ -162,57 +188,26 @@ DeviceTuning parse_tuning(const std::string& text, DeviceTuning t) {
     if (value.empty() || *stop != '\0' || v < 0 || v > 1000000)
       throw std::invalid_argument("tuning: '" + part + "': the value must be an integer in 0..1000000");
     const int iv = static_cast<int>(v);
-    if (key == "threads") {
-      if (iv < 32 || iv > 1024 || iv % 32 != 0)
-        throw std::invalid_argument("tuning: threads must be a multiple of 32 in 32..1024");
-      t.threads = iv;
-    } else if (key == "items") {
-      if (iv < 1 || iv > 128) throw std::invalid_argument("tuning: items must be in 1..128");
-      t.items = iv;
-    } else if (key == "min_blocks") {
-      if (iv > 32) throw std::invalid_argument("tuning: min_blocks must be in 0..32");
-      t.min_blocks = iv;
-    } else if (key == "first_poll_ns") {
-      t.first_poll_ns = iv;
-    } else if (key == "first_poll_from") {
-      t.first_poll_from = iv;
-    } else if (key == "poll_ns") {
-      t.poll_ns = iv;
-    } else if (key == "streaming") {
-      if (iv > 1) throw std::invalid_argument("tuning: streaming must be 0 or 1");
-      t.streaming = iv;
-    } else if (key == "packed") {
-      if (iv > 1) throw std::invalid_argument("tuning: packed must be 0 or 1");
-      t.packed = iv;
-    } else if (key == "words") {
-      if (iv > 1) throw std::invalid_argument("tuning: words must be 0 or 1");
-      t.words = iv;
-    } else if (key == "raking") {
-      if (iv > 1) throw std::invalid_argument("tuning: raking must be 0 or 1");
-      t.raking = iv;
-    } else if (key == "status_ops") {
-      if (iv > 2) throw std::invalid_argument("tuning: status_ops must be 0, 1 or 2");
-      t.status_ops = iv;
-    } else if (key == "tagged_words") {
-      if (iv > 1) throw std::invalid_argument("tuning: tagged_words must be 0 or 1");
-      t.tagged_words = iv;
-    } else {
-      throw std::invalid_argument("tuning: unknown knob '" + key +
-                                  "' (threads, items, min_blocks, first_poll_ns, first_poll_from, poll_ns, streaming, "
-                                  "packed, words, raking, status_ops, tagged_words)");
+    const Knob* knob = nullptr;
+    for (const Knob& k : kKnobs)
+      if (key == k.name) knob = &k;
+    if (!knob) {
+      std::string names;
+      for (const Knob& k : kKnobs) names += std::string(names.empty() ? "" : ", ") + k.name;
+      throw std::invalid_argument("tuning: unknown knob '" + key + "' (" + names + ")");
     }
+    if (iv < knob->min || iv > knob->max || iv % knob->multiple != 0)
+      throw std::invalid_argument(std::string("tuning: ") + knob->name + " must be " + knob->range);
+    t.*(knob->field) = iv;
   }
   t.why = "given";
   return t;
 }
 
 std::string to_string(const DeviceTuning& t) {
-  return "threads=" + std::to_string(t.threads) + " items=" + std::to_string(t.items) +
-         " min_blocks=" + std::to_string(t.min_blocks) + " first_poll_ns=" + std::to_string(t.first_poll_ns) +
-         " first_poll_from=" + std::to_string(t.first_poll_from) + " poll_ns=" + std::to_string(t.poll_ns) +
-         " streaming=" + std::to_string(t.streaming) + " packed=" + std::to_string(t.packed) +
-         " words=" + std::to_string(t.words) + " raking=" + std::to_string(t.raking) +
-         " status_ops=" + std::to_string(t.status_ops) + " tagged_words=" + std::to_string(t.tagged_words);
+  std::string s;
+  for (const Knob& k : kKnobs) s += std::string(s.empty() ? "" : " ") + k.name + "=" + std::to_string(t.*(k.field));
+  return s;
 }
 
 }  // namespace scangen::generator
