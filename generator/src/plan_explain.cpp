@@ -28,6 +28,31 @@ namespace {
 
 void line(std::string& o, const std::string& k, const std::string& v) { o += "  " + k + ": " + v + "\n"; }
 
+// How a CUDA tile status is published (cuda/lookback.cuh, SG_LB_STATUS_OPS:
+// the tuning's status_ops).
+std::string publication(const Plan& p) {
+  if (p.backend != Backend::Cuda) return "";
+  const int ops = p.tuning.status_ops;
+  switch (p.status) {
+    case StatusLayout::Word64:
+      return ops == 0   ? "; published by atomic exchange"
+             : ops == 1 ? "; published by relaxed stores"
+                        : "; published by volatile stores";
+    case StatusLayout::Word128:
+      return ops == 0
+                 ? "; published by a 128-bit atomic exchange (sm_90 and later; a 16-byte relaxed store on older GPUs)"
+                 : "; published by a 16-byte relaxed store";
+    case StatusLayout::TagThenWords:
+      return ops == 0 ? "; the tag published by atomic exchange after a fence"
+                      : "; the tag published by a volatile store after a fence";
+    case StatusLayout::TaggedWords:
+      return "; each slot published by atomic exchange";
+    case StatusLayout::None:
+      break;
+  }
+  return "";
+}
+
 std::string target_words(const Plan& p) {
   std::string t = to_string(Target{p.backend, p.arch});
   if (p.level == Level::Device && p.backend == Backend::Cuda)
@@ -46,14 +71,9 @@ void explain_device(std::string& o, const Plan& p) {
          "3 launches, deterministic");
     return;
   }
-  const char* publish = p.backend != Backend::Cuda ? ""
-                        : p.tuning.status_ops == 0 || p.status == StatusLayout::TaggedWords
-                            ? "; published by atomic exchange"
-                        : p.tuning.status_ops == 1 ? "; published by relaxed stores"
-                                                   : "; published by volatile stores";
   line(o, "tile status",
        std::string(describe(p.status)) + ", " + std::to_string(p.status_bytes) +
-           " bytes per tile, zeroed by the host before each call" + publish);
+           " bytes per tile, zeroed by the host before each call" + publication(p));
   if (p.fixed_order) {
     line(o, "look-back",
          std::string("fixed order (deterministic = true with floats): each tile publishes once the combine of a "

@@ -269,6 +269,14 @@ TEST_CASE("device tuning: the table and given tunings", "[unit]") {
   CHECK(scangen::generator::to_string(tagged_words).find("its own tag in a 64-bit atomic, 64 bytes per tile") !=
         std::string::npos);
   CHECK_THROWS_WITH(parse_tuning("tagged_words=2", t), Catch::Contains("0 or 1"));
+  // explain says how a status is published.
+  const scangen::dsl::Spec i32 = load_one("scan s { type = i32; op = add; level = device; }");
+  CHECK(scangen::generator::to_string(make_plan(i32, Backend::Cuda))
+            .find("8 bytes per tile, zeroed by the host before "
+                  "each call; published by atomic exchange") != std::string::npos);
+  CHECK(scangen::generator::to_string(make_plan(i32, Backend::Cuda, parse_tuning("status_ops=2", t)))
+            .find("; published by volatile stores") != std::string::npos);
+  CHECK(scangen::generator::to_string(make_plan(i32, Backend::OpenCL)).find("published by") == std::string::npos);
   // The plan prints the look-back's pacing.
   const Plan p = make_plan(i8, Backend::Cuda, u);
   CHECK(scangen::generator::to_string(p).find("sleeps 700 ns before its first read") != std::string::npos);
