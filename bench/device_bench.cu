@@ -18,7 +18,9 @@
 //     n, workspace) with max(1, ceil(n / tile)) blocks of the plan's
 //     threads, after a cudaMemsetAsync of the 16 + tiles x status bytes of
 //     workspace it uses (as the plan says) when there is more than one tile,
-//     as the kernel's contract asks and the runtime and the host wrappers do.
+//     as the kernel's contract asks and the host wrappers do; from 128 tiles
+//     (kZeroKernelFromTiles), as the runtime does, after P_zero_workspace
+//     instead, with P_scan_kernel as its programmatic dependent launch.
 //     The workspace is allocated once per case.
 //   - scangen, reduce_then_scan: its three launches (reduce, spine, scan),
 //     the partials (one element per tile) allocated once.
@@ -438,6 +440,7 @@ struct Case {
   size_t smem;          // shared memory per block of the plan (P_scan_kernel's static shared memory, unpadded)
   // The generated kernels.
   const void* scan;
+  const void* zero;    // decoupled_lookback: P_zero_workspace (Plan::zero_kernel)
   const void* reduce;  // reduce_then_scan only
   const void* spine;   // reduce_then_scan only
   // The element type's operations.
@@ -480,7 +483,8 @@ Case with_ops(Case c) {
 template <typename Op, typename GIn, typename GT>
 Case lookback_case(const char* name, const char* what, const char* type, const char* cub_name, int threads,
                    uint64_t tile, size_t status_bytes, size_t smem,
-                   void (*scan)(const GIn*, GT*, scangen_u64, unsigned char*)) {
+                   void (*scan)(const GIn*, GT*, scangen_u64, unsigned char*),
+                   void (*zero)(scangen_u64, unsigned long long*)) {
   check_types<Op, GIn, GT>();
   Case c{};
   c.name = name;
@@ -493,6 +497,7 @@ Case lookback_case(const char* name, const char* what, const char* type, const c
   c.status_bytes = status_bytes;
   c.smem = smem;
   c.scan = reinterpret_cast<const void*>(scan);
+  c.zero = reinterpret_cast<const void*>(zero);
   return with_ops<Op>(c);
 }
 
@@ -546,30 +551,30 @@ static_assert(sizeof(__half) == 2, "__half is two bytes");
 //   sum_i16      2 B      256 x 64 = 16384        8 B           33838 B
 //   sum_f16      2 B      256 x 64 = 16384        8 B           33838 B
 //   affine       8 B      128 x 32 = 4096         16 B          33888 B
-//   mat2        16 B       64 x 32 = 2048         36 B          33912 B
+//   mat2        16 B       64 x 32 = 2048         64 B          33912 B
 //   sum_i32_rts  4 B      256 x 32 = 8192         (partials: 4 B per tile)  33864 B
 std::vector<Case> all_cases() {
   return {
       lookback_case<WrapSum<int32_t>>("sum_i32", "inclusive sum i32", "i32", "InclusiveSum", 256, 8192, 8, 33876,
-                                      sum_i32_scan_kernel),
+                                      sum_i32_scan_kernel, sum_i32_zero_workspace),
       lookback_case<FloatSum<float>>("sum_f32", "inclusive sum f32", "f32", "InclusiveSum", 256, 8192, 8, 33876,
-                                     sum_f32_scan_kernel),
+                                     sum_f32_scan_kernel, sum_f32_zero_workspace),
       lookback_case<WrapSum<long long>>("sum_i64", "inclusive sum i64", "i64", "InclusiveSum", 128, 4096, 16, 33888,
-                                        sum_i64_scan_kernel),
+                                        sum_i64_scan_kernel, sum_i64_zero_workspace),
       lookback_case<FloatSum<double>>("sum_f64", "inclusive sum f64", "f64", "InclusiveSum", 128, 4096, 16, 33888,
-                                      sum_f64_scan_kernel),
+                                      sum_f64_scan_kernel, sum_f64_zero_workspace),
       lookback_case<MaxI32>("max_i32", "inclusive max i32", "i32", "InclusiveScan(cuda::maximum<>)", 256, 8192, 8,
-                            33876, max_i32_scan_kernel),
+                            33876, max_i32_scan_kernel, max_i32_zero_workspace),
       lookback_case<WrapSum<signed char>>("sum_i8", "inclusive sum i8", "i8", "InclusiveSum", 256, 32768, 8, 33819,
-                                          sum_i8_scan_kernel),
+                                          sum_i8_scan_kernel, sum_i8_zero_workspace),
       lookback_case<WrapSum<short>>("sum_i16", "inclusive sum i16", "i16", "InclusiveSum", 256, 16384, 8, 33838,
-                                    sum_i16_scan_kernel),
+                                    sum_i16_scan_kernel, sum_i16_zero_workspace),
       lookback_case<HalfSum>("sum_f16", "inclusive sum f16", "f16", "InclusiveSum(__half)", 256, 16384, 8, 33838,
-                             sum_f16_scan_kernel),
+                             sum_f16_scan_kernel, sum_f16_zero_workspace),
       lookback_case<AffineOp>("affine", "affine recurrence {a,b: f32}", "Affine", "InclusiveScan(functor)", 128, 4096,
-                              16, 33888, affine_scan_kernel),
-      lookback_case<Mat2Op>("mat2", "2x2 matrix product f32", "Mat2", "InclusiveScan(functor)", 64, 2048, 36, 33912,
-                            mat2_scan_kernel),
+                              16, 33888, affine_scan_kernel, affine_zero_workspace),
+      lookback_case<Mat2Op>("mat2", "2x2 matrix product f32", "Mat2", "InclusiveScan(functor)", 64, 2048, 64, 33912,
+                            mat2_scan_kernel, mat2_zero_workspace),
       rts_case<WrapSum<int32_t>>("sum_i32_rts", "inclusive sum i32, reduce_then_scan", "i32", "InclusiveSum", 256,
                                  8192, 33864, sum_i32_rts_reduce_kernel, sum_i32_rts_spine_kernel,
                                  sum_i32_rts_scan_kernel),
@@ -578,6 +583,10 @@ std::vector<Case> all_cases() {
 
 // ---------------------------------------------------------------------------
 // One scangen call
+
+// generator::kZeroKernelFromTiles: from so many tiles a call zeroes its
+// workspace with the plan's zero kernel instead of a memset.
+constexpr uint64_t kZeroKernelFromTiles = 128;
 
 struct Workspace {
   unsigned char* p = nullptr;
@@ -590,8 +599,27 @@ void scangen_call(const Case& c, const void* in, void* out, uint64_t n, Workspac
   unsigned long long n_arg = n;
   if (c.algo == Algo::Lookback) {
     unsigned char* workspace = ws.p;
-    if (tiles > 1) CUDA_CHECK(cudaMemsetAsync(workspace, 0, c.workspace_bytes(n), s));  // one tile reads none
     void* args[] = {&in, &out, &n_arg, &workspace};
+    if (tiles >= kZeroKernelFromTiles) {
+      // As the runtime (generator::zero_by_kernel): the workspace zeroed by the plan's
+      // zero kernel, the scan launched as its programmatic dependent.
+      unsigned long long words = c.workspace_bytes(n) / 8;
+      void* zero_args[] = {&words, &workspace};
+      const unsigned zero_blocks = (unsigned)std::min<uint64_t>(1024, (words + 255) / 256);
+      CUDA_CHECK(cudaLaunchKernel(c.zero, dim3(zero_blocks), dim3(256), zero_args, 0, s));
+      cudaLaunchAttribute dependent{};
+      dependent.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+      dependent.val.programmaticStreamSerializationAllowed = 1;
+      cudaLaunchConfig_t config{};
+      config.gridDim = grid;
+      config.blockDim = block;
+      config.stream = s;
+      config.attrs = &dependent;
+      config.numAttrs = 1;
+      CUDA_CHECK(cudaLaunchKernelExC(&config, c.scan, args));
+      return;
+    }
+    if (tiles > 1) CUDA_CHECK(cudaMemsetAsync(workspace, 0, c.workspace_bytes(n), s));  // one tile reads none
     CUDA_CHECK(cudaLaunchKernel(c.scan, grid, block, args, 0, s));
   } else {
     void* partials = ws.p;

@@ -74,6 +74,7 @@ std::string read_file(const std::string& path) {
 struct Compiled {
   CUmodule module = nullptr;
   CUfunction kernel = nullptr;
+  CUfunction zero = nullptr;  // the knob pdl=1: the workspace's zeroing kernel (Plan::zero_kernel)
   int registers = 0, resident = 0;
 };
 
@@ -100,6 +101,7 @@ Compiled compile(const gen::Plan& plan, int major, int minor) {
   Compiled c;
   CU(cuModuleLoadData(&c.module, cubin.code.data()));
   CU(cuModuleGetFunction(&c.kernel, c.module, plan.entry_kernel.c_str()));
+  if (!plan.zero_kernel.empty()) CU(cuModuleGetFunction(&c.zero, c.module, plan.zero_kernel.c_str()));
   CU(cuFuncGetAttribute(&c.registers, CU_FUNC_ATTRIBUTE_NUM_REGS, c.kernel));
   CU(cuOccupancyMaxActiveBlocksPerMultiprocessor(&c.resident, c.kernel, plan.block_threads, 0));
   return c;
@@ -222,7 +224,10 @@ Options parse(int argc, char** argv) {
       std::printf("usage: tune_bench [--spec FILE] --case NAME... [--variant TUNING]... [--variants FILE]\n"
                   "                  [--log2n K,K,...] [--runs R] [--warmup W] [--csv FILE]\n"
                   "TUNING: knob=value ... with knobs threads, items, min_blocks, first_poll_ns,\n"
-                  "first_poll_from, poll_ns, streaming, packed, words, raking, status_ops, tagged_words\n"
+                  "first_poll_from, poll_ns, streaming, packed, words, raking, status_ops, tagged_words, pdl\n"
+                  "(pdl=1, the table's: from kZeroKernelFromTiles tiles the workspace zeroed by the plan's\n"
+                  "kernel and the scan launched as its programmatic dependent; SCANGEN_TUNE_PDL_LAUNCH=0\n"
+                  "launches it as usual)\n"
                   "(see generator/include/scangen/generator/tuning.h)\n");
       std::exit(0);
     } else die("unknown option '" + a + "'", 3);
@@ -349,9 +354,33 @@ int main(int argc, char** argv) {
       auto launch = [&](uint64_t n) {
         uint64_t tiles = std::max<uint64_t>(1, (n + plan.tile - 1) / plan.tile);
         unsigned long long n_arg = n;
-        if (const uint64_t zero = gen::workspace_zero_bytes(plan, n))  // the kernel's contract
-          CU(cuMemsetD8Async(d_ws, 0, zero, stream));
         void* args[] = {&d_in, &d_out, &n_arg, &d_ws};
+        const uint64_t zero = gen::workspace_zero_bytes(plan, n);  // the kernel's contract
+        if (zero && c.zero && gen::zero_by_kernel(plan, n, 10 * major + minor)) {
+          // pdl=1, as the runtime does it: the plan's zero kernel, then the scan
+          // as its programmatic dependent (SCANGEN_TUNE_PDL_LAUNCH=0: launched
+          // as usual, to compare).
+          unsigned long long words = gen::zero_kernel_words(plan, n);
+          void* zargs[] = {&words, &d_ws};
+          const unsigned zblocks = static_cast<unsigned>(gen::zero_kernel_blocks(plan, n));
+          CU(cuLaunchKernel(c.zero, zblocks, 1, 1, 256, 1, 1, 0, stream, zargs, nullptr));
+          static const bool pdl_launch = !std::getenv("SCANGEN_TUNE_PDL_LAUNCH") ||
+                                         std::string(std::getenv("SCANGEN_TUNE_PDL_LAUNCH")) != "0";
+          CUlaunchAttribute attr{};
+          attr.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+          attr.value.programmaticStreamSerializationAllowed = 1;
+          CUlaunchConfig cfg{};
+          cfg.gridDimX = static_cast<unsigned>(tiles);
+          cfg.gridDimY = cfg.gridDimZ = 1;
+          cfg.blockDimX = static_cast<unsigned>(plan.block_threads);
+          cfg.blockDimY = cfg.blockDimZ = 1;
+          cfg.hStream = stream;
+          cfg.attrs = pdl_launch ? &attr : nullptr;
+          cfg.numAttrs = pdl_launch ? 1 : 0;
+          CU(cuLaunchKernelEx(&cfg, c.kernel, args, nullptr));
+          return;
+        }
+        if (zero) CU(cuMemsetD8Async(d_ws, 0, zero, stream));
         CU(cuLaunchKernel(c.kernel, static_cast<unsigned>(tiles), 1, 1, static_cast<unsigned>(plan.block_threads), 1,
                           1, 0, stream, args, nullptr));
       };

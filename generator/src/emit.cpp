@@ -120,6 +120,7 @@ void scan_part(const Plan& p, const BackendEmitter& be, Holes& scan) {
   holes.when("fixed_order", p.fixed_order).when("any_order", !p.fixed_order);  // the look-back's order
   holes.when("indexed", p.convert_index);                             // the loads pass convert the element's index
   holes.when("scatter", p.scatter && p.level == dsl::Level::Device);  // fused outputs (device_lookback.h)
+  holes.when("zero_kernel", !p.zero_kernel.empty());                  // P_zero_workspace (device_lookback.h)
   holes.when("group_scatter", p.scatter && p.level != dsl::Level::Device);  // P_scatter (api.h, entry.h)
   holes.when("group_plain", !(p.scatter && p.level != dsl::Level::Device));
   holes.when("scatter_any", p.scatter);  // api.h's sg_scatter_element, for both

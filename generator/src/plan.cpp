@@ -263,7 +263,7 @@ void decide_tile(Plan& p, size_t temp_elements) {
 }
 
 // How a tile publishes its status (decoupled look-back).
-// (CUDA, over 8 bytes: OpenCL's tagged words where the tuning asks, to compare.)
+// (CUDA, over 8 bytes: OpenCL's tagged words where the tuning asks, as its table does.)
 StatusLayout status_layout(Backend backend, size_t element_bytes, const DeviceTuning& tuning) {
   if (backend != Backend::Cuda) return StatusLayout::TaggedWords;
   return element_bytes <= 4    ? StatusLayout::Word64
@@ -549,6 +549,18 @@ const char* to_string(ParamRole r) {
 uint64_t workspace_zero_bytes(const Plan& plan, uint64_t n) {
   if (plan.status == StatusLayout::None || n <= plan.tile) return 0;
   return workspace_bytes(plan, n);
+}
+
+bool zero_by_kernel(const Plan& plan, uint64_t n, int sm) {
+  if (plan.zero_kernel.empty() || sm < 90 || plan.status == StatusLayout::None) return false;
+  const uint64_t tiles = n / plan.tile + (n % plan.tile != 0);
+  return tiles >= kZeroKernelFromTiles;
+}
+
+uint64_t zero_kernel_words(const Plan& plan, uint64_t n) { return (workspace_zero_bytes(plan, n) + 7) / 8; }
+
+uint64_t zero_kernel_blocks(const Plan& plan, uint64_t n) {
+  return std::clamp<uint64_t>((zero_kernel_words(plan, n) + 255) / 256, 1, 1024);
 }
 
 namespace {

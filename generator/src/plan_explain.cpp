@@ -74,6 +74,11 @@ void explain_device(std::string& o, const Plan& p) {
   line(o, "tile status",
        std::string(describe(p.status)) + ", " + std::to_string(p.status_bytes) +
            " bytes per tile, zeroed by the host before each call" + publication(p));
+  if (!p.zero_kernel.empty())
+    line(o, "zeroing",
+         "from " + std::to_string(kZeroKernelFromTiles) + " tiles on sm_90 and later by " + p.zero_kernel +
+             ", which the scan kernel overlaps (a programmatic dependent launch: its blocks wait for that "
+             "kernel's end before they read); else a memset");
   if (p.fixed_order) {
     line(o, "look-back",
          std::string("fixed order (deterministic = true with floats): each tile publishes once the combine of a "

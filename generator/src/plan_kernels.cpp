@@ -84,6 +84,8 @@ void device_kernels(Plan& p) {
                         std::to_string(kWorkspaceHeader) + " + tiles x " + std::to_string(p.status_bytes) +
                             " bytes; the first workspace_bytes(n) zeroed before each call"});
     p.kernels = {k};
+    if (p.backend == Backend::Cuda && p.tuning.pdl && p.shape == dsl::Shape::Flat && p.status_bytes % 8 == 0)
+      p.zero_kernel = n + "_zero_workspace";
   } else {
     const KernelParam partials{R::Partials, T + "*", "partials", "tiles elements (the workspace)"};
     Kernel reduce{n + "_reduce_kernel", grid + " blocks", Grid::Tiles, {in, partials, count}};

@@ -185,6 +185,7 @@ std::vector<std::pair<std::string, std::string>> template_constants(const Plan& 
     if (p.backend == Backend::Cuda) {
       number("SG_LB_POLL_NS", p.tuning.poll_ns);
       number("SG_LB_STATUS_OPS", p.tuning.status_ops);
+      number("SG_LB_PDL", p.tuning.pdl);
     } else
       number("SG_SPIN", p.status_reads);
     number("SG_MIN_BLOCKS", p.min_blocks);

@@ -35,6 +35,7 @@ struct Row {
   int streaming = 0;           // DeviceTuning::streaming
   bool fused_outputs = false;  // only for scans with fused outputs (scatter)
   int min_blocks = 0;          // DeviceTuning::min_blocks
+  int tagged_words = 0;        // DeviceTuning::tagged_words
 };
 
 // The table. CUDA: bench/tune_bench on an NVIDIA H100 80GB HBM3 (sm_90),
@@ -49,7 +50,8 @@ struct Row {
 // volatile stores; since they are published by atomic exchange (status_ops,
 // 2026-11-27) the same rows give i32 0.988, max 0.989, i64 0.995, i8 0.946,
 // i16 0.970, 2x2 matrices 0.784 of a copy (bench/RESULTS.md, "Statuses
-// published by atomic exchange"), and the first sleep matters less.
+// published by atomic exchange"), and the first sleep matters less; the
+// matrices 0.887 with tagged-word statuses (their row).
 constexpr Row kTable[] = {
     // Sums of 1- and 2-byte integers in packed words (templates/cuda/packed.cuh): 40 - 64 registers
     // instead of 80 at 64 items, so more items per thread pay for i8; streaming words.
@@ -74,8 +76,14 @@ constexpr Row kTable[] = {
      "2 bytes: 256 x 64, sleep 3000 ns: i16 sum element by element 0.859 of copy"},
     {Backend::Cuda, 90, 4, 256, 32, 0, 3000, "3-4 bytes: 256 x 32, sleep 3000 ns: i32 sum 0.895, max 0.895 of copy"},
     {Backend::Cuda, 90, 8, 128, 32, 0, 3000, "5-8 bytes: 128 x 32, sleep 3000 ns: i64 sum 0.957, affine 0.956 of copy"},
-    {Backend::Cuda, 90, kAnySize, 64, 0, 512, 3000,
-     "over 8 bytes: 64 threads x 512 bytes, sleep 3000 ns: 2x2 matrices 0.744 of copy"},
+    // Over 8 bytes the statuses are tagged words (StatusLayout::TaggedWords: each 32-bit word with its
+    // tag in a 64-bit slot, published by exchange, no fences), not the tag after the value and a fence:
+    // 2x2 matrices 0.887 of copy against 0.783 (2026-11-27, bench/tune/tagged_16byte.txt), with 218
+    // registers instead of 167 (4 blocks per SM instead of 6); sleeps of 0 / 1000 / 3000 ns: 0.886 /
+    // 0.887 / 0.873.
+    {Backend::Cuda, 90, kAnySize, 64, 0, 512, 1000,
+     "over 8 bytes: 64 threads x 512 bytes, tagged-word statuses, sleep 1000 ns: 2x2 matrices 0.887 of copy", false, 0,
+     false, 0, 1},
     // OpenCL: the CUDA rows' shapes for 3-8 bytes, 64 bytes per thread
     // otherwise. The sleep only where the device sleeps (NVIDIA's PTX,
     // SCANGEN_OPENCL_PTX). NVIDIA's OpenCL on an H100, i32 sum, fraction of
@@ -136,6 +144,9 @@ DeviceTuning device_tuning(const dsl::Spec& spec, const Target& target) {
     t.first_poll_ns = r.first_poll_ns;
     t.streaming = r.streaming;
     t.min_blocks = r.min_blocks;
+    t.tagged_words = r.tagged_words;
+    // CUDA: the flat look-back's workspace zeroed by a kernel it overlaps, from kZeroKernelFromTiles tiles.
+    t.pdl = r.backend == Backend::Cuda ? 1 : 0;
     t.arch = r.arch;
     t.why = r.why;
     return t;
@@ -165,6 +176,7 @@ constexpr Knob kKnobs[] = {
     {"raking", &DeviceTuning::raking, 0, 1, 1, "0 or 1"},
     {"status_ops", &DeviceTuning::status_ops, 0, 2, 1, "0, 1 or 2"},
     {"tagged_words", &DeviceTuning::tagged_words, 0, 1, 1, "0 or 1"},
+    {"pdl", &DeviceTuning::pdl, 0, 1, 1, "0 or 1"},
 };
 
 }  // namespace

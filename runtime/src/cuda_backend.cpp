@@ -124,6 +124,14 @@ std::unique_ptr<runtime::detail::CudaModule> Runtime::Impl::load_cuda(const gene
     }
     m->functions[k.name] = fn;
   }
+  if (!plan.zero_kernel.empty()) {  // the workspace's zeroing kernel (Plan::zero_kernel)
+    CUfunction fn;
+    if ((r = driver->cuModuleGetFunction(&fn, m->module, plan.zero_kernel.c_str())) != CUDA_SUCCESS) {
+      driver->cuModuleUnload(m->module);
+      fail(describe(*driver, ("cuModuleGetFunction (" + plan.zero_kernel + ")").c_str(), r));
+    }
+    m->functions[plan.zero_kernel] = fn;
+  }
   return m;
 }
 
@@ -186,9 +194,11 @@ void check_offsets(const Driver& d, const generator::Plan& p, const Scan::CudaAr
 }
 
 // The call's workspace (the caller's, or the Scan's, grown on demand), its
-// statuses zeroed on `stream` where the call needs it; 0 when it needs none.
+// statuses zeroed on `stream` where the call needs it (by a memset, or, with
+// `by_kernel`, by the plan's zero kernel that the caller launches); 0 when
+// it needs none.
 CUdeviceptr workspace(const Scan::State& st, const Scan::CudaArgs& a, const runtime::detail::Call& call,
-                      CUstream stream) {
+                      CUstream stream, bool by_kernel) {
   const generator::Plan& p = st.plan;
   const Driver& d = *st.rt->driver;
   const uint64_t need = call.workspace_bytes;
@@ -213,7 +223,7 @@ CUdeviceptr workspace(const Scan::State& st, const Scan::CudaArgs& a, const runt
     }
     ws = st.cu_workspace;
   }
-  if (const uint64_t zero = call.zero_bytes) {  // the ticket and the statuses
+  if (const uint64_t zero = by_kernel ? 0 : call.zero_bytes) {  // the ticket and the statuses
     const CUresult r = d.cuMemsetD8Async(ws, 0, zero, stream);
     if (r != CUDA_SUCCESS) fail(describe(d, "cuMemsetD8Async (zeroing the workspace's statuses)", r));
   }
@@ -266,7 +276,10 @@ void Scan::run(const CudaArgs& a) const {
               offsets = reinterpret_cast<CUdeviceptr>(a.segment_offsets), keys = reinterpret_cast<CUdeviceptr>(a.keys),
               seg_agg = reinterpret_cast<CUdeviceptr>(a.segment_aggregates);
   unsigned long long n = a.n, segment_count = a.segment_count;
-  CUdeviceptr ws = workspace(st, a, call, stream);
+  // From kZeroKernelFromTiles tiles on sm_90 and later: the workspace zeroed by the plan's kernel, which
+  // the scan kernel overlaps (a programmatic dependent launch), instead of a memset.
+  const bool by_kernel = !call.shape.kernel && generator::zero_by_kernel(p, a.n, rt.sm);
+  CUdeviceptr ws = workspace(st, a, call, stream, by_kernel);
   std::vector<unsigned long long> shape_values;  // the shape roles' values, one per parameter
   shape_values.reserve(16);
   // Every argument by its role in the kernel ABI (generator::ParamRole).
@@ -308,9 +321,34 @@ void Scan::run(const CudaArgs& a) const {
     }
     fail("scan '" + p.spec.name + "': a kernel parameter of no known role");
   };
+  if (by_kernel) {
+    unsigned long long words = generator::zero_kernel_words(p, a.n);
+    void* zero_params[] = {&words, &ws};
+    const CUresult r = d.cuLaunchKernel(module.functions.at(p.zero_kernel),
+                                        static_cast<unsigned int>(generator::zero_kernel_blocks(p, a.n)), 1, 1, 256, 1,
+                                        1, 0, stream, zero_params, nullptr);
+    if (r != CUDA_SUCCESS) fail(describe(d, ("cuLaunchKernel (" + p.zero_kernel + ")").c_str(), r));
+  }
   for (const auto& [k, blocks] : call.launches) {
     std::vector<void*> params;
     for (const generator::KernelParam& param : k->params) params.push_back(cuda_arg(param));
+    if (by_kernel) {  // the one kernel of a look-back scan, as the zero kernel's programmatic dependent
+      CUlaunchAttribute dependent{};
+      dependent.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+      dependent.value.programmaticStreamSerializationAllowed = 1;
+      CUlaunchConfig config{};
+      config.gridDimX = static_cast<unsigned int>(blocks);
+      config.gridDimY = config.gridDimZ = 1;
+      config.blockDimX = static_cast<unsigned int>(p.block_threads);
+      config.blockDimY = config.blockDimZ = 1;
+      config.hStream = stream;
+      config.attrs = &dependent;
+      config.numAttrs = 1;
+      const CUresult r = d.cuLaunchKernelEx(&config, module.functions.at(k->name), params.data(), nullptr);
+      if (r != CUDA_SUCCESS)
+        fail(describe(d, ("cuLaunchKernelEx (" + k->name + ", a programmatic dependent launch)").c_str(), r));
+      continue;
+    }
     const CUresult r =
         d.cuLaunchKernel(module.functions.at(k->name), static_cast<unsigned int>(blocks), 1, 1,
                          static_cast<unsigned int>(p.block_threads), 1, 1, 0, stream, params.data(), nullptr);

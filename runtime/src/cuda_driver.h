@@ -24,7 +24,8 @@ namespace scangen::runtime::detail {
   X(cuMemcpyHtoD, "cuMemcpyHtoD_v2") X(cuMemcpyDtoH, "cuMemcpyDtoH_v2") X(cuMemsetD8, "cuMemsetD8_v2")      \
   X(cuMemsetD8Async, "cuMemsetD8Async") X(cuLaunchKernel, "cuLaunchKernel")                                 \
   X(cuGetErrorName, "cuGetErrorName") X(cuGetErrorString, "cuGetErrorString")                               \
-  X(cuMemGetAddressRange, "cuMemGetAddressRange_v2") X(cuModuleLoadDataEx, "cuModuleLoadDataEx")
+  X(cuMemGetAddressRange, "cuMemGetAddressRange_v2") X(cuModuleLoadDataEx, "cuModuleLoadDataEx")        \
+  X(cuLaunchKernelEx, "cuLaunchKernelEx")
 // clang-format on
 
 struct Driver {

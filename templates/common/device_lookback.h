@@ -167,6 +167,7 @@ SG_END(scatter_output)
   SG_SHARED SG_NAME(sg_lookback_shared) shared;
   SG_SHARED SG_ALIGN16 SG_T exchange[SG_EXCHANGE];
   const scangen_u64 tiles = SG_NAME(sg_tile_count)(n);
+  SG_NAME(sg_wait_prior_grid)();
   // One tile takes no ticket: a call of one tile touches no workspace
   // memory it reads, and the host zeroes nothing for it.
   if (SG_THREAD() == 0) shared.tile = tiles == 1 ? 0 : SG_NAME(sg_take_ticket)(workspace, tiles - 1);
@@ -293,3 +294,19 @@ SG_BEGIN(counter_by_last_group)
 #endif
 SG_END(counter_by_last_group)
 }
+SG_BEGIN(zero_kernel)
+
+// CUDA, Plan::zero_kernel: the workspace zeroed for a call (its first
+// `words` 8-byte words: the ticket and the tiles' statuses) by a kernel in
+// place of the host's memset. It lets the scan kernel, launched as its
+// programmatic dependent, start at once (griddepcontrol.launch_dependents);
+// the scan waits for its end (sg_wait_prior_grid) before it reads anything.
+SG_KERNEL SG_BOUNDS(256)
+void SG_NAME(zero_workspace)(scangen_u64 words, SG_GLOBAL unsigned long long* workspace) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+  const scangen_u64 step = (scangen_u64)gridDim.x * blockDim.x;
+  for (scangen_u64 i = (scangen_u64)blockIdx.x * blockDim.x + threadIdx.x; i < words; i += step) workspace[i] = 0ull;
+}
+SG_END(zero_kernel)

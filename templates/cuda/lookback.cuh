@@ -50,6 +50,17 @@ SG_FN unsigned long long SG_NAME(sg_take_ticket)(SG_GLOBAL unsigned char* worksp
   return t;
 }
 
+// Before a kernel reads anything (SG_LB_PDL, the tuning's pdl: 1): the wait
+// for the kernel before it in the stream (griddepcontrol.wait, sm_90 and
+// later). Launched as a programmatic dependent of the workspace's zeroing
+// kernel (P_zero_workspace), the scan's blocks start while that kernel runs
+// and wait here for its end; launched otherwise it returns at once.
+SG_FN void SG_NAME(sg_wait_prior_grid)() {
+#if SG_LB_PDL && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+
 SG_FN void SG_NAME(sg_status_store)(SG_GLOBAL unsigned char* workspace, unsigned long long tile, unsigned int flag,
                                     SG_T v) {
 #ifdef SCANGEN_TEST_SLEEP

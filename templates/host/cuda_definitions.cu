@@ -72,6 +72,34 @@ SG_BEGIN(segments)
   if (blocks > 2147483647u) return cudaErrorInvalidValue;
 SG_END(segments)
 SG_BEGIN(lookback)
+SG_BEGIN(zero_by_kernel)
+  // From SG_ZERO_FROM_TILES tiles on sm_90 and later, as the runtime does it: the ticket and the statuses
+  // zeroed by SG_ZERO_KERNEL, and the scan launched as its programmatic dependent (its blocks start
+  // while that kernel runs and wait for its end before they read anything).
+  if (blocks >= SG_ZERO_FROM_TILES) {
+    int device = 0, major = 0;
+    cudaError_t status = cudaGetDevice(&device);
+    if (status == cudaSuccess) status = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device);
+    if (status != cudaSuccess) return status;
+    if (major >= 9) {
+      const unsigned long long words = static_cast<unsigned long long>(needed) / 8u;
+      const unsigned int zero_blocks = static_cast<unsigned int>((words + 255u) / 256u > 1024u ? 1024u : (words + 255u) / 256u);
+      SG_ZERO_KERNEL<<<zero_blocks, 256, 0, stream>>>(words, static_cast<unsigned long long*>(workspace));
+      status = cudaGetLastError();
+      if (status != cudaSuccess) return status;
+      cudaLaunchAttribute dependent[1];
+      dependent[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+      dependent[0].val.programmaticStreamSerializationAllowed = 1;
+      cudaLaunchConfig_t config = {};
+      config.gridDim = dim3(static_cast<unsigned int>(blocks));
+      config.blockDim = dim3(SG_BLOCK_THREADS);
+      config.stream = stream;
+      config.attrs = dependent;
+      config.numAttrs = 1;
+      return cudaLaunchKernelEx(&config, SG_KERNEL0, SG_ARGS0);
+    }
+  }
+SG_END(zero_by_kernel)
   if (blocks > 1) {  // the ticket and the statuses of its tiles (one tile reads neither)
     const cudaError_t zeroed = cudaMemsetAsync(workspace, 0, needed, stream);
     if (zeroed != cudaSuccess) return zeroed;

@@ -132,6 +132,37 @@ TEST_CASE("deterministic float look-back scans combine in a fixed order", "[unit
   }
 }
 
+TEST_CASE("device scans: the workspace zeroed by a kernel from kZeroKernelFromTiles tiles", "[unit]") {
+  using scangen::generator::kZeroKernelFromTiles;
+  using scangen::generator::zero_by_kernel;
+  const Plan i32 = make_plan(load_one("scan s { type = i32; op = add; level = device; }"), Backend::Cuda);
+  REQUIRE(i32.tile == 8192);
+  CHECK(i32.zero_kernel == "s_zero_workspace");
+  const uint64_t below = (kZeroKernelFromTiles - 1) * i32.tile, at = below + 1;
+  CHECK_FALSE(zero_by_kernel(i32, below, 90));
+  CHECK(zero_by_kernel(i32, at, 90));
+  CHECK_FALSE(zero_by_kernel(i32, at, 80));  // no programmatic dependent launch before sm_90
+  CHECK(zero_by_kernel(i32, ~0ull, 90));
+  CHECK(scangen::generator::zero_kernel_words(i32, at) * 8 == scangen::generator::workspace_zero_bytes(i32, at));
+  CHECK(scangen::generator::zero_kernel_blocks(i32, at) == 1);  // 16 + 128 x 8 bytes: 130 words
+  CHECK(scangen::generator::zero_kernel_blocks(i32, 1ull << 40) == 1024);
+  // The kernel is emitted with the scan, and the scan kernel waits for the one before it.
+  const std::string cu = scangen::generator::emit(i32);
+  CHECK(cu.find("void s_zero_workspace(") != std::string::npos);
+  CHECK(cu.find("griddepcontrol.launch_dependents;") != std::string::npos);
+  CHECK(cu.find("griddepcontrol.wait;") != std::string::npos);
+  // None with pdl=0, on OpenCL, for shapes, segments and reduce_then_scan.
+  const Plan off = make_plan(i32.spec, Backend::Cuda, scangen::generator::parse_tuning("pdl=0", i32.tuning));
+  CHECK(off.zero_kernel.empty());
+  CHECK_FALSE(zero_by_kernel(off, at, 90));
+  CHECK(scangen::generator::emit(off).find("void s_zero_workspace(") == std::string::npos);
+  CHECK(make_plan(i32.spec, Backend::OpenCL).zero_kernel.empty());
+  CHECK(make_plan(load_one("scan s { type = f32; op = add; shape = rows; }"), Backend::Cuda).zero_kernel.empty());
+  CHECK(make_plan(load_one("scan s { type = f32; op = add; segments = offsets; }"), Backend::Cuda).zero_kernel.empty());
+  CHECK(make_plan(load_one("scan s { type = i32; op = add; algorithm = reduce_then_scan; }"), Backend::Cuda)
+            .zero_kernel.empty());
+}
+
 TEST_CASE("device scans: tile, status word and workspace", "[unit]") {
   const Plan i32 = make_plan(load_one("scan s { type = i32; op = add; }"), Backend::Cuda);
   // The tuning table's shape for 4-byte elements on CUDA: 256 x 32.
@@ -147,8 +178,11 @@ TEST_CASE("device scans: tile, status word and workspace", "[unit]") {
                                     "scan s { type = M; combine(x, y) = M { x.a + y.a, x.b + y.b, x.c + y.c, "
                                     "x.d + y.d }; identity = M { 0, 0, 0, 0 }; }"),
                            Backend::Cuda);
-  CHECK(m.status == StatusLayout::TagThenWords);
-  CHECK(m.status_bytes == 4 * (1 + 2 * 4));
+  // Over 8 bytes, CUDA too: each 32-bit word with its own tag (the tuning table's
+  // tagged_words; the tag after the value and a fence with tagged_words=0).
+  CHECK(m.status == StatusLayout::TaggedWords);
+  CHECK(m.status_bytes == 8 * 2 * 4);
+  CHECK(m.tuning.tagged_words == 1);
   const Plan cl = make_plan(load_one("scan s { type = i32; op = add; }"), Backend::OpenCL);
   // OpenCL: each 32-bit word of the aggregate and of the inclusive prefix in a
   // 64-bit atomic with its own tag (mem_fence does not order other
@@ -254,16 +288,16 @@ TEST_CASE("device tuning: the table and given tunings", "[unit]") {
       make_plan(load_one("scan s { type = i64; op = add; level = device; }"), Backend::Cuda, opencl_like);
   CHECK(i64_like.tile_algorithm == scangen::dsl::Algorithm::Raking);
   CHECK(i64_like.input_words == 0);
-  // Statuses of elements over 8 bytes: a tag and its fences, or (tagged_words) OpenCL's tagged words.
+  // Statuses of elements over 8 bytes: OpenCL's tagged words (the table's), or (tagged_words=0) a tag and its fences.
   const scangen::dsl::Spec mat = load_one(
       "type M { a: f32, b: f32, c: f32, d: f32 }\n"
       "scan s { type = M; combine(x, y) = M { a: x.a + y.a, b: x.b + y.b, c: x.c + y.c, d: x.d + y.d }; "
       "identity = M { a: 0.0, b: 0.0, c: 0.0, d: 0.0 }; level = device; }");
-  const Plan tagged = make_plan(mat, Backend::Cuda);
+  const Plan tagged = make_plan(mat, Backend::Cuda,
+                                parse_tuning("tagged_words=0", scangen::generator::device_tuning(mat, Backend::Cuda)));
   CHECK(tagged.status == scangen::generator::StatusLayout::TagThenWords);
   CHECK(tagged.status_bytes == 36);
-  const Plan tagged_words = make_plan(
-      mat, Backend::Cuda, parse_tuning("tagged_words=1", scangen::generator::device_tuning(mat, Backend::Cuda)));
+  const Plan tagged_words = make_plan(mat, Backend::Cuda);
   CHECK(tagged_words.status == scangen::generator::StatusLayout::TaggedWords);
   CHECK(tagged_words.status_bytes == 64);
   CHECK(scangen::generator::to_string(tagged_words).find("its own tag in a 64-bit atomic, 64 bytes per tile") !=

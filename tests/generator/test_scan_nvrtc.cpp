@@ -89,7 +89,7 @@ TEST_CASE("NVRTC compiles the device scans with a tuning of their own", "[nvrtc]
   for (const scangen::test::ScanCase& c : scangen::test::device_cases(Backend::Cuda)) {
     if (c.spec.algorithm != scangen::dsl::Algorithm::DecoupledLookback) continue;
     const scangen::generator::DeviceTuning t =
-        scangen::generator::parse_tuning("threads=128 items=4 min_blocks=3 first_poll_ns=700 poll_ns=0",
+        scangen::generator::parse_tuning("threads=128 items=4 min_blocks=3 first_poll_ns=700 poll_ns=0 pdl=1",
                                          scangen::generator::device_tuning(c.spec, Backend::Cuda));
     plans.push_back(scangen::generator::make_plan(c.spec, Backend::Cuda, t));
     // The spec's own threads / items win over the tuning's.
@@ -106,7 +106,7 @@ TEST_CASE("NVRTC compiles the device scans with OpenCL's tile scan, element I/O 
   for (const scangen::test::ScanCase& c : scangen::test::device_cases(Backend::Cuda)) {
     if (c.spec.algorithm != scangen::dsl::Algorithm::DecoupledLookback) continue;
     const scangen::generator::DeviceTuning t =
-        scangen::generator::parse_tuning(plans.size() % 2 ? "raking=1 words=0 status_ops=1 tagged_words=1"
+        scangen::generator::parse_tuning(plans.size() % 2 ? "raking=1 words=0 status_ops=1 tagged_words=0"
                                                           : "raking=1 words=0 status_ops=2 tagged_words=1",
                                          scangen::generator::device_tuning(c.spec, Backend::Cuda));
     plans.push_back(scangen::generator::make_plan(c.spec, Backend::Cuda, t));

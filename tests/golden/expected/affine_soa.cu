@@ -110,6 +110,7 @@ static __device__ __forceinline__ __attribute__((unused)) affine_soa_T affine_so
 #define SG_LB_FIRST_POLL_FROM 512
 #define SG_LB_POLL_NS 32
 #define SG_LB_STATUS_OPS 0
+#define SG_LB_PDL 1
 #define SG_MIN_BLOCKS 0
 #define SG_STATUS_KIND 2
 #define SG_STATUS_WORDS 2
@@ -790,6 +791,17 @@ SG_FN unsigned long long affine_soa_sg_take_ticket(SG_GLOBAL unsigned char* work
   return t;
 }
 
+// Before a kernel reads anything (SG_LB_PDL, the tuning's pdl: 1): the wait
+// for the kernel before it in the stream (griddepcontrol.wait, sm_90 and
+// later). Launched as a programmatic dependent of the workspace's zeroing
+// kernel (P_zero_workspace), the scan's blocks start while that kernel runs
+// and wait here for its end; launched otherwise it returns at once.
+SG_FN void affine_soa_sg_wait_prior_grid() {
+#if SG_LB_PDL && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+
 SG_FN void affine_soa_sg_status_store(SG_GLOBAL unsigned char* workspace, unsigned long long tile, unsigned int flag,
                                     affine_soa_T v) {
 #ifdef SCANGEN_TEST_SLEEP
@@ -1033,6 +1045,7 @@ void affine_soa_scan_kernel(
   SG_SHARED affine_soa_sg_lookback_shared shared;
   SG_SHARED SG_ALIGN16 affine_soa_T exchange[SG_EXCHANGE];
   const scangen_u64 tiles = affine_soa_sg_tile_count(n);
+  affine_soa_sg_wait_prior_grid();
   // One tile takes no ticket: a call of one tile touches no workspace
   // memory it reads, and the host zeroes nothing for it.
   if (SG_THREAD() == 0) shared.tile = tiles == 1 ? 0 : affine_soa_sg_take_ticket(workspace, tiles - 1);
@@ -1085,6 +1098,20 @@ void affine_soa_scan_kernel(
   }
 #endif
 }
+
+// CUDA, Plan::zero_kernel: the workspace zeroed for a call (its first
+// `words` 8-byte words: the ticket and the tiles' statuses) by a kernel in
+// place of the host's memset. It lets the scan kernel, launched as its
+// programmatic dependent, start at once (griddepcontrol.launch_dependents);
+// the scan waits for its end (sg_wait_prior_grid) before it reads anything.
+SG_KERNEL SG_BOUNDS(256)
+void affine_soa_zero_workspace(scangen_u64 words, SG_GLOBAL unsigned long long* workspace) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+  const scangen_u64 step = (scangen_u64)gridDim.x * blockDim.x;
+  for (scangen_u64 i = (scangen_u64)blockIdx.x * blockDim.x + threadIdx.x; i < words; i += step) workspace[i] = 0ull;
+}
 #undef SG_NAME
 #undef SG_T
 #undef SG_IN
@@ -1100,6 +1127,7 @@ void affine_soa_scan_kernel(
 #undef SG_LB_FIRST_POLL_FROM
 #undef SG_LB_POLL_NS
 #undef SG_LB_STATUS_OPS
+#undef SG_LB_PDL
 #undef SG_MIN_BLOCKS
 #undef SG_STATUS_KIND
 #undef SG_STATUS_WORDS

@@ -93,6 +93,7 @@ static __device__ __forceinline__ __attribute__((unused)) row_cumsum_T row_cumsu
 #define SG_LB_FIRST_POLL_FROM 512
 #define SG_LB_POLL_NS 32
 #define SG_LB_STATUS_OPS 0
+#define SG_LB_PDL 1
 #define SG_MIN_BLOCKS 0
 #define SG_STATUS_KIND 1
 #define SG_STATUS_WORDS 1
@@ -649,6 +650,17 @@ SG_FN unsigned long long row_cumsum_sg_take_ticket(SG_GLOBAL unsigned char* work
   const unsigned int t = atomicAdd(ticket, 1u);
   if ((unsigned long long)t == last) atomicExch(ticket, 0u);
   return t;
+}
+
+// Before a kernel reads anything (SG_LB_PDL, the tuning's pdl: 1): the wait
+// for the kernel before it in the stream (griddepcontrol.wait, sm_90 and
+// later). Launched as a programmatic dependent of the workspace's zeroing
+// kernel (P_zero_workspace), the scan's blocks start while that kernel runs
+// and wait here for its end; launched otherwise it returns at once.
+SG_FN void row_cumsum_sg_wait_prior_grid() {
+#if SG_LB_PDL && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
 }
 
 SG_FN void row_cumsum_sg_status_store(SG_GLOBAL unsigned char* workspace, unsigned long long tile, unsigned int flag,
@@ -1348,6 +1360,7 @@ SG_KERNEL SG_SHAPE_BOUNDS void row_cumsum_rows_kernel(const SG_GLOBAL row_cumsum
 #undef SG_LB_FIRST_POLL_FROM
 #undef SG_LB_POLL_NS
 #undef SG_LB_STATUS_OPS
+#undef SG_LB_PDL
 #undef SG_MIN_BLOCKS
 #undef SG_STATUS_KIND
 #undef SG_STATUS_WORDS

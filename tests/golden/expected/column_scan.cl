@@ -775,6 +775,9 @@ typedef union {
   uint word[SG_STATUS_WORDS];
 } column_cumsum_sg_status_value;
 
+// The CUDA side's wait for the kernel before in the stream (cuda/lookback.cuh): none here.
+SG_FN void column_cumsum_sg_wait_prior_grid(void) {}
+
 // A ticket; `last` is the call's last one (every work-group has then taken
 // its own), whose taker resets the counter for the next call.
 SG_FN ulong column_cumsum_sg_take_ticket(SG_GLOBAL unsigned char* workspace, ulong last) {

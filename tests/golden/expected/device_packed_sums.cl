@@ -781,6 +781,9 @@ typedef union {
   uint word[SG_STATUS_WORDS];
 } device_packed_i8_sg_status_value;
 
+// The CUDA side's wait for the kernel before in the stream (cuda/lookback.cuh): none here.
+SG_FN void device_packed_i8_sg_wait_prior_grid(void) {}
+
 // A ticket; `last` is the call's last one (every work-group has then taken
 // its own), whose taker resets the counter for the next call.
 SG_FN ulong device_packed_i8_sg_take_ticket(SG_GLOBAL unsigned char* workspace, ulong last) {
@@ -1023,6 +1026,7 @@ void device_packed_i8_scan_kernel(const SG_GLOBAL device_packed_i8_In* in,
   SG_SHARED device_packed_i8_sg_lookback_shared shared;
   SG_SHARED SG_ALIGN16 device_packed_i8_T exchange[SG_EXCHANGE];
   const scangen_u64 tiles = device_packed_i8_sg_tile_count(n);
+  device_packed_i8_sg_wait_prior_grid();
   // One tile takes no ticket: a call of one tile touches no workspace
   // memory it reads, and the host zeroes nothing for it.
   if (SG_THREAD() == 0) shared.tile = tiles == 1 ? 0 : device_packed_i8_sg_take_ticket(workspace, tiles - 1);
@@ -1178,17 +1182,17 @@ typedef scangen_u16 device_packed_u16_In;
 static inline device_packed_u16_T device_packed_u16_combine(device_packed_u16_T x, device_packed_u16_T y) {
 #line 13 "tests/golden/specs/device_packed_sums.scan"
   return scangen_add_u16(x, y);
-#line 1182 "device_packed_i8.cl"
+#line 1186 "device_packed_i8.cl"
 }
 static inline device_packed_u16_T device_packed_u16_identity(void) {
 #line 13 "tests/golden/specs/device_packed_sums.scan"
   return ((scangen_u16)0U);
-#line 1187 "device_packed_i8.cl"
+#line 1191 "device_packed_i8.cl"
 }
 static inline device_packed_u16_T device_packed_u16_init(void) {
 #line 16 "tests/golden/specs/device_packed_sums.scan"
   return ((scangen_u16)65000U);
-#line 1192 "device_packed_i8.cl"
+#line 1196 "device_packed_i8.cl"
 }
 static inline device_packed_u16_T device_packed_u16_convert(device_packed_u16_In v) { return v; }
 // ---- scan 'device_packed_u16': the constants its templates are written against ------------------
@@ -1849,6 +1853,9 @@ typedef union {
   uint word[SG_STATUS_WORDS];
 } device_packed_u16_sg_status_value;
 
+// The CUDA side's wait for the kernel before in the stream (cuda/lookback.cuh): none here.
+SG_FN void device_packed_u16_sg_wait_prior_grid(void) {}
+
 // A ticket; `last` is the call's last one (every work-group has then taken
 // its own), whose taker resets the counter for the next call.
 SG_FN ulong device_packed_u16_sg_take_ticket(SG_GLOBAL unsigned char* workspace, ulong last) {
@@ -2091,6 +2098,7 @@ void device_packed_u16_scan_kernel(const SG_GLOBAL device_packed_u16_In* in,
   SG_SHARED device_packed_u16_sg_lookback_shared shared;
   SG_SHARED SG_ALIGN16 device_packed_u16_T exchange[SG_EXCHANGE];
   const scangen_u64 tiles = device_packed_u16_sg_tile_count(n);
+  device_packed_u16_sg_wait_prior_grid();
   // One tile takes no ticket: a call of one tile touches no workspace
   // memory it reads, and the host zeroes nothing for it.
   if (SG_THREAD() == 0) shared.tile = tiles == 1 ? 0 : device_packed_u16_sg_take_ticket(workspace, tiles - 1);

@@ -98,6 +98,7 @@ static __device__ __forceinline__ __attribute__((unused)) device_packed_i8_T dev
 #define SG_LB_FIRST_POLL_FROM 512
 #define SG_LB_POLL_NS 32
 #define SG_LB_STATUS_OPS 0
+#define SG_LB_PDL 1
 #define SG_MIN_BLOCKS 0
 #define SG_STATUS_KIND 1
 #define SG_STATUS_WORDS 1
@@ -617,6 +618,17 @@ SG_FN unsigned long long device_packed_i8_sg_take_ticket(SG_GLOBAL unsigned char
   return t;
 }
 
+// Before a kernel reads anything (SG_LB_PDL, the tuning's pdl: 1): the wait
+// for the kernel before it in the stream (griddepcontrol.wait, sm_90 and
+// later). Launched as a programmatic dependent of the workspace's zeroing
+// kernel (P_zero_workspace), the scan's blocks start while that kernel runs
+// and wait here for its end; launched otherwise it returns at once.
+SG_FN void device_packed_i8_sg_wait_prior_grid() {
+#if SG_LB_PDL && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+
 SG_FN void device_packed_i8_sg_status_store(SG_GLOBAL unsigned char* workspace, unsigned long long tile, unsigned int flag,
                                     device_packed_i8_T v) {
 #ifdef SCANGEN_TEST_SLEEP
@@ -1016,6 +1028,7 @@ void device_packed_i8_scan_kernel(const SG_GLOBAL device_packed_i8_In* in,
   SG_SHARED device_packed_i8_sg_lookback_shared shared;
   SG_SHARED SG_ALIGN16 device_packed_i8_T exchange[SG_EXCHANGE];
   const scangen_u64 tiles = device_packed_i8_sg_tile_count(n);
+  device_packed_i8_sg_wait_prior_grid();
   // One tile takes no ticket: a call of one tile touches no workspace
   // memory it reads, and the host zeroes nothing for it.
   if (SG_THREAD() == 0) shared.tile = tiles == 1 ? 0 : device_packed_i8_sg_take_ticket(workspace, tiles - 1);
@@ -1066,6 +1079,20 @@ void device_packed_i8_scan_kernel(const SG_GLOBAL device_packed_i8_In* in,
 #endif
   }
 #endif
+}
+
+// CUDA, Plan::zero_kernel: the workspace zeroed for a call (its first
+// `words` 8-byte words: the ticket and the tiles' statuses) by a kernel in
+// place of the host's memset. It lets the scan kernel, launched as its
+// programmatic dependent, start at once (griddepcontrol.launch_dependents);
+// the scan waits for its end (sg_wait_prior_grid) before it reads anything.
+SG_KERNEL SG_BOUNDS(256)
+void device_packed_i8_zero_workspace(scangen_u64 words, SG_GLOBAL unsigned long long* workspace) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+  const scangen_u64 step = (scangen_u64)gridDim.x * blockDim.x;
+  for (scangen_u64 i = (scangen_u64)blockIdx.x * blockDim.x + threadIdx.x; i < words; i += step) workspace[i] = 0ull;
 }
 // ---- templates/common/device_tile_prefix.h ------------------------------------------------------
 // Device level, decoupled_lookback: the look-back for kernels of the user's
@@ -1124,6 +1151,7 @@ SG_FN device_packed_i8_T device_packed_i8_device_tile_prefix(SG_LOCAL device_pac
 #undef SG_LB_FIRST_POLL_FROM
 #undef SG_LB_POLL_NS
 #undef SG_LB_STATUS_OPS
+#undef SG_LB_PDL
 #undef SG_MIN_BLOCKS
 #undef SG_STATUS_KIND
 #undef SG_STATUS_WORDS
@@ -1169,17 +1197,17 @@ typedef scangen_u16 device_packed_u16_In;
 static __device__ __forceinline__ __attribute__((unused)) device_packed_u16_T device_packed_u16_combine(device_packed_u16_T x, device_packed_u16_T y) {
 #line 13 "tests/golden/specs/device_packed_sums.scan"
   return scangen_add_u16(x, y);
-#line 1173 "device_packed_i8.cu"
+#line 1201 "device_packed_i8.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) device_packed_u16_T device_packed_u16_identity(void) {
 #line 13 "tests/golden/specs/device_packed_sums.scan"
   return ((scangen_u16)0U);
-#line 1178 "device_packed_i8.cu"
+#line 1206 "device_packed_i8.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) device_packed_u16_T device_packed_u16_init(void) {
 #line 16 "tests/golden/specs/device_packed_sums.scan"
   return ((scangen_u16)65000U);
-#line 1183 "device_packed_i8.cu"
+#line 1211 "device_packed_i8.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) device_packed_u16_T device_packed_u16_convert(device_packed_u16_In v) { return v; }
 // ---- scan 'device_packed_u16': the constants its templates are written against ------------------
@@ -1198,6 +1226,7 @@ static __device__ __forceinline__ __attribute__((unused)) device_packed_u16_T de
 #define SG_LB_FIRST_POLL_FROM 512
 #define SG_LB_POLL_NS 32
 #define SG_LB_STATUS_OPS 0
+#define SG_LB_PDL 1
 #define SG_MIN_BLOCKS 0
 #define SG_STATUS_KIND 1
 #define SG_STATUS_WORDS 1
@@ -1717,6 +1746,17 @@ SG_FN unsigned long long device_packed_u16_sg_take_ticket(SG_GLOBAL unsigned cha
   return t;
 }
 
+// Before a kernel reads anything (SG_LB_PDL, the tuning's pdl: 1): the wait
+// for the kernel before it in the stream (griddepcontrol.wait, sm_90 and
+// later). Launched as a programmatic dependent of the workspace's zeroing
+// kernel (P_zero_workspace), the scan's blocks start while that kernel runs
+// and wait here for its end; launched otherwise it returns at once.
+SG_FN void device_packed_u16_sg_wait_prior_grid() {
+#if SG_LB_PDL && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+
 SG_FN void device_packed_u16_sg_status_store(SG_GLOBAL unsigned char* workspace, unsigned long long tile, unsigned int flag,
                                     device_packed_u16_T v) {
 #ifdef SCANGEN_TEST_SLEEP
@@ -2116,6 +2156,7 @@ void device_packed_u16_scan_kernel(const SG_GLOBAL device_packed_u16_In* in,
   SG_SHARED device_packed_u16_sg_lookback_shared shared;
   SG_SHARED SG_ALIGN16 device_packed_u16_T exchange[SG_EXCHANGE];
   const scangen_u64 tiles = device_packed_u16_sg_tile_count(n);
+  device_packed_u16_sg_wait_prior_grid();
   // One tile takes no ticket: a call of one tile touches no workspace
   // memory it reads, and the host zeroes nothing for it.
   if (SG_THREAD() == 0) shared.tile = tiles == 1 ? 0 : device_packed_u16_sg_take_ticket(workspace, tiles - 1);
@@ -2166,6 +2207,20 @@ void device_packed_u16_scan_kernel(const SG_GLOBAL device_packed_u16_In* in,
 #endif
   }
 #endif
+}
+
+// CUDA, Plan::zero_kernel: the workspace zeroed for a call (its first
+// `words` 8-byte words: the ticket and the tiles' statuses) by a kernel in
+// place of the host's memset. It lets the scan kernel, launched as its
+// programmatic dependent, start at once (griddepcontrol.launch_dependents);
+// the scan waits for its end (sg_wait_prior_grid) before it reads anything.
+SG_KERNEL SG_BOUNDS(256)
+void device_packed_u16_zero_workspace(scangen_u64 words, SG_GLOBAL unsigned long long* workspace) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+  const scangen_u64 step = (scangen_u64)gridDim.x * blockDim.x;
+  for (scangen_u64 i = (scangen_u64)blockIdx.x * blockDim.x + threadIdx.x; i < words; i += step) workspace[i] = 0ull;
 }
 // ---- templates/common/device_tile_prefix.h ------------------------------------------------------
 // Device level, decoupled_lookback: the look-back for kernels of the user's
@@ -2224,6 +2279,7 @@ SG_FN device_packed_u16_T device_packed_u16_device_tile_prefix(SG_LOCAL device_p
 #undef SG_LB_FIRST_POLL_FROM
 #undef SG_LB_POLL_NS
 #undef SG_LB_STATUS_OPS
+#undef SG_LB_PDL
 #undef SG_MIN_BLOCKS
 #undef SG_STATUS_KIND
 #undef SG_STATUS_WORDS

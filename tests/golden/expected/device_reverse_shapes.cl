@@ -826,6 +826,9 @@ typedef union {
   uint word[SG_STATUS_WORDS];
 } device_reverse_rows_sg_status_value;
 
+// The CUDA side's wait for the kernel before in the stream (cuda/lookback.cuh): none here.
+SG_FN void device_reverse_rows_sg_wait_prior_grid(void) {}
+
 // A ticket; `last` is the call's last one (every work-group has then taken
 // its own), whose taker resets the counter for the next call.
 SG_FN ulong device_reverse_rows_sg_take_ticket(SG_GLOBAL unsigned char* workspace, ulong last) {
@@ -1576,17 +1579,17 @@ typedef scangen_f32 device_reverse_lines_In;
 static inline device_reverse_lines_T device_reverse_lines_combine(device_reverse_lines_T x, device_reverse_lines_T y) {
 #line 4 "tests/golden/specs/device_reverse_shapes.scan"
   return (x + y);
-#line 1580 "device_reverse_rows.cl"
+#line 1583 "device_reverse_rows.cl"
 }
 static inline device_reverse_lines_T device_reverse_lines_identity(void) {
 #line 4 "tests/golden/specs/device_reverse_shapes.scan"
   return 0x0p+0f;
-#line 1585 "device_reverse_rows.cl"
+#line 1588 "device_reverse_rows.cl"
 }
 static inline device_reverse_lines_T device_reverse_lines_init(void) {
 #line 4 "tests/golden/specs/device_reverse_shapes.scan"
   return 0x0p+0f;
-#line 1590 "device_reverse_rows.cl"
+#line 1593 "device_reverse_rows.cl"
 }
 static inline device_reverse_lines_T device_reverse_lines_convert(device_reverse_lines_In v) { return v; }
 // ---- scan 'device_reverse_lines': the constants its templates are written against ---------------
@@ -2295,6 +2298,9 @@ typedef union {
   device_reverse_lines_T value;
   uint word[SG_STATUS_WORDS];
 } device_reverse_lines_sg_status_value;
+
+// The CUDA side's wait for the kernel before in the stream (cuda/lookback.cuh): none here.
+SG_FN void device_reverse_lines_sg_wait_prior_grid(void) {}
 
 // A ticket; `last` is the call's last one (every work-group has then taken
 // its own), whose taker resets the counter for the next call.

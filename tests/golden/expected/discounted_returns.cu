@@ -104,6 +104,7 @@ static __device__ __forceinline__ __attribute__((unused)) discounted_returns_T d
 #define SG_LB_FIRST_POLL_FROM 512
 #define SG_LB_POLL_NS 32
 #define SG_LB_STATUS_OPS 0
+#define SG_LB_PDL 1
 #define SG_MIN_BLOCKS 0
 #define SG_STATUS_KIND 2
 #define SG_STATUS_WORDS 2
@@ -711,6 +712,17 @@ SG_FN unsigned long long discounted_returns_sg_take_ticket(SG_GLOBAL unsigned ch
   return t;
 }
 
+// Before a kernel reads anything (SG_LB_PDL, the tuning's pdl: 1): the wait
+// for the kernel before it in the stream (griddepcontrol.wait, sm_90 and
+// later). Launched as a programmatic dependent of the workspace's zeroing
+// kernel (P_zero_workspace), the scan's blocks start while that kernel runs
+// and wait here for its end; launched otherwise it returns at once.
+SG_FN void discounted_returns_sg_wait_prior_grid() {
+#if SG_LB_PDL && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+
 SG_FN void discounted_returns_sg_status_store(SG_GLOBAL unsigned char* workspace, unsigned long long tile, unsigned int flag,
                                     discounted_returns_T v) {
 #ifdef SCANGEN_TEST_SLEEP
@@ -952,6 +964,7 @@ void discounted_returns_scan_kernel(const SG_GLOBAL discounted_returns_In* in,
   SG_SHARED discounted_returns_sg_lookback_shared shared;
   SG_SHARED SG_ALIGN16 discounted_returns_T exchange[SG_EXCHANGE];
   const scangen_u64 tiles = discounted_returns_sg_tile_count(n);
+  discounted_returns_sg_wait_prior_grid();
   // One tile takes no ticket: a call of one tile touches no workspace
   // memory it reads, and the host zeroes nothing for it.
   if (SG_THREAD() == 0) shared.tile = tiles == 1 ? 0 : discounted_returns_sg_take_ticket(workspace, tiles - 1);
@@ -1001,6 +1014,20 @@ void discounted_returns_scan_kernel(const SG_GLOBAL discounted_returns_In* in,
 #endif
   }
 #endif
+}
+
+// CUDA, Plan::zero_kernel: the workspace zeroed for a call (its first
+// `words` 8-byte words: the ticket and the tiles' statuses) by a kernel in
+// place of the host's memset. It lets the scan kernel, launched as its
+// programmatic dependent, start at once (griddepcontrol.launch_dependents);
+// the scan waits for its end (sg_wait_prior_grid) before it reads anything.
+SG_KERNEL SG_BOUNDS(256)
+void discounted_returns_zero_workspace(scangen_u64 words, SG_GLOBAL unsigned long long* workspace) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+  const scangen_u64 step = (scangen_u64)gridDim.x * blockDim.x;
+  for (scangen_u64 i = (scangen_u64)blockIdx.x * blockDim.x + threadIdx.x; i < words; i += step) workspace[i] = 0ull;
 }
 // ---- templates/common/device_tile_prefix.h ------------------------------------------------------
 // Device level, decoupled_lookback: the look-back for kernels of the user's
@@ -1059,6 +1086,7 @@ SG_FN discounted_returns_T discounted_returns_device_tile_prefix(SG_LOCAL discou
 #undef SG_LB_FIRST_POLL_FROM
 #undef SG_LB_POLL_NS
 #undef SG_LB_STATUS_OPS
+#undef SG_LB_PDL
 #undef SG_MIN_BLOCKS
 #undef SG_STATUS_KIND
 #undef SG_STATUS_WORDS

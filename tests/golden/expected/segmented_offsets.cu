@@ -93,6 +93,7 @@ static __device__ __forceinline__ __attribute__((unused)) segmented_offsets_T se
 #define SG_LB_FIRST_POLL_FROM 512
 #define SG_LB_POLL_NS 32
 #define SG_LB_STATUS_OPS 0
+#define SG_LB_PDL 1
 #define SG_MIN_BLOCKS 0
 #define SG_STATUS_KIND 2
 #define SG_STATUS_WORDS 2
@@ -700,6 +701,17 @@ SG_FN unsigned long long segmented_offsets_sg_take_ticket(SG_GLOBAL unsigned cha
   const unsigned int t = atomicAdd(ticket, 1u);
   if ((unsigned long long)t == last) atomicExch(ticket, 0u);
   return t;
+}
+
+// Before a kernel reads anything (SG_LB_PDL, the tuning's pdl: 1): the wait
+// for the kernel before it in the stream (griddepcontrol.wait, sm_90 and
+// later). Launched as a programmatic dependent of the workspace's zeroing
+// kernel (P_zero_workspace), the scan's blocks start while that kernel runs
+// and wait here for its end; launched otherwise it returns at once.
+SG_FN void segmented_offsets_sg_wait_prior_grid() {
+#if SG_LB_PDL && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
 }
 
 SG_FN void segmented_offsets_sg_status_store(SG_GLOBAL unsigned char* workspace, unsigned long long tile, unsigned int flag,
@@ -1569,6 +1581,7 @@ void segmented_offsets_scan_kernel(const SG_GLOBAL segmented_offsets_In* in,
 #undef SG_LB_FIRST_POLL_FROM
 #undef SG_LB_POLL_NS
 #undef SG_LB_STATUS_OPS
+#undef SG_LB_PDL
 #undef SG_MIN_BLOCKS
 #undef SG_STATUS_KIND
 #undef SG_STATUS_WORDS

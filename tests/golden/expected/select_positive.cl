@@ -815,6 +815,9 @@ typedef union {
   uint word[SG_STATUS_WORDS];
 } select_positive_sg_status_value;
 
+// The CUDA side's wait for the kernel before in the stream (cuda/lookback.cuh): none here.
+SG_FN void select_positive_sg_wait_prior_grid(void) {}
+
 // A ticket; `last` is the call's last one (every work-group has then taken
 // its own), whose taker resets the counter for the next call.
 SG_FN ulong select_positive_sg_take_ticket(SG_GLOBAL unsigned char* workspace, ulong last) {
@@ -1116,6 +1119,7 @@ void select_positive_scan_kernel(const SG_GLOBAL select_positive_In* in,
   SG_SHARED select_positive_sg_lookback_shared shared;
   SG_SHARED SG_ALIGN16 select_positive_T exchange[SG_EXCHANGE];
   const scangen_u64 tiles = select_positive_sg_tile_count(n);
+  select_positive_sg_wait_prior_grid();
   // One tile takes no ticket: a call of one tile touches no workspace
   // memory it reads, and the host zeroes nothing for it.
   if (SG_THREAD() == 0) shared.tile = tiles == 1 ? 0 : select_positive_sg_take_ticket(workspace, tiles - 1);

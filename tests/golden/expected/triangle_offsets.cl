@@ -768,6 +768,9 @@ typedef union {
   uint word[SG_STATUS_WORDS];
 } triangle_offsets_sg_status_value;
 
+// The CUDA side's wait for the kernel before in the stream (cuda/lookback.cuh): none here.
+SG_FN void triangle_offsets_sg_wait_prior_grid(void) {}
+
 // A ticket; `last` is the call's last one (every work-group has then taken
 // its own), whose taker resets the counter for the next call.
 SG_FN ulong triangle_offsets_sg_take_ticket(SG_GLOBAL unsigned char* workspace, ulong last) {
@@ -1005,6 +1008,7 @@ void triangle_offsets_scan_kernel(
   SG_SHARED triangle_offsets_sg_lookback_shared shared;
   SG_SHARED SG_ALIGN16 triangle_offsets_T exchange[SG_EXCHANGE];
   const scangen_u64 tiles = triangle_offsets_sg_tile_count(n);
+  triangle_offsets_sg_wait_prior_grid();
   // One tile takes no ticket: a call of one tile touches no workspace
   // memory it reads, and the host zeroes nothing for it.
   if (SG_THREAD() == 0) shared.tile = tiles == 1 ? 0 : triangle_offsets_sg_take_ticket(workspace, tiles - 1);

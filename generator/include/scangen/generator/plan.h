@@ -209,7 +209,12 @@ struct Plan {
 
   std::string entry_kernel;  // P_scan_kernel
   std::vector<KernelParam> entry_params;
-  std::vector<Kernel> kernels;                // in launch order; the last is P_scan_kernel
+  std::vector<Kernel> kernels;  // in launch order; the last is P_scan_kernel
+  // CUDA flat look-back scans whose tuning has pdl=1: P_zero_workspace(u64 words, unsigned long long*
+  // workspace), which zeroes the first `words` 8-byte words of the workspace in place of a memset and
+  // lets the scan kernel, launched after it as its programmatic dependent (sm_90 and later), start at
+  // once; the scan kernel waits for its end before it reads anything. Empty: none (a memset).
+  std::string zero_kernel;
   std::vector<std::string> device_functions;  // the public ones, P_inclusive ...
 
   // Reverse (suffix) scans: the kernels' loads and stores go through the
@@ -357,6 +362,22 @@ uint64_t launch_blocks(const Plan& plan, const Kernel& kernel, uint64_t n);
 // the statuses), else 0 (one tile takes no ticket and reads no status;
 // reduce_then_scan writes its partials before it reads them).
 uint64_t workspace_zero_bytes(const Plan& plan, uint64_t n);
+
+// The tiles from which a call zeroes its workspace with Plan::zero_kernel and
+// launches the scan as that kernel's programmatic dependent: on an H100 it
+// saves 0.5 - 2 us from 128 tiles on (2^20 - 2^24 elements of 4 and 8
+// bytes) and costs 0.5 - 1.3 us below 32 (bench/RESULTS.md, "The workspace
+// zeroed by a kernel the scan overlaps").
+constexpr uint64_t kZeroKernelFromTiles = 128;
+// Whether a call of n elements on a device of architecture `sm` (90 for
+// sm_90) zeroes its workspace so: a plan with a zero_kernel, sm_90 or later,
+// at least kZeroKernelFromTiles tiles. Otherwise a memset of
+// workspace_zero_bytes(plan, n) bytes, where that is not 0.
+bool zero_by_kernel(const Plan& plan, uint64_t n, int sm);
+// Plan::zero_kernel's arguments for a call of n elements: the 8-byte words
+// to zero (workspace_zero_bytes / 8) and its blocks of 256 threads.
+uint64_t zero_kernel_words(const Plan& plan, uint64_t n);
+uint64_t zero_kernel_blocks(const Plan& plan, uint64_t n);
 
 // ---- shape = rows / strided: the run-time shape of a call ----------------
 

@@ -45,9 +45,15 @@ struct DeviceTuning {
                               // cuda/lookback.cuh): 0 atomic exchanges; 1 relaxed stores (statuses of
                               // one 64-bit word); 2 volatile loads and stores (the kernels before
                               // 2026-11-27), to compare
-  int tagged_words = 0;       // CUDA look-back, elements over 8 bytes: 1: each 32-bit word of a status
-                              // with its own tag in a 64-bit slot (StatusLayout::TaggedWords, no
-                              // fences), to compare with the tag and its fences
+  int tagged_words = 0;       // CUDA look-back, elements over 8 bytes: 1 (the table's, sm_90 rows):
+                              // each 32-bit word of a status with its own tag in a 64-bit slot
+                              // (StatusLayout::TaggedWords, no fences); 0: the tag after the value
+                              // and a fence (StatusLayout::TagThenWords, the kernels before 2026-11-27)
+  int pdl = 0;                // CUDA flat look-back: 1 (the table's): the plan's zero kernel
+                              // (Plan::zero_kernel), and the scan kernel waits for the kernel before
+                              // it (griddepcontrol.wait, sm_90 and later) before it reads anything, so
+                              // that it can be launched as that kernel's programmatic dependent
+                              // (zero_by_kernel); 0: neither (the workspace zeroed by a memset)
   int arch = 0;               // the architecture the entry was measured on (0: none)
   const char* why = "";       // the measurement behind the entry
 };
@@ -59,7 +65,7 @@ DeviceTuning device_tuning(const dsl::Spec& spec, const Target& target);
 DeviceTuning device_tuning(const dsl::Spec& spec, Backend backend);
 
 // "threads=128 items=24 min_blocks=0 first_poll_ns=600 first_poll_from=512 poll_ns=100
-// streaming=0 packed=1 words=1 raking=0 status_ops=0 tagged_words=0",
+// streaming=0 packed=1 words=1 raking=0 status_ops=0 tagged_words=0 pdl=0",
 // any subset, separated by spaces or commas, applied on top of `base`.
 // Throws std::invalid_argument naming the bad part.
 DeviceTuning parse_tuning(const std::string& text, DeviceTuning base);
