@@ -184,7 +184,7 @@ void scan_holes(Holes& h, const Scan& c) {
       .when("lookback", c.lookback)
       .when("zero_by_kernel", c.lookback && !p.zero_kernel.empty())
       .set("SG_ZERO_KERNEL", p.zero_kernel)
-      .set("SG_ZERO_FROM_TILES", u64(kZeroKernelFromTiles))
+      .set("SG_ZERO_FROM_TILES", std::to_string(kZeroKernelFromTiles))
       .when("reduce_then_scan", c.device && !c.lookback)
       .when("one_kernel", !c.device || c.lookback)
       .when("aggregate", !c.aggregate.empty() && !c.segmented)

@@ -93,7 +93,8 @@ SG_END(segmented)
 // workspace: device memory of at least SG_WORKSPACE_BYTES(n) bytes, 16-byte aligned (as cudaMalloc
 SG_BEGIN(lookback)
 // gives), best kept from call to call; it needs no initialisation (each call zeroes the part it
-// uses, with cudaMemsetAsync on `stream`, before its kernel). One workspace serves one call at a
+// uses on `stream` before its kernel reads it: cudaMemsetAsync, or from SG_ZERO_FROM_TILES tiles on
+// sm_90 and later the scan's zero kernel). One workspace serves one call at a
 SG_END(lookback)
 SG_BEGIN(reduce_then_scan)
 // gives), best kept from call to call; it needs no initialisation (it holds one element per tile). One workspace serves one call at a
