@@ -35,13 +35,22 @@ endforeach()
 file(READ "${WORK_DIR}/host_wrappers.cu" cu)
 file(READ "${WORK_DIR}/host_wrappers_cuda.h" cuh)
 file(READ "${WORK_DIR}/host_wrappers_opencl.h" clh)
+# (From 128 tiles on sm_90 and later a look-back call zeroes its workspace with the scan's zero
+# kernel and launches the scan as its programmatic dependent.)
 foreach(want "#ifndef __CUDACC_RTC__" "cudaError_t dev_all_inclusive_exclusive(const dev_all_In* in"
-             "dev_rts_reduce_kernel<<<" "dev_rts_spine_kernel<<<1, " "dev_all_scan_kernel<<<")
+             "dev_rts_reduce_kernel<<<" "dev_rts_spine_kernel<<<1, " "dev_all_scan_kernel<<<"
+             "if (blocks >= 128) {" "dev_all_zero_workspace<<<zero_blocks, 256, 0, stream>>>"
+             "cudaLaunchAttributeProgrammaticStreamSerialization" "cudaLaunchKernelEx(&config, dev_all_scan_kernel, ")
   string(FIND "${cu}" "${want}" at)
   if(at EQUAL -1)
     message(FATAL_ERROR "host_wrappers.cu holds no '${want}'")
   endif()
 endforeach()
+# reduce_then_scan has no statuses to zero.
+string(FIND "${cu}" "dev_rts_zero_workspace" at)
+if(NOT at EQUAL -1)
+  message(FATAL_ERROR "host_wrappers.cu holds a zero kernel for the reduce_then_scan scan")
+endif()
 foreach(want "size_t dev_all_workspace_bytes(int64_t n);"
              "cudaError_t blk_inclusive_exclusive(const blk_In* in, blk_T* inclusive, blk_T* exclusive, blk_T* aggregates, blk_T* running_total, int64_t n, cudaStream_t stream = 0);"
              "cudaError_t wrp_exclusive(const wrp_In* in, wrp_T* out, wrp_T* aggregates, int64_t n, cudaStream_t stream = 0);")
