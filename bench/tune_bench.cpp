@@ -355,8 +355,7 @@ int main(int argc, char** argv) {
         uint64_t tiles = std::max<uint64_t>(1, (n + plan.tile - 1) / plan.tile);
         unsigned long long n_arg = n;
         void* args[] = {&d_in, &d_out, &n_arg, &d_ws};
-        const uint64_t zero = gen::workspace_zero_bytes(plan, n);  // the kernel's contract
-        if (zero && c.zero && gen::zero_by_kernel(plan, n, 10 * major + minor)) {
+        if (gen::zero_by_kernel(plan, n, 10 * major + minor)) {
           // pdl=1, as the runtime does it: the plan's zero kernel, then the scan
           // as its programmatic dependent (SCANGEN_TUNE_PDL_LAUNCH=0: launched
           // as usual, to compare).
@@ -380,7 +379,8 @@ int main(int argc, char** argv) {
           CU(cuLaunchKernelEx(&cfg, c.kernel, args, nullptr));
           return;
         }
-        if (zero) CU(cuMemsetD8Async(d_ws, 0, zero, stream));
+        if (const uint64_t zero = gen::workspace_zero_bytes(plan, n))  // the kernel's contract
+          CU(cuMemsetD8Async(d_ws, 0, zero, stream));
         CU(cuLaunchKernel(c.kernel, static_cast<unsigned>(tiles), 1, 1, static_cast<unsigned>(plan.block_threads), 1,
                           1, 0, stream, args, nullptr));
       };

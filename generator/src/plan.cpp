@@ -552,9 +552,8 @@ uint64_t workspace_zero_bytes(const Plan& plan, uint64_t n) {
 }
 
 bool zero_by_kernel(const Plan& plan, uint64_t n, int sm) {
-  if (plan.zero_kernel.empty() || sm < 90 || plan.status == StatusLayout::None) return false;
-  const uint64_t tiles = n / plan.tile + (n % plan.tile != 0);
-  return tiles >= kZeroKernelFromTiles;
+  // (Plan::zero_kernel is set for flat look-back scans alone: its one kernel is the scan.)
+  return !plan.zero_kernel.empty() && sm >= 90 && launch_blocks(plan, plan.kernels.back(), n) >= kZeroKernelFromTiles;
 }
 
 uint64_t zero_kernel_words(const Plan& plan, uint64_t n) { return (workspace_zero_bytes(plan, n) + 7) / 8; }

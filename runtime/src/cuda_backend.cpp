@@ -278,7 +278,7 @@ void Scan::run(const CudaArgs& a) const {
   unsigned long long n = a.n, segment_count = a.segment_count;
   // From kZeroKernelFromTiles tiles on sm_90 and later: the workspace zeroed by the plan's kernel, which
   // the scan kernel overlaps (a programmatic dependent launch), instead of a memset.
-  const bool by_kernel = !call.shape.kernel && generator::zero_by_kernel(p, a.n, rt.sm);
+  const bool by_kernel = generator::zero_by_kernel(p, a.n, rt.sm);
   CUdeviceptr ws = workspace(st, a, call, stream, by_kernel);
   std::vector<unsigned long long> shape_values;  // the shape roles' values, one per parameter
   shape_values.reserve(16);

@@ -365,7 +365,7 @@ uint64_t workspace_zero_bytes(const Plan& plan, uint64_t n);
 
 // The tiles from which a call zeroes its workspace with Plan::zero_kernel and
 // launches the scan as that kernel's programmatic dependent: on an H100 it
-// saves 0.5 - 2 us from 128 tiles on (2^20 - 2^24 elements of 4 and 8
+// saves 1 - 3 us from 128 tiles on (2^20 - 2^24 elements of 1, 4 and 8
 // bytes) and costs 0.5 - 1.3 us below 32 (bench/RESULTS.md, "The workspace
 // zeroed by a kernel the scan overlaps").
 constexpr uint64_t kZeroKernelFromTiles = 128;
