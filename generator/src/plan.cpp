@@ -57,8 +57,9 @@ void fail(const dsl::Spec& spec, const std::string& why) {
 bool packable_sum(const dsl::Spec& s) {
   if (s.level != Level::Device || s.algorithm != Algorithm::DecoupledLookback) return false;
   if (s.segments != dsl::Segments::None || s.shape != dsl::Shape::Flat || s.reverse || s.has_scatter()) return false;
-  if (!s.op || *s.op != dsl::BuiltinOp::Add || !s.type.is_integer() || s.input != s.type || s.convert) return false;
-  return s.type.size() == 1 || s.type.size() == 2;
+  if (!s.op || *s.op != dsl::BuiltinOp::Add || s.input != s.type || s.convert) return false;
+  if (s.type.is_scalar() && s.type.scalar_kind() == dsl::ScalarKind::F16) return true;
+  return s.type.is_integer() && (s.type.size() == 1 || s.type.size() == 2);
 }
 
 }  // namespace detail
@@ -354,7 +355,9 @@ void decide_array_io(Plan& p, size_t element) {
 
 // A thread's items as packed 32-bit words (Plan::packed_lanes): where the sum
 // of 1- or 2-byte integers wraps as 32-bit words' lanes do, so that any
-// grouping of the additions gives the same bits as combine's own.
+// grouping of the additions gives the same bits as combine's own; and f16
+// sums, whose f16x2 additions round each half as combine does, in a grouping
+// of the packed scan's own (templates/cuda/packed.cuh).
 void decide_packed(Plan& p) {
   p.packed_lanes = 0;
   if (p.backend != Backend::Cuda || p.status == StatusLayout::None || !p.tuning.packed || !packable_sum(p.spec)) return;

@@ -142,7 +142,8 @@ void explain_group(std::string& o, const Plan& p) {
           " of outputs per thread (full, aligned blocks)";
   if (p.packed_lanes)
     io += "; items packed " + std::to_string(p.packed_lanes) +
-          " to a 32-bit word, reduced and scanned in their words (wrapping sums)";
+          " to a 32-bit word, reduced and scanned in their words (" +
+          (p.spec.type.is_float() ? "f16x2 additions" : "wrapping sums") + ")";
   line(o, "loads and stores", io);
   if (p.uses_lanes) {
     std::string ex = std::string(to_string(p.exchange)) + " (" + describe(p.exchange) + ")";

@@ -41,9 +41,10 @@ std::vector<std::string> plan_templates(const Plan& p);
 void decide_shape(Plan& p);
 void shape_kernels(Plan& p);
 
-// Whether the scan is a wrapping sum of 1- or 2-byte integers that a CUDA
-// look-back tile may scan in packed words (op = add on i8 / u8 / i16 / u16,
-// the input of the same type, no convert, flat, forward, no fused outputs):
+// Whether the scan is a sum of 1- or 2-byte integers (wrapping) or of f16
+// that a CUDA look-back tile may scan in packed words (op = add on i8 / u8 /
+// i16 / u16 / f16, the input of the same type, no convert, flat, forward, no
+// fused outputs):
 // the spec's part of Plan::packed_lanes, which also needs whole 16-byte words
 // per thread; the tuning table has rows of its own for these (tuning.cpp).
 bool packable_sum(const dsl::Spec& s);

@@ -210,7 +210,8 @@ std::vector<std::pair<std::string, std::string>> template_constants(const Plan& 
   number("SG_GROUP_UPDATE", p.counter ? 1 : 0);
   if (p.reverse) number("SG_REVERSE", 1);                       // only when set: a forward scan's text as before
   if (p.packed_lanes) number("SG_PACK_LANES", p.packed_lanes);  // only when set, as SG_REVERSE
-  if (p.input_arrays) {                                         // only with input arrays, likewise
+  if (p.packed_lanes && p.spec.type.is_float()) number("SG_PACK_F16", 1);  // f16 (the one float packed)
+  if (p.input_arrays) {                                                    // only with input arrays, likewise
     number("SG_INPUT_ARRAYS", static_cast<long>(p.arrays.size()));
     bool words = false;
     for (const Plan::InputArray& a : p.arrays) words = words || a.words > 0;

@@ -73,13 +73,14 @@ TEST_CASE("the runtime compiles and runs scans on a CUDA GPU", "[gpu][runtime]")
   }
 }
 
-// Wrapping sums of 1- and 2-byte integers keep a thread's items packed in
+// Wrapping sums of 1- and 2-byte integers and f16 sums keep a thread's items packed in
 // 32-bit words (templates/cuda/packed.cuh): whole tiles at 16-byte-aligned
 // addresses move as words, the partial last tile and arrays at any other
 // address element by element, and every tile scans its words. Each mode with
 // the aggregate, the arrays at aligned and unaligned element offsets and in
 // place, against the reference bit for bit, the bytes around the outputs
-// untouched.
+// untouched. (The f16 values are -1, 0 and 1, their running sum kept within
+// +-1000: every sum of a run of them is exact, in whatever grouping.)
 TEST_CASE("CUDA 1- and 2-byte sums in packed words at aligned and unaligned addresses and in place", "[gpu][runtime]") {
   INFO("GPU: " << driver().name);
   TempCache cache;
@@ -88,7 +89,7 @@ TEST_CASE("CUDA 1- and 2-byte sums in packed words at aligned and unaligned addr
   INFO("seed " << s0 << " (replay with SCANGEN_TEST_SEED=" << s0 << ")");
   std::mt19937_64 rng(s0);
   const uint64_t pad = 64;  // elements before and after each array, poisoned
-  for (const char* type : {"i8", "u8", "i16", "u16"})
+  for (const char* type : {"i8", "u8", "i16", "u16", "f16"})
     for (const char* mode : {"inclusive", "exclusive", "both"}) {
       scangen::Scan scan = rt.compile(std::string("scan p { type = ") + type +
                                       "; op = add; level = device; mode = " + mode + "; outputs = aggregate; }");
@@ -104,7 +105,17 @@ TEST_CASE("CUDA 1- and 2-byte sums in packed words at aligned and unaligned addr
                       << (in_place ? ", in place" : ""));
             const size_t bytes = (n + 2 * pad) * es;
             std::vector<uint8_t> in(n * es);
-            scangen::ref::fill_random(s.input, in.data(), n, rng);
+            if (type[0] == 'f') {
+              int sum = 0;
+              for (uint64_t i = 0; i < n; ++i) {
+                const int v = sum > 1000 ? -1 : sum < -1000 ? 1 : static_cast<int>(rng() % 3) - 1;
+                sum += v;
+                const uint16_t h = scangen::dsl::float_to_half_bits(static_cast<float>(v));
+                std::memcpy(in.data() + 2 * i, &h, 2);
+              }
+            } else {
+              scangen::ref::fill_random(s.input, in.data(), n, rng);
+            }
             DeviceBuffer d_in(bytes), d_inc(bytes), d_exc(bytes), d_agg(es + 32);
             for (const DeviceBuffer* b : {&d_in, &d_inc, &d_exc, &d_agg})
               CU_CHECK(driver().cuMemsetD8(b->p, 0xAB, b == &d_agg ? es + 32 : bytes));

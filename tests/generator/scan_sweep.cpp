@@ -583,23 +583,23 @@ std::vector<ScanCase> device_cases(generator::Backend backend) {
           "matrix");
     }
     add(an + "_i8_max", "  type = i8;\n  op = max;\n  threads = 64;\n  items = 3;\n", "int");
-    // Wrapping sums of 1- and 2-byte integers, whose look-back tiles keep their
+    // Wrapping sums of 1- and 2-byte integers and f16 sums, whose look-back tiles keep their
     // items packed in 32-bit words on CUDA (cuda/packed.cuh): each type in each
     // mode, with init, aggregates and running totals, at the table's tile, at
     // one word per thread (many tiles), three words per thread (a word count
     // that is no power of two) and at items that fill no whole word (unpacked).
     int j = 0;
-    for (const char* type : {"i8", "u8", "i16", "u16"}) {
+    for (const char* type : {"i8", "u8", "i16", "u16", "f16"}) {
       const bool byte = type[1] == '8';
       for (dsl::Mode m : kModes) {
         std::string body = std::string("  type = ") + type + ";\n  op = add;\n  mode = " + dsl::to_string(m) + ";\n";
-        if (j % 4 == 1) body += type[0] == 'i' ? "  init = -3;\n" : byte ? "  init = 253;\n" : "  init = 65533;\n";
+        if (j % 4 == 1) body += type[0] != 'u' ? "  init = -3;\n" : byte ? "  init = 253;\n" : "  init = 65533;\n";
         if (j % 4 == 2) body += "  outputs = aggregate;\n";
         if (j % 4 == 3) body += "  outputs = running_total, aggregate;\n";
         if (j % 3 == 1) body += byte ? "  threads = 32;\n  items = 16;\n" : "  threads = 32;\n  items = 8;\n";
         if (j % 6 == 2) body += byte ? "  threads = 64;\n  items = 48;\n" : "  threads = 64;\n  items = 24;\n";
         if (j % 6 == 5) body += "  threads = 64;\n  items = 3;\n";
-        add(an + "_sum_" + type + "_" + dsl::to_string(m), body, "int");
+        add(an + "_sum_" + type + "_" + dsl::to_string(m), body, type[0] == 'f' ? "small" : "int");
         ++j;
       }
     }

@@ -9,6 +9,8 @@
 #include <cstring>
 #include <random>
 
+#include "scangen/dsl/types.h"
+
 #include "operator_sweep.h"  // test_seed
 
 namespace {
@@ -78,6 +80,25 @@ SG_DECLARE_IO
 #define SG_PACK_LANES 2
 SG_DECLARE_IO
 #include "../../templates/cuda/packed.cuh"
+#undef SG_NAME
+#undef SG_PACK_WORDS
+
+// f16 lanes: add.rn.f16x2 written out as the operator's f16 addition (each
+// half: the sum of the two halves in float, rounded once to f16).
+namespace {
+uint16_t add_f16(uint16_t a, uint16_t b) {
+  return scangen::dsl::float_to_half_bits(scangen::dsl::half_bits_to_float(a) + scangen::dsl::half_bits_to_float(b));
+}
+}  // namespace
+#define SCANGEN_HAVE_scangen_hadd2
+static unsigned int scangen_hadd2(unsigned int a, unsigned int b) {
+  return add_f16(static_cast<uint16_t>(a), static_cast<uint16_t>(b)) |
+         static_cast<unsigned int>(add_f16(static_cast<uint16_t>(a >> 16), static_cast<uint16_t>(b >> 16))) << 16;
+}
+#define SG_NAME(name) f_##name
+#define SG_PACK_F16 1
+SG_DECLARE_IO
+#include "../../templates/cuda/packed.cuh"
 
 namespace {
 
@@ -133,4 +154,88 @@ TEST_CASE("packed words: the reduce and rescan of 1- and 2-byte sums match eleme
     bad += check<h_sg_packed, uint16_t, 24>(h, ph, h_sg_reduce_packed, h_sg_scan_packed);
   }
   CHECK(bad == 0);
+}
+
+namespace {
+
+// The f16 grouping packed.cuh documents, element by element: for each word
+// (x0, x1) from the running r, (r + x0, r + (x0 + x1)); the exclusive results
+// the inclusive ones moved up one; the total (E.lo + O.lo) + (E.hi + O.hi),
+// E and O the running sums of the even and odd words from -0.
+constexpr uint16_t kNegZero = 0x8000;
+void f16_reference(uint16_t prefix, const uint16_t (&x)[24], uint16_t& total, uint16_t (&inc)[24],
+                   uint16_t (&exc)[24]) {
+  uint16_t r = prefix;
+  uint16_t sums[2][2] = {{kNegZero, kNegZero}, {kNegZero, kNegZero}};
+  for (int k = 0; k < 12; ++k) {
+    exc[2 * k] = r;
+    inc[2 * k] = add_f16(r, x[2 * k]);
+    exc[2 * k + 1] = inc[2 * k];
+    inc[2 * k + 1] = add_f16(r, add_f16(x[2 * k], x[2 * k + 1]));
+    r = inc[2 * k + 1];
+    for (int h = 0; h < 2; ++h) sums[k & 1][h] = add_f16(sums[k & 1][h], x[2 * k + h]);
+  }
+  total = add_f16(add_f16(sums[0][0], sums[1][0]), add_f16(sums[0][1], sums[1][1]));
+}
+
+uint16_t f16_bits(float f) { return scangen::dsl::float_to_half_bits(f); }
+
+// The same bits, or both NaN: which operand's payload a NaN result carries
+// follows the order of the operands on the host (the GPU's f16 additions
+// return one canonical NaN).
+bool same_f16(uint16_t a, uint16_t b) {
+  auto nan = [](uint16_t h) { return (h & 0x7c00) == 0x7c00 && (h & 0x03ff) != 0; };
+  return a == b || (nan(a) && nan(b));
+}
+
+}  // namespace
+
+// The f16 lanes' grouping differs from the element-by-element scan's in the
+// last bits only: checked here against that grouping bit for bit (the lanes'
+// order and the prmt selectors), on random halves, on every special value
+// (-0, infinities, NaN, subnormals; a NaN is any NaN), and on small integers, which every
+// grouping adds exactly, against the element-by-element sum.
+TEST_CASE("packed words: the reduce and rescan of f16 sums follow their grouping, bit for bit", "[generator][packed]") {
+  const uint64_t seed = scangen::test::test_seed();
+  INFO("seed " << seed << " (replay with SCANGEN_TEST_SEED=" << seed << ")");
+  std::mt19937_64 rng(seed);
+  const uint16_t specials[] = {0x0000, 0x8000, 0x7c00, 0xfc00, 0x7e00, 0x0001, 0x8001, 0x03ff, 0x7bff, 0xfbff};
+  int bad = 0, integer_bad = 0;
+  for (int round = 0; round < 20000; ++round) {
+    f_sg_packed in;
+    const int kind = round % 4;
+    for (uint16_t& e : in.e) {
+      if (kind == 0) e = static_cast<uint16_t>(rng());                                    // any bits, NaNs included
+      if (kind == 1) e = specials[rng() % (sizeof specials / sizeof specials[0])];        // special values
+      if (kind == 2) e = f16_bits(static_cast<float>(static_cast<int>(rng() % 17) - 8));  // small integers
+      if (kind == 3) e = rng() % 2 ? kNegZero : 0;                                        // signed zeros
+    }
+    const uint16_t prefix = kind == 2   ? f16_bits(static_cast<float>(static_cast<int>(rng() % 201) - 100))
+                            : kind == 3 ? (rng() % 2 ? kNegZero : 0)
+                                        : static_cast<uint16_t>(rng());
+    uint16_t total, inc[24], exc[24];
+    f16_reference(prefix, in.e, total, inc, exc);
+    f_sg_packed got_inc, got_exc, got_inc_only, got_exc_only;
+    std::memset(&got_inc, 0xAB, sizeof got_inc);
+    std::memset(&got_exc, 0xAB, sizeof got_exc);
+    f_sg_scan_packed(prefix, &in, &got_inc, &got_exc);
+    f_sg_scan_packed(prefix, &in, &got_inc_only, nullptr);
+    f_sg_scan_packed(prefix, &in, nullptr, &got_exc_only);
+    bad += !same_f16(f_sg_reduce_packed(&in), total);
+    for (int i = 0; i < 24; ++i)
+      bad += !same_f16(got_inc.e[i], inc[i]) + !same_f16(got_exc.e[i], exc[i]) + !same_f16(got_inc_only.e[i], inc[i]) +
+             !same_f16(got_exc_only.e[i], exc[i]);
+    if (kind == 2) {  // exact in any grouping: the element-by-element sums
+      uint16_t r = prefix, t = kNegZero;
+      for (int i = 0; i < 24; ++i) {
+        integer_bad += got_exc.e[i] != r;
+        r = add_f16(r, in.e[i]);
+        t = add_f16(t, in.e[i]);
+        integer_bad += got_inc.e[i] != r;
+      }
+      integer_bad += f_sg_reduce_packed(&in) != t;
+    }
+  }
+  CHECK(bad == 0);
+  CHECK(integer_bad == 0);
 }

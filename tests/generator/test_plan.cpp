@@ -316,7 +316,7 @@ TEST_CASE("device tuning: the table and given tunings", "[unit]") {
   CHECK(scangen::generator::to_string(p).find("sleeps 700 ns before its first read") != std::string::npos);
 }
 
-TEST_CASE("wrapping sums of 1- and 2-byte integers keep their items packed in words", "[unit]") {
+TEST_CASE("wrapping sums of 1- and 2-byte integers and f16 sums keep their items packed in words", "[unit]") {
   using scangen::generator::parse_tuning;
   auto lanes = [](const std::string& body, Backend b = Backend::Cuda) {
     return make_plan(load_one("scan s { " + body + " level = device; }"), b).packed_lanes;
@@ -325,10 +325,15 @@ TEST_CASE("wrapping sums of 1- and 2-byte integers keep their items packed in wo
   CHECK(lanes("type = u8; op = add; mode = both; init = 7; outputs = aggregate;") == 4);
   CHECK(lanes("type = i16; op = add; outputs = running_total;") == 2);
   CHECK(lanes("type = u16; op = add; mode = exclusive; threads = 32; items = 8;") == 2);
+  CHECK(lanes("type = f16; op = add; mode = both; init = 1.5;") == 2);
   // Not: another operator, a wider type or input, a convert, no whole words, reverse, another
   // algorithm or backend.
   CHECK(lanes("type = i8; op = max;") == 0);
   CHECK(lanes("type = i32; op = add;") == 0);
+  CHECK(lanes("type = f32; op = add;") == 0);
+  CHECK(lanes("type = f16; op = max;") == 0);
+  CHECK(lanes("type = f16; combine(x, y) = x + y; identity = 0;") == 0);
+  CHECK(lanes("type = f32; input = f16; op = add;") == 0);
   CHECK(lanes("type = u32; input = u8; op = add;") == 0);
   CHECK(lanes("type = u16; input = u8; op = add;") == 0);
   CHECK(lanes("type = u8; convert(x) = x & 1; op = add;") == 0);
@@ -344,6 +349,8 @@ TEST_CASE("wrapping sums of 1- and 2-byte integers keep their items packed in wo
   // The plan says so.
   CHECK(scangen::generator::to_string(make_plan(i8, Backend::Cuda)).find("items packed 4 to a 32-bit word") !=
         std::string::npos);
+  const scangen::dsl::Spec f16 = load_one("scan s { type = f16; op = add; }");
+  CHECK(scangen::generator::to_string(make_plan(f16, Backend::Cuda)).find("(f16x2 additions)") != std::string::npos);
 }
 
 TEST_CASE("staged I/O in 16-byte words where a thread's items fill them", "[unit]") {

@@ -833,15 +833,16 @@ SG_FN device_packed_i8_T device_packed_i8_sg_tile_prefix(SG_LOCAL device_packed_
 }
 // ---- templates/cuda/packed.cuh ------------------------------------------------------------------
 // A thread's items packed in 32-bit words (Plan::packed_lanes): device scans
-// whose operator is wrapping addition of 1- or 2-byte integers (op = add on
-// i8 / u8 / i16 / u16, the input of the same type, no convert). Such a sum
-// gives the same bits in any grouping, so a thread's reduce and rescan may
-// work on SG_PACK_LANES elements of a word at once instead of one register and
-// one add per element: the words move between global memory, shared memory
-// and registers as they are (io.h's word path), and are never unpacked on a
-// full tile. The partial last tile and unaligned arrays take io.h's element
-// loads and stores, the items packed into or unpacked from the words.
+// whose operator is the built-in addition of 1- or 2-byte integers or of f16
+// (op = add on i8 / u8 / i16 / u16 / f16, the input of the same type, no
+// convert). The words move between global memory, shared memory and
+// registers as they are (io.h's word path), and are never unpacked on a full
+// tile: a thread's reduce and rescan work on SG_PACK_LANES elements of a word
+// at once instead of one register and one add per element. The partial last
+// tile and unaligned arrays take io.h's element loads and stores, the items
+// packed into or unpacked from the words.
 //
+// Integer sums wrap, so they give the same bits in any grouping:
 //   sg_reduce_packed   the thread's total: one dot-product instruction per
 //                      word (__dp4a: the four bytes times 1; __dp2a_lo: the
 //                      two halves), summed in 32 bits, the element's bits
@@ -855,10 +856,26 @@ SG_FN device_packed_i8_T device_packed_i8_sg_tile_prefix(SG_LOCAL device_packed_
 //       so no carry crosses a half; the results are the halves' low bytes.
 //     2 bytes: lo = r + w, hi = lo + (w >> 16): their low halves are r + x0
 //       and r + x0 + x1 (a carry only goes up, past the bits kept).
-//     The exclusive word is the inclusive one moved up an element, r below.
+//
+// f16 sums (SG_PACK_F16) round after every addition, so the grouping shows
+// in the last bits; it is fixed by the tile, the same on every run (a
+// deterministic scan stays deterministic). Both halves of a word are added
+// at once by add.rn.f16x2 (IEEE binary16, rounded to nearest even,
+// subnormals kept: the f16 addition of the operator, which computes in float
+// and rounds once, gives the same bits for each pair of operands):
+//   sg_reduce_packed   two running f16x2 sums over the words (the even and
+//                      odd words), then their four halves: (s0.lo + s1.lo) +
+//                      (s0.hi + s1.hi)
+//   sg_scan_packed     per word (x0, x1): q = (x0, x1 + x0) = w + (-0, x0),
+//                      then (r + x0, r + (x0 + x1)) = (r, r) + q, whose high
+//                      half is the next word's r; -0 is the addition's exact
+//                      identity (x + -0 = x for every x, -0 and NaN included).
+// The exclusive word is the inclusive one moved up an element, r below: each
+// exclusive result is the inclusive result before it, bit for bit.
 //
 // Needs: io.h (sg_load, sg_store, sg_store_both, sg_word_at, SG_LOAD_WORD,
-// SG_STORE_WORD), SG_PACK_LANES (4 or 2), SG_VEC_IN == SG_VEC_OUT, device_packed_i8_T == device_packed_i8_In.
+// SG_STORE_WORD), SG_PACK_LANES (4 or 2), SG_PACK_F16 (f16 lanes; only when
+// set), SG_VEC_IN == SG_VEC_OUT, device_packed_i8_T == device_packed_i8_In.
 
 #define SG_PACK_WORDS (SG_ITEMS / SG_PACK_LANES)
 typedef union {
@@ -947,8 +964,25 @@ SG_FN void device_packed_i8_sg_store_both_packed(SG_GLOBAL device_packed_i8_T* i
   device_packed_i8_sg_store_both(inclusive, exclusive, first, n, i_items, e_items, exchange);
 }
 
+#if defined(SG_PACK_F16) && !defined(SCANGEN_HAVE_scangen_hadd2)
+#define SCANGEN_HAVE_scangen_hadd2
+// Two f16 additions at once, each half of a with the same half of b.
+static __device__ __forceinline__ __attribute__((unused)) unsigned int scangen_hadd2(unsigned int a, unsigned int b) {
+  unsigned int d;
+  asm("add.rn.f16x2 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
+  return d;
+}
+#endif
+
 // The thread's total (api.h's sg_reduce_items).
 SG_FN device_packed_i8_T device_packed_i8_sg_reduce_packed(const device_packed_i8_sg_packed * p) {
+#if defined(SG_PACK_F16)
+  unsigned int s[2] = {0x80008000u, 0x80008000u};  // -0 in each half
+#pragma unroll
+  for (int k = 0; k < SG_PACK_WORDS; ++k) s[k & 1] = scangen_hadd2(s[k & 1], p->w[k]);
+  const unsigned int t = scangen_hadd2(s[0], s[1]);
+  return (device_packed_i8_T)(scangen_hadd2(t, t >> 16) & 0xffffu);
+#else
   unsigned int s[2] = {0u, 0u};  // two chains of dot products
 #pragma unroll
   for (int k = 0; k < SG_PACK_WORDS; ++k)
@@ -958,12 +992,24 @@ SG_FN device_packed_i8_T device_packed_i8_sg_reduce_packed(const device_packed_i
     s[k & 1] = __dp2a_lo(p->w[k], 0x00000101u, s[k & 1]);
 #endif
   return (device_packed_i8_T)(s[0] + s[1]);
+#endif
 }
 
 // The thread's items scanned from `prefix` (api.h's sg_items_from); either output may be null.
 SG_FN void device_packed_i8_sg_scan_packed(device_packed_i8_T prefix, const device_packed_i8_sg_packed * in, device_packed_i8_sg_packed * inclusive,
                                    device_packed_i8_sg_packed * exclusive) {
-#if SG_PACK_LANES == 4
+#if defined(SG_PACK_F16)
+  unsigned int r = __byte_perm((unsigned int)prefix, 0u, 0x1010u);  // the prefix in both halves
+#pragma unroll
+  for (int k = 0; k < SG_PACK_WORDS; ++k) {
+    const unsigned int w = in->w[k];
+    const unsigned int q = scangen_hadd2(w, __byte_perm(w, 0x8000u, 0x1054u));  // (x0 + -0, x1 + x0)
+    const unsigned int x = scangen_hadd2(r, q);
+    if (inclusive) inclusive->w[k] = x;
+    if (exclusive) exclusive->w[k] = __byte_perm(x, r, 0x1054u);
+    r = __byte_perm(x, 0u, 0x3232u);
+  }
+#elif SG_PACK_LANES == 4
   unsigned int r = __byte_perm((unsigned int)prefix, 0u, 0x4040u);  // the prefix's byte in each half
 #pragma unroll
   for (int k = 0; k < SG_PACK_WORDS; ++k) {
@@ -1197,17 +1243,17 @@ typedef scangen_u16 device_packed_u16_In;
 static __device__ __forceinline__ __attribute__((unused)) device_packed_u16_T device_packed_u16_combine(device_packed_u16_T x, device_packed_u16_T y) {
 #line 13 "tests/golden/specs/device_packed_sums.scan"
   return scangen_add_u16(x, y);
-#line 1201 "device_packed_i8.cu"
+#line 1247 "device_packed_i8.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) device_packed_u16_T device_packed_u16_identity(void) {
 #line 13 "tests/golden/specs/device_packed_sums.scan"
   return ((scangen_u16)0U);
-#line 1206 "device_packed_i8.cu"
+#line 1252 "device_packed_i8.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) device_packed_u16_T device_packed_u16_init(void) {
 #line 16 "tests/golden/specs/device_packed_sums.scan"
   return ((scangen_u16)65000U);
-#line 1211 "device_packed_i8.cu"
+#line 1257 "device_packed_i8.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) device_packed_u16_T device_packed_u16_convert(device_packed_u16_In v) { return v; }
 // ---- scan 'device_packed_u16': the constants its templates are written against ------------------
@@ -1961,15 +2007,16 @@ SG_FN device_packed_u16_T device_packed_u16_sg_tile_prefix(SG_LOCAL device_packe
 }
 // ---- templates/cuda/packed.cuh ------------------------------------------------------------------
 // A thread's items packed in 32-bit words (Plan::packed_lanes): device scans
-// whose operator is wrapping addition of 1- or 2-byte integers (op = add on
-// i8 / u8 / i16 / u16, the input of the same type, no convert). Such a sum
-// gives the same bits in any grouping, so a thread's reduce and rescan may
-// work on SG_PACK_LANES elements of a word at once instead of one register and
-// one add per element: the words move between global memory, shared memory
-// and registers as they are (io.h's word path), and are never unpacked on a
-// full tile. The partial last tile and unaligned arrays take io.h's element
-// loads and stores, the items packed into or unpacked from the words.
+// whose operator is the built-in addition of 1- or 2-byte integers or of f16
+// (op = add on i8 / u8 / i16 / u16 / f16, the input of the same type, no
+// convert). The words move between global memory, shared memory and
+// registers as they are (io.h's word path), and are never unpacked on a full
+// tile: a thread's reduce and rescan work on SG_PACK_LANES elements of a word
+// at once instead of one register and one add per element. The partial last
+// tile and unaligned arrays take io.h's element loads and stores, the items
+// packed into or unpacked from the words.
 //
+// Integer sums wrap, so they give the same bits in any grouping:
 //   sg_reduce_packed   the thread's total: one dot-product instruction per
 //                      word (__dp4a: the four bytes times 1; __dp2a_lo: the
 //                      two halves), summed in 32 bits, the element's bits
@@ -1983,10 +2030,26 @@ SG_FN device_packed_u16_T device_packed_u16_sg_tile_prefix(SG_LOCAL device_packe
 //       so no carry crosses a half; the results are the halves' low bytes.
 //     2 bytes: lo = r + w, hi = lo + (w >> 16): their low halves are r + x0
 //       and r + x0 + x1 (a carry only goes up, past the bits kept).
-//     The exclusive word is the inclusive one moved up an element, r below.
+//
+// f16 sums (SG_PACK_F16) round after every addition, so the grouping shows
+// in the last bits; it is fixed by the tile, the same on every run (a
+// deterministic scan stays deterministic). Both halves of a word are added
+// at once by add.rn.f16x2 (IEEE binary16, rounded to nearest even,
+// subnormals kept: the f16 addition of the operator, which computes in float
+// and rounds once, gives the same bits for each pair of operands):
+//   sg_reduce_packed   two running f16x2 sums over the words (the even and
+//                      odd words), then their four halves: (s0.lo + s1.lo) +
+//                      (s0.hi + s1.hi)
+//   sg_scan_packed     per word (x0, x1): q = (x0, x1 + x0) = w + (-0, x0),
+//                      then (r + x0, r + (x0 + x1)) = (r, r) + q, whose high
+//                      half is the next word's r; -0 is the addition's exact
+//                      identity (x + -0 = x for every x, -0 and NaN included).
+// The exclusive word is the inclusive one moved up an element, r below: each
+// exclusive result is the inclusive result before it, bit for bit.
 //
 // Needs: io.h (sg_load, sg_store, sg_store_both, sg_word_at, SG_LOAD_WORD,
-// SG_STORE_WORD), SG_PACK_LANES (4 or 2), SG_VEC_IN == SG_VEC_OUT, device_packed_u16_T == device_packed_u16_In.
+// SG_STORE_WORD), SG_PACK_LANES (4 or 2), SG_PACK_F16 (f16 lanes; only when
+// set), SG_VEC_IN == SG_VEC_OUT, device_packed_u16_T == device_packed_u16_In.
 
 #define SG_PACK_WORDS (SG_ITEMS / SG_PACK_LANES)
 typedef union {
@@ -2075,8 +2138,25 @@ SG_FN void device_packed_u16_sg_store_both_packed(SG_GLOBAL device_packed_u16_T*
   device_packed_u16_sg_store_both(inclusive, exclusive, first, n, i_items, e_items, exchange);
 }
 
+#if defined(SG_PACK_F16) && !defined(SCANGEN_HAVE_scangen_hadd2)
+#define SCANGEN_HAVE_scangen_hadd2
+// Two f16 additions at once, each half of a with the same half of b.
+static __device__ __forceinline__ __attribute__((unused)) unsigned int scangen_hadd2(unsigned int a, unsigned int b) {
+  unsigned int d;
+  asm("add.rn.f16x2 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
+  return d;
+}
+#endif
+
 // The thread's total (api.h's sg_reduce_items).
 SG_FN device_packed_u16_T device_packed_u16_sg_reduce_packed(const device_packed_u16_sg_packed * p) {
+#if defined(SG_PACK_F16)
+  unsigned int s[2] = {0x80008000u, 0x80008000u};  // -0 in each half
+#pragma unroll
+  for (int k = 0; k < SG_PACK_WORDS; ++k) s[k & 1] = scangen_hadd2(s[k & 1], p->w[k]);
+  const unsigned int t = scangen_hadd2(s[0], s[1]);
+  return (device_packed_u16_T)(scangen_hadd2(t, t >> 16) & 0xffffu);
+#else
   unsigned int s[2] = {0u, 0u};  // two chains of dot products
 #pragma unroll
   for (int k = 0; k < SG_PACK_WORDS; ++k)
@@ -2086,12 +2166,24 @@ SG_FN device_packed_u16_T device_packed_u16_sg_reduce_packed(const device_packed
     s[k & 1] = __dp2a_lo(p->w[k], 0x00000101u, s[k & 1]);
 #endif
   return (device_packed_u16_T)(s[0] + s[1]);
+#endif
 }
 
 // The thread's items scanned from `prefix` (api.h's sg_items_from); either output may be null.
 SG_FN void device_packed_u16_sg_scan_packed(device_packed_u16_T prefix, const device_packed_u16_sg_packed * in, device_packed_u16_sg_packed * inclusive,
                                    device_packed_u16_sg_packed * exclusive) {
-#if SG_PACK_LANES == 4
+#if defined(SG_PACK_F16)
+  unsigned int r = __byte_perm((unsigned int)prefix, 0u, 0x1010u);  // the prefix in both halves
+#pragma unroll
+  for (int k = 0; k < SG_PACK_WORDS; ++k) {
+    const unsigned int w = in->w[k];
+    const unsigned int q = scangen_hadd2(w, __byte_perm(w, 0x8000u, 0x1054u));  // (x0 + -0, x1 + x0)
+    const unsigned int x = scangen_hadd2(r, q);
+    if (inclusive) inclusive->w[k] = x;
+    if (exclusive) exclusive->w[k] = __byte_perm(x, r, 0x1054u);
+    r = __byte_perm(x, 0u, 0x3232u);
+  }
+#elif SG_PACK_LANES == 4
   unsigned int r = __byte_perm((unsigned int)prefix, 0u, 0x4040u);  // the prefix's byte in each half
 #pragma unroll
   for (int k = 0; k < SG_PACK_WORDS; ++k) {

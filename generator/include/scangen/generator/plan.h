@@ -173,11 +173,12 @@ struct Plan {
   uint64_t exchange_elements = 0;            // elements of that exchange (staged I/O)
   int input_words = 0;                       // 16-byte words of a thread's inputs (CUDA; 0: elements one by one)
   int output_words = 0;                      // 16-byte words of a thread's outputs (CUDA; 0: elements one by one)
-  // CUDA flat forward look-back scans whose operator is wrapping addition of
-  // 1- or 2-byte integers, input of the same type (op = add on i8 / u8 / i16
-  // / u16, no convert), with word I/O: a thread's items stay packed in 32-bit
-  // words, this many to a word (4 or 2), and its reduce and rescan work on the
-  // words (templates/cuda/packed.cuh); 0: element by element.
+  // CUDA flat forward look-back scans whose operator is the built-in addition
+  // of 1- or 2-byte integers (wrapping) or of f16, input of the same type (op
+  // = add on i8 / u8 / i16 / u16 / f16, no convert), with word I/O: a
+  // thread's items stay packed in 32-bit words, this many to a word (4 or 2),
+  // and its reduce and rescan work on the words (templates/cuda/packed.cuh;
+  // f16 by f16x2 additions, in a grouping of its own); 0: element by element.
   int packed_lanes = 0;
 
   // Block algorithms.

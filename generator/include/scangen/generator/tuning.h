@@ -35,7 +35,7 @@ struct DeviceTuning {
   int poll_ns = 32;           // CUDA look-back: sleep between reads of a status not yet written
   int streaming = 0;          // CUDA: 1: the 16-byte loads and stores of full tiles are marked
                               // streaming (evict first: ld.global.cs / st.global.cs)
-  int packed = 1;             // CUDA look-back: 0: 1- and 2-byte wrapping sums scan element by
+  int packed = 1;             // CUDA look-back: 0: 1- and 2-byte integer and f16 sums scan element by
                               // element, not in packed words (Plan::packed_lanes), to compare
   int words = 1;              // CUDA: 0: staged loads and stores element by element, not in
                               // 16-byte words (OpenCL's way), to compare
