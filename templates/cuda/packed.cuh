@@ -25,13 +25,18 @@
 //
 // f16 sums (SG_PACK_F16) round after every addition, so the grouping shows
 // in the last bits; it is fixed by the tile, the same on every run (a
-// deterministic scan stays deterministic). Both halves of a word are added
-// at once by add.rn.f16x2 (IEEE binary16, rounded to nearest even,
-// subnormals kept: the f16 addition of the operator, which computes in float
-// and rounds once, gives the same bits for each pair of operands):
-//   sg_reduce_packed   two running f16x2 sums over the words (the even and
-//                      odd words), then their four halves: (s0.lo + s1.lo) +
-//                      (s0.hi + s1.hi)
+// deterministic scan stays deterministic), and, as in every scan, each
+// addition adds the sums of two adjacent runs of elements (never, say, the
+// even elements' sum to the odd ones'), so inputs whose runs all sum exactly
+// give exact results. Both halves of a word are added at once by
+// add.rn.f16x2 (IEEE binary16, rounded to nearest even, subnormals kept: the
+// f16 addition of the operator, which computes in float and rounds once,
+// gives the same bits for each pair of operands):
+//   sg_reduce_packed   with W words, the pair sums of words k and k + W / 2
+//                      side by side, (x0 + x1, y0 + y1), added up for k = 0
+//                      .. W / 2 - 1 from -0: the first half of the items in
+//                      the low halves, the second in the high; then low +
+//                      high
 //   sg_scan_packed     per word (x0, x1): q = (x0, x1 + x0) = w + (-0, x0),
 //                      then (r + x0, r + (x0 + x1)) = (r, r) + q, whose high
 //                      half is the next word's r; -0 is the addition's exact
@@ -143,11 +148,13 @@ static __device__ __forceinline__ __attribute__((unused)) unsigned int scangen_h
 // The thread's total (api.h's sg_reduce_items).
 SG_FN SG_T SG_NAME(sg_reduce_packed)(const SG_NAME(sg_packed) * p) {
 #if defined(SG_PACK_F16)
-  unsigned int s[2] = {0x80008000u, 0x80008000u};  // -0 in each half
+  unsigned int s = 0x80008000u;  // -0 in each half
 #pragma unroll
-  for (int k = 0; k < SG_PACK_WORDS; ++k) s[k & 1] = scangen_hadd2(s[k & 1], p->w[k]);
-  const unsigned int t = scangen_hadd2(s[0], s[1]);
-  return (SG_T)(scangen_hadd2(t, t >> 16) & 0xffffu);
+  for (int k = 0; k < SG_PACK_WORDS / 2; ++k) {  // (SG_PACK_WORDS is even: whole 16-byte words)
+    const unsigned int a = p->w[k], b = p->w[k + SG_PACK_WORDS / 2];
+    s = scangen_hadd2(s, scangen_hadd2(__byte_perm(a, b, 0x5410u), __byte_perm(a, b, 0x7632u)));
+  }
+  return (SG_T)(scangen_hadd2(s, s >> 16) & 0xffffu);
 #else
   unsigned int s[2] = {0u, 0u};  // two chains of dot products
 #pragma unroll

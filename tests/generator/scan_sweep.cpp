@@ -263,15 +263,22 @@ std::vector<uint8_t> draw(const ScanCase& c, uint64_t n, std::mt19937_64& rng) {
   if (c.values == "int") return random_values(t, n, rng);
   auto small_int = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
   auto sign = [&] { return small_int(0, 1) ? 1.0 : -1.0; };
+  int walk = 0;  // f16 "small": the running sum, kept within +-1000
   for (uint64_t i = 0; i < n; ++i) {
     uint8_t* e = out.data() + i * size;
     if (c.values == "small" || c.values == "positive") {
       const auto k = t.scalar_kind();
-      // f16 sums stay exact below 2048: small steps keep a random walk there. "positive": 1 .. 8, so that
-      // sums only grow (a running total never comes back to a value it had: see run_scan_case's chain).
-      const double v = c.values == "positive"
-                           ? small_int(1, 8)
-                           : small_int(k == dsl::ScalarKind::F16 ? -2 : -8, k == dsl::ScalarKind::F16 ? 2 : 8);
+      // f16 integers are exact up to 2048: steps of -2 .. 2 whose running sum stays within +-1000 (a
+      // step that would leave turns back), so that the sum of every run of elements (all a scan adds up,
+      // in whatever grouping), init included, is exact. "positive": 1 .. 8, so that sums only grow (a
+      // running total never comes back to a value it had: see run_scan_case's chain).
+      double v = c.values == "positive"
+                     ? small_int(1, 8)
+                     : small_int(k == dsl::ScalarKind::F16 ? -2 : -8, k == dsl::ScalarKind::F16 ? 2 : 8);
+      if (k == dsl::ScalarKind::F16 && c.values == "small") {
+        if (walk + v > 1000 || walk + v < -1000) v = -v;
+        walk += static_cast<int>(v);
+      }
       if (k == dsl::ScalarKind::F16) {
         const uint16_t h = dsl::float_to_half_bits(static_cast<float>(v));
         std::memcpy(e, &h, 2);

@@ -160,22 +160,22 @@ namespace {
 
 // The f16 grouping packed.cuh documents, element by element: for each word
 // (x0, x1) from the running r, (r + x0, r + (x0 + x1)); the exclusive results
-// the inclusive ones moved up one; the total (E.lo + O.lo) + (E.hi + O.hi),
-// E and O the running sums of the even and odd words from -0.
+// the inclusive ones moved up one; the total L + H, L the running sum from -0
+// of the first 6 words' pair sums (x0 + x1), H that of the last 6 words'.
 constexpr uint16_t kNegZero = 0x8000;
 void f16_reference(uint16_t prefix, const uint16_t (&x)[24], uint16_t& total, uint16_t (&inc)[24],
                    uint16_t (&exc)[24]) {
   uint16_t r = prefix;
-  uint16_t sums[2][2] = {{kNegZero, kNegZero}, {kNegZero, kNegZero}};
+  uint16_t sums[2] = {kNegZero, kNegZero};
   for (int k = 0; k < 12; ++k) {
     exc[2 * k] = r;
     inc[2 * k] = add_f16(r, x[2 * k]);
     exc[2 * k + 1] = inc[2 * k];
     inc[2 * k + 1] = add_f16(r, add_f16(x[2 * k], x[2 * k + 1]));
     r = inc[2 * k + 1];
-    for (int h = 0; h < 2; ++h) sums[k & 1][h] = add_f16(sums[k & 1][h], x[2 * k + h]);
+    sums[k / 6] = add_f16(sums[k / 6], add_f16(x[2 * k], x[2 * k + 1]));
   }
-  total = add_f16(add_f16(sums[0][0], sums[1][0]), add_f16(sums[0][1], sums[1][1]));
+  total = add_f16(sums[0], sums[1]);
 }
 
 uint16_t f16_bits(float f) { return scangen::dsl::float_to_half_bits(f); }
