@@ -51,14 +51,24 @@ struct Row {
 // 2026-11-27) the same rows give i32 0.988, max 0.989, i64 0.995, i8 0.946,
 // i16 0.970, 2x2 matrices 0.784 of a copy (bench/RESULTS.md, "Statuses
 // published by atomic exchange"), and the first sleep matters less; the
-// matrices 0.887 with tagged-word statuses (their row).
+// matrices 0.887 with tagged-word statuses (their row). The first sleep of
+// the rows of the plain sums is 1000 ns since 2026-11-27 (it was 3000 - 4000
+// ns): the same on the H100 (i32 0.989 against 0.992, i64 0.996 against
+// 0.997, i8 0.959 against 0.937, i16 0.980 against 0.967 at 2^28) and better
+// on the H200 (i32 0.911 against 0.891, i64 0.945 against 0.939, i8 0.869
+// against 0.814, i16 0.923 against 0.875), tune_bench, bench/tune/h200_probe.txt
+// and first_poll_1000.txt (bench/RESULTS.md, "The H200").
 constexpr Row kTable[] = {
-    // Sums of 1- and 2-byte integers in packed words (templates/cuda/packed.cuh): 40 - 64 registers
-    // instead of 80 at 64 items, so more items per thread pay for i8; streaming words.
-    {Backend::Cuda, 90, 1, 256, 128, 0, 3000,
-     "1-byte sum in packed words: 256 x 128, sleep 3000 ns, streaming: i8 sum 0.869 of copy", true, 1},
-    {Backend::Cuda, 90, 2, 256, 64, 0, 4000,
-     "2-byte sum in packed words: 256 x 64, sleep 4000 ns, streaming: i16 sum 0.917 of copy", true, 1},
+    // Sums of 1- and 2-byte integers and of f16 in packed words (templates/cuda/packed.cuh): 40 - 64
+    // registers instead of 80 at 64 items, so more items per thread pay for i8; streaming words. The
+    // f16 sum's f16x2 chains take 80 registers unbounded (3 blocks per SM, 0.900 of copy); at least 5
+    // blocks bound them to 48 with no spills (0.984), and i16 takes 48 anyway.
+    {Backend::Cuda, 90, 1, 256, 128, 0, 1000,
+     "1-byte sum in packed words: 256 x 128, sleep 1000 ns, streaming: i8 sum 0.959 of copy", true, 1},
+    {Backend::Cuda, 90, 2, 256, 64, 0, 1000,
+     "2-byte sums in packed words: 256 x 64, at least 5 blocks per SM, sleep 1000 ns, streaming: i16 sum 0.980, f16 "
+     "0.985 of copy",
+     true, 1, false, 5},
     // Fused outputs (select, partition, run-length encoding): the pass over the tile in the striped
     // order (the fused outputs and the scan's own results) does better on smaller tiles; select_bench on
     // an H200 at 2^28, select 50 % / partition / run-length encoding in ms: 256 x 32 0.90 / 0.97 / -,
@@ -74,8 +84,8 @@ constexpr Row kTable[] = {
      "1 byte: 256 x 64, sleep 1500 ns: i8 sum element by element 0.648 of copy"},
     {Backend::Cuda, 90, 2, 256, 64, 0, 3000,
      "2 bytes: 256 x 64, sleep 3000 ns: i16 sum element by element 0.859 of copy"},
-    {Backend::Cuda, 90, 4, 256, 32, 0, 3000, "3-4 bytes: 256 x 32, sleep 3000 ns: i32 sum 0.895, max 0.895 of copy"},
-    {Backend::Cuda, 90, 8, 128, 32, 0, 3000, "5-8 bytes: 128 x 32, sleep 3000 ns: i64 sum 0.957, affine 0.956 of copy"},
+    {Backend::Cuda, 90, 4, 256, 32, 0, 1000, "3-4 bytes: 256 x 32, sleep 1000 ns: i32 sum 0.989 of copy"},
+    {Backend::Cuda, 90, 8, 128, 32, 0, 1000, "5-8 bytes: 128 x 32, sleep 1000 ns: i64 sum 0.996 of copy"},
     // Over 8 bytes the statuses are tagged words (StatusLayout::TaggedWords: each 32-bit word with its
     // tag in a 64-bit slot, published by exchange, no fences), not the tag after the value and a fence:
     // 2x2 matrices 0.887 of copy against 0.783 (2026-11-27, bench/tune/tagged_16byte.txt), with 218

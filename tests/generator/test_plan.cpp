@@ -255,7 +255,14 @@ TEST_CASE("device tuning: the table and given tunings", "[unit]") {
   CHECK(scangen::generator::device_tuning(load_one("scan s { type = i16; input = u8; op = add; }"), Backend::Cuda)
             .first_poll_ns == 3000);
   CHECK(scangen::generator::device_tuning(load_one("scan s { type = i16; op = add; }"), Backend::Cuda).first_poll_ns ==
-        4000);
+        1000);
+  // The f16 sum in packed words: the 2-byte packed row, its registers bounded by 5 blocks per SM.
+  const DeviceTuning f16 =
+      scangen::generator::device_tuning(load_one("scan s { type = f16; op = add; }"), Backend::Cuda);
+  CHECK(f16.items == 64);
+  CHECK(f16.min_blocks == 5);
+  CHECK(f16.streaming == 1);
+  CHECK(scangen::generator::device_tuning(load_one("scan s { type = f16; op = max; }"), Backend::Cuda).min_blocks == 0);
   const DeviceTuning t8 =
       scangen::generator::device_tuning(load_one("scan s { type = i64; op = add; }"), Backend::Cuda);
   CHECK(t8.threads == 128);

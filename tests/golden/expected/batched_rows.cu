@@ -89,7 +89,7 @@ static __device__ __forceinline__ __attribute__((unused)) row_cumsum_T row_cumsu
 #define SG_THREADS 256
 #define SG_SHFL_WORDS 1
 #define SG_LANE_SCRATCH 1
-#define SG_LB_FIRST_POLL_NS 3000
+#define SG_LB_FIRST_POLL_NS 1000
 #define SG_LB_FIRST_POLL_FROM 512
 #define SG_LB_POLL_NS 32
 #define SG_LB_STATUS_OPS 0

@@ -94,7 +94,7 @@ static __device__ __forceinline__ __attribute__((unused)) device_packed_i8_T dev
 #define SG_THREADS 256
 #define SG_SHFL_WORDS 1
 #define SG_LANE_SCRATCH 1
-#define SG_LB_FIRST_POLL_NS 3000
+#define SG_LB_FIRST_POLL_NS 1000
 #define SG_LB_FIRST_POLL_FROM 512
 #define SG_LB_POLL_NS 32
 #define SG_LB_STATUS_OPS 0
@@ -1275,12 +1275,12 @@ static __device__ __forceinline__ __attribute__((unused)) device_packed_u16_T de
 #define SG_THREADS 256
 #define SG_SHFL_WORDS 1
 #define SG_LANE_SCRATCH 1
-#define SG_LB_FIRST_POLL_NS 4000
+#define SG_LB_FIRST_POLL_NS 1000
 #define SG_LB_FIRST_POLL_FROM 512
 #define SG_LB_POLL_NS 32
 #define SG_LB_STATUS_OPS 0
 #define SG_LB_PDL 1
-#define SG_MIN_BLOCKS 0
+#define SG_MIN_BLOCKS 5
 #define SG_STATUS_KIND 1
 #define SG_STATUS_WORDS 1
 #define SG_TILE 16384

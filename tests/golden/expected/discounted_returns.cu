@@ -100,7 +100,7 @@ static __device__ __forceinline__ __attribute__((unused)) discounted_returns_T d
 #define SG_THREADS 128
 #define SG_SHFL_WORDS 2
 #define SG_LANE_SCRATCH 1
-#define SG_LB_FIRST_POLL_NS 3000
+#define SG_LB_FIRST_POLL_NS 1000
 #define SG_LB_FIRST_POLL_FROM 512
 #define SG_LB_POLL_NS 32
 #define SG_LB_STATUS_OPS 0
