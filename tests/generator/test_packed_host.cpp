@@ -114,22 +114,30 @@ void reference(T prefix, const T (&x)[N], T& total, T (&inc)[N], T (&exc)[N]) {
   }
 }
 
-template <typename Packed, typename T, int N, typename Reduce, typename Scan>
-int check(const Packed& in, T prefix, Reduce reduce, Scan scan) {
+// The packed reduce and rescan (both outputs, each alone) against `ref`'s
+// results, compared by `same`; the count of results that differ.
+template <typename Packed, typename T, int N, typename Reduce, typename Scan, typename Ref, typename Same>
+int check(const Packed& in, T prefix, Reduce reduce, Scan scan, Ref ref, Same same) {
   T x[N], total, inc[N], exc[N];
   std::memcpy(x, in.e, sizeof x);
-  reference(prefix, x, total, inc, exc);
+  ref(prefix, x, total, inc, exc);
   Packed got_inc, got_exc, got_inc_only, got_exc_only;
   std::memset(&got_inc, 0xAB, sizeof got_inc);
   std::memset(&got_exc, 0xAB, sizeof got_exc);
   scan(prefix, &in, &got_inc, &got_exc);
   scan(prefix, &in, &got_inc_only, nullptr);
   scan(prefix, &in, nullptr, &got_exc_only);
-  int bad = reduce(&in) == total ? 0 : 1;
+  int bad = same(reduce(&in), total) ? 0 : 1;
   for (int i = 0; i < N; ++i)
-    bad += (got_inc.e[i] != inc[i]) + (got_exc.e[i] != exc[i]) + (got_inc_only.e[i] != inc[i]) +
-           (got_exc_only.e[i] != exc[i]);
+    bad += !same(got_inc.e[i], inc[i]) + !same(got_exc.e[i], exc[i]) + !same(got_inc_only.e[i], inc[i]) +
+           !same(got_exc_only.e[i], exc[i]);
   return bad;
+}
+
+// Wrapping sums: against the element-by-element reference, bit for bit.
+template <typename Packed, typename T, int N, typename Reduce, typename Scan>
+int check(const Packed& in, T prefix, Reduce reduce, Scan scan) {
+  return check<Packed, T, N>(in, prefix, reduce, scan, reference<T, N>, [](T a, T b) { return a == b; });
 }
 
 }  // namespace
@@ -178,6 +186,18 @@ void f16_reference(uint16_t prefix, const uint16_t (&x)[24], uint16_t& total, ui
   total = add_f16(sums[0], sums[1]);
 }
 
+// Element by element in f16, the total from -0: what every grouping gives where all sums are exact.
+void f16_sequential(uint16_t prefix, const uint16_t (&x)[24], uint16_t& total, uint16_t (&inc)[24],
+                    uint16_t (&exc)[24]) {
+  total = kNegZero;
+  for (int i = 0; i < 24; ++i) {
+    exc[i] = prefix;
+    prefix = add_f16(prefix, x[i]);
+    inc[i] = prefix;
+    total = add_f16(total, x[i]);
+  }
+}
+
 uint16_t f16_bits(float f) { return scangen::dsl::float_to_half_bits(f); }
 
 // The same bits, or both NaN: which operand's payload a NaN result carries
@@ -213,28 +233,10 @@ TEST_CASE("packed words: the reduce and rescan of f16 sums follow their grouping
     const uint16_t prefix = kind == 2   ? f16_bits(static_cast<float>(static_cast<int>(rng() % 201) - 100))
                             : kind == 3 ? (rng() % 2 ? kNegZero : 0)
                                         : static_cast<uint16_t>(rng());
-    uint16_t total, inc[24], exc[24];
-    f16_reference(prefix, in.e, total, inc, exc);
-    f_sg_packed got_inc, got_exc, got_inc_only, got_exc_only;
-    std::memset(&got_inc, 0xAB, sizeof got_inc);
-    std::memset(&got_exc, 0xAB, sizeof got_exc);
-    f_sg_scan_packed(prefix, &in, &got_inc, &got_exc);
-    f_sg_scan_packed(prefix, &in, &got_inc_only, nullptr);
-    f_sg_scan_packed(prefix, &in, nullptr, &got_exc_only);
-    bad += !same_f16(f_sg_reduce_packed(&in), total);
-    for (int i = 0; i < 24; ++i)
-      bad += !same_f16(got_inc.e[i], inc[i]) + !same_f16(got_exc.e[i], exc[i]) + !same_f16(got_inc_only.e[i], inc[i]) +
-             !same_f16(got_exc_only.e[i], exc[i]);
-    if (kind == 2) {  // exact in any grouping: the element-by-element sums
-      uint16_t r = prefix, t = kNegZero;
-      for (int i = 0; i < 24; ++i) {
-        integer_bad += got_exc.e[i] != r;
-        r = add_f16(r, in.e[i]);
-        t = add_f16(t, in.e[i]);
-        integer_bad += got_inc.e[i] != r;
-      }
-      integer_bad += f_sg_reduce_packed(&in) != t;
-    }
+    bad += check<f_sg_packed, uint16_t, 24>(in, prefix, f_sg_reduce_packed, f_sg_scan_packed, f16_reference, same_f16);
+    if (kind == 2)  // exact in any grouping: the element-by-element sums, bit for bit
+      integer_bad += check<f_sg_packed, uint16_t, 24>(in, prefix, f_sg_reduce_packed, f_sg_scan_packed, f16_sequential,
+                                                      [](uint16_t a, uint16_t b) { return a == b; });
   }
   CHECK(bad == 0);
   CHECK(integer_bad == 0);
