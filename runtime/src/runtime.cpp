@@ -60,6 +60,8 @@ Runtime::Runtime(RuntimeOptions options) : impl_(std::make_shared<Impl>()) {
     } catch (const nvrtc_support::Error&) {
       impl_->tiers = false;  // compile() reports NVRTC's failure
     }
+  if (const char* after = std::getenv("SCANGEN_JIT_TUNED_AFTER"); impl_->tiers && after)
+    impl_->tuned_after = runtime::detail::tiers_wanted(std::nullopt, after);
 }
 
 // The tuned compiles still queued run to the end (their disk entries are what

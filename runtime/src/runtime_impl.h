@@ -207,6 +207,10 @@ struct Runtime::Impl {
 
   // Tiered compilation (CUDA): on, and the thread that builds the tuned tiers.
   bool tiers = false;
+  // Whether a cold compile queues the tuned build once the fast tier's
+  // module is loaded (SCANGEN_JIT_TUNED_AFTER=1) instead of before the fast
+  // build starts: the fast build then has the host to itself.
+  bool tuned_after = false;
   runtime::detail::TierWorker worker;
 
   Impl() = default;

@@ -40,7 +40,9 @@ bool nvrtc_has_fast_tier(const std::string& nvrtc_version) {
 // generated source includes no header, so NVRTC's declarations of the
 // runtime API, textures and surfaces are not needed), loaded by the
 // driver's JIT at -O0: the quickest way to a loaded module of the choices
-// measured (bench/RESULTS.md, "JIT: the fast tier of PTX"). The options
+// measured (bench/RESULTS.md, "JIT: the fast tier of PTX"; a cubin of the
+// same options, NVRTC running ptxas, was not quicker to a first result:
+// "JIT: the tuned build after the fast one"). The options
 // change how NVVM and ptxas optimise, not what the code computes: the
 // generated operators round every float operation explicitly (__fadd_rn,
 // __fmul_rn, never contracted into an fma) and nothing here allows fast math.
@@ -106,20 +108,35 @@ void Runtime::Impl::compile_cuda(const std::shared_ptr<Scan::State>& st, const s
   // cache holds the tuned tier only (a hit goes straight to it).
   const CacheKey key = cuda_key(source, arch, Tier::Tuned);
   const std::string mkey = runtime::detail::memory_key(key, static_cast<const void*>(cu_context));
+  // The tuned build this call made, until it is queued: before the fast
+  // build starts (tuned_after: once the fast tier's module is loaded).
+  // Queued on every path out of here, exceptions included, since Scans
+  // waiting for it (this one and other threads') wait for it to settle.
+  struct Queue {
+    runtime::detail::TierWorker& worker;
+    Runtime::Impl* rt;
+    std::shared_ptr<TunedJob> job;
+    void now() {
+      if (!job) return;
+      std::shared_ptr<TunedJob> j = std::move(job);
+      job.reset();
+      worker.post([rt = rt, j] { rt->build_tuned(j); });
+    }
+    ~Queue() { now(); }
+  } queue{worker, this, nullptr};
   std::shared_ptr<const CompiledCode> code = memory.get_or_create(mkey, [&] {
     if (auto cached = disk.load(key))
       return std::make_shared<const CompiledCode>(CompiledCode{std::move(*cached), Tier::Tuned, nullptr});
     const Tier first = tiers ? Tier::Fast : Tier::Tuned;
     std::shared_ptr<TunedJob> job;
     if (first == Tier::Fast) {
-      // The tuned build starts now, beside the fast one: it is ready sooner,
-      // and the fast tier's compile does not wait for it.
       job = std::make_shared<TunedJob>();
       job->source = source;
       job->name = name;
       job->arch = arch;
       job->key = key;
-      worker.post([this, job] { build_tuned(job); });
+      queue.job = job;
+      if (!tuned_after) queue.now();
     }
     const auto t0 = std::chrono::steady_clock::now();
     std::vector<uint8_t> bytes;
@@ -129,6 +146,7 @@ void Runtime::Impl::compile_cuda(const std::shared_ptr<Scan::State>& st, const s
       if (!job) throw;
       // The fast tier's build failed: the tuned one decides (its error, the
       // same source's, is the one to report if it fails too).
+      queue.now();
       std::unique_lock<std::mutex> lock(job->mutex);
       job->done.wait(lock, [&] { return job->status != TunedJob::Status::Pending; });
       if (job->status == TunedJob::Status::Failed) throw;
@@ -157,7 +175,7 @@ void Runtime::Impl::compile_cuda(const std::shared_ptr<Scan::State>& st, const s
     std::lock_guard<std::mutex> lock(job.mutex);
     if (job.status == TunedJob::Status::Pending) {
       job.scans.push_back(st);  // the worker moves it to the tuned tier
-      return;
+      return;                   // (queue, left after the lock, starts the tuned build if not yet)
     }
     if (job.status == TunedJob::Status::Failed) {
       st->tier_error = job.error;
