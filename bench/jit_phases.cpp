@@ -138,6 +138,7 @@ int main(int argc, char** argv) {
       {"cubin, -Ofast-compile=mid, ptxas -O1", {sm, "--Ofast-compile=mid", "--ptxas-options=-O1"}, true},
       {"cubin, -Ofast-compile=max, ptxas -O0", {sm, "--Ofast-compile=max", "--ptxas-options=-O0"}, true},
       {"cubin, -Ofast-compile=mid --minimal", {sm, "--Ofast-compile=mid", "--minimal"}, true},
+      {"ptx, -Ofast-compile=mid --minimal", {compute, "--Ofast-compile=mid", "--minimal"}, false},
   };
   // Load the compiler and its builtins once before timing.
   const Result warm = compile_once(source, {compute}, false);
