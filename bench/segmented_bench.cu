@@ -21,7 +21,10 @@
 // The bytes each form reads besides the values differ: offsets 4 bytes per
 // segment, flags 1 byte per element, keys 4 bytes per element.
 //
-//   segmented_bench [--log2n 28] [--reps 50] [--csv FILE]
+//   segmented_bench [--log2n 28] [--reps 50] [--csv FILE] [--means L,L,...] [--quick]
+//
+// --means: the mean segment lengths (default 1,16,1024,65536,n; 0 is n);
+// --quick: the forward i32 scans only (no reverse columns, no f32 table).
 #include "segmented_bench_gen.cu"
 
 #include <cuda_runtime.h>
@@ -125,12 +128,27 @@ bool check(const char* what, const std::vector<T>& want, const T* got_dev, uint6
 int main(int argc, char** argv) {
   int log2n = 28, reps = 50;
   const char* csv = nullptr;
+  std::vector<uint64_t> means = {1, 16, 1024, 65536, 0};
+  bool quick = false;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--log2n") && i + 1 < argc) log2n = std::atoi(argv[++i]);
     else if (!std::strcmp(argv[i], "--reps") && i + 1 < argc) reps = std::max(1, std::atoi(argv[++i]));
     else if (!std::strcmp(argv[i], "--csv") && i + 1 < argc) csv = argv[++i];
-    else {
-      std::fprintf(stderr, "usage: segmented_bench [--log2n 28] [--reps 50] [--csv FILE]\n");
+    else if (!std::strcmp(argv[i], "--quick")) quick = true;
+    else if (!std::strcmp(argv[i], "--means") && i + 1 < argc) {
+      means.clear();
+      for (const char* p = argv[++i]; *p;) {
+        char* end = nullptr;
+        const unsigned long long v = std::strtoull(p, &end, 10);
+        if (end == p || (*end && *end != ',')) {
+          std::fprintf(stderr, "segmented_bench: --means takes lengths separated by commas\n");
+          return 1;
+        }
+        means.push_back(v);
+        p = *end ? end + 1 : end;
+      }
+    } else {
+      std::fprintf(stderr, "usage: segmented_bench [--log2n 28] [--reps 50] [--csv FILE] [--means L,L,...] [--quick]\n");
       return 1;
     }
   }
@@ -195,7 +213,8 @@ int main(int argc, char** argv) {
               "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   bool ok = true;
   std::vector<std::string> f32_rows;  // the second table, printed after the first
-  for (uint64_t mean : {uint64_t(1), uint64_t(16), uint64_t(1024), uint64_t(65536), n}) {
+  for (uint64_t mean : means) {
+    if (mean == 0 || mean > n) mean = n;
     const Segments s = make_segments(n, mean, rng);
     const int64_t count = static_cast<int64_t>(s.offsets.size()) - 1;
     CHECK_CUDA(cudaMemcpy(offsets, s.offsets.data(), s.offsets.size() * 4, cudaMemcpyHostToDevice));
@@ -246,6 +265,7 @@ int main(int argc, char** argv) {
         {"CUB by key", cub_keys},        {"reverse offsets", rev_offsets}, {"reverse flags", rev_flags},
         {"reverse keys", rev_keys}};
     for (const auto& [what, run] : runs) {
+      if (quick && !std::strncmp(what, "reverse", 7)) continue;
       CHECK_CUDA(cudaMemset(out, 0xA5, n * 4));
       run();
       CHECK_CUDA(cudaDeviceSynchronize());
@@ -258,8 +278,9 @@ int main(int argc, char** argv) {
     const float t_off = median_ms(by_offsets, reps) * 1000, t_flags = median_ms(by_flags, reps) * 1000,
                 t_keys = median_ms(by_keys, reps) * 1000, t_cub = median_ms(cub_keys, reps) * 1000,
                 t_flat = median_ms(flat, reps) * 1000, t_copy = median_ms(copy, reps) * 1000,
-                t_roff = median_ms(rev_offsets, reps) * 1000, t_rflags = median_ms(rev_flags, reps) * 1000,
-                t_rkeys = median_ms(rev_keys, reps) * 1000;
+                t_roff = quick ? 0 : median_ms(rev_offsets, reps) * 1000,
+                t_rflags = quick ? 0 : median_ms(rev_flags, reps) * 1000,
+                t_rkeys = quick ? 0 : median_ms(rev_keys, reps) * 1000;
     std::printf("| %llu | %lld | %.1f | %.1f | %.1f | %.1f | %.2f | %.2f | %.1f | %.1f | %.3f | %.1f | %.1f | %.1f |\n",
                 (unsigned long long)mean, (long long)count, t_off, t_flags, t_keys, t_cub, t_cub / t_keys,
                 t_cub / t_off, t_flat, t_copy, t_copy / t_off, t_roff, t_rflags, t_rkeys);
@@ -269,6 +290,7 @@ int main(int argc, char** argv) {
                    (unsigned long long)mean, (long long)count, t_off, t_flags, t_keys, t_cub, t_flat, t_copy, t_roff,
                    t_rflags, t_rkeys);
 
+    if (quick) continue;
     // f32 by offsets, any order and fixed order, against CUB's scan by key of the same values.
     std::vector<float> want_f(n);
     {
