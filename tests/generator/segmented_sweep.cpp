@@ -90,6 +90,14 @@ std::vector<uint64_t> offsets_for(const std::string& structure, uint64_t n, uint
       for (uint64_t at : {b - 1, b, b + 1})
         if (at > o.back() && at < n) o.push_back(at);
     o.push_back(n);
+  } else if (structure == "burst") {  // one long segment, then half a tile of length 1 (after two empty
+                                      // ones), then one long segment: one tile holds far more segments
+                                      // than the average, which the kernels must not assume
+    const uint64_t b = std::min(n, std::max<uint64_t>(1, tile / 2)), s0 = (n - b) / 2;
+    if (s0 > 0) o.push_back(s0);
+    o.push_back(s0);
+    o.push_back(s0);
+    for (uint64_t i = 1; i <= b; ++i) o.push_back(s0 + i);
   } else if (structure == "end_tiles") {  // starts at n - k x tile and one either side: a reverse scan's tiles
     std::vector<uint64_t> starts;
     for (uint64_t b = tile; b <= n; b += tile)
@@ -378,7 +386,7 @@ std::vector<ScanCase> segmented_cases(generator::Backend backend) {
 }
 
 std::vector<std::string> segment_structures(bool reverse) {
-  std::vector<std::string> v = {"empty", "ones", "whole", "mean3", "mean300", "tiles"};
+  std::vector<std::string> v = {"empty", "ones", "whole", "mean3", "mean300", "tiles", "burst"};
   if (reverse) v.push_back("end_tiles");
   return v;
 }
