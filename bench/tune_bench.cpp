@@ -101,9 +101,12 @@ Compiled compile(const gen::Plan& plan, int major, int minor) {
   Compiled c;
   CU(cuModuleLoadData(&c.module, cubin.code.data()));
   CU(cuModuleGetFunction(&c.kernel, c.module, plan.entry_kernel.c_str()));
+  if (plan.dynamic_shared_bytes)  // an exchange past 48 KiB (Plan::dynamic_shared_bytes)
+    CU(cuFuncSetAttribute(c.kernel, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                          static_cast<int>(plan.dynamic_shared_bytes)));
   if (!plan.zero_kernel.empty()) CU(cuModuleGetFunction(&c.zero, c.module, plan.zero_kernel.c_str()));
   CU(cuFuncGetAttribute(&c.registers, CU_FUNC_ATTRIBUTE_NUM_REGS, c.kernel));
-  CU(cuOccupancyMaxActiveBlocksPerMultiprocessor(&c.resident, c.kernel, plan.block_threads, 0));
+  CU(cuOccupancyMaxActiveBlocksPerMultiprocessor(&c.resident, c.kernel, plan.block_threads, plan.dynamic_shared_bytes));
   return c;
 }
 
@@ -381,6 +384,7 @@ int main(int argc, char** argv) {
           cfg.gridDimY = cfg.gridDimZ = 1;
           cfg.blockDimX = static_cast<unsigned>(plan.block_threads);
           cfg.blockDimY = cfg.blockDimZ = 1;
+          cfg.sharedMemBytes = static_cast<unsigned>(plan.dynamic_shared_bytes);
           cfg.hStream = stream;
           cfg.attrs = pdl_launch ? &attr : nullptr;
           cfg.numAttrs = pdl_launch ? 1 : 0;
@@ -390,7 +394,7 @@ int main(int argc, char** argv) {
         if (const uint64_t zero = gen::workspace_zero_bytes(plan, n))  // the kernel's contract
           CU(cuMemsetD8Async(d_ws, 0, zero, stream));
         CU(cuLaunchKernel(c.kernel, static_cast<unsigned>(tiles), 1, 1, static_cast<unsigned>(plan.block_threads), 1,
-                          1, 0, stream, args, nullptr));
+                          1, static_cast<unsigned>(plan.dynamic_shared_bytes), stream, args, nullptr));
       };
       // The check against the reference.
       CU(cuMemsetD8(d_out, 0xA5, n_max * out_bytes));

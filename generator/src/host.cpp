@@ -483,8 +483,10 @@ void wrapper_holes(Holes& h, const Scan& c, Backend b, size_t first) {
         .set("SG_GRID" + k, one    ? "1"
                             : cuda ? "static_cast<unsigned int>(blocks)"
                                    : "blocks")
-        .set("SG_ARGS" + k, join(args, "", "", ", "));
+        .set("SG_ARGS" + k, join(args, "", "", ", "))
+        .set("SG_DYNAMIC_SHARED" + k, std::to_string(kernels[i].dynamic_shared_bytes));
   }
+  h.when("dynamic_shared", cuda && !kernels.empty() && kernels[0].dynamic_shared_bytes > 0);
   shape_holes(h, c, b);
 }
 

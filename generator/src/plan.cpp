@@ -310,7 +310,7 @@ void decide_lookback(Plan& p) {
 // element into the padded exchange; the exchange grows to hold the largest,
 // as far as shared memory allows (an array it cannot hold is read by each
 // thread directly, its own items).
-void decide_array_io(Plan& p, size_t element) {
+void decide_array_io(Plan& p, size_t element, size_t limit) {
   if (!p.input_arrays) return;
   p.input_words = 0;  // no `in`
   for (Plan::InputArray& a : p.arrays) {
@@ -322,7 +322,7 @@ void decide_array_io(Plan& p, size_t element) {
     const uint64_t need = (slots * a.bytes + element - 1) / element;
     if (need <= p.exchange_elements) continue;
     const size_t extra = static_cast<size_t>(need - p.exchange_elements) * element;
-    if (p.block_shared_bytes + extra <= kMaxSharedBytes) {
+    if (p.block_shared_bytes + extra <= limit) {
       p.block_shared_bytes += extra;
       p.exchange_elements = need;
     } else {
@@ -343,7 +343,7 @@ void decide_array_io(Plan& p, size_t element) {
   const uint64_t need = (offset + element - 1) / element;
   if (words && need > p.exchange_elements) {
     const size_t extra = static_cast<size_t>(need - p.exchange_elements) * element;
-    if (p.block_shared_bytes + extra <= kMaxSharedBytes) {
+    if (p.block_shared_bytes + extra <= limit) {
       p.block_shared_bytes += extra;
       p.exchange_elements = need;
     }
@@ -369,12 +369,12 @@ void decide_packed(Plan& p) {
 // tile's exclusive results in the exchange, padded, and each thread's last
 // inclusive one after them (device_lookback.h); the exchange grows for those
 // where the block's shared memory allows.
-void decide_scatter_writes(Plan& p, size_t element) {
+void decide_scatter_writes(Plan& p, size_t element, size_t limit) {
   if (!p.scatter || !p.staged_io || p.level != Level::Device) return;
   const uint64_t need = p.tile + p.tile / 32 + static_cast<uint64_t>(p.block_threads);
   if (need > p.exchange_elements) {
     const size_t extra = static_cast<size_t>(need - p.exchange_elements) * element;
-    if (p.block_shared_bytes + extra > kMaxSharedBytes) return;
+    if (p.block_shared_bytes + extra > limit) return;
     p.block_shared_bytes += extra;
     p.exchange_elements = need;
   }
@@ -391,7 +391,13 @@ void decide_io(Plan& p) {
   const uint64_t exchange = p.tile + p.tile / 32 + static_cast<uint64_t>(p.groups_per_block);
   const size_t element = scanned_bytes(p);
   const size_t exchange_bytes = exchange * element;
-  p.staged_io = p.block_shared_bytes + exchange_bytes <= kMaxSharedBytes;
+  // The flat look-back kernel of CUDA for a known architecture may hold its
+  // exchange in dynamic shared memory, past the 48 KiB a block may declare.
+  const size_t static_bytes = p.block_shared_bytes;
+  const bool dynamic = p.backend == Backend::Cuda && p.level == Level::Device && p.status != StatusLayout::None &&
+                       p.shape == dsl::Shape::Flat && !p.segmented.on();
+  const size_t limit = dynamic ? max_block_shared_bytes(p.arch) : kMaxSharedBytes;
+  p.staged_io = p.block_shared_bytes + exchange_bytes <= limit;
   if (p.staged_io) p.block_shared_bytes += exchange_bytes;
   p.exchange_elements = exchange;
   auto words = [&](size_t bytes) -> int {
@@ -411,20 +417,25 @@ void decide_io(Plan& p) {
   const uint64_t need = (p.tile * p.input_bytes + element - 1) / element;
   if (p.input_words && need > exchange) {
     const size_t extra = static_cast<size_t>(need - exchange) * element;
-    if (p.block_shared_bytes + extra <= kMaxSharedBytes) {
+    if (p.block_shared_bytes + extra <= limit) {
       p.block_shared_bytes += extra;
       p.exchange_elements = need;
     } else {
       p.input_words = 0;
     }
   }
-  decide_array_io(p, element);
+  decide_array_io(p, element, limit);
   p.streaming = p.level == Level::Device && p.backend == Backend::Cuda && p.tuning.streaming != 0;
   decide_packed(p);
   // The fused outputs' second read of the tile's inputs, through the exchange where they fit (padded).
   p.scatter_staged = p.scatter && p.level == Level::Device && p.staged_io &&
                      (p.tile + p.tile / 32) * p.input_bytes <= p.exchange_elements * static_cast<uint64_t>(element);
-  decide_scatter_writes(p, element);
+  decide_scatter_writes(p, element, limit);
+  // Past the static limit, the exchange (and only it) goes to dynamic shared memory.
+  if (p.staged_io && p.block_shared_bytes > kMaxSharedBytes && static_bytes <= kMaxSharedBytes) {
+    p.dynamic_shared_bytes = p.block_shared_bytes - static_bytes;
+    p.block_shared_bytes = static_bytes;
+  }
   if (p.block_shared_bytes > kMaxSharedBytes)
     fail(p.spec, "the " + std::string(dsl::to_string(p.algorithm)) + " scan needs " +
                      std::to_string(p.block_shared_bytes) + " bytes of shared memory per block, more than the " +
@@ -575,6 +586,28 @@ void decide_tile_prefix(Plan& p) {
 }
 
 }  // namespace
+
+size_t detail::max_block_shared_bytes(int arch) {
+  if (arch >= 120) return 99 * 1024;
+  if (arch >= 100) return 227 * 1024;
+  switch (arch) {
+    case 70:
+    case 72:
+      return 96 * 1024;
+    case 75:
+      return 64 * 1024;
+    case 80:
+    case 87:
+      return 163 * 1024;
+    case 86:
+    case 89:
+      return 99 * 1024;
+    case 90:
+      return 227 * 1024;
+    default:
+      return kMaxSharedBytes;
+  }
+}
 
 Plan make_plan(const dsl::Spec& spec, Backend backend) { return make_plan(spec, Target{backend, 0}); }
 

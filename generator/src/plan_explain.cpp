@@ -136,6 +136,10 @@ void explain_segments(std::string& o, const Plan& p) {
 void explain_group(std::string& o, const Plan& p) {
   std::string io = p.staged_io ? "coalesced, transposed through shared memory"
                                : "direct, blocked (the shared-memory exchange does not fit)";
+  if (p.dynamic_shared_bytes)
+    io += " (" + std::to_string(p.dynamic_shared_bytes) +
+          " bytes of dynamic shared memory, which the scan kernel's launch gives: past the 48 KiB a block may "
+          "declare)";
   const int output_words = p.segmented.on() ? detail::segmented_output_words(p) : p.output_words;
   if (p.input_words || output_words)
     io += "; 16-byte words: " + std::to_string(p.input_words) + " of inputs / " + std::to_string(output_words) +

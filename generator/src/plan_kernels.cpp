@@ -83,6 +83,7 @@ void device_kernels(Plan& p) {
     k.params.push_back({R::Workspace, "unsigned char*", "workspace",
                         std::to_string(kWorkspaceHeader) + " + tiles x " + std::to_string(p.status_bytes) +
                             " bytes; the first workspace_bytes(n) zeroed before each call"});
+    k.dynamic_shared_bytes = p.dynamic_shared_bytes;
     p.kernels = {k};
     if (p.backend == Backend::Cuda && p.tuning.pdl && p.shape == dsl::Shape::Flat && p.status_bytes % 8 == 0)
       p.zero_kernel = n + "_zero_workspace";

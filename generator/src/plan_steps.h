@@ -15,6 +15,11 @@ namespace scangen::generator::detail {
 // The most static shared memory a CUDA block may declare, and a bound that
 // common OpenCL GPUs (32 to 64 KiB of local memory) honour as well.
 constexpr size_t kMaxSharedBytes = 48 * 1024;
+// The most shared memory a CUDA block of architecture `arch` (90: sm_90) may
+// have with dynamic shared memory allowed past 48 KiB by cuFuncSetAttribute
+// (the CUDA Programming Guide's table of compute capabilities); kMaxSharedBytes
+// where the architecture is unknown (0) or older than sm_70.
+size_t max_block_shared_bytes(int arch);
 // Bytes before the tile statuses in a decoupled look-back workspace: the ticket.
 constexpr uint64_t kWorkspaceHeader = 16;
 

@@ -199,6 +199,7 @@ std::vector<std::pair<std::string, std::string>> template_constants(const Plan& 
   number("SG_VEC_OUT", p.output_words);
   number("SG_STREAMING", p.streaming ? 1 : 0);
   number("SG_EXCHANGE", p.staged_io ? static_cast<long>(p.exchange_elements) : 1L);
+  if (p.dynamic_shared_bytes) number("SG_DYNAMIC_EXCHANGE", 1);  // device_lookback.h: the exchange dynamic
   number("SG_GROUP_THREADS", p.group_threads);
   number("SG_GROUPS", p.groups_per_block);
   number("SG_BLOCK_THREADS", p.block_threads);

@@ -122,6 +122,16 @@ std::unique_ptr<runtime::detail::CudaModule> Runtime::Impl::load_cuda(const gene
       driver->cuModuleUnload(m->module);
       fail(describe(*driver, ("cuModuleGetFunction (" + k.name + ")").c_str(), r));
     }
+    if (k.dynamic_shared_bytes > 0 &&  // past 48 KiB a kernel's dynamic shared memory must be allowed first
+        (r = driver->cuFuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                        static_cast<int>(k.dynamic_shared_bytes))) != CUDA_SUCCESS) {
+      driver->cuModuleUnload(m->module);
+      fail(describe(*driver,
+                    ("cuFuncSetAttribute (" + k.name + ", " + std::to_string(k.dynamic_shared_bytes) +
+                     " bytes of dynamic shared memory)")
+                        .c_str(),
+                    r));
+    }
     m->functions[k.name] = fn;
   }
   if (!plan.zero_kernel.empty()) {  // the workspace's zeroing kernel (Plan::zero_kernel)
@@ -341,6 +351,7 @@ void Scan::run(const CudaArgs& a) const {
       config.gridDimY = config.gridDimZ = 1;
       config.blockDimX = static_cast<unsigned int>(p.block_threads);
       config.blockDimY = config.blockDimZ = 1;
+      config.sharedMemBytes = static_cast<unsigned int>(k->dynamic_shared_bytes);
       config.hStream = stream;
       config.attrs = &dependent;
       config.numAttrs = 1;
@@ -351,7 +362,8 @@ void Scan::run(const CudaArgs& a) const {
     }
     const CUresult r =
         d.cuLaunchKernel(module.functions.at(k->name), static_cast<unsigned int>(blocks), 1, 1,
-                         static_cast<unsigned int>(p.block_threads), 1, 1, 0, stream, params.data(), nullptr);
+                         static_cast<unsigned int>(p.block_threads), 1, 1,
+                         static_cast<unsigned int>(k->dynamic_shared_bytes), stream, params.data(), nullptr);
     if (r != CUDA_SUCCESS) fail(describe(d, ("cuLaunchKernel (" + k->name + ")").c_str(), r));
   }
 }

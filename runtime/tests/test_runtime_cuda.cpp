@@ -73,6 +73,35 @@ TEST_CASE("the runtime compiles and runs scans on a CUDA GPU", "[gpu][runtime]")
   }
 }
 
+// Tiles whose exchange passes the 48 KiB of static shared memory a block may
+// declare keep it in dynamic shared memory (Plan::dynamic_shared_bytes): the
+// runtime allows the bytes and gives them at launch. Before, such tiles read
+// and wrote their elements uncoalesced, several times slower; the results
+// must be the reference's at awkward sizes either way.
+TEST_CASE("CUDA device scans whose exchange is in dynamic shared memory (past 48 KiB)", "[gpu][runtime]") {
+  INFO("GPU: " << driver().name);
+  TempCache cache;
+  scangen::Runtime rt({scangen::Backend::Cuda});
+  const uint64_t s0 = seed();
+  INFO("seed " << s0 << " (replay with SCANGEN_TEST_SEED=" << s0 << ")");
+  std::mt19937_64 rng(s0);
+  for (const char* text :
+       {"scan big32 { type = i32; op = add; level = device; threads = 256; items = 48; }",
+        "scan big64 { type = i64; op = add; level = device; threads = 128; items = 48; mode = exclusive; init = 5; }",
+        "type Affine { a: f32, b: f32 }\n"
+        "scan bigaff { type = Affine; combine(x, y) = Affine { a: y.a * x.a, b: y.a * x.b + y.b };"
+        " identity = Affine { a: 1.0, b: 0.0 }; level = device; threads = 128; items = 64; }",
+        "scan big8 { type = i8; op = add; level = device; threads = 512; items = 128; }"}) {
+    INFO(text);
+    scangen::Scan scan = rt.compile(text);
+    REQUIRE(scan.plan().dynamic_shared_bytes > 48u * 1024u);
+    REQUIRE(scan.plan().staged_io);
+    const uint64_t tile = scan.plan().tile;
+    for (uint64_t n : std::vector<uint64_t>{0, 1, tile - 1, tile, tile + 1, 3 * tile + 5, 1000001, (1u << 22) + 3})
+      check_scan(scan, n, rng);
+  }
+}
+
 // Wrapping sums of 1- and 2-byte integers and f16 sums keep a thread's items packed in
 // 32-bit words (templates/cuda/packed.cuh): whole tiles at 16-byte-aligned
 // addresses move as words, the partial last tile and arrays at any other

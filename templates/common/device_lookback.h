@@ -165,7 +165,14 @@ SG_END(scatter_output)
                           scangen_u64 n, SG_GLOBAL unsigned char* workspace) {
   SG_SHARED SG_NAME(temp) temp;
   SG_SHARED SG_NAME(sg_lookback_shared) shared;
+#ifdef SG_DYNAMIC_EXCHANGE
+  // CUDA: an exchange past the 48 KiB a block may declare, in the dynamic
+  // shared memory its launch gives (Plan::dynamic_shared_bytes).
+  extern __shared__ SG_ALIGN16 unsigned char sg_dynamic_shared[];
+  SG_T* const exchange = (SG_T*)sg_dynamic_shared;
+#else
   SG_SHARED SG_ALIGN16 SG_T exchange[SG_EXCHANGE];
+#endif
   const scangen_u64 tiles = SG_NAME(sg_tile_count)(n);
   SG_NAME(sg_wait_prior_grid)();
   // One tile takes no ticket: a call of one tile touches no workspace

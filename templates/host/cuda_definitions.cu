@@ -72,6 +72,15 @@ SG_BEGIN(segments)
   if (blocks > 2147483647u) return cudaErrorInvalidValue;
 SG_END(segments)
 SG_BEGIN(lookback)
+SG_BEGIN(dynamic_shared)
+  // The scan kernel's exchange is dynamic shared memory past the 48 KiB a block may declare
+  // (SG_DYNAMIC_SHARED0 bytes), which the kernel must be allowed first.
+  {
+    const cudaError_t allowed =
+        cudaFuncSetAttribute(SG_KERNEL0, cudaFuncAttributeMaxDynamicSharedMemorySize, SG_DYNAMIC_SHARED0);
+    if (allowed != cudaSuccess) return allowed;
+  }
+SG_END(dynamic_shared)
 SG_BEGIN(zero_by_kernel)
   // From SG_ZERO_FROM_TILES tiles on sm_90 and later, as the runtime does it: the ticket and the statuses
   // zeroed by SG_ZERO_KERNEL, and the scan launched as its programmatic dependent (its blocks start
@@ -93,6 +102,7 @@ SG_BEGIN(zero_by_kernel)
       cudaLaunchConfig_t config = {};
       config.gridDim = dim3(static_cast<unsigned int>(blocks));
       config.blockDim = dim3(SG_BLOCK_THREADS);
+      config.dynamicSmemBytes = SG_DYNAMIC_SHARED0;
       config.stream = stream;
       config.attrs = dependent;
       config.numAttrs = 1;
@@ -106,7 +116,7 @@ SG_END(zero_by_kernel)
   }
 SG_END(lookback)
 SG_BEGIN(one_kernel)
-  SG_KERNEL0<<<SG_GRID0, SG_BLOCK_THREADS, 0, stream>>>(SG_ARGS0);
+  SG_KERNEL0<<<SG_GRID0, SG_BLOCK_THREADS, SG_DYNAMIC_SHARED0, stream>>>(SG_ARGS0);
   return cudaGetLastError();
 SG_END(one_kernel)
 SG_BEGIN(reduce_then_scan)

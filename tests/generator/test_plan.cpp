@@ -880,3 +880,43 @@ TEST_CASE("input arrays: one kernel parameter per array, each in 16-byte words w
   CHECK(none.arrays.empty());
   CHECK(none.kernels.back().params.front().role == scangen::generator::ParamRole::Inclusive);
 }
+
+TEST_CASE("a flat look-back scan whose exchange passes 48 KiB keeps it in dynamic shared memory on a known GPU",
+          "[unit]") {
+  using scangen::generator::Target;
+  const auto spec = [](const std::string& type, int threads, int items, const std::string& more = "") {
+    return load_one("scan s { type = " + type + "; op = add; level = device; threads = " + std::to_string(threads) +
+                    "; items = " + std::to_string(items) + ";" + more + " }");
+  };
+  const auto s = spec("i32", 256, 48);  // an exchange of (12288 + 384 + 8) x 4 bytes
+  const Plan p = make_plan(s, Target{Backend::Cuda, 90});
+  CHECK(p.staged_io);
+  CHECK(p.dynamic_shared_bytes > 48u * 1024u);
+  CHECK(p.dynamic_shared_bytes >= p.exchange_elements * 4u);
+  CHECK(p.block_shared_bytes <= 48u * 1024u);  // what the kernel declares
+  REQUIRE(p.kernels.size() == 1);
+  CHECK(p.kernels[0].dynamic_shared_bytes == p.dynamic_shared_bytes);
+  CHECK(p.input_words == 12);
+  const std::string cu = scangen::generator::emit(p);
+  CHECK(cu.find("#define SG_DYNAMIC_EXCHANGE 1") != std::string::npos);
+  CHECK(cu.find("extern __shared__") != std::string::npos);
+  // The default tiles stay static: their exchange fits.
+  const Plan d = make_plan(load_one("scan d { type = i32; op = add; level = device; }"), Target{Backend::Cuda, 90});
+  CHECK(d.staged_io);
+  CHECK(d.dynamic_shared_bytes == 0);
+  CHECK(scangen::generator::emit(d).find("#define SG_DYNAMIC_EXCHANGE") == std::string::npos);
+  // No architecture, OpenCL, an architecture of 64 KiB (sm_75) for a larger
+  // tile, and kernels other than the flat look-back: direct I/O, as before.
+  for (const Plan& q : {make_plan(s, Target{Backend::Cuda, 0}), make_plan(s, Target{Backend::OpenCL, 0}),
+                        make_plan(spec("i32", 512, 48), Target{Backend::Cuda, 75}),
+                        make_plan(spec("i32", 256, 48, " algorithm = reduce_then_scan;"), Target{Backend::Cuda, 90}),
+                        make_plan(spec("i32", 256, 48, " segments = flags;"), Target{Backend::Cuda, 90})}) {
+    CHECK_FALSE(q.staged_io);
+    CHECK(q.dynamic_shared_bytes == 0);
+    for (const auto& k : q.kernels) CHECK(k.dynamic_shared_bytes == 0);
+  }
+  // Past the architecture's limit (227 KiB on sm_90) the exchange does not fit at all.
+  const Plan big = make_plan(spec("f64", 1024, 32), Target{Backend::Cuda, 90});  // 32768 x 8 bytes
+  CHECK_FALSE(big.staged_io);
+  CHECK(big.dynamic_shared_bytes == 0);
+}

@@ -1144,7 +1144,14 @@ void affine_soa_scan_kernel(
                           scangen_u64 n, SG_GLOBAL unsigned char* workspace) {
   SG_SHARED affine_soa_temp temp;
   SG_SHARED affine_soa_sg_lookback_shared shared;
+#ifdef SG_DYNAMIC_EXCHANGE
+  // CUDA: an exchange past the 48 KiB a block may declare, in the dynamic
+  // shared memory its launch gives (Plan::dynamic_shared_bytes).
+  extern __shared__ SG_ALIGN16 unsigned char sg_dynamic_shared[];
+  affine_soa_T* const exchange = (affine_soa_T*)sg_dynamic_shared;
+#else
   SG_SHARED SG_ALIGN16 affine_soa_T exchange[SG_EXCHANGE];
+#endif
   const scangen_u64 tiles = affine_soa_sg_tile_count(n);
   affine_soa_sg_wait_prior_grid();
   // One tile takes no ticket: a call of one tile touches no workspace

@@ -1024,7 +1024,14 @@ void device_packed_i8_scan_kernel(const SG_GLOBAL device_packed_i8_In* in,
                           scangen_u64 n, SG_GLOBAL unsigned char* workspace) {
   SG_SHARED device_packed_i8_temp temp;
   SG_SHARED device_packed_i8_sg_lookback_shared shared;
+#ifdef SG_DYNAMIC_EXCHANGE
+  // CUDA: an exchange past the 48 KiB a block may declare, in the dynamic
+  // shared memory its launch gives (Plan::dynamic_shared_bytes).
+  extern __shared__ SG_ALIGN16 unsigned char sg_dynamic_shared[];
+  device_packed_i8_T* const exchange = (device_packed_i8_T*)sg_dynamic_shared;
+#else
   SG_SHARED SG_ALIGN16 device_packed_i8_T exchange[SG_EXCHANGE];
+#endif
   const scangen_u64 tiles = device_packed_i8_sg_tile_count(n);
   device_packed_i8_sg_wait_prior_grid();
   // One tile takes no ticket: a call of one tile touches no workspace
@@ -1182,17 +1189,17 @@ typedef scangen_u16 device_packed_u16_In;
 static inline device_packed_u16_T device_packed_u16_combine(device_packed_u16_T x, device_packed_u16_T y) {
 #line 13 "tests/golden/specs/device_packed_sums.scan"
   return scangen_add_u16(x, y);
-#line 1186 "device_packed_i8.cl"
+#line 1193 "device_packed_i8.cl"
 }
 static inline device_packed_u16_T device_packed_u16_identity(void) {
 #line 13 "tests/golden/specs/device_packed_sums.scan"
   return ((scangen_u16)0U);
-#line 1191 "device_packed_i8.cl"
+#line 1198 "device_packed_i8.cl"
 }
 static inline device_packed_u16_T device_packed_u16_init(void) {
 #line 16 "tests/golden/specs/device_packed_sums.scan"
   return ((scangen_u16)65000U);
-#line 1196 "device_packed_i8.cl"
+#line 1203 "device_packed_i8.cl"
 }
 static inline device_packed_u16_T device_packed_u16_convert(device_packed_u16_In v) { return v; }
 // ---- scan 'device_packed_u16': the constants its templates are written against ------------------
@@ -2096,7 +2103,14 @@ void device_packed_u16_scan_kernel(const SG_GLOBAL device_packed_u16_In* in,
                           scangen_u64 n, SG_GLOBAL unsigned char* workspace) {
   SG_SHARED device_packed_u16_temp temp;
   SG_SHARED device_packed_u16_sg_lookback_shared shared;
+#ifdef SG_DYNAMIC_EXCHANGE
+  // CUDA: an exchange past the 48 KiB a block may declare, in the dynamic
+  // shared memory its launch gives (Plan::dynamic_shared_bytes).
+  extern __shared__ SG_ALIGN16 unsigned char sg_dynamic_shared[];
+  device_packed_u16_T* const exchange = (device_packed_u16_T*)sg_dynamic_shared;
+#else
   SG_SHARED SG_ALIGN16 device_packed_u16_T exchange[SG_EXCHANGE];
+#endif
   const scangen_u64 tiles = device_packed_u16_sg_tile_count(n);
   device_packed_u16_sg_wait_prior_grid();
   // One tile takes no ticket: a call of one tile touches no workspace

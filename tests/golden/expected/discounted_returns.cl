@@ -1085,7 +1085,14 @@ void discounted_returns_scan_kernel(const SG_GLOBAL discounted_returns_In* in,
                           scangen_u64 n, SG_GLOBAL unsigned char* workspace) {
   SG_SHARED discounted_returns_temp temp;
   SG_SHARED discounted_returns_sg_lookback_shared shared;
+#ifdef SG_DYNAMIC_EXCHANGE
+  // CUDA: an exchange past the 48 KiB a block may declare, in the dynamic
+  // shared memory its launch gives (Plan::dynamic_shared_bytes).
+  extern __shared__ SG_ALIGN16 unsigned char sg_dynamic_shared[];
+  discounted_returns_T* const exchange = (discounted_returns_T*)sg_dynamic_shared;
+#else
   SG_SHARED SG_ALIGN16 discounted_returns_T exchange[SG_EXCHANGE];
+#endif
   const scangen_u64 tiles = discounted_returns_sg_tile_count(n);
   discounted_returns_sg_wait_prior_grid();
   // One tile takes no ticket: a call of one tile touches no workspace

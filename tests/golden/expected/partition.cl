@@ -1119,7 +1119,14 @@ void partition_small_scan_kernel(const SG_GLOBAL partition_small_In* in,
                           scangen_u64 n, SG_GLOBAL unsigned char* workspace) {
   SG_SHARED partition_small_temp temp;
   SG_SHARED partition_small_sg_lookback_shared shared;
+#ifdef SG_DYNAMIC_EXCHANGE
+  // CUDA: an exchange past the 48 KiB a block may declare, in the dynamic
+  // shared memory its launch gives (Plan::dynamic_shared_bytes).
+  extern __shared__ SG_ALIGN16 unsigned char sg_dynamic_shared[];
+  partition_small_T* const exchange = (partition_small_T*)sg_dynamic_shared;
+#else
   SG_SHARED SG_ALIGN16 partition_small_T exchange[SG_EXCHANGE];
+#endif
   const scangen_u64 tiles = partition_small_sg_tile_count(n);
   partition_small_sg_wait_prior_grid();
   // One tile takes no ticket: a call of one tile touches no workspace

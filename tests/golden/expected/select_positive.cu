@@ -999,7 +999,14 @@ void select_positive_scan_kernel(const SG_GLOBAL select_positive_In* in,
                           scangen_u64 n, SG_GLOBAL unsigned char* workspace) {
   SG_SHARED select_positive_temp temp;
   SG_SHARED select_positive_sg_lookback_shared shared;
+#ifdef SG_DYNAMIC_EXCHANGE
+  // CUDA: an exchange past the 48 KiB a block may declare, in the dynamic
+  // shared memory its launch gives (Plan::dynamic_shared_bytes).
+  extern __shared__ SG_ALIGN16 unsigned char sg_dynamic_shared[];
+  select_positive_T* const exchange = (select_positive_T*)sg_dynamic_shared;
+#else
   SG_SHARED SG_ALIGN16 select_positive_T exchange[SG_EXCHANGE];
+#endif
   const scangen_u64 tiles = select_positive_sg_tile_count(n);
   select_positive_sg_wait_prior_grid();
   // One tile takes no ticket: a call of one tile touches no workspace

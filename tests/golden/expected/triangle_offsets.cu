@@ -895,7 +895,14 @@ void triangle_offsets_scan_kernel(
                           scangen_u64 n, SG_GLOBAL unsigned char* workspace) {
   SG_SHARED triangle_offsets_temp temp;
   SG_SHARED triangle_offsets_sg_lookback_shared shared;
+#ifdef SG_DYNAMIC_EXCHANGE
+  // CUDA: an exchange past the 48 KiB a block may declare, in the dynamic
+  // shared memory its launch gives (Plan::dynamic_shared_bytes).
+  extern __shared__ SG_ALIGN16 unsigned char sg_dynamic_shared[];
+  triangle_offsets_T* const exchange = (triangle_offsets_T*)sg_dynamic_shared;
+#else
   SG_SHARED SG_ALIGN16 triangle_offsets_T exchange[SG_EXCHANGE];
+#endif
   const scangen_u64 tiles = triangle_offsets_sg_tile_count(n);
   triangle_offsets_sg_wait_prior_grid();
   // One tile takes no ticket: a call of one tile touches no workspace

@@ -95,6 +95,8 @@ struct Kernel {
   std::string grid;  // the grid in words, for `scangen explain`
   Grid blocks = Grid::Tiles;
   std::vector<KernelParam> params;
+  // Bytes of dynamic shared memory its launch gives (Plan::dynamic_shared_bytes; 0 for most).
+  size_t dynamic_shared_bytes = 0;
 };
 
 // How a tile publishes its status in the decoupled look-back's workspace.
@@ -171,8 +173,15 @@ struct Plan {
   bool streaming = false;                    // CUDA device scans: full tiles' 16-byte loads and stores evict first
   bool staged_io = false;                    // coalesced loads and stores through shared memory
   uint64_t exchange_elements = 0;            // elements of that exchange (staged I/O)
-  int input_words = 0;                       // 16-byte words of a thread's inputs (CUDA; 0: elements one by one)
-  int output_words = 0;                      // 16-byte words of a thread's outputs (CUDA; 0: elements one by one)
+  // CUDA flat look-back scans for a known architecture whose exchange does
+  // not fit the 48 KiB of static shared memory a block may declare: the
+  // exchange's bytes, in dynamic shared memory, which the scan kernel's
+  // launch gives (Kernel::dynamic_shared_bytes) after allowing it with
+  // cuFuncSetAttribute(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES); 0:
+  // the exchange is static, or does not fit (staged_io false).
+  size_t dynamic_shared_bytes = 0;
+  int input_words = 0;   // 16-byte words of a thread's inputs (CUDA; 0: elements one by one)
+  int output_words = 0;  // 16-byte words of a thread's outputs (CUDA; 0: elements one by one)
   // CUDA flat forward look-back scans whose operator is the built-in addition
   // of 1- or 2-byte integers (wrapping) or of f16, input of the same type (op
   // = add on i8 / u8 / i16 / u16 / f16, no convert), with word I/O: a
