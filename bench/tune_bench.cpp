@@ -352,7 +352,9 @@ int main(int argc, char** argv) {
       gen::Plan plan;
       try {
         tuning = gen::parse_tuning(opt.variants[vi], base);
-        plan = gen::make_plan(*spec, gen::Backend::Cuda, tuning);
+        // Planned for the device's architecture, as the runtime plans (an exchange past 48 KiB is then
+        // dynamic shared memory: Plan::dynamic_shared_bytes).
+        plan = gen::make_plan(*spec, gen::Target{gen::Backend::Cuda, major * 10 + minor}, tuning);
       } catch (const std::exception& e) {
         std::printf("%-10s %-70s invalid: %s\n", name.c_str(), opt.variants[vi].c_str(), e.what());
         continue;

@@ -88,9 +88,10 @@ TEST_CASE("CUDA device scans whose exchange is in dynamic shared memory (past 48
   for (const char* text :
        {"scan big32 { type = i32; op = add; level = device; threads = 256; items = 48; }",
         "scan big64 { type = i64; op = add; level = device; threads = 128; items = 48; mode = exclusive; init = 5; }",
-        "type Affine { a: f32, b: f32 }\n"
-        "scan bigaff { type = Affine; combine(x, y) = Affine { a: y.a * x.a, b: y.a * x.b + y.b };"
-        " identity = Affine { a: 1.0, b: 0.0 }; level = device; threads = 128; items = 64; }",
+        // The affine map in wrapping i32 arithmetic: 8 bytes, not commutative, exact in any grouping.
+        "type AffineI { a: i32, b: i32 }\n"
+        "scan bigaff { type = AffineI; combine(x, y) = AffineI { a: y.a * x.a, b: y.a * x.b + y.b };"
+        " identity = AffineI { a: 1, b: 0 }; level = device; threads = 128; items = 64; }",
         "scan big8 { type = i8; op = add; level = device; threads = 512; items = 128; }"}) {
     INFO(text);
     scangen::Scan scan = rt.compile(text);
