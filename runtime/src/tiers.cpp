@@ -118,8 +118,7 @@ void Runtime::Impl::compile_cuda(const std::shared_ptr<Scan::State>& st, const s
     std::shared_ptr<TunedJob> job;
     void now() {
       if (!job) return;
-      std::shared_ptr<TunedJob> j = std::move(job);
-      job.reset();
+      std::shared_ptr<TunedJob> j = std::move(job);  // job is null from here: posted once
       worker.post([rt = rt, j] { rt->build_tuned(j); });
     }
     ~Queue() { now(); }
