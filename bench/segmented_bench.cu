@@ -281,14 +281,22 @@ int main(int argc, char** argv) {
                 t_roff = quick ? 0 : median_ms(rev_offsets, reps) * 1000,
                 t_rflags = quick ? 0 : median_ms(rev_flags, reps) * 1000,
                 t_rkeys = quick ? 0 : median_ms(rev_keys, reps) * 1000;
-    std::printf("| %llu | %lld | %.1f | %.1f | %.1f | %.1f | %.2f | %.2f | %.1f | %.1f | %.3f | %.1f | %.1f | %.1f |\n",
+    // The reverse scans' cells: "-" in the table and empty in the CSV under --quick (not timed).
+    const auto reverse_cell = [&](float us, const char* format, const char* untimed) {
+      char cell[32];
+      std::snprintf(cell, sizeof cell, format, us);
+      return std::string(quick ? untimed : cell);
+    };
+    std::printf("| %llu | %lld | %.1f | %.1f | %.1f | %.1f | %.2f | %.2f | %.1f | %.1f | %.3f | %s | %s | %s |\n",
                 (unsigned long long)mean, (long long)count, t_off, t_flags, t_keys, t_cub, t_cub / t_keys,
-                t_cub / t_off, t_flat, t_copy, t_copy / t_off, t_roff, t_rflags, t_rkeys);
+                t_cub / t_off, t_flat, t_copy, t_copy / t_off, reverse_cell(t_roff, "%.1f", "-").c_str(),
+                reverse_cell(t_rflags, "%.1f", "-").c_str(), reverse_cell(t_rkeys, "%.1f", "-").c_str());
     std::fflush(stdout);
     if (f)
-      std::fprintf(f, "%llu,%llu,%lld,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f\n", (unsigned long long)n,
-                   (unsigned long long)mean, (long long)count, t_off, t_flags, t_keys, t_cub, t_flat, t_copy, t_roff,
-                   t_rflags, t_rkeys);
+      std::fprintf(f, "%llu,%llu,%lld,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%s,%s,%s\n", (unsigned long long)n,
+                   (unsigned long long)mean, (long long)count, t_off, t_flags, t_keys, t_cub, t_flat, t_copy,
+                   reverse_cell(t_roff, "%.2f", "").c_str(), reverse_cell(t_rflags, "%.2f", "").c_str(),
+                   reverse_cell(t_rkeys, "%.2f", "").c_str());
 
     if (quick) continue;
     // f32 by offsets, any order and fixed order, against CUB's scan by key of the same values.
