@@ -671,8 +671,20 @@ SG_END(reverse)
 #elif SG_STAGED_IO
   (void)segment;
   SG_LOCAL unsigned char* marks = (SG_LOCAL unsigned char*)exchange;
+#ifdef SG_LOAD_SPLIT
+  // A full tile's input words are fetched first and stay in flight during the search.
+  uint4 pending[SG_VEC_IN];
+  const int whole = SG_NAME(sg_words_whole)(in, first, n);
+  if (whole) SG_NAME(sg_words_fetch)(in, first, pending);
+  const scangen_u64 base = SG_NAME(sg_seg_search)(offsets, segment_count, first, seg_range);
+  if (whole)
+    SG_NAME(sg_words_place)(pending, first, items, exchange);
+  else
+    SG_NAME(sg_load)(in, first, n, items, exchange);
+#else
   const scangen_u64 base = SG_NAME(sg_seg_search)(offsets, segment_count, first, seg_range);
   SG_NAME(sg_load)(in, first, n, items, exchange);
+#endif
 #if SG_AGGREGATE_OUT
   SG_NAME(sg_seg_scatter)(offsets, segment_count, base, first, n, marks, segment_aggregates);
 #else

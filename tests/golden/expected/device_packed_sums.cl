@@ -505,6 +505,7 @@ SG_FN device_packed_i8_T device_packed_i8_inclusive_exclusive_update(SG_LOCAL de
 
 #define SG_BLOCK_ITEMS (SG_BLOCK_THREADS * SG_ITEMS)
 #define SG_XPAD(i) ((i) + ((i) >> 5))
+#undef SG_LOAD_SPLIT  // defined below where sg_words_fetch / sg_words_place exist for this scan
 
 // CUDA, SG_VEC_IN / SG_VEC_OUT > 0: a thread's items fill SG_VEC_IN (inputs)
 // or SG_VEC_OUT (outputs) 16-byte words, its chunk. A full block whose first
@@ -562,26 +563,52 @@ SG_FN void device_packed_i8_sg_load_direct(const SG_GLOBAL device_packed_i8_In* 
     items[i] = mine + (scangen_u64)i < n ? device_packed_i8_convert(in[mine + (scangen_u64)i]) : device_packed_i8_identity();
 }
 
+#if SG_STAGED_IO && SG_VEC_IN
+// A full, aligned tile's input words: fetched in coalesced order into
+// registers (sg_words_fetch), then moved through the exchange to the
+// blocked arrangement (sg_words_place). sg_load does both at once; a kernel
+// with other waits to make (the search for a tile's first offset)
+// fetches first and places after them, the words in flight meanwhile.
+SG_FN void device_packed_i8_sg_words_fetch(const SG_GLOBAL device_packed_i8_In* in, scangen_u64 first, uint4* v) {
+  const SG_GLOBAL uint4* src = (const SG_GLOBAL uint4*)(in + first);
+#pragma unroll
+  for (int i = 0; i < SG_VEC_IN; ++i) v[i] = SG_LOAD_WORD(src + i * SG_BLOCK_THREADS + SG_THREAD());
+}
+
+SG_FN void device_packed_i8_sg_words_place(const uint4* v, scangen_u64 first, device_packed_i8_T* items, SG_LOCAL device_packed_i8_T* exchange) {
+  const int tid = SG_THREAD();
+  SG_LOCAL uint4* words = (SG_LOCAL uint4*)exchange;
+#pragma unroll
+  for (int i = 0; i < SG_VEC_IN; ++i) {
+    const int w = i * SG_BLOCK_THREADS + tid;
+    words[device_packed_i8_sg_word_at(w / SG_VEC_IN, w % SG_VEC_IN, SG_VEC_IN)] = v[i];
+  }
+  SG_BARRIER();
+  device_packed_i8_sg_chunk_in u;
+#pragma unroll
+  for (int o = 0; o < SG_VEC_IN; ++o) u.v[o] = words[device_packed_i8_sg_word_at(tid, o, SG_VEC_IN)];
+#pragma unroll
+  for (int i = 0; i < SG_ITEMS; ++i) items[i] = device_packed_i8_convert(u.e[i]);
+  SG_BARRIER();  // the exchange may be reused at once
+  (void)first;
+}
+
+// Whether sg_load moves the tile from `first` in words.
+SG_FN int device_packed_i8_sg_words_whole(const SG_GLOBAL device_packed_i8_In* in, scangen_u64 first, scangen_u64 n) {
+  return first + SG_BLOCK_ITEMS <= n && ((scangen_u64)(in + first) & 15u) == 0;
+}
+#define SG_LOAD_SPLIT 1
+#endif
+
 SG_FN void device_packed_i8_sg_load(const SG_GLOBAL device_packed_i8_In* in, scangen_u64 first, scangen_u64 n, device_packed_i8_T* items,
                             SG_LOCAL device_packed_i8_T* exchange) {
 #if SG_STAGED_IO
   const int tid = SG_THREAD();
 #if SG_VEC_IN
-  if (first + SG_BLOCK_ITEMS <= n && ((scangen_u64)(in + first) & 15u) == 0) {
-    const SG_GLOBAL uint4* src = (const SG_GLOBAL uint4*)(in + first);
-    SG_LOCAL uint4* words = (SG_LOCAL uint4*)exchange;
-#pragma unroll
-    for (int i = 0; i < SG_VEC_IN; ++i) {
-      const int w = i * SG_BLOCK_THREADS + tid;
-      words[device_packed_i8_sg_word_at(w / SG_VEC_IN, w % SG_VEC_IN, SG_VEC_IN)] = SG_LOAD_WORD(src + w);
-    }
-    SG_BARRIER();
-    device_packed_i8_sg_chunk_in u;
-#pragma unroll
-    for (int o = 0; o < SG_VEC_IN; ++o) u.v[o] = words[device_packed_i8_sg_word_at(tid, o, SG_VEC_IN)];
-#pragma unroll
-    for (int i = 0; i < SG_ITEMS; ++i) items[i] = device_packed_i8_convert(u.e[i]);
-    SG_BARRIER();  // the exchange may be reused at once
+  if (device_packed_i8_sg_words_whole(in, first, n)) {
+    uint4 v[SG_VEC_IN];
+    device_packed_i8_sg_words_fetch(in, first, v);
+    device_packed_i8_sg_words_place(v, first, items, exchange);
     return;
   }
 #endif
@@ -1189,17 +1216,17 @@ typedef scangen_u16 device_packed_u16_In;
 static inline device_packed_u16_T device_packed_u16_combine(device_packed_u16_T x, device_packed_u16_T y) {
 #line 13 "tests/golden/specs/device_packed_sums.scan"
   return scangen_add_u16(x, y);
-#line 1193 "device_packed_i8.cl"
+#line 1220 "device_packed_i8.cl"
 }
 static inline device_packed_u16_T device_packed_u16_identity(void) {
 #line 13 "tests/golden/specs/device_packed_sums.scan"
   return ((scangen_u16)0U);
-#line 1198 "device_packed_i8.cl"
+#line 1225 "device_packed_i8.cl"
 }
 static inline device_packed_u16_T device_packed_u16_init(void) {
 #line 16 "tests/golden/specs/device_packed_sums.scan"
   return ((scangen_u16)65000U);
-#line 1203 "device_packed_i8.cl"
+#line 1230 "device_packed_i8.cl"
 }
 static inline device_packed_u16_T device_packed_u16_convert(device_packed_u16_In v) { return v; }
 // ---- scan 'device_packed_u16': the constants its templates are written against ------------------
@@ -1584,6 +1611,7 @@ SG_FN device_packed_u16_T device_packed_u16_inclusive_exclusive_update(SG_LOCAL 
 
 #define SG_BLOCK_ITEMS (SG_BLOCK_THREADS * SG_ITEMS)
 #define SG_XPAD(i) ((i) + ((i) >> 5))
+#undef SG_LOAD_SPLIT  // defined below where sg_words_fetch / sg_words_place exist for this scan
 
 // CUDA, SG_VEC_IN / SG_VEC_OUT > 0: a thread's items fill SG_VEC_IN (inputs)
 // or SG_VEC_OUT (outputs) 16-byte words, its chunk. A full block whose first
@@ -1641,26 +1669,52 @@ SG_FN void device_packed_u16_sg_load_direct(const SG_GLOBAL device_packed_u16_In
     items[i] = mine + (scangen_u64)i < n ? device_packed_u16_convert(in[mine + (scangen_u64)i]) : device_packed_u16_identity();
 }
 
+#if SG_STAGED_IO && SG_VEC_IN
+// A full, aligned tile's input words: fetched in coalesced order into
+// registers (sg_words_fetch), then moved through the exchange to the
+// blocked arrangement (sg_words_place). sg_load does both at once; a kernel
+// with other waits to make (the search for a tile's first offset)
+// fetches first and places after them, the words in flight meanwhile.
+SG_FN void device_packed_u16_sg_words_fetch(const SG_GLOBAL device_packed_u16_In* in, scangen_u64 first, uint4* v) {
+  const SG_GLOBAL uint4* src = (const SG_GLOBAL uint4*)(in + first);
+#pragma unroll
+  for (int i = 0; i < SG_VEC_IN; ++i) v[i] = SG_LOAD_WORD(src + i * SG_BLOCK_THREADS + SG_THREAD());
+}
+
+SG_FN void device_packed_u16_sg_words_place(const uint4* v, scangen_u64 first, device_packed_u16_T* items, SG_LOCAL device_packed_u16_T* exchange) {
+  const int tid = SG_THREAD();
+  SG_LOCAL uint4* words = (SG_LOCAL uint4*)exchange;
+#pragma unroll
+  for (int i = 0; i < SG_VEC_IN; ++i) {
+    const int w = i * SG_BLOCK_THREADS + tid;
+    words[device_packed_u16_sg_word_at(w / SG_VEC_IN, w % SG_VEC_IN, SG_VEC_IN)] = v[i];
+  }
+  SG_BARRIER();
+  device_packed_u16_sg_chunk_in u;
+#pragma unroll
+  for (int o = 0; o < SG_VEC_IN; ++o) u.v[o] = words[device_packed_u16_sg_word_at(tid, o, SG_VEC_IN)];
+#pragma unroll
+  for (int i = 0; i < SG_ITEMS; ++i) items[i] = device_packed_u16_convert(u.e[i]);
+  SG_BARRIER();  // the exchange may be reused at once
+  (void)first;
+}
+
+// Whether sg_load moves the tile from `first` in words.
+SG_FN int device_packed_u16_sg_words_whole(const SG_GLOBAL device_packed_u16_In* in, scangen_u64 first, scangen_u64 n) {
+  return first + SG_BLOCK_ITEMS <= n && ((scangen_u64)(in + first) & 15u) == 0;
+}
+#define SG_LOAD_SPLIT 1
+#endif
+
 SG_FN void device_packed_u16_sg_load(const SG_GLOBAL device_packed_u16_In* in, scangen_u64 first, scangen_u64 n, device_packed_u16_T* items,
                             SG_LOCAL device_packed_u16_T* exchange) {
 #if SG_STAGED_IO
   const int tid = SG_THREAD();
 #if SG_VEC_IN
-  if (first + SG_BLOCK_ITEMS <= n && ((scangen_u64)(in + first) & 15u) == 0) {
-    const SG_GLOBAL uint4* src = (const SG_GLOBAL uint4*)(in + first);
-    SG_LOCAL uint4* words = (SG_LOCAL uint4*)exchange;
-#pragma unroll
-    for (int i = 0; i < SG_VEC_IN; ++i) {
-      const int w = i * SG_BLOCK_THREADS + tid;
-      words[device_packed_u16_sg_word_at(w / SG_VEC_IN, w % SG_VEC_IN, SG_VEC_IN)] = SG_LOAD_WORD(src + w);
-    }
-    SG_BARRIER();
-    device_packed_u16_sg_chunk_in u;
-#pragma unroll
-    for (int o = 0; o < SG_VEC_IN; ++o) u.v[o] = words[device_packed_u16_sg_word_at(tid, o, SG_VEC_IN)];
-#pragma unroll
-    for (int i = 0; i < SG_ITEMS; ++i) items[i] = device_packed_u16_convert(u.e[i]);
-    SG_BARRIER();  // the exchange may be reused at once
+  if (device_packed_u16_sg_words_whole(in, first, n)) {
+    uint4 v[SG_VEC_IN];
+    device_packed_u16_sg_words_fetch(in, first, v);
+    device_packed_u16_sg_words_place(v, first, items, exchange);
     return;
   }
 #endif

@@ -392,6 +392,7 @@ SG_FN device_packed_i8_T device_packed_i8_inclusive_exclusive_update(SG_LOCAL de
 
 #define SG_BLOCK_ITEMS (SG_BLOCK_THREADS * SG_ITEMS)
 #define SG_XPAD(i) ((i) + ((i) >> 5))
+#undef SG_LOAD_SPLIT  // defined below where sg_words_fetch / sg_words_place exist for this scan
 
 // CUDA, SG_VEC_IN / SG_VEC_OUT > 0: a thread's items fill SG_VEC_IN (inputs)
 // or SG_VEC_OUT (outputs) 16-byte words, its chunk. A full block whose first
@@ -448,6 +449,7 @@ SG_FN void device_packed_i8_sg_load_direct(const SG_GLOBAL device_packed_i8_In* 
   for (int i = 0; i < SG_ITEMS; ++i)
     items[i] = mine + (scangen_u64)i < n ? device_packed_i8_convert(in[mine + (scangen_u64)i]) : device_packed_i8_identity();
 }
+
 
 SG_FN void device_packed_i8_sg_load(const SG_GLOBAL device_packed_i8_In* in, scangen_u64 first, scangen_u64 n, device_packed_i8_T* items,
                             SG_LOCAL device_packed_i8_T* exchange) {
@@ -1257,17 +1259,17 @@ typedef scangen_u16 device_packed_u16_In;
 static __device__ __forceinline__ __attribute__((unused)) device_packed_u16_T device_packed_u16_combine(device_packed_u16_T x, device_packed_u16_T y) {
 #line 13 "tests/golden/specs/device_packed_sums.scan"
   return scangen_add_u16(x, y);
-#line 1261 "device_packed_i8.cu"
+#line 1263 "device_packed_i8.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) device_packed_u16_T device_packed_u16_identity(void) {
 #line 13 "tests/golden/specs/device_packed_sums.scan"
   return ((scangen_u16)0U);
-#line 1266 "device_packed_i8.cu"
+#line 1268 "device_packed_i8.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) device_packed_u16_T device_packed_u16_init(void) {
 #line 16 "tests/golden/specs/device_packed_sums.scan"
   return ((scangen_u16)65000U);
-#line 1271 "device_packed_i8.cu"
+#line 1273 "device_packed_i8.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) device_packed_u16_T device_packed_u16_convert(device_packed_u16_In v) { return v; }
 // ---- scan 'device_packed_u16': the constants its templates are written against ------------------
@@ -1580,6 +1582,7 @@ SG_FN device_packed_u16_T device_packed_u16_inclusive_exclusive_update(SG_LOCAL 
 
 #define SG_BLOCK_ITEMS (SG_BLOCK_THREADS * SG_ITEMS)
 #define SG_XPAD(i) ((i) + ((i) >> 5))
+#undef SG_LOAD_SPLIT  // defined below where sg_words_fetch / sg_words_place exist for this scan
 
 // CUDA, SG_VEC_IN / SG_VEC_OUT > 0: a thread's items fill SG_VEC_IN (inputs)
 // or SG_VEC_OUT (outputs) 16-byte words, its chunk. A full block whose first
@@ -1636,6 +1639,7 @@ SG_FN void device_packed_u16_sg_load_direct(const SG_GLOBAL device_packed_u16_In
   for (int i = 0; i < SG_ITEMS; ++i)
     items[i] = mine + (scangen_u64)i < n ? device_packed_u16_convert(in[mine + (scangen_u64)i]) : device_packed_u16_identity();
 }
+
 
 SG_FN void device_packed_u16_sg_load(const SG_GLOBAL device_packed_u16_In* in, scangen_u64 first, scangen_u64 n, device_packed_u16_T* items,
                             SG_LOCAL device_packed_u16_T* exchange) {

@@ -557,6 +557,7 @@ SG_FN device_reverse_keys_seg device_reverse_keys_inclusive_exclusive_update(SG_
 
 #define SG_BLOCK_ITEMS (SG_BLOCK_THREADS * SG_ITEMS)
 #define SG_XPAD(i) ((i) + ((i) >> 5))
+#undef SG_LOAD_SPLIT  // defined below where sg_words_fetch / sg_words_place exist for this scan
 
 // CUDA, SG_VEC_IN / SG_VEC_OUT > 0: a thread's items fill SG_VEC_IN (inputs)
 // or SG_VEC_OUT (outputs) 16-byte words, its chunk. A full block whose first
@@ -1740,8 +1741,20 @@ void device_reverse_keys_scan_kernel(const SG_GLOBAL device_reverse_keys_In* in,
 #elif SG_STAGED_IO
   (void)segment;
   SG_LOCAL unsigned char* marks = (SG_LOCAL unsigned char*)exchange;
+#ifdef SG_LOAD_SPLIT
+  // A full tile's input words are fetched first and stay in flight during the search.
+  uint4 pending[SG_VEC_IN];
+  const int whole = device_reverse_keys_sg_words_whole(in, first, n);
+  if (whole) device_reverse_keys_sg_words_fetch(in, first, pending);
+  const scangen_u64 base = device_reverse_keys_sg_seg_search(offsets, segment_count, first, seg_range);
+  if (whole)
+    device_reverse_keys_sg_words_place(pending, first, items, exchange);
+  else
+    device_reverse_keys_sg_load(in, first, n, items, exchange);
+#else
   const scangen_u64 base = device_reverse_keys_sg_seg_search(offsets, segment_count, first, seg_range);
   device_reverse_keys_sg_load(in, first, n, items, exchange);
+#endif
 #if SG_AGGREGATE_OUT
   device_reverse_keys_sg_seg_scatter(offsets, segment_count, base, first, n, marks, segment_aggregates);
 #else

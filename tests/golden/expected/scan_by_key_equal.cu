@@ -451,6 +451,7 @@ SG_FN scan_by_key_equal_seg scan_by_key_equal_inclusive_exclusive_update(SG_LOCA
 
 #define SG_BLOCK_ITEMS (SG_BLOCK_THREADS * SG_ITEMS)
 #define SG_XPAD(i) ((i) + ((i) >> 5))
+#undef SG_LOAD_SPLIT  // defined below where sg_words_fetch / sg_words_place exist for this scan
 
 // CUDA, SG_VEC_IN / SG_VEC_OUT > 0: a thread's items fill SG_VEC_IN (inputs)
 // or SG_VEC_OUT (outputs) 16-byte words, its chunk. A full block whose first
@@ -508,26 +509,52 @@ SG_FN void scan_by_key_equal_sg_load_direct(const SG_GLOBAL scan_by_key_equal_In
     items[i] = mine + (scangen_u64)i < n ? scan_by_key_equal_seg_convert(in[mine + (scangen_u64)i]) : scan_by_key_equal_seg_identity();
 }
 
+#if SG_STAGED_IO && SG_VEC_IN
+// A full, aligned tile's input words: fetched in coalesced order into
+// registers (sg_words_fetch), then moved through the exchange to the
+// blocked arrangement (sg_words_place). sg_load does both at once; a kernel
+// with other waits to make (the search for a tile's first offset)
+// fetches first and places after them, the words in flight meanwhile.
+SG_FN void scan_by_key_equal_sg_words_fetch(const SG_GLOBAL scan_by_key_equal_In* in, scangen_u64 first, uint4* v) {
+  const SG_GLOBAL uint4* src = (const SG_GLOBAL uint4*)(in + first);
+#pragma unroll
+  for (int i = 0; i < SG_VEC_IN; ++i) v[i] = SG_LOAD_WORD(src + i * SG_BLOCK_THREADS + SG_THREAD());
+}
+
+SG_FN void scan_by_key_equal_sg_words_place(const uint4* v, scangen_u64 first, scan_by_key_equal_seg* items, SG_LOCAL scan_by_key_equal_seg* exchange) {
+  const int tid = SG_THREAD();
+  SG_LOCAL uint4* words = (SG_LOCAL uint4*)exchange;
+#pragma unroll
+  for (int i = 0; i < SG_VEC_IN; ++i) {
+    const int w = i * SG_BLOCK_THREADS + tid;
+    words[scan_by_key_equal_sg_word_at(w / SG_VEC_IN, w % SG_VEC_IN, SG_VEC_IN)] = v[i];
+  }
+  SG_BARRIER();
+  scan_by_key_equal_sg_chunk_in u;
+#pragma unroll
+  for (int o = 0; o < SG_VEC_IN; ++o) u.v[o] = words[scan_by_key_equal_sg_word_at(tid, o, SG_VEC_IN)];
+#pragma unroll
+  for (int i = 0; i < SG_ITEMS; ++i) items[i] = scan_by_key_equal_seg_convert(u.e[i]);
+  SG_BARRIER();  // the exchange may be reused at once
+  (void)first;
+}
+
+// Whether sg_load moves the tile from `first` in words.
+SG_FN int scan_by_key_equal_sg_words_whole(const SG_GLOBAL scan_by_key_equal_In* in, scangen_u64 first, scangen_u64 n) {
+  return first + SG_BLOCK_ITEMS <= n && ((scangen_u64)(in + first) & 15u) == 0;
+}
+#define SG_LOAD_SPLIT 1
+#endif
+
 SG_FN void scan_by_key_equal_sg_load(const SG_GLOBAL scan_by_key_equal_In* in, scangen_u64 first, scangen_u64 n, scan_by_key_equal_seg* items,
                             SG_LOCAL scan_by_key_equal_seg* exchange) {
 #if SG_STAGED_IO
   const int tid = SG_THREAD();
 #if SG_VEC_IN
-  if (first + SG_BLOCK_ITEMS <= n && ((scangen_u64)(in + first) & 15u) == 0) {
-    const SG_GLOBAL uint4* src = (const SG_GLOBAL uint4*)(in + first);
-    SG_LOCAL uint4* words = (SG_LOCAL uint4*)exchange;
-#pragma unroll
-    for (int i = 0; i < SG_VEC_IN; ++i) {
-      const int w = i * SG_BLOCK_THREADS + tid;
-      words[scan_by_key_equal_sg_word_at(w / SG_VEC_IN, w % SG_VEC_IN, SG_VEC_IN)] = SG_LOAD_WORD(src + w);
-    }
-    SG_BARRIER();
-    scan_by_key_equal_sg_chunk_in u;
-#pragma unroll
-    for (int o = 0; o < SG_VEC_IN; ++o) u.v[o] = words[scan_by_key_equal_sg_word_at(tid, o, SG_VEC_IN)];
-#pragma unroll
-    for (int i = 0; i < SG_ITEMS; ++i) items[i] = scan_by_key_equal_seg_convert(u.e[i]);
-    SG_BARRIER();  // the exchange may be reused at once
+  if (scan_by_key_equal_sg_words_whole(in, first, n)) {
+    uint4 v[SG_VEC_IN];
+    scan_by_key_equal_sg_words_fetch(in, first, v);
+    scan_by_key_equal_sg_words_place(v, first, items, exchange);
     return;
   }
 #endif
@@ -1506,8 +1533,20 @@ void scan_by_key_equal_scan_kernel(const SG_GLOBAL scan_by_key_equal_In* in,
 #elif SG_STAGED_IO
   (void)segment;
   SG_LOCAL unsigned char* marks = (SG_LOCAL unsigned char*)exchange;
+#ifdef SG_LOAD_SPLIT
+  // A full tile's input words are fetched first and stay in flight during the search.
+  uint4 pending[SG_VEC_IN];
+  const int whole = scan_by_key_equal_sg_words_whole(in, first, n);
+  if (whole) scan_by_key_equal_sg_words_fetch(in, first, pending);
+  const scangen_u64 base = scan_by_key_equal_sg_seg_search(offsets, segment_count, first, seg_range);
+  if (whole)
+    scan_by_key_equal_sg_words_place(pending, first, items, exchange);
+  else
+    scan_by_key_equal_sg_load(in, first, n, items, exchange);
+#else
   const scangen_u64 base = scan_by_key_equal_sg_seg_search(offsets, segment_count, first, seg_range);
   scan_by_key_equal_sg_load(in, first, n, items, exchange);
+#endif
 #if SG_AGGREGATE_OUT
   scan_by_key_equal_sg_seg_scatter(offsets, segment_count, base, first, n, marks, segment_aggregates);
 #else

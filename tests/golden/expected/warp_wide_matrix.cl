@@ -492,6 +492,7 @@ SG_FN warp64_matrix_T warp64_matrix_inclusive_exclusive_update(SG_LOCAL warp64_m
 
 #define SG_BLOCK_ITEMS (SG_BLOCK_THREADS * SG_ITEMS)
 #define SG_XPAD(i) ((i) + ((i) >> 5))
+#undef SG_LOAD_SPLIT  // defined below where sg_words_fetch / sg_words_place exist for this scan
 
 // CUDA, SG_VEC_IN / SG_VEC_OUT > 0: a thread's items fill SG_VEC_IN (inputs)
 // or SG_VEC_OUT (outputs) 16-byte words, its chunk. A full block whose first
@@ -549,26 +550,52 @@ SG_FN void warp64_matrix_sg_load_direct(const SG_GLOBAL warp64_matrix_In* in, sc
     items[i] = mine + (scangen_u64)i < n ? warp64_matrix_convert(in[mine + (scangen_u64)i]) : warp64_matrix_identity();
 }
 
+#if SG_STAGED_IO && SG_VEC_IN
+// A full, aligned tile's input words: fetched in coalesced order into
+// registers (sg_words_fetch), then moved through the exchange to the
+// blocked arrangement (sg_words_place). sg_load does both at once; a kernel
+// with other waits to make (the search for a tile's first offset)
+// fetches first and places after them, the words in flight meanwhile.
+SG_FN void warp64_matrix_sg_words_fetch(const SG_GLOBAL warp64_matrix_In* in, scangen_u64 first, uint4* v) {
+  const SG_GLOBAL uint4* src = (const SG_GLOBAL uint4*)(in + first);
+#pragma unroll
+  for (int i = 0; i < SG_VEC_IN; ++i) v[i] = SG_LOAD_WORD(src + i * SG_BLOCK_THREADS + SG_THREAD());
+}
+
+SG_FN void warp64_matrix_sg_words_place(const uint4* v, scangen_u64 first, warp64_matrix_T* items, SG_LOCAL warp64_matrix_T* exchange) {
+  const int tid = SG_THREAD();
+  SG_LOCAL uint4* words = (SG_LOCAL uint4*)exchange;
+#pragma unroll
+  for (int i = 0; i < SG_VEC_IN; ++i) {
+    const int w = i * SG_BLOCK_THREADS + tid;
+    words[warp64_matrix_sg_word_at(w / SG_VEC_IN, w % SG_VEC_IN, SG_VEC_IN)] = v[i];
+  }
+  SG_BARRIER();
+  warp64_matrix_sg_chunk_in u;
+#pragma unroll
+  for (int o = 0; o < SG_VEC_IN; ++o) u.v[o] = words[warp64_matrix_sg_word_at(tid, o, SG_VEC_IN)];
+#pragma unroll
+  for (int i = 0; i < SG_ITEMS; ++i) items[i] = warp64_matrix_convert(u.e[i]);
+  SG_BARRIER();  // the exchange may be reused at once
+  (void)first;
+}
+
+// Whether sg_load moves the tile from `first` in words.
+SG_FN int warp64_matrix_sg_words_whole(const SG_GLOBAL warp64_matrix_In* in, scangen_u64 first, scangen_u64 n) {
+  return first + SG_BLOCK_ITEMS <= n && ((scangen_u64)(in + first) & 15u) == 0;
+}
+#define SG_LOAD_SPLIT 1
+#endif
+
 SG_FN void warp64_matrix_sg_load(const SG_GLOBAL warp64_matrix_In* in, scangen_u64 first, scangen_u64 n, warp64_matrix_T* items,
                             SG_LOCAL warp64_matrix_T* exchange) {
 #if SG_STAGED_IO
   const int tid = SG_THREAD();
 #if SG_VEC_IN
-  if (first + SG_BLOCK_ITEMS <= n && ((scangen_u64)(in + first) & 15u) == 0) {
-    const SG_GLOBAL uint4* src = (const SG_GLOBAL uint4*)(in + first);
-    SG_LOCAL uint4* words = (SG_LOCAL uint4*)exchange;
-#pragma unroll
-    for (int i = 0; i < SG_VEC_IN; ++i) {
-      const int w = i * SG_BLOCK_THREADS + tid;
-      words[warp64_matrix_sg_word_at(w / SG_VEC_IN, w % SG_VEC_IN, SG_VEC_IN)] = SG_LOAD_WORD(src + w);
-    }
-    SG_BARRIER();
-    warp64_matrix_sg_chunk_in u;
-#pragma unroll
-    for (int o = 0; o < SG_VEC_IN; ++o) u.v[o] = words[warp64_matrix_sg_word_at(tid, o, SG_VEC_IN)];
-#pragma unroll
-    for (int i = 0; i < SG_ITEMS; ++i) items[i] = warp64_matrix_convert(u.e[i]);
-    SG_BARRIER();  // the exchange may be reused at once
+  if (warp64_matrix_sg_words_whole(in, first, n)) {
+    uint4 v[SG_VEC_IN];
+    warp64_matrix_sg_words_fetch(in, first, v);
+    warp64_matrix_sg_words_place(v, first, items, exchange);
     return;
   }
 #endif
