@@ -124,10 +124,22 @@ SG_FN void SG_NAME(sg_load)(const SG_GLOBAL SG_IN* in, scangen_u64 first, scange
   const int tid = SG_THREAD();
 SG_BEGIN(unpacked)
 #if SG_VEC_IN
-  if (SG_NAME(sg_words_whole)(in, first, n)) {
-    uint4 v[SG_VEC_IN];
-    SG_NAME(sg_words_fetch)(in, first, v);
-    SG_NAME(sg_words_place)(v, first, items, exchange);
+  if (first + SG_BLOCK_ITEMS <= n && ((scangen_u64)(in + first) & 15u) == 0) {
+    // (sg_words_fetch and sg_words_place in one loop: each word stored as it comes.)
+    const SG_GLOBAL uint4* src = (const SG_GLOBAL uint4*)(in + first);
+    SG_LOCAL uint4* words = (SG_LOCAL uint4*)exchange;
+#pragma unroll
+    for (int i = 0; i < SG_VEC_IN; ++i) {
+      const int w = i * SG_BLOCK_THREADS + tid;
+      words[SG_NAME(sg_word_at)(w / SG_VEC_IN, w % SG_VEC_IN, SG_VEC_IN)] = SG_LOAD_WORD(src + w);
+    }
+    SG_BARRIER();
+    SG_NAME(sg_chunk_in) u;
+#pragma unroll
+    for (int o = 0; o < SG_VEC_IN; ++o) u.v[o] = words[SG_NAME(sg_word_at)(tid, o, SG_VEC_IN)];
+#pragma unroll
+    for (int i = 0; i < SG_ITEMS; ++i) items[i] = SG_CONVERT(u.e[i]SG_BEGIN(indexed), first + (scangen_u64)(tid * SG_ITEMS + i)SG_END(indexed));
+    SG_BARRIER();  // the exchange may be reused at once
     return;
   }
 #endif

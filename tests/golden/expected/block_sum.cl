@@ -596,10 +596,22 @@ SG_FN void block_sum_sg_load(const SG_GLOBAL block_sum_In* in, scangen_u64 first
 #if SG_STAGED_IO
   const int tid = SG_THREAD();
 #if SG_VEC_IN
-  if (block_sum_sg_words_whole(in, first, n)) {
-    uint4 v[SG_VEC_IN];
-    block_sum_sg_words_fetch(in, first, v);
-    block_sum_sg_words_place(v, first, items, exchange);
+  if (first + SG_BLOCK_ITEMS <= n && ((scangen_u64)(in + first) & 15u) == 0) {
+    // (sg_words_fetch and sg_words_place in one loop: each word stored as it comes.)
+    const SG_GLOBAL uint4* src = (const SG_GLOBAL uint4*)(in + first);
+    SG_LOCAL uint4* words = (SG_LOCAL uint4*)exchange;
+#pragma unroll
+    for (int i = 0; i < SG_VEC_IN; ++i) {
+      const int w = i * SG_BLOCK_THREADS + tid;
+      words[block_sum_sg_word_at(w / SG_VEC_IN, w % SG_VEC_IN, SG_VEC_IN)] = SG_LOAD_WORD(src + w);
+    }
+    SG_BARRIER();
+    block_sum_sg_chunk_in u;
+#pragma unroll
+    for (int o = 0; o < SG_VEC_IN; ++o) u.v[o] = words[block_sum_sg_word_at(tid, o, SG_VEC_IN)];
+#pragma unroll
+    for (int i = 0; i < SG_ITEMS; ++i) items[i] = block_sum_convert(u.e[i]);
+    SG_BARRIER();  // the exchange may be reused at once
     return;
   }
 #endif

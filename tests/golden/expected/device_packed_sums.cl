@@ -605,10 +605,22 @@ SG_FN void device_packed_i8_sg_load(const SG_GLOBAL device_packed_i8_In* in, sca
 #if SG_STAGED_IO
   const int tid = SG_THREAD();
 #if SG_VEC_IN
-  if (device_packed_i8_sg_words_whole(in, first, n)) {
-    uint4 v[SG_VEC_IN];
-    device_packed_i8_sg_words_fetch(in, first, v);
-    device_packed_i8_sg_words_place(v, first, items, exchange);
+  if (first + SG_BLOCK_ITEMS <= n && ((scangen_u64)(in + first) & 15u) == 0) {
+    // (sg_words_fetch and sg_words_place in one loop: each word stored as it comes.)
+    const SG_GLOBAL uint4* src = (const SG_GLOBAL uint4*)(in + first);
+    SG_LOCAL uint4* words = (SG_LOCAL uint4*)exchange;
+#pragma unroll
+    for (int i = 0; i < SG_VEC_IN; ++i) {
+      const int w = i * SG_BLOCK_THREADS + tid;
+      words[device_packed_i8_sg_word_at(w / SG_VEC_IN, w % SG_VEC_IN, SG_VEC_IN)] = SG_LOAD_WORD(src + w);
+    }
+    SG_BARRIER();
+    device_packed_i8_sg_chunk_in u;
+#pragma unroll
+    for (int o = 0; o < SG_VEC_IN; ++o) u.v[o] = words[device_packed_i8_sg_word_at(tid, o, SG_VEC_IN)];
+#pragma unroll
+    for (int i = 0; i < SG_ITEMS; ++i) items[i] = device_packed_i8_convert(u.e[i]);
+    SG_BARRIER();  // the exchange may be reused at once
     return;
   }
 #endif
@@ -1216,17 +1228,17 @@ typedef scangen_u16 device_packed_u16_In;
 static inline device_packed_u16_T device_packed_u16_combine(device_packed_u16_T x, device_packed_u16_T y) {
 #line 13 "tests/golden/specs/device_packed_sums.scan"
   return scangen_add_u16(x, y);
-#line 1220 "device_packed_i8.cl"
+#line 1232 "device_packed_i8.cl"
 }
 static inline device_packed_u16_T device_packed_u16_identity(void) {
 #line 13 "tests/golden/specs/device_packed_sums.scan"
   return ((scangen_u16)0U);
-#line 1225 "device_packed_i8.cl"
+#line 1237 "device_packed_i8.cl"
 }
 static inline device_packed_u16_T device_packed_u16_init(void) {
 #line 16 "tests/golden/specs/device_packed_sums.scan"
   return ((scangen_u16)65000U);
-#line 1230 "device_packed_i8.cl"
+#line 1242 "device_packed_i8.cl"
 }
 static inline device_packed_u16_T device_packed_u16_convert(device_packed_u16_In v) { return v; }
 // ---- scan 'device_packed_u16': the constants its templates are written against ------------------
@@ -1711,10 +1723,22 @@ SG_FN void device_packed_u16_sg_load(const SG_GLOBAL device_packed_u16_In* in, s
 #if SG_STAGED_IO
   const int tid = SG_THREAD();
 #if SG_VEC_IN
-  if (device_packed_u16_sg_words_whole(in, first, n)) {
-    uint4 v[SG_VEC_IN];
-    device_packed_u16_sg_words_fetch(in, first, v);
-    device_packed_u16_sg_words_place(v, first, items, exchange);
+  if (first + SG_BLOCK_ITEMS <= n && ((scangen_u64)(in + first) & 15u) == 0) {
+    // (sg_words_fetch and sg_words_place in one loop: each word stored as it comes.)
+    const SG_GLOBAL uint4* src = (const SG_GLOBAL uint4*)(in + first);
+    SG_LOCAL uint4* words = (SG_LOCAL uint4*)exchange;
+#pragma unroll
+    for (int i = 0; i < SG_VEC_IN; ++i) {
+      const int w = i * SG_BLOCK_THREADS + tid;
+      words[device_packed_u16_sg_word_at(w / SG_VEC_IN, w % SG_VEC_IN, SG_VEC_IN)] = SG_LOAD_WORD(src + w);
+    }
+    SG_BARRIER();
+    device_packed_u16_sg_chunk_in u;
+#pragma unroll
+    for (int o = 0; o < SG_VEC_IN; ++o) u.v[o] = words[device_packed_u16_sg_word_at(tid, o, SG_VEC_IN)];
+#pragma unroll
+    for (int i = 0; i < SG_ITEMS; ++i) items[i] = device_packed_u16_convert(u.e[i]);
+    SG_BARRIER();  // the exchange may be reused at once
     return;
   }
 #endif

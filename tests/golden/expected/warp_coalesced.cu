@@ -432,10 +432,22 @@ SG_FN void warp_coalesced_sum_sg_load(const SG_GLOBAL warp_coalesced_sum_In* in,
 #if SG_STAGED_IO
   const int tid = SG_THREAD();
 #if SG_VEC_IN
-  if (warp_coalesced_sum_sg_words_whole(in, first, n)) {
-    uint4 v[SG_VEC_IN];
-    warp_coalesced_sum_sg_words_fetch(in, first, v);
-    warp_coalesced_sum_sg_words_place(v, first, items, exchange);
+  if (first + SG_BLOCK_ITEMS <= n && ((scangen_u64)(in + first) & 15u) == 0) {
+    // (sg_words_fetch and sg_words_place in one loop: each word stored as it comes.)
+    const SG_GLOBAL uint4* src = (const SG_GLOBAL uint4*)(in + first);
+    SG_LOCAL uint4* words = (SG_LOCAL uint4*)exchange;
+#pragma unroll
+    for (int i = 0; i < SG_VEC_IN; ++i) {
+      const int w = i * SG_BLOCK_THREADS + tid;
+      words[warp_coalesced_sum_sg_word_at(w / SG_VEC_IN, w % SG_VEC_IN, SG_VEC_IN)] = SG_LOAD_WORD(src + w);
+    }
+    SG_BARRIER();
+    warp_coalesced_sum_sg_chunk_in u;
+#pragma unroll
+    for (int o = 0; o < SG_VEC_IN; ++o) u.v[o] = words[warp_coalesced_sum_sg_word_at(tid, o, SG_VEC_IN)];
+#pragma unroll
+    for (int i = 0; i < SG_ITEMS; ++i) items[i] = warp_coalesced_sum_convert(u.e[i]);
+    SG_BARRIER();  // the exchange may be reused at once
     return;
   }
 #endif
