@@ -36,7 +36,19 @@ struct Row {
   bool fused_outputs = false;  // only for scans with fused outputs (scatter)
   int min_blocks = 0;          // DeviceTuning::min_blocks
   int tagged_words = 0;        // DeviceTuning::tagged_words
+  bool plain_only = false;     // only for plain scans (plain_flat_scan): the shapes tune_bench measured
 };
+
+// A flat, unsegmented, forward scan of one input array by decoupled look-back
+// in any order, with neither fused outputs nor neighbours: the scans of
+// bench/specs/device_bench.scan, which tune_bench times. Rows with plain_only
+// serve these alone; every other scan keeps the row after them, measured
+// before (or not) with its own kernels.
+bool plain_flat_scan(const dsl::Spec& spec) {
+  return spec.level == dsl::Level::Device && spec.shape == dsl::Shape::Flat && spec.segments == dsl::Segments::None &&
+         !spec.has_scatter() && !spec.has_input_arrays() && !(spec.convert && spec.convert->neighbours >= 0) &&
+         !spec.reverse && !spec.deterministic && spec.algorithm == dsl::Algorithm::DecoupledLookback;
+}
 
 // The table. CUDA: bench/tune_bench on an NVIDIA H100 80GB HBM3 (sm_90),
 // N = 2^28, fraction of a device-to-device copy of the same bytes. Keyed by
@@ -59,10 +71,22 @@ struct Row {
 // against 0.814, i16 0.923 against 0.875), tune_bench, bench/tune/h200_probe.txt
 // and first_poll_1000.txt (bench/RESULTS.md, "The H200").
 constexpr Row kTable[] = {
-    // Sums of 1- and 2-byte integers and of f16 in packed words (templates/cuda/packed.cuh): 40 - 64
-    // registers instead of 80 at 64 items, so more items per thread pay for i8; streaming words. The
-    // f16 sum's f16x2 chains take 80 registers unbounded (3 blocks per SM, 0.900 of copy); at least 5
-    // blocks bound them to 48 with no spills (0.984), and i16 takes 48 anyway.
+    // Sums of 1- and 2-byte integers and of f16 in packed words (templates/cuda/packed.cuh): 40 - 80
+    // registers instead of 80 at 64 items, so more items per thread pay for i8; streaming words. Plain
+    // scans (plain_flat_scan) in blocks of 128 threads since 2026-11-28 (bench/tune/i8_tiles.txt, threads128.txt;
+    // bench/RESULTS.md,
+    // "Blocks of 128 threads"): the same items, half the tile, twice the blocks per SM. i8 at 128 x 128
+    // (56 registers, 9 blocks per SM) against 256 x 128 in one run: H100 0.966 against 0.921, H200 0.912
+    // against 0.856. i16 / f16 at 128 x 64 unbounded (48 / 80 registers, 10 / 6 blocks per SM) against
+    // 256 x 64 with at least 5 blocks per SM (the f16x2 chains' 80 registers allowed only 3 blocks of
+    // 256): H100 0.983 / 0.979 against 0.954 / 0.947.
+    // Other scans of these types keep the rows of 256 threads after them.
+    {Backend::Cuda, 90, 1, 128, 128, 0, 1000,
+     "1-byte sum in packed words: 128 x 128, sleep 1000 ns, streaming: i8 sum 0.966 of copy", true, 1, false, 0, 0,
+     true},
+    {Backend::Cuda, 90, 2, 128, 64, 0, 1000,
+     "2-byte sums in packed words: 128 x 64, sleep 1000 ns, streaming: i16 sum 0.983, f16 0.979 of copy", true, 1,
+     false, 0, 0, true},
     {Backend::Cuda, 90, 1, 256, 128, 0, 1000,
      "1-byte sum in packed words: 256 x 128, sleep 1000 ns, streaming: i8 sum 0.959 of copy", true, 1},
     {Backend::Cuda, 90, 2, 256, 64, 0, 1000,
@@ -84,17 +108,24 @@ constexpr Row kTable[] = {
      "1 byte: 256 x 64, sleep 1500 ns: i8 sum element by element 0.648 of copy"},
     {Backend::Cuda, 90, 2, 256, 64, 0, 3000,
      "2 bytes: 256 x 64, sleep 3000 ns: i16 sum element by element 0.859 of copy"},
+    // 3-4 bytes, plain scans: 128 x 32 (9 blocks per SM) since 2026-11-28; against 256 x 32 in one run on the H100
+    // the same at 2^28 (i32 0.987 / 0.985, f32 0.987 / 0.982, max 0.988 / 0.985) and faster at 2^24
+    // (i32 51.7 against 56.5 us, f32 52.2 / 57.2, max 51.6 / 57.2; a copy 48.5 us).
+    {Backend::Cuda, 90, 4, 128, 32, 0, 1000, "3-4 bytes: 128 x 32, sleep 1000 ns: i32 sum 0.987 of copy", false, 0,
+     false, 0, 0, true},
     {Backend::Cuda, 90, 4, 256, 32, 0, 1000, "3-4 bytes: 256 x 32, sleep 1000 ns: i32 sum 0.989 of copy"},
     {Backend::Cuda, 90, 8, 128, 32, 0, 1000, "5-8 bytes: 128 x 32, sleep 1000 ns: i64 sum 0.996 of copy"},
     // Over 8 bytes the statuses are tagged words (StatusLayout::TaggedWords: each 32-bit word with its
     // tag in a 64-bit slot, published by exchange, no fences), not the tag after the value and a fence:
     // 2x2 matrices 0.887 of copy against 0.783 (2026-11-27, bench/tune/tagged_16byte.txt), with 218
     // registers instead of 167 (4 blocks per SM instead of 6); sleeps of 0 / 1000 / 3000 ns: 0.886 /
-    // 0.887 / 0.873.
+    // 0.887 / 0.873. Blocks of 128 threads gave 0.923 against 0.892 in one run on the H100 (2026-11-28),
+    // but their exchange (64 KiB of matrices) fits only in dynamic shared memory, which a plan for an
+    // unknown architecture cannot use (direct I/O, a collapse): not taken.
     {Backend::Cuda, 90, kAnySize, 64, 0, 512, 1000,
      "over 8 bytes: 64 threads x 512 bytes, tagged-word statuses, sleep 1000 ns: 2x2 matrices 0.887 of copy", false, 0,
      false, 0, 1},
-    // OpenCL: the CUDA rows' shapes for 3-8 bytes, 64 bytes per thread
+    // OpenCL: the shapes of CUDA's rows of 256 x 32 and 128 x 32 for 3-8 bytes, 64 bytes per thread
     // otherwise. The sleep only where the device sleeps (NVIDIA's PTX,
     // SCANGEN_OPENCL_PTX). NVIDIA's OpenCL on an H100, i32 sum, fraction of
     // a copy at 2^28 / 2^24 (bench/RESULTS.md, "OpenCL on the H100 again"):
@@ -148,6 +179,7 @@ DeviceTuning device_tuning(const dsl::Spec& spec, const Target& target) {
     if (r.backend != target.backend || r.arch != arch || bytes > r.max_bytes) continue;
     if (r.packed_sums && !detail::packable_sum(spec)) continue;
     if (r.fused_outputs && !spec.has_scatter()) continue;
+    if (r.plain_only && !plain_flat_scan(spec)) continue;
     DeviceTuning t;
     t.threads = r.threads;
     t.items = r.items > 0 ? r.items : items_for(bytes, static_cast<size_t>(r.bytes_per_thread));

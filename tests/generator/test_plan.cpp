@@ -136,7 +136,7 @@ TEST_CASE("device scans: the workspace zeroed by a kernel from kZeroKernelFromTi
   using scangen::generator::kZeroKernelFromTiles;
   using scangen::generator::zero_by_kernel;
   const Plan i32 = make_plan(load_one("scan s { type = i32; op = add; level = device; }"), Backend::Cuda);
-  REQUIRE(i32.tile == 8192);
+  REQUIRE(i32.tile == 4096);
   CHECK(i32.zero_kernel == "s_zero_workspace");
   const uint64_t below = (kZeroKernelFromTiles - 1) * i32.tile, at = below + 1;
   CHECK_FALSE(zero_by_kernel(i32, below, 90));
@@ -165,12 +165,20 @@ TEST_CASE("device scans: the workspace zeroed by a kernel from kZeroKernelFromTi
 
 TEST_CASE("device scans: tile, status word and workspace", "[unit]") {
   const Plan i32 = make_plan(load_one("scan s { type = i32; op = add; }"), Backend::Cuda);
-  // The tuning table's shape for 4-byte elements on CUDA: 256 x 32.
-  CHECK(i32.tile == 256 * 32);
+  // The tuning table's shape for plain scans of 4-byte elements on CUDA: 128 x 32; other
+  // scans of them (shapes, segments, fused outputs, reverse, ...) keep 256 x 32.
+  CHECK(i32.tile == 128 * 32);
   CHECK(i32.tile == static_cast<uint64_t>(i32.tuning.threads) * static_cast<uint64_t>(i32.tuning.items));
+  for (const char* other : {"reverse = true;", "shape = rows;", "deterministic = true; algorithm = decoupled_lookback;",
+                            "algorithm = reduce_then_scan;"}) {
+    CAPTURE(other);
+    const Plan o = make_plan(load_one(std::string("scan s { type = i32; op = add; ") + other + " }"), Backend::Cuda);
+    CHECK(o.tuning.threads == 256);
+    CHECK(o.tuning.items == 32);
+  }
   CHECK(i32.status == StatusLayout::Word64);
   CHECK(scangen::generator::workspace_bytes(i32, 0) == 16 + 8);
-  CHECK(scangen::generator::workspace_bytes(i32, 8193) == 16 + 2 * 8);
+  CHECK(scangen::generator::workspace_bytes(i32, 4097) == 16 + 2 * 8);
   CHECK(i32.staged_io);
   const Plan f64 = make_plan(load_one("scan s { type = f64; op = add; }"), Backend::Cuda);
   CHECK(f64.status == StatusLayout::Word128);
@@ -200,8 +208,8 @@ TEST_CASE("device scans: tile, status word and workspace", "[unit]") {
   CHECK(rts.kernels.size() == 3);
   CHECK(scangen::generator::workspace_bytes(rts, 1u << 20) == ((1u << 20) / rts.tile) * 4);
   // Counts beyond 2^32 elements: 64-bit all the way.
-  CHECK(scangen::generator::workspace_bytes(i32, (1ull << 32) + 7) == 16 + 8 * (((1ull << 32) + 7 + 8191) / 8192));
-  // A spec's threads / items win over the table; OpenCL takes 256 x 32 for 4 bytes, as CUDA.
+  CHECK(scangen::generator::workspace_bytes(i32, (1ull << 32) + 7) == 16 + 8 * (((1ull << 32) + 7 + 4095) / 4096));
+  // A spec's threads / items win over the table; OpenCL takes 256 x 32 for 4 bytes (measured on its own).
   const Plan own = make_plan(load_one("scan s { type = i32; op = add; threads = 128; items = 4; }"), Backend::Cuda);
   CHECK(own.tile == 128 * 4);
   CHECK(cl.tile == 256 * 32);
@@ -242,9 +250,14 @@ TEST_CASE("device tuning: the table and given tunings", "[unit]") {
   using scangen::generator::parse_tuning;
   const scangen::dsl::Spec i8 = load_one("scan s { type = i8; op = add; }");
   const DeviceTuning t = scangen::generator::device_tuning(i8, Backend::Cuda);
-  CHECK(t.threads == 256);
+  CHECK(t.threads == 128);
   CHECK(t.items == 128);  // a sum in packed words: its own row
   CHECK(t.streaming == 1);
+  // The same sum in another shape is not packed: the 1-byte row, 256 x 64.
+  const DeviceTuning t_rows =
+      scangen::generator::device_tuning(load_one("scan s { type = i8; op = add; shape = rows; }"), Backend::Cuda);
+  CHECK(t_rows.threads == 256);
+  CHECK(t_rows.items == 64);
   const DeviceTuning t_max =
       scangen::generator::device_tuning(load_one("scan s { type = i8; op = max; }"), Backend::Cuda);
   CHECK(t_max.items == 64);
@@ -256,12 +269,19 @@ TEST_CASE("device tuning: the table and given tunings", "[unit]") {
             .first_poll_ns == 3000);
   CHECK(scangen::generator::device_tuning(load_one("scan s { type = i16; op = add; }"), Backend::Cuda).first_poll_ns ==
         1000);
-  // The f16 sum in packed words: the 2-byte packed row, its registers bounded by 5 blocks per SM.
+  // The f16 sum in packed words: the 2-byte packed row, 128 x 64 unbounded; a packed sum that
+  // is not plain (the fixed-order look-back) 256 x 64, its registers bounded by 5 blocks per SM.
   const DeviceTuning f16 =
       scangen::generator::device_tuning(load_one("scan s { type = f16; op = add; }"), Backend::Cuda);
+  CHECK(f16.threads == 128);
   CHECK(f16.items == 64);
-  CHECK(f16.min_blocks == 5);
+  CHECK(f16.min_blocks == 0);
   CHECK(f16.streaming == 1);
+  const DeviceTuning f16_rows = scangen::generator::device_tuning(
+      load_one("scan s { type = f16; op = add; deterministic = true; algorithm = decoupled_lookback; }"),
+      Backend::Cuda);
+  CHECK(f16_rows.threads == 256);
+  CHECK(f16_rows.min_blocks == 5);
   CHECK(scangen::generator::device_tuning(load_one("scan s { type = f16; op = max; }"), Backend::Cuda).min_blocks == 0);
   const DeviceTuning t8 =
       scangen::generator::device_tuning(load_one("scan s { type = i64; op = add; }"), Backend::Cuda);
