@@ -542,34 +542,34 @@ static_assert(sizeof(__half) == 2, "__half is two bytes");
 // bench/specs/device_bench.scan` (threads = auto, items = auto):
 //
 //   scan         element  threads x items = tile  status        shared memory
-//   sum_i32      4 B      256 x 32 = 8192         8 B per tile  33876 B
-//   sum_f32      4 B      256 x 32 = 8192         8 B           33876 B
+//   sum_i32      4 B      128 x 32 = 4096         8 B per tile  16964 B
+//   sum_f32      4 B      128 x 32 = 4096         8 B           16964 B
 //   sum_i64      8 B      128 x 32 = 4096         16 B          33888 B
 //   sum_f64      8 B      128 x 32 = 4096         16 B          33888 B
-//   max_i32      4 B      256 x 32 = 8192         8 B           33876 B
-//   sum_i8       1 B      256 x 128 = 32768       8 B           33819 B
-//   sum_i16      2 B      256 x 64 = 16384        8 B           33838 B
-//   sum_f16      2 B      256 x 64 = 16384        8 B           33838 B
+//   max_i32      4 B      128 x 32 = 4096         8 B           16964 B
+//   sum_i8       1 B      128 x 128 = 16384       8 B           16929 B
+//   sum_i16      2 B      128 x 64 = 8192         8 B           16946 B
+//   sum_f16      2 B      128 x 64 = 8192         8 B           16946 B
 //   affine       8 B      128 x 32 = 4096         16 B          33888 B
 //   mat2        16 B       64 x 32 = 2048         64 B          33912 B
 //   sum_i32_rts  4 B      256 x 32 = 8192         (partials: 4 B per tile)  33864 B
 std::vector<Case> all_cases() {
   return {
-      lookback_case<WrapSum<int32_t>>("sum_i32", "inclusive sum i32", "i32", "InclusiveSum", 256, 8192, 8, 33876,
+      lookback_case<WrapSum<int32_t>>("sum_i32", "inclusive sum i32", "i32", "InclusiveSum", 128, 4096, 8, 16964,
                                       sum_i32_scan_kernel, sum_i32_zero_workspace),
-      lookback_case<FloatSum<float>>("sum_f32", "inclusive sum f32", "f32", "InclusiveSum", 256, 8192, 8, 33876,
+      lookback_case<FloatSum<float>>("sum_f32", "inclusive sum f32", "f32", "InclusiveSum", 128, 4096, 8, 16964,
                                      sum_f32_scan_kernel, sum_f32_zero_workspace),
       lookback_case<WrapSum<long long>>("sum_i64", "inclusive sum i64", "i64", "InclusiveSum", 128, 4096, 16, 33888,
                                         sum_i64_scan_kernel, sum_i64_zero_workspace),
       lookback_case<FloatSum<double>>("sum_f64", "inclusive sum f64", "f64", "InclusiveSum", 128, 4096, 16, 33888,
                                       sum_f64_scan_kernel, sum_f64_zero_workspace),
-      lookback_case<MaxI32>("max_i32", "inclusive max i32", "i32", "InclusiveScan(cuda::maximum<>)", 256, 8192, 8,
-                            33876, max_i32_scan_kernel, max_i32_zero_workspace),
-      lookback_case<WrapSum<signed char>>("sum_i8", "inclusive sum i8", "i8", "InclusiveSum", 256, 32768, 8, 33819,
+      lookback_case<MaxI32>("max_i32", "inclusive max i32", "i32", "InclusiveScan(cuda::maximum<>)", 128, 4096, 8,
+                            16964, max_i32_scan_kernel, max_i32_zero_workspace),
+      lookback_case<WrapSum<signed char>>("sum_i8", "inclusive sum i8", "i8", "InclusiveSum", 128, 16384, 8, 16929,
                                           sum_i8_scan_kernel, sum_i8_zero_workspace),
-      lookback_case<WrapSum<short>>("sum_i16", "inclusive sum i16", "i16", "InclusiveSum", 256, 16384, 8, 33838,
+      lookback_case<WrapSum<short>>("sum_i16", "inclusive sum i16", "i16", "InclusiveSum", 128, 8192, 8, 16946,
                                     sum_i16_scan_kernel, sum_i16_zero_workspace),
-      lookback_case<HalfSum>("sum_f16", "inclusive sum f16", "f16", "InclusiveSum(__half)", 256, 16384, 8, 33838,
+      lookback_case<HalfSum>("sum_f16", "inclusive sum f16", "f16", "InclusiveSum(__half)", 128, 8192, 8, 16946,
                              sum_f16_scan_kernel, sum_f16_zero_workspace),
       lookback_case<AffineOp>("affine", "affine recurrence {a,b: f32}", "Affine", "InclusiveScan(functor)", 128, 4096,
                               16, 33888, affine_scan_kernel, affine_zero_workspace),

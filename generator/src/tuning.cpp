@@ -109,7 +109,7 @@ constexpr Row kTable[] = {
     {Backend::Cuda, 90, 2, 256, 64, 0, 3000,
      "2 bytes: 256 x 64, sleep 3000 ns: i16 sum element by element 0.859 of copy"},
     // 3-4 bytes, plain scans: 128 x 32 (9 blocks per SM) since 2026-11-28; against 256 x 32 in one run on the H100
-    // the same at 2^28 (i32 0.987 / 0.985, f32 0.987 / 0.982, max 0.988 / 0.985) and faster at 2^24
+    // the same at 2^28 (i32 0.987 / 0.985, f32 0.987 / 0.982, max 0.989 / 0.985) and faster at 2^24
     // (i32 51.7 against 56.5 us, f32 52.2 / 57.2, max 51.6 / 57.2; a copy 48.5 us).
     {Backend::Cuda, 90, 4, 128, 32, 0, 1000, "3-4 bytes: 128 x 32, sleep 1000 ns: i32 sum 0.987 of copy", false, 0,
      false, 0, 0, true},
