@@ -170,7 +170,8 @@ TEST_CASE("device scans: tile, status word and workspace", "[unit]") {
   CHECK(i32.tile == 128 * 32);
   CHECK(i32.tile == static_cast<uint64_t>(i32.tuning.threads) * static_cast<uint64_t>(i32.tuning.items));
   for (const char* other : {"reverse = true;", "shape = rows;", "deterministic = true; algorithm = decoupled_lookback;",
-                            "algorithm = reduce_then_scan;"}) {
+                            "algorithm = reduce_then_scan;", "input = i32, i32; convert(a, b) = a + b;",
+                            "input = i32; convert(x) = x - prev(x);"}) {
     CAPTURE(other);
     const Plan o = make_plan(load_one(std::string("scan s { type = i32; op = add; ") + other + " }"), Backend::Cuda);
     CHECK(o.tuning.threads == 256);
