@@ -118,11 +118,9 @@ void scan_part(const Plan& p, const BackendEmitter& be, Holes& scan) {
   // The mirror's end: n rounded up to whole blocks, or n itself for segmented scans (their padding stays last).
   holes.when("mirror_blocks", !p.segmented.on()).when("mirror_exact", p.segmented.on());
   holes.when("fixed_order", p.fixed_order).when("any_order", !p.fixed_order);  // the look-back's order
-  holes.when("indexed", p.convert_index);                                  // the loads pass convert the element's index
-  holes.when("scatter", p.scatter && p.level == dsl::Level::Device);       // fused outputs (device_lookback.h)
-  holes.when("zero_kernel", !p.zero_kernel.empty() && !p.segmented.on());  // P_zero_workspace (device_lookback.h)
-  // Segmented offsets: P_zero_workspace finds the tiles' first segments (device_segmented.h).
-  holes.when("seg_bases", p.segmented.tile_bases).when("no_seg_bases", !p.segmented.tile_bases);
+  holes.when("indexed", p.convert_index);                             // the loads pass convert the element's index
+  holes.when("scatter", p.scatter && p.level == dsl::Level::Device);  // fused outputs (device_lookback.h)
+  holes.when("zero_kernel", !p.zero_kernel.empty());                  // P_zero_workspace (device_lookback.h)
   holes.when("group_scatter", p.scatter && p.level != dsl::Level::Device);  // P_scatter (api.h, entry.h)
   holes.when("group_plain", !(p.scatter && p.level != dsl::Level::Device));
   holes.when("scatter_any", p.scatter);  // api.h's sg_scatter_element, for both

@@ -184,11 +184,6 @@ void scan_holes(Holes& h, const Scan& c) {
       .when("lookback", c.lookback)
       .when("zero_by_kernel", c.lookback && !p.zero_kernel.empty())
       .set("SG_ZERO_KERNEL", p.zero_kernel)
-      // Segmented offsets: the zeroing kernel finds the tiles' first segments too (Segmented::tile_bases).
-      .set("SG_ZERO_ARGS", std::string("words, static_cast<unsigned long long*>(workspace)") +
-                               (p.segmented.tile_bases ? ", offsets, static_cast<unsigned long long>(segment_count), "
-                                                         "static_cast<unsigned long long>(n)"
-                                                       : ""))
       .set("SG_ZERO_FROM_TILES", std::to_string(kZeroKernelFromTiles))
       .when("reduce_then_scan", c.device && !c.lookback)
       .when("one_kernel", !c.device || c.lookback)

@@ -477,8 +477,7 @@ uint64_t workspace_bytes(const Plan& plan, uint64_t n) {
   // Rounded up without n + tile - 1, which wraps for n near 2^64.
   const uint64_t tiles = std::max<uint64_t>(1, n / plan.tile + (n % plan.tile != 0 ? 1 : 0));
   const bool lookback = plan.status != StatusLayout::None;
-  // Segmented offsets with tile_bases: each tile's first segment after the statuses.
-  const uint64_t per_tile = lookback ? plan.status_bytes + (plan.segmented.tile_bases ? 8 : 0) : plan.element_bytes;
+  const uint64_t per_tile = lookback ? plan.status_bytes : plan.element_bytes;
   const uint64_t header = lookback ? kWorkspaceHeader : 0;
   if (tiles > (std::numeric_limits<uint64_t>::max() - header) / per_tile)
     throw std::overflow_error("scan '" + plan.spec.name + "': the workspace of " + std::to_string(n) +

@@ -78,11 +78,7 @@ void explain_device(std::string& o, const Plan& p) {
     line(o, "zeroing",
          "from " + std::to_string(kZeroKernelFromTiles) + " tiles on sm_90 and later by " + p.zero_kernel +
              ", which the scan kernel overlaps (a programmatic dependent launch: its blocks wait for that "
-             "kernel's end before they read); else a memset" +
-             (p.segmented.tile_bases ? std::string(". That kernel also finds each tile's first segment (8 bytes per "
-                                                   "tile after the statuses), which the tile then reads instead of "
-                                                   "searching the offsets")
-                                     : std::string()));
+             "kernel's end before they read); else a memset");
   if (p.fixed_order) {
     line(o, "look-back",
          std::string("fixed order (deterministic = true with floats): each tile publishes once the combine of a "

@@ -83,12 +83,6 @@ void segmented_kernel(Plan& p) {
   const std::string grid = "max(1, ceil(n / " + std::to_string(p.tile) + "))";
   p.kernels = {{p.entry_kernel, grid + " blocks", Grid::Tiles, k}};
   p.entry_params = k;
-  // Offsets, staged, on CUDA with pdl: the zeroing kernel finds the tiles' first segments too.
-  if (p.segmented.form == dsl::Segments::Offsets && p.backend == Backend::Cuda && p.staged_io && p.tuning.pdl &&
-      p.status_bytes % 8 == 0) {
-    p.zero_kernel = p.spec.name + "_zero_workspace";
-    p.segmented.tile_bases = true;
-  }
 }
 
 void segmented_constants(const Plan& p, std::vector<std::pair<std::string, std::string>>& c) {
@@ -109,7 +103,6 @@ void segmented_constants(const Plan& p, std::vector<std::pair<std::string, std::
   c.emplace_back("SG_VALUE_CONVERT", p.names.convert);
   c.emplace_back("SG_SEGMENTS", std::to_string(static_cast<int>(p.segmented.form)));  // 1 flags, 2 offsets, 3 keys
   if (!p.segmented.offset_type.empty()) c.emplace_back("SG_OFFSET", p.segmented.offset_type);
-  if (p.segmented.tile_bases) c.emplace_back("SG_STATUS_BYTES", std::to_string(p.status_bytes));
   if (!p.segmented.key_type.empty()) c.emplace_back("SG_KEY", p.segmented.key_type);
   // Flags and keys go through the exchange like the inputs: in 16-byte words
   // where a thread's flags or keys fill whole words and the inputs move in words.

@@ -333,8 +333,7 @@ void Scan::run(const CudaArgs& a) const {
   };
   if (by_kernel) {
     unsigned long long words = generator::zero_kernel_words(p, a.n);
-    // Segmented offsets: the kernel also finds the tiles' first segments (Plan::Segmented::tile_bases).
-    void* zero_params[] = {&words, &ws, &offsets, &segment_count, &n};
+    void* zero_params[] = {&words, &ws};
     const CUresult r = d.cuLaunchKernel(module.functions.at(p.zero_kernel),
                                         static_cast<unsigned int>(generator::zero_kernel_blocks(p, a.n)), 1, 1, 256, 1,
                                         1, 0, stream, zero_params, nullptr);

@@ -296,13 +296,10 @@ SG_FN scangen_u64 SG_NAME(sg_seg_search)(const SG_GLOBAL SG_OFFSET* offsets, sca
 }
 
 // The tile's heads and ends from its segments base, base + 1, ... (those
-// with offsets below min(first + SG_TILE, n) + 1). With `last` known (not
-// ~0: section seg_bases, a tile before the last), exactly base .. last, the
-// segments that start before the tile's end, and the head at the end (the
-// next tile's first element) from offsets[last + 1].
+// with offsets below min(first + SG_TILE, n) + 1).
 SG_FN void SG_NAME(sg_seg_scatter)(const SG_GLOBAL SG_OFFSET* offsets, scangen_u64 count, scangen_u64 base,
-                                   scangen_u64 last, scangen_u64 first, scangen_u64 n,
-                                   SG_LOCAL unsigned char* marks, SG_GLOBAL SG_VALUE_T* aggregates) {
+                                   scangen_u64 first, scangen_u64 n, SG_LOCAL unsigned char* marks,
+                                   SG_GLOBAL SG_VALUE_T* aggregates) {
   const int tid = SG_THREAD();
   SG_LOCAL unsigned int* words = (SG_LOCAL unsigned int*)marks;
   for (int w = tid; w < SG_HEAD_BYTES / 4; w += SG_BLOCK_THREADS) words[w] = 0u;
@@ -310,9 +307,6 @@ SG_FN void SG_NAME(sg_seg_scatter)(const SG_GLOBAL SG_OFFSET* offsets, scangen_u
   const scangen_u64 end = first + SG_BLOCK_ITEMS;
   const scangen_u64 bound = (end < n ? end : n) + 1;
   SG_LOCAL unsigned int* ends = (SG_LOCAL unsigned int*)(marks + SG_HEAD_BYTES);
-  const int known = last != ~(scangen_u64)0;
-  if (known && tid == 0 && last < count && (scangen_u64)SG_BEGIN(forward)offsets[last + 1]SG_END(forward)SG_BEGIN(reverse)SG_SEG_OFF(offsets, count, last + 1)SG_END(reverse) == end)
-    marks[SG_HPAD(SG_BLOCK_ITEMS)] = 1;  // a segment starts at the next tile's first element
   // SG_SEG_BATCH offsets a thread at a time, all read before any is used
   // (a tile of segments of length 1 takes SG_ITEMS / SG_SEG_BATCH rounds).
   for (scangen_u64 c = base;; c += SG_SEG_BATCH * SG_BLOCK_THREADS) {
@@ -320,13 +314,11 @@ SG_FN void SG_NAME(sg_seg_scatter)(const SG_GLOBAL SG_OFFSET* offsets, scangen_u
 #pragma unroll
     for (int j = 0; j < SG_SEG_BATCH; ++j) {
       const scangen_u64 s = c + (scangen_u64)(j * SG_BLOCK_THREADS + tid);
-      const int in = s < count && s <= last;
-      o[j] = in ? SG_BEGIN(forward)offsets[s]SG_END(forward)SG_BEGIN(reverse)SG_SEG_OFF(offsets, count, s)SG_END(reverse) : (SG_OFFSET)0;
-      o2[j] = in ? SG_BEGIN(forward)offsets[s + 1]SG_END(forward)SG_BEGIN(reverse)SG_SEG_OFF(offsets, count, s + 1)SG_END(reverse) : (SG_OFFSET)0;
+      o[j] = s < count ? SG_BEGIN(forward)offsets[s]SG_END(forward)SG_BEGIN(reverse)SG_SEG_OFF(offsets, count, s)SG_END(reverse) : (SG_OFFSET)0;
+      o2[j] = s < count ? SG_BEGIN(forward)offsets[s + 1]SG_END(forward)SG_BEGIN(reverse)SG_SEG_OFF(offsets, count, s + 1)SG_END(reverse) : (SG_OFFSET)0;
     }
     const scangen_u64 next = c + SG_SEG_BATCH * SG_BLOCK_THREADS;
-    const int more = known ? next <= last && next < count
-                           : next < count && (scangen_u64)SG_BEGIN(forward)offsets[next]SG_END(forward)SG_BEGIN(reverse)SG_SEG_OFF(offsets, count, next)SG_END(reverse) < bound;
+    const int more = next < count && (scangen_u64)SG_BEGIN(forward)offsets[next]SG_END(forward)SG_BEGIN(reverse)SG_SEG_OFF(offsets, count, next)SG_END(reverse) < bound;
 #pragma unroll
     for (int j = 0; j < SG_SEG_BATCH; ++j) {
       const scangen_u64 s = c + (scangen_u64)(j * SG_BLOCK_THREADS + tid);
@@ -337,7 +329,7 @@ SG_FN void SG_NAME(sg_seg_scatter)(const SG_GLOBAL SG_OFFSET* offsets, scangen_u
           ends[b - 1 - first] = s - base < 0xffffffffu ? (unsigned int)(s - base) : 0xffffffffu;
       }
 #if SG_AGGREGATE_OUT
-      if (s < count && s <= last && a == b && a >= first && (a < end || (a == n && end >= n))) aggregates[SG_BEGIN(forward)sSG_END(forward)SG_BEGIN(reverse)SG_SEG_AGG(count, s)SG_END(reverse)] = SG_VALUE_IDENTITY();
+      if (s < count && a == b && a >= first && (a < end || (a == n && end >= n))) aggregates[SG_BEGIN(forward)sSG_END(forward)SG_BEGIN(reverse)SG_SEG_AGG(count, s)SG_END(reverse)] = SG_VALUE_IDENTITY();
 #else
       (void)aggregates;
 #endif
@@ -379,32 +371,6 @@ SG_FN void SG_NAME(sg_seg_heads)(const SG_LOCAL unsigned char* marks, scangen_u6
 #endif
   SG_SEG_SET(starts, SG_ITEMS, marks[SG_HPAD(k0 + SG_ITEMS)] && mine + SG_ITEMS < n);
 }
-SG_BEGIN(seg_bases)
-
-// CUDA, Plan::segmented.tile_bases: the workspace of `words` 8-byte words
-// readied for a call by a kernel in place of the host's memset: the ticket
-// and the statuses zeroed, header bytes 8 .. 15 set to 1 (a memset leaves
-// them 0), and each tile's first segment (sg_seg_search's result, one thread
-// per tile) written after the statuses, 8 bytes per tile. The scan kernel,
-// launched as its programmatic dependent, starts at once, waits for its end
-// (sg_wait_prior_grid), and where header bytes 8 .. 15 are 1 reads its tile's
-// first segment and the next tile's instead of searching.
-SG_KERNEL SG_BOUNDS(256)
-void SG_NAME(zero_workspace)(scangen_u64 words, SG_GLOBAL unsigned long long* workspace,
-                             const SG_GLOBAL SG_OFFSET* offsets, scangen_u64 count, scangen_u64 n) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
-#endif
-  const scangen_u64 tiles = SG_NAME(sg_tile_count)(n);
-  const scangen_u64 zero = 2 + tiles * (SG_STATUS_BYTES / 8);  // the header and the statuses
-  if (zero + tiles > words) return;  // not this plan's workspace: nothing written
-  const scangen_u64 step = (scangen_u64)gridDim.x * blockDim.x;
-  const scangen_u64 id = (scangen_u64)blockIdx.x * blockDim.x + threadIdx.x;
-  for (scangen_u64 i = id; i < zero; i += step) workspace[i] = i == 1 ? 1ull : 0ull;
-  for (scangen_u64 t = id; t < tiles; t += step)  // the last s with offsets[s] < t * SG_TILE
-    workspace[zero + t] = t == 0 ? 0ull : SG_NAME(sg_seg_find)(offsets, count, t * SG_TILE - 1);
-}
-SG_END(seg_bases)
 #endif
 
 #if SG_SEGMENTS == 2 && SG_AGGREGATE_OUT && !SG_STAGED_IO
@@ -680,16 +646,12 @@ void SG_NAME(scan_kernel)(const SG_GLOBAL SG_IN* in,
 #if SG_SEGMENTS == 2 && SG_STAGED_IO
   SG_SHARED scangen_u64 seg_range[4];
 #endif
-
 SG_BEGIN(reverse)
 #if SG_SEGMENTS != 2 && SG_AGGREGATE_OUT
   SG_SHARED scangen_u64 seg_flip;
 #endif
 SG_END(reverse)
   const scangen_u64 tiles = SG_NAME(sg_tile_count)(n);
-SG_BEGIN(seg_bases)
-  SG_NAME(sg_wait_prior_grid)();  // P_zero_workspace's end
-SG_END(seg_bases)
   if (SG_THREAD() == 0) shared.tile = tiles == 1 ? 0 : SG_NAME(sg_take_ticket)(workspace, tiles - 1);
   SG_BARRIER();
   const scangen_u64 tile = shared.tile;
@@ -709,50 +671,25 @@ SG_END(seg_bases)
 #elif SG_STAGED_IO
   (void)segment;
   SG_LOCAL unsigned char* marks = (SG_LOCAL unsigned char*)exchange;
-SG_BEGIN(seg_bases)
-  // The tile's first segment and the next tile's, from P_zero_workspace where
-  // it ran (header bytes 8 .. 15 are 1; a memset leaves 0: search), read by
-  // every thread after its input loads are issued (~0: search; the last tile).
-  scangen_u64 last = ~(scangen_u64)0;
-  scangen_u64 known = ~(scangen_u64)0;
-#define SG_SEG_KNOWN()                                                                                   \
-  if (tiles > 1 && *(const unsigned long long*)(workspace + 8) == 1ull) {                              \
-    const scangen_u64* bases = (const scangen_u64*)(workspace + 16 + tiles * SG_STATUS_BYTES);         \
-    known = bases[tile];                                                                                 \
-    if (tile + 1 < tiles) last = bases[tile + 1];                                                        \
-  }
-#define SG_SEG_BASE (known != ~(scangen_u64)0 ? known : SG_NAME(sg_seg_search)(offsets, segment_count, first, seg_range))
-#define SG_SEG_LAST (known != ~(scangen_u64)0 ? last : ~(scangen_u64)0)
-SG_END(seg_bases)
-SG_BEGIN(no_seg_bases)
-#define SG_SEG_KNOWN()
-#define SG_SEG_BASE SG_NAME(sg_seg_search)(offsets, segment_count, first, seg_range)
-#define SG_SEG_LAST (~(scangen_u64)0)
-SG_END(no_seg_bases)
 #ifdef SG_LOAD_SPLIT
   // A full tile's input words are fetched first and stay in flight during the search.
   uint4 pending[SG_VEC_IN];
   const int whole = SG_NAME(sg_words_whole)(in, first, n);
   if (whole) SG_NAME(sg_words_fetch)(in, first, pending);
-  SG_SEG_KNOWN()
-  const scangen_u64 base = SG_SEG_BASE;
+  const scangen_u64 base = SG_NAME(sg_seg_search)(offsets, segment_count, first, seg_range);
   if (whole)
     SG_NAME(sg_words_place)(pending, first, items, exchange);
   else
     SG_NAME(sg_load)(in, first, n, items, exchange);
 #else
-  SG_SEG_KNOWN()
-  const scangen_u64 base = SG_SEG_BASE;
+  const scangen_u64 base = SG_NAME(sg_seg_search)(offsets, segment_count, first, seg_range);
   SG_NAME(sg_load)(in, first, n, items, exchange);
 #endif
 #if SG_AGGREGATE_OUT
-  SG_NAME(sg_seg_scatter)(offsets, segment_count, base, SG_SEG_LAST, first, n, marks, segment_aggregates);
+  SG_NAME(sg_seg_scatter)(offsets, segment_count, base, first, n, marks, segment_aggregates);
 #else
-  SG_NAME(sg_seg_scatter)(offsets, segment_count, base, SG_SEG_LAST, first, n, marks, 0);
+  SG_NAME(sg_seg_scatter)(offsets, segment_count, base, first, n, marks, 0);
 #endif
-#undef SG_SEG_KNOWN
-#undef SG_SEG_BASE
-#undef SG_SEG_LAST
   SG_NAME(sg_seg_heads)(marks, first, n, starts);
 #else
   SG_NAME(sg_load)(in, first, n, items, exchange);

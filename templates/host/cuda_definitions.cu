@@ -93,7 +93,7 @@ SG_BEGIN(zero_by_kernel)
     if (major >= 9) {
       const unsigned long long words = static_cast<unsigned long long>(needed) / 8u;
       const unsigned int zero_blocks = static_cast<unsigned int>((words + 255u) / 256u > 1024u ? 1024u : (words + 255u) / 256u);
-      SG_ZERO_KERNEL<<<zero_blocks, 256, 0, stream>>>(SG_ZERO_ARGS);
+      SG_ZERO_KERNEL<<<zero_blocks, 256, 0, stream>>>(words, static_cast<unsigned long long*>(workspace));
       status = cudaGetLastError();
       if (status != cudaSuccess) return status;
       cudaLaunchAttribute dependent[1];

@@ -400,7 +400,7 @@ std::vector<uint64_t> segmented_sizes(const generator::Plan& plan) {
 }
 
 std::string run_segmented_case(const ScanCase& c, const generator::Plan& plan, uint64_t n, const std::string& structure,
-                               std::mt19937_64& rng, const LaunchKernel& launch, DeviceState& state, bool by_kernel) {
+                               std::mt19937_64& rng, const LaunchKernel& launch, DeviceState& state) {
   using K = KernelArg::Kind;
   const dsl::Spec& s = c.spec;
   const size_t es = s.type.size();
@@ -425,27 +425,17 @@ std::string run_segmented_case(const ScanCase& c, const generator::Plan& plan, u
   buffers.push_back(g.data);
   if (s.segments == dsl::Segments::Offsets) args.push_back({K::U64, g.count});
   args.push_back({K::U64, n});
-  // The workspace as the host rule leaves it (see run_device_case): zeroed
-  // by a memset, or (by_kernel, CUDA offsets with Plan::segmented.tile_bases)
-  // left dirty for the plan's zeroing kernel, which also finds the tiles' first
-  // segments, launched before the scan as the runtime launches it.
-  const uint64_t tiles = std::max<uint64_t>(1, (n + plan.tile - 1) / plan.tile);
-  by_kernel = by_kernel && plan.segmented.tile_bases && tiles > 1;
+  // The workspace as the host rule leaves it (see run_device_case).
   const uint64_t need = generator::workspace_bytes(plan, n);
   if (state.workspace.size() < need) state.workspace.resize(need, 0xAB);
   std::fill(state.workspace.begin() + static_cast<std::ptrdiff_t>(need), state.workspace.end(), uint8_t{0xAB});
-  const uint64_t zero = by_kernel ? 0 : generator::workspace_zero_bytes(plan, n);
+  const uint64_t zero = generator::workspace_zero_bytes(plan, n);
   std::fill(state.workspace.begin(), state.workspace.begin() + static_cast<std::ptrdiff_t>(zero), uint8_t{0});
-  if (by_kernel) std::fill(state.workspace.begin(), state.workspace.begin() + 16, uint8_t{0xAB});
   ++state.calls;
   const size_t ws = buffers.size();
   args.push_back({K::Buffer, ws});
   buffers.push_back(state.workspace);
-  if (by_kernel)
-    launch(plan.zero_kernel, buffers,
-           {{K::U64, generator::zero_kernel_words(plan, n)}, {K::Buffer, ws}, {K::Buffer, ws - 1}, {K::U64, g.count},
-            {K::U64, n}},
-           generator::zero_kernel_blocks(plan, n), 256);
+  const uint64_t tiles = std::max<uint64_t>(1, (n + plan.tile - 1) / plan.tile);
   launch(plan.entry_kernel, buffers, args, tiles, plan.block_threads);
   state.workspace = buffers[ws];
 
@@ -461,8 +451,8 @@ std::string run_segmented_case(const ScanCase& c, const generator::Plan& plan, u
   if (s.has_exclusive()) compare("exclusive", s.type, buffers[outs[o]], want.exclusive, n, tol, report);
   if (s.aggregate) compare("segment_aggregates", s.type, buffers[agg], want.aggregates, segments, tol, report);
   if (!report.empty())
-    report = structure + " segments (" + std::to_string(segments) + " of them), n = " + std::to_string(n) +
-             (by_kernel ? ", the tiles' first segments found by " + plan.zero_kernel : std::string()) + "\n" + report;
+    report =
+        structure + " segments (" + std::to_string(segments) + " of them), n = " + std::to_string(n) + "\n" + report;
   return report;
 }
 
@@ -475,14 +465,9 @@ int check_segmented_cases(const std::vector<ScanCase>& cases, const std::vector<
   int calls = 0;
   for (size_t i = 0; i < cases.size(); ++i) {
     INFO("scan:\n" << cases[i].spec.to_string());
-    const std::vector<uint64_t> sizes = segmented_sizes(plans[i]);
-    const std::vector<std::string> structures = segment_structures(cases[i].spec.reverse);
-    for (size_t z = 0; z < sizes.size(); ++z)
-      for (size_t k = 0; k < structures.size(); ++k) {
-        // Offsets on CUDA: every structure both with the tiles' first segments found by the zeroing
-        // kernel and searched by the tile (a memset), at alternate sizes.
-        const std::string report =
-            run_segmented_case(cases[i], plans[i], sizes[z], structures[k], rng, launch, state, (z + k) % 2 == 1);
+    for (uint64_t n : segmented_sizes(plans[i]))
+      for (const std::string& structure : segment_structures(cases[i].spec.reverse)) {
+        const std::string report = run_segmented_case(cases[i], plans[i], n, structure, rng, launch, state);
         INFO(report);
         CHECK(report.empty());
         ++calls;

@@ -32,13 +32,9 @@ std::vector<std::string> segment_structures(bool reverse = false);
 std::vector<uint64_t> segmented_sizes(const generator::Plan& plan);
 
 // One call of the segmented scan on n random inputs with segments of the
-// named structure, compared with the reference: empty when all match. With
-// by_kernel, a plan with Plan::segmented.tile_bases (CUDA offsets) and more
-// than one tile, the workspace is left dirty and the plan's zeroing kernel
-// runs first, as the runtime runs it; else the workspace is zeroed.
+// named structure, compared with the reference: empty when all match.
 std::string run_segmented_case(const ScanCase& c, const generator::Plan& plan, uint64_t n, const std::string& structure,
-                               std::mt19937_64& rng, const LaunchKernel& launch, DeviceState& state,
-                               bool by_kernel = false);
+                               std::mt19937_64& rng, const LaunchKernel& launch, DeviceState& state);
 
 // Every case x size x structure; the number of calls.
 int check_segmented_cases(const std::vector<ScanCase>& cases, const std::vector<generator::Plan>& plans,

@@ -158,37 +158,9 @@ TEST_CASE("device scans: the workspace zeroed by a kernel from kZeroKernelFromTi
   CHECK(scangen::generator::emit(off).find("void s_zero_workspace(") == std::string::npos);
   CHECK(make_plan(i32.spec, Backend::OpenCL).zero_kernel.empty());
   CHECK(make_plan(load_one("scan s { type = f32; op = add; shape = rows; }"), Backend::Cuda).zero_kernel.empty());
-  CHECK(make_plan(load_one("scan s { type = f32; op = add; segments = flags; }"), Backend::Cuda).zero_kernel.empty());
-  CHECK(make_plan(load_one("scan s { type = f32; op = add; segments = keys; }"), Backend::Cuda).zero_kernel.empty());
+  CHECK(make_plan(load_one("scan s { type = f32; op = add; segments = offsets; }"), Backend::Cuda).zero_kernel.empty());
   CHECK(make_plan(load_one("scan s { type = i32; op = add; algorithm = reduce_then_scan; }"), Backend::Cuda)
             .zero_kernel.empty());
-}
-
-TEST_CASE("segmented offsets: the zeroing kernel finds the tiles' first segments (CUDA)", "[unit]") {
-  const Plan p = make_plan(load_one("scan s { type = f32; op = add; segments = offsets; }"), Backend::Cuda);
-  REQUIRE(p.staged_io);
-  CHECK(p.zero_kernel == "s_zero_workspace");
-  CHECK(p.segmented.tile_bases);
-  // The workspace: the header, then per tile its status and its first segment (8 bytes).
-  const uint64_t tiles = 1000;
-  CHECK(scangen::generator::workspace_bytes(p, tiles * p.tile) == 16 + tiles * (p.status_bytes + 8));
-  CHECK(scangen::generator::zero_kernel_words(p, tiles * p.tile) == 2 + tiles * (p.status_bytes / 8 + 1));
-  const std::string cu = scangen::generator::emit(p);
-  CHECK(cu.find("void s_zero_workspace(scangen_u64 words, SG_GLOBAL unsigned long long* workspace,") !=
-        std::string::npos);
-  CHECK(cu.find("#define SG_STATUS_BYTES " + std::to_string(p.status_bytes)) != std::string::npos);
-  CHECK(cu.find("SG_SEG_KNOWN()") != std::string::npos);
-  // The explanation says so.
-  CHECK(scangen::generator::to_string(p).find("first segment") != std::string::npos);
-  // None on OpenCL, with pdl=0, or without the exchange: the tile searches its offsets.
-  const Plan cl = make_plan(p.spec, Backend::OpenCL);
-  CHECK_FALSE(cl.segmented.tile_bases);
-  CHECK(cl.zero_kernel.empty());
-  CHECK(scangen::generator::workspace_bytes(cl, tiles * cl.tile) == 16 + tiles * cl.status_bytes);
-  CHECK(scangen::generator::emit(cl).find("bases[tile]") == std::string::npos);
-  const Plan off = make_plan(p.spec, Backend::Cuda, scangen::generator::parse_tuning("pdl=0", p.tuning));
-  CHECK_FALSE(off.segmented.tile_bases);
-  CHECK(off.zero_kernel.empty());
 }
 
 TEST_CASE("device scans: tile, status word and workspace", "[unit]") {

@@ -1380,13 +1380,10 @@ SG_FN scangen_u64 device_reverse_keys_sg_seg_search(const SG_GLOBAL SG_OFFSET* o
 }
 
 // The tile's heads and ends from its segments base, base + 1, ... (those
-// with offsets below min(first + SG_TILE, n) + 1). With `last` known (not
-// ~0: section seg_bases, a tile before the last), exactly base .. last, the
-// segments that start before the tile's end, and the head at the end (the
-// next tile's first element) from offsets[last + 1].
+// with offsets below min(first + SG_TILE, n) + 1).
 SG_FN void device_reverse_keys_sg_seg_scatter(const SG_GLOBAL SG_OFFSET* offsets, scangen_u64 count, scangen_u64 base,
-                                   scangen_u64 last, scangen_u64 first, scangen_u64 n,
-                                   SG_LOCAL unsigned char* marks, SG_GLOBAL SG_VALUE_T* aggregates) {
+                                   scangen_u64 first, scangen_u64 n, SG_LOCAL unsigned char* marks,
+                                   SG_GLOBAL SG_VALUE_T* aggregates) {
   const int tid = SG_THREAD();
   SG_LOCAL unsigned int* words = (SG_LOCAL unsigned int*)marks;
   for (int w = tid; w < SG_HEAD_BYTES / 4; w += SG_BLOCK_THREADS) words[w] = 0u;
@@ -1394,9 +1391,6 @@ SG_FN void device_reverse_keys_sg_seg_scatter(const SG_GLOBAL SG_OFFSET* offsets
   const scangen_u64 end = first + SG_BLOCK_ITEMS;
   const scangen_u64 bound = (end < n ? end : n) + 1;
   SG_LOCAL unsigned int* ends = (SG_LOCAL unsigned int*)(marks + SG_HEAD_BYTES);
-  const int known = last != ~(scangen_u64)0;
-  if (known && tid == 0 && last < count && (scangen_u64)SG_SEG_OFF(offsets, count, last + 1) == end)
-    marks[SG_HPAD(SG_BLOCK_ITEMS)] = 1;  // a segment starts at the next tile's first element
   // SG_SEG_BATCH offsets a thread at a time, all read before any is used
   // (a tile of segments of length 1 takes SG_ITEMS / SG_SEG_BATCH rounds).
   for (scangen_u64 c = base;; c += SG_SEG_BATCH * SG_BLOCK_THREADS) {
@@ -1404,13 +1398,11 @@ SG_FN void device_reverse_keys_sg_seg_scatter(const SG_GLOBAL SG_OFFSET* offsets
 #pragma unroll
     for (int j = 0; j < SG_SEG_BATCH; ++j) {
       const scangen_u64 s = c + (scangen_u64)(j * SG_BLOCK_THREADS + tid);
-      const int in = s < count && s <= last;
-      o[j] = in ? SG_SEG_OFF(offsets, count, s) : (SG_OFFSET)0;
-      o2[j] = in ? SG_SEG_OFF(offsets, count, s + 1) : (SG_OFFSET)0;
+      o[j] = s < count ? SG_SEG_OFF(offsets, count, s) : (SG_OFFSET)0;
+      o2[j] = s < count ? SG_SEG_OFF(offsets, count, s + 1) : (SG_OFFSET)0;
     }
     const scangen_u64 next = c + SG_SEG_BATCH * SG_BLOCK_THREADS;
-    const int more = known ? next <= last && next < count
-                           : next < count && (scangen_u64)SG_SEG_OFF(offsets, count, next) < bound;
+    const int more = next < count && (scangen_u64)SG_SEG_OFF(offsets, count, next) < bound;
 #pragma unroll
     for (int j = 0; j < SG_SEG_BATCH; ++j) {
       const scangen_u64 s = c + (scangen_u64)(j * SG_BLOCK_THREADS + tid);
@@ -1421,7 +1413,7 @@ SG_FN void device_reverse_keys_sg_seg_scatter(const SG_GLOBAL SG_OFFSET* offsets
           ends[b - 1 - first] = s - base < 0xffffffffu ? (unsigned int)(s - base) : 0xffffffffu;
       }
 #if SG_AGGREGATE_OUT
-      if (s < count && s <= last && a == b && a >= first && (a < end || (a == n && end >= n))) aggregates[SG_SEG_AGG(count, s)] = SG_VALUE_IDENTITY();
+      if (s < count && a == b && a >= first && (a < end || (a == n && end >= n))) aggregates[SG_SEG_AGG(count, s)] = SG_VALUE_IDENTITY();
 #else
       (void)aggregates;
 #endif
@@ -1726,7 +1718,6 @@ void device_reverse_keys_scan_kernel(const SG_GLOBAL device_reverse_keys_In* in,
 #if SG_SEGMENTS == 2 && SG_STAGED_IO
   SG_SHARED scangen_u64 seg_range[4];
 #endif
-
 #if SG_SEGMENTS != 2 && SG_AGGREGATE_OUT
   SG_SHARED scangen_u64 seg_flip;
 #endif
@@ -1750,33 +1741,25 @@ void device_reverse_keys_scan_kernel(const SG_GLOBAL device_reverse_keys_In* in,
 #elif SG_STAGED_IO
   (void)segment;
   SG_LOCAL unsigned char* marks = (SG_LOCAL unsigned char*)exchange;
-#define SG_SEG_KNOWN()
-#define SG_SEG_BASE device_reverse_keys_sg_seg_search(offsets, segment_count, first, seg_range)
-#define SG_SEG_LAST (~(scangen_u64)0)
 #ifdef SG_LOAD_SPLIT
   // A full tile's input words are fetched first and stay in flight during the search.
   uint4 pending[SG_VEC_IN];
   const int whole = device_reverse_keys_sg_words_whole(in, first, n);
   if (whole) device_reverse_keys_sg_words_fetch(in, first, pending);
-  SG_SEG_KNOWN()
-  const scangen_u64 base = SG_SEG_BASE;
+  const scangen_u64 base = device_reverse_keys_sg_seg_search(offsets, segment_count, first, seg_range);
   if (whole)
     device_reverse_keys_sg_words_place(pending, first, items, exchange);
   else
     device_reverse_keys_sg_load(in, first, n, items, exchange);
 #else
-  SG_SEG_KNOWN()
-  const scangen_u64 base = SG_SEG_BASE;
+  const scangen_u64 base = device_reverse_keys_sg_seg_search(offsets, segment_count, first, seg_range);
   device_reverse_keys_sg_load(in, first, n, items, exchange);
 #endif
 #if SG_AGGREGATE_OUT
-  device_reverse_keys_sg_seg_scatter(offsets, segment_count, base, SG_SEG_LAST, first, n, marks, segment_aggregates);
+  device_reverse_keys_sg_seg_scatter(offsets, segment_count, base, first, n, marks, segment_aggregates);
 #else
-  device_reverse_keys_sg_seg_scatter(offsets, segment_count, base, SG_SEG_LAST, first, n, marks, 0);
+  device_reverse_keys_sg_seg_scatter(offsets, segment_count, base, first, n, marks, 0);
 #endif
-#undef SG_SEG_KNOWN
-#undef SG_SEG_BASE
-#undef SG_SEG_LAST
   device_reverse_keys_sg_seg_heads(marks, first, n, starts);
 #else
   device_reverse_keys_sg_load(in, first, n, items, exchange);

@@ -1355,13 +1355,10 @@ SG_FN scangen_u64 scan_by_key_equal_sg_seg_search(const SG_GLOBAL SG_OFFSET* off
 }
 
 // The tile's heads and ends from its segments base, base + 1, ... (those
-// with offsets below min(first + SG_TILE, n) + 1). With `last` known (not
-// ~0: section seg_bases, a tile before the last), exactly base .. last, the
-// segments that start before the tile's end, and the head at the end (the
-// next tile's first element) from offsets[last + 1].
+// with offsets below min(first + SG_TILE, n) + 1).
 SG_FN void scan_by_key_equal_sg_seg_scatter(const SG_GLOBAL SG_OFFSET* offsets, scangen_u64 count, scangen_u64 base,
-                                   scangen_u64 last, scangen_u64 first, scangen_u64 n,
-                                   SG_LOCAL unsigned char* marks, SG_GLOBAL SG_VALUE_T* aggregates) {
+                                   scangen_u64 first, scangen_u64 n, SG_LOCAL unsigned char* marks,
+                                   SG_GLOBAL SG_VALUE_T* aggregates) {
   const int tid = SG_THREAD();
   SG_LOCAL unsigned int* words = (SG_LOCAL unsigned int*)marks;
   for (int w = tid; w < SG_HEAD_BYTES / 4; w += SG_BLOCK_THREADS) words[w] = 0u;
@@ -1369,9 +1366,6 @@ SG_FN void scan_by_key_equal_sg_seg_scatter(const SG_GLOBAL SG_OFFSET* offsets, 
   const scangen_u64 end = first + SG_BLOCK_ITEMS;
   const scangen_u64 bound = (end < n ? end : n) + 1;
   SG_LOCAL unsigned int* ends = (SG_LOCAL unsigned int*)(marks + SG_HEAD_BYTES);
-  const int known = last != ~(scangen_u64)0;
-  if (known && tid == 0 && last < count && (scangen_u64)offsets[last + 1] == end)
-    marks[SG_HPAD(SG_BLOCK_ITEMS)] = 1;  // a segment starts at the next tile's first element
   // SG_SEG_BATCH offsets a thread at a time, all read before any is used
   // (a tile of segments of length 1 takes SG_ITEMS / SG_SEG_BATCH rounds).
   for (scangen_u64 c = base;; c += SG_SEG_BATCH * SG_BLOCK_THREADS) {
@@ -1379,13 +1373,11 @@ SG_FN void scan_by_key_equal_sg_seg_scatter(const SG_GLOBAL SG_OFFSET* offsets, 
 #pragma unroll
     for (int j = 0; j < SG_SEG_BATCH; ++j) {
       const scangen_u64 s = c + (scangen_u64)(j * SG_BLOCK_THREADS + tid);
-      const int in = s < count && s <= last;
-      o[j] = in ? offsets[s] : (SG_OFFSET)0;
-      o2[j] = in ? offsets[s + 1] : (SG_OFFSET)0;
+      o[j] = s < count ? offsets[s] : (SG_OFFSET)0;
+      o2[j] = s < count ? offsets[s + 1] : (SG_OFFSET)0;
     }
     const scangen_u64 next = c + SG_SEG_BATCH * SG_BLOCK_THREADS;
-    const int more = known ? next <= last && next < count
-                           : next < count && (scangen_u64)offsets[next] < bound;
+    const int more = next < count && (scangen_u64)offsets[next] < bound;
 #pragma unroll
     for (int j = 0; j < SG_SEG_BATCH; ++j) {
       const scangen_u64 s = c + (scangen_u64)(j * SG_BLOCK_THREADS + tid);
@@ -1396,7 +1388,7 @@ SG_FN void scan_by_key_equal_sg_seg_scatter(const SG_GLOBAL SG_OFFSET* offsets, 
           ends[b - 1 - first] = s - base < 0xffffffffu ? (unsigned int)(s - base) : 0xffffffffu;
       }
 #if SG_AGGREGATE_OUT
-      if (s < count && s <= last && a == b && a >= first && (a < end || (a == n && end >= n))) aggregates[s] = SG_VALUE_IDENTITY();
+      if (s < count && a == b && a >= first && (a < end || (a == n && end >= n))) aggregates[s] = SG_VALUE_IDENTITY();
 #else
       (void)aggregates;
 #endif
@@ -1644,7 +1636,6 @@ void scan_by_key_equal_scan_kernel(const SG_GLOBAL scan_by_key_equal_In* in,
 #if SG_SEGMENTS == 2 && SG_STAGED_IO
   SG_SHARED scangen_u64 seg_range[4];
 #endif
-
   const scangen_u64 tiles = scan_by_key_equal_sg_tile_count(n);
   if (SG_THREAD() == 0) shared.tile = tiles == 1 ? 0 : scan_by_key_equal_sg_take_ticket(workspace, tiles - 1);
   SG_BARRIER();
@@ -1665,33 +1656,25 @@ void scan_by_key_equal_scan_kernel(const SG_GLOBAL scan_by_key_equal_In* in,
 #elif SG_STAGED_IO
   (void)segment;
   SG_LOCAL unsigned char* marks = (SG_LOCAL unsigned char*)exchange;
-#define SG_SEG_KNOWN()
-#define SG_SEG_BASE scan_by_key_equal_sg_seg_search(offsets, segment_count, first, seg_range)
-#define SG_SEG_LAST (~(scangen_u64)0)
 #ifdef SG_LOAD_SPLIT
   // A full tile's input words are fetched first and stay in flight during the search.
   uint4 pending[SG_VEC_IN];
   const int whole = scan_by_key_equal_sg_words_whole(in, first, n);
   if (whole) scan_by_key_equal_sg_words_fetch(in, first, pending);
-  SG_SEG_KNOWN()
-  const scangen_u64 base = SG_SEG_BASE;
+  const scangen_u64 base = scan_by_key_equal_sg_seg_search(offsets, segment_count, first, seg_range);
   if (whole)
     scan_by_key_equal_sg_words_place(pending, first, items, exchange);
   else
     scan_by_key_equal_sg_load(in, first, n, items, exchange);
 #else
-  SG_SEG_KNOWN()
-  const scangen_u64 base = SG_SEG_BASE;
+  const scangen_u64 base = scan_by_key_equal_sg_seg_search(offsets, segment_count, first, seg_range);
   scan_by_key_equal_sg_load(in, first, n, items, exchange);
 #endif
 #if SG_AGGREGATE_OUT
-  scan_by_key_equal_sg_seg_scatter(offsets, segment_count, base, SG_SEG_LAST, first, n, marks, segment_aggregates);
+  scan_by_key_equal_sg_seg_scatter(offsets, segment_count, base, first, n, marks, segment_aggregates);
 #else
-  scan_by_key_equal_sg_seg_scatter(offsets, segment_count, base, SG_SEG_LAST, first, n, marks, 0);
+  scan_by_key_equal_sg_seg_scatter(offsets, segment_count, base, first, n, marks, 0);
 #endif
-#undef SG_SEG_KNOWN
-#undef SG_SEG_BASE
-#undef SG_SEG_LAST
   scan_by_key_equal_sg_seg_heads(marks, first, n, starts);
 #else
   scan_by_key_equal_sg_load(in, first, n, items, exchange);

@@ -119,7 +119,6 @@ static __device__ __forceinline__ __attribute__((unused)) segmented_offsets_T se
 #define SG_VALUE_CONVERT segmented_offsets_convert
 #define SG_SEGMENTS 2
 #define SG_OFFSET scangen_u32
-#define SG_STATUS_BYTES 16
 #define SG_SEG_WORDS 0
 #define SG_SEG_VEC_OUT 8
 // ---- templates/common/segmented_pair.h ----------------------------------------------------------
@@ -1232,13 +1231,10 @@ SG_FN scangen_u64 segmented_offsets_sg_seg_search(const SG_GLOBAL SG_OFFSET* off
 }
 
 // The tile's heads and ends from its segments base, base + 1, ... (those
-// with offsets below min(first + SG_TILE, n) + 1). With `last` known (not
-// ~0: section seg_bases, a tile before the last), exactly base .. last, the
-// segments that start before the tile's end, and the head at the end (the
-// next tile's first element) from offsets[last + 1].
+// with offsets below min(first + SG_TILE, n) + 1).
 SG_FN void segmented_offsets_sg_seg_scatter(const SG_GLOBAL SG_OFFSET* offsets, scangen_u64 count, scangen_u64 base,
-                                   scangen_u64 last, scangen_u64 first, scangen_u64 n,
-                                   SG_LOCAL unsigned char* marks, SG_GLOBAL SG_VALUE_T* aggregates) {
+                                   scangen_u64 first, scangen_u64 n, SG_LOCAL unsigned char* marks,
+                                   SG_GLOBAL SG_VALUE_T* aggregates) {
   const int tid = SG_THREAD();
   SG_LOCAL unsigned int* words = (SG_LOCAL unsigned int*)marks;
   for (int w = tid; w < SG_HEAD_BYTES / 4; w += SG_BLOCK_THREADS) words[w] = 0u;
@@ -1246,9 +1242,6 @@ SG_FN void segmented_offsets_sg_seg_scatter(const SG_GLOBAL SG_OFFSET* offsets, 
   const scangen_u64 end = first + SG_BLOCK_ITEMS;
   const scangen_u64 bound = (end < n ? end : n) + 1;
   SG_LOCAL unsigned int* ends = (SG_LOCAL unsigned int*)(marks + SG_HEAD_BYTES);
-  const int known = last != ~(scangen_u64)0;
-  if (known && tid == 0 && last < count && (scangen_u64)offsets[last + 1] == end)
-    marks[SG_HPAD(SG_BLOCK_ITEMS)] = 1;  // a segment starts at the next tile's first element
   // SG_SEG_BATCH offsets a thread at a time, all read before any is used
   // (a tile of segments of length 1 takes SG_ITEMS / SG_SEG_BATCH rounds).
   for (scangen_u64 c = base;; c += SG_SEG_BATCH * SG_BLOCK_THREADS) {
@@ -1256,13 +1249,11 @@ SG_FN void segmented_offsets_sg_seg_scatter(const SG_GLOBAL SG_OFFSET* offsets, 
 #pragma unroll
     for (int j = 0; j < SG_SEG_BATCH; ++j) {
       const scangen_u64 s = c + (scangen_u64)(j * SG_BLOCK_THREADS + tid);
-      const int in = s < count && s <= last;
-      o[j] = in ? offsets[s] : (SG_OFFSET)0;
-      o2[j] = in ? offsets[s + 1] : (SG_OFFSET)0;
+      o[j] = s < count ? offsets[s] : (SG_OFFSET)0;
+      o2[j] = s < count ? offsets[s + 1] : (SG_OFFSET)0;
     }
     const scangen_u64 next = c + SG_SEG_BATCH * SG_BLOCK_THREADS;
-    const int more = known ? next <= last && next < count
-                           : next < count && (scangen_u64)offsets[next] < bound;
+    const int more = next < count && (scangen_u64)offsets[next] < bound;
 #pragma unroll
     for (int j = 0; j < SG_SEG_BATCH; ++j) {
       const scangen_u64 s = c + (scangen_u64)(j * SG_BLOCK_THREADS + tid);
@@ -1273,7 +1264,7 @@ SG_FN void segmented_offsets_sg_seg_scatter(const SG_GLOBAL SG_OFFSET* offsets, 
           ends[b - 1 - first] = s - base < 0xffffffffu ? (unsigned int)(s - base) : 0xffffffffu;
       }
 #if SG_AGGREGATE_OUT
-      if (s < count && s <= last && a == b && a >= first && (a < end || (a == n && end >= n))) aggregates[s] = SG_VALUE_IDENTITY();
+      if (s < count && a == b && a >= first && (a < end || (a == n && end >= n))) aggregates[s] = SG_VALUE_IDENTITY();
 #else
       (void)aggregates;
 #endif
@@ -1314,30 +1305,6 @@ SG_FN void segmented_offsets_sg_seg_heads(const SG_LOCAL unsigned char* marks, s
   for (int i = 0; i < SG_ITEMS; ++i) SG_SEG_SET(starts, i, marks[SG_HPAD(k0 + i)] && mine + (scangen_u64)i < n);
 #endif
   SG_SEG_SET(starts, SG_ITEMS, marks[SG_HPAD(k0 + SG_ITEMS)] && mine + SG_ITEMS < n);
-}
-
-// CUDA, Plan::segmented.tile_bases: the workspace of `words` 8-byte words
-// readied for a call by a kernel in place of the host's memset: the ticket
-// and the statuses zeroed, header bytes 8 .. 15 set to 1 (a memset leaves
-// them 0), and each tile's first segment (sg_seg_search's result, one thread
-// per tile) written after the statuses, 8 bytes per tile. The scan kernel,
-// launched as its programmatic dependent, starts at once, waits for its end
-// (sg_wait_prior_grid), and where header bytes 8 .. 15 are 1 reads its tile's
-// first segment and the next tile's instead of searching.
-SG_KERNEL SG_BOUNDS(256)
-void segmented_offsets_zero_workspace(scangen_u64 words, SG_GLOBAL unsigned long long* workspace,
-                             const SG_GLOBAL SG_OFFSET* offsets, scangen_u64 count, scangen_u64 n) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
-#endif
-  const scangen_u64 tiles = segmented_offsets_sg_tile_count(n);
-  const scangen_u64 zero = 2 + tiles * (SG_STATUS_BYTES / 8);  // the header and the statuses
-  if (zero + tiles > words) return;  // not this plan's workspace: nothing written
-  const scangen_u64 step = (scangen_u64)gridDim.x * blockDim.x;
-  const scangen_u64 id = (scangen_u64)blockIdx.x * blockDim.x + threadIdx.x;
-  for (scangen_u64 i = id; i < zero; i += step) workspace[i] = i == 1 ? 1ull : 0ull;
-  for (scangen_u64 t = id; t < tiles; t += step)  // the last s with offsets[s] < t * SG_TILE
-    workspace[zero + t] = t == 0 ? 0ull : segmented_offsets_sg_seg_find(offsets, count, t * SG_TILE - 1);
 }
 #endif
 
@@ -1545,9 +1512,7 @@ void segmented_offsets_scan_kernel(const SG_GLOBAL segmented_offsets_In* in,
 #if SG_SEGMENTS == 2 && SG_STAGED_IO
   SG_SHARED scangen_u64 seg_range[4];
 #endif
-
   const scangen_u64 tiles = segmented_offsets_sg_tile_count(n);
-  segmented_offsets_sg_wait_prior_grid();  // P_zero_workspace's end
   if (SG_THREAD() == 0) shared.tile = tiles == 1 ? 0 : segmented_offsets_sg_take_ticket(workspace, tiles - 1);
   SG_BARRIER();
   const scangen_u64 tile = shared.tile;
@@ -1567,43 +1532,25 @@ void segmented_offsets_scan_kernel(const SG_GLOBAL segmented_offsets_In* in,
 #elif SG_STAGED_IO
   (void)segment;
   SG_LOCAL unsigned char* marks = (SG_LOCAL unsigned char*)exchange;
-  // The tile's first segment and the next tile's, from P_zero_workspace where
-  // it ran (header bytes 8 .. 15 are 1; a memset leaves 0: search), read by
-  // every thread after its input loads are issued (~0: search; the last tile).
-  scangen_u64 last = ~(scangen_u64)0;
-  scangen_u64 known = ~(scangen_u64)0;
-#define SG_SEG_KNOWN()                                                                                   \
-  if (tiles > 1 && *(const unsigned long long*)(workspace + 8) == 1ull) {                              \
-    const scangen_u64* bases = (const scangen_u64*)(workspace + 16 + tiles * SG_STATUS_BYTES);         \
-    known = bases[tile];                                                                                 \
-    if (tile + 1 < tiles) last = bases[tile + 1];                                                        \
-  }
-#define SG_SEG_BASE (known != ~(scangen_u64)0 ? known : segmented_offsets_sg_seg_search(offsets, segment_count, first, seg_range))
-#define SG_SEG_LAST (known != ~(scangen_u64)0 ? last : ~(scangen_u64)0)
 #ifdef SG_LOAD_SPLIT
   // A full tile's input words are fetched first and stay in flight during the search.
   uint4 pending[SG_VEC_IN];
   const int whole = segmented_offsets_sg_words_whole(in, first, n);
   if (whole) segmented_offsets_sg_words_fetch(in, first, pending);
-  SG_SEG_KNOWN()
-  const scangen_u64 base = SG_SEG_BASE;
+  const scangen_u64 base = segmented_offsets_sg_seg_search(offsets, segment_count, first, seg_range);
   if (whole)
     segmented_offsets_sg_words_place(pending, first, items, exchange);
   else
     segmented_offsets_sg_load(in, first, n, items, exchange);
 #else
-  SG_SEG_KNOWN()
-  const scangen_u64 base = SG_SEG_BASE;
+  const scangen_u64 base = segmented_offsets_sg_seg_search(offsets, segment_count, first, seg_range);
   segmented_offsets_sg_load(in, first, n, items, exchange);
 #endif
 #if SG_AGGREGATE_OUT
-  segmented_offsets_sg_seg_scatter(offsets, segment_count, base, SG_SEG_LAST, first, n, marks, segment_aggregates);
+  segmented_offsets_sg_seg_scatter(offsets, segment_count, base, first, n, marks, segment_aggregates);
 #else
-  segmented_offsets_sg_seg_scatter(offsets, segment_count, base, SG_SEG_LAST, first, n, marks, 0);
+  segmented_offsets_sg_seg_scatter(offsets, segment_count, base, first, n, marks, 0);
 #endif
-#undef SG_SEG_KNOWN
-#undef SG_SEG_BASE
-#undef SG_SEG_LAST
   segmented_offsets_sg_seg_heads(marks, first, n, starts);
 #else
   segmented_offsets_sg_load(in, first, n, items, exchange);
@@ -1711,6 +1658,5 @@ void segmented_offsets_scan_kernel(const SG_GLOBAL segmented_offsets_In* in,
 #undef SG_VALUE_CONVERT
 #undef SG_SEGMENTS
 #undef SG_OFFSET
-#undef SG_STATUS_BYTES
 #undef SG_SEG_WORDS
 #undef SG_SEG_VEC_OUT

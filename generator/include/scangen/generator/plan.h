@@ -251,12 +251,6 @@ struct Plan {
     // P_key_equal(before, own) (device_segmented.h's section key_equal), not ==.
     bool key_equal = false;
     size_t pair_bytes = 0;  // sizeof(P_seg): the value, then a 32-bit count of segment starts
-    // Offsets on CUDA (staged, pdl = 1): Plan::zero_kernel also finds each
-    // tile's first segment (the last s with offsets[s] below the tile's first
-    // element) and writes it after the statuses, 8 bytes per tile; the scan
-    // kernel reads its own and the next tile's instead of searching, and
-    // reads only the tile's offsets (device_segmented.h, section seg_bases).
-    bool tile_bases = false;
     bool on() const { return form != dsl::Segments::None; }
   };
   Segmented segmented;
@@ -391,10 +385,7 @@ constexpr uint64_t kZeroKernelFromTiles = 128;
 // workspace_zero_bytes(plan, n) bytes, where that is not 0.
 bool zero_by_kernel(const Plan& plan, uint64_t n, int sm);
 // Plan::zero_kernel's arguments for a call of n elements: the 8-byte words
-// of the workspace (workspace_zero_bytes / 8) and its blocks of 256 threads;
-// with Plan::segmented.tile_bases the kernel also takes (offsets,
-// segment_count, n), zeroes the ticket and the statuses and writes the tiles'
-// first segments in the last 8 bytes per tile.
+// to zero (workspace_zero_bytes / 8) and its blocks of 256 threads.
 uint64_t zero_kernel_words(const Plan& plan, uint64_t n);
 uint64_t zero_kernel_blocks(const Plan& plan, uint64_t n);
 
