@@ -62,6 +62,7 @@
 // extern "C" kernels P_scan_kernel (and for reduce_then_scan P_reduce_kernel,
 // P_spine_kernel) and the element type P_T.
 #include "device_bench_gen.cu"
+#include "bench_buffers.h"
 
 #include <cuda_runtime.h>
 
@@ -916,21 +917,24 @@ int main(int argc, char** argv) {
   const uint64_t check_max = check_sizes.back();
 
   // Three buffers (input, scangen's output, CUB's output), each big enough
-  // for the largest case; as large as fits when that is too much.
-  uint64_t need = 0;
-  for (const Case& c : cases)
-    need = std::max<uint64_t>(need, std::max<uint64_t>(check_max, 1ull << opt.max_log2n) * c.elem_bytes);
+  // for the largest case run and its checks; as large as fits when that is
+  // too much (bench_buffers.h).
+  uint64_t largest = 0, checks = 0;
+  for (const Case& c : cases) {
+    largest = std::max<uint64_t>(largest, (1ull << opt.max_log2n) * c.elem_bytes);
+    checks = std::max<uint64_t>(checks, check_max * c.elem_bytes);
+  }
   size_t free_mem = 0, total_mem = 0;
   CUDA_CHECK(cudaMemGetInfo(&free_mem, &total_mem));
   const uint64_t reserve = 1ull << 30;  // workspaces, CUB's temporary storage, the driver
-  const uint64_t room = free_mem > reserve ? (free_mem - reserve) / 3 / (1 << 20) * (1 << 20) : 0;
-  const uint64_t buf_bytes = std::min(need, room);
-  if (buf_bytes < check_max * 16) {
+  const scangen::bench::BufferPlan buffers = scangen::bench::plan_buffers(largest, checks, free_mem, reserve);
+  const uint64_t buf_bytes = buffers.bytes;
+  if (!buffers.enough) {
     std::fprintf(stderr, "device_bench: %s of free GPU memory is not enough for the correctness checks\n",
                  gib((double)free_mem).c_str());
     return kExitCuda;
   }
-  if (buf_bytes < need)
+  if (buffers.shrunk)
     std::fprintf(stderr, "device_bench: %s free on the GPU: buffers of %s each (3 of them); larger sizes are "
                          "skipped\n",
                  gib((double)free_mem).c_str(), gib((double)buf_bytes).c_str());
