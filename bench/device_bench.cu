@@ -913,21 +913,18 @@ int main(int argc, char** argv) {
   std::vector<int> sizes;
   for (int k = kMinLog2n; k <= opt.max_log2n; k += 2) sizes.push_back(k);
   if (sizes.back() != opt.max_log2n) sizes.push_back(opt.max_log2n);
-  const std::vector<uint64_t> check_sizes = {1, 1000, (1ull << 24) + 3};
+  const std::vector<uint64_t> check_sizes = {1, 1000, scangen::bench::kLargestCheck};
   const uint64_t check_max = check_sizes.back();
 
   // Three buffers (input, scangen's output, CUB's output), each big enough
   // for the largest case run and its checks; as large as fits when that is
   // too much (bench_buffers.h).
-  uint64_t largest = 0, checks = 0;
-  for (const Case& c : cases) {
-    largest = std::max<uint64_t>(largest, (1ull << opt.max_log2n) * c.elem_bytes);
-    checks = std::max<uint64_t>(checks, check_max * c.elem_bytes);
-  }
+  uint64_t elem_bytes = 0;
+  for (const Case& c : cases) elem_bytes = std::max<uint64_t>(elem_bytes, c.elem_bytes);
   size_t free_mem = 0, total_mem = 0;
   CUDA_CHECK(cudaMemGetInfo(&free_mem, &total_mem));
   const uint64_t reserve = 1ull << 30;  // workspaces, CUB's temporary storage, the driver
-  const scangen::bench::BufferPlan buffers = scangen::bench::plan_buffers(largest, checks, free_mem, reserve);
+  const scangen::bench::BufferPlan buffers = scangen::bench::plan_buffers(elem_bytes, opt.max_log2n, free_mem, reserve);
   const uint64_t buf_bytes = buffers.bytes;
   if (!buffers.enough) {
     std::fprintf(stderr, "device_bench: %s of free GPU memory is not enough for the correctness checks\n",
