@@ -21,6 +21,13 @@
 //     as the kernel's contract asks and the host wrappers do; from 128 tiles
 //     (kZeroKernelFromTiles), as the runtime does, after P_zero_workspace
 //     instead, with P_scan_kernel as its programmatic dependent launch.
+//     That is what a call in a caller's workspace costs (--zero-each-call).
+//     By default the calls run as the runtime runs them in a Scan's own
+//     workspace: the kernels tag their statuses with the call's epoch
+//     (Plan::epoch_tags, every look-back case here), so the workspace is
+//     zeroed whole before the first call of more than one tile and again only
+//     every generator::kEpochCallsBeforeZero such calls, and a call is one
+//     launch of P_scan_kernel.
 //     The workspace is allocated once per case.
 //   - scangen, reduce_then_scan: its three launches (reduce, spine, scan),
 //     the partials (one element per tile) allocated once.
@@ -589,9 +596,17 @@ std::vector<Case> all_cases() {
 // workspace with the plan's zero kernel instead of a memset.
 constexpr uint64_t kZeroKernelFromTiles = 128;
 
+// generator::kEpochCallsBeforeZero.
+constexpr uint64_t kEpochCallsBeforeZero = 1ull << 29;
+
+// --zero-each-call: the workspace zeroed before every call of more than one
+// tile, as in a caller's workspace and the generated host wrappers.
+bool g_zero_each_call = false;
+
 struct Workspace {
   unsigned char* p = nullptr;
   uint64_t bytes = 0;
+  uint64_t epoch_calls = 0;  // calls of more than one tile since it was zeroed whole (0: not yet)
 };
 
 void scangen_call(const Case& c, const void* in, void* out, uint64_t n, Workspace& ws, cudaStream_t s) {
@@ -601,6 +616,15 @@ void scangen_call(const Case& c, const void* in, void* out, uint64_t n, Workspac
   if (c.algo == Algo::Lookback) {
     unsigned char* workspace = ws.p;
     void* args[] = {&in, &out, &n_arg, &workspace};
+    if (!g_zero_each_call) {  // as the runtime (generator::workspace_epoch_zero)
+      if (tiles > 1) {
+        const bool whole = ws.epoch_calls == 0 || ws.epoch_calls >= kEpochCallsBeforeZero;
+        if (whole) CUDA_CHECK(cudaMemsetAsync(workspace, 0, ws.bytes, s));
+        ws.epoch_calls = (whole ? 0 : ws.epoch_calls) + 1;
+      }
+      CUDA_CHECK(cudaLaunchKernel(c.scan, grid, block, args, 0, s));
+      return;
+    }
     if (tiles >= kZeroKernelFromTiles) {
       // As the runtime (generator::zero_by_kernel): the workspace zeroed by the plan's
       // zero kernel, the scan launched as its programmatic dependent.
@@ -664,6 +688,10 @@ void usage(FILE* f) {
                "  --warmup W     untimed calls first (default: max(3, runs / 10))\n"
                "  --device D     CUDA device index (default 0)\n"
                "  --csv FILE     also write the results as CSV to FILE\n"
+               "  --zero-each-call  zero the look-back's workspace before every call of more\n"
+               "                 than one tile (a memset; the zero kernel from 128 tiles), as\n"
+               "                 in a caller's workspace; default: zeroed once, as the runtime\n"
+               "                 does in a Scan's own (the statuses carry the call's epoch)\n"
                "  --host-paced   time each call as the host launches it (events around each\n"
                "                 call, nothing held back): small calls then measure the host's\n"
                "                 launch rate; default: the calls are queued behind a waiting\n"
@@ -712,6 +740,8 @@ Options parse_options(int argc, char** argv) {
       o.device = int_arg("--device", value(), 0, 1024);
     } else if (a == "--csv") {
       o.csv = value();
+    } else if (a == "--zero-each-call") {
+      g_zero_each_call = true;
     } else if (a == "--host-paced") {
       g_host_paced = true;
     } else {
@@ -1114,11 +1144,17 @@ int main(int argc, char** argv) {
               cuda_version(runtime).c_str(), CUB_MAJOR_VERSION, CUB_MINOR_VERSION, CUB_SUBMINOR_VERSION,
               __CUDACC_VER_MAJOR__, __CUDACC_VER_MINOR__);
   std::printf("- date: %s\n", date.c_str());
-  std::printf("- one call: scangen = its launch(es) as a library would make them (decoupled_lookback: one launch, "
-              "its statuses zeroed by a memset before each call; reduce_then_scan: three launches); "
+  std::printf("- one call: scangen = its launch(es) as a library would make them (decoupled_lookback: %s; "
+              "reduce_then_scan: three launches); "
               "CUB = cub::DeviceScan::InclusiveSum / InclusiveScan with temporary storage allocated beforehand, "
               "its host-side dispatch and all its launches included; copy = cudaMemcpyAsync device to device of N * "
-              "sizeof(element) bytes\n");
+              "sizeof(element) bytes\n",
+              g_zero_each_call
+                  ? "the workspace zeroed before each call of more than one tile (--zero-each-call: a memset, "
+                    "from 128 tiles the plan's zero kernel with the scan as its programmatic dependent), as in "
+                    "a caller's workspace"
+                  : "one launch, as in a Scan's own workspace: the statuses carry the call's epoch, and the "
+                    "workspace is zeroed once per case");
   if (opt.runs > 0)
     std::printf("- time: median of %d calls after %d warm-up calls, ", opt.runs, warmup_for(opt.runs, opt));
   else

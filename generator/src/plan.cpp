@@ -572,6 +572,11 @@ bool zero_by_kernel(const Plan& plan, uint64_t n, int sm) {
 
 uint64_t zero_kernel_words(const Plan& plan, uint64_t n) { return (workspace_zero_bytes(plan, n) + 7) / 8; }
 
+bool workspace_epoch_zero(const Plan& plan, uint64_t n, uint64_t calls) {
+  if (!plan.epoch_tags || workspace_zero_bytes(plan, n) == 0) return false;  // one tile reads no status
+  return calls == 0 || calls >= kEpochCallsBeforeZero;
+}
+
 uint64_t zero_kernel_blocks(const Plan& plan, uint64_t n) {
   return std::clamp<uint64_t>((zero_kernel_words(plan, n) + 255) / 256, 1, 1024);
 }

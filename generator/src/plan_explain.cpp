@@ -73,12 +73,17 @@ void explain_device(std::string& o, const Plan& p) {
   }
   line(o, "tile status",
        std::string(describe(p.status)) + ", " + std::to_string(p.status_bytes) +
-           " bytes per tile, zeroed by the host before each call" + publication(p));
+           (p.epoch_tags ? " bytes per tile, tagged with the call's epoch (taken with the ticket): a Scan's own "
+                           "workspace is zeroed once (and every 2^29 calls), a caller's before each call"
+                         : " bytes per tile, zeroed by the host before each call") +
+           publication(p));
   if (!p.zero_kernel.empty())
-    line(o, "zeroing",
-         "from " + std::to_string(kZeroKernelFromTiles) + " tiles on sm_90 and later by " + p.zero_kernel +
-             ", which the scan kernel overlaps (a programmatic dependent launch: its blocks wait for that "
-             "kernel's end before they read); else a memset");
+    line(
+        o, "zeroing",
+        std::string(p.epoch_tags ? "where it is zeroed for the call (a caller's workspace, the host wrappers): " : "") +
+            "from " + std::to_string(kZeroKernelFromTiles) + " tiles on sm_90 and later by " + p.zero_kernel +
+            ", which the scan kernel overlaps (a programmatic dependent launch: its blocks wait for that "
+            "kernel's end before they read); else a memset");
   if (p.fixed_order) {
     line(o, "look-back",
          std::string("fixed order (deterministic = true with floats): each tile publishes once the combine of a "

@@ -87,6 +87,7 @@ void device_kernels(Plan& p) {
     p.kernels = {k};
     if (p.backend == Backend::Cuda && p.tuning.pdl && p.shape == dsl::Shape::Flat && p.status_bytes % 8 == 0)
       p.zero_kernel = n + "_zero_workspace";
+    p.epoch_tags = p.backend == Backend::Cuda && p.shape == dsl::Shape::Flat && !p.segmented.on() && !p.fixed_order;
   } else {
     const KernelParam partials{R::Partials, T + "*", "partials", "tiles elements (the workspace)"};
     Kernel reduce{n + "_reduce_kernel", grid + " blocks", Grid::Tiles, {in, partials, count}};

@@ -82,8 +82,8 @@ constexpr Row kTable[] = {
     // 256): H100 0.983 / 0.979 against 0.954 / 0.947.
     // Other scans of these types keep the rows of 256 threads after them.
     {Backend::Cuda, 90, 1, 128, 128, 0, 1000,
-     "1-byte sum in packed words: 128 x 128, sleep 1000 ns, streaming: i8 sum 0.966 of copy", true, 1, false, 0, 0,
-     true},
+     "1-byte sum in packed words: 128 x 128, at least 9 blocks per SM, sleep 1000 ns, streaming: i8 sum 0.966 of copy",
+     true, 1, false, 9, 0, true},
     {Backend::Cuda, 90, 2, 128, 64, 0, 1000,
      "2-byte sums in packed words: 128 x 64, sleep 1000 ns, streaming: i16 sum 0.983, f16 0.979 of copy", true, 1,
      false, 0, 0, true},
@@ -111,8 +111,9 @@ constexpr Row kTable[] = {
     // 3-4 bytes, plain scans: 128 x 32 (9 blocks per SM) since 2026-11-28; against 256 x 32 in one run on the H100
     // the same at 2^28 (i32 0.987 / 0.985, f32 0.987 / 0.982, max 0.989 / 0.985) and faster at 2^24
     // (i32 51.7 against 56.5 us, f32 52.2 / 57.2, max 51.6 / 57.2; a copy 48.5 us).
-    {Backend::Cuda, 90, 4, 128, 32, 0, 1000, "3-4 bytes: 128 x 32, sleep 1000 ns: i32 sum 0.987 of copy", false, 0,
-     false, 0, 0, true},
+    {Backend::Cuda, 90, 4, 128, 32, 0, 1000,
+     "3-4 bytes: 128 x 32, at least 9 blocks per SM, sleep 1000 ns: i32 sum 0.987 of copy", false, 0, false, 9, 0,
+     true},
     {Backend::Cuda, 90, 4, 256, 32, 0, 1000, "3-4 bytes: 256 x 32, sleep 1000 ns: i32 sum 0.989 of copy"},
     {Backend::Cuda, 90, 8, 128, 32, 0, 1000, "5-8 bytes: 128 x 32, sleep 1000 ns: i64 sum 0.996 of copy"},
     // Over 8 bytes the statuses are tagged words (StatusLayout::TaggedWords: each 32-bit word with its

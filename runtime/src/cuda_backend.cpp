@@ -206,7 +206,10 @@ void check_offsets(const Driver& d, const generator::Plan& p, const Scan::CudaAr
 // The call's workspace (the caller's, or the Scan's, grown on demand), its
 // statuses zeroed on `stream` where the call needs it (by a memset, or, with
 // `by_kernel`, by the plan's zero kernel that the caller launches); 0 when
-// it needs none.
+// it needs none. The Scan's own workspace under a plan with epoch_tags is
+// zeroed whole only when it is new and every kEpochCallsBeforeZero calls
+// (its statuses carry the call's epoch; a caller's workspace is zeroed for
+// each call, as the caller may run other scans in it between two calls).
 CUdeviceptr workspace(const Scan::State& st, const Scan::CudaArgs& a, const runtime::detail::Call& call,
                       CUstream stream, bool by_kernel) {
   const generator::Plan& p = st.plan;
@@ -230,10 +233,17 @@ CUdeviceptr workspace(const Scan::State& st, const Scan::CudaArgs& a, const runt
       const CUresult r = d.cuMemAlloc(&st.cu_workspace, grown);
       if (r != CUDA_SUCCESS) fail(describe(d, "cuMemAlloc (the scan's workspace)", r));
       st.workspace_size = grown;
+      st.workspace_epoch_calls = 0;
     }
     ws = st.cu_workspace;
   }
-  if (const uint64_t zero = by_kernel ? 0 : call.zero_bytes) {  // the ticket and the statuses
+  uint64_t zero = by_kernel ? 0 : call.zero_bytes;  // the ticket and the statuses
+  if (!a.workspace && p.epoch_tags && call.zero_bytes != 0) {
+    const bool whole = generator::workspace_epoch_zero(p, a.n, st.workspace_epoch_calls);
+    zero = whole ? st.workspace_size : 0;
+    st.workspace_epoch_calls = (whole ? 0 : st.workspace_epoch_calls) + 1;
+  }
+  if (zero != 0) {
     const CUresult r = d.cuMemsetD8Async(ws, 0, zero, stream);
     if (r != CUDA_SUCCESS) fail(describe(d, "cuMemsetD8Async (zeroing the workspace's statuses)", r));
   }
@@ -288,7 +298,8 @@ void Scan::run(const CudaArgs& a) const {
   unsigned long long n = a.n, segment_count = a.segment_count;
   // From kZeroKernelFromTiles tiles on sm_90 and later: the workspace zeroed by the plan's kernel, which
   // the scan kernel overlaps (a programmatic dependent launch), instead of a memset.
-  const bool by_kernel = generator::zero_by_kernel(p, a.n, rt.sm);
+  // Not for the Scan's own workspace under epoch tags: that is zeroed once (see workspace()).
+  const bool by_kernel = !(p.epoch_tags && !a.workspace) && generator::zero_by_kernel(p, a.n, rt.sm);
   CUdeviceptr ws = workspace(st, a, call, stream, by_kernel);
   std::vector<unsigned long long> shape_values;  // the shape roles' values, one per parameter
   shape_values.reserve(16);

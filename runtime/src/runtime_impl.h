@@ -268,6 +268,10 @@ struct Scan::State {
   mutable CUdeviceptr cu_workspace = 0;
   mutable cl_mem cl_workspace = nullptr;
   mutable uint64_t workspace_size = 0;
+  // CUDA, Plan::epoch_tags: the calls of more than one tile on cu_workspace
+  // since it was last zeroed whole (0: not since it was allocated); such a
+  // plan's calls zero it only then (generator::workspace_epoch_zero).
+  mutable uint64_t workspace_epoch_calls = 0;
 
   State() = default;
   State(const State&) = delete;

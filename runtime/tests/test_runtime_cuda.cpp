@@ -220,6 +220,56 @@ TEST_CASE("CUDA Scans of several layouts and algorithms take turns on one worksp
   }
 }
 
+// A Scan's own workspace is zeroed once (Plan::epoch_tags): each call's
+// statuses carry its epoch, taken with the ticket, and the statuses an
+// earlier call left (more tiles, fewer, other values) must never be taken
+// for this call's. Calls of random sizes, many more than one tile and
+// across kZeroKernelFromTiles, each checked against the reference, for each
+// status layout (4-, 8- and 16-byte elements), packed sums, reverse and
+// exclusive scans.
+TEST_CASE("CUDA look-back scans in a Scan's own workspace, zeroed once, over many calls of other sizes",
+          "[gpu][runtime]") {
+  INFO("GPU: " << driver().name);
+  TempCache cache;
+  scangen::Runtime rt({scangen::Backend::Cuda});
+  const uint64_t s0 = seed();
+  INFO("seed " << s0 << " (replay with SCANGEN_TEST_SEED=" << s0 << ")");
+  std::mt19937_64 rng(s0);
+  std::vector<scangen::Scan> scans = {
+      rt.compile("scan a { type = i32; op = add; level = device; }"),
+      rt.compile("scan l { type = i64; op = add; level = device; mode = exclusive; }"),
+      rt.compile("scan x { type = f32; op = max; level = device; reverse = true; }"),
+      rt.compile("scan p { type = u8; op = add; level = device; }"),
+      rt.compile("type M { a: i32, b: i32, c: i32, d: i32 }\n"
+                 "scan m { type = M; combine(x, y) = M { a: x.a * y.a + x.b * y.c, b: x.a * y.b + x.b * y.d,"
+                 " c: x.c * y.a + x.d * y.c, d: x.c * y.b + x.d * y.d };"
+                 " identity = M { a: 1, b: 0, c: 0, d: 1 }; level = device; }")};
+  for (const scangen::Scan& s : scans) REQUIRE(s.plan().epoch_tags);
+  const std::vector<uint64_t> sizes = {1,
+                                       4096,
+                                       4097,
+                                       8193,
+                                       65536,
+                                       65537,
+                                       1000001,
+                                       (1u << 20) * 3 + 1,
+                                       127 * 4096 + 5,
+                                       128 * 4096 + 1,
+                                       (1u << 22) + 7,
+                                       12289,
+                                       300000};
+  for (const scangen::Scan& s : scans) {
+    INFO("scan " << s.spec().name);
+    std::vector<uint64_t> order;
+    for (int k = 0; k < 4; ++k) order.insert(order.end(), sizes.begin(), sizes.end());
+    std::shuffle(order.begin(), order.end(), rng);
+    for (uint64_t n : order) {
+      INFO("n = " << n);
+      check_scan(s, n, rng);
+    }
+  }
+}
+
 TEST_CASE("the CUDA runtime caches, and compiles once for many threads", "[gpu][runtime]") {
   INFO("GPU: " << driver().name);  // exits 4 (skipped) where there is none
   TempCache cache;

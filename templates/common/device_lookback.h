@@ -176,8 +176,9 @@ SG_END(scatter_output)
   const scangen_u64 tiles = SG_NAME(sg_tile_count)(n);
   SG_NAME(sg_wait_prior_grid)();
   // One tile takes no ticket: a call of one tile touches no workspace
-  // memory it reads, and the host zeroes nothing for it.
-  if (SG_THREAD() == 0) shared.tile = tiles == 1 ? 0 : SG_NAME(sg_take_ticket)(workspace, tiles - 1);
+  // memory it reads, and the host zeroes nothing for it. The ticket brings
+  // the call's epoch (CUDA; the backend's look-back), which tags the statuses.
+  if (SG_THREAD() == 0) SG_NAME(sg_take_tile_epoch)(&shared, workspace, tiles);
   SG_BARRIER();
   const scangen_u64 tile = shared.tile;
 #if SG_RUNNING_TOTAL

@@ -652,7 +652,10 @@ SG_BEGIN(reverse)
 #endif
 SG_END(reverse)
   const scangen_u64 tiles = SG_NAME(sg_tile_count)(n);
-  if (SG_THREAD() == 0) shared.tile = tiles == 1 ? 0 : SG_NAME(sg_take_ticket)(workspace, tiles - 1);
+  if (SG_THREAD() == 0) {  // epoch 0: the host zeroes the workspace for each call
+    shared.tile = tiles == 1 ? 0 : SG_NAME(sg_take_ticket)(workspace, tiles - 1);
+    shared.epoch = 0u;
+  }
   SG_BARRIER();
   const scangen_u64 tile = shared.tile;
   const scangen_u64 first = tile * SG_TILE;

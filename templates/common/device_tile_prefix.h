@@ -27,7 +27,11 @@ typedef SG_NAME(sg_lookback_shared) SG_NAME(device_tile_temp);
 SG_FN scangen_u64 SG_NAME(device_tile_ticket)(SG_LOCAL SG_NAME(device_tile_temp)* temp,
                                               SG_GLOBAL unsigned char* workspace, scangen_u64 tiles) {
   // One tile takes no ticket: a launch of one tile reads nothing of the workspace.
-  if (SG_THREAD() == 0) temp->tile = tiles <= 1 ? 0 : SG_NAME(sg_take_ticket)(workspace, tiles - 1);
+  // Epoch 0: the caller zeroes the workspace before each launch.
+  if (SG_THREAD() == 0) {
+    temp->tile = tiles <= 1 ? 0 : SG_NAME(sg_take_ticket)(workspace, tiles - 1);
+    temp->epoch = 0u;
+  }
   SG_BARRIER();
   return temp->tile;
 }

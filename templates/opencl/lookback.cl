@@ -55,6 +55,7 @@ SG_END(tile_prefix)
 
 typedef struct {
   ulong tile;
+  uint epoch;  // always 0: OpenCL's workspace is zeroed for each call
   SG_T prefix;
 } SG_NAME(sg_lookback_shared);
 
@@ -73,6 +74,15 @@ SG_FN ulong SG_NAME(sg_take_ticket)(SG_GLOBAL unsigned char* workspace, ulong la
   const uint t = atomic_inc(ticket);
   if ((ulong)t == last) atomic_xchg(ticket, 0u);
   return t;
+}
+
+// By one work-item: the work-group's tile in `shared` (none taken for a call
+// of one tile), epoch 0 (the CUDA side's epochs, cuda/lookback.cuh, are not
+// used here: the host zeroes the workspace for each call).
+SG_FN void SG_NAME(sg_take_tile_epoch)(SG_LOCAL SG_NAME(sg_lookback_shared) * shared,
+                                       SG_GLOBAL unsigned char* workspace, ulong tiles) {
+  shared->tile = tiles == 1 ? 0 : SG_NAME(sg_take_ticket)(workspace, tiles - 1);
+  shared->epoch = 0u;
 }
 
 // The place of `flag` (AGGREGATE or INCLUSIVE) in the status of `tile`.

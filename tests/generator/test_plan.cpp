@@ -163,6 +163,43 @@ TEST_CASE("device scans: the workspace zeroed by a kernel from kZeroKernelFromTi
             .zero_kernel.empty());
 }
 
+TEST_CASE("device scans: statuses tagged with the call's epoch where the kernel takes one with its ticket", "[unit]") {
+  using scangen::generator::kEpochCallsBeforeZero;
+  using scangen::generator::workspace_epoch_zero;
+  const Plan i32 = make_plan(load_one("scan s { type = i32; op = add; level = device; }"), Backend::Cuda);
+  REQUIRE(i32.tile == 4096);
+  CHECK(i32.epoch_tags);
+  // The kernel takes its tile and the epoch in one atomic, and tags its statuses with it.
+  const std::string cu = scangen::generator::emit(i32);
+  CHECK(cu.find("s_sg_take_tile_epoch(&shared, workspace, tiles)") != std::string::npos);
+  CHECK(cu.find("s_sg_warp_lookback_epoch(workspace, tile, epoch)") != std::string::npos);
+  // Zeroed whole before the first call of more than one tile, then not until the epoch would come round.
+  CHECK_FALSE(workspace_epoch_zero(i32, 4096, 0));  // one tile reads no status
+  CHECK(workspace_epoch_zero(i32, 4097, 0));
+  CHECK_FALSE(workspace_epoch_zero(i32, 4097, 1));
+  CHECK_FALSE(workspace_epoch_zero(i32, 1ull << 30, kEpochCallsBeforeZero - 1));
+  CHECK(workspace_epoch_zero(i32, 1ull << 30, kEpochCallsBeforeZero));
+  CHECK(kEpochCallsBeforeZero < (1ull << 30));  // the kernel's epoch: 30 bits
+  // Other element sizes and forms of the flat kernel too.
+  for (const char* body : {"type = i64; op = add;", "type = f64; op = add;", "type = i8; op = add;",
+                           "type = f32; op = add; reverse = true;", "type = f32; op = max; mode = exclusive;",
+                           "type = i32; op = add; outputs = aggregate;"}) {
+    INFO(body);
+    CHECK(make_plan(load_one(std::string("scan s { ") + body + " }"), Backend::Cuda).epoch_tags);
+  }
+  // Not on OpenCL, for shapes, segments, fixed-order look-backs and reduce_then_scan: their workspace is
+  // zeroed for each call.
+  for (const char* body : {"type = f32; op = add; shape = rows;", "type = f32; op = add; segments = offsets;",
+                           "type = f32; op = add; segments = flags;", "type = f32; op = add; deterministic = true;",
+                           "type = i32; op = add; algorithm = reduce_then_scan;"}) {
+    INFO(body);
+    const Plan p = make_plan(load_one(std::string("scan s { ") + body + " }"), Backend::Cuda);
+    CHECK_FALSE(p.epoch_tags);
+    CHECK_FALSE(workspace_epoch_zero(p, 1ull << 30, 0));
+  }
+  CHECK_FALSE(make_plan(i32.spec, Backend::OpenCL).epoch_tags);
+}
+
 TEST_CASE("device scans: tile, status word and workspace", "[unit]") {
   const Plan i32 = make_plan(load_one("scan s { type = i32; op = add; }"), Backend::Cuda);
   // The tuning table's shape for plain scans of 4-byte elements on CUDA: 128 x 32; other

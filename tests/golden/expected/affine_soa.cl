@@ -897,6 +897,7 @@ SG_FN scangen_u64 affine_soa_sg_tile_count(scangen_u64 n) {
 
 typedef struct {
   ulong tile;
+  uint epoch;  // always 0: OpenCL's workspace is zeroed for each call
   affine_soa_T prefix;
 } affine_soa_sg_lookback_shared;
 
@@ -915,6 +916,15 @@ SG_FN ulong affine_soa_sg_take_ticket(SG_GLOBAL unsigned char* workspace, ulong 
   const uint t = atomic_inc(ticket);
   if ((ulong)t == last) atomic_xchg(ticket, 0u);
   return t;
+}
+
+// By one work-item: the work-group's tile in `shared` (none taken for a call
+// of one tile), epoch 0 (the CUDA side's epochs, cuda/lookback.cuh, are not
+// used here: the host zeroes the workspace for each call).
+SG_FN void affine_soa_sg_take_tile_epoch(SG_LOCAL affine_soa_sg_lookback_shared * shared,
+                                       SG_GLOBAL unsigned char* workspace, ulong tiles) {
+  shared->tile = tiles == 1 ? 0 : affine_soa_sg_take_ticket(workspace, tiles - 1);
+  shared->epoch = 0u;
 }
 
 // The place of `flag` (AGGREGATE or INCLUSIVE) in the status of `tile`.
@@ -1156,8 +1166,9 @@ void affine_soa_scan_kernel(
   const scangen_u64 tiles = affine_soa_sg_tile_count(n);
   affine_soa_sg_wait_prior_grid();
   // One tile takes no ticket: a call of one tile touches no workspace
-  // memory it reads, and the host zeroes nothing for it.
-  if (SG_THREAD() == 0) shared.tile = tiles == 1 ? 0 : affine_soa_sg_take_ticket(workspace, tiles - 1);
+  // memory it reads, and the host zeroes nothing for it. The ticket brings
+  // the call's epoch (CUDA; the backend's look-back), which tags the statuses.
+  if (SG_THREAD() == 0) affine_soa_sg_take_tile_epoch(&shared, workspace, tiles);
   SG_BARRIER();
   const scangen_u64 tile = shared.tile;
 #if SG_RUNNING_TOTAL

@@ -806,6 +806,7 @@ SG_FN row_cumsum_T row_cumsum_sg_reduce_tile(SG_LOCAL row_cumsum_temp* temp, con
 
 typedef struct {
   ulong tile;
+  uint epoch;  // always 0: OpenCL's workspace is zeroed for each call
   row_cumsum_T prefix;
 } row_cumsum_sg_lookback_shared;
 
@@ -824,6 +825,15 @@ SG_FN ulong row_cumsum_sg_take_ticket(SG_GLOBAL unsigned char* workspace, ulong 
   const uint t = atomic_inc(ticket);
   if ((ulong)t == last) atomic_xchg(ticket, 0u);
   return t;
+}
+
+// By one work-item: the work-group's tile in `shared` (none taken for a call
+// of one tile), epoch 0 (the CUDA side's epochs, cuda/lookback.cuh, are not
+// used here: the host zeroes the workspace for each call).
+SG_FN void row_cumsum_sg_take_tile_epoch(SG_LOCAL row_cumsum_sg_lookback_shared * shared,
+                                       SG_GLOBAL unsigned char* workspace, ulong tiles) {
+  shared->tile = tiles == 1 ? 0 : row_cumsum_sg_take_ticket(workspace, tiles - 1);
+  shared->epoch = 0u;
 }
 
 // The place of `flag` (AGGREGATE or INCLUSIVE) in the status of `tile`.

@@ -812,6 +812,7 @@ SG_FN device_packed_i8_T device_packed_i8_sg_reduce_tile(SG_LOCAL device_packed_
 
 typedef struct {
   ulong tile;
+  uint epoch;  // always 0: OpenCL's workspace is zeroed for each call
   device_packed_i8_T prefix;
 } device_packed_i8_sg_lookback_shared;
 
@@ -830,6 +831,15 @@ SG_FN ulong device_packed_i8_sg_take_ticket(SG_GLOBAL unsigned char* workspace, 
   const uint t = atomic_inc(ticket);
   if ((ulong)t == last) atomic_xchg(ticket, 0u);
   return t;
+}
+
+// By one work-item: the work-group's tile in `shared` (none taken for a call
+// of one tile), epoch 0 (the CUDA side's epochs, cuda/lookback.cuh, are not
+// used here: the host zeroes the workspace for each call).
+SG_FN void device_packed_i8_sg_take_tile_epoch(SG_LOCAL device_packed_i8_sg_lookback_shared * shared,
+                                       SG_GLOBAL unsigned char* workspace, ulong tiles) {
+  shared->tile = tiles == 1 ? 0 : device_packed_i8_sg_take_ticket(workspace, tiles - 1);
+  shared->epoch = 0u;
 }
 
 // The place of `flag` (AGGREGATE or INCLUSIVE) in the status of `tile`.
@@ -1074,8 +1084,9 @@ void device_packed_i8_scan_kernel(const SG_GLOBAL device_packed_i8_In* in,
   const scangen_u64 tiles = device_packed_i8_sg_tile_count(n);
   device_packed_i8_sg_wait_prior_grid();
   // One tile takes no ticket: a call of one tile touches no workspace
-  // memory it reads, and the host zeroes nothing for it.
-  if (SG_THREAD() == 0) shared.tile = tiles == 1 ? 0 : device_packed_i8_sg_take_ticket(workspace, tiles - 1);
+  // memory it reads, and the host zeroes nothing for it. The ticket brings
+  // the call's epoch (CUDA; the backend's look-back), which tags the statuses.
+  if (SG_THREAD() == 0) device_packed_i8_sg_take_tile_epoch(&shared, workspace, tiles);
   SG_BARRIER();
   const scangen_u64 tile = shared.tile;
 #if SG_RUNNING_TOTAL
@@ -1153,7 +1164,11 @@ typedef device_packed_i8_sg_lookback_shared device_packed_i8_device_tile_temp;
 SG_FN scangen_u64 device_packed_i8_device_tile_ticket(SG_LOCAL device_packed_i8_device_tile_temp* temp,
                                               SG_GLOBAL unsigned char* workspace, scangen_u64 tiles) {
   // One tile takes no ticket: a launch of one tile reads nothing of the workspace.
-  if (SG_THREAD() == 0) temp->tile = tiles <= 1 ? 0 : device_packed_i8_sg_take_ticket(workspace, tiles - 1);
+  // Epoch 0: the caller zeroes the workspace before each launch.
+  if (SG_THREAD() == 0) {
+    temp->tile = tiles <= 1 ? 0 : device_packed_i8_sg_take_ticket(workspace, tiles - 1);
+    temp->epoch = 0u;
+  }
   SG_BARRIER();
   return temp->tile;
 }
@@ -1228,17 +1243,17 @@ typedef scangen_u16 device_packed_u16_In;
 static inline device_packed_u16_T device_packed_u16_combine(device_packed_u16_T x, device_packed_u16_T y) {
 #line 13 "tests/golden/specs/device_packed_sums.scan"
   return scangen_add_u16(x, y);
-#line 1232 "device_packed_i8.cl"
+#line 1247 "device_packed_i8.cl"
 }
 static inline device_packed_u16_T device_packed_u16_identity(void) {
 #line 13 "tests/golden/specs/device_packed_sums.scan"
   return ((scangen_u16)0U);
-#line 1237 "device_packed_i8.cl"
+#line 1252 "device_packed_i8.cl"
 }
 static inline device_packed_u16_T device_packed_u16_init(void) {
 #line 16 "tests/golden/specs/device_packed_sums.scan"
   return ((scangen_u16)65000U);
-#line 1242 "device_packed_i8.cl"
+#line 1257 "device_packed_i8.cl"
 }
 static inline device_packed_u16_T device_packed_u16_convert(device_packed_u16_In v) { return v; }
 // ---- scan 'device_packed_u16': the constants its templates are written against ------------------
@@ -1930,6 +1945,7 @@ SG_FN device_packed_u16_T device_packed_u16_sg_reduce_tile(SG_LOCAL device_packe
 
 typedef struct {
   ulong tile;
+  uint epoch;  // always 0: OpenCL's workspace is zeroed for each call
   device_packed_u16_T prefix;
 } device_packed_u16_sg_lookback_shared;
 
@@ -1948,6 +1964,15 @@ SG_FN ulong device_packed_u16_sg_take_ticket(SG_GLOBAL unsigned char* workspace,
   const uint t = atomic_inc(ticket);
   if ((ulong)t == last) atomic_xchg(ticket, 0u);
   return t;
+}
+
+// By one work-item: the work-group's tile in `shared` (none taken for a call
+// of one tile), epoch 0 (the CUDA side's epochs, cuda/lookback.cuh, are not
+// used here: the host zeroes the workspace for each call).
+SG_FN void device_packed_u16_sg_take_tile_epoch(SG_LOCAL device_packed_u16_sg_lookback_shared * shared,
+                                       SG_GLOBAL unsigned char* workspace, ulong tiles) {
+  shared->tile = tiles == 1 ? 0 : device_packed_u16_sg_take_ticket(workspace, tiles - 1);
+  shared->epoch = 0u;
 }
 
 // The place of `flag` (AGGREGATE or INCLUSIVE) in the status of `tile`.
@@ -2192,8 +2217,9 @@ void device_packed_u16_scan_kernel(const SG_GLOBAL device_packed_u16_In* in,
   const scangen_u64 tiles = device_packed_u16_sg_tile_count(n);
   device_packed_u16_sg_wait_prior_grid();
   // One tile takes no ticket: a call of one tile touches no workspace
-  // memory it reads, and the host zeroes nothing for it.
-  if (SG_THREAD() == 0) shared.tile = tiles == 1 ? 0 : device_packed_u16_sg_take_ticket(workspace, tiles - 1);
+  // memory it reads, and the host zeroes nothing for it. The ticket brings
+  // the call's epoch (CUDA; the backend's look-back), which tags the statuses.
+  if (SG_THREAD() == 0) device_packed_u16_sg_take_tile_epoch(&shared, workspace, tiles);
   SG_BARRIER();
   const scangen_u64 tile = shared.tile;
 #if SG_RUNNING_TOTAL
@@ -2271,7 +2297,11 @@ typedef device_packed_u16_sg_lookback_shared device_packed_u16_device_tile_temp;
 SG_FN scangen_u64 device_packed_u16_device_tile_ticket(SG_LOCAL device_packed_u16_device_tile_temp* temp,
                                               SG_GLOBAL unsigned char* workspace, scangen_u64 tiles) {
   // One tile takes no ticket: a launch of one tile reads nothing of the workspace.
-  if (SG_THREAD() == 0) temp->tile = tiles <= 1 ? 0 : device_packed_u16_sg_take_ticket(workspace, tiles - 1);
+  // Epoch 0: the caller zeroes the workspace before each launch.
+  if (SG_THREAD() == 0) {
+    temp->tile = tiles <= 1 ? 0 : device_packed_u16_sg_take_ticket(workspace, tiles - 1);
+    temp->epoch = 0u;
+  }
   SG_BARRIER();
   return temp->tile;
 }

@@ -819,6 +819,7 @@ SG_FN device_reverse_rows_T device_reverse_rows_sg_reduce_tile(SG_LOCAL device_r
 
 typedef struct {
   ulong tile;
+  uint epoch;  // always 0: OpenCL's workspace is zeroed for each call
   device_reverse_rows_T prefix;
 } device_reverse_rows_sg_lookback_shared;
 
@@ -837,6 +838,15 @@ SG_FN ulong device_reverse_rows_sg_take_ticket(SG_GLOBAL unsigned char* workspac
   const uint t = atomic_inc(ticket);
   if ((ulong)t == last) atomic_xchg(ticket, 0u);
   return t;
+}
+
+// By one work-item: the work-group's tile in `shared` (none taken for a call
+// of one tile), epoch 0 (the CUDA side's epochs, cuda/lookback.cuh, are not
+// used here: the host zeroes the workspace for each call).
+SG_FN void device_reverse_rows_sg_take_tile_epoch(SG_LOCAL device_reverse_rows_sg_lookback_shared * shared,
+                                       SG_GLOBAL unsigned char* workspace, ulong tiles) {
+  shared->tile = tiles == 1 ? 0 : device_reverse_rows_sg_take_ticket(workspace, tiles - 1);
+  shared->epoch = 0u;
 }
 
 // The place of `flag` (AGGREGATE or INCLUSIVE) in the status of `tile`.
@@ -1580,17 +1590,17 @@ typedef scangen_f32 device_reverse_lines_In;
 static inline device_reverse_lines_T device_reverse_lines_combine(device_reverse_lines_T x, device_reverse_lines_T y) {
 #line 4 "tests/golden/specs/device_reverse_shapes.scan"
   return (x + y);
-#line 1584 "device_reverse_rows.cl"
+#line 1594 "device_reverse_rows.cl"
 }
 static inline device_reverse_lines_T device_reverse_lines_identity(void) {
 #line 4 "tests/golden/specs/device_reverse_shapes.scan"
   return 0x0p+0f;
-#line 1589 "device_reverse_rows.cl"
+#line 1599 "device_reverse_rows.cl"
 }
 static inline device_reverse_lines_T device_reverse_lines_init(void) {
 #line 4 "tests/golden/specs/device_reverse_shapes.scan"
   return 0x0p+0f;
-#line 1594 "device_reverse_rows.cl"
+#line 1604 "device_reverse_rows.cl"
 }
 static inline device_reverse_lines_T device_reverse_lines_convert(device_reverse_lines_In v) { return v; }
 // ---- scan 'device_reverse_lines': the constants its templates are written against ---------------
@@ -2293,6 +2303,7 @@ SG_FN device_reverse_lines_T device_reverse_lines_sg_reduce_tile(SG_LOCAL device
 
 typedef struct {
   ulong tile;
+  uint epoch;  // always 0: OpenCL's workspace is zeroed for each call
   device_reverse_lines_T prefix;
 } device_reverse_lines_sg_lookback_shared;
 
@@ -2311,6 +2322,15 @@ SG_FN ulong device_reverse_lines_sg_take_ticket(SG_GLOBAL unsigned char* workspa
   const uint t = atomic_inc(ticket);
   if ((ulong)t == last) atomic_xchg(ticket, 0u);
   return t;
+}
+
+// By one work-item: the work-group's tile in `shared` (none taken for a call
+// of one tile), epoch 0 (the CUDA side's epochs, cuda/lookback.cuh, are not
+// used here: the host zeroes the workspace for each call).
+SG_FN void device_reverse_lines_sg_take_tile_epoch(SG_LOCAL device_reverse_lines_sg_lookback_shared * shared,
+                                       SG_GLOBAL unsigned char* workspace, ulong tiles) {
+  shared->tile = tiles == 1 ? 0 : device_reverse_lines_sg_take_ticket(workspace, tiles - 1);
+  shared->epoch = 0u;
 }
 
 // The place of `flag` (AGGREGATE or INCLUSIVE) in the status of `tile`.

@@ -830,6 +830,7 @@ SG_FN discounted_returns_T discounted_returns_sg_reduce_tile(SG_LOCAL discounted
 
 typedef struct {
   ulong tile;
+  uint epoch;  // always 0: OpenCL's workspace is zeroed for each call
   discounted_returns_T prefix;
 } discounted_returns_sg_lookback_shared;
 
@@ -848,6 +849,15 @@ SG_FN ulong discounted_returns_sg_take_ticket(SG_GLOBAL unsigned char* workspace
   const uint t = atomic_inc(ticket);
   if ((ulong)t == last) atomic_xchg(ticket, 0u);
   return t;
+}
+
+// By one work-item: the work-group's tile in `shared` (none taken for a call
+// of one tile), epoch 0 (the CUDA side's epochs, cuda/lookback.cuh, are not
+// used here: the host zeroes the workspace for each call).
+SG_FN void discounted_returns_sg_take_tile_epoch(SG_LOCAL discounted_returns_sg_lookback_shared * shared,
+                                       SG_GLOBAL unsigned char* workspace, ulong tiles) {
+  shared->tile = tiles == 1 ? 0 : discounted_returns_sg_take_ticket(workspace, tiles - 1);
+  shared->epoch = 0u;
 }
 
 // The place of `flag` (AGGREGATE or INCLUSIVE) in the status of `tile`.
@@ -1097,8 +1107,9 @@ void discounted_returns_scan_kernel(const SG_GLOBAL discounted_returns_In* in,
   const scangen_u64 tiles = discounted_returns_sg_tile_count(n);
   discounted_returns_sg_wait_prior_grid();
   // One tile takes no ticket: a call of one tile touches no workspace
-  // memory it reads, and the host zeroes nothing for it.
-  if (SG_THREAD() == 0) shared.tile = tiles == 1 ? 0 : discounted_returns_sg_take_ticket(workspace, tiles - 1);
+  // memory it reads, and the host zeroes nothing for it. The ticket brings
+  // the call's epoch (CUDA; the backend's look-back), which tags the statuses.
+  if (SG_THREAD() == 0) discounted_returns_sg_take_tile_epoch(&shared, workspace, tiles);
   SG_BARRIER();
   const scangen_u64 tile = shared.tile;
 #if SG_RUNNING_TOTAL
@@ -1176,7 +1187,11 @@ typedef discounted_returns_sg_lookback_shared discounted_returns_device_tile_tem
 SG_FN scangen_u64 discounted_returns_device_tile_ticket(SG_LOCAL discounted_returns_device_tile_temp* temp,
                                               SG_GLOBAL unsigned char* workspace, scangen_u64 tiles) {
   // One tile takes no ticket: a launch of one tile reads nothing of the workspace.
-  if (SG_THREAD() == 0) temp->tile = tiles <= 1 ? 0 : discounted_returns_sg_take_ticket(workspace, tiles - 1);
+  // Epoch 0: the caller zeroes the workspace before each launch.
+  if (SG_THREAD() == 0) {
+    temp->tile = tiles <= 1 ? 0 : discounted_returns_sg_take_ticket(workspace, tiles - 1);
+    temp->epoch = 0u;
+  }
   SG_BARRIER();
   return temp->tile;
 }

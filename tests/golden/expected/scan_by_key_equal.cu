@@ -709,7 +709,8 @@ SG_FN scan_by_key_equal_seg scan_by_key_equal_sg_reduce_tile(SG_LOCAL scan_by_ke
 // from the nearest INCLUSIVE one (or the whole window) onwards in tile order,
 // and moves 32 tiles back while it found none.
 //
-// Status of a tile, tagged with its flag (0: not published in this call):
+// Status of a tile, tagged with its flag and the call's epoch (tag =
+// epoch << 2 | flag; a tag of another epoch, or flag 0, is not there yet):
 //   SG_STATUS_KIND 1 (element <= 4 bytes): one 64-bit word, value in the low half;
 //   SG_STATUS_KIND 2 (element <= 8 bytes): one 16-byte word {value, tag}, stored
 //     and loaded with one 16-byte access;
@@ -720,7 +721,15 @@ SG_FN scan_by_key_equal_seg scan_by_key_equal_sg_reduce_tile(SG_LOCAL scan_by_ke
 //     two places of 64-bit slots, each a 32-bit word of the value and the tag.
 // Workspace: 16 bytes of header (the ticket), then the statuses; the host
 // zeroes the header and the statuses of the call's tiles before each call,
-// so a status is not there until this call publishes it.
+// so a status is not there until this call publishes it. Flat scans
+// (sg_take_tile_epoch, Plan::epoch_tags) need that only once: their header's
+// first 8 bytes are the ticket counter (low half) and the call's epoch (high
+// half, SG_EPOCH_MASK), taken with the ticket in one atomic; the last
+// ticket's taker resets the counter and advances the epoch, so a status of
+// an earlier call carries another epoch and is not taken for one of this
+// call. The epoch comes round again after 2^30 calls: the host zeroes the
+// workspace again before that (generator::kEpochCallsBeforeZero). Every
+// other kernel tags with epoch 0, and its workspace is zeroed for each call.
 //
 // Needs: SG_STATUS_KIND, SG_STATUS_WORDS (32-bit words per value, kind 3),
 // SG_LB_FIRST_POLL_NS, SG_LB_FIRST_POLL_FROM, SG_LB_POLL_NS (sleeps of the
@@ -735,9 +744,11 @@ SG_FN scan_by_key_equal_seg scan_by_key_equal_sg_reduce_tile(SG_LOCAL scan_by_ke
 #define SG_FLAG_INVALID 0u
 #define SG_FLAG_AGGREGATE 1u
 #define SG_FLAG_INCLUSIVE 2u
+#define SG_EPOCH_MASK 0x3fffffffu
 
 typedef struct {
   unsigned long long tile;
+  unsigned int epoch;  // the call's epoch (0 where the workspace is zeroed for each call)
   scan_by_key_equal_seg prefix;
 } scan_by_key_equal_sg_lookback_shared;
 
@@ -755,6 +766,27 @@ SG_FN unsigned long long scan_by_key_equal_sg_take_ticket(SG_GLOBAL unsigned cha
   return t;
 }
 
+// By one thread: the block's tile and the call's epoch in `shared` (a call of
+// one tile takes no ticket and reads no status: tile 0, epoch 0). The ticket
+// and the epoch come from one 64-bit atomic on the header's first word; the
+// last ticket's taker (every block has then taken its own, with this epoch)
+// writes the next epoch with the counter at 0.
+SG_FN void scan_by_key_equal_sg_take_tile_epoch(SG_LOCAL scan_by_key_equal_sg_lookback_shared * shared, SG_GLOBAL unsigned char* workspace,
+                                       unsigned long long tiles) {
+  if (tiles == 1) {
+    shared->tile = 0;
+    shared->epoch = 0u;
+    return;
+  }
+  unsigned long long* word = (unsigned long long*)workspace;
+  const unsigned long long old = atomicAdd(word, 1ull);
+  const unsigned long long t = old & 0xffffffffull;
+  const unsigned int epoch = (unsigned int)(old >> 32) & SG_EPOCH_MASK;
+  if (t == tiles - 1) atomicExch(word, (unsigned long long)((epoch + 1u) & SG_EPOCH_MASK) << 32);
+  shared->tile = t;
+  shared->epoch = epoch;
+}
+
 // Before a kernel reads anything (SG_LB_PDL, the tuning's pdl: 1): the wait
 // for the kernel before it in the stream (griddepcontrol.wait, sm_90 and
 // later). Launched as a programmatic dependent of the workspace's zeroing
@@ -766,14 +798,14 @@ SG_FN void scan_by_key_equal_sg_wait_prior_grid() {
 #endif
 }
 
-SG_FN void scan_by_key_equal_sg_status_store(SG_GLOBAL unsigned char* workspace, unsigned long long tile, unsigned int flag,
-                                    scan_by_key_equal_seg v) {
+SG_FN void scan_by_key_equal_sg_status_put(SG_GLOBAL unsigned char* workspace, unsigned long long tile, unsigned int flag,
+                                  scan_by_key_equal_seg v, unsigned int epoch) {
 #ifdef SCANGEN_TEST_SLEEP
   // Race hunting (tests only): about one tile in SCANGEN_TEST_SLEEP sleeps a
   // while before it publishes, so that its successors find it late.
   if (((tile * 2654435761ull) >> 7) % SCANGEN_TEST_SLEEP == 0) __nanosleep(20000);
 #endif
-  const unsigned int tag = flag;
+  const unsigned int tag = (epoch << 2) | flag;
   scan_by_key_equal_sg_status_value u;
 #pragma unroll
   for (int i = 0; i < (int)((sizeof(scan_by_key_equal_seg) + 3) / 4); ++i) u.word[i] = 0u;
@@ -828,9 +860,10 @@ SG_FN void scan_by_key_equal_sg_status_store(SG_GLOBAL unsigned char* workspace,
 #endif
 }
 
-// The flag of `tile` (SG_FLAG_INVALID while it has published nothing), and
-// its value.
-SG_FN unsigned int scan_by_key_equal_sg_status_load(SG_GLOBAL unsigned char* workspace, unsigned long long tile, scan_by_key_equal_seg* v) {
+// The flag of `tile` (SG_FLAG_INVALID while it has published nothing in the
+// call of `epoch`), and its value.
+SG_FN unsigned int scan_by_key_equal_sg_status_get(SG_GLOBAL unsigned char* workspace, unsigned long long tile, scan_by_key_equal_seg* v,
+                                          unsigned int epoch) {
   scan_by_key_equal_sg_status_value u;
 #pragma unroll
   for (int i = 0; i < (int)((sizeof(scan_by_key_equal_seg) + 3) / 4); ++i) u.word[i] = 0u;
@@ -868,21 +901,31 @@ SG_FN unsigned int scan_by_key_equal_sg_status_load(SG_GLOBAL unsigned char* wor
     for (int i = 0; i < SG_STATUS_WORDS; ++i) {
       unsigned long long w;
       asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(w) : "l"(place + i) : "memory");
-      all &= (unsigned int)(w >> 32) == want ? 1u : 0u;
+      all &= (unsigned int)(w >> 32) == ((epoch << 2) | want) ? 1u : 0u;
       u.word[i] = (unsigned int)w;
     }
-    if (all) tag = want;
+    if (all) tag = (epoch << 2) | want;
   }
 #else
   const volatile unsigned int* slot = (volatile unsigned int*)(workspace + 16) + tile * (1 + 2 * SG_STATUS_WORDS);
   tag = slot[0];
   __threadfence();  // the tag before the value
-  const volatile unsigned int* value = slot + 1 + ((tag & 3u) == SG_FLAG_INCLUSIVE ? SG_STATUS_WORDS : 0);
+  const volatile unsigned int* value =
+      slot + 1 + (tag == ((epoch << 2) | SG_FLAG_INCLUSIVE) ? SG_STATUS_WORDS : 0);
 #pragma unroll
   for (int i = 0; i < SG_STATUS_WORDS; ++i) u.word[i] = value[i];
 #endif
   *v = u.value;
-  return tag & 3u;
+  return (tag >> 2) == epoch ? (tag & 3u) : SG_FLAG_INVALID;
+}
+
+// The same in a workspace zeroed for each call (epoch 0).
+SG_FN void scan_by_key_equal_sg_status_store(SG_GLOBAL unsigned char* workspace, unsigned long long tile, unsigned int flag,
+                                    scan_by_key_equal_seg v) {
+  scan_by_key_equal_sg_status_put(workspace, tile, flag, v, 0u);
+}
+SG_FN unsigned int scan_by_key_equal_sg_status_load(SG_GLOBAL unsigned char* workspace, unsigned long long tile, scan_by_key_equal_seg* v) {
+  return scan_by_key_equal_sg_status_get(workspace, tile, v, 0u);
 }
 
 SG_FN scan_by_key_equal_seg scan_by_key_equal_sg_lb_shfl_down(scan_by_key_equal_seg v, unsigned int delta) {
@@ -906,8 +949,9 @@ SG_FN scan_by_key_equal_seg scan_by_key_equal_sg_lb_shfl_idx(scan_by_key_equal_s
 }
 
 // The combine of the tiles before `tile` (not called for tile 0), by the 32
-// lanes of the first warp.
-SG_FN scan_by_key_equal_seg scan_by_key_equal_sg_warp_lookback(SG_GLOBAL unsigned char* workspace, unsigned long long tile) {
+// lanes of the first warp, from the statuses of the call of `epoch`.
+SG_FN scan_by_key_equal_seg scan_by_key_equal_sg_warp_lookback_epoch(SG_GLOBAL unsigned char* workspace, unsigned long long tile,
+                                           unsigned int epoch) {
   const int lane = SG_THREAD() & 31;
   scan_by_key_equal_seg prefix = scan_by_key_equal_seg_identity();
   int have = 0;
@@ -916,11 +960,11 @@ SG_FN scan_by_key_equal_seg scan_by_key_equal_sg_warp_lookback(SG_GLOBAL unsigne
     const long long pred = end - lane;
     scan_by_key_equal_seg v = scan_by_key_equal_seg_identity();
     unsigned int flag = SG_FLAG_INCLUSIVE;  // before tile 0: nothing, and the look-back stops
-    if (pred >= 0) flag = scan_by_key_equal_sg_status_load(workspace, (unsigned long long)pred, &v);
+    if (pred >= 0) flag = scan_by_key_equal_sg_status_get(workspace, (unsigned long long)pred, &v, epoch);
     while (__any_sync(0xffffffffu, flag == SG_FLAG_INVALID)) {
       if (flag == SG_FLAG_INVALID) {
         if (SG_LB_POLL_NS > 0) __nanosleep(SG_LB_POLL_NS);
-        flag = scan_by_key_equal_sg_status_load(workspace, (unsigned long long)pred, &v);
+        flag = scan_by_key_equal_sg_status_get(workspace, (unsigned long long)pred, &v, epoch);
       }
     }
     const unsigned int inclusive = __ballot_sync(0xffffffffu, flag == SG_FLAG_INCLUSIVE);
@@ -939,6 +983,11 @@ SG_FN scan_by_key_equal_seg scan_by_key_equal_sg_warp_lookback(SG_GLOBAL unsigne
   }
 }
 
+// The same in a workspace zeroed for each call (epoch 0).
+SG_FN scan_by_key_equal_seg scan_by_key_equal_sg_warp_lookback(SG_GLOBAL unsigned char* workspace, unsigned long long tile) {
+  return scan_by_key_equal_sg_warp_lookback_epoch(workspace, tile, 0u);
+}
+
 // Collective over the block: publishes the tile's status and returns the
 // combine of the tiles before it (the identity for tile 0, which the caller
 // does not combine).
@@ -948,20 +997,21 @@ SG_FN scan_by_key_equal_seg scan_by_key_equal_sg_tile_prefix(SG_LOCAL scan_by_ke
   (void)temp;
   (void)in;
   (void)n;
+  const unsigned int epoch = shared->epoch;
   if (tile == 0) {
-    if (SG_THREAD() == 0) scan_by_key_equal_sg_status_store(workspace, 0, SG_FLAG_INCLUSIVE, total);
+    if (SG_THREAD() == 0) scan_by_key_equal_sg_status_put(workspace, 0, SG_FLAG_INCLUSIVE, total, epoch);
     return scan_by_key_equal_seg_identity();
   }
   if (SG_THREAD() < 32) {
-    if (SG_THREAD() == 0) scan_by_key_equal_sg_status_store(workspace, tile, SG_FLAG_AGGREGATE, total);
+    if (SG_THREAD() == 0) scan_by_key_equal_sg_status_put(workspace, tile, SG_FLAG_AGGREGATE, total, epoch);
     // The predecessors' statuses are seldom there at once: give them time
     // rather than read them again and again.
     // Not for the first tiles (SG_LB_FIRST_POLL_FROM): they start together,
     // and a small scan is all latency.
     if (SG_LB_FIRST_POLL_NS > 0 && tile >= SG_LB_FIRST_POLL_FROM) __nanosleep(SG_LB_FIRST_POLL_NS);
-    const scan_by_key_equal_seg prefix = scan_by_key_equal_sg_warp_lookback(workspace, tile);
+    const scan_by_key_equal_seg prefix = scan_by_key_equal_sg_warp_lookback_epoch(workspace, tile, epoch);
     if (SG_THREAD() == 0) {
-      scan_by_key_equal_sg_status_store(workspace, tile, SG_FLAG_INCLUSIVE, scan_by_key_equal_seg_combine(prefix, total));
+      scan_by_key_equal_sg_status_put(workspace, tile, SG_FLAG_INCLUSIVE, scan_by_key_equal_seg_combine(prefix, total), epoch);
       shared->prefix = prefix;
     }
   }
@@ -1526,7 +1576,10 @@ void scan_by_key_equal_scan_kernel(const SG_GLOBAL scan_by_key_equal_In* in,
   SG_SHARED scangen_u64 seg_range[4];
 #endif
   const scangen_u64 tiles = scan_by_key_equal_sg_tile_count(n);
-  if (SG_THREAD() == 0) shared.tile = tiles == 1 ? 0 : scan_by_key_equal_sg_take_ticket(workspace, tiles - 1);
+  if (SG_THREAD() == 0) {  // epoch 0: the host zeroes the workspace for each call
+    shared.tile = tiles == 1 ? 0 : scan_by_key_equal_sg_take_ticket(workspace, tiles - 1);
+    shared.epoch = 0u;
+  }
   SG_BARRIER();
   const scangen_u64 tile = shared.tile;
   const scangen_u64 first = tile * SG_TILE;

@@ -857,6 +857,7 @@ SG_FN segmented_offsets_seg segmented_offsets_sg_reduce_tile(SG_LOCAL segmented_
 
 typedef struct {
   ulong tile;
+  uint epoch;  // always 0: OpenCL's workspace is zeroed for each call
   segmented_offsets_seg prefix;
 } segmented_offsets_sg_lookback_shared;
 
@@ -875,6 +876,15 @@ SG_FN ulong segmented_offsets_sg_take_ticket(SG_GLOBAL unsigned char* workspace,
   const uint t = atomic_inc(ticket);
   if ((ulong)t == last) atomic_xchg(ticket, 0u);
   return t;
+}
+
+// By one work-item: the work-group's tile in `shared` (none taken for a call
+// of one tile), epoch 0 (the CUDA side's epochs, cuda/lookback.cuh, are not
+// used here: the host zeroes the workspace for each call).
+SG_FN void segmented_offsets_sg_take_tile_epoch(SG_LOCAL segmented_offsets_sg_lookback_shared * shared,
+                                       SG_GLOBAL unsigned char* workspace, ulong tiles) {
+  shared->tile = tiles == 1 ? 0 : segmented_offsets_sg_take_ticket(workspace, tiles - 1);
+  shared->epoch = 0u;
 }
 
 // The place of `flag` (AGGREGATE or INCLUSIVE) in the status of `tile`.
@@ -1624,7 +1634,10 @@ void segmented_offsets_scan_kernel(const SG_GLOBAL segmented_offsets_In* in,
   SG_SHARED scangen_u64 seg_range[4];
 #endif
   const scangen_u64 tiles = segmented_offsets_sg_tile_count(n);
-  if (SG_THREAD() == 0) shared.tile = tiles == 1 ? 0 : segmented_offsets_sg_take_ticket(workspace, tiles - 1);
+  if (SG_THREAD() == 0) {  // epoch 0: the host zeroes the workspace for each call
+    shared.tile = tiles == 1 ? 0 : segmented_offsets_sg_take_ticket(workspace, tiles - 1);
+    shared.epoch = 0u;
+  }
   SG_BARRIER();
   const scangen_u64 tile = shared.tile;
   const scangen_u64 first = tile * SG_TILE;

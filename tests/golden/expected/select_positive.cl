@@ -846,6 +846,7 @@ SG_FN select_positive_T select_positive_sg_reduce_tile(SG_LOCAL select_positive_
 
 typedef struct {
   ulong tile;
+  uint epoch;  // always 0: OpenCL's workspace is zeroed for each call
   select_positive_T prefix;
 } select_positive_sg_lookback_shared;
 
@@ -864,6 +865,15 @@ SG_FN ulong select_positive_sg_take_ticket(SG_GLOBAL unsigned char* workspace, u
   const uint t = atomic_inc(ticket);
   if ((ulong)t == last) atomic_xchg(ticket, 0u);
   return t;
+}
+
+// By one work-item: the work-group's tile in `shared` (none taken for a call
+// of one tile), epoch 0 (the CUDA side's epochs, cuda/lookback.cuh, are not
+// used here: the host zeroes the workspace for each call).
+SG_FN void select_positive_sg_take_tile_epoch(SG_LOCAL select_positive_sg_lookback_shared * shared,
+                                       SG_GLOBAL unsigned char* workspace, ulong tiles) {
+  shared->tile = tiles == 1 ? 0 : select_positive_sg_take_ticket(workspace, tiles - 1);
+  shared->epoch = 0u;
 }
 
 // The place of `flag` (AGGREGATE or INCLUSIVE) in the status of `tile`.
@@ -1167,8 +1177,9 @@ void select_positive_scan_kernel(const SG_GLOBAL select_positive_In* in,
   const scangen_u64 tiles = select_positive_sg_tile_count(n);
   select_positive_sg_wait_prior_grid();
   // One tile takes no ticket: a call of one tile touches no workspace
-  // memory it reads, and the host zeroes nothing for it.
-  if (SG_THREAD() == 0) shared.tile = tiles == 1 ? 0 : select_positive_sg_take_ticket(workspace, tiles - 1);
+  // memory it reads, and the host zeroes nothing for it. The ticket brings
+  // the call's epoch (CUDA; the backend's look-back), which tags the statuses.
+  if (SG_THREAD() == 0) select_positive_sg_take_tile_epoch(&shared, workspace, tiles);
   SG_BARRIER();
   const scangen_u64 tile = shared.tile;
 #if SG_RUNNING_TOTAL
@@ -1242,7 +1253,11 @@ typedef select_positive_sg_lookback_shared select_positive_device_tile_temp;
 SG_FN scangen_u64 select_positive_device_tile_ticket(SG_LOCAL select_positive_device_tile_temp* temp,
                                               SG_GLOBAL unsigned char* workspace, scangen_u64 tiles) {
   // One tile takes no ticket: a launch of one tile reads nothing of the workspace.
-  if (SG_THREAD() == 0) temp->tile = tiles <= 1 ? 0 : select_positive_sg_take_ticket(workspace, tiles - 1);
+  // Epoch 0: the caller zeroes the workspace before each launch.
+  if (SG_THREAD() == 0) {
+    temp->tile = tiles <= 1 ? 0 : select_positive_sg_take_ticket(workspace, tiles - 1);
+    temp->epoch = 0u;
+  }
   SG_BARRIER();
   return temp->tile;
 }

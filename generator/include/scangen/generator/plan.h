@@ -225,6 +225,13 @@ struct Plan {
   // lets the scan kernel, launched after it as its programmatic dependent (sm_90 and later), start at
   // once; the scan kernel waits for its end before it reads anything. Empty: none (a memset).
   std::string zero_kernel;
+  // CUDA flat look-back scans in any order (not segmented, not fixed-order): the scan kernel takes its
+  // ticket and the call's epoch in one atomic and tags its tiles' statuses with that epoch
+  // (templates/cuda/lookback.cuh), so a status of an earlier call is never taken for one of this call.
+  // A workspace that only this plan's calls use, one at a time, is then zeroed once, not before each
+  // call (workspace_epoch_zero). Every other look-back kernel tags with epoch 0: its workspace is zeroed
+  // for each call.
+  bool epoch_tags = false;
   std::vector<std::string> device_functions;  // the public ones, P_inclusive ...
 
   // Reverse (suffix) scans: the kernels' loads and stores go through the
@@ -387,6 +394,17 @@ bool zero_by_kernel(const Plan& plan, uint64_t n, int sm);
 // Plan::zero_kernel's arguments for a call of n elements: the 8-byte words
 // to zero (workspace_zero_bytes / 8) and its blocks of 256 threads.
 uint64_t zero_kernel_words(const Plan& plan, uint64_t n);
+
+// Plan::epoch_tags: a workspace kept for one plan's calls (one at a time) is
+// zeroed whole before its first call of more than one tile, and again before
+// this many such calls have run since: the kernel's epoch has 30 bits and
+// comes round after 2^30 calls, when a status of the call 2^30 before could
+// pass for this call's.
+constexpr uint64_t kEpochCallsBeforeZero = 1ull << 29;
+// For such a workspace, `calls` the calls of more than one tile since it
+// was last zeroed (0: never): whether this call must zero it first (the
+// whole of it). The caller then counts this call: calls = (zeroed ? 0 : calls) + 1.
+bool workspace_epoch_zero(const Plan& plan, uint64_t n, uint64_t calls);
 uint64_t zero_kernel_blocks(const Plan& plan, uint64_t n);
 
 // ---- shape = rows / strided: the run-time shape of a call ----------------
