@@ -329,6 +329,51 @@ SG_FN scangen_u64 SG_NAME(sg_shape_ticket)(SG_LOCAL SG_NAME(sg_shape_shared)* sh
 
 // The inclusive segmented scan of the threads' (flag, value) pairs, in place
 // in shared->v / f; returns the buffer that holds it. Every thread calls it.
+#if !defined(__OPENCL_VERSION__) && SG_THREADS % 32 == 0
+// CUDA: each warp scans its pairs by shuffles; then a thread whose pair holds
+// no head combines the totals of the warps before it, the nearest first,
+// until one holds a head. Two barriers (one per step of the shared-memory
+// scan below: eight for 256 threads).
+SG_FN SG_T SG_NAME(sg_rows_shfl_up)(SG_T v, unsigned int delta) {
+  union {
+    SG_T value;
+    unsigned int word[(sizeof(SG_T) + 3) / 4];
+  } u;
+#pragma unroll
+  for (int i = 0; i < (int)((sizeof(SG_T) + 3) / 4); ++i) u.word[i] = 0u;
+  u.value = v;
+#pragma unroll
+  for (int i = 0; i < (int)((sizeof(SG_T) + 3) / 4); ++i) u.word[i] = __shfl_up_sync(0xffffffffu, u.word[i], delta);
+  return u.value;
+}
+
+SG_FN int SG_NAME(sg_segmented_threads)(SG_LOCAL SG_NAME(sg_shape_shared)* shared, int flag, SG_T value) {
+  const int tid = SG_THREAD();
+  const int lane = tid & 31, warp = tid >> 5;
+  int f = flag;
+  SG_T v = value;
+#pragma unroll
+  for (unsigned int d = 1; d < 32; d <<= 1) {
+    const SG_T up = SG_NAME(sg_rows_shfl_up)(v, d);
+    const int up_flag = __shfl_up_sync(0xffffffffu, f, d);
+    if (lane >= (int)d && !f) {
+      v = SG_COMBINE(up, v);
+      f = up_flag;
+    }
+  }
+  shared->f[0][tid] = f;
+  shared->v[0][tid] = v;
+  SG_BARRIER();
+  for (int w = warp - 1; w >= 0 && !f; --w) {
+    v = SG_COMBINE(shared->v[0][w * 32 + 31], v);
+    f = shared->f[0][w * 32 + 31];
+  }
+  shared->f[1][tid] = f;
+  shared->v[1][tid] = v;
+  SG_BARRIER();
+  return 1;
+}
+#else
 SG_FN int SG_NAME(sg_segmented_threads)(SG_LOCAL SG_NAME(sg_shape_shared)* shared, int flag, SG_T value) {
   const int tid = SG_THREAD();
   shared->f[0][tid] = flag;
@@ -349,6 +394,7 @@ SG_FN int SG_NAME(sg_segmented_threads)(SG_LOCAL SG_NAME(sg_shape_shared)* share
   }
   return src;
 }
+#endif
 
 SG_BEGIN(any_order)
 #ifdef SG_SPIN

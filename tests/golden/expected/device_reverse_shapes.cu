@@ -1251,6 +1251,51 @@ SG_FN scangen_u64 device_reverse_rows_sg_shape_ticket(SG_LOCAL device_reverse_ro
 
 // The inclusive segmented scan of the threads' (flag, value) pairs, in place
 // in shared->v / f; returns the buffer that holds it. Every thread calls it.
+#if !defined(__OPENCL_VERSION__) && SG_THREADS % 32 == 0
+// CUDA: each warp scans its pairs by shuffles; then a thread whose pair holds
+// no head combines the totals of the warps before it, the nearest first,
+// until one holds a head. Two barriers (one per step of the shared-memory
+// scan below: eight for 256 threads).
+SG_FN device_reverse_rows_T device_reverse_rows_sg_rows_shfl_up(device_reverse_rows_T v, unsigned int delta) {
+  union {
+    device_reverse_rows_T value;
+    unsigned int word[(sizeof(device_reverse_rows_T) + 3) / 4];
+  } u;
+#pragma unroll
+  for (int i = 0; i < (int)((sizeof(device_reverse_rows_T) + 3) / 4); ++i) u.word[i] = 0u;
+  u.value = v;
+#pragma unroll
+  for (int i = 0; i < (int)((sizeof(device_reverse_rows_T) + 3) / 4); ++i) u.word[i] = __shfl_up_sync(0xffffffffu, u.word[i], delta);
+  return u.value;
+}
+
+SG_FN int device_reverse_rows_sg_segmented_threads(SG_LOCAL device_reverse_rows_sg_shape_shared* shared, int flag, device_reverse_rows_T value) {
+  const int tid = SG_THREAD();
+  const int lane = tid & 31, warp = tid >> 5;
+  int f = flag;
+  device_reverse_rows_T v = value;
+#pragma unroll
+  for (unsigned int d = 1; d < 32; d <<= 1) {
+    const device_reverse_rows_T up = device_reverse_rows_sg_rows_shfl_up(v, d);
+    const int up_flag = __shfl_up_sync(0xffffffffu, f, d);
+    if (lane >= (int)d && !f) {
+      v = device_reverse_rows_combine(up, v);
+      f = up_flag;
+    }
+  }
+  shared->f[0][tid] = f;
+  shared->v[0][tid] = v;
+  SG_BARRIER();
+  for (int w = warp - 1; w >= 0 && !f; --w) {
+    v = device_reverse_rows_combine(shared->v[0][w * 32 + 31], v);
+    f = shared->f[0][w * 32 + 31];
+  }
+  shared->f[1][tid] = f;
+  shared->v[1][tid] = v;
+  SG_BARRIER();
+  return 1;
+}
+#else
 SG_FN int device_reverse_rows_sg_segmented_threads(SG_LOCAL device_reverse_rows_sg_shape_shared* shared, int flag, device_reverse_rows_T value) {
   const int tid = SG_THREAD();
   shared->f[0][tid] = flag;
@@ -1271,6 +1316,7 @@ SG_FN int device_reverse_rows_sg_segmented_threads(SG_LOCAL device_reverse_rows_
   }
   return src;
 }
+#endif
 
 #ifdef SG_SPIN
 // OpenCL: the total after the last head of a tile (*head: it has one), from
@@ -1511,17 +1557,17 @@ typedef scangen_f32 device_reverse_lines_In;
 static __device__ __forceinline__ __attribute__((unused)) device_reverse_lines_T device_reverse_lines_combine(device_reverse_lines_T x, device_reverse_lines_T y) {
 #line 4 "tests/golden/specs/device_reverse_shapes.scan"
   return __fadd_rn(x, y);
-#line 1515 "device_reverse_rows.cu"
+#line 1561 "device_reverse_rows.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) device_reverse_lines_T device_reverse_lines_identity(void) {
 #line 4 "tests/golden/specs/device_reverse_shapes.scan"
   return 0x0p+0f;
-#line 1520 "device_reverse_rows.cu"
+#line 1566 "device_reverse_rows.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) device_reverse_lines_T device_reverse_lines_init(void) {
 #line 4 "tests/golden/specs/device_reverse_shapes.scan"
   return 0x0p+0f;
-#line 1525 "device_reverse_rows.cu"
+#line 1571 "device_reverse_rows.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) device_reverse_lines_T device_reverse_lines_convert(device_reverse_lines_In v) { return v; }
 // ---- scan 'device_reverse_lines': the constants its templates are written against ---------------
@@ -2697,6 +2743,51 @@ SG_FN scangen_u64 device_reverse_lines_sg_shape_ticket(SG_LOCAL device_reverse_l
 
 // The inclusive segmented scan of the threads' (flag, value) pairs, in place
 // in shared->v / f; returns the buffer that holds it. Every thread calls it.
+#if !defined(__OPENCL_VERSION__) && SG_THREADS % 32 == 0
+// CUDA: each warp scans its pairs by shuffles; then a thread whose pair holds
+// no head combines the totals of the warps before it, the nearest first,
+// until one holds a head. Two barriers (one per step of the shared-memory
+// scan below: eight for 256 threads).
+SG_FN device_reverse_lines_T device_reverse_lines_sg_rows_shfl_up(device_reverse_lines_T v, unsigned int delta) {
+  union {
+    device_reverse_lines_T value;
+    unsigned int word[(sizeof(device_reverse_lines_T) + 3) / 4];
+  } u;
+#pragma unroll
+  for (int i = 0; i < (int)((sizeof(device_reverse_lines_T) + 3) / 4); ++i) u.word[i] = 0u;
+  u.value = v;
+#pragma unroll
+  for (int i = 0; i < (int)((sizeof(device_reverse_lines_T) + 3) / 4); ++i) u.word[i] = __shfl_up_sync(0xffffffffu, u.word[i], delta);
+  return u.value;
+}
+
+SG_FN int device_reverse_lines_sg_segmented_threads(SG_LOCAL device_reverse_lines_sg_shape_shared* shared, int flag, device_reverse_lines_T value) {
+  const int tid = SG_THREAD();
+  const int lane = tid & 31, warp = tid >> 5;
+  int f = flag;
+  device_reverse_lines_T v = value;
+#pragma unroll
+  for (unsigned int d = 1; d < 32; d <<= 1) {
+    const device_reverse_lines_T up = device_reverse_lines_sg_rows_shfl_up(v, d);
+    const int up_flag = __shfl_up_sync(0xffffffffu, f, d);
+    if (lane >= (int)d && !f) {
+      v = device_reverse_lines_combine(up, v);
+      f = up_flag;
+    }
+  }
+  shared->f[0][tid] = f;
+  shared->v[0][tid] = v;
+  SG_BARRIER();
+  for (int w = warp - 1; w >= 0 && !f; --w) {
+    v = device_reverse_lines_combine(shared->v[0][w * 32 + 31], v);
+    f = shared->f[0][w * 32 + 31];
+  }
+  shared->f[1][tid] = f;
+  shared->v[1][tid] = v;
+  SG_BARRIER();
+  return 1;
+}
+#else
 SG_FN int device_reverse_lines_sg_segmented_threads(SG_LOCAL device_reverse_lines_sg_shape_shared* shared, int flag, device_reverse_lines_T value) {
   const int tid = SG_THREAD();
   shared->f[0][tid] = flag;
@@ -2717,6 +2808,7 @@ SG_FN int device_reverse_lines_sg_segmented_threads(SG_LOCAL device_reverse_line
   }
   return src;
 }
+#endif
 
 #ifdef SG_SPIN
 // OpenCL: the total after the last head of a tile (*head: it has one), from
