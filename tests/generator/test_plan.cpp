@@ -371,8 +371,11 @@ TEST_CASE("device tuning: the table and given tunings", "[unit]") {
   // explain says how a status is published.
   const scangen::dsl::Spec i32 = load_one("scan s { type = i32; op = add; level = device; }");
   CHECK(scangen::generator::to_string(make_plan(i32, Backend::Cuda))
-            .find("8 bytes per tile, zeroed by the host before "
-                  "each call; published by atomic exchange") != std::string::npos);
+            .find("8 bytes per tile, tagged with the call's epoch (taken with the ticket): a Scan's own workspace "
+                  "is zeroed once (and every 2^29 calls), a caller's before each call; published by atomic "
+                  "exchange") != std::string::npos);
+  CHECK(scangen::generator::to_string(make_plan(i32, Backend::OpenCL))
+            .find("bytes per tile, zeroed by the host before each call") != std::string::npos);
   CHECK(scangen::generator::to_string(make_plan(i32, Backend::Cuda, parse_tuning("status_ops=2", t)))
             .find("; published by volatile stores") != std::string::npos);
   CHECK(scangen::generator::to_string(make_plan(i32, Backend::OpenCL)).find("published by") == std::string::npos);
