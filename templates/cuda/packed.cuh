@@ -5,10 +5,7 @@
 // registers as they are (io.h's word path), and are never unpacked on a full
 // tile: a thread's reduce and rescan work on SG_PACK_LANES elements of a word
 // at once instead of one register and one add per element. The partial last
-// tile of an aligned array moves its words the same way, each word whole
-// where all its elements are below n; the one word that n cuts goes element
-// by element (the identity past n), and words past n are neither read nor
-// written. Unaligned arrays take io.h's element loads and stores, the items
+// tile and unaligned arrays take io.h's element loads and stores, the items
 // packed into or unpacked from the words.
 //
 // Integer sums wrap, so they give the same bits in any grouping:
@@ -59,40 +56,9 @@ typedef union {
 } SG_NAME(sg_packed);
 typedef char SG_NAME(sg_packed_fills)[sizeof(SG_T) * SG_ITEMS == 16 * SG_VEC_IN && SG_VEC_IN == SG_VEC_OUT ? 1 : -1];
 
-// A 16-byte word as its elements (16 / sizeof(SG_T) of them).
-typedef union {
-  uint4 v;
-  SG_T e[16 / sizeof(SG_T)];
-} SG_NAME(sg_word_elements);
-
 // Whether elements first .. first + SG_BLOCK_ITEMS - 1 of `a` are all below n, from a 16-byte boundary.
 SG_FN int SG_NAME(sg_whole_words)(const SG_GLOBAL SG_T* a, scangen_u64 first, scangen_u64 n) {
   return first + SG_BLOCK_ITEMS <= n && ((unsigned long long)(a + first) & 15u) == 0;
-}
-
-// A partial tile of an aligned array into the exchange as io.h's word path
-// leaves a whole one: each word whole where its elements are all below n,
-// the word n cuts (and any past n) element by element, the identity past n.
-// Not inlined (SG_FN_COLD): one tile a call takes it, and inlined it held
-// registers the whole tile's path pays for (the i16 sum's 48 became 64).
-SG_FN_COLD void SG_NAME(sg_fill_words_below)(const SG_GLOBAL SG_T* in, scangen_u64 first, scangen_u64 n,
-                                             SG_LOCAL uint4* words) {
-  const int tid = SG_THREAD();
-  const uint4* src = (const uint4*)(in + first);
-  const scangen_u64 left = n - first;  // the tile's elements below n (fewer than a tile)
-  for (int i = 0; i < SG_VEC_IN; ++i) {
-    const unsigned int w = (unsigned int)(i * SG_BLOCK_THREADS + tid);
-    SG_LOCAL uint4* slot = words + SG_NAME(sg_word_at)((int)(w / SG_VEC_IN), (int)(w % SG_VEC_IN), SG_VEC_IN);
-    if ((scangen_u64)(w + 1) * (16 / (int)sizeof(SG_T)) <= left) {
-      *slot = SG_LOAD_WORD(src + w);
-    } else {  // the word n cuts, and those past n: element by element
-      SG_LOCAL SG_T* e = (SG_LOCAL SG_T*)slot;
-      for (int j = 0; j < (16 / (int)sizeof(SG_T)); ++j) {
-        const scangen_u64 k = (scangen_u64)w * (16 / (int)sizeof(SG_T)) + (scangen_u64)j;
-        e[j] = k < left ? in[first + k] : SG_IDENTITY();
-      }
-    }
-  }
 }
 
 // io.h's sg_load, the items left in their words.
@@ -107,15 +73,6 @@ SG_FN void SG_NAME(sg_load_packed)(const SG_GLOBAL SG_T* in, scangen_u64 first, 
       const unsigned int w = (unsigned int)(i * SG_BLOCK_THREADS + tid);  // unsigned: / and % by shifts
       words[SG_NAME(sg_word_at)((int)(w / SG_VEC_IN), (int)(w % SG_VEC_IN), SG_VEC_IN)] = SG_LOAD_WORD(src + w);
     }
-    SG_BARRIER();
-#pragma unroll
-    for (int o = 0; o < SG_VEC_IN; ++o) p->v[o] = words[SG_NAME(sg_word_at)(tid, o, SG_VEC_IN)];
-    SG_BARRIER();  // the exchange may be reused at once
-    return;
-  }
-  if (((unsigned long long)(in + first) & 15u) == 0) {  // a partial tile, aligned: word by word
-    SG_LOCAL uint4* words = (SG_LOCAL uint4*)exchange;
-    SG_NAME(sg_fill_words_below)(in, first, n, words);
     SG_BARRIER();
 #pragma unroll
     for (int o = 0; o < SG_VEC_IN; ++o) p->v[o] = words[SG_NAME(sg_word_at)(tid, o, SG_VEC_IN)];
@@ -146,45 +103,11 @@ SG_FN void SG_NAME(sg_store_words)(SG_GLOBAL SG_T* out, scangen_u64 first, const
   SG_BARRIER();  // the exchange may be reused at once
 }
 
-// The same for a partial tile of an aligned array: the words below n whole,
-// the word n cuts element by element, nothing past n.
-SG_FN void SG_NAME(sg_store_words_below)(SG_GLOBAL SG_T* out, scangen_u64 first, scangen_u64 n,
-                                         const SG_NAME(sg_packed) * p, SG_LOCAL SG_T* exchange) {
-  const int tid = SG_THREAD();
-  SG_LOCAL uint4* words = (SG_LOCAL uint4*)exchange;
-#pragma unroll
-  for (int o = 0; o < SG_VEC_OUT; ++o) words[SG_NAME(sg_word_at)(tid, o, SG_VEC_OUT)] = p->v[o];
-  SG_BARRIER();
-  uint4* dst = (uint4*)(out + first);
-  const scangen_u64 left = n - first;
-#pragma unroll
-  for (int i = 0; i < SG_VEC_OUT; ++i) {
-    const unsigned int w = (unsigned int)(i * SG_BLOCK_THREADS + tid);
-    if ((scangen_u64)w * (16 / (int)sizeof(SG_T)) >= left) continue;
-    SG_NAME(sg_word_elements) word;
-    word.v = words[SG_NAME(sg_word_at)((int)(w / SG_VEC_OUT), (int)(w % SG_VEC_OUT), SG_VEC_OUT)];
-    if ((scangen_u64)(w + 1) * (16 / (int)sizeof(SG_T)) <= left) {
-      SG_STORE_WORD(dst + w, word.v);
-    } else {
-#pragma unroll
-      for (int j = 0; j < (16 / (int)sizeof(SG_T)); ++j) {
-        const scangen_u64 k = (scangen_u64)w * (16 / (int)sizeof(SG_T)) + (scangen_u64)j;
-        if (k < left) out[first + k] = word.e[j];
-      }
-    }
-  }
-  SG_BARRIER();  // the exchange may be reused at once
-}
-
 // io.h's sg_store of packed items.
 SG_FN void SG_NAME(sg_store_packed)(SG_GLOBAL SG_T* out, scangen_u64 first, scangen_u64 n,
                                     const SG_NAME(sg_packed) * p, SG_LOCAL SG_T* exchange) {
   if (SG_NAME(sg_whole_words)(out, first, n)) {
     SG_NAME(sg_store_words)(out, first, p, exchange);
-    return;
-  }
-  if (((unsigned long long)(out + first) & 15u) == 0) {
-    SG_NAME(sg_store_words_below)(out, first, n, p, exchange);
     return;
   }
   SG_T items[SG_ITEMS];
@@ -201,11 +124,6 @@ SG_FN void SG_NAME(sg_store_both_packed)(SG_GLOBAL SG_T* inclusive, SG_GLOBAL SG
   if (SG_NAME(sg_whole_words)(inclusive, first, n) && SG_NAME(sg_whole_words)(exclusive, first, n)) {
     SG_NAME(sg_store_words)(inclusive, first, inc, exchange);
     SG_NAME(sg_store_words)(exclusive, first, exc, exchange);
-    return;
-  }
-  if ((((unsigned long long)(inclusive + first) | (unsigned long long)(exclusive + first)) & 15u) == 0) {
-    SG_NAME(sg_store_words_below)(inclusive, first, n, inc, exchange);
-    SG_NAME(sg_store_words_below)(exclusive, first, n, exc, exchange);
     return;
   }
   SG_T i_items[SG_ITEMS], e_items[SG_ITEMS];

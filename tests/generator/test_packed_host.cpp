@@ -41,7 +41,6 @@ unsigned int __dp2a_lo(unsigned int a, unsigned int b, unsigned int c) {
 // The template, once per element type, its other functions (io.h's) unused
 // (its #pragma unroll: -Wno-unknown-pragmas, tests/generator/CMakeLists.txt).
 #define SG_FN static inline __attribute__((unused))
-#define SG_FN_COLD static __attribute__((unused))
 #define SG_GLOBAL
 #define SG_LOCAL
 #define SG_BARRIER() ((void)0)
@@ -57,7 +56,6 @@ typedef unsigned long long scangen_u64;
   SG_FN void SG_NAME(sg_store)(SG_T*, scangen_u64, scangen_u64, const SG_T*, SG_T*) {} \
   SG_FN void SG_NAME(sg_store_both)(SG_T*, SG_T*, scangen_u64, scangen_u64, const SG_T*, const SG_T*, SG_T*) {}
 
-#define SG_IDENTITY() ((SG_T)0)
 #define SG_NAME(name) b_##name
 #define SG_T uint8_t
 #define SG_ITEMS 32
@@ -98,8 +96,6 @@ static unsigned int scangen_hadd2(unsigned int a, unsigned int b) {
          static_cast<unsigned int>(add_f16(static_cast<uint16_t>(a >> 16), static_cast<uint16_t>(b >> 16))) << 16;
 }
 #define SG_NAME(name) f_##name
-#undef SG_IDENTITY
-#define SG_IDENTITY() ((SG_T)0x8000)  // -0, the f16 addition's identity
 #define SG_PACK_F16 1
 SG_DECLARE_IO
 #include "../../templates/cuda/packed.cuh"

@@ -5,7 +5,6 @@
 // once against these macros; opencl/dialect.cl defines the same names.
 //
 //   SG_FN             qualifiers of a device function (inlined, may go unused)
-//   SG_FN_COLD        the same, not inlined (a path one block a call takes)
 //   SG_KERNEL         qualifiers of an entry kernel
 //   SG_BOUNDS(n)      an entry kernel is launched with n threads per block
 //                     (so the compiler fits its registers to n)
@@ -26,7 +25,6 @@
 #ifndef SCANGEN_DIALECT
 #define SCANGEN_DIALECT
 #define SG_FN static __device__ __forceinline__ __attribute__((unused))
-#define SG_FN_COLD static __device__ __noinline__ __attribute__((unused))
 #define SG_KERNEL extern "C" __global__
 #define SG_BOUNDS(n) __launch_bounds__(n)
 #define SG_BOUNDS_MIN(n, m) __launch_bounds__(n, m)
@@ -77,24 +75,24 @@ typedef affine_soa_Affine affine_soa_In;
 static __device__ __forceinline__ __attribute__((unused)) affine_soa_T affine_soa_combine(affine_soa_T x, affine_soa_T y) {
 #line 12 "examples/inputs/affine_soa.scan"
   return affine_soa_Affine_make(__fmul_rn(y.a, x.a), __fadd_rn(__fmul_rn(y.a, x.b), y.b));
-#line 81 "affine_soa.cu"
+#line 79 "affine_soa.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) affine_soa_T affine_soa_identity(void) {
 #line 13 "examples/inputs/affine_soa.scan"
   return affine_soa_Affine_make(0x1p+0f, 0x0p+0f);
-#line 86 "affine_soa.cu"
+#line 84 "affine_soa.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) affine_soa_T affine_soa_init(void) {
 #line 13 "examples/inputs/affine_soa.scan"
   return affine_soa_Affine_make(0x1p+0f, 0x0p+0f);
-#line 91 "affine_soa.cu"
+#line 89 "affine_soa.cu"
 }
 typedef scangen_f32 affine_soa_In_a;
 typedef scangen_f32 affine_soa_In_b;
 static __device__ __forceinline__ __attribute__((unused)) affine_soa_T affine_soa_convert(affine_soa_In_a a, affine_soa_In_b b) {
 #line 11 "examples/inputs/affine_soa.scan"
   return affine_soa_Affine_make(a, b);
-#line 98 "affine_soa.cu"
+#line 96 "affine_soa.cu"
 }
 // ---- scan 'affine_soa': the constants its templates are written against -------------------------
 #define SG_NAME(name) affine_soa_##name

@@ -5,7 +5,6 @@
 // once against these macros; opencl/dialect.cl defines the same names.
 //
 //   SG_FN             qualifiers of a device function (inlined, may go unused)
-//   SG_FN_COLD        the same, not inlined (a path one block a call takes)
 //   SG_KERNEL         qualifiers of an entry kernel
 //   SG_BOUNDS(n)      an entry kernel is launched with n threads per block
 //                     (so the compiler fits its registers to n)
@@ -26,7 +25,6 @@
 #ifndef SCANGEN_DIALECT
 #define SCANGEN_DIALECT
 #define SG_FN static __device__ __forceinline__ __attribute__((unused))
-#define SG_FN_COLD static __device__ __noinline__ __attribute__((unused))
 #define SG_KERNEL extern "C" __global__
 #define SG_BOUNDS(n) __launch_bounds__(n)
 #define SG_BOUNDS_MIN(n, m) __launch_bounds__(n, m)
@@ -70,22 +68,22 @@ typedef scangen_u8 block_hs_bytes_In;
 static __device__ __forceinline__ __attribute__((unused)) block_hs_bytes_T block_hs_bytes_combine(block_hs_bytes_T x, block_hs_bytes_T y) {
 #line 5 "tests/golden/specs/block_hillis_steele_u8_u32.scan"
   return scangen_add_u32(x, y);
-#line 74 "block_hs_bytes.cu"
+#line 72 "block_hs_bytes.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) block_hs_bytes_T block_hs_bytes_identity(void) {
 #line 5 "tests/golden/specs/block_hillis_steele_u8_u32.scan"
   return ((scangen_u32)0U);
-#line 79 "block_hs_bytes.cu"
+#line 77 "block_hs_bytes.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) block_hs_bytes_T block_hs_bytes_init(void) {
 #line 5 "tests/golden/specs/block_hillis_steele_u8_u32.scan"
   return ((scangen_u32)0U);
-#line 84 "block_hs_bytes.cu"
+#line 82 "block_hs_bytes.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) block_hs_bytes_T block_hs_bytes_convert(block_hs_bytes_In v) {
 #line 4 "tests/golden/specs/block_hillis_steele_u8_u32.scan"
   return ((scangen_u32)v);
-#line 89 "block_hs_bytes.cu"
+#line 87 "block_hs_bytes.cu"
 }
 // ---- scan 'block_hs_bytes': the constants its templates are written against ---------------------
 #define SG_NAME(name) block_hs_bytes_##name

@@ -5,7 +5,6 @@
 // once against these macros; opencl/dialect.cl defines the same names.
 //
 //   SG_FN             qualifiers of a device function (inlined, may go unused)
-//   SG_FN_COLD        the same, not inlined (a path one block a call takes)
 //   SG_KERNEL         qualifiers of an entry kernel
 //   SG_BOUNDS(n)      an entry kernel is launched with n threads per block
 //                     (so the compiler fits its registers to n)
@@ -26,7 +25,6 @@
 #ifndef SCANGEN_DIALECT
 #define SCANGEN_DIALECT
 #define SG_FN static __device__ __forceinline__ __attribute__((unused))
-#define SG_FN_COLD static __device__ __noinline__ __attribute__((unused))
 #define SG_KERNEL extern "C" __global__
 #define SG_BOUNDS(n) __launch_bounds__(n)
 #define SG_BOUNDS_MIN(n, m) __launch_bounds__(n, m)
@@ -66,17 +64,17 @@ typedef scangen_f32 block_raking_f32_In;
 static __device__ __forceinline__ __attribute__((unused)) block_raking_f32_T block_raking_f32_combine(block_raking_f32_T x, block_raking_f32_T y) {
 #line 4 "tests/golden/specs/block_raking_f32_init.scan"
   return __fadd_rn(x, y);
-#line 70 "block_raking_f32.cu"
+#line 68 "block_raking_f32.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) block_raking_f32_T block_raking_f32_identity(void) {
 #line 4 "tests/golden/specs/block_raking_f32_init.scan"
   return 0x0p+0f;
-#line 75 "block_raking_f32.cu"
+#line 73 "block_raking_f32.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) block_raking_f32_T block_raking_f32_init(void) {
 #line 10 "tests/golden/specs/block_raking_f32_init.scan"
   return 0x1.8p+0f;
-#line 80 "block_raking_f32.cu"
+#line 78 "block_raking_f32.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) block_raking_f32_T block_raking_f32_convert(block_raking_f32_In v) { return v; }
 // ---- scan 'block_raking_f32': the constants its templates are written against -------------------

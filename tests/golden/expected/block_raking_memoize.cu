@@ -5,7 +5,6 @@
 // once against these macros; opencl/dialect.cl defines the same names.
 //
 //   SG_FN             qualifiers of a device function (inlined, may go unused)
-//   SG_FN_COLD        the same, not inlined (a path one block a call takes)
 //   SG_KERNEL         qualifiers of an entry kernel
 //   SG_BOUNDS(n)      an entry kernel is launched with n threads per block
 //                     (so the compiler fits its registers to n)
@@ -26,7 +25,6 @@
 #ifndef SCANGEN_DIALECT
 #define SCANGEN_DIALECT
 #define SG_FN static __device__ __forceinline__ __attribute__((unused))
-#define SG_FN_COLD static __device__ __noinline__ __attribute__((unused))
 #define SG_KERNEL extern "C" __global__
 #define SG_BOUNDS(n) __launch_bounds__(n)
 #define SG_BOUNDS_MIN(n, m) __launch_bounds__(n, m)
@@ -66,17 +64,17 @@ typedef scangen_u64 block_memoize_xor_In;
 static __device__ __forceinline__ __attribute__((unused)) block_memoize_xor_T block_memoize_xor_combine(block_memoize_xor_T x, block_memoize_xor_T y) {
 #line 4 "tests/golden/specs/block_raking_memoize.scan"
   return ((scangen_u64)(x ^ y));
-#line 70 "block_memoize_xor.cu"
+#line 68 "block_memoize_xor.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) block_memoize_xor_T block_memoize_xor_identity(void) {
 #line 4 "tests/golden/specs/block_raking_memoize.scan"
   return ((scangen_u64)0ULL);
-#line 75 "block_memoize_xor.cu"
+#line 73 "block_memoize_xor.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) block_memoize_xor_T block_memoize_xor_init(void) {
 #line 4 "tests/golden/specs/block_raking_memoize.scan"
   return ((scangen_u64)0ULL);
-#line 80 "block_memoize_xor.cu"
+#line 78 "block_memoize_xor.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) block_memoize_xor_T block_memoize_xor_convert(block_memoize_xor_In v) { return v; }
 // ---- scan 'block_memoize_xor': the constants its templates are written against ------------------

@@ -5,7 +5,6 @@
 // once against these macros; opencl/dialect.cl defines the same names.
 //
 //   SG_FN             qualifiers of a device function (inlined, may go unused)
-//   SG_FN_COLD        the same, not inlined (a path one block a call takes)
 //   SG_KERNEL         qualifiers of an entry kernel
 //   SG_BOUNDS(n)      an entry kernel is launched with n threads per block
 //                     (so the compiler fits its registers to n)
@@ -26,7 +25,6 @@
 #ifndef SCANGEN_DIALECT
 #define SCANGEN_DIALECT
 #define SG_FN static __device__ __forceinline__ __attribute__((unused))
-#define SG_FN_COLD static __device__ __noinline__ __attribute__((unused))
 #define SG_KERNEL extern "C" __global__
 #define SG_BOUNDS(n) __launch_bounds__(n)
 #define SG_BOUNDS_MIN(n, m) __launch_bounds__(n, m)
@@ -70,17 +68,17 @@ typedef scangen_i32 block_sum_In;
 static __device__ __forceinline__ __attribute__((unused)) block_sum_T block_sum_combine(block_sum_T x, block_sum_T y) {
 #line 7 "examples/own_kernel/block_sum.scan"
   return scangen_add_i32(x, y);
-#line 74 "block_sum.cu"
+#line 72 "block_sum.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) block_sum_T block_sum_identity(void) {
 #line 7 "examples/own_kernel/block_sum.scan"
   return ((scangen_i32)0);
-#line 79 "block_sum.cu"
+#line 77 "block_sum.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) block_sum_T block_sum_init(void) {
 #line 7 "examples/own_kernel/block_sum.scan"
   return ((scangen_i32)0);
-#line 84 "block_sum.cu"
+#line 82 "block_sum.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) block_sum_T block_sum_convert(block_sum_In v) { return v; }
 // ---- scan 'block_sum': the constants its templates are written against --------------------------

@@ -5,7 +5,6 @@
 // once against these macros; opencl/dialect.cl defines the same names.
 //
 //   SG_FN             qualifiers of a device function (inlined, may go unused)
-//   SG_FN_COLD        the same, not inlined (a path one block a call takes)
 //   SG_KERNEL         qualifiers of an entry kernel
 //   SG_BOUNDS(n)      an entry kernel is launched with n threads per block
 //                     (so the compiler fits its registers to n)
@@ -26,7 +25,6 @@
 #ifndef SCANGEN_DIALECT
 #define SCANGEN_DIALECT
 #define SG_FN static __device__ __forceinline__ __attribute__((unused))
-#define SG_FN_COLD static __device__ __noinline__ __attribute__((unused))
 #define SG_KERNEL extern "C" __global__
 #define SG_BOUNDS(n) __launch_bounds__(n)
 #define SG_BOUNDS_MIN(n, m) __launch_bounds__(n, m)
@@ -81,17 +79,17 @@ typedef block_matrix_product_Mat2 block_matrix_product_In;
 static __device__ __forceinline__ __attribute__((unused)) block_matrix_product_T block_matrix_product_combine(block_matrix_product_T x, block_matrix_product_T y) {
 #line 8 "tests/golden/specs/block_warp_scans_matrix.scan"
   return block_matrix_product_Mat2_make(__fadd_rn(__fmul_rn(x.a, y.a), __fmul_rn(x.b, y.c)), __fadd_rn(__fmul_rn(x.a, y.b), __fmul_rn(x.b, y.d)), __fadd_rn(__fmul_rn(x.c, y.a), __fmul_rn(x.d, y.c)), __fadd_rn(__fmul_rn(x.c, y.b), __fmul_rn(x.d, y.d)));
-#line 85 "block_matrix_product.cu"
+#line 83 "block_matrix_product.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) block_matrix_product_T block_matrix_product_identity(void) {
 #line 15 "tests/golden/specs/block_warp_scans_matrix.scan"
   return block_matrix_product_Mat2_make(0x1p+0f, 0x0p+0f, 0x0p+0f, 0x1p+0f);
-#line 90 "block_matrix_product.cu"
+#line 88 "block_matrix_product.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) block_matrix_product_T block_matrix_product_init(void) {
 #line 15 "tests/golden/specs/block_warp_scans_matrix.scan"
   return block_matrix_product_Mat2_make(0x1p+0f, 0x0p+0f, 0x0p+0f, 0x1p+0f);
-#line 95 "block_matrix_product.cu"
+#line 93 "block_matrix_product.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) block_matrix_product_T block_matrix_product_convert(block_matrix_product_In v) { return v; }
 // ---- scan 'block_matrix_product': the constants its templates are written against ---------------

@@ -5,7 +5,6 @@
 // once against these macros; opencl/dialect.cl defines the same names.
 //
 //   SG_FN             qualifiers of a device function (inlined, may go unused)
-//   SG_FN_COLD        the same, not inlined (a path one block a call takes)
 //   SG_KERNEL         qualifiers of an entry kernel
 //   SG_BOUNDS(n)      an entry kernel is launched with n threads per block
 //                     (so the compiler fits its registers to n)
@@ -26,7 +25,6 @@
 #ifndef SCANGEN_DIALECT
 #define SCANGEN_DIALECT
 #define SG_FN static __device__ __forceinline__ __attribute__((unused))
-#define SG_FN_COLD static __device__ __noinline__ __attribute__((unused))
 #define SG_KERNEL extern "C" __global__
 #define SG_BOUNDS(n) __launch_bounds__(n)
 #define SG_BOUNDS_MIN(n, m) __launch_bounds__(n, m)
@@ -66,17 +64,17 @@ typedef scangen_f32 column_cumsum_In;
 static __device__ __forceinline__ __attribute__((unused)) column_cumsum_T column_cumsum_combine(column_cumsum_T x, column_cumsum_T y) {
 #line 7 "examples/column_scan.scan"
   return __fadd_rn(x, y);
-#line 70 "column_cumsum.cu"
+#line 68 "column_cumsum.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) column_cumsum_T column_cumsum_identity(void) {
 #line 7 "examples/column_scan.scan"
   return 0x0p+0f;
-#line 75 "column_cumsum.cu"
+#line 73 "column_cumsum.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) column_cumsum_T column_cumsum_init(void) {
 #line 7 "examples/column_scan.scan"
   return 0x0p+0f;
-#line 80 "column_cumsum.cu"
+#line 78 "column_cumsum.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) column_cumsum_T column_cumsum_convert(column_cumsum_In v) { return v; }
 // ---- scan 'column_cumsum': the constants its templates are written against ----------------------

@@ -6,7 +6,6 @@
 // once against these macros; opencl/dialect.cl defines the same names.
 //
 //   SG_FN             qualifiers of a device function (inlined, may go unused)
-//   SG_FN_COLD        the same, not inlined (a path one block a call takes)
 //   SG_KERNEL         qualifiers of an entry kernel
 //   SG_BOUNDS(n)      an entry kernel is launched with n threads per block
 //                     (so the compiler fits its registers to n)
@@ -27,7 +26,6 @@
 #ifndef SCANGEN_DIALECT
 #define SCANGEN_DIALECT
 #define SG_FN static __device__ __forceinline__ __attribute__((unused))
-#define SG_FN_COLD static __device__ __noinline__ __attribute__((unused))
 #define SG_KERNEL extern "C" __global__
 #define SG_BOUNDS(n) __launch_bounds__(n)
 #define SG_BOUNDS_MIN(n, m) __launch_bounds__(n, m)
@@ -71,17 +69,17 @@ typedef scangen_i8 device_packed_i8_In;
 static __device__ __forceinline__ __attribute__((unused)) device_packed_i8_T device_packed_i8_combine(device_packed_i8_T x, device_packed_i8_T y) {
 #line 7 "tests/golden/specs/device_packed_sums.scan"
   return scangen_add_i8(x, y);
-#line 75 "device_packed_i8.cu"
+#line 73 "device_packed_i8.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) device_packed_i8_T device_packed_i8_identity(void) {
 #line 7 "tests/golden/specs/device_packed_sums.scan"
   return ((scangen_i8)0);
-#line 80 "device_packed_i8.cu"
+#line 78 "device_packed_i8.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) device_packed_i8_T device_packed_i8_init(void) {
 #line 7 "tests/golden/specs/device_packed_sums.scan"
   return ((scangen_i8)0);
-#line 85 "device_packed_i8.cu"
+#line 83 "device_packed_i8.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) device_packed_i8_T device_packed_i8_convert(device_packed_i8_In v) { return v; }
 // ---- scan 'device_packed_i8': the constants its templates are written against -------------------
@@ -893,10 +891,7 @@ SG_FN device_packed_i8_T device_packed_i8_sg_tile_prefix(SG_LOCAL device_packed_
 // registers as they are (io.h's word path), and are never unpacked on a full
 // tile: a thread's reduce and rescan work on SG_PACK_LANES elements of a word
 // at once instead of one register and one add per element. The partial last
-// tile of an aligned array moves its words the same way, each word whole
-// where all its elements are below n; the one word that n cuts goes element
-// by element (the identity past n), and words past n are neither read nor
-// written. Unaligned arrays take io.h's element loads and stores, the items
+// tile and unaligned arrays take io.h's element loads and stores, the items
 // packed into or unpacked from the words.
 //
 // Integer sums wrap, so they give the same bits in any grouping:
@@ -947,40 +942,9 @@ typedef union {
 } device_packed_i8_sg_packed;
 typedef char device_packed_i8_sg_packed_fills[sizeof(device_packed_i8_T) * SG_ITEMS == 16 * SG_VEC_IN && SG_VEC_IN == SG_VEC_OUT ? 1 : -1];
 
-// A 16-byte word as its elements (16 / sizeof(device_packed_i8_T) of them).
-typedef union {
-  uint4 v;
-  device_packed_i8_T e[16 / sizeof(device_packed_i8_T)];
-} device_packed_i8_sg_word_elements;
-
 // Whether elements first .. first + SG_BLOCK_ITEMS - 1 of `a` are all below n, from a 16-byte boundary.
 SG_FN int device_packed_i8_sg_whole_words(const SG_GLOBAL device_packed_i8_T* a, scangen_u64 first, scangen_u64 n) {
   return first + SG_BLOCK_ITEMS <= n && ((unsigned long long)(a + first) & 15u) == 0;
-}
-
-// A partial tile of an aligned array into the exchange as io.h's word path
-// leaves a whole one: each word whole where its elements are all below n,
-// the word n cuts (and any past n) element by element, the identity past n.
-// Not inlined (SG_FN_COLD): one tile a call takes it, and inlined it held
-// registers the whole tile's path pays for (the i16 sum's 48 became 64).
-SG_FN_COLD void device_packed_i8_sg_fill_words_below(const SG_GLOBAL device_packed_i8_T* in, scangen_u64 first, scangen_u64 n,
-                                             SG_LOCAL uint4* words) {
-  const int tid = SG_THREAD();
-  const uint4* src = (const uint4*)(in + first);
-  const scangen_u64 left = n - first;  // the tile's elements below n (fewer than a tile)
-  for (int i = 0; i < SG_VEC_IN; ++i) {
-    const unsigned int w = (unsigned int)(i * SG_BLOCK_THREADS + tid);
-    SG_LOCAL uint4* slot = words + device_packed_i8_sg_word_at((int)(w / SG_VEC_IN), (int)(w % SG_VEC_IN), SG_VEC_IN);
-    if ((scangen_u64)(w + 1) * (16 / (int)sizeof(device_packed_i8_T)) <= left) {
-      *slot = SG_LOAD_WORD(src + w);
-    } else {  // the word n cuts, and those past n: element by element
-      SG_LOCAL device_packed_i8_T* e = (SG_LOCAL device_packed_i8_T*)slot;
-      for (int j = 0; j < (16 / (int)sizeof(device_packed_i8_T)); ++j) {
-        const scangen_u64 k = (scangen_u64)w * (16 / (int)sizeof(device_packed_i8_T)) + (scangen_u64)j;
-        e[j] = k < left ? in[first + k] : device_packed_i8_identity();
-      }
-    }
-  }
 }
 
 // io.h's sg_load, the items left in their words.
@@ -995,15 +959,6 @@ SG_FN void device_packed_i8_sg_load_packed(const SG_GLOBAL device_packed_i8_T* i
       const unsigned int w = (unsigned int)(i * SG_BLOCK_THREADS + tid);  // unsigned: / and % by shifts
       words[device_packed_i8_sg_word_at((int)(w / SG_VEC_IN), (int)(w % SG_VEC_IN), SG_VEC_IN)] = SG_LOAD_WORD(src + w);
     }
-    SG_BARRIER();
-#pragma unroll
-    for (int o = 0; o < SG_VEC_IN; ++o) p->v[o] = words[device_packed_i8_sg_word_at(tid, o, SG_VEC_IN)];
-    SG_BARRIER();  // the exchange may be reused at once
-    return;
-  }
-  if (((unsigned long long)(in + first) & 15u) == 0) {  // a partial tile, aligned: word by word
-    SG_LOCAL uint4* words = (SG_LOCAL uint4*)exchange;
-    device_packed_i8_sg_fill_words_below(in, first, n, words);
     SG_BARRIER();
 #pragma unroll
     for (int o = 0; o < SG_VEC_IN; ++o) p->v[o] = words[device_packed_i8_sg_word_at(tid, o, SG_VEC_IN)];
@@ -1034,45 +989,11 @@ SG_FN void device_packed_i8_sg_store_words(SG_GLOBAL device_packed_i8_T* out, sc
   SG_BARRIER();  // the exchange may be reused at once
 }
 
-// The same for a partial tile of an aligned array: the words below n whole,
-// the word n cuts element by element, nothing past n.
-SG_FN void device_packed_i8_sg_store_words_below(SG_GLOBAL device_packed_i8_T* out, scangen_u64 first, scangen_u64 n,
-                                         const device_packed_i8_sg_packed * p, SG_LOCAL device_packed_i8_T* exchange) {
-  const int tid = SG_THREAD();
-  SG_LOCAL uint4* words = (SG_LOCAL uint4*)exchange;
-#pragma unroll
-  for (int o = 0; o < SG_VEC_OUT; ++o) words[device_packed_i8_sg_word_at(tid, o, SG_VEC_OUT)] = p->v[o];
-  SG_BARRIER();
-  uint4* dst = (uint4*)(out + first);
-  const scangen_u64 left = n - first;
-#pragma unroll
-  for (int i = 0; i < SG_VEC_OUT; ++i) {
-    const unsigned int w = (unsigned int)(i * SG_BLOCK_THREADS + tid);
-    if ((scangen_u64)w * (16 / (int)sizeof(device_packed_i8_T)) >= left) continue;
-    device_packed_i8_sg_word_elements word;
-    word.v = words[device_packed_i8_sg_word_at((int)(w / SG_VEC_OUT), (int)(w % SG_VEC_OUT), SG_VEC_OUT)];
-    if ((scangen_u64)(w + 1) * (16 / (int)sizeof(device_packed_i8_T)) <= left) {
-      SG_STORE_WORD(dst + w, word.v);
-    } else {
-#pragma unroll
-      for (int j = 0; j < (16 / (int)sizeof(device_packed_i8_T)); ++j) {
-        const scangen_u64 k = (scangen_u64)w * (16 / (int)sizeof(device_packed_i8_T)) + (scangen_u64)j;
-        if (k < left) out[first + k] = word.e[j];
-      }
-    }
-  }
-  SG_BARRIER();  // the exchange may be reused at once
-}
-
 // io.h's sg_store of packed items.
 SG_FN void device_packed_i8_sg_store_packed(SG_GLOBAL device_packed_i8_T* out, scangen_u64 first, scangen_u64 n,
                                     const device_packed_i8_sg_packed * p, SG_LOCAL device_packed_i8_T* exchange) {
   if (device_packed_i8_sg_whole_words(out, first, n)) {
     device_packed_i8_sg_store_words(out, first, p, exchange);
-    return;
-  }
-  if (((unsigned long long)(out + first) & 15u) == 0) {
-    device_packed_i8_sg_store_words_below(out, first, n, p, exchange);
     return;
   }
   device_packed_i8_T items[SG_ITEMS];
@@ -1089,11 +1010,6 @@ SG_FN void device_packed_i8_sg_store_both_packed(SG_GLOBAL device_packed_i8_T* i
   if (device_packed_i8_sg_whole_words(inclusive, first, n) && device_packed_i8_sg_whole_words(exclusive, first, n)) {
     device_packed_i8_sg_store_words(inclusive, first, inc, exchange);
     device_packed_i8_sg_store_words(exclusive, first, exc, exchange);
-    return;
-  }
-  if ((((unsigned long long)(inclusive + first) | (unsigned long long)(exclusive + first)) & 15u) == 0) {
-    device_packed_i8_sg_store_words_below(inclusive, first, n, inc, exchange);
-    device_packed_i8_sg_store_words_below(exclusive, first, n, exc, exchange);
     return;
   }
   device_packed_i8_T i_items[SG_ITEMS], e_items[SG_ITEMS];
@@ -1398,17 +1314,17 @@ typedef scangen_u16 device_packed_u16_In;
 static __device__ __forceinline__ __attribute__((unused)) device_packed_u16_T device_packed_u16_combine(device_packed_u16_T x, device_packed_u16_T y) {
 #line 13 "tests/golden/specs/device_packed_sums.scan"
   return scangen_add_u16(x, y);
-#line 1402 "device_packed_i8.cu"
+#line 1318 "device_packed_i8.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) device_packed_u16_T device_packed_u16_identity(void) {
 #line 13 "tests/golden/specs/device_packed_sums.scan"
   return ((scangen_u16)0U);
-#line 1407 "device_packed_i8.cu"
+#line 1323 "device_packed_i8.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) device_packed_u16_T device_packed_u16_init(void) {
 #line 16 "tests/golden/specs/device_packed_sums.scan"
   return ((scangen_u16)65000U);
-#line 1412 "device_packed_i8.cu"
+#line 1328 "device_packed_i8.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) device_packed_u16_T device_packed_u16_convert(device_packed_u16_In v) { return v; }
 // ---- scan 'device_packed_u16': the constants its templates are written against ------------------
@@ -2220,10 +2136,7 @@ SG_FN device_packed_u16_T device_packed_u16_sg_tile_prefix(SG_LOCAL device_packe
 // registers as they are (io.h's word path), and are never unpacked on a full
 // tile: a thread's reduce and rescan work on SG_PACK_LANES elements of a word
 // at once instead of one register and one add per element. The partial last
-// tile of an aligned array moves its words the same way, each word whole
-// where all its elements are below n; the one word that n cuts goes element
-// by element (the identity past n), and words past n are neither read nor
-// written. Unaligned arrays take io.h's element loads and stores, the items
+// tile and unaligned arrays take io.h's element loads and stores, the items
 // packed into or unpacked from the words.
 //
 // Integer sums wrap, so they give the same bits in any grouping:
@@ -2274,40 +2187,9 @@ typedef union {
 } device_packed_u16_sg_packed;
 typedef char device_packed_u16_sg_packed_fills[sizeof(device_packed_u16_T) * SG_ITEMS == 16 * SG_VEC_IN && SG_VEC_IN == SG_VEC_OUT ? 1 : -1];
 
-// A 16-byte word as its elements (16 / sizeof(device_packed_u16_T) of them).
-typedef union {
-  uint4 v;
-  device_packed_u16_T e[16 / sizeof(device_packed_u16_T)];
-} device_packed_u16_sg_word_elements;
-
 // Whether elements first .. first + SG_BLOCK_ITEMS - 1 of `a` are all below n, from a 16-byte boundary.
 SG_FN int device_packed_u16_sg_whole_words(const SG_GLOBAL device_packed_u16_T* a, scangen_u64 first, scangen_u64 n) {
   return first + SG_BLOCK_ITEMS <= n && ((unsigned long long)(a + first) & 15u) == 0;
-}
-
-// A partial tile of an aligned array into the exchange as io.h's word path
-// leaves a whole one: each word whole where its elements are all below n,
-// the word n cuts (and any past n) element by element, the identity past n.
-// Not inlined (SG_FN_COLD): one tile a call takes it, and inlined it held
-// registers the whole tile's path pays for (the i16 sum's 48 became 64).
-SG_FN_COLD void device_packed_u16_sg_fill_words_below(const SG_GLOBAL device_packed_u16_T* in, scangen_u64 first, scangen_u64 n,
-                                             SG_LOCAL uint4* words) {
-  const int tid = SG_THREAD();
-  const uint4* src = (const uint4*)(in + first);
-  const scangen_u64 left = n - first;  // the tile's elements below n (fewer than a tile)
-  for (int i = 0; i < SG_VEC_IN; ++i) {
-    const unsigned int w = (unsigned int)(i * SG_BLOCK_THREADS + tid);
-    SG_LOCAL uint4* slot = words + device_packed_u16_sg_word_at((int)(w / SG_VEC_IN), (int)(w % SG_VEC_IN), SG_VEC_IN);
-    if ((scangen_u64)(w + 1) * (16 / (int)sizeof(device_packed_u16_T)) <= left) {
-      *slot = SG_LOAD_WORD(src + w);
-    } else {  // the word n cuts, and those past n: element by element
-      SG_LOCAL device_packed_u16_T* e = (SG_LOCAL device_packed_u16_T*)slot;
-      for (int j = 0; j < (16 / (int)sizeof(device_packed_u16_T)); ++j) {
-        const scangen_u64 k = (scangen_u64)w * (16 / (int)sizeof(device_packed_u16_T)) + (scangen_u64)j;
-        e[j] = k < left ? in[first + k] : device_packed_u16_identity();
-      }
-    }
-  }
 }
 
 // io.h's sg_load, the items left in their words.
@@ -2322,15 +2204,6 @@ SG_FN void device_packed_u16_sg_load_packed(const SG_GLOBAL device_packed_u16_T*
       const unsigned int w = (unsigned int)(i * SG_BLOCK_THREADS + tid);  // unsigned: / and % by shifts
       words[device_packed_u16_sg_word_at((int)(w / SG_VEC_IN), (int)(w % SG_VEC_IN), SG_VEC_IN)] = SG_LOAD_WORD(src + w);
     }
-    SG_BARRIER();
-#pragma unroll
-    for (int o = 0; o < SG_VEC_IN; ++o) p->v[o] = words[device_packed_u16_sg_word_at(tid, o, SG_VEC_IN)];
-    SG_BARRIER();  // the exchange may be reused at once
-    return;
-  }
-  if (((unsigned long long)(in + first) & 15u) == 0) {  // a partial tile, aligned: word by word
-    SG_LOCAL uint4* words = (SG_LOCAL uint4*)exchange;
-    device_packed_u16_sg_fill_words_below(in, first, n, words);
     SG_BARRIER();
 #pragma unroll
     for (int o = 0; o < SG_VEC_IN; ++o) p->v[o] = words[device_packed_u16_sg_word_at(tid, o, SG_VEC_IN)];
@@ -2361,45 +2234,11 @@ SG_FN void device_packed_u16_sg_store_words(SG_GLOBAL device_packed_u16_T* out, 
   SG_BARRIER();  // the exchange may be reused at once
 }
 
-// The same for a partial tile of an aligned array: the words below n whole,
-// the word n cuts element by element, nothing past n.
-SG_FN void device_packed_u16_sg_store_words_below(SG_GLOBAL device_packed_u16_T* out, scangen_u64 first, scangen_u64 n,
-                                         const device_packed_u16_sg_packed * p, SG_LOCAL device_packed_u16_T* exchange) {
-  const int tid = SG_THREAD();
-  SG_LOCAL uint4* words = (SG_LOCAL uint4*)exchange;
-#pragma unroll
-  for (int o = 0; o < SG_VEC_OUT; ++o) words[device_packed_u16_sg_word_at(tid, o, SG_VEC_OUT)] = p->v[o];
-  SG_BARRIER();
-  uint4* dst = (uint4*)(out + first);
-  const scangen_u64 left = n - first;
-#pragma unroll
-  for (int i = 0; i < SG_VEC_OUT; ++i) {
-    const unsigned int w = (unsigned int)(i * SG_BLOCK_THREADS + tid);
-    if ((scangen_u64)w * (16 / (int)sizeof(device_packed_u16_T)) >= left) continue;
-    device_packed_u16_sg_word_elements word;
-    word.v = words[device_packed_u16_sg_word_at((int)(w / SG_VEC_OUT), (int)(w % SG_VEC_OUT), SG_VEC_OUT)];
-    if ((scangen_u64)(w + 1) * (16 / (int)sizeof(device_packed_u16_T)) <= left) {
-      SG_STORE_WORD(dst + w, word.v);
-    } else {
-#pragma unroll
-      for (int j = 0; j < (16 / (int)sizeof(device_packed_u16_T)); ++j) {
-        const scangen_u64 k = (scangen_u64)w * (16 / (int)sizeof(device_packed_u16_T)) + (scangen_u64)j;
-        if (k < left) out[first + k] = word.e[j];
-      }
-    }
-  }
-  SG_BARRIER();  // the exchange may be reused at once
-}
-
 // io.h's sg_store of packed items.
 SG_FN void device_packed_u16_sg_store_packed(SG_GLOBAL device_packed_u16_T* out, scangen_u64 first, scangen_u64 n,
                                     const device_packed_u16_sg_packed * p, SG_LOCAL device_packed_u16_T* exchange) {
   if (device_packed_u16_sg_whole_words(out, first, n)) {
     device_packed_u16_sg_store_words(out, first, p, exchange);
-    return;
-  }
-  if (((unsigned long long)(out + first) & 15u) == 0) {
-    device_packed_u16_sg_store_words_below(out, first, n, p, exchange);
     return;
   }
   device_packed_u16_T items[SG_ITEMS];
@@ -2416,11 +2255,6 @@ SG_FN void device_packed_u16_sg_store_both_packed(SG_GLOBAL device_packed_u16_T*
   if (device_packed_u16_sg_whole_words(inclusive, first, n) && device_packed_u16_sg_whole_words(exclusive, first, n)) {
     device_packed_u16_sg_store_words(inclusive, first, inc, exchange);
     device_packed_u16_sg_store_words(exclusive, first, exc, exchange);
-    return;
-  }
-  if ((((unsigned long long)(inclusive + first) | (unsigned long long)(exclusive + first)) & 15u) == 0) {
-    device_packed_u16_sg_store_words_below(inclusive, first, n, inc, exchange);
-    device_packed_u16_sg_store_words_below(exclusive, first, n, exc, exchange);
     return;
   }
   device_packed_u16_T i_items[SG_ITEMS], e_items[SG_ITEMS];

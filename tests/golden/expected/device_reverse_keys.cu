@@ -5,7 +5,6 @@
 // once against these macros; opencl/dialect.cl defines the same names.
 //
 //   SG_FN             qualifiers of a device function (inlined, may go unused)
-//   SG_FN_COLD        the same, not inlined (a path one block a call takes)
 //   SG_KERNEL         qualifiers of an entry kernel
 //   SG_BOUNDS(n)      an entry kernel is launched with n threads per block
 //                     (so the compiler fits its registers to n)
@@ -26,7 +25,6 @@
 #ifndef SCANGEN_DIALECT
 #define SCANGEN_DIALECT
 #define SG_FN static __device__ __forceinline__ __attribute__((unused))
-#define SG_FN_COLD static __device__ __noinline__ __attribute__((unused))
 #define SG_KERNEL extern "C" __global__
 #define SG_BOUNDS(n) __launch_bounds__(n)
 #define SG_BOUNDS_MIN(n, m) __launch_bounds__(n, m)
@@ -70,17 +68,17 @@ typedef scangen_i32 device_reverse_keys_In;
 static __device__ __forceinline__ __attribute__((unused)) device_reverse_keys_T device_reverse_keys_combine(device_reverse_keys_T x, device_reverse_keys_T y) {
 #line 6 "tests/golden/specs/device_reverse_keys.scan"
   return scangen_max_i32(x, y);
-#line 74 "device_reverse_keys.cu"
+#line 72 "device_reverse_keys.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) device_reverse_keys_T device_reverse_keys_identity(void) {
 #line 6 "tests/golden/specs/device_reverse_keys.scan"
   return ((scangen_i32)(-2147483647 - 1));
-#line 79 "device_reverse_keys.cu"
+#line 77 "device_reverse_keys.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) device_reverse_keys_T device_reverse_keys_init(void) {
 #line 9 "tests/golden/specs/device_reverse_keys.scan"
   return ((scangen_i32)-100);
-#line 84 "device_reverse_keys.cu"
+#line 82 "device_reverse_keys.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) device_reverse_keys_T device_reverse_keys_convert(device_reverse_keys_In v) { return v; }
 // ---- scan 'device_reverse_keys': the constants its templates are written against ----------------

@@ -6,7 +6,6 @@
 // once against these macros; opencl/dialect.cl defines the same names.
 //
 //   SG_FN             qualifiers of a device function (inlined, may go unused)
-//   SG_FN_COLD        the same, not inlined (a path one block a call takes)
 //   SG_KERNEL         qualifiers of an entry kernel
 //   SG_BOUNDS(n)      an entry kernel is launched with n threads per block
 //                     (so the compiler fits its registers to n)
@@ -27,7 +26,6 @@
 #ifndef SCANGEN_DIALECT
 #define SCANGEN_DIALECT
 #define SG_FN static __device__ __forceinline__ __attribute__((unused))
-#define SG_FN_COLD static __device__ __noinline__ __attribute__((unused))
 #define SG_KERNEL extern "C" __global__
 #define SG_BOUNDS(n) __launch_bounds__(n)
 #define SG_BOUNDS_MIN(n, m) __launch_bounds__(n, m)
@@ -67,17 +65,17 @@ typedef scangen_f32 device_reverse_rows_In;
 static __device__ __forceinline__ __attribute__((unused)) device_reverse_rows_T device_reverse_rows_combine(device_reverse_rows_T x, device_reverse_rows_T y) {
 #line 3 "tests/golden/specs/device_reverse_shapes.scan"
   return __fadd_rn(x, y);
-#line 71 "device_reverse_rows.cu"
+#line 69 "device_reverse_rows.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) device_reverse_rows_T device_reverse_rows_identity(void) {
 #line 3 "tests/golden/specs/device_reverse_shapes.scan"
   return 0x0p+0f;
-#line 76 "device_reverse_rows.cu"
+#line 74 "device_reverse_rows.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) device_reverse_rows_T device_reverse_rows_init(void) {
 #line 3 "tests/golden/specs/device_reverse_shapes.scan"
   return 0x0p+0f;
-#line 81 "device_reverse_rows.cu"
+#line 79 "device_reverse_rows.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) device_reverse_rows_T device_reverse_rows_convert(device_reverse_rows_In v) { return v; }
 // ---- scan 'device_reverse_rows': the constants its templates are written against ----------------
@@ -1559,17 +1557,17 @@ typedef scangen_f32 device_reverse_lines_In;
 static __device__ __forceinline__ __attribute__((unused)) device_reverse_lines_T device_reverse_lines_combine(device_reverse_lines_T x, device_reverse_lines_T y) {
 #line 4 "tests/golden/specs/device_reverse_shapes.scan"
   return __fadd_rn(x, y);
-#line 1563 "device_reverse_rows.cu"
+#line 1561 "device_reverse_rows.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) device_reverse_lines_T device_reverse_lines_identity(void) {
 #line 4 "tests/golden/specs/device_reverse_shapes.scan"
   return 0x0p+0f;
-#line 1568 "device_reverse_rows.cu"
+#line 1566 "device_reverse_rows.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) device_reverse_lines_T device_reverse_lines_init(void) {
 #line 4 "tests/golden/specs/device_reverse_shapes.scan"
   return 0x0p+0f;
-#line 1573 "device_reverse_rows.cu"
+#line 1571 "device_reverse_rows.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) device_reverse_lines_T device_reverse_lines_convert(device_reverse_lines_In v) { return v; }
 // ---- scan 'device_reverse_lines': the constants its templates are written against ---------------

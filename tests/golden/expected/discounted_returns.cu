@@ -5,7 +5,6 @@
 // once against these macros; opencl/dialect.cl defines the same names.
 //
 //   SG_FN             qualifiers of a device function (inlined, may go unused)
-//   SG_FN_COLD        the same, not inlined (a path one block a call takes)
 //   SG_KERNEL         qualifiers of an entry kernel
 //   SG_BOUNDS(n)      an entry kernel is launched with n threads per block
 //                     (so the compiler fits its registers to n)
@@ -26,7 +25,6 @@
 #ifndef SCANGEN_DIALECT
 #define SCANGEN_DIALECT
 #define SG_FN static __device__ __forceinline__ __attribute__((unused))
-#define SG_FN_COLD static __device__ __noinline__ __attribute__((unused))
 #define SG_KERNEL extern "C" __global__
 #define SG_BOUNDS(n) __launch_bounds__(n)
 #define SG_BOUNDS_MIN(n, m) __launch_bounds__(n, m)
@@ -77,17 +75,17 @@ typedef discounted_returns_Step discounted_returns_In;
 static __device__ __forceinline__ __attribute__((unused)) discounted_returns_T discounted_returns_combine(discounted_returns_T x, discounted_returns_T y) {
 #line 11 "examples/discounted_returns.scan"
   return discounted_returns_Step_make(__fmul_rn(y.a, x.a), __fadd_rn(__fmul_rn(y.a, x.b), y.b));
-#line 81 "discounted_returns.cu"
+#line 79 "discounted_returns.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) discounted_returns_T discounted_returns_identity(void) {
 #line 12 "examples/discounted_returns.scan"
   return discounted_returns_Step_make(0x1p+0f, 0x0p+0f);
-#line 86 "discounted_returns.cu"
+#line 84 "discounted_returns.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) discounted_returns_T discounted_returns_init(void) {
 #line 12 "examples/discounted_returns.scan"
   return discounted_returns_Step_make(0x1p+0f, 0x0p+0f);
-#line 91 "discounted_returns.cu"
+#line 89 "discounted_returns.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) discounted_returns_T discounted_returns_convert(discounted_returns_In v) { return v; }
 // ---- scan 'discounted_returns': the constants its templates are written against -----------------

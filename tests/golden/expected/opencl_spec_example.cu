@@ -5,7 +5,6 @@
 // once against these macros; opencl/dialect.cl defines the same names.
 //
 //   SG_FN             qualifiers of a device function (inlined, may go unused)
-//   SG_FN_COLD        the same, not inlined (a path one block a call takes)
 //   SG_KERNEL         qualifiers of an entry kernel
 //   SG_BOUNDS(n)      an entry kernel is launched with n threads per block
 //                     (so the compiler fits its registers to n)
@@ -26,7 +25,6 @@
 #ifndef SCANGEN_DIALECT
 #define SCANGEN_DIALECT
 #define SG_FN static __device__ __forceinline__ __attribute__((unused))
-#define SG_FN_COLD static __device__ __noinline__ __attribute__((unused))
 #define SG_KERNEL extern "C" __global__
 #define SG_BOUNDS(n) __launch_bounds__(n)
 #define SG_BOUNDS_MIN(n, m) __launch_bounds__(n, m)
@@ -70,17 +68,17 @@ typedef scangen_i32 work_group_scan_add_In;
 static __device__ __forceinline__ __attribute__((unused)) work_group_scan_add_T work_group_scan_add_combine(work_group_scan_add_T x, work_group_scan_add_T y) {
 #line 7 "examples/opencl_spec_example.scan"
   return scangen_add_i32(x, y);
-#line 74 "work_group_scan_add.cu"
+#line 72 "work_group_scan_add.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) work_group_scan_add_T work_group_scan_add_identity(void) {
 #line 7 "examples/opencl_spec_example.scan"
   return ((scangen_i32)0);
-#line 79 "work_group_scan_add.cu"
+#line 77 "work_group_scan_add.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) work_group_scan_add_T work_group_scan_add_init(void) {
 #line 7 "examples/opencl_spec_example.scan"
   return ((scangen_i32)0);
-#line 84 "work_group_scan_add.cu"
+#line 82 "work_group_scan_add.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) work_group_scan_add_T work_group_scan_add_convert(work_group_scan_add_In v) { return v; }
 // ---- scan 'work_group_scan_add': the constants its templates are written against ----------------

@@ -5,7 +5,6 @@
 // once against these macros; opencl/dialect.cl defines the same names.
 //
 //   SG_FN             qualifiers of a device function (inlined, may go unused)
-//   SG_FN_COLD        the same, not inlined (a path one block a call takes)
 //   SG_KERNEL         qualifiers of an entry kernel
 //   SG_BOUNDS(n)      an entry kernel is launched with n threads per block
 //                     (so the compiler fits its registers to n)
@@ -26,7 +25,6 @@
 #ifndef SCANGEN_DIALECT
 #define SCANGEN_DIALECT
 #define SG_FN static __device__ __forceinline__ __attribute__((unused))
-#define SG_FN_COLD static __device__ __noinline__ __attribute__((unused))
 #define SG_KERNEL extern "C" __global__
 #define SG_BOUNDS(n) __launch_bounds__(n)
 #define SG_BOUNDS_MIN(n, m) __launch_bounds__(n, m)
@@ -74,33 +72,33 @@ typedef scangen_i32 partition_small_In;
 static __device__ __forceinline__ __attribute__((unused)) partition_small_T partition_small_combine(partition_small_T x, partition_small_T y) {
 #line 9 "examples/select/partition.scan"
   return scangen_add_u32(x, y);
-#line 78 "partition_small.cu"
+#line 76 "partition_small.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) partition_small_T partition_small_identity(void) {
 #line 9 "examples/select/partition.scan"
   return ((scangen_u32)0U);
-#line 83 "partition_small.cu"
+#line 81 "partition_small.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) partition_small_T partition_small_init(void) {
 #line 9 "examples/select/partition.scan"
   return ((scangen_u32)0U);
-#line 88 "partition_small.cu"
+#line 86 "partition_small.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) partition_small_T partition_small_convert(partition_small_In x) {
 #line 8 "examples/select/partition.scan"
   return ((x < ((scangen_i32)100)) ? ((scangen_u32)1U) : ((scangen_u32)0U));
-#line 93 "partition_small.cu"
+#line 91 "partition_small.cu"
 }
 typedef scangen_i32 partition_small_Out;
 static __device__ __forceinline__ __attribute__((unused)) partition_small_Out partition_small_scatter_value(partition_small_In x, scangen_u64 scangen_unused_1, partition_small_T scangen_unused_2, partition_small_T scangen_unused_3, scangen_u64 scangen_unused_4, partition_small_In scangen_unused_5, partition_small_In scangen_unused_6) {
 #line 13 "examples/select/partition.scan"
   return x;
-#line 99 "partition_small.cu"
+#line 97 "partition_small.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) scangen_u64 partition_small_scatter_at(partition_small_In x, scangen_u64 i, partition_small_T before, partition_small_T after, scangen_u64 n, partition_small_In scangen_unused_5, partition_small_In scangen_unused_6) {
 #line 12 "examples/select/partition.scan"
   return ((x < ((scangen_i32)100)) ? ((scangen_u64)before) : scangen_sub_u64(scangen_sub_u64(n, ((scangen_u64)1ULL)), scangen_sub_u64(i, ((scangen_u64)before))));
-#line 104 "partition_small.cu"
+#line 102 "partition_small.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) bool partition_small_scatter_if(partition_small_In scangen_unused_0, scangen_u64 scangen_unused_1, partition_small_T scangen_unused_2, partition_small_T scangen_unused_3, scangen_u64 scangen_unused_4, partition_small_In scangen_unused_5, partition_small_In scangen_unused_6) {
   return true;

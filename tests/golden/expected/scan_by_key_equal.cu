@@ -5,7 +5,6 @@
 // once against these macros; opencl/dialect.cl defines the same names.
 //
 //   SG_FN             qualifiers of a device function (inlined, may go unused)
-//   SG_FN_COLD        the same, not inlined (a path one block a call takes)
 //   SG_KERNEL         qualifiers of an entry kernel
 //   SG_BOUNDS(n)      an entry kernel is launched with n threads per block
 //                     (so the compiler fits its registers to n)
@@ -26,7 +25,6 @@
 #ifndef SCANGEN_DIALECT
 #define SCANGEN_DIALECT
 #define SG_FN static __device__ __forceinline__ __attribute__((unused))
-#define SG_FN_COLD static __device__ __noinline__ __attribute__((unused))
 #define SG_KERNEL extern "C" __global__
 #define SG_BOUNDS(n) __launch_bounds__(n)
 #define SG_BOUNDS_MIN(n, m) __launch_bounds__(n, m)
@@ -74,23 +72,23 @@ typedef scangen_i32 scan_by_key_equal_In;
 static __device__ __forceinline__ __attribute__((unused)) scan_by_key_equal_T scan_by_key_equal_combine(scan_by_key_equal_T x, scan_by_key_equal_T y) {
 #line 6 "examples/scan_by_key_equal.scan"
   return scangen_add_i32(x, y);
-#line 78 "scan_by_key_equal.cu"
+#line 76 "scan_by_key_equal.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) scan_by_key_equal_T scan_by_key_equal_identity(void) {
 #line 6 "examples/scan_by_key_equal.scan"
   return ((scangen_i32)0);
-#line 83 "scan_by_key_equal.cu"
+#line 81 "scan_by_key_equal.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) scan_by_key_equal_T scan_by_key_equal_init(void) {
 #line 6 "examples/scan_by_key_equal.scan"
   return ((scangen_i32)0);
-#line 88 "scan_by_key_equal.cu"
+#line 86 "scan_by_key_equal.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) scan_by_key_equal_T scan_by_key_equal_convert(scan_by_key_equal_In v) { return v; }
 static __device__ __forceinline__ __attribute__((unused)) bool scan_by_key_equal_key_equal(scangen_u32 a, scangen_u32 b) {
 #line 12 "examples/scan_by_key_equal.scan"
   return (scangen_rem_u32(a, ((scangen_u32)16U)) == scangen_rem_u32(b, ((scangen_u32)16U)));
-#line 94 "scan_by_key_equal.cu"
+#line 92 "scan_by_key_equal.cu"
 }
 // ---- scan 'scan_by_key_equal': the constants its templates are written against ------------------
 #define SG_NAME(name) scan_by_key_equal_##name

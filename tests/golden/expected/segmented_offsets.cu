@@ -5,7 +5,6 @@
 // once against these macros; opencl/dialect.cl defines the same names.
 //
 //   SG_FN             qualifiers of a device function (inlined, may go unused)
-//   SG_FN_COLD        the same, not inlined (a path one block a call takes)
 //   SG_KERNEL         qualifiers of an entry kernel
 //   SG_BOUNDS(n)      an entry kernel is launched with n threads per block
 //                     (so the compiler fits its registers to n)
@@ -26,7 +25,6 @@
 #ifndef SCANGEN_DIALECT
 #define SCANGEN_DIALECT
 #define SG_FN static __device__ __forceinline__ __attribute__((unused))
-#define SG_FN_COLD static __device__ __noinline__ __attribute__((unused))
 #define SG_KERNEL extern "C" __global__
 #define SG_BOUNDS(n) __launch_bounds__(n)
 #define SG_BOUNDS_MIN(n, m) __launch_bounds__(n, m)
@@ -66,17 +64,17 @@ typedef scangen_f32 segmented_offsets_In;
 static __device__ __forceinline__ __attribute__((unused)) segmented_offsets_T segmented_offsets_combine(segmented_offsets_T x, segmented_offsets_T y) {
 #line 8 "examples/segmented_offsets.scan"
   return __fadd_rn(x, y);
-#line 70 "segmented_offsets.cu"
+#line 68 "segmented_offsets.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) segmented_offsets_T segmented_offsets_identity(void) {
 #line 8 "examples/segmented_offsets.scan"
   return 0x0p+0f;
-#line 75 "segmented_offsets.cu"
+#line 73 "segmented_offsets.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) segmented_offsets_T segmented_offsets_init(void) {
 #line 8 "examples/segmented_offsets.scan"
   return 0x0p+0f;
-#line 80 "segmented_offsets.cu"
+#line 78 "segmented_offsets.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) segmented_offsets_T segmented_offsets_convert(segmented_offsets_In v) { return v; }
 // ---- scan 'segmented_offsets': the constants its templates are written against ------------------

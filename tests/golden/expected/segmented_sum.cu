@@ -5,7 +5,6 @@
 // once against these macros; opencl/dialect.cl defines the same names.
 //
 //   SG_FN             qualifiers of a device function (inlined, may go unused)
-//   SG_FN_COLD        the same, not inlined (a path one block a call takes)
 //   SG_KERNEL         qualifiers of an entry kernel
 //   SG_BOUNDS(n)      an entry kernel is launched with n threads per block
 //                     (so the compiler fits its registers to n)
@@ -26,7 +25,6 @@
 #ifndef SCANGEN_DIALECT
 #define SCANGEN_DIALECT
 #define SG_FN static __device__ __forceinline__ __attribute__((unused))
-#define SG_FN_COLD static __device__ __noinline__ __attribute__((unused))
 #define SG_KERNEL extern "C" __global__
 #define SG_BOUNDS(n) __launch_bounds__(n)
 #define SG_BOUNDS_MIN(n, m) __launch_bounds__(n, m)
@@ -79,17 +77,17 @@ static __device__ __forceinline__ __attribute__((unused)) segmented_sum_T segmen
   const bool starts = (y.flag != ((scangen_u32)0U));
 #line 9 "examples/segmented_sum.scan"
   return segmented_sum_Seg_make(((scangen_u32)(x.flag | y.flag)), (starts ? y.value : __fadd_rn(x.value, y.value)));
-#line 83 "segmented_sum.cu"
+#line 81 "segmented_sum.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) segmented_sum_T segmented_sum_identity(void) {
 #line 11 "examples/segmented_sum.scan"
   return segmented_sum_Seg_make(((scangen_u32)0U), 0x0p+0f);
-#line 88 "segmented_sum.cu"
+#line 86 "segmented_sum.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) segmented_sum_T segmented_sum_init(void) {
 #line 11 "examples/segmented_sum.scan"
   return segmented_sum_Seg_make(((scangen_u32)0U), 0x0p+0f);
-#line 93 "segmented_sum.cu"
+#line 91 "segmented_sum.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) segmented_sum_T segmented_sum_convert(segmented_sum_In v) { return v; }
 // ---- scan 'segmented_sum': the constants its templates are written against ----------------------

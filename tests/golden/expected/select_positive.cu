@@ -5,7 +5,6 @@
 // once against these macros; opencl/dialect.cl defines the same names.
 //
 //   SG_FN             qualifiers of a device function (inlined, may go unused)
-//   SG_FN_COLD        the same, not inlined (a path one block a call takes)
 //   SG_KERNEL         qualifiers of an entry kernel
 //   SG_BOUNDS(n)      an entry kernel is launched with n threads per block
 //                     (so the compiler fits its registers to n)
@@ -26,7 +25,6 @@
 #ifndef SCANGEN_DIALECT
 #define SCANGEN_DIALECT
 #define SG_FN static __device__ __forceinline__ __attribute__((unused))
-#define SG_FN_COLD static __device__ __noinline__ __attribute__((unused))
 #define SG_KERNEL extern "C" __global__
 #define SG_BOUNDS(n) __launch_bounds__(n)
 #define SG_BOUNDS_MIN(n, m) __launch_bounds__(n, m)
@@ -70,38 +68,38 @@ typedef scangen_f32 select_positive_In;
 static __device__ __forceinline__ __attribute__((unused)) select_positive_T select_positive_combine(select_positive_T x, select_positive_T y) {
 #line 8 "examples/select/select_positive.scan"
   return scangen_add_u32(x, y);
-#line 74 "select_positive.cu"
+#line 72 "select_positive.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) select_positive_T select_positive_identity(void) {
 #line 8 "examples/select/select_positive.scan"
   return ((scangen_u32)0U);
-#line 79 "select_positive.cu"
+#line 77 "select_positive.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) select_positive_T select_positive_init(void) {
 #line 8 "examples/select/select_positive.scan"
   return ((scangen_u32)0U);
-#line 84 "select_positive.cu"
+#line 82 "select_positive.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) select_positive_T select_positive_convert(select_positive_In x) {
 #line 7 "examples/select/select_positive.scan"
   return ((x > 0x0p+0f) ? ((scangen_u32)1U) : ((scangen_u32)0U));
-#line 89 "select_positive.cu"
+#line 87 "select_positive.cu"
 }
 typedef scangen_f32 select_positive_Out;
 static __device__ __forceinline__ __attribute__((unused)) select_positive_Out select_positive_scatter_value(select_positive_In x, scangen_u64 scangen_unused_1, select_positive_T scangen_unused_2, select_positive_T scangen_unused_3, scangen_u64 scangen_unused_4, select_positive_In scangen_unused_5, select_positive_In scangen_unused_6) {
 #line 13 "examples/select/select_positive.scan"
   return x;
-#line 95 "select_positive.cu"
+#line 93 "select_positive.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) scangen_u64 select_positive_scatter_at(select_positive_In x, scangen_u64 i, select_positive_T before, select_positive_T scangen_unused_3, scangen_u64 scangen_unused_4, select_positive_In scangen_unused_5, select_positive_In scangen_unused_6) {
 #line 12 "examples/select/select_positive.scan"
   return ((scangen_u64)before);
-#line 100 "select_positive.cu"
+#line 98 "select_positive.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) bool select_positive_scatter_if(select_positive_In x, scangen_u64 scangen_unused_1, select_positive_T scangen_unused_2, select_positive_T scangen_unused_3, scangen_u64 scangen_unused_4, select_positive_In scangen_unused_5, select_positive_In scangen_unused_6) {
 #line 11 "examples/select/select_positive.scan"
   return (x > 0x0p+0f);
-#line 105 "select_positive.cu"
+#line 103 "select_positive.cu"
 }
 // ---- scan 'select_positive': the constants its templates are written against --------------------
 #define SG_NAME(name) select_positive_##name

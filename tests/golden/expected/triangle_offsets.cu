@@ -5,7 +5,6 @@
 // once against these macros; opencl/dialect.cl defines the same names.
 //
 //   SG_FN             qualifiers of a device function (inlined, may go unused)
-//   SG_FN_COLD        the same, not inlined (a path one block a call takes)
 //   SG_KERNEL         qualifiers of an entry kernel
 //   SG_BOUNDS(n)      an entry kernel is launched with n threads per block
 //                     (so the compiler fits its registers to n)
@@ -26,7 +25,6 @@
 #ifndef SCANGEN_DIALECT
 #define SCANGEN_DIALECT
 #define SG_FN static __device__ __forceinline__ __attribute__((unused))
-#define SG_FN_COLD static __device__ __noinline__ __attribute__((unused))
 #define SG_KERNEL extern "C" __global__
 #define SG_BOUNDS(n) __launch_bounds__(n)
 #define SG_BOUNDS_MIN(n, m) __launch_bounds__(n, m)
@@ -70,22 +68,22 @@ typedef scangen_u64 triangle_offsets_In;
 static __device__ __forceinline__ __attribute__((unused)) triangle_offsets_T triangle_offsets_combine(triangle_offsets_T x, triangle_offsets_T y) {
 #line 9 "examples/inputs/triangle_offsets.scan"
   return scangen_add_u64(x, y);
-#line 74 "triangle_offsets.cu"
+#line 72 "triangle_offsets.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) triangle_offsets_T triangle_offsets_identity(void) {
 #line 9 "examples/inputs/triangle_offsets.scan"
   return ((scangen_u64)0ULL);
-#line 79 "triangle_offsets.cu"
+#line 77 "triangle_offsets.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) triangle_offsets_T triangle_offsets_init(void) {
 #line 9 "examples/inputs/triangle_offsets.scan"
   return ((scangen_u64)0ULL);
-#line 84 "triangle_offsets.cu"
+#line 82 "triangle_offsets.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) triangle_offsets_T triangle_offsets_convert(scangen_u64 i) {
 #line 8 "examples/inputs/triangle_offsets.scan"
   return scangen_add_u64(i, ((scangen_u64)1ULL));
-#line 89 "triangle_offsets.cu"
+#line 87 "triangle_offsets.cu"
 }
 // ---- scan 'triangle_offsets': the constants its templates are written against -------------------
 #define SG_NAME(name) triangle_offsets_##name

@@ -5,7 +5,6 @@
 // once against these macros; opencl/dialect.cl defines the same names.
 //
 //   SG_FN             qualifiers of a device function (inlined, may go unused)
-//   SG_FN_COLD        the same, not inlined (a path one block a call takes)
 //   SG_KERNEL         qualifiers of an entry kernel
 //   SG_BOUNDS(n)      an entry kernel is launched with n threads per block
 //                     (so the compiler fits its registers to n)
@@ -26,7 +25,6 @@
 #ifndef SCANGEN_DIALECT
 #define SCANGEN_DIALECT
 #define SG_FN static __device__ __forceinline__ __attribute__((unused))
-#define SG_FN_COLD static __device__ __noinline__ __attribute__((unused))
 #define SG_KERNEL extern "C" __global__
 #define SG_BOUNDS(n) __launch_bounds__(n)
 #define SG_BOUNDS_MIN(n, m) __launch_bounds__(n, m)
@@ -70,17 +68,17 @@ typedef scangen_u32 warp_coalesced_sum_In;
 static __device__ __forceinline__ __attribute__((unused)) warp_coalesced_sum_T warp_coalesced_sum_combine(warp_coalesced_sum_T x, warp_coalesced_sum_T y) {
 #line 4 "tests/golden/specs/warp_coalesced.scan"
   return scangen_add_u32(x, y);
-#line 74 "warp_coalesced_sum.cu"
+#line 72 "warp_coalesced_sum.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) warp_coalesced_sum_T warp_coalesced_sum_identity(void) {
 #line 4 "tests/golden/specs/warp_coalesced.scan"
   return ((scangen_u32)0U);
-#line 79 "warp_coalesced_sum.cu"
+#line 77 "warp_coalesced_sum.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) warp_coalesced_sum_T warp_coalesced_sum_init(void) {
 #line 4 "tests/golden/specs/warp_coalesced.scan"
   return ((scangen_u32)0U);
-#line 84 "warp_coalesced_sum.cu"
+#line 82 "warp_coalesced_sum.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) warp_coalesced_sum_T warp_coalesced_sum_convert(warp_coalesced_sum_In v) { return v; }
 // ---- scan 'warp_coalesced_sum': the constants its templates are written against -----------------

@@ -5,7 +5,6 @@
 // once against these macros; opencl/dialect.cl defines the same names.
 //
 //   SG_FN             qualifiers of a device function (inlined, may go unused)
-//   SG_FN_COLD        the same, not inlined (a path one block a call takes)
 //   SG_KERNEL         qualifiers of an entry kernel
 //   SG_BOUNDS(n)      an entry kernel is launched with n threads per block
 //                     (so the compiler fits its registers to n)
@@ -26,7 +25,6 @@
 #ifndef SCANGEN_DIALECT
 #define SCANGEN_DIALECT
 #define SG_FN static __device__ __forceinline__ __attribute__((unused))
-#define SG_FN_COLD static __device__ __noinline__ __attribute__((unused))
 #define SG_KERNEL extern "C" __global__
 #define SG_BOUNDS(n) __launch_bounds__(n)
 #define SG_BOUNDS_MIN(n, m) __launch_bounds__(n, m)
@@ -77,17 +75,17 @@ typedef warp_heads_affine_Affine warp_heads_affine_In;
 static __device__ __forceinline__ __attribute__((unused)) warp_heads_affine_T warp_heads_affine_combine(warp_heads_affine_T x, warp_heads_affine_T y) {
 #line 8 "tests/golden/specs/warp_head_flags_affine.scan"
   return warp_heads_affine_Affine_make(__fmul_rn(y.a, x.a), __fadd_rn(__fmul_rn(y.a, x.b), y.b));
-#line 81 "warp_heads_affine.cu"
+#line 79 "warp_heads_affine.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) warp_heads_affine_T warp_heads_affine_identity(void) {
 #line 9 "tests/golden/specs/warp_head_flags_affine.scan"
   return warp_heads_affine_Affine_make(0x1p+0f, 0x0p+0f);
-#line 86 "warp_heads_affine.cu"
+#line 84 "warp_heads_affine.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) warp_heads_affine_T warp_heads_affine_init(void) {
 #line 10 "tests/golden/specs/warp_head_flags_affine.scan"
   return warp_heads_affine_Affine_make(0x1p+0f, 0x1p+1f);
-#line 91 "warp_heads_affine.cu"
+#line 89 "warp_heads_affine.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) warp_heads_affine_T warp_heads_affine_convert(warp_heads_affine_In v) { return v; }
 // ---- scan 'warp_heads_affine': the constants its templates are written against ------------------

@@ -5,7 +5,6 @@
 // once against these macros; opencl/dialect.cl defines the same names.
 //
 //   SG_FN             qualifiers of a device function (inlined, may go unused)
-//   SG_FN_COLD        the same, not inlined (a path one block a call takes)
 //   SG_KERNEL         qualifiers of an entry kernel
 //   SG_BOUNDS(n)      an entry kernel is launched with n threads per block
 //                     (so the compiler fits its registers to n)
@@ -26,7 +25,6 @@
 #ifndef SCANGEN_DIALECT
 #define SCANGEN_DIALECT
 #define SG_FN static __device__ __forceinline__ __attribute__((unused))
-#define SG_FN_COLD static __device__ __noinline__ __attribute__((unused))
 #define SG_KERNEL extern "C" __global__
 #define SG_BOUNDS(n) __launch_bounds__(n)
 #define SG_BOUNDS_MIN(n, m) __launch_bounds__(n, m)
@@ -70,17 +68,17 @@ typedef scangen_i32 warp_ks_sum_In;
 static __device__ __forceinline__ __attribute__((unused)) warp_ks_sum_T warp_ks_sum_combine(warp_ks_sum_T x, warp_ks_sum_T y) {
 #line 4 "tests/golden/specs/warp_kogge_stone_i32_add.scan"
   return scangen_add_i32(x, y);
-#line 74 "warp_ks_sum.cu"
+#line 72 "warp_ks_sum.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) warp_ks_sum_T warp_ks_sum_identity(void) {
 #line 4 "tests/golden/specs/warp_kogge_stone_i32_add.scan"
   return ((scangen_i32)0);
-#line 79 "warp_ks_sum.cu"
+#line 77 "warp_ks_sum.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) warp_ks_sum_T warp_ks_sum_init(void) {
 #line 4 "tests/golden/specs/warp_kogge_stone_i32_add.scan"
   return ((scangen_i32)0);
-#line 84 "warp_ks_sum.cu"
+#line 82 "warp_ks_sum.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) warp_ks_sum_T warp_ks_sum_convert(warp_ks_sum_In v) { return v; }
 // ---- scan 'warp_ks_sum': the constants its templates are written against ------------------------

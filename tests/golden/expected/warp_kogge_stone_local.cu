@@ -5,7 +5,6 @@
 // once against these macros; opencl/dialect.cl defines the same names.
 //
 //   SG_FN             qualifiers of a device function (inlined, may go unused)
-//   SG_FN_COLD        the same, not inlined (a path one block a call takes)
 //   SG_KERNEL         qualifiers of an entry kernel
 //   SG_BOUNDS(n)      an entry kernel is launched with n threads per block
 //                     (so the compiler fits its registers to n)
@@ -26,7 +25,6 @@
 #ifndef SCANGEN_DIALECT
 #define SCANGEN_DIALECT
 #define SG_FN static __device__ __forceinline__ __attribute__((unused))
-#define SG_FN_COLD static __device__ __noinline__ __attribute__((unused))
 #define SG_KERNEL extern "C" __global__
 #define SG_BOUNDS(n) __launch_bounds__(n)
 #define SG_BOUNDS_MIN(n, m) __launch_bounds__(n, m)
@@ -70,17 +68,17 @@ typedef scangen_i64 warp_ksl_max_In;
 static __device__ __forceinline__ __attribute__((unused)) warp_ksl_max_T warp_ksl_max_combine(warp_ksl_max_T x, warp_ksl_max_T y) {
 #line 5 "tests/golden/specs/warp_kogge_stone_local.scan"
   return scangen_max_i64(x, y);
-#line 74 "warp_ksl_max.cu"
+#line 72 "warp_ksl_max.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) warp_ksl_max_T warp_ksl_max_identity(void) {
 #line 5 "tests/golden/specs/warp_kogge_stone_local.scan"
   return ((scangen_i64)(-9223372036854775807LL - 1));
-#line 79 "warp_ksl_max.cu"
+#line 77 "warp_ksl_max.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) warp_ksl_max_T warp_ksl_max_init(void) {
 #line 5 "tests/golden/specs/warp_kogge_stone_local.scan"
   return ((scangen_i64)(-9223372036854775807LL - 1));
-#line 84 "warp_ksl_max.cu"
+#line 82 "warp_ksl_max.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) warp_ksl_max_T warp_ksl_max_convert(warp_ksl_max_In v) { return v; }
 // ---- scan 'warp_ksl_max': the constants its templates are written against -----------------------

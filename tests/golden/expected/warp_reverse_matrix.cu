@@ -5,7 +5,6 @@
 // once against these macros; opencl/dialect.cl defines the same names.
 //
 //   SG_FN             qualifiers of a device function (inlined, may go unused)
-//   SG_FN_COLD        the same, not inlined (a path one block a call takes)
 //   SG_KERNEL         qualifiers of an entry kernel
 //   SG_BOUNDS(n)      an entry kernel is launched with n threads per block
 //                     (so the compiler fits its registers to n)
@@ -26,7 +25,6 @@
 #ifndef SCANGEN_DIALECT
 #define SCANGEN_DIALECT
 #define SG_FN static __device__ __forceinline__ __attribute__((unused))
-#define SG_FN_COLD static __device__ __noinline__ __attribute__((unused))
 #define SG_KERNEL extern "C" __global__
 #define SG_BOUNDS(n) __launch_bounds__(n)
 #define SG_BOUNDS_MIN(n, m) __launch_bounds__(n, m)
@@ -81,17 +79,17 @@ typedef warp_reverse_matrix_Mat2 warp_reverse_matrix_In;
 static __device__ __forceinline__ __attribute__((unused)) warp_reverse_matrix_T warp_reverse_matrix_combine(warp_reverse_matrix_T x, warp_reverse_matrix_T y) {
 #line 7 "tests/golden/specs/warp_reverse_matrix.scan"
   return warp_reverse_matrix_Mat2_make(__fadd_rn(__fmul_rn(x.a, y.a), __fmul_rn(x.b, y.c)), __fadd_rn(__fmul_rn(x.a, y.b), __fmul_rn(x.b, y.d)), __fadd_rn(__fmul_rn(x.c, y.a), __fmul_rn(x.d, y.c)), __fadd_rn(__fmul_rn(x.c, y.b), __fmul_rn(x.d, y.d)));
-#line 85 "warp_reverse_matrix.cu"
+#line 83 "warp_reverse_matrix.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) warp_reverse_matrix_T warp_reverse_matrix_identity(void) {
 #line 9 "tests/golden/specs/warp_reverse_matrix.scan"
   return warp_reverse_matrix_Mat2_make(0x1p+0f, 0x0p+0f, 0x0p+0f, 0x1p+0f);
-#line 90 "warp_reverse_matrix.cu"
+#line 88 "warp_reverse_matrix.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) warp_reverse_matrix_T warp_reverse_matrix_init(void) {
 #line 9 "tests/golden/specs/warp_reverse_matrix.scan"
   return warp_reverse_matrix_Mat2_make(0x1p+0f, 0x0p+0f, 0x0p+0f, 0x1p+0f);
-#line 95 "warp_reverse_matrix.cu"
+#line 93 "warp_reverse_matrix.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) warp_reverse_matrix_T warp_reverse_matrix_convert(warp_reverse_matrix_In v) { return v; }
 // ---- scan 'warp_reverse_matrix': the constants its templates are written against ----------------
