@@ -140,6 +140,10 @@ class Scan {
     // elements of its scatter_type.NAME, not overlapping `in`.
     std::array<void*, dsl::Spec::kMaxNamedScatter> named_scattered{};
     uint64_t n = 0;
+    // The caller's workspace (workspace_bytes(n) bytes, 16-byte aligned), zeroed
+    // by each call where it needs it; null: the Scan's own, which every call of
+    // this Scan shares, so calls of one Scan on different streams must not run
+    // at once (order the streams, or give each stream a workspace of its own).
     void* workspace = nullptr;
     uint64_t workspace_size = 0;
     void* stream = nullptr;
