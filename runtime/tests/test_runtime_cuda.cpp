@@ -227,7 +227,7 @@ TEST_CASE("CUDA Scans of several layouts and algorithms take turns on one worksp
 // across kZeroKernelFromTiles, each checked against the reference, for each
 // status layout (4-, 8- and 16-byte elements), packed sums, reverse and
 // exclusive scans.
-TEST_CASE("CUDA look-back scans in a Scan's own workspace, zeroed once, over many calls of other sizes",
+TEST_CASE("CUDA look-back scans in a Scan's own workspace zeroed once over many calls of other sizes",
           "[gpu][runtime]") {
   INFO("GPU: " << driver().name);
   TempCache cache;

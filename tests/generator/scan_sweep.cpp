@@ -686,10 +686,24 @@ std::string run_device_case(const ScanCase& c, const generator::Plan& plan, uint
   // the wrappers' memset; none for one tile, whose statuses are whatever the
   // call before left).
   const uint64_t need = generator::workspace_bytes(plan, n);
-  if (state.workspace.size() < need) state.workspace.resize(need, 0xAB);
-  std::fill(state.workspace.begin() + static_cast<std::ptrdiff_t>(need), state.workspace.end(), uint8_t{0xAB});
-  const uint64_t zero = generator::workspace_zero_bytes(plan, n);
-  std::fill(state.workspace.begin(), state.workspace.begin() + static_cast<std::ptrdiff_t>(zero), uint8_t{0});
+  if (state.epochs && plan.epoch_tags) {
+    // A workspace kept for this plan (DeviceState::epochs): what its earlier calls left stays, statuses of
+    // other epochs included; zeroed whole only when new or grown, and when the epoch would come round.
+    if (state.workspace.size() < need) {
+      state.workspace.assign(need, 0);
+      state.epoch_calls = 0;
+    }
+    if (generator::workspace_epoch_zero(plan, n, state.epoch_calls)) {
+      std::fill(state.workspace.begin(), state.workspace.end(), uint8_t{0});
+      state.epoch_calls = 0;
+    }
+    if (generator::workspace_zero_bytes(plan, n) != 0) ++state.epoch_calls;
+  } else {
+    if (state.workspace.size() < need) state.workspace.resize(need, 0xAB);
+    std::fill(state.workspace.begin() + static_cast<std::ptrdiff_t>(need), state.workspace.end(), uint8_t{0xAB});
+    const uint64_t zero = generator::workspace_zero_bytes(plan, n);
+    std::fill(state.workspace.begin(), state.workspace.begin() + static_cast<std::ptrdiff_t>(zero), uint8_t{0});
+  }
   ++state.calls;
   const size_t ws = buffers.size();
   buffers.push_back(state.workspace);

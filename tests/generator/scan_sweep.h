@@ -98,6 +98,12 @@ std::vector<uint64_t> device_sizes(const generator::Plan& plan, int log2_max);
 struct DeviceState {
   std::vector<uint8_t> workspace;
   uint64_t calls = 0;
+  // As the runtime keeps a Scan's own workspace for a plan with epoch_tags:
+  // zeroed whole when new (or grown) and when generator::workspace_epoch_zero
+  // says so, not before each call; epoch_calls counts the calls of more than
+  // one tile since. Plans without epoch_tags are zeroed for each call anyway.
+  bool epochs = false;
+  uint64_t epoch_calls = 0;
 };
 
 // One call of the device scan on n random inputs (the running total, where

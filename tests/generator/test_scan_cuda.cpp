@@ -455,6 +455,57 @@ TEST_CASE("CUDA decoupled look-back with randomly sleeping tiles", "[gpu][scan][
   std::cout << "sleeping look-back: " << calls << " calls\n";
 }
 
+// The same in a workspace zeroed once (Plan::epoch_tags, as the runtime
+// keeps a Scan's own): each call's statuses carry its epoch, and the
+// statuses the calls before left (more tiles, fewer, other values) sit in
+// the workspace while tiles sleep before publishing; a look-back must wait
+// for this call's status, never take an earlier call's.
+TEST_CASE("CUDA decoupled look-back with randomly sleeping tiles in a workspace zeroed once",
+          "[gpu][scan][device][race]") {
+  INFO("GPU: " << driver().name);  // exits 4 (skipped) where there is none, before any host work
+  const uint64_t seed = scangen::test::test_seed();
+  INFO("seed " << seed << " (replay with SCANGEN_TEST_SEED=" << seed << ")");
+  std::mt19937_64 rng(seed);
+  int calls = 0;
+  std::vector<ScanCase> cases;
+  std::vector<Plan> plans;
+  for (ScanCase& c : scangen::test::device_cases(Backend::Cuda)) {
+    if (c.spec.algorithm != scangen::dsl::Algorithm::DecoupledLookback) continue;
+    Plan plan = scangen::generator::make_plan(c.spec, Backend::Cuda);
+    if (!plan.epoch_tags) continue;
+    plans.push_back(std::move(plan));
+    cases.push_back(std::move(c));
+  }
+  REQUIRE(!plans.empty());
+  ScanModule module(sliced_sources(plans.size(), [&](size_t b, size_t e) {
+    return "#define SCANGEN_TEST_SLEEP 8\n" +
+           scangen::generator::emit(std::vector<Plan>(plans.begin() + b, plans.begin() + e));
+  }));
+  auto launch = [&](const std::string& kernel, std::vector<std::vector<uint8_t>>& buffers,
+                    const std::vector<scangen::test::KernelArg>& args, uint64_t blocks,
+                    int threads) { module.launch(kernel, buffers, args, blocks, threads); };
+  for (size_t i = 0; i < cases.size(); ++i) {
+    const ScanCase& c = cases[i];
+    const Plan& plan = plans[i];
+    INFO("scan:\n" << c.spec.to_string());
+    scangen::test::DeviceState state;
+    state.epochs = true;
+    std::vector<uint8_t> counter;
+    // Larger, smaller, one tile (no ticket, no epoch taken), larger again: every call but the first finds
+    // statuses of other epochs in the tiles it uses.
+    for (uint64_t n : {plan.tile * 300 + 5, plan.tile * 37 + 1, plan.tile, plan.tile * 300 + 5, plan.tile * 2 + 3,
+                       plan.tile * 301}) {
+      INFO("n = " << n << ", call " << state.calls + 1 << " in this workspace");
+      const std::string report = scangen::test::run_device_case(c, plan, n, rng, launch, state, counter);
+      INFO(report);
+      CHECK(report.empty());
+      ++calls;
+    }
+    CHECK(state.epoch_calls == 5);  // zeroed before the first call alone (the call of one tile counts none)
+  }
+  std::cout << "sleeping look-back, workspace zeroed once: " << calls << " calls\n";
+}
+
 // deterministic = true: float results are the same bits from run to run.
 TEST_CASE("CUDA deterministic float scan gives the same bits twice", "[gpu][scan][device]") {
   INFO("GPU: " << driver().name);  // exits 4 (skipped) where there is none, before any host work
