@@ -577,6 +577,12 @@ bool workspace_epoch_zero(const Plan& plan, uint64_t n, uint64_t calls) {
   return calls == 0 || calls >= kEpochCallsBeforeZero;
 }
 
+bool workspace_epoch_call(const Plan& plan, uint64_t n, uint64_t& calls) {
+  const bool whole = workspace_epoch_zero(plan, n, calls);
+  if (plan.epoch_tags && workspace_zero_bytes(plan, n) != 0) calls = (whole ? 0 : calls) + 1;
+  return whole;
+}
+
 uint64_t zero_kernel_blocks(const Plan& plan, uint64_t n) {
   return std::clamp<uint64_t>((zero_kernel_words(plan, n) + 255) / 256, 1, 1024);
 }

@@ -238,11 +238,8 @@ CUdeviceptr workspace(const Scan::State& st, const Scan::CudaArgs& a, const runt
     ws = st.cu_workspace;
   }
   uint64_t zero = by_kernel ? 0 : call.zero_bytes;  // the ticket and the statuses
-  if (!a.workspace && p.epoch_tags && call.zero_bytes != 0) {
-    const bool whole = generator::workspace_epoch_zero(p, a.n, st.workspace_epoch_calls);
-    zero = whole ? st.workspace_size : 0;
-    st.workspace_epoch_calls = (whole ? 0 : st.workspace_epoch_calls) + 1;
-  }
+  if (!a.workspace && p.epoch_tags && call.zero_bytes != 0)
+    zero = generator::workspace_epoch_call(p, a.n, st.workspace_epoch_calls) ? st.workspace_size : 0;
   if (zero != 0) {
     const CUresult r = d.cuMemsetD8Async(ws, 0, zero, stream);
     if (r != CUDA_SUCCESS) fail(describe(d, "cuMemsetD8Async (zeroing the workspace's statuses)", r));

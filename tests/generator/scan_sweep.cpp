@@ -693,11 +693,8 @@ std::string run_device_case(const ScanCase& c, const generator::Plan& plan, uint
       state.workspace.assign(need, 0);
       state.epoch_calls = 0;
     }
-    if (generator::workspace_epoch_zero(plan, n, state.epoch_calls)) {
+    if (generator::workspace_epoch_call(plan, n, state.epoch_calls))
       std::fill(state.workspace.begin(), state.workspace.end(), uint8_t{0});
-      state.epoch_calls = 0;
-    }
-    if (generator::workspace_zero_bytes(plan, n) != 0) ++state.epoch_calls;
   } else {
     if (state.workspace.size() < need) state.workspace.resize(need, 0xAB);
     std::fill(state.workspace.begin() + static_cast<std::ptrdiff_t>(need), state.workspace.end(), uint8_t{0xAB});

@@ -180,6 +180,17 @@ TEST_CASE("device scans: statuses tagged with the call's epoch where the kernel 
   CHECK_FALSE(workspace_epoch_zero(i32, 1ull << 30, kEpochCallsBeforeZero - 1));
   CHECK(workspace_epoch_zero(i32, 1ull << 30, kEpochCallsBeforeZero));
   CHECK(kEpochCallsBeforeZero < (1ull << 30));  // the kernel's epoch: 30 bits
+  // The caller's count: zero, then no zeroing until kEpochCallsBeforeZero calls; one tile is not counted.
+  uint64_t calls = 0;
+  CHECK(scangen::generator::workspace_epoch_call(i32, 4097, calls));
+  CHECK(calls == 1);
+  CHECK_FALSE(scangen::generator::workspace_epoch_call(i32, 4096, calls));
+  CHECK(calls == 1);
+  CHECK_FALSE(scangen::generator::workspace_epoch_call(i32, 4097, calls));
+  CHECK(calls == 2);
+  calls = kEpochCallsBeforeZero;
+  CHECK(scangen::generator::workspace_epoch_call(i32, 4097, calls));
+  CHECK(calls == 1);
   // Other element sizes and forms of the flat kernel too.
   for (const char* body : {"type = i64; op = add;", "type = f64; op = add;", "type = i8; op = add;",
                            "type = f32; op = add; reverse = true;", "type = f32; op = max; mode = exclusive;",

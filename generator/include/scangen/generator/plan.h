@@ -405,6 +405,10 @@ constexpr uint64_t kEpochCallsBeforeZero = 1ull << 29;
 // was last zeroed (0: never): whether this call must zero it first (the
 // whole of it). The caller then counts this call: calls = (zeroed ? 0 : calls) + 1.
 bool workspace_epoch_zero(const Plan& plan, uint64_t n, uint64_t calls);
+// The same for the caller that keeps the count: whether this call of n
+// elements must zero the workspace whole first, and the call counted in
+// `calls` (reset to it where it zeroes; calls of one tile are not counted).
+bool workspace_epoch_call(const Plan& plan, uint64_t n, uint64_t& calls);
 uint64_t zero_kernel_blocks(const Plan& plan, uint64_t n);
 
 // ---- shape = rows / strided: the run-time shape of a call ----------------
