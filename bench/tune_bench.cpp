@@ -346,7 +346,9 @@ int main(int argc, char** argv) {
                                     opt.warmup, stream));
     }
 
-    const gen::DeviceTuning base = gen::device_tuning(*spec, gen::Backend::Cuda);
+    // The table's entry for this device (its architecture's, or the device's own: Target::device).
+    const gen::Target target{gen::Backend::Cuda, major * 10 + minor, dev_name};
+    const gen::DeviceTuning base = gen::device_tuning(*spec, target);
     for (size_t vi = 0; vi < opt.variants.size(); ++vi) {
       gen::DeviceTuning tuning;
       gen::Plan plan;
@@ -354,7 +356,7 @@ int main(int argc, char** argv) {
         tuning = gen::parse_tuning(opt.variants[vi], base);
         // Planned for the device's architecture, as the runtime plans (an exchange past 48 KiB is then
         // dynamic shared memory: Plan::dynamic_shared_bytes).
-        plan = gen::make_plan(*spec, gen::Target{gen::Backend::Cuda, major * 10 + minor}, tuning);
+        plan = gen::make_plan(*spec, target, tuning);
       } catch (const std::exception& e) {
         std::printf("%-10s %-70s invalid: %s\n", name.c_str(), opt.variants[vi].c_str(), e.what());
         continue;

@@ -67,6 +67,10 @@ generator::Backend parse_backend(const std::string& name);
 // --arch's value, sm_XX or compute_XX (a letter may follow the number), as a
 // number (90); a UserError for anything else.
 int parse_arch(const std::string& arch);
+// --device NAME: the CUDA device's name (generator::Target::device), not empty.
+std::string parse_device(const std::string& name);
+// A UserError where --device is given without --arch (arch 0).
+void check_device(const std::string& device, int arch);
 
 // ---- files (files.cpp) ----------------------------------------------------------
 

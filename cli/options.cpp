@@ -78,4 +78,15 @@ int parse_arch(const std::string& arch) {
   return n;
 }
 
+std::string parse_device(const std::string& name) {
+  if (name.empty() || name.find_first_not_of(' ') == std::string::npos)
+    throw UserError{"--device takes the device's name as the CUDA driver gives it, such as 'NVIDIA H200'"};
+  return name;
+}
+
+void check_device(const std::string& device, int arch) {
+  if (!device.empty() && arch == 0)
+    throw UserError{"--device needs --arch: the tuning table's rows for a device are rows of its architecture"};
+}
+
 }  // namespace scangen::cli

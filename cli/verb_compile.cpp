@@ -12,13 +12,15 @@ namespace scangen::cli {
 namespace {
 
 const char* const kCompileUsage =
-    "usage: scangen compile --arch sm_XX|compute_XX [--scan NAME] [-o OUT] FILE\n"
+    "usage: scangen compile --arch sm_XX|compute_XX [--device NAME] [--scan NAME] [-o OUT] FILE\n"
     "\n"
     "Emits the CUDA source of FILE's scans (as 'scangen emit --target cuda') and compiles it\n"
     "with NVRTC: a cubin for --arch sm_XX, PTX text for --arch compute_XX. The kernels are\n"
     "extern \"C\": load the result with cuModuleLoadData and launch them by name.\n"
     "\n"
     "  --arch A      sm_90, compute_90, ... (required; the scans are planned for it)\n"
+    "  --device NAME plan for the device of that name too ('NVIDIA H200'): the tuning\n"
+    "                table's rows for it come first\n"
     "  --scan NAME   only the scan called NAME\n"
     "  -o OUT        write to OUT instead of standard output\n"
     "\n"
@@ -27,7 +29,7 @@ const char* const kCompileUsage =
 
 struct CompileOptions {
   std::vector<std::string> files;
-  std::string only, out_path, arch;
+  std::string only, out_path, arch, device;
 };
 
 // An NVRTC log line such as "affine.scan(8): error: ..." that points at `file`.
@@ -73,16 +75,18 @@ int report(const NvrtcResult& r, const std::vector<generator::Plan>& plans, cons
 
 int run_compile(const std::vector<std::string>& args) {
   CompileOptions o;
-  const CommandLine line{"compile",
-                         kCompileUsage,
-                         {{{"--arch"}, Takes::NextOrEquals, "", [&](const std::string& v) { o.arch = v; }},
-                          {{"--scan"}, Takes::Next, "", [&](const std::string& v) { o.only = v; }},
-                          {{"-o"}, Takes::Next, "", [&](const std::string& v) { o.out_path = v; }}},
-                         [&](const std::string& word) { o.files.push_back(word); }};
+  const CommandLine line{
+      "compile",
+      kCompileUsage,
+      {{{"--arch"}, Takes::NextOrEquals, "", [&](const std::string& v) { o.arch = v; }},
+       {{"--device"}, Takes::NextOrEquals, "", [&](const std::string& v) { o.device = parse_device(v); }},
+       {{"--scan"}, Takes::Next, "", [&](const std::string& v) { o.only = v; }},
+       {{"-o"}, Takes::Next, "", [&](const std::string& v) { o.out_path = v; }}},
+      [&](const std::string& word) { o.files.push_back(word); }};
   if (!parse_command_line(line, args)) return kOk;
   if (o.files.size() != 1) throw UserError{std::string("compile takes one FILE\n") + kCompileUsage};
   if (o.arch.empty()) throw UserError{std::string("compile needs --arch\n") + kCompileUsage};
-  const generator::Target target{generator::Backend::Cuda, parse_arch(o.arch)};
+  const generator::Target target{generator::Backend::Cuda, parse_arch(o.arch), o.device};
   dsl::Document doc = load(o.files[0]);
   if (!doc.ok()) {
     std::cerr << doc.diagnostics().render();

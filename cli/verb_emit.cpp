@@ -14,7 +14,8 @@ namespace scangen::cli {
 namespace {
 
 const char* const kEmitUsage =
-    "usage: scangen emit [--target cuda|opencl] [--arch sm_XX] [--scan NAME] [-o OUT] [--header H] FILE\n"
+    "usage: scangen emit [--target cuda|opencl] [--arch sm_XX [--device NAME]] [--scan NAME] [-o OUT] [--header H]\n"
+    "                    FILE\n"
     "       scangen emit --opencl-builtins [-o OUT]\n"
     "\n"
     "Writes one self-contained source file (no #include) holding every scan of FILE that\n"
@@ -23,6 +24,9 @@ const char* const kEmitUsage =
     "\n"
     "  --target T          cuda (default) or opencl\n"
     "  --arch A            CUDA: plan for architecture A (sm_90, ...; default: any)\n"
+    "  --device NAME       CUDA, with --arch: plan for the device of that name too, as\n"
+    "                      the driver gives it ('NVIDIA H200'): the tuning table's rows\n"
+    "                      for it come first (docs/cli.md)\n"
     "  --scan NAME         only the scan called NAME\n"
     "  -o OUT              write to OUT instead of standard output\n"
     "  --header H          also write H, a C++ header of typed host wrappers: per scan, a\n"
@@ -103,6 +107,7 @@ int run_emit(const std::vector<std::string>& args) {
       kEmitUsage,
       {{{"--target"}, Takes::Next, "", [&](const std::string& v) { o.target.backend = parse_backend(v); }},
        {{"--arch"}, Takes::NextOrEquals, "", [&](const std::string& v) { o.target.arch = parse_arch(v); }},
+       {{"--device"}, Takes::NextOrEquals, "", [&](const std::string& v) { o.target.device = parse_device(v); }},
        {{"--scan"}, Takes::Next, "", [&](const std::string& v) { o.only = v; }},
        {{"-o"}, Takes::Next, "", [&](const std::string& v) { o.out_path = v; }},
        {{"--header"},
@@ -116,7 +121,11 @@ int run_emit(const std::vector<std::string>& args) {
        {{"--opencl-builtins"}, Takes::Nothing, "", [&](const std::string&) { o.builtins = true; }}},
       [&](const std::string& word) { o.files.push_back(word); }};
   if (!parse_command_line(line, args)) return kOk;
-  if (o.target.backend != generator::Backend::Cuda) o.target.arch = 0;  // OpenCL plans have no architecture
+  check_device(o.target.device, o.target.arch);
+  if (o.target.backend != generator::Backend::Cuda) {  // OpenCL plans have no architecture
+    o.target.arch = 0;
+    o.target.device.clear();
+  }
   Emitted out;
   if (o.builtins) {
     if (!o.files.empty() || !o.only.empty() || !o.header_path.empty() || !o.depfile_path.empty())

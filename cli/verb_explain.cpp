@@ -11,7 +11,8 @@ namespace scangen::cli {
 namespace {
 
 const char* const kExplainUsage =
-    "usage: scangen explain [--dump=ast|spec|plan] [--scan NAME] [--target cuda|opencl] [--arch sm_XX] FILE\n"
+    "usage: scangen explain [--dump=ast|spec|plan] [--scan NAME] [--target cuda|opencl]\n"
+    "                       [--arch sm_XX [--device NAME]] FILE\n"
     "\n"
     "  (default)     each scan as the checked Spec, every default filled in, then its plan\n"
     "  --dump=spec   only the Spec\n"
@@ -19,12 +20,15 @@ const char* const kExplainUsage =
     "  --dump=ast    the parse tree, before names and types are resolved\n"
     "  --scan NAME   only the scan called NAME\n"
     "  --target T    only the plan for backend T (cuda or opencl)\n"
-    "  --arch A      plan CUDA for architecture A (sm_90, ...; default: any, with sm_90's tuning)\n";
+    "  --arch A      plan CUDA for architecture A (sm_90, ...; default: any, with sm_90's tuning)\n"
+    "  --device NAME with --arch: plan CUDA for the device of that name too ('NVIDIA H200'):\n"
+    "                the tuning table's rows for it come first\n";
 
 struct ExplainOptions {
   std::string dump = "all";
   std::optional<generator::Backend> target;
-  int arch = 0;  // --arch: the CUDA plans' architecture (0: any)
+  int arch = 0;        // --arch: the CUDA plans' architecture (0: any)
+  std::string device;  // --device: the CUDA device's name (Target::device)
   std::string only;
   std::vector<std::string> files;
 };
@@ -62,7 +66,8 @@ bool print_scans(const dsl::Document& doc, const ExplainOptions& o) {
     for (dsl::Target t : spec.targets) {
       const generator::Backend b = generator::backend_for(t);
       if (o.target && *o.target != b) continue;
-      const std::string text = plan_text(spec, {b, b == generator::Backend::Cuda ? o.arch : 0});
+      const bool cuda = b == generator::Backend::Cuda;
+      const std::string text = plan_text(spec, {b, cuda ? o.arch : 0, cuda ? o.device : std::string()});
       // Inside the spec's text, the plan reads as a comment.
       std::cout << (o.dump != "plan" ? commented(text) : text);
     }
@@ -90,10 +95,15 @@ int run_explain(const std::vector<std::string>& args) {
         Takes::Next,
         "--target needs cuda or opencl",
         [&](const std::string& v) { o.target = parse_backend(v); }},
-       {{"--arch"}, Takes::NextOrEquals, "--arch needs sm_XX", [&](const std::string& v) { o.arch = parse_arch(v); }}},
+       {{"--arch"}, Takes::NextOrEquals, "--arch needs sm_XX", [&](const std::string& v) { o.arch = parse_arch(v); }},
+       {{"--device"},
+        Takes::NextOrEquals,
+        "--device needs a device name",
+        [&](const std::string& v) { o.device = parse_device(v); }}},
       [&](const std::string& word) { o.files.push_back(word); }};
   if (!parse_command_line(line, args)) return kOk;
   if (o.files.size() != 1) throw UserError{std::string("explain takes one FILE\n") + kExplainUsage};
+  check_device(o.device, o.arch);
   dsl::Document doc = load(o.files[0]);
   if (o.dump == "ast") std::cout << dsl::ast::dump(doc.ast());
   if (!doc.ok()) {

@@ -56,7 +56,9 @@ std::string publication(const Plan& p) {
 std::string target_words(const Plan& p) {
   std::string t = to_string(Target{p.backend, p.arch});
   if (p.level == Level::Device && p.backend == Backend::Cuda)
-    t += p.tuning.arch ? "; the tuning table's sm_" + std::to_string(p.tuning.arch) + " entry" : "; a given tuning";
+    t += p.tuning.arch ? "; the tuning table's sm_" + std::to_string(p.tuning.arch) + " entry" +
+                             (*p.tuning.device ? std::string(" for ") + p.tuning.device + " devices" : std::string())
+                       : "; a given tuning";
   return t;
 }
 

@@ -29,11 +29,16 @@ void Runtime::Impl::open_cuda(int ordinal) {
   if ((r = driver->cuDevicePrimaryCtxRetain(&cu_context, cu_device)) != CUDA_SUCCESS)
     fail(describe(*driver, "cuDevicePrimaryCtxRetain", r));
   int major = 0, minor = 0;
-  driver->cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, cu_device);
-  driver->cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, cu_device);
+  if ((r = driver->cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, cu_device)) !=
+          CUDA_SUCCESS ||
+      (r = driver->cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, cu_device)) !=
+          CUDA_SUCCESS)
+    fail(describe(*driver, "cuDeviceGetAttribute (compute capability)", r));
   sm = major * 10 + minor;
+  // The name also picks the tuning table's rows for a device (generator::Target::device).
   char name[256] = {};
-  driver->cuDeviceGetName(name, sizeof name - 1, cu_device);
+  if ((r = driver->cuDeviceGetName(name, sizeof name - 1, cu_device)) != CUDA_SUCCESS)
+    fail(describe(*driver, "cuDeviceGetName", r));
   device_name = name;
   backend = Backend::Cuda;
 }

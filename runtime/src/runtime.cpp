@@ -136,8 +136,11 @@ Scan Runtime::compile(const dsl::Spec& spec) {
   auto st = std::make_shared<Scan::State>();
   st->rt = impl_;
   try {
-    // CUDA: planned for the device's architecture (the tuning table's entry).
-    st->plan = generator::make_plan(spec, generator::Target{rt.backend, rt.backend == Backend::Cuda ? rt.sm : 0});
+    // CUDA: planned for the device's architecture and name (the tuning table's entry; an entry for
+    // the device comes before its architecture's).
+    const bool cuda = rt.backend == Backend::Cuda;
+    st->plan = generator::make_plan(
+        spec, generator::Target{rt.backend, cuda ? rt.sm : 0, cuda ? rt.device_name : std::string()});
   } catch (const std::invalid_argument& e) {
     fail(e.what());
   }

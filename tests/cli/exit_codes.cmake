@@ -164,3 +164,15 @@ file(WRITE "${tmp}/assumed.scan"
      "scan minus { type = i32; combine(x, y) = x - y; identity = 0; assume_associative = true; }\n")
 expect_exit(0 ${SCANGEN} emit ${tmp}/assumed.scan -o ${tmp}/assumed.cu)
 expect_exit(1 ${SCANGEN} check ${tmp}/assumed.scan)  # check still reports
+
+# --device: a name, and only with --arch (the tuning table's rows for a device are
+# rows of its architecture); with both, the plan says whose entry it took.
+expect_error(1 "--device needs --arch" ${SCANGEN} explain --device "NVIDIA H200" ${SOURCE_DIR}/examples/max.scan)
+expect_error(1 "--device needs --arch" ${SCANGEN} emit --device "NVIDIA H200" ${SOURCE_DIR}/examples/max.scan)
+expect_error(1 "--device takes the device's name" ${SCANGEN} emit --arch sm_90 --device= ${SOURCE_DIR}/examples/max.scan)
+file(WRITE "${tmp}/f16_sum.scan" "scan f16_sum { type = f16; op = add; }\n")
+execute_process(COMMAND ${SCANGEN} explain --dump=plan --arch sm_90 --device "NVIDIA H200" ${tmp}/f16_sum.scan
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0 OR NOT out MATCHES "the tuning table's sm_90 entry for H200 devices" OR NOT out MATCHES "256 threads x 64 items")
+  message(FATAL_ERROR "explain --arch sm_90 --device 'NVIDIA H200' (exit ${rc}) did not take the H200's entry:\n${out}${err}")
+endif()

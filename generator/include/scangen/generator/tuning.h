@@ -7,6 +7,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 
 #include "scangen/dsl/spec.h"
 #include "scangen/generator/backend.h"
@@ -15,8 +16,12 @@ namespace scangen::generator {
 
 // What a plan is made for: a backend and, for CUDA, the architecture.
 struct Target {
+  Target(Backend b = Backend::Cuda, int a = 0, std::string d = {}) : backend(b), arch(a), device(std::move(d)) {}
   Backend backend = Backend::Cuda;
   int arch = 0;  // CUDA: compute capability major x 10 + minor (90: sm_90); 0: any (always, on OpenCL)
+  // CUDA: the device's name as the driver gives it (cuDeviceGetName, "NVIDIA H200"); rows of the table
+  // for a device serve a known architecture's target whose name contains theirs ("H200"). Empty: none.
+  std::string device;
 };
 // "cuda sm_90", "cuda, any architecture", "opencl".
 std::string to_string(const Target& t);
@@ -55,11 +60,14 @@ struct DeviceTuning {
                               // that it can be launched as that kernel's programmatic dependent
                               // (zero_by_kernel); 0: neither (the workspace zeroed by a memset)
   int arch = 0;               // the architecture the entry was measured on (0: none)
+  const char* device = "";    // the device the entry is for ("H200"; empty: every device of arch)
   const char* why = "";       // the measurement behind the entry
 };
 
 // The table's entry for a device scan on a target: the target's
 // architecture's, else the backend's default (CUDA: the sm_90 entries).
+// Where the architecture is known, an entry for the target's device
+// (Target::device) comes before the architecture's.
 DeviceTuning device_tuning(const dsl::Spec& spec, const Target& target);
 // The same for the backend's default target (any architecture).
 DeviceTuning device_tuning(const dsl::Spec& spec, Backend backend);
