@@ -333,20 +333,8 @@ SG_FN scangen_u64 SG_NAME(sg_shape_ticket)(SG_LOCAL SG_NAME(sg_shape_shared)* sh
 // CUDA: each warp scans its pairs by shuffles; then a thread whose pair holds
 // no head combines the totals of the warps before it, the nearest first,
 // until one holds a head. Two barriers (one per step of the shared-memory
-// scan below: eight for 256 threads).
-SG_FN SG_T SG_NAME(sg_rows_shfl_up)(SG_T v, unsigned int delta) {
-  union {
-    SG_T value;
-    unsigned int word[(sizeof(SG_T) + 3) / 4];
-  } u;
-#pragma unroll
-  for (int i = 0; i < (int)((sizeof(SG_T) + 3) / 4); ++i) u.word[i] = 0u;
-  u.value = v;
-#pragma unroll
-  for (int i = 0; i < (int)((sizeof(SG_T) + 3) / 4); ++i) u.word[i] = __shfl_up_sync(0xffffffffu, u.word[i], delta);
-  return u.value;
-}
-
+// scan below: eight for 256 threads). The element's shuffle is the
+// look-back's (cuda/lookback.cuh).
 SG_FN int SG_NAME(sg_segmented_threads)(SG_LOCAL SG_NAME(sg_shape_shared)* shared, int flag, SG_T value) {
   const int tid = SG_THREAD();
   const int lane = tid & 31, warp = tid >> 5;
@@ -354,7 +342,7 @@ SG_FN int SG_NAME(sg_segmented_threads)(SG_LOCAL SG_NAME(sg_shape_shared)* share
   SG_T v = value;
 #pragma unroll
   for (unsigned int d = 1; d < 32; d <<= 1) {
-    const SG_T up = SG_NAME(sg_rows_shfl_up)(v, d);
+    const SG_T up = SG_NAME(sg_lb_shfl_up)(v, d);
     const int up_flag = __shfl_up_sync(0xffffffffu, f, d);
     if (lane >= (int)d && !f) {
       v = SG_COMBINE(up, v);

@@ -223,25 +223,25 @@ SG_FN unsigned int SG_NAME(sg_status_load)(SG_GLOBAL unsigned char* workspace, u
   return SG_NAME(sg_status_get)(workspace, tile, v, 0u);
 }
 
-SG_FN SG_T SG_NAME(sg_lb_shfl_down)(SG_T v, unsigned int delta) {
+// An element through a warp shuffle of all 32 lanes, 32-bit word by word:
+// `how` 0 from the lane `arg` above (down), 1 from the lane `arg` below (up),
+// 2 from lane `arg` (a constant at every call, so one shuffle a word remains).
+SG_FN SG_T SG_NAME(sg_lb_shfl)(SG_T v, int how, unsigned int arg) {
   SG_NAME(sg_status_value) u;
 #pragma unroll
   for (int i = 0; i < (int)((sizeof(SG_T) + 3) / 4); ++i) u.word[i] = 0u;
   u.value = v;
 #pragma unroll
-  for (int i = 0; i < (int)((sizeof(SG_T) + 3) / 4); ++i) u.word[i] = __shfl_down_sync(0xffffffffu, u.word[i], delta);
+  for (int i = 0; i < (int)((sizeof(SG_T) + 3) / 4); ++i)
+    u.word[i] = how == 0   ? __shfl_down_sync(0xffffffffu, u.word[i], arg)
+                : how == 1 ? __shfl_up_sync(0xffffffffu, u.word[i], arg)
+                           : __shfl_sync(0xffffffffu, u.word[i], (int)arg);
   return u.value;
 }
 
-SG_FN SG_T SG_NAME(sg_lb_shfl_idx)(SG_T v, int src) {
-  SG_NAME(sg_status_value) u;
-#pragma unroll
-  for (int i = 0; i < (int)((sizeof(SG_T) + 3) / 4); ++i) u.word[i] = 0u;
-  u.value = v;
-#pragma unroll
-  for (int i = 0; i < (int)((sizeof(SG_T) + 3) / 4); ++i) u.word[i] = __shfl_sync(0xffffffffu, u.word[i], src);
-  return u.value;
-}
+SG_FN SG_T SG_NAME(sg_lb_shfl_down)(SG_T v, unsigned int delta) { return SG_NAME(sg_lb_shfl)(v, 0, delta); }
+SG_FN SG_T SG_NAME(sg_lb_shfl_up)(SG_T v, unsigned int delta) { return SG_NAME(sg_lb_shfl)(v, 1, delta); }
+SG_FN SG_T SG_NAME(sg_lb_shfl_idx)(SG_T v, int src) { return SG_NAME(sg_lb_shfl)(v, 2, (unsigned int)src); }
 
 // The combine of the tiles before `tile` (not called for tile 0), by the 32
 // lanes of the first warp, from the statuses of the call of `epoch`.

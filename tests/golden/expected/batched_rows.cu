@@ -864,25 +864,25 @@ SG_FN unsigned int row_cumsum_sg_status_load(SG_GLOBAL unsigned char* workspace,
   return row_cumsum_sg_status_get(workspace, tile, v, 0u);
 }
 
-SG_FN row_cumsum_T row_cumsum_sg_lb_shfl_down(row_cumsum_T v, unsigned int delta) {
+// An element through a warp shuffle of all 32 lanes, 32-bit word by word:
+// `how` 0 from the lane `arg` above (down), 1 from the lane `arg` below (up),
+// 2 from lane `arg` (a constant at every call, so one shuffle a word remains).
+SG_FN row_cumsum_T row_cumsum_sg_lb_shfl(row_cumsum_T v, int how, unsigned int arg) {
   row_cumsum_sg_status_value u;
 #pragma unroll
   for (int i = 0; i < (int)((sizeof(row_cumsum_T) + 3) / 4); ++i) u.word[i] = 0u;
   u.value = v;
 #pragma unroll
-  for (int i = 0; i < (int)((sizeof(row_cumsum_T) + 3) / 4); ++i) u.word[i] = __shfl_down_sync(0xffffffffu, u.word[i], delta);
+  for (int i = 0; i < (int)((sizeof(row_cumsum_T) + 3) / 4); ++i)
+    u.word[i] = how == 0   ? __shfl_down_sync(0xffffffffu, u.word[i], arg)
+                : how == 1 ? __shfl_up_sync(0xffffffffu, u.word[i], arg)
+                           : __shfl_sync(0xffffffffu, u.word[i], (int)arg);
   return u.value;
 }
 
-SG_FN row_cumsum_T row_cumsum_sg_lb_shfl_idx(row_cumsum_T v, int src) {
-  row_cumsum_sg_status_value u;
-#pragma unroll
-  for (int i = 0; i < (int)((sizeof(row_cumsum_T) + 3) / 4); ++i) u.word[i] = 0u;
-  u.value = v;
-#pragma unroll
-  for (int i = 0; i < (int)((sizeof(row_cumsum_T) + 3) / 4); ++i) u.word[i] = __shfl_sync(0xffffffffu, u.word[i], src);
-  return u.value;
-}
+SG_FN row_cumsum_T row_cumsum_sg_lb_shfl_down(row_cumsum_T v, unsigned int delta) { return row_cumsum_sg_lb_shfl(v, 0, delta); }
+SG_FN row_cumsum_T row_cumsum_sg_lb_shfl_up(row_cumsum_T v, unsigned int delta) { return row_cumsum_sg_lb_shfl(v, 1, delta); }
+SG_FN row_cumsum_T row_cumsum_sg_lb_shfl_idx(row_cumsum_T v, int src) { return row_cumsum_sg_lb_shfl(v, 2, (unsigned int)src); }
 
 // The combine of the tiles before `tile` (not called for tile 0), by the 32
 // lanes of the first warp, from the statuses of the call of `epoch`.
@@ -1236,20 +1236,8 @@ SG_FN scangen_u64 row_cumsum_sg_shape_ticket(SG_LOCAL row_cumsum_sg_shape_shared
 // CUDA: each warp scans its pairs by shuffles; then a thread whose pair holds
 // no head combines the totals of the warps before it, the nearest first,
 // until one holds a head. Two barriers (one per step of the shared-memory
-// scan below: eight for 256 threads).
-SG_FN row_cumsum_T row_cumsum_sg_rows_shfl_up(row_cumsum_T v, unsigned int delta) {
-  union {
-    row_cumsum_T value;
-    unsigned int word[(sizeof(row_cumsum_T) + 3) / 4];
-  } u;
-#pragma unroll
-  for (int i = 0; i < (int)((sizeof(row_cumsum_T) + 3) / 4); ++i) u.word[i] = 0u;
-  u.value = v;
-#pragma unroll
-  for (int i = 0; i < (int)((sizeof(row_cumsum_T) + 3) / 4); ++i) u.word[i] = __shfl_up_sync(0xffffffffu, u.word[i], delta);
-  return u.value;
-}
-
+// scan below: eight for 256 threads). The element's shuffle is the
+// look-back's (cuda/lookback.cuh).
 SG_FN int row_cumsum_sg_segmented_threads(SG_LOCAL row_cumsum_sg_shape_shared* shared, int flag, row_cumsum_T value) {
   const int tid = SG_THREAD();
   const int lane = tid & 31, warp = tid >> 5;
@@ -1257,7 +1245,7 @@ SG_FN int row_cumsum_sg_segmented_threads(SG_LOCAL row_cumsum_sg_shape_shared* s
   row_cumsum_T v = value;
 #pragma unroll
   for (unsigned int d = 1; d < 32; d <<= 1) {
-    const row_cumsum_T up = row_cumsum_sg_rows_shfl_up(v, d);
+    const row_cumsum_T up = row_cumsum_sg_lb_shfl_up(v, d);
     const int up_flag = __shfl_up_sync(0xffffffffu, f, d);
     if (lane >= (int)d && !f) {
       v = row_cumsum_combine(up, v);

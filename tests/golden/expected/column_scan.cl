@@ -1307,20 +1307,8 @@ SG_FN scangen_u64 column_cumsum_sg_shape_ticket(SG_LOCAL column_cumsum_sg_shape_
 // CUDA: each warp scans its pairs by shuffles; then a thread whose pair holds
 // no head combines the totals of the warps before it, the nearest first,
 // until one holds a head. Two barriers (one per step of the shared-memory
-// scan below: eight for 256 threads).
-SG_FN column_cumsum_T column_cumsum_sg_rows_shfl_up(column_cumsum_T v, unsigned int delta) {
-  union {
-    column_cumsum_T value;
-    unsigned int word[(sizeof(column_cumsum_T) + 3) / 4];
-  } u;
-#pragma unroll
-  for (int i = 0; i < (int)((sizeof(column_cumsum_T) + 3) / 4); ++i) u.word[i] = 0u;
-  u.value = v;
-#pragma unroll
-  for (int i = 0; i < (int)((sizeof(column_cumsum_T) + 3) / 4); ++i) u.word[i] = __shfl_up_sync(0xffffffffu, u.word[i], delta);
-  return u.value;
-}
-
+// scan below: eight for 256 threads). The element's shuffle is the
+// look-back's (cuda/lookback.cuh).
 SG_FN int column_cumsum_sg_segmented_threads(SG_LOCAL column_cumsum_sg_shape_shared* shared, int flag, column_cumsum_T value) {
   const int tid = SG_THREAD();
   const int lane = tid & 31, warp = tid >> 5;
@@ -1328,7 +1316,7 @@ SG_FN int column_cumsum_sg_segmented_threads(SG_LOCAL column_cumsum_sg_shape_sha
   column_cumsum_T v = value;
 #pragma unroll
   for (unsigned int d = 1; d < 32; d <<= 1) {
-    const column_cumsum_T up = column_cumsum_sg_rows_shfl_up(v, d);
+    const column_cumsum_T up = column_cumsum_sg_lb_shfl_up(v, d);
     const int up_flag = __shfl_up_sync(0xffffffffu, f, d);
     if (lane >= (int)d && !f) {
       v = column_cumsum_combine(up, v);

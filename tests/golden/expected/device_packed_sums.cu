@@ -793,25 +793,25 @@ SG_FN unsigned int device_packed_i8_sg_status_load(SG_GLOBAL unsigned char* work
   return device_packed_i8_sg_status_get(workspace, tile, v, 0u);
 }
 
-SG_FN device_packed_i8_T device_packed_i8_sg_lb_shfl_down(device_packed_i8_T v, unsigned int delta) {
+// An element through a warp shuffle of all 32 lanes, 32-bit word by word:
+// `how` 0 from the lane `arg` above (down), 1 from the lane `arg` below (up),
+// 2 from lane `arg` (a constant at every call, so one shuffle a word remains).
+SG_FN device_packed_i8_T device_packed_i8_sg_lb_shfl(device_packed_i8_T v, int how, unsigned int arg) {
   device_packed_i8_sg_status_value u;
 #pragma unroll
   for (int i = 0; i < (int)((sizeof(device_packed_i8_T) + 3) / 4); ++i) u.word[i] = 0u;
   u.value = v;
 #pragma unroll
-  for (int i = 0; i < (int)((sizeof(device_packed_i8_T) + 3) / 4); ++i) u.word[i] = __shfl_down_sync(0xffffffffu, u.word[i], delta);
+  for (int i = 0; i < (int)((sizeof(device_packed_i8_T) + 3) / 4); ++i)
+    u.word[i] = how == 0   ? __shfl_down_sync(0xffffffffu, u.word[i], arg)
+                : how == 1 ? __shfl_up_sync(0xffffffffu, u.word[i], arg)
+                           : __shfl_sync(0xffffffffu, u.word[i], (int)arg);
   return u.value;
 }
 
-SG_FN device_packed_i8_T device_packed_i8_sg_lb_shfl_idx(device_packed_i8_T v, int src) {
-  device_packed_i8_sg_status_value u;
-#pragma unroll
-  for (int i = 0; i < (int)((sizeof(device_packed_i8_T) + 3) / 4); ++i) u.word[i] = 0u;
-  u.value = v;
-#pragma unroll
-  for (int i = 0; i < (int)((sizeof(device_packed_i8_T) + 3) / 4); ++i) u.word[i] = __shfl_sync(0xffffffffu, u.word[i], src);
-  return u.value;
-}
+SG_FN device_packed_i8_T device_packed_i8_sg_lb_shfl_down(device_packed_i8_T v, unsigned int delta) { return device_packed_i8_sg_lb_shfl(v, 0, delta); }
+SG_FN device_packed_i8_T device_packed_i8_sg_lb_shfl_up(device_packed_i8_T v, unsigned int delta) { return device_packed_i8_sg_lb_shfl(v, 1, delta); }
+SG_FN device_packed_i8_T device_packed_i8_sg_lb_shfl_idx(device_packed_i8_T v, int src) { return device_packed_i8_sg_lb_shfl(v, 2, (unsigned int)src); }
 
 // The combine of the tiles before `tile` (not called for tile 0), by the 32
 // lanes of the first warp, from the statuses of the call of `epoch`.
@@ -2038,25 +2038,25 @@ SG_FN unsigned int device_packed_u16_sg_status_load(SG_GLOBAL unsigned char* wor
   return device_packed_u16_sg_status_get(workspace, tile, v, 0u);
 }
 
-SG_FN device_packed_u16_T device_packed_u16_sg_lb_shfl_down(device_packed_u16_T v, unsigned int delta) {
+// An element through a warp shuffle of all 32 lanes, 32-bit word by word:
+// `how` 0 from the lane `arg` above (down), 1 from the lane `arg` below (up),
+// 2 from lane `arg` (a constant at every call, so one shuffle a word remains).
+SG_FN device_packed_u16_T device_packed_u16_sg_lb_shfl(device_packed_u16_T v, int how, unsigned int arg) {
   device_packed_u16_sg_status_value u;
 #pragma unroll
   for (int i = 0; i < (int)((sizeof(device_packed_u16_T) + 3) / 4); ++i) u.word[i] = 0u;
   u.value = v;
 #pragma unroll
-  for (int i = 0; i < (int)((sizeof(device_packed_u16_T) + 3) / 4); ++i) u.word[i] = __shfl_down_sync(0xffffffffu, u.word[i], delta);
+  for (int i = 0; i < (int)((sizeof(device_packed_u16_T) + 3) / 4); ++i)
+    u.word[i] = how == 0   ? __shfl_down_sync(0xffffffffu, u.word[i], arg)
+                : how == 1 ? __shfl_up_sync(0xffffffffu, u.word[i], arg)
+                           : __shfl_sync(0xffffffffu, u.word[i], (int)arg);
   return u.value;
 }
 
-SG_FN device_packed_u16_T device_packed_u16_sg_lb_shfl_idx(device_packed_u16_T v, int src) {
-  device_packed_u16_sg_status_value u;
-#pragma unroll
-  for (int i = 0; i < (int)((sizeof(device_packed_u16_T) + 3) / 4); ++i) u.word[i] = 0u;
-  u.value = v;
-#pragma unroll
-  for (int i = 0; i < (int)((sizeof(device_packed_u16_T) + 3) / 4); ++i) u.word[i] = __shfl_sync(0xffffffffu, u.word[i], src);
-  return u.value;
-}
+SG_FN device_packed_u16_T device_packed_u16_sg_lb_shfl_down(device_packed_u16_T v, unsigned int delta) { return device_packed_u16_sg_lb_shfl(v, 0, delta); }
+SG_FN device_packed_u16_T device_packed_u16_sg_lb_shfl_up(device_packed_u16_T v, unsigned int delta) { return device_packed_u16_sg_lb_shfl(v, 1, delta); }
+SG_FN device_packed_u16_T device_packed_u16_sg_lb_shfl_idx(device_packed_u16_T v, int src) { return device_packed_u16_sg_lb_shfl(v, 2, (unsigned int)src); }
 
 // The combine of the tiles before `tile` (not called for tile 0), by the 32
 // lanes of the first warp, from the statuses of the call of `epoch`.

@@ -1331,20 +1331,8 @@ SG_FN scangen_u64 device_reverse_rows_sg_shape_ticket(SG_LOCAL device_reverse_ro
 // CUDA: each warp scans its pairs by shuffles; then a thread whose pair holds
 // no head combines the totals of the warps before it, the nearest first,
 // until one holds a head. Two barriers (one per step of the shared-memory
-// scan below: eight for 256 threads).
-SG_FN device_reverse_rows_T device_reverse_rows_sg_rows_shfl_up(device_reverse_rows_T v, unsigned int delta) {
-  union {
-    device_reverse_rows_T value;
-    unsigned int word[(sizeof(device_reverse_rows_T) + 3) / 4];
-  } u;
-#pragma unroll
-  for (int i = 0; i < (int)((sizeof(device_reverse_rows_T) + 3) / 4); ++i) u.word[i] = 0u;
-  u.value = v;
-#pragma unroll
-  for (int i = 0; i < (int)((sizeof(device_reverse_rows_T) + 3) / 4); ++i) u.word[i] = __shfl_up_sync(0xffffffffu, u.word[i], delta);
-  return u.value;
-}
-
+// scan below: eight for 256 threads). The element's shuffle is the
+// look-back's (cuda/lookback.cuh).
 SG_FN int device_reverse_rows_sg_segmented_threads(SG_LOCAL device_reverse_rows_sg_shape_shared* shared, int flag, device_reverse_rows_T value) {
   const int tid = SG_THREAD();
   const int lane = tid & 31, warp = tid >> 5;
@@ -1352,7 +1340,7 @@ SG_FN int device_reverse_rows_sg_segmented_threads(SG_LOCAL device_reverse_rows_
   device_reverse_rows_T v = value;
 #pragma unroll
   for (unsigned int d = 1; d < 32; d <<= 1) {
-    const device_reverse_rows_T up = device_reverse_rows_sg_rows_shfl_up(v, d);
+    const device_reverse_rows_T up = device_reverse_rows_sg_lb_shfl_up(v, d);
     const int up_flag = __shfl_up_sync(0xffffffffu, f, d);
     if (lane >= (int)d && !f) {
       v = device_reverse_rows_combine(up, v);
@@ -1636,17 +1624,17 @@ typedef scangen_f32 device_reverse_lines_In;
 static inline device_reverse_lines_T device_reverse_lines_combine(device_reverse_lines_T x, device_reverse_lines_T y) {
 #line 4 "tests/golden/specs/device_reverse_shapes.scan"
   return (x + y);
-#line 1640 "device_reverse_rows.cl"
+#line 1628 "device_reverse_rows.cl"
 }
 static inline device_reverse_lines_T device_reverse_lines_identity(void) {
 #line 4 "tests/golden/specs/device_reverse_shapes.scan"
   return 0x0p+0f;
-#line 1645 "device_reverse_rows.cl"
+#line 1633 "device_reverse_rows.cl"
 }
 static inline device_reverse_lines_T device_reverse_lines_init(void) {
 #line 4 "tests/golden/specs/device_reverse_shapes.scan"
   return 0x0p+0f;
-#line 1650 "device_reverse_rows.cl"
+#line 1638 "device_reverse_rows.cl"
 }
 static inline device_reverse_lines_T device_reverse_lines_convert(device_reverse_lines_In v) { return v; }
 // ---- scan 'device_reverse_lines': the constants its templates are written against ---------------
@@ -2861,20 +2849,8 @@ SG_FN scangen_u64 device_reverse_lines_sg_shape_ticket(SG_LOCAL device_reverse_l
 // CUDA: each warp scans its pairs by shuffles; then a thread whose pair holds
 // no head combines the totals of the warps before it, the nearest first,
 // until one holds a head. Two barriers (one per step of the shared-memory
-// scan below: eight for 256 threads).
-SG_FN device_reverse_lines_T device_reverse_lines_sg_rows_shfl_up(device_reverse_lines_T v, unsigned int delta) {
-  union {
-    device_reverse_lines_T value;
-    unsigned int word[(sizeof(device_reverse_lines_T) + 3) / 4];
-  } u;
-#pragma unroll
-  for (int i = 0; i < (int)((sizeof(device_reverse_lines_T) + 3) / 4); ++i) u.word[i] = 0u;
-  u.value = v;
-#pragma unroll
-  for (int i = 0; i < (int)((sizeof(device_reverse_lines_T) + 3) / 4); ++i) u.word[i] = __shfl_up_sync(0xffffffffu, u.word[i], delta);
-  return u.value;
-}
-
+// scan below: eight for 256 threads). The element's shuffle is the
+// look-back's (cuda/lookback.cuh).
 SG_FN int device_reverse_lines_sg_segmented_threads(SG_LOCAL device_reverse_lines_sg_shape_shared* shared, int flag, device_reverse_lines_T value) {
   const int tid = SG_THREAD();
   const int lane = tid & 31, warp = tid >> 5;
@@ -2882,7 +2858,7 @@ SG_FN int device_reverse_lines_sg_segmented_threads(SG_LOCAL device_reverse_line
   device_reverse_lines_T v = value;
 #pragma unroll
   for (unsigned int d = 1; d < 32; d <<= 1) {
-    const device_reverse_lines_T up = device_reverse_lines_sg_rows_shfl_up(v, d);
+    const device_reverse_lines_T up = device_reverse_lines_sg_lb_shfl_up(v, d);
     const int up_flag = __shfl_up_sync(0xffffffffu, f, d);
     if (lane >= (int)d && !f) {
       v = device_reverse_lines_combine(up, v);

@@ -877,25 +877,25 @@ SG_FN unsigned int device_reverse_rows_sg_status_load(SG_GLOBAL unsigned char* w
   return device_reverse_rows_sg_status_get(workspace, tile, v, 0u);
 }
 
-SG_FN device_reverse_rows_T device_reverse_rows_sg_lb_shfl_down(device_reverse_rows_T v, unsigned int delta) {
+// An element through a warp shuffle of all 32 lanes, 32-bit word by word:
+// `how` 0 from the lane `arg` above (down), 1 from the lane `arg` below (up),
+// 2 from lane `arg` (a constant at every call, so one shuffle a word remains).
+SG_FN device_reverse_rows_T device_reverse_rows_sg_lb_shfl(device_reverse_rows_T v, int how, unsigned int arg) {
   device_reverse_rows_sg_status_value u;
 #pragma unroll
   for (int i = 0; i < (int)((sizeof(device_reverse_rows_T) + 3) / 4); ++i) u.word[i] = 0u;
   u.value = v;
 #pragma unroll
-  for (int i = 0; i < (int)((sizeof(device_reverse_rows_T) + 3) / 4); ++i) u.word[i] = __shfl_down_sync(0xffffffffu, u.word[i], delta);
+  for (int i = 0; i < (int)((sizeof(device_reverse_rows_T) + 3) / 4); ++i)
+    u.word[i] = how == 0   ? __shfl_down_sync(0xffffffffu, u.word[i], arg)
+                : how == 1 ? __shfl_up_sync(0xffffffffu, u.word[i], arg)
+                           : __shfl_sync(0xffffffffu, u.word[i], (int)arg);
   return u.value;
 }
 
-SG_FN device_reverse_rows_T device_reverse_rows_sg_lb_shfl_idx(device_reverse_rows_T v, int src) {
-  device_reverse_rows_sg_status_value u;
-#pragma unroll
-  for (int i = 0; i < (int)((sizeof(device_reverse_rows_T) + 3) / 4); ++i) u.word[i] = 0u;
-  u.value = v;
-#pragma unroll
-  for (int i = 0; i < (int)((sizeof(device_reverse_rows_T) + 3) / 4); ++i) u.word[i] = __shfl_sync(0xffffffffu, u.word[i], src);
-  return u.value;
-}
+SG_FN device_reverse_rows_T device_reverse_rows_sg_lb_shfl_down(device_reverse_rows_T v, unsigned int delta) { return device_reverse_rows_sg_lb_shfl(v, 0, delta); }
+SG_FN device_reverse_rows_T device_reverse_rows_sg_lb_shfl_up(device_reverse_rows_T v, unsigned int delta) { return device_reverse_rows_sg_lb_shfl(v, 1, delta); }
+SG_FN device_reverse_rows_T device_reverse_rows_sg_lb_shfl_idx(device_reverse_rows_T v, int src) { return device_reverse_rows_sg_lb_shfl(v, 2, (unsigned int)src); }
 
 // The combine of the tiles before `tile` (not called for tile 0), by the 32
 // lanes of the first warp, from the statuses of the call of `epoch`.
@@ -1255,20 +1255,8 @@ SG_FN scangen_u64 device_reverse_rows_sg_shape_ticket(SG_LOCAL device_reverse_ro
 // CUDA: each warp scans its pairs by shuffles; then a thread whose pair holds
 // no head combines the totals of the warps before it, the nearest first,
 // until one holds a head. Two barriers (one per step of the shared-memory
-// scan below: eight for 256 threads).
-SG_FN device_reverse_rows_T device_reverse_rows_sg_rows_shfl_up(device_reverse_rows_T v, unsigned int delta) {
-  union {
-    device_reverse_rows_T value;
-    unsigned int word[(sizeof(device_reverse_rows_T) + 3) / 4];
-  } u;
-#pragma unroll
-  for (int i = 0; i < (int)((sizeof(device_reverse_rows_T) + 3) / 4); ++i) u.word[i] = 0u;
-  u.value = v;
-#pragma unroll
-  for (int i = 0; i < (int)((sizeof(device_reverse_rows_T) + 3) / 4); ++i) u.word[i] = __shfl_up_sync(0xffffffffu, u.word[i], delta);
-  return u.value;
-}
-
+// scan below: eight for 256 threads). The element's shuffle is the
+// look-back's (cuda/lookback.cuh).
 SG_FN int device_reverse_rows_sg_segmented_threads(SG_LOCAL device_reverse_rows_sg_shape_shared* shared, int flag, device_reverse_rows_T value) {
   const int tid = SG_THREAD();
   const int lane = tid & 31, warp = tid >> 5;
@@ -1276,7 +1264,7 @@ SG_FN int device_reverse_rows_sg_segmented_threads(SG_LOCAL device_reverse_rows_
   device_reverse_rows_T v = value;
 #pragma unroll
   for (unsigned int d = 1; d < 32; d <<= 1) {
-    const device_reverse_rows_T up = device_reverse_rows_sg_rows_shfl_up(v, d);
+    const device_reverse_rows_T up = device_reverse_rows_sg_lb_shfl_up(v, d);
     const int up_flag = __shfl_up_sync(0xffffffffu, f, d);
     if (lane >= (int)d && !f) {
       v = device_reverse_rows_combine(up, v);
@@ -1557,17 +1545,17 @@ typedef scangen_f32 device_reverse_lines_In;
 static __device__ __forceinline__ __attribute__((unused)) device_reverse_lines_T device_reverse_lines_combine(device_reverse_lines_T x, device_reverse_lines_T y) {
 #line 4 "tests/golden/specs/device_reverse_shapes.scan"
   return __fadd_rn(x, y);
-#line 1561 "device_reverse_rows.cu"
+#line 1549 "device_reverse_rows.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) device_reverse_lines_T device_reverse_lines_identity(void) {
 #line 4 "tests/golden/specs/device_reverse_shapes.scan"
   return 0x0p+0f;
-#line 1566 "device_reverse_rows.cu"
+#line 1554 "device_reverse_rows.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) device_reverse_lines_T device_reverse_lines_init(void) {
 #line 4 "tests/golden/specs/device_reverse_shapes.scan"
   return 0x0p+0f;
-#line 1571 "device_reverse_rows.cu"
+#line 1559 "device_reverse_rows.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) device_reverse_lines_T device_reverse_lines_convert(device_reverse_lines_In v) { return v; }
 // ---- scan 'device_reverse_lines': the constants its templates are written against ---------------
@@ -2369,25 +2357,25 @@ SG_FN unsigned int device_reverse_lines_sg_status_load(SG_GLOBAL unsigned char* 
   return device_reverse_lines_sg_status_get(workspace, tile, v, 0u);
 }
 
-SG_FN device_reverse_lines_T device_reverse_lines_sg_lb_shfl_down(device_reverse_lines_T v, unsigned int delta) {
+// An element through a warp shuffle of all 32 lanes, 32-bit word by word:
+// `how` 0 from the lane `arg` above (down), 1 from the lane `arg` below (up),
+// 2 from lane `arg` (a constant at every call, so one shuffle a word remains).
+SG_FN device_reverse_lines_T device_reverse_lines_sg_lb_shfl(device_reverse_lines_T v, int how, unsigned int arg) {
   device_reverse_lines_sg_status_value u;
 #pragma unroll
   for (int i = 0; i < (int)((sizeof(device_reverse_lines_T) + 3) / 4); ++i) u.word[i] = 0u;
   u.value = v;
 #pragma unroll
-  for (int i = 0; i < (int)((sizeof(device_reverse_lines_T) + 3) / 4); ++i) u.word[i] = __shfl_down_sync(0xffffffffu, u.word[i], delta);
+  for (int i = 0; i < (int)((sizeof(device_reverse_lines_T) + 3) / 4); ++i)
+    u.word[i] = how == 0   ? __shfl_down_sync(0xffffffffu, u.word[i], arg)
+                : how == 1 ? __shfl_up_sync(0xffffffffu, u.word[i], arg)
+                           : __shfl_sync(0xffffffffu, u.word[i], (int)arg);
   return u.value;
 }
 
-SG_FN device_reverse_lines_T device_reverse_lines_sg_lb_shfl_idx(device_reverse_lines_T v, int src) {
-  device_reverse_lines_sg_status_value u;
-#pragma unroll
-  for (int i = 0; i < (int)((sizeof(device_reverse_lines_T) + 3) / 4); ++i) u.word[i] = 0u;
-  u.value = v;
-#pragma unroll
-  for (int i = 0; i < (int)((sizeof(device_reverse_lines_T) + 3) / 4); ++i) u.word[i] = __shfl_sync(0xffffffffu, u.word[i], src);
-  return u.value;
-}
+SG_FN device_reverse_lines_T device_reverse_lines_sg_lb_shfl_down(device_reverse_lines_T v, unsigned int delta) { return device_reverse_lines_sg_lb_shfl(v, 0, delta); }
+SG_FN device_reverse_lines_T device_reverse_lines_sg_lb_shfl_up(device_reverse_lines_T v, unsigned int delta) { return device_reverse_lines_sg_lb_shfl(v, 1, delta); }
+SG_FN device_reverse_lines_T device_reverse_lines_sg_lb_shfl_idx(device_reverse_lines_T v, int src) { return device_reverse_lines_sg_lb_shfl(v, 2, (unsigned int)src); }
 
 // The combine of the tiles before `tile` (not called for tile 0), by the 32
 // lanes of the first warp, from the statuses of the call of `epoch`.
@@ -2747,20 +2735,8 @@ SG_FN scangen_u64 device_reverse_lines_sg_shape_ticket(SG_LOCAL device_reverse_l
 // CUDA: each warp scans its pairs by shuffles; then a thread whose pair holds
 // no head combines the totals of the warps before it, the nearest first,
 // until one holds a head. Two barriers (one per step of the shared-memory
-// scan below: eight for 256 threads).
-SG_FN device_reverse_lines_T device_reverse_lines_sg_rows_shfl_up(device_reverse_lines_T v, unsigned int delta) {
-  union {
-    device_reverse_lines_T value;
-    unsigned int word[(sizeof(device_reverse_lines_T) + 3) / 4];
-  } u;
-#pragma unroll
-  for (int i = 0; i < (int)((sizeof(device_reverse_lines_T) + 3) / 4); ++i) u.word[i] = 0u;
-  u.value = v;
-#pragma unroll
-  for (int i = 0; i < (int)((sizeof(device_reverse_lines_T) + 3) / 4); ++i) u.word[i] = __shfl_up_sync(0xffffffffu, u.word[i], delta);
-  return u.value;
-}
-
+// scan below: eight for 256 threads). The element's shuffle is the
+// look-back's (cuda/lookback.cuh).
 SG_FN int device_reverse_lines_sg_segmented_threads(SG_LOCAL device_reverse_lines_sg_shape_shared* shared, int flag, device_reverse_lines_T value) {
   const int tid = SG_THREAD();
   const int lane = tid & 31, warp = tid >> 5;
@@ -2768,7 +2744,7 @@ SG_FN int device_reverse_lines_sg_segmented_threads(SG_LOCAL device_reverse_line
   device_reverse_lines_T v = value;
 #pragma unroll
   for (unsigned int d = 1; d < 32; d <<= 1) {
-    const device_reverse_lines_T up = device_reverse_lines_sg_rows_shfl_up(v, d);
+    const device_reverse_lines_T up = device_reverse_lines_sg_lb_shfl_up(v, d);
     const int up_flag = __shfl_up_sync(0xffffffffu, f, d);
     if (lane >= (int)d && !f) {
       v = device_reverse_lines_combine(up, v);

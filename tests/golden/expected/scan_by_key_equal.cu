@@ -928,25 +928,25 @@ SG_FN unsigned int scan_by_key_equal_sg_status_load(SG_GLOBAL unsigned char* wor
   return scan_by_key_equal_sg_status_get(workspace, tile, v, 0u);
 }
 
-SG_FN scan_by_key_equal_seg scan_by_key_equal_sg_lb_shfl_down(scan_by_key_equal_seg v, unsigned int delta) {
+// An element through a warp shuffle of all 32 lanes, 32-bit word by word:
+// `how` 0 from the lane `arg` above (down), 1 from the lane `arg` below (up),
+// 2 from lane `arg` (a constant at every call, so one shuffle a word remains).
+SG_FN scan_by_key_equal_seg scan_by_key_equal_sg_lb_shfl(scan_by_key_equal_seg v, int how, unsigned int arg) {
   scan_by_key_equal_sg_status_value u;
 #pragma unroll
   for (int i = 0; i < (int)((sizeof(scan_by_key_equal_seg) + 3) / 4); ++i) u.word[i] = 0u;
   u.value = v;
 #pragma unroll
-  for (int i = 0; i < (int)((sizeof(scan_by_key_equal_seg) + 3) / 4); ++i) u.word[i] = __shfl_down_sync(0xffffffffu, u.word[i], delta);
+  for (int i = 0; i < (int)((sizeof(scan_by_key_equal_seg) + 3) / 4); ++i)
+    u.word[i] = how == 0   ? __shfl_down_sync(0xffffffffu, u.word[i], arg)
+                : how == 1 ? __shfl_up_sync(0xffffffffu, u.word[i], arg)
+                           : __shfl_sync(0xffffffffu, u.word[i], (int)arg);
   return u.value;
 }
 
-SG_FN scan_by_key_equal_seg scan_by_key_equal_sg_lb_shfl_idx(scan_by_key_equal_seg v, int src) {
-  scan_by_key_equal_sg_status_value u;
-#pragma unroll
-  for (int i = 0; i < (int)((sizeof(scan_by_key_equal_seg) + 3) / 4); ++i) u.word[i] = 0u;
-  u.value = v;
-#pragma unroll
-  for (int i = 0; i < (int)((sizeof(scan_by_key_equal_seg) + 3) / 4); ++i) u.word[i] = __shfl_sync(0xffffffffu, u.word[i], src);
-  return u.value;
-}
+SG_FN scan_by_key_equal_seg scan_by_key_equal_sg_lb_shfl_down(scan_by_key_equal_seg v, unsigned int delta) { return scan_by_key_equal_sg_lb_shfl(v, 0, delta); }
+SG_FN scan_by_key_equal_seg scan_by_key_equal_sg_lb_shfl_up(scan_by_key_equal_seg v, unsigned int delta) { return scan_by_key_equal_sg_lb_shfl(v, 1, delta); }
+SG_FN scan_by_key_equal_seg scan_by_key_equal_sg_lb_shfl_idx(scan_by_key_equal_seg v, int src) { return scan_by_key_equal_sg_lb_shfl(v, 2, (unsigned int)src); }
 
 // The combine of the tiles before `tile` (not called for tile 0), by the 32
 // lanes of the first warp, from the statuses of the call of `epoch`.
