@@ -520,26 +520,28 @@ TEST_CASE("the tuning table's rows for a device serve that device of a known arc
   const DeviceTuning h100 = scangen::generator::device_tuning(f16, Target{Backend::Cuda, 90, "NVIDIA H100 80GB HBM3"});
   const DeviceTuning h200 = scangen::generator::device_tuning(f16, Target{Backend::Cuda, 90, "NVIDIA H200"});
   CHECK(h100.threads == 128);
+  CHECK(h100.min_blocks == 0);
   CHECK(std::string(h100.device).empty());
-  // bench/RESULTS.md, "Rows for a device": the f16 sum on the H200 at 256 x 64, at least 5 blocks per SM.
-  CHECK(h200.threads == 256);
+  // bench/RESULTS.md, "Rows for a device": the f16 sum on the H200 at 128 x 64, at least 10 blocks per SM.
+  CHECK(h200.threads == 128);
   CHECK(h200.items == 64);
-  CHECK(h200.min_blocks == 5);
+  CHECK(h200.min_blocks == 10);
   CHECK(std::string(h200.device) == "H200");
   // The GH200's name holds the H200's.
-  CHECK(scangen::generator::device_tuning(f16, Target{Backend::Cuda, 90, "NVIDIA GH200 480GB"}).threads == 256);
+  CHECK(scangen::generator::device_tuning(f16, Target{Backend::Cuda, 90, "NVIDIA GH200 480GB"}).min_blocks == 10);
   // Not for another type of the same size, another architecture, an unknown one, or no name.
-  CHECK(scangen::generator::device_tuning(i16, Target{Backend::Cuda, 90, "NVIDIA H200"}).threads == 128);
-  CHECK(scangen::generator::device_tuning(f16, Target{Backend::Cuda, 0, "NVIDIA H200"}).threads == 128);
-  CHECK(scangen::generator::device_tuning(f16, Target{Backend::Cuda, 80, "NVIDIA H200"}).threads == 128);
-  CHECK(scangen::generator::device_tuning(f16, Target{Backend::Cuda, 90}).threads == 128);
+  CHECK(scangen::generator::device_tuning(i16, Target{Backend::Cuda, 90, "NVIDIA H200"}).min_blocks == 0);
+  CHECK(scangen::generator::device_tuning(f16, Target{Backend::Cuda, 0, "NVIDIA H200"}).min_blocks == 0);
+  CHECK(scangen::generator::device_tuning(f16, Target{Backend::Cuda, 80, "NVIDIA H200"}).min_blocks == 0);
+  CHECK(scangen::generator::device_tuning(f16, Target{Backend::Cuda, 90}).min_blocks == 0);
   // Nor for a scan other than the plain flat one the row was measured on.
   CHECK(std::string(scangen::generator::device_tuning(load_one("scan s { type = f16; op = add; reverse = true; }"),
                                                       Target{Backend::Cuda, 90, "NVIDIA H200"})
                         .device)
             .empty());
   const Plan p = make_plan(f16, Target{Backend::Cuda, 90, "NVIDIA H200"});
-  CHECK(p.block_threads == 256);
+  CHECK(p.block_threads == 128);
+  CHECK(p.tuning.min_blocks == 10);
   CHECK_THAT(scangen::generator::to_string(p),
              Catch::Contains("target: cuda sm_90; the tuning table's sm_90 entry for H200 devices"));
   CHECK(scangen::generator::emit(p) !=
