@@ -16,12 +16,20 @@
 // that every order of the combines gives the same exact sums, checked bit
 // for bit.
 //
+// A third table (not with --quick) times the affine recurrence x -> a x + b
+// (the f32 maps of examples/affine.scan) over --sequences sequences of random
+// length with mean --sequence-mean (uniform in [0, 2 x mean]), one segment
+// each by offsets, forward and reverse, against the flat scan of the same
+// maps and a copy of their bytes: a = +-1 and b in {-1, 0, 1}, so every
+// composition is exact, checked bit for bit.
+//
 // CUB has no segmented scan by offsets or flags in this CCCL; its scan by
 // key is the one it offers, so its row is the same segments given as keys.
 // The bytes each form reads besides the values differ: offsets 4 bytes per
 // segment, flags 1 byte per element, keys 4 bytes per element.
 //
 //   segmented_bench [--log2n 28] [--reps 50] [--csv FILE] [--means L,L,...] [--quick]
+//                   [--sequences 4096] [--sequence-mean 4096]
 //
 // --means: the mean segment lengths (default 1,16,1024,65536,n; 0 is n);
 // --quick: the forward i32 scans only (no reverse columns, no f32 table).
@@ -39,6 +47,7 @@
 #include <functional>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace {
@@ -123,6 +132,99 @@ bool check(const char* what, const std::vector<T>& want, const T* got_dev, uint6
   return true;
 }
 
+// The affine recurrence over `sequences` sequences of random length (mean
+// `mean`), by offsets, forward and reverse, against the flat scan of the same
+// maps and a copy of their bytes (the third table). False when a result is wrong.
+bool affine_sequences(uint64_t sequences, uint64_t mean, int reps, std::mt19937_64& rng, uint64_t seed) {
+  struct Map {
+    float a, b;
+  };
+  static_assert(sizeof(Map) == sizeof(seg_affine_T) && sizeof(Map) == sizeof(seg_affine_rev_T) &&
+                    sizeof(Map) == sizeof(flat_affine_T),
+                "the three scans' maps share one layout");
+  std::vector<uint32_t> offs{0};
+  std::uniform_int_distribution<uint64_t> len(0, 2 * mean);
+  for (uint64_t k = 0; k < sequences; ++k) offs.push_back(static_cast<uint32_t>(offs.back() + len(rng)));
+  const uint64_t n = offs.back();
+  if (n == 0) return true;
+  std::vector<Map> h(n);
+  {
+    std::uniform_int_distribution<int> pm(0, 1), b(-1, 1);
+    for (Map& m : h) m = {pm(rng) ? 1.0f : -1.0f, static_cast<float>(b(rng))};
+  }
+  // combine(x, y) = {y.a x.a, y.a x.b + y.b}: x first. Exact here (a = +-1, |b| <= n).
+  const auto combine = [](Map x, Map y) { return Map{y.a * x.a, y.a * x.b + y.b}; };
+  std::vector<Map> want(n), want_rev(n);
+  for (uint64_t k = 0; k < sequences; ++k) {
+    Map acc{1.0f, 0.0f};
+    for (uint64_t i = offs[k]; i < offs[k + 1]; ++i) want[i] = acc = combine(acc, h[i]);
+    acc = Map{1.0f, 0.0f};
+    for (uint64_t i = offs[k + 1]; i-- > offs[k];) want_rev[i] = acc = combine(acc, h[i]);
+  }
+  Map *in = nullptr, *out = nullptr;
+  uint32_t* d_offs = nullptr;
+  void* ws = nullptr;
+  const size_t ws_bytes = std::max({seg_affine_workspace_bytes(static_cast<int64_t>(n)),
+                                    seg_affine_rev_workspace_bytes(static_cast<int64_t>(n)),
+                                    flat_affine_workspace_bytes(static_cast<int64_t>(n))});
+  CHECK_CUDA(cudaMalloc(&in, n * sizeof(Map)));
+  CHECK_CUDA(cudaMalloc(&out, n * sizeof(Map)));
+  CHECK_CUDA(cudaMalloc(&d_offs, offs.size() * 4));
+  CHECK_CUDA(cudaMalloc(&ws, ws_bytes));
+  CHECK_CUDA(cudaMemcpy(in, h.data(), n * sizeof(Map), cudaMemcpyHostToDevice));
+  CHECK_CUDA(cudaMemcpy(d_offs, offs.data(), offs.size() * 4, cudaMemcpyHostToDevice));
+  const int64_t count = static_cast<int64_t>(sequences), nn = static_cast<int64_t>(n);
+  const auto forward = [&] {
+    CHECK_CUDA(seg_affine_inclusive(reinterpret_cast<const seg_affine_In*>(in), reinterpret_cast<seg_affine_T*>(out),
+                                    d_offs, count, nn, ws, ws_bytes));
+  };
+  const auto reverse = [&] {
+    CHECK_CUDA(seg_affine_rev_inclusive(reinterpret_cast<const seg_affine_rev_In*>(in),
+                                        reinterpret_cast<seg_affine_rev_T*>(out), d_offs, count, nn, ws, ws_bytes));
+  };
+  const auto flat = [&] {
+    CHECK_CUDA(flat_affine_inclusive(reinterpret_cast<const flat_affine_In*>(in), reinterpret_cast<flat_affine_T*>(out),
+                                     nn, ws, ws_bytes));
+  };
+  const auto copy = [&] { CHECK_CUDA(cudaMemcpyAsync(out, in, n * sizeof(Map), cudaMemcpyDeviceToDevice)); };
+  bool ok = true;
+  for (const auto& [what, run, w] : {std::tuple<const char*, std::function<void()>, const std::vector<Map>*>{
+                                         "affine sequences", forward, &want},
+                                     {"affine sequences, reverse", reverse, &want_rev}}) {
+    CHECK_CUDA(cudaMemset(out, 0xA5, n * sizeof(Map)));
+    run();
+    CHECK_CUDA(cudaDeviceSynchronize());
+    std::vector<Map> got(n);
+    CHECK_CUDA(cudaMemcpy(got.data(), out, n * sizeof(Map), cudaMemcpyDeviceToHost));
+    for (uint64_t i = 0; i < n; ++i)
+      if (std::memcmp(&got[i], &(*w)[i], sizeof(Map))) {
+        std::fprintf(stderr,
+                     "segmented_bench: %s is wrong at %llu: {%g, %g}, want {%g, %g} (%llu sequences, seed %llu)\n",
+                     what, (unsigned long long)i, got[i].a, got[i].b, (*w)[i].a, (*w)[i].b,
+                     (unsigned long long)sequences, (unsigned long long)seed);
+        ok = false;
+        break;
+      }
+  }
+  const float t_fwd = median_ms(forward, reps) * 1000, t_rev = median_ms(reverse, reps) * 1000,
+              t_flat = median_ms(flat, reps) * 1000, t_copy = median_ms(copy, reps) * 1000;
+  // Counting the offsets read besides the maps: 4 bytes a sequence.
+  const double scale = (16.0 * static_cast<double>(n) + 4.0 * static_cast<double>(sequences + 1)) /
+                       (16.0 * static_cast<double>(n));
+  std::printf("\nThe affine recurrence over %llu sequences of random length (mean %llu, %llu maps of f32 a, b) "
+              "by offsets, exact, checked bit for bit; the fractions of copy counting the offsets read:\n\n"
+              "| sequences | maps | forward µs | reverse µs | reverse / forward | flat µs | copy µs | forward / copy | "
+              "reverse / copy |\n"
+              "|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n"
+              "| %llu | %llu | %.1f | %.1f | %.3f | %.1f | %.1f | %.3f | %.3f |\n",
+              (unsigned long long)sequences, (unsigned long long)mean, (unsigned long long)n,
+              (unsigned long long)sequences, (unsigned long long)n, t_fwd, t_rev, t_rev / t_fwd, t_flat, t_copy,
+              t_copy * scale / t_fwd, t_copy * scale / t_rev);
+  for (void* p : {static_cast<void*>(in), static_cast<void*>(out), static_cast<void*>(d_offs), ws})
+    CHECK_CUDA(cudaFree(p));
+  return ok;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -130,11 +232,15 @@ int main(int argc, char** argv) {
   const char* csv = nullptr;
   std::vector<uint64_t> means = {1, 16, 1024, 65536, 0};
   bool quick = false;
+  uint64_t sequences = 4096, sequence_mean = 4096;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--log2n") && i + 1 < argc) log2n = std::atoi(argv[++i]);
     else if (!std::strcmp(argv[i], "--reps") && i + 1 < argc) reps = std::max(1, std::atoi(argv[++i]));
     else if (!std::strcmp(argv[i], "--csv") && i + 1 < argc) csv = argv[++i];
     else if (!std::strcmp(argv[i], "--quick")) quick = true;
+    else if (!std::strcmp(argv[i], "--sequences") && i + 1 < argc) sequences = std::strtoull(argv[++i], nullptr, 10);
+    else if (!std::strcmp(argv[i], "--sequence-mean") && i + 1 < argc)
+      sequence_mean = std::strtoull(argv[++i], nullptr, 10);
     else if (!std::strcmp(argv[i], "--means") && i + 1 < argc) {
       means.clear();
       for (const char* p = argv[++i]; *p;) {
@@ -148,9 +254,15 @@ int main(int argc, char** argv) {
         p = *end ? end + 1 : end;
       }
     } else {
-      std::fprintf(stderr, "usage: segmented_bench [--log2n 28] [--reps 50] [--csv FILE] [--means L,L,...] [--quick]\n");
+      std::fprintf(stderr,
+                   "usage: segmented_bench [--log2n 28] [--reps 50] [--csv FILE] [--means L,L,...] [--quick]\n"
+                   "                       [--sequences 4096] [--sequence-mean 4096]\n");
       return 1;
     }
+  }
+  if (sequences < 1 || sequences > (1u << 20) || sequence_mean < 1 || sequence_mean > (1u << 20)) {
+    std::fprintf(stderr, "segmented_bench: --sequences and --sequence-mean must be within 1 .. 2^20\n");
+    return 1;
   }
   if (log2n < 10 || log2n > 30) {
     std::fprintf(stderr, "segmented_bench: --log2n must be within 10 .. 30\n");
@@ -364,6 +476,7 @@ int main(int argc, char** argv) {
               "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   for (const std::string& r : f32_rows) std::fputs(r.c_str(), stdout);
   if (f) std::fclose(f);
+  if (!quick) ok = affine_sequences(sequences, sequence_mean, reps, rng, seed) && ok;
   for (void* p : {static_cast<void*>(in), static_cast<void*>(out), static_cast<void*>(inf), static_cast<void*>(outf),
                   static_cast<void*>(keys),
                   static_cast<void*>(flags), static_cast<void*>(offsets), ws, cub_ws})
