@@ -34,6 +34,7 @@
 // --means: the mean segment lengths (default 1,16,1024,65536,n; 0 is n);
 // --quick: the forward i32 scans only (no reverse columns, no f32 table).
 #include "segmented_bench_gen.cu"
+#include "cuda_events.h"
 
 #include <cuda_runtime.h>
 
@@ -52,36 +53,7 @@
 
 namespace {
 
-#define CHECK_CUDA(call)                                                                           \
-  do {                                                                                             \
-    const cudaError_t e_ = (call);                                                                 \
-    if (e_ != cudaSuccess) {                                                                       \
-      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
-      std::exit(1);                                                                                \
-    }                                                                                              \
-  } while (0)
 
-template <class F>
-float median_ms(F&& f, int reps) {
-  cudaEvent_t a, b;
-  CHECK_CUDA(cudaEventCreate(&a));
-  CHECK_CUDA(cudaEventCreate(&b));
-  for (int i = 0; i < 3; ++i) f();
-  std::vector<float> t;
-  for (int i = 0; i < reps; ++i) {
-    CHECK_CUDA(cudaEventRecord(a));
-    f();
-    CHECK_CUDA(cudaEventRecord(b));
-    CHECK_CUDA(cudaEventSynchronize(b));
-    float ms = 0;
-    CHECK_CUDA(cudaEventElapsedTime(&ms, a, b));
-    t.push_back(ms);
-  }
-  CHECK_CUDA(cudaEventDestroy(a));
-  CHECK_CUDA(cudaEventDestroy(b));
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
-}
 
 // The segments of one case on the host: offsets (segment_count + 1 of
 // them), a head flag and a key per element.

@@ -11,6 +11,7 @@
 //
 //   shape_bench [--reps 200] [--csv FILE]
 #include "shape_bench_gen.cu"
+#include "cuda_events.h"
 
 #include <cuda_runtime.h>
 
@@ -24,14 +25,6 @@
 
 namespace {
 
-#define CHECK_CUDA(call)                                                                           \
-  do {                                                                                             \
-    const cudaError_t e_ = (call);                                                                 \
-    if (e_ != cudaSuccess) {                                                                       \
-      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
-      std::exit(1);                                                                                \
-    }                                                                                              \
-  } while (0)
 
 struct Case {
   const char* name;
@@ -41,27 +34,6 @@ struct Case {
   bool det = false;      // deterministic = true: the fixed-order look-back
 };
 
-template <class F>
-float median_ms(F&& f, int reps) {
-  cudaEvent_t a, b;
-  CHECK_CUDA(cudaEventCreate(&a));
-  CHECK_CUDA(cudaEventCreate(&b));
-  for (int i = 0; i < 5; ++i) f();
-  std::vector<float> t;
-  for (int i = 0; i < reps; ++i) {
-    CHECK_CUDA(cudaEventRecord(a));
-    f();
-    CHECK_CUDA(cudaEventRecord(b));
-    CHECK_CUDA(cudaEventSynchronize(b));
-    float ms = 0;
-    CHECK_CUDA(cudaEventElapsedTime(&ms, a, b));
-    t.push_back(ms);
-  }
-  CHECK_CUDA(cudaEventDestroy(a));
-  CHECK_CUDA(cudaEventDestroy(b));
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
-}
 
 // The scan of the case on the device, from d_in into d_out.
 cudaError_t scan(const Case& k, const float* d_in, float* d_out, void* ws, size_t ws_bytes) {
@@ -157,9 +129,9 @@ int main(int argc, char** argv) {
     CHECK_CUDA(cudaMemcpy(got.data(), d_out, n * 4, cudaMemcpyDeviceToHost));
     const double err = check(k, h, got);
     if (err > 1e-4) ++failed;
-    const float scan_ms = median_ms([&] { CHECK_CUDA(scan(k, d_in, d_out, ws, ws_bytes)); }, reps);
+    const float scan_ms = median_ms([&] { CHECK_CUDA(scan(k, d_in, d_out, ws, ws_bytes)); }, reps, 5);
     const float copy_ms =
-        median_ms([&] { CHECK_CUDA(cudaMemcpyAsync(d_out, d_in, n * 4, cudaMemcpyDeviceToDevice, 0)); }, reps);
+        median_ms([&] { CHECK_CUDA(cudaMemcpyAsync(d_out, d_in, n * 4, cudaMemcpyDeviceToDevice, 0)); }, reps, 5);
     const double gbps = 2.0 * n * 4 / (scan_ms * 1e6);
     std::printf("| %s | %.1f | %.1f | %.3f | %.0f | %.1e%s |\n", k.name, scan_ms * 1e3, copy_ms * 1e3,
                 copy_ms / scan_ms, gbps, err, err > 1e-4 ? " WRONG" : "");

@@ -16,6 +16,7 @@
 //
 //   soa_bench [--log2n 20,24,28] [--reps 50] [--csv FILE]
 #include "soa_bench_gen.cu"
+#include "cuda_events.h"
 
 #include <cuda_runtime.h>
 
@@ -31,14 +32,6 @@
 
 namespace {
 
-#define CHECK_CUDA(call)                                                                           \
-  do {                                                                                             \
-    const cudaError_t e_ = (call);                                                                 \
-    if (e_ != cudaSuccess) {                                                                       \
-      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
-      std::exit(1);                                                                                \
-    }                                                                                              \
-  } while (0)
 
 // The two-pass map: y[i] = 3 x[i] + i % 7 (wrapping), four elements a thread.
 __global__ void map_kernel(const int4* x, int4* y, long long words) {
