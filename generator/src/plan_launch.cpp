@@ -12,8 +12,8 @@
 
 namespace scangen::generator {
 
-using dsl::Level;
 using detail::kWorkspaceHeader;
+using dsl::Level;
 
 uint64_t workspace_bytes(const Plan& plan, uint64_t n) {
   if (plan.level != Level::Device) return 0;
