@@ -21,7 +21,9 @@
 // length with mean --sequence-mean (uniform in [0, 2 x mean]), one segment
 // each by offsets, forward and reverse, against the flat scan of the same
 // maps and a copy of their bytes: a = +-1 and b in {-1, 0, 1}, so every
-// composition is exact, checked bit for bit.
+// composition is exact, checked bit for bit. The same scans at other tiles
+// (bench/specs/segmented_bench.scan's seg_affine_{fwd,rev}_TxI) follow, in
+// the same run. --affine runs this table alone.
 //
 // CUB has no segmented scan by offsets or flags in this CCCL; its scan by
 // key is the one it offers, so its row is the same segments given as keys.
@@ -29,7 +31,7 @@
 // segment, flags 1 byte per element, keys 4 bytes per element.
 //
 //   segmented_bench [--log2n 28] [--reps 50] [--csv FILE] [--means L,L,...] [--quick]
-//                   [--sequences 4096] [--sequence-mean 4096]
+//                   [--sequences 4096] [--sequence-mean 4096] [--affine]
 //
 // --means: the mean segment lengths (default 1,16,1024,65536,n; 0 is n);
 // --quick: the forward i32 scans only (no reverse columns, no f32 table).
@@ -136,48 +138,66 @@ bool affine_sequences(uint64_t sequences, uint64_t mean, int reps, std::mt19937_
   Map *in = nullptr, *out = nullptr;
   uint32_t* d_offs = nullptr;
   void* ws = nullptr;
-  const size_t ws_bytes = std::max({seg_affine_workspace_bytes(static_cast<int64_t>(n)),
-                                    seg_affine_rev_workspace_bytes(static_cast<int64_t>(n)),
-                                    flat_affine_workspace_bytes(static_cast<int64_t>(n))});
+  const int64_t nn = static_cast<int64_t>(n);
+  const size_t ws_bytes = std::max({seg_affine_workspace_bytes(nn), seg_affine_rev_workspace_bytes(nn),
+                                    flat_affine_workspace_bytes(nn), seg_affine_rev_64x32_workspace_bytes(nn),
+                                    seg_affine_rev_128x8_workspace_bytes(nn), seg_affine_rev_256x8_workspace_bytes(nn),
+                                    seg_affine_rev_128x32_workspace_bytes(nn), seg_affine_rev_256x16_workspace_bytes(nn),
+                                    seg_affine_fwd_64x32_workspace_bytes(nn), seg_affine_fwd_128x32_workspace_bytes(nn)});
   CHECK_CUDA(cudaMalloc(&in, n * sizeof(Map)));
   CHECK_CUDA(cudaMalloc(&out, n * sizeof(Map)));
   CHECK_CUDA(cudaMalloc(&d_offs, offs.size() * 4));
   CHECK_CUDA(cudaMalloc(&ws, ws_bytes));
   CHECK_CUDA(cudaMemcpy(in, h.data(), n * sizeof(Map), cudaMemcpyHostToDevice));
   CHECK_CUDA(cudaMemcpy(d_offs, offs.data(), offs.size() * 4, cudaMemcpyHostToDevice));
-  const int64_t count = static_cast<int64_t>(sequences), nn = static_cast<int64_t>(n);
-  const auto forward = [&] {
-    CHECK_CUDA(seg_affine_inclusive(reinterpret_cast<const seg_affine_In*>(in), reinterpret_cast<seg_affine_T*>(out),
-                                    d_offs, count, nn, ws, ws_bytes));
-  };
-  const auto reverse = [&] {
-    CHECK_CUDA(seg_affine_rev_inclusive(reinterpret_cast<const seg_affine_rev_In*>(in),
-                                        reinterpret_cast<seg_affine_rev_T*>(out), d_offs, count, nn, ws, ws_bytes));
-  };
+  const int64_t count = static_cast<int64_t>(sequences);
+  // Every scan of the table through its generated wrapper (the maps share one layout).
+#define SEG_AFFINE_RUN(scan) \
+  [&] { \
+    CHECK_CUDA(scan##_inclusive(reinterpret_cast<const scan##_In*>(in), reinterpret_cast<scan##_T*>(out), d_offs, \
+                                count, nn, ws, ws_bytes)); \
+  }
+  const std::function<void()> forward = SEG_AFFINE_RUN(seg_affine), reverse = SEG_AFFINE_RUN(seg_affine_rev);
   const auto flat = [&] {
     CHECK_CUDA(flat_affine_inclusive(reinterpret_cast<const flat_affine_In*>(in), reinterpret_cast<flat_affine_T*>(out),
                                      nn, ws, ws_bytes));
   };
   const auto copy = [&] { CHECK_CUDA(cudaMemcpyAsync(out, in, n * sizeof(Map), cudaMemcpyDeviceToDevice)); };
+  // The same scans at other tiles than the plan's (threads x items in the spec).
+  struct Variant {
+    const char* what;
+    bool reverse;
+    std::function<void()> run;
+  };
+  const Variant variants[] = {{"reverse, 64 x 32", true, SEG_AFFINE_RUN(seg_affine_rev_64x32)},
+                              {"reverse, 128 x 8", true, SEG_AFFINE_RUN(seg_affine_rev_128x8)},
+                              {"reverse, 256 x 8", true, SEG_AFFINE_RUN(seg_affine_rev_256x8)},
+                              {"reverse, 128 x 32", true, SEG_AFFINE_RUN(seg_affine_rev_128x32)},
+                              {"reverse, 256 x 16", true, SEG_AFFINE_RUN(seg_affine_rev_256x16)},
+                              {"forward, 64 x 32", false, SEG_AFFINE_RUN(seg_affine_fwd_64x32)},
+                              {"forward, 128 x 32", false, SEG_AFFINE_RUN(seg_affine_fwd_128x32)}};
+#undef SEG_AFFINE_RUN
   bool ok = true;
-  for (const auto& [what, run, w] : {std::tuple<const char*, std::function<void()>, const std::vector<Map>*>{
-                                         "affine sequences", forward, &want},
-                                     {"affine sequences, reverse", reverse, &want_rev}}) {
+  const auto check_run = [&](const char* what, const std::function<void()>& run, const std::vector<Map>& w) {
     CHECK_CUDA(cudaMemset(out, 0xA5, n * sizeof(Map)));
     run();
     CHECK_CUDA(cudaDeviceSynchronize());
     std::vector<Map> got(n);
     CHECK_CUDA(cudaMemcpy(got.data(), out, n * sizeof(Map), cudaMemcpyDeviceToHost));
     for (uint64_t i = 0; i < n; ++i)
-      if (std::memcmp(&got[i], &(*w)[i], sizeof(Map))) {
+      if (std::memcmp(&got[i], &w[i], sizeof(Map))) {
         std::fprintf(stderr,
-                     "segmented_bench: %s is wrong at %llu: {%g, %g}, want {%g, %g} (%llu sequences, seed %llu)\n",
-                     what, (unsigned long long)i, got[i].a, got[i].b, (*w)[i].a, (*w)[i].b,
-                     (unsigned long long)sequences, (unsigned long long)seed);
-        ok = false;
-        break;
+                     "segmented_bench: affine sequences, %s, is wrong at %llu: {%g, %g}, want {%g, %g} (%llu "
+                     "sequences, seed %llu)\n",
+                     what, (unsigned long long)i, got[i].a, got[i].b, w[i].a, w[i].b, (unsigned long long)sequences,
+                     (unsigned long long)seed);
+        return false;
       }
-  }
+    return true;
+  };
+  ok = check_run("forward", forward, want) && ok;
+  ok = check_run("reverse", reverse, want_rev) && ok;
+  for (const Variant& v : variants) ok = check_run(v.what, v.run, v.reverse ? want_rev : want) && ok;
   const float t_fwd = median_ms(forward, reps) * 1000, t_rev = median_ms(reverse, reps) * 1000,
               t_flat = median_ms(flat, reps) * 1000, t_copy = median_ms(copy, reps) * 1000;
   // Counting the offsets read besides the maps: 4 bytes a sequence.
@@ -192,6 +212,13 @@ bool affine_sequences(uint64_t sequences, uint64_t mean, int reps, std::mt19937_
               (unsigned long long)sequences, (unsigned long long)mean, (unsigned long long)n,
               (unsigned long long)sequences, (unsigned long long)n, t_fwd, t_rev, t_rev / t_fwd, t_flat, t_copy,
               t_copy * scale / t_fwd, t_copy * scale / t_rev);
+  std::printf("\nThe same scans at other tiles (threads x items in the spec; the plans' own are the tuning table's "
+              "row for 9 - 12-byte pairs, 128 x 16), in the same run:\n\n"
+              "| scan, threads x items | µs | of copy | plan's tile µs / this |\n|---|---:|---:|---:|\n");
+  for (const Variant& v : variants) {
+    const float t = median_ms(v.run, reps) * 1000;
+    std::printf("| %s | %.1f | %.3f | %.3f |\n", v.what, t, t_copy * scale / t, (v.reverse ? t_rev : t_fwd) / t);
+  }
   for (void* p : {static_cast<void*>(in), static_cast<void*>(out), static_cast<void*>(d_offs), ws})
     CHECK_CUDA(cudaFree(p));
   return ok;
@@ -203,13 +230,14 @@ int main(int argc, char** argv) {
   int log2n = 28, reps = 50;
   const char* csv = nullptr;
   std::vector<uint64_t> means = {1, 16, 1024, 65536, 0};
-  bool quick = false;
+  bool quick = false, affine_only = false;
   uint64_t sequences = 4096, sequence_mean = 4096;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--log2n") && i + 1 < argc) log2n = std::atoi(argv[++i]);
     else if (!std::strcmp(argv[i], "--reps") && i + 1 < argc) reps = std::max(1, std::atoi(argv[++i]));
     else if (!std::strcmp(argv[i], "--csv") && i + 1 < argc) csv = argv[++i];
     else if (!std::strcmp(argv[i], "--quick")) quick = true;
+    else if (!std::strcmp(argv[i], "--affine")) affine_only = true;
     else if (!std::strcmp(argv[i], "--sequences") && i + 1 < argc) sequences = std::strtoull(argv[++i], nullptr, 10);
     else if (!std::strcmp(argv[i], "--sequence-mean") && i + 1 < argc)
       sequence_mean = std::strtoull(argv[++i], nullptr, 10);
@@ -228,7 +256,7 @@ int main(int argc, char** argv) {
     } else {
       std::fprintf(stderr,
                    "usage: segmented_bench [--log2n 28] [--reps 50] [--csv FILE] [--means L,L,...] [--quick]\n"
-                   "                       [--sequences 4096] [--sequence-mean 4096]\n");
+                   "                       [--sequences 4096] [--sequence-mean 4096] [--affine]\n");
       return 1;
     }
   }
@@ -244,6 +272,7 @@ int main(int argc, char** argv) {
   const uint64_t seed = std::random_device{}();
   std::mt19937_64 rng(seed);
   std::printf("segmented_bench: n = 2^%d i32, seed %llu\n\n", log2n, (unsigned long long)seed);
+  if (affine_only) return affine_sequences(sequences, sequence_mean, reps, rng, seed) ? 0 : 1;
 
   std::vector<int32_t> h_in(n);
   std::vector<float> h_inf(n);  // small integers: every partial sum of 2^30 of them is exact in f32

@@ -391,11 +391,13 @@ void decide_io(Plan& p) {
   const uint64_t exchange = p.tile + p.tile / 32 + static_cast<uint64_t>(p.groups_per_block);
   const size_t element = scanned_bytes(p);
   const size_t exchange_bytes = exchange * element;
-  // The flat look-back kernel of CUDA for a known architecture may hold its
-  // exchange in dynamic shared memory, past the 48 KiB a block may declare.
+  // The flat and segmented look-back kernels of CUDA for a known architecture
+  // may hold their exchange in dynamic shared memory, past the 48 KiB a block
+  // may declare (without it a segmented tile past 48 KiB loaded element by
+  // element and searched its offsets per thread: 4 - 6 times slower).
   const size_t static_bytes = p.block_shared_bytes;
   const bool dynamic = p.backend == Backend::Cuda && p.level == Level::Device && p.status != StatusLayout::None &&
-                       p.shape == dsl::Shape::Flat && !p.segmented.on();
+                       p.shape == dsl::Shape::Flat;
   const size_t limit = dynamic ? max_block_shared_bytes(p.arch) : kMaxSharedBytes;
   p.staged_io = p.block_shared_bytes + exchange_bytes <= limit;
   if (p.staged_io) p.block_shared_bytes += exchange_bytes;

@@ -82,6 +82,7 @@ void segmented_kernel(Plan& p) {
                    " bytes; the first workspace_bytes(n) zeroed before each call"});
   const std::string grid = "max(1, ceil(n / " + std::to_string(p.tile) + "))";
   p.kernels = {{p.entry_kernel, grid + " blocks", Grid::Tiles, k}};
+  p.kernels[0].dynamic_shared_bytes = p.dynamic_shared_bytes;
   p.entry_params = k;
 }
 

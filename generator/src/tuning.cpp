@@ -30,15 +30,16 @@ struct Row {
   int items;             // per thread; 0: about bytes_per_thread bytes (1..32 items)
   int bytes_per_thread;  // when items is 0
   int first_poll_ns;
-  const char* why;             // one line; bench/RESULTS.md ("Tuning") has every variant measured
-  bool packed_sums = false;    // only for wrapping 1- and 2-byte sums (detail::packable_sum: packed words)
-  int streaming = 0;           // DeviceTuning::streaming
-  bool fused_outputs = false;  // only for scans with fused outputs (scatter)
-  int min_blocks = 0;          // DeviceTuning::min_blocks
-  int tagged_words = 0;        // DeviceTuning::tagged_words
-  bool plain_only = false;     // only for plain scans (plain_flat_scan): the shapes tune_bench measured
-  const char* device = "";     // only for a device whose name contains this (Target::device); "": any
-  const char* type = "";       // only for elements of this type ("f16"); "": any
+  const char* why;              // one line; bench/RESULTS.md ("Tuning") has every variant measured
+  bool packed_sums = false;     // only for wrapping 1- and 2-byte sums (detail::packable_sum: packed words)
+  int streaming = 0;            // DeviceTuning::streaming
+  bool fused_outputs = false;   // only for scans with fused outputs (scatter)
+  int min_blocks = 0;           // DeviceTuning::min_blocks
+  int tagged_words = 0;         // DeviceTuning::tagged_words
+  bool plain_only = false;      // only for plain scans (plain_flat_scan): the shapes tune_bench measured
+  const char* device = "";      // only for a device whose name contains this (Target::device); "": any
+  const char* type = "";        // only for elements of this type ("f16"); "": any
+  bool segmented_only = false;  // only for segmented scans (their tiles scan (count, value) pairs)
 };
 
 // Whether a row of the table serves a scan of `spec` on `target` (rows for a
@@ -144,6 +145,15 @@ constexpr Row kTable[] = {
     // 0.887 / 0.873. Blocks of 128 threads gave 0.923 against 0.892 in one run on the H100 (2026-11-28),
     // but their exchange (64 KiB of matrices) fits only in dynamic shared memory, which a plan for an
     // unknown architecture cannot use (direct I/O, a collapse): not taken.
+    // Segmented scans whose (count, value) pairs are 9 - 12 bytes (8-byte values: the affine maps of f32):
+    // segmented_bench's affine recurrence over 4096 sequences of mean 4096 on an H200 (bench/RESULTS.md, "The
+    // affine sequences' tiles"), against the row after this one (64 x 32, 128 registers, 8 blocks of 2 warps
+    // an SM) in each of three calls, two runs each: forward 5 - 8 % faster, reverse 2 - 5 %; 128 x 8 and
+    // 256 x 8 20 % slower, 64 x 16 12 %, 128 x 24 and 128 x 32 (dynamic shared memory) no faster.
+    {Backend::Cuda, 90, 12, 128, 16, 0, 1000,
+     "segmented, pairs of 9-12 bytes: 128 x 16, tagged-word statuses, sleep 1000 ns: affine sequences 0.59 of copy "
+     "(H200)",
+     false, 0, false, 0, 1, false, "", "", true},
     {Backend::Cuda, 90, kAnySize, 64, 0, 512, 1000,
      "over 8 bytes: 64 threads x 512 bytes, tagged-word statuses, sleep 1000 ns: 2x2 matrices 0.887 of copy", false, 0,
      false, 0, 1},
@@ -202,6 +212,7 @@ DeviceTuning device_tuning(const dsl::Spec& spec, const Target& target) {
     if (r.packed_sums && !detail::packable_sum(spec)) continue;
     if (r.fused_outputs && !spec.has_scatter()) continue;
     if (r.plain_only && !plain_flat_scan(spec)) continue;
+    if (r.segmented_only && spec.segments == dsl::Segments::None) continue;
     if (!row_serves(r, spec, target)) continue;
     DeviceTuning t;
     t.threads = r.threads;

@@ -360,7 +360,9 @@ TEST_CASE("segmented scans run through Scan::run on a CUDA GPU", "[gpu][runtime]
   INFO("GPU: " << driver().name);
   TempCache cache;
   scangen::Runtime rt({scangen::Backend::Cuda});
-  std::mt19937_64 rng(seed());
+  const uint64_t s0 = seed();
+  INFO("seed " << s0 << " (replay with SCANGEN_TEST_SEED=" << s0 << ")");
+  std::mt19937_64 rng(s0);
   const uint64_t n = 1000003;
   std::vector<uint8_t> in(n * 4);
   scangen::ref::fill_random(scangen::dsl::Type::scalar(scangen::dsl::ScalarKind::I32), in.data(), n, rng);
@@ -382,39 +384,44 @@ TEST_CASE("segmented scans run through Scan::run on a CUDA GPU", "[gpu][runtime]
   CU_CHECK(driver().cuMemcpyHtoD(d_keys.p, keys.data(), keys.size()));
   for (const char* form : {"segments = offsets; offset = u64;", "segments = flags;", "segments = keys;",
                            "segments = keys; key_equal(a, b) = a / 3 == b / 3;"})
-    for (const char* order : {"", " reverse = true;"}) {  // reverse: every segment from its last element
-      INFO(form << order);
-      scangen::Scan scan = rt.compile(std::string("scan seg { type = i32; op = add; init = 2; outputs = aggregate; ") +
-                                      form + order + " }");
-      scangen::Scan::CudaArgs a;
-      a.in = d_in.get();
-      a.inclusive = d_out.get();
-      a.segment_aggregates = d_agg.get();
-      a.n = n;
-      std::vector<scangen::ref::Evaluator::Range> ranges;
-      switch (scan.spec().segments) {
-        case scangen::dsl::Segments::Offsets:
-          a.segment_offsets = d_offsets.get();
-          a.segment_count = count;
-          a.check_segments = true;
-          ranges = scangen::ref::ranges_from_offsets(offsets, n);
-          break;
-        case scangen::dsl::Segments::Flags:
-          a.segment_flags = d_flags.get();
-          ranges = scangen::ref::ranges_from_flags(flags.data(), n);
-          break;
-        default:
-          a.keys = d_keys.get();
-          ranges = scangen::ref::ranges_from_keys(scan.spec(), keys.data(), n);
-          break;
+    for (const char* order : {"", " reverse = true;"})                // reverse: every segment from its last element
+      for (const char* tile : {"", " threads = 256; items = 48;"}) {  // the second's exchange in dynamic shared memory
+        INFO(form << order << tile);
+        scangen::Scan scan =
+            rt.compile(std::string("scan seg { type = i32; op = add; init = 2; outputs = aggregate; ") + form + order +
+                       tile + " }");
+        if (*tile) REQUIRE(scan.plan().dynamic_shared_bytes > 48u * 1024u);
+        CU_CHECK(driver().cuMemsetD8(d_out.p, 0xA5, n * 4));  // poisoned: each run writes every result anew
+        CU_CHECK(driver().cuMemsetD8(d_agg.p, 0xA5, count * 4));
+        scangen::Scan::CudaArgs a;
+        a.in = d_in.get();
+        a.inclusive = d_out.get();
+        a.segment_aggregates = d_agg.get();
+        a.n = n;
+        std::vector<scangen::ref::Evaluator::Range> ranges;
+        switch (scan.spec().segments) {
+          case scangen::dsl::Segments::Offsets:
+            a.segment_offsets = d_offsets.get();
+            a.segment_count = count;
+            a.check_segments = true;
+            ranges = scangen::ref::ranges_from_offsets(offsets, n);
+            break;
+          case scangen::dsl::Segments::Flags:
+            a.segment_flags = d_flags.get();
+            ranges = scangen::ref::ranges_from_flags(flags.data(), n);
+            break;
+          default:
+            a.keys = d_keys.get();
+            ranges = scangen::ref::ranges_from_keys(scan.spec(), keys.data(), n);
+            break;
+        }
+        scan.run(a);
+        CU_CHECK(driver().cuCtxSynchronize());
+        const auto want = scangen::ref::Evaluator(scan.spec()).scan_ranges(in.data(), n, ranges);
+        std::vector<uint8_t> got(n * 4), agg(ranges.size() * 4);
+        CU_CHECK(driver().cuMemcpyDtoH(got.data(), d_out.p, got.size()));
+        CU_CHECK(driver().cuMemcpyDtoH(agg.data(), d_agg.p, agg.size()));
+        CHECK(got == want.inclusive);
+        CHECK(agg == want.aggregates);
       }
-      scan.run(a);
-      CU_CHECK(driver().cuCtxSynchronize());
-      const auto want = scangen::ref::Evaluator(scan.spec()).scan_ranges(in.data(), n, ranges);
-      std::vector<uint8_t> got(n * 4), agg(ranges.size() * 4);
-      CU_CHECK(driver().cuMemcpyDtoH(got.data(), d_out.p, got.size()));
-      CU_CHECK(driver().cuMemcpyDtoH(agg.data(), d_agg.p, agg.size()));
-      CHECK(got == want.inclusive);
-      CHECK(agg == want.aggregates);
-    }
 }

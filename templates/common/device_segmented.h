@@ -642,7 +642,14 @@ void SG_NAME(scan_kernel)(const SG_GLOBAL SG_IN* in,
                           SG_SEG_PARAMS, scangen_u64 n, SG_GLOBAL unsigned char* workspace) {
   SG_SHARED SG_NAME(temp) temp;
   SG_SHARED SG_NAME(sg_lookback_shared) shared;
+#ifdef SG_DYNAMIC_EXCHANGE
+  // CUDA: an exchange past the 48 KiB a block may declare, in the dynamic
+  // shared memory its launch gives (Plan::dynamic_shared_bytes).
+  extern __shared__ SG_ALIGN16 unsigned char sg_dynamic_shared[];
+  SG_T* const exchange = (SG_T*)sg_dynamic_shared;
+#else
   SG_SHARED SG_ALIGN16 SG_T exchange[SG_EXCHANGE];
+#endif
 #if SG_SEGMENTS == 2 && SG_STAGED_IO
   SG_SHARED scangen_u64 seg_range[4];
 #endif

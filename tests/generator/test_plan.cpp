@@ -548,6 +548,35 @@ TEST_CASE("the tuning table's rows for a device serve that device of a known arc
         scangen::generator::emit(make_plan(f16, Target{Backend::Cuda, 90, "NVIDIA H100 80GB HBM3"})));
 }
 
+TEST_CASE("the tuning table's row for segmented scans of 9 - 12-byte pairs serves those alone", "[unit]") {
+  using scangen::generator::Target;
+  const std::string affine =
+      "type Affine { a: f32, b: f32 }\n"
+      "scan s { type = Affine; combine(x, y) = Affine { a: y.a * x.a, b: y.a * x.b + y.b };"
+      " identity = Affine { a: 1.0, b: 0.0 }; level = device; ";
+  // bench/RESULTS.md, "The affine sequences' tiles": the (count, map) pairs of 12 bytes at 128 x 16.
+  for (const char* form : {"segments = offsets; offset = u32;", "segments = offsets; offset = u32; reverse = true;",
+                           "segments = flags;", "segments = keys;"}) {
+    INFO(form);
+    const Plan p = make_plan(load_one(affine + form + " }"), Target{Backend::Cuda, 90});
+    CHECK(p.segmented.pair_bytes == 12);
+    CHECK(p.block_threads == 128);
+    CHECK(p.items == 16);
+    CHECK(p.tuning.tagged_words == 1);
+    CHECK(p.staged_io);
+    CHECK(p.dynamic_shared_bytes == 0);  // 2048 pairs fit the static 48 KiB
+  }
+  // The flat scan of the same maps, a segmented one of 16-byte pairs (f64) and OpenCL keep their rows.
+  const Plan flat = make_plan(load_one(affine + "}"), Target{Backend::Cuda, 90});
+  CHECK(flat.block_threads == 128);
+  CHECK(flat.items == 32);
+  const Plan f64 = make_plan(load_one("scan s { type = f64; op = add; segments = flags; }"), Target{Backend::Cuda, 90});
+  CHECK(f64.segmented.pair_bytes == 16);
+  CHECK(f64.block_threads == 64);
+  const Plan cl = make_plan(load_one(affine + "segments = flags; }"), Target{Backend::OpenCL, 0});
+  CHECK(cl.block_threads == 256);
+}
+
 TEST_CASE("template constants are spelled from the plan's fields", "[unit]") {
   auto constant = [](const Plan& p, const std::string& name) {
     for (const auto& [k, v] : scangen::generator::template_constants(p))
@@ -989,8 +1018,10 @@ TEST_CASE("input arrays: one kernel parameter per array, each in 16-byte words w
   CHECK(none.kernels.back().params.front().role == scangen::generator::ParamRole::Inclusive);
 }
 
-TEST_CASE("a flat look-back scan whose exchange passes 48 KiB keeps it in dynamic shared memory on a known GPU",
-          "[unit]") {
+TEST_CASE(
+    "a flat or segmented look-back scan whose exchange passes 48 KiB keeps it in dynamic shared memory on a "
+    "known GPU",
+    "[unit]") {
   using scangen::generator::Target;
   const auto spec = [](const std::string& type, int threads, int items, const std::string& more = "") {
     return load_one("scan s { type = " + type + "; op = add; level = device; threads = " + std::to_string(threads) +
@@ -1013,12 +1044,31 @@ TEST_CASE("a flat look-back scan whose exchange passes 48 KiB keeps it in dynami
   CHECK(d.staged_io);
   CHECK(d.dynamic_shared_bytes == 0);
   CHECK(scangen::generator::emit(d).find("#define SG_DYNAMIC_EXCHANGE") == std::string::npos);
+  // The segmented kernel too, in every form and order: its (count, value)
+  // pairs of 8 bytes, (12288 + 384 + 1) x 8 bytes. Before, such a tile read
+  // its elements directly and searched its offsets per thread.
+  for (const char* seg : {" segments = flags;", " segments = offsets; offset = u32;", " segments = keys;",
+                          " segments = offsets; offset = u64; reverse = true;", " segments = flags; reverse = true;"}) {
+    INFO(seg);
+    const Plan q = make_plan(spec("i32", 256, 48, seg), Target{Backend::Cuda, 90});
+    CHECK(q.staged_io);
+    CHECK(q.dynamic_shared_bytes > 48u * 1024u);
+    CHECK(q.dynamic_shared_bytes >= q.exchange_elements * 8u);
+    CHECK(q.block_shared_bytes <= 48u * 1024u);
+    REQUIRE(q.kernels.size() == 1);
+    CHECK(q.kernels[0].dynamic_shared_bytes == q.dynamic_shared_bytes);
+    const std::string qcu = scangen::generator::emit(q);
+    CHECK(qcu.find("#define SG_DYNAMIC_EXCHANGE 1") != std::string::npos);
+    CHECK(qcu.find("extern __shared__") != std::string::npos);
+    CHECK(scangen::generator::to_string(q).find("bytes of dynamic shared memory") != std::string::npos);
+  }
   // No architecture, OpenCL, an architecture of 64 KiB (sm_75) for a larger
-  // tile, and kernels other than the flat look-back: direct I/O, as before.
+  // tile, and kernels other than the flat and segmented look-back: direct I/O, as before.
   for (const Plan& q : {make_plan(s, Target{Backend::Cuda, 0}), make_plan(s, Target{Backend::OpenCL, 0}),
                         make_plan(spec("i32", 512, 48), Target{Backend::Cuda, 75}),
                         make_plan(spec("i32", 256, 48, " algorithm = reduce_then_scan;"), Target{Backend::Cuda, 90}),
-                        make_plan(spec("i32", 256, 48, " segments = flags;"), Target{Backend::Cuda, 90})}) {
+                        make_plan(spec("i32", 256, 48, " segments = flags;"), Target{Backend::Cuda, 0}),
+                        make_plan(spec("i32", 256, 48, " segments = flags;"), Target{Backend::OpenCL, 0})}) {
     CHECK_FALSE(q.staged_io);
     CHECK(q.dynamic_shared_bytes == 0);
     for (const auto& k : q.kernels) CHECK(k.dynamic_shared_bytes == 0);

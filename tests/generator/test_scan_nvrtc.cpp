@@ -10,7 +10,9 @@
 #include <chrono>
 #include <iostream>
 #include <map>
+#include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "head_flags_sweep.h"
@@ -124,6 +126,26 @@ TEST_CASE("NVRTC compiles the segmented device scans", "[nvrtc][scan][device][se
     plans.push_back(scangen::generator::make_plan(c.spec, Backend::Cuda));
   REQUIRE(plans.size() >= 30);
   compile_clean(scangen::generator::emit(plans), "segmented_scans.cu");
+}
+
+TEST_CASE("NVRTC compiles the segmented device scans with their exchange in dynamic shared memory",
+          "[nvrtc][scan][device][segmented]") {
+  std::vector<scangen::generator::Plan> plans;
+  const scangen::generator::Target sm90{Backend::Cuda, 90};
+  // One scan per form, order and pair size (a translation unit of every case takes a minute).
+  std::set<std::tuple<int, bool, size_t>> seen;
+  for (const scangen::test::ScanCase& c : scangen::test::segmented_cases(Backend::Cuda)) {
+    if (c.spec.threads > 0 || c.spec.items > 0) continue;  // their own tile
+    const scangen::generator::DeviceTuning t =
+        scangen::generator::parse_tuning("threads=256 items=48", scangen::generator::device_tuning(c.spec, sm90));
+    scangen::generator::Plan p = scangen::generator::make_plan(c.spec, sm90, t);
+    if (!seen.insert({static_cast<int>(c.spec.segments), c.spec.reverse, p.segmented.pair_bytes}).second) continue;
+    plans.push_back(std::move(p));
+    INFO(c.spec.name);
+    CHECK(plans.back().dynamic_shared_bytes > 48u * 1024u);
+  }
+  REQUIRE(plans.size() >= 10);
+  compile_clean(scangen::generator::emit(plans), "segmented_scans_dynamic.cu");
 }
 
 TEST_CASE("NVRTC compiles the head-flag warp and block device functions", "[nvrtc][scan][head_flags]") {

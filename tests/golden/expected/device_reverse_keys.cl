@@ -1724,7 +1724,14 @@ void device_reverse_keys_scan_kernel(const SG_GLOBAL device_reverse_keys_In* in,
                           SG_SEG_PARAMS, scangen_u64 n, SG_GLOBAL unsigned char* workspace) {
   SG_SHARED device_reverse_keys_temp temp;
   SG_SHARED device_reverse_keys_sg_lookback_shared shared;
+#ifdef SG_DYNAMIC_EXCHANGE
+  // CUDA: an exchange past the 48 KiB a block may declare, in the dynamic
+  // shared memory its launch gives (Plan::dynamic_shared_bytes).
+  extern __shared__ SG_ALIGN16 unsigned char sg_dynamic_shared[];
+  device_reverse_keys_seg* const exchange = (device_reverse_keys_seg*)sg_dynamic_shared;
+#else
   SG_SHARED SG_ALIGN16 device_reverse_keys_seg exchange[SG_EXCHANGE];
+#endif
 #if SG_SEGMENTS == 2 && SG_STAGED_IO
   SG_SHARED scangen_u64 seg_range[4];
 #endif

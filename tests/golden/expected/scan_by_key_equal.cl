@@ -1642,7 +1642,14 @@ void scan_by_key_equal_scan_kernel(const SG_GLOBAL scan_by_key_equal_In* in,
                           SG_SEG_PARAMS, scangen_u64 n, SG_GLOBAL unsigned char* workspace) {
   SG_SHARED scan_by_key_equal_temp temp;
   SG_SHARED scan_by_key_equal_sg_lookback_shared shared;
+#ifdef SG_DYNAMIC_EXCHANGE
+  // CUDA: an exchange past the 48 KiB a block may declare, in the dynamic
+  // shared memory its launch gives (Plan::dynamic_shared_bytes).
+  extern __shared__ SG_ALIGN16 unsigned char sg_dynamic_shared[];
+  scan_by_key_equal_seg* const exchange = (scan_by_key_equal_seg*)sg_dynamic_shared;
+#else
   SG_SHARED SG_ALIGN16 scan_by_key_equal_seg exchange[SG_EXCHANGE];
+#endif
 #if SG_SEGMENTS == 2 && SG_STAGED_IO
   SG_SHARED scangen_u64 seg_range[4];
 #endif

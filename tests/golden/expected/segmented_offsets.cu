@@ -1558,7 +1558,14 @@ void segmented_offsets_scan_kernel(const SG_GLOBAL segmented_offsets_In* in,
                           SG_SEG_PARAMS, scangen_u64 n, SG_GLOBAL unsigned char* workspace) {
   SG_SHARED segmented_offsets_temp temp;
   SG_SHARED segmented_offsets_sg_lookback_shared shared;
+#ifdef SG_DYNAMIC_EXCHANGE
+  // CUDA: an exchange past the 48 KiB a block may declare, in the dynamic
+  // shared memory its launch gives (Plan::dynamic_shared_bytes).
+  extern __shared__ SG_ALIGN16 unsigned char sg_dynamic_shared[];
+  segmented_offsets_seg* const exchange = (segmented_offsets_seg*)sg_dynamic_shared;
+#else
   SG_SHARED SG_ALIGN16 segmented_offsets_seg exchange[SG_EXCHANGE];
+#endif
 #if SG_SEGMENTS == 2 && SG_STAGED_IO
   SG_SHARED scangen_u64 seg_range[4];
 #endif

@@ -173,7 +173,7 @@ struct Plan {
   bool streaming = false;                    // CUDA device scans: full tiles' 16-byte loads and stores evict first
   bool staged_io = false;                    // coalesced loads and stores through shared memory
   uint64_t exchange_elements = 0;            // elements of that exchange (staged I/O)
-  // CUDA flat look-back scans for a known architecture whose exchange does
+  // CUDA flat and segmented look-back scans for a known architecture whose exchange does
   // not fit the 48 KiB of static shared memory a block may declare: the
   // exchange's bytes, in dynamic shared memory, which the scan kernel's
   // launch gives (Kernel::dynamic_shared_bytes) after allowing it with
