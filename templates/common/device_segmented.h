@@ -394,6 +394,18 @@ SG_FN void SG_NAME(sg_seg_empty_aggregates)(const SG_GLOBAL SG_OFFSET* offsets, 
 #endif
 
 SG_BEGIN(any_order)
+// A tile that holds a segment start publishes its total as its inclusive
+// prefix at once, before its own look-back: nothing before the tile changes
+// its values from that start on, so its successors stop their look-back
+// there rather than at the tiles whose look-back is done (with tiles
+// arriving every few ns, tens to hundreds of tiles back). Its count of starts
+// is then its own, not the array's so far: not where the count names the
+// segments (flags and keys with segment_aggregates).
+#if SG_SEGMENTS == 2 || !SG_AGGREGATE_OUT
+#define SG_SEG_PUBLISH_EARLY(total) ((total).heads != 0u)
+#else
+#define SG_SEG_PUBLISH_EARLY(total) 0
+#endif
 #ifdef __OPENCL_VERSION__
 // Work-item 0: the pair total of `tile` from its input and its segments,
 // alone and in order (the look-back's fallback, opencl/lookback.cl).
@@ -424,7 +436,8 @@ SG_FN SG_T SG_NAME(sg_seg_tile_prefix)(SG_LOCAL SG_NAME(sg_lookback_shared)* sha
     if (tile == 0) {
       SG_NAME(sg_status_store)(workspace, 0, SG_FLAG_INCLUSIVE, total);
     } else {
-      SG_NAME(sg_status_store)(workspace, tile, SG_FLAG_AGGREGATE, total);
+      const int early = SG_SEG_PUBLISH_EARLY(total);
+      SG_NAME(sg_status_store)(workspace, tile, early ? SG_FLAG_INCLUSIVE : SG_FLAG_AGGREGATE, total);
       long pred = (long)tile - 1;
       uint flag = SG_FLAG_INVALID;
       int have = 0;
@@ -447,7 +460,7 @@ SG_FN SG_T SG_NAME(sg_seg_tile_prefix)(SG_LOCAL SG_NAME(sg_lookback_shared)* sha
         have = 1;
         --pred;
       }
-      SG_NAME(sg_status_store)(workspace, tile, SG_FLAG_INCLUSIVE, SG_COMBINE(prefix, total));
+      if (!early) SG_NAME(sg_status_store)(workspace, tile, SG_FLAG_INCLUSIVE, SG_COMBINE(prefix, total));
     }
     shared->prefix = prefix;
   }
@@ -455,12 +468,25 @@ SG_FN SG_T SG_NAME(sg_seg_tile_prefix)(SG_LOCAL SG_NAME(sg_lookback_shared)* sha
   return shared->prefix;
 }
 #else
+// cuda/lookback.cuh's sg_tile_prefix, a tile holding a start publishing early.
 SG_FN SG_T SG_NAME(sg_seg_tile_prefix)(SG_LOCAL SG_NAME(sg_lookback_shared)* shared, SG_GLOBAL unsigned char* workspace,
                                        scangen_u64 tile, SG_T total, const SG_GLOBAL SG_IN* in, SG_SEG_PARAMS,
                                        scangen_u64 n) {
+  if (tile > 0 && SG_SEG_PUBLISH_EARLY(total)) {  // the same for the whole block: total is the block's
+    if (SG_THREAD() < 32) {
+      const unsigned int epoch = shared->epoch;
+      if (SG_THREAD() == 0) SG_NAME(sg_status_put)(workspace, tile, SG_FLAG_INCLUSIVE, total, epoch);
+      if (SG_LB_FIRST_POLL_NS > 0 && tile >= SG_LB_FIRST_POLL_FROM) __nanosleep(SG_LB_FIRST_POLL_NS);
+      const SG_T prefix = SG_NAME(sg_warp_lookback_epoch)(workspace, tile, epoch);
+      if (SG_THREAD() == 0) shared->prefix = prefix;
+    }
+    SG_BARRIER();
+    return shared->prefix;
+  }
   return SG_NAME(sg_tile_prefix)(shared, 0, workspace, tile, total, in, n);
 }
 #endif
+#undef SG_SEG_PUBLISH_EARLY
 SG_END(any_order)
 SG_BEGIN(fixed_order)
 // The fixed-order look-back (common/lookback_fixed.h) on both backends: no fallback.

@@ -266,6 +266,31 @@ TEST_CASE("CUDA segmented device scans", "[gpu][scan][device][segmented]") {
   std::cout << "segmented: " << cases.size() << " scans, " << calls << " calls on " << d.name << "\n";
 }
 
+// The same with about one tile in eight sleeping 20 us before it publishes
+// its status (SCANGEN_TEST_SLEEP, cuda/lookback.cuh): a tile that holds a
+// segment start publishes its total as final before its own look-back, the
+// others an aggregate first; the look-back must take each as what it is.
+TEST_CASE("CUDA segmented look-back with randomly sleeping tiles", "[gpu][scan][device][segmented][race]") {
+  Driver& d = driver();
+  INFO("GPU: " << d.name);
+  std::vector<ScanCase> cases;
+  std::vector<Plan> plans;
+  for (ScanCase& c : scangen::test::segmented_cases(Backend::Cuda)) {
+    plans.push_back(scangen::generator::make_plan(c.spec, Backend::Cuda));
+    cases.push_back(std::move(c));
+  }
+  ScanModule module(sliced_sources(plans.size(), [&](size_t b, size_t e) {
+    return "#define SCANGEN_TEST_SLEEP 8\n" +
+           scangen::generator::emit(std::vector<Plan>(plans.begin() + b, plans.begin() + e));
+  }));
+  auto launch = [&](const std::string& kernel, std::vector<std::vector<uint8_t>>& buffers,
+                    const std::vector<scangen::test::KernelArg>& args, uint64_t blocks,
+                    int threads) { module.launch(kernel, buffers, args, blocks, threads); };
+  const int calls = scangen::test::check_segmented_cases(cases, plans, launch);
+  std::cout << "segmented, sleeping look-back: " << cases.size() << " scans, " << calls << " calls on " << d.name
+            << "\n";
+}
+
 // The head-flag device functions of warp and block scans (head_flags = true)
 // called from a kernel of the test's own (head_flags_sweep.h).
 TEST_CASE("CUDA head-flag warp and block device functions", "[gpu][scan][head_flags]") {

@@ -1378,6 +1378,18 @@ SG_FN void segmented_offsets_sg_seg_empty_aggregates(const SG_GLOBAL SG_OFFSET* 
 }
 #endif
 
+// A tile that holds a segment start publishes its total as its inclusive
+// prefix at once, before its own look-back: nothing before the tile changes
+// its values from that start on, so its successors stop their look-back
+// there rather than at the tiles whose look-back is done (with tiles
+// arriving every few ns, tens to hundreds of tiles back). Its count of starts
+// is then its own, not the array's so far: not where the count names the
+// segments (flags and keys with segment_aggregates).
+#if SG_SEGMENTS == 2 || !SG_AGGREGATE_OUT
+#define SG_SEG_PUBLISH_EARLY(total) ((total).heads != 0u)
+#else
+#define SG_SEG_PUBLISH_EARLY(total) 0
+#endif
 #ifdef __OPENCL_VERSION__
 // Work-item 0: the pair total of `tile` from its input and its segments,
 // alone and in order (the look-back's fallback, opencl/lookback.cl).
@@ -1408,7 +1420,8 @@ SG_FN segmented_offsets_seg segmented_offsets_sg_seg_tile_prefix(SG_LOCAL segmen
     if (tile == 0) {
       segmented_offsets_sg_status_store(workspace, 0, SG_FLAG_INCLUSIVE, total);
     } else {
-      segmented_offsets_sg_status_store(workspace, tile, SG_FLAG_AGGREGATE, total);
+      const int early = SG_SEG_PUBLISH_EARLY(total);
+      segmented_offsets_sg_status_store(workspace, tile, early ? SG_FLAG_INCLUSIVE : SG_FLAG_AGGREGATE, total);
       long pred = (long)tile - 1;
       uint flag = SG_FLAG_INVALID;
       int have = 0;
@@ -1431,7 +1444,7 @@ SG_FN segmented_offsets_seg segmented_offsets_sg_seg_tile_prefix(SG_LOCAL segmen
         have = 1;
         --pred;
       }
-      segmented_offsets_sg_status_store(workspace, tile, SG_FLAG_INCLUSIVE, segmented_offsets_seg_combine(prefix, total));
+      if (!early) segmented_offsets_sg_status_store(workspace, tile, SG_FLAG_INCLUSIVE, segmented_offsets_seg_combine(prefix, total));
     }
     shared->prefix = prefix;
   }
@@ -1439,12 +1452,25 @@ SG_FN segmented_offsets_seg segmented_offsets_sg_seg_tile_prefix(SG_LOCAL segmen
   return shared->prefix;
 }
 #else
+// cuda/lookback.cuh's sg_tile_prefix, a tile holding a start publishing early.
 SG_FN segmented_offsets_seg segmented_offsets_sg_seg_tile_prefix(SG_LOCAL segmented_offsets_sg_lookback_shared* shared, SG_GLOBAL unsigned char* workspace,
                                        scangen_u64 tile, segmented_offsets_seg total, const SG_GLOBAL segmented_offsets_In* in, SG_SEG_PARAMS,
                                        scangen_u64 n) {
+  if (tile > 0 && SG_SEG_PUBLISH_EARLY(total)) {  // the same for the whole block: total is the block's
+    if (SG_THREAD() < 32) {
+      const unsigned int epoch = shared->epoch;
+      if (SG_THREAD() == 0) segmented_offsets_sg_status_put(workspace, tile, SG_FLAG_INCLUSIVE, total, epoch);
+      if (SG_LB_FIRST_POLL_NS > 0 && tile >= SG_LB_FIRST_POLL_FROM) __nanosleep(SG_LB_FIRST_POLL_NS);
+      const segmented_offsets_seg prefix = segmented_offsets_sg_warp_lookback_epoch(workspace, tile, epoch);
+      if (SG_THREAD() == 0) shared->prefix = prefix;
+    }
+    SG_BARRIER();
+    return shared->prefix;
+  }
   return segmented_offsets_sg_tile_prefix(shared, 0, workspace, tile, total, in, n);
 }
 #endif
+#undef SG_SEG_PUBLISH_EARLY
 
 #if SG_SEG_VEC_OUT
 typedef union {
