@@ -265,6 +265,121 @@ std::array<CUdeviceptr, 1 + dsl::Spec::kMaxNamedScatter> fused_outputs(const gen
   return out;
 }
 
+// A call's arguments by their role in the kernel ABI (generator::ParamRole):
+// what a launch's parameter array points at, alive until the launches are made.
+class CudaCallArgs {
+ public:
+  CudaCallArgs(const generator::Plan& p, const Scan::CudaArgs& a, const runtime::detail::Call& call, CUdeviceptr ws,
+               const std::array<CUdeviceptr, 1 + dsl::Spec::kMaxNamedScatter>& scattered)
+      : p_(p),
+        a_(a),
+        call_(call),
+        in_(reinterpret_cast<CUdeviceptr>(a.in)),
+        inc_(reinterpret_cast<CUdeviceptr>(a.inclusive)),
+        exc_(reinterpret_cast<CUdeviceptr>(a.exclusive)),
+        agg_(reinterpret_cast<CUdeviceptr>(a.aggregate)),
+        run_total_(reinterpret_cast<CUdeviceptr>(a.running_total)),
+        flags_(reinterpret_cast<CUdeviceptr>(a.segment_flags)),
+        offsets_(reinterpret_cast<CUdeviceptr>(a.segment_offsets)),
+        keys_(reinterpret_cast<CUdeviceptr>(a.keys)),
+        seg_agg_(reinterpret_cast<CUdeviceptr>(a.segment_aggregates)),
+        ws_(ws),
+        n_(a.n),
+        segment_count_(a.segment_count),
+        scattered_(scattered) {
+    shape_values_.reserve(16);  // the shape roles' values, one per parameter: never moved
+  }
+
+  CUdeviceptr* workspace() { return &ws_; }
+
+  void* operator()(const generator::KernelParam& param) {
+    if (param.role == generator::ParamRole::InputArray) return const_cast<const void**>(&a_.inputs.at(param.array));
+    switch (param.role) {
+      case generator::ParamRole::Input:
+        return &in_;
+      case generator::ParamRole::Inclusive:
+        return &inc_;
+      case generator::ParamRole::Exclusive:
+        return &exc_;
+      case generator::ParamRole::Aggregate:
+      case generator::ParamRole::Aggregates:
+        return &agg_;
+      case generator::ParamRole::RunningTotal:
+        return &run_total_;
+      case generator::ParamRole::Count:
+        return &n_;
+      case generator::ParamRole::Workspace:
+      case generator::ParamRole::Partials:
+        return &ws_;
+      case generator::ParamRole::SegmentAggregates:
+        return &seg_agg_;
+      case generator::ParamRole::SegmentFlags:
+        return &flags_;
+      case generator::ParamRole::SegmentOffsets:
+        return &offsets_;
+      case generator::ParamRole::SegmentCount:
+        return &segment_count_;
+      case generator::ParamRole::SegmentKeys:
+        return &keys_;
+      case generator::ParamRole::Scattered:
+        return &scattered_.at(static_cast<size_t>(param.dim));
+      default:  // the shape's roles
+        if (shape_values_.size() == shape_values_.capacity()) break;
+        shape_values_.push_back(call_.shape.value(param));
+        return &shape_values_.back();
+    }
+    fail("scan '" + p_.spec.name + "': a kernel parameter of no known role");
+  }
+
+ private:
+  const generator::Plan& p_;
+  const Scan::CudaArgs& a_;
+  const runtime::detail::Call& call_;
+  CUdeviceptr in_, inc_, exc_, agg_, run_total_, flags_, offsets_, keys_, seg_agg_, ws_;
+  unsigned long long n_, segment_count_;
+  std::array<CUdeviceptr, 1 + dsl::Spec::kMaxNamedScatter> scattered_;
+  std::vector<unsigned long long> shape_values_;
+};
+
+// The plan's workspace-zeroing kernel over the first zero_kernel_words(p, n) words of *ws.
+void launch_zero_kernel(const Driver& d, const runtime::detail::CudaModule& module, const generator::Plan& p,
+                        uint64_t n, CUdeviceptr* ws, CUstream stream) {
+  unsigned long long words = generator::zero_kernel_words(p, n);
+  void* zero_params[] = {&words, ws};
+  const CUresult r = d.cuLaunchKernel(module.functions.at(p.zero_kernel),
+                                      static_cast<unsigned int>(generator::zero_kernel_blocks(p, n)), 1, 1, 256, 1, 1,
+                                      0, stream, zero_params, nullptr);
+  if (r != CUDA_SUCCESS) fail(describe(d, ("cuLaunchKernel (" + p.zero_kernel + ")").c_str(), r));
+}
+
+// One kernel of the call; `dependent`: as the zero kernel's programmatic dependent, which it overlaps.
+void launch_scan_kernel(const Driver& d, const runtime::detail::CudaModule& module, const generator::Plan& p,
+                        const generator::Kernel& k, uint64_t blocks, std::vector<void*>& params, CUstream stream,
+                        bool dependent) {
+  if (dependent) {
+    CUlaunchAttribute attribute{};
+    attribute.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+    attribute.value.programmaticStreamSerializationAllowed = 1;
+    CUlaunchConfig config{};
+    config.gridDimX = static_cast<unsigned int>(blocks);
+    config.gridDimY = config.gridDimZ = 1;
+    config.blockDimX = static_cast<unsigned int>(p.block_threads);
+    config.blockDimY = config.blockDimZ = 1;
+    config.sharedMemBytes = static_cast<unsigned int>(k.dynamic_shared_bytes);
+    config.hStream = stream;
+    config.attrs = &attribute;
+    config.numAttrs = 1;
+    const CUresult r = d.cuLaunchKernelEx(&config, module.functions.at(k.name), params.data(), nullptr);
+    if (r != CUDA_SUCCESS)
+      fail(describe(d, ("cuLaunchKernelEx (" + k.name + ", a programmatic dependent launch)").c_str(), r));
+    return;
+  }
+  const CUresult r = d.cuLaunchKernel(
+      module.functions.at(k.name), static_cast<unsigned int>(blocks), 1, 1, static_cast<unsigned int>(p.block_threads),
+      1, 1, static_cast<unsigned int>(k.dynamic_shared_bytes), stream, params.data(), nullptr);
+  if (r != CUDA_SUCCESS) fail(describe(d, ("cuLaunchKernel (" + k.name + ")").c_str(), r));
+}
+
 }  // namespace
 
 // Scan::run passes the input arrays' pointers (CudaArgs::inputs) to the launch as they lie.
@@ -283,7 +398,7 @@ void Scan::run(const CudaArgs& a) const {
   runtime::detail::check_outputs(p, a.in || p.input_arrays, a.inclusive, a.exclusive,
                                  p.segmented.on() ? a.segment_aggregates != nullptr : a.aggregate != nullptr,
                                  a.running_total, call.elements);
-  std::array<CUdeviceptr, 1 + dsl::Spec::kMaxNamedScatter> scattered = fused_outputs(p, a, call.elements);
+  const std::array<CUdeviceptr, 1 + dsl::Spec::kMaxNamedScatter> scattered = fused_outputs(p, a, call.elements);
   // The tier's module, read once: every launch of this call uses it.
   const runtime::detail::CudaModule& module = *st.cu_current.load(std::memory_order_acquire);
   std::lock_guard<std::mutex> lock(st.mutex);
@@ -291,93 +406,17 @@ void Scan::run(const CudaArgs& a) const {
   check_ranges(d, p, a, call);
   check_offsets(d, p, a);
   CUstream stream = static_cast<CUstream>(a.stream);
-  CUdeviceptr in = reinterpret_cast<CUdeviceptr>(a.in), inc = reinterpret_cast<CUdeviceptr>(a.inclusive),
-              exc = reinterpret_cast<CUdeviceptr>(a.exclusive), agg = reinterpret_cast<CUdeviceptr>(a.aggregate),
-              run_total = reinterpret_cast<CUdeviceptr>(a.running_total);
-  CUdeviceptr flags = reinterpret_cast<CUdeviceptr>(a.segment_flags),
-              offsets = reinterpret_cast<CUdeviceptr>(a.segment_offsets), keys = reinterpret_cast<CUdeviceptr>(a.keys),
-              seg_agg = reinterpret_cast<CUdeviceptr>(a.segment_aggregates);
-  unsigned long long n = a.n, segment_count = a.segment_count;
   // From kZeroKernelFromTiles tiles on sm_90 and later: the workspace zeroed by the plan's kernel, which
   // the scan kernel overlaps (a programmatic dependent launch), instead of a memset.
   // Not for the Scan's own workspace under epoch tags: that is zeroed once (see workspace()).
   const bool by_kernel = !(p.epoch_tags && !a.workspace) && generator::zero_by_kernel(p, a.n, rt.sm);
-  CUdeviceptr ws = workspace(st, a, call, stream, by_kernel);
-  std::vector<unsigned long long> shape_values;  // the shape roles' values, one per parameter
-  shape_values.reserve(16);
-  // Every argument by its role in the kernel ABI (generator::ParamRole).
-  auto cuda_arg = [&](const generator::KernelParam& param) -> void* {
-    if (param.role == generator::ParamRole::InputArray) return const_cast<const void**>(&a.inputs.at(param.array));
-    switch (param.role) {
-      case generator::ParamRole::Input:
-        return &in;
-      case generator::ParamRole::Inclusive:
-        return &inc;
-      case generator::ParamRole::Exclusive:
-        return &exc;
-      case generator::ParamRole::Aggregate:
-      case generator::ParamRole::Aggregates:
-        return &agg;
-      case generator::ParamRole::RunningTotal:
-        return &run_total;
-      case generator::ParamRole::Count:
-        return &n;
-      case generator::ParamRole::Workspace:
-      case generator::ParamRole::Partials:
-        return &ws;
-      case generator::ParamRole::SegmentAggregates:
-        return &seg_agg;
-      case generator::ParamRole::SegmentFlags:
-        return &flags;
-      case generator::ParamRole::SegmentOffsets:
-        return &offsets;
-      case generator::ParamRole::SegmentCount:
-        return &segment_count;
-      case generator::ParamRole::SegmentKeys:
-        return &keys;
-      case generator::ParamRole::Scattered:
-        return &scattered.at(static_cast<size_t>(param.dim));
-      default:  // the shape's roles
-        if (shape_values.size() == shape_values.capacity()) break;
-        shape_values.push_back(call.shape.value(param));
-        return &shape_values.back();
-    }
-    fail("scan '" + p.spec.name + "': a kernel parameter of no known role");
-  };
-  if (by_kernel) {
-    unsigned long long words = generator::zero_kernel_words(p, a.n);
-    void* zero_params[] = {&words, &ws};
-    const CUresult r = d.cuLaunchKernel(module.functions.at(p.zero_kernel),
-                                        static_cast<unsigned int>(generator::zero_kernel_blocks(p, a.n)), 1, 1, 256, 1,
-                                        1, 0, stream, zero_params, nullptr);
-    if (r != CUDA_SUCCESS) fail(describe(d, ("cuLaunchKernel (" + p.zero_kernel + ")").c_str(), r));
-  }
+  CudaCallArgs args(p, a, call, workspace(st, a, call, stream, by_kernel), scattered);
+  if (by_kernel) launch_zero_kernel(d, module, p, a.n, args.workspace(), stream);
   for (const auto& [k, blocks] : call.launches) {
     std::vector<void*> params;
-    for (const generator::KernelParam& param : k->params) params.push_back(cuda_arg(param));
-    if (by_kernel) {  // the one kernel of a look-back scan, as the zero kernel's programmatic dependent
-      CUlaunchAttribute dependent{};
-      dependent.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
-      dependent.value.programmaticStreamSerializationAllowed = 1;
-      CUlaunchConfig config{};
-      config.gridDimX = static_cast<unsigned int>(blocks);
-      config.gridDimY = config.gridDimZ = 1;
-      config.blockDimX = static_cast<unsigned int>(p.block_threads);
-      config.blockDimY = config.blockDimZ = 1;
-      config.sharedMemBytes = static_cast<unsigned int>(k->dynamic_shared_bytes);
-      config.hStream = stream;
-      config.attrs = &dependent;
-      config.numAttrs = 1;
-      const CUresult r = d.cuLaunchKernelEx(&config, module.functions.at(k->name), params.data(), nullptr);
-      if (r != CUDA_SUCCESS)
-        fail(describe(d, ("cuLaunchKernelEx (" + k->name + ", a programmatic dependent launch)").c_str(), r));
-      continue;
-    }
-    const CUresult r =
-        d.cuLaunchKernel(module.functions.at(k->name), static_cast<unsigned int>(blocks), 1, 1,
-                         static_cast<unsigned int>(p.block_threads), 1, 1,
-                         static_cast<unsigned int>(k->dynamic_shared_bytes), stream, params.data(), nullptr);
-    if (r != CUDA_SUCCESS) fail(describe(d, ("cuLaunchKernel (" + k->name + ")").c_str(), r));
+    for (const generator::KernelParam& param : k->params) params.push_back(args(param));
+    // by_kernel: the one kernel of a look-back scan, as the zero kernel's programmatic dependent
+    launch_scan_kernel(d, module, p, *k, blocks, params, stream, by_kernel);
   }
 }
 
