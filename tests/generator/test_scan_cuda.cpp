@@ -247,9 +247,11 @@ void device_sweep(std::vector<scangen::dsl::Algorithm> algorithms, int log2_max)
 
 // Segmented scans (segments given at run time): every form x mode x type x
 // segment structure x size (segmented_sweep.h).
-TEST_CASE("CUDA segmented device scans", "[gpu][scan][device][segmented]") {
-  Driver& d = driver();
-  INFO("GPU: " << d.name);
+namespace {
+
+// The segmented sweep (segmented_sweep.h) on the GPU, `prefix` before each
+// slice's source; returns the calls made.
+int segmented_sweep(const std::string& prefix) {
   std::vector<ScanCase> cases;
   std::vector<Plan> plans;
   for (ScanCase& c : scangen::test::segmented_cases(Backend::Cuda)) {
@@ -257,13 +259,22 @@ TEST_CASE("CUDA segmented device scans", "[gpu][scan][device][segmented]") {
     cases.push_back(std::move(c));
   }
   ScanModule module(sliced_sources(plans.size(), [&](size_t b, size_t e) {
-    return scangen::generator::emit(std::vector<Plan>(plans.begin() + b, plans.begin() + e));
+    return prefix + scangen::generator::emit(std::vector<Plan>(plans.begin() + b, plans.begin() + e));
   }));
   auto launch = [&](const std::string& kernel, std::vector<std::vector<uint8_t>>& buffers,
                     const std::vector<scangen::test::KernelArg>& args, uint64_t blocks,
                     int threads) { module.launch(kernel, buffers, args, blocks, threads); };
   const int calls = scangen::test::check_segmented_cases(cases, plans, launch);
-  std::cout << "segmented: " << cases.size() << " scans, " << calls << " calls on " << d.name << "\n";
+  std::cout << cases.size() << " scans, " << calls << " calls on " << driver().name << "\n";
+  return calls;
+}
+
+}  // namespace
+
+TEST_CASE("CUDA segmented device scans", "[gpu][scan][device][segmented]") {
+  INFO("GPU: " << driver().name);
+  std::cout << "segmented: ";
+  segmented_sweep("");
 }
 
 // The same with about one tile in eight sleeping 20 us before it publishes
@@ -271,24 +282,9 @@ TEST_CASE("CUDA segmented device scans", "[gpu][scan][device][segmented]") {
 // segment start publishes its total as final before its own look-back, the
 // others an aggregate first; the look-back must take each as what it is.
 TEST_CASE("CUDA segmented look-back with randomly sleeping tiles", "[gpu][scan][device][segmented][race]") {
-  Driver& d = driver();
-  INFO("GPU: " << d.name);
-  std::vector<ScanCase> cases;
-  std::vector<Plan> plans;
-  for (ScanCase& c : scangen::test::segmented_cases(Backend::Cuda)) {
-    plans.push_back(scangen::generator::make_plan(c.spec, Backend::Cuda));
-    cases.push_back(std::move(c));
-  }
-  ScanModule module(sliced_sources(plans.size(), [&](size_t b, size_t e) {
-    return "#define SCANGEN_TEST_SLEEP 8\n" +
-           scangen::generator::emit(std::vector<Plan>(plans.begin() + b, plans.begin() + e));
-  }));
-  auto launch = [&](const std::string& kernel, std::vector<std::vector<uint8_t>>& buffers,
-                    const std::vector<scangen::test::KernelArg>& args, uint64_t blocks,
-                    int threads) { module.launch(kernel, buffers, args, blocks, threads); };
-  const int calls = scangen::test::check_segmented_cases(cases, plans, launch);
-  std::cout << "segmented, sleeping look-back: " << cases.size() << " scans, " << calls << " calls on " << d.name
-            << "\n";
+  INFO("GPU: " << driver().name);
+  std::cout << "segmented, sleeping look-back: ";
+  segmented_sweep("#define SCANGEN_TEST_SLEEP 8\n");
 }
 
 // The head-flag device functions of warp and block scans (head_flags = true)
