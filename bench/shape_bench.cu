@@ -9,7 +9,11 @@
 // go against the same shapes without it.
 // Each result is checked against a double-precision scan on the host first.
 //
-//   shape_bench [--reps 200] [--csv FILE]
+//   shape_bench [--reps 200] [--csv FILE] [--tiles]
+//
+// --tiles: instead, the forward rows and columns cases with every tile of
+// the spec's variants (rows_sum_tT_iI, cols_sum_tT_iI: T threads x I items)
+// against the plan's tile, in one run, each result checked.
 #include "shape_bench_gen.cu"
 #include "cuda_events.h"
 
@@ -56,6 +60,30 @@ size_t workspace(const Case& k) {
   return cols_sum_workspace_bytes(2, extents, strides, nullptr, 0);
 }
 
+// The tiles of `shape_bench --tiles`: the plan's, then the spec's variants.
+typedef cudaError_t (*RowsScan)(const float*, float*, uint64_t, uint64_t, uint64_t, uint64_t, void*, size_t,
+                                cudaStream_t);
+typedef size_t (*RowsBytes)(uint64_t, uint64_t, uint64_t, uint64_t);
+typedef cudaError_t (*ColsScan)(const float*, float*, int, const uint64_t*, const uint64_t*, const uint64_t*, int,
+                                void*, size_t, cudaStream_t);
+typedef size_t (*ColsBytes)(int, const uint64_t*, const uint64_t*, const uint64_t*, int);
+struct Tile {
+  const char* name;
+  RowsScan rows;
+  RowsBytes rows_bytes;
+  ColsScan cols;
+  ColsBytes cols_bytes;
+};
+#define SG_TILE_VARIANT(suffix)                                                                            \
+  {#suffix, rows_sum##suffix##_inclusive, rows_sum##suffix##_workspace_bytes, cols_sum##suffix##_inclusive, \
+   cols_sum##suffix##_workspace_bytes}
+const Tile kTiles[] = {
+    {"plan", rows_sum_inclusive, rows_sum_workspace_bytes, cols_sum_inclusive, cols_sum_workspace_bytes},
+    SG_TILE_VARIANT(_t128_i32), SG_TILE_VARIANT(_t128_i16), SG_TILE_VARIANT(_t256_i16),
+    SG_TILE_VARIANT(_t512_i16),
+    {"_t256_i8", rows_sum_t256_i8_inclusive, rows_sum_t256_i8_workspace_bytes, nullptr, nullptr},
+};
+
 // Largest relative error against a double-precision host scan.
 double check(const Case& k, const std::vector<float>& in, const std::vector<float>& out) {
   double worst = 0;
@@ -73,19 +101,81 @@ double check(const Case& k, const std::vector<float>& in, const std::vector<floa
   return worst;
 }
 
+// shape_bench --tiles: the forward cases, every tile against the copy, in one run.
+int run_tiles(const cudaDeviceProp& prop, int reps) {
+  const Case cases[] = {
+      {"rows 4096 x 4096", true, 4096, 4096},  {"rows 65536 x 256", true, 65536, 256},
+      {"rows 2^20 x 32", true, 1u << 20, 32},  {"rows 4 x 2^26", true, 4, 1u << 26},
+      {"columns 1M x 32", false, 1u << 20, 32}, {"columns 1M x 2", false, 1u << 20, 2},
+      {"columns 65536 x 1024", false, 65536, 1024},
+  };
+  std::printf("# shape_bench --tiles on %s, median of %d runs (CUDA events), fraction of the copy\n\n", prop.name,
+              reps);
+  std::printf("| case | copy (us) |");
+  for (const Tile& t : kTiles) std::printf(" %s |", t.name);
+  std::printf("\n|---|---:|");
+  for (size_t i = 0; i < sizeof(kTiles) / sizeof(kTiles[0]); ++i) std::printf("---:|");
+  std::printf("\n");
+  int failed = 0;
+  for (const Case& k : cases) {
+    const uint64_t n = k.r * k.c;
+    const uint64_t extents[2] = {k.r, k.c}, strides[2] = {k.c, 1};
+    std::vector<float> h(n);
+    uint32_t x = 12345;
+    for (float& v : h) v = static_cast<float>((x = x * 1664525u + 1013904223u) >> 8) / 16777216.0f - 0.5f;
+    float *d_in = nullptr, *d_out = nullptr;
+    CHECK_CUDA(cudaMalloc(&d_in, n * 4));
+    CHECK_CUDA(cudaMalloc(&d_out, n * 4));
+    CHECK_CUDA(cudaMemcpy(d_in, h.data(), n * 4, cudaMemcpyHostToDevice));
+    const float copy_ms =
+        median_ms([&] { CHECK_CUDA(cudaMemcpyAsync(d_out, d_in, n * 4, cudaMemcpyDeviceToDevice, 0)); }, reps, 5);
+    std::printf("| %s | %.1f |", k.name, copy_ms * 1e3);
+    for (const Tile& t : kTiles) {
+      if (!k.rows && !t.cols) {
+        std::printf(" - |");
+        continue;
+      }
+      const size_t ws_bytes = k.rows ? t.rows_bytes(k.r, k.c, k.c, k.c) : t.cols_bytes(2, extents, strides, nullptr, 0);
+      void* ws = nullptr;
+      CHECK_CUDA(cudaMalloc(&ws, ws_bytes ? ws_bytes : 16));
+      auto run = [&] {
+        return k.rows ? t.rows(d_in, d_out, k.r, k.c, k.c, k.c, ws, ws_bytes, 0)
+                      : t.cols(d_in, d_out, 2, extents, strides, nullptr, 0, ws, ws_bytes, 0);
+      };
+      CHECK_CUDA(cudaMemset(d_out, 0xff, n * 4));
+      CHECK_CUDA(run());
+      std::vector<float> got(n);
+      CHECK_CUDA(cudaMemcpy(got.data(), d_out, n * 4, cudaMemcpyDeviceToHost));
+      const double err = check(k, h, got);
+      const float ms = median_ms([&] { CHECK_CUDA(run()); }, reps, 5);
+      std::printf(" %.3f%s |", copy_ms / ms, err > 1e-4 ? " WRONG" : "");
+      if (err > 1e-4) ++failed;
+      CHECK_CUDA(cudaFree(ws));
+    }
+    std::printf("\n");
+    std::fflush(stdout);
+    CHECK_CUDA(cudaFree(d_in));
+    CHECK_CUDA(cudaFree(d_out));
+  }
+  return failed ? 1 : 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   int reps = 200;
   std::string csv;
+  bool tiles = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    if (a == "--reps" && i + 1 < argc) {
+    if (a == "--tiles") {
+      tiles = true;
+    } else if (a == "--reps" && i + 1 < argc) {
       reps = std::atoi(argv[++i]);
     } else if (a == "--csv" && i + 1 < argc) {
       csv = argv[++i];
     } else {
-      std::fprintf(stderr, "usage: shape_bench [--reps N] [--csv FILE]\n");
+      std::fprintf(stderr, "usage: shape_bench [--reps N] [--csv FILE] [--tiles]\n");
       return 2;
     }
   }
@@ -106,6 +196,7 @@ int main(int argc, char** argv) {
   };
   cudaDeviceProp prop;
   CHECK_CUDA(cudaGetDeviceProperties(&prop, 0));
+  if (tiles) return run_tiles(prop, reps);
   std::printf("# shape_bench on %s, median of %d runs (CUDA events)\n\n", prop.name, reps);
   std::printf("| case | scan (us) | copy (us) | scan / copy speed | GB/s (read + write) | max rel. error |\n");
   std::printf("|---|---|---|---|---|---|\n");

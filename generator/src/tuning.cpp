@@ -40,6 +40,7 @@ struct Row {
   const char* device = "";      // only for a device whose name contains this (Target::device); "": any
   const char* type = "";        // only for elements of this type ("f16"); "": any
   bool segmented_only = false;  // only for segmented scans (their tiles scan (count, value) pairs)
+  bool rows_only = false;       // only for batched rows (shape = rows: the rows kernel)
 };
 
 // Whether a row of the table serves a scan of `spec` on `target` (rows for a
@@ -136,6 +137,16 @@ constexpr Row kTable[] = {
     {Backend::Cuda, 90, 4, 128, 32, 0, 1000,
      "3-4 bytes: 128 x 32, at least 9 blocks per SM, sleep 1000 ns: i32 sum 0.987 of copy", false, 0, false, 9, 0,
      true},
+    // Batched rows (shape = rows) of 3-4 bytes: the rows kernel in blocks of 128 threads held to at least
+    // 6 blocks per SM (80 registers, no spills; decide_shape gives the bound to the rows kernel where it
+    // keeps one output and no aggregates). shape_bench --tiles on an H200, f32 sums, fraction of copy,
+    // against the 256 x 32 with at least 3 blocks of the row after this one, in one run (bench/RESULTS.md,
+    // "The rows kernel's heads in 32 bits; its tile"): 4096 x 4096 0.856 against 0.797, 65536 x 256 0.880
+    // against 0.816, 2^20 x 32 0.901 against 0.859, 4 x 2^26 0.795 against 0.734.
+    {Backend::Cuda, 90, 4, 128, 32, 0, 1000,
+     "batched rows, 3-4 bytes: 128 x 32, at least 6 blocks per SM, sleep 1000 ns: rows 4096 x 4096 f32 0.856 of "
+     "copy (H200)",
+     false, 0, false, 6, 0, false, "", "", false, true},
     {Backend::Cuda, 90, 4, 256, 32, 0, 1000, "3-4 bytes: 256 x 32, sleep 1000 ns: i32 sum 0.989 of copy"},
     {Backend::Cuda, 90, 8, 128, 32, 0, 1000, "5-8 bytes: 128 x 32, sleep 1000 ns: i64 sum 0.996 of copy"},
     // Over 8 bytes the statuses are tagged words (StatusLayout::TaggedWords: each 32-bit word with its
@@ -213,6 +224,7 @@ DeviceTuning device_tuning(const dsl::Spec& spec, const Target& target) {
     if (r.fused_outputs && !spec.has_scatter()) continue;
     if (r.plain_only && !plain_flat_scan(spec)) continue;
     if (r.segmented_only && spec.segments == dsl::Segments::None) continue;
+    if (r.rows_only && spec.shape != dsl::Shape::Rows) continue;
     if (!row_serves(r, spec, target)) continue;
     DeviceTuning t;
     t.threads = r.threads;

@@ -79,6 +79,36 @@ SG_BEGIN(reverse)
 SG_END(reverse)
 }
 
+// The heads among a thread's SG_ITEMS items without 64-bit arithmetic per
+// item: `next`, the items before the next head, and `period`, the items from
+// a head to the next, both capped at SG_ITEMS + 1 (past SG_ITEMS a thread's
+// items hold one head at most, so the cap never reaches a head).
+typedef struct {
+  int next, period;
+} SG_NAME(sg_row_heads);
+
+// The heads from an item of column `col` of rows of `length`.
+SG_FN SG_NAME(sg_row_heads) SG_NAME(sg_row_heads_start)(scangen_u64 col, scangen_u64 length) {
+  SG_NAME(sg_row_heads) h;
+  const scangen_u64 left = col == 0 ? 0 : length - col;
+  h.next = left > (scangen_u64)SG_ITEMS ? SG_ITEMS + 1 : (int)left;
+  h.period = length > (scangen_u64)SG_ITEMS ? SG_ITEMS + 1 : (int)length;
+  return h;
+}
+
+// Whether the item is a head (column 0); then on to the next item. After it,
+// next == 0 says the item is the last of its row.
+SG_FN int SG_NAME(sg_row_heads_next)(SG_NAME(sg_row_heads)* h) {
+  const int head = h->next == 0;
+  h->next = (head ? h->period : h->next) - 1;
+  return head;
+}
+
+// How many of the SG_ITEMS items from virtual element `mine` lie before n.
+SG_FN int SG_NAME(sg_items_before)(scangen_u64 mine, scangen_u64 n) {
+  return mine >= n ? 0 : n - mine > (scangen_u64)SG_ITEMS ? SG_ITEMS : (int)(n - mine);
+}
+
 SG_BEGIN(indexed)
 // convert(v, i): i is the element's place in its row or line (of `length`),
 // from its position p in the scan's order: column p of the virtual array, p
@@ -234,9 +264,10 @@ SG_FN void SG_NAME(sg_rows_outputs)(const SG_T* items, SG_T acc, scangen_u64 col
 #if SG_SEEDED
   const SG_T seed = SG_INIT();
 #endif
+  SG_NAME(sg_row_heads) h = SG_NAME(sg_row_heads_start)(col, length);
 #pragma unroll
   for (int i = 0; i < SG_ITEMS; ++i) {
-    const int head = col == 0;
+    const int head = SG_NAME(sg_row_heads_next)(&h);
     if (!inclusive) {
 #if SG_SEEDED
       out[i] = head ? seed : SG_COMBINE(seed, acc);
@@ -252,7 +283,6 @@ SG_FN void SG_NAME(sg_rows_outputs)(const SG_T* items, SG_T acc, scangen_u64 col
       out[i] = acc;
 #endif
     }
-    col = col + 1 == length ? 0 : col + 1;
   }
 }
 
@@ -494,12 +524,15 @@ SG_FN void SG_NAME(sg_empty_rows)(SG_GLOBAL SG_T* aggregates, scangen_u64 rows) 
 // The totals of the rows whose last element is one of this thread's items.
 SG_FN void SG_NAME(sg_rows_aggregates)(SG_GLOBAL SG_T* aggregates, const SG_T* items, SG_T acc, scangen_u64 mine,
                                        scangen_u64 n, scangen_u64 length) {
-  scangen_u64 col = mine % length;
+  SG_NAME(sg_row_heads) h = SG_NAME(sg_row_heads_start)(mine % length, length);
+  const int valid = SG_NAME(sg_items_before)(mine, n);
+  scangen_u64 row = mine / length;
 #pragma unroll
   for (int i = 0; i < SG_ITEMS; ++i) {
-    acc = col == 0 ? items[i] : SG_COMBINE(acc, items[i]);
-    if (col + 1 == length && mine + (scangen_u64)i < n) aggregates[(mine + (scangen_u64)i) / length] = acc;
-    col = col + 1 == length ? 0 : col + 1;
+    const int head = SG_NAME(sg_row_heads_next)(&h);
+    if (head && i > 0) ++row;
+    acc = head ? items[i] : SG_COMBINE(acc, items[i]);
+    if (h.next == 0 && i < valid) aggregates[row] = acc;
   }
 }
 #endif
@@ -555,13 +588,13 @@ SG_KERNEL SG_SHAPE_BOUNDS void SG_NAME(rows_kernel)(const SG_GLOBAL SG_IN* in,
   int flag = 0;
   SG_T sum = items[0];
   {
-    scangen_u64 col = col0;
+    SG_NAME(sg_row_heads) h = SG_NAME(sg_row_heads_start)(col0, length);
+    const int valid = SG_NAME(sg_items_before)(mine, n);
 #pragma unroll
     for (int i = 0; i < SG_ITEMS; ++i) {
-      const int head = col == 0 && mine + (scangen_u64)i < n;
+      const int head = SG_NAME(sg_row_heads_next)(&h) && i < valid;
       if (head) flag = 1;
       if (i > 0) sum = head ? items[i] : SG_COMBINE(sum, items[i]);
-      col = col + 1 == length ? 0 : col + 1;
     }
   }
   const int buf = SG_NAME(sg_segmented_threads)(&shared, flag, sum);

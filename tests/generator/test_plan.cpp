@@ -900,7 +900,7 @@ TEST_CASE("plan: shape = strided takes the rows kernel for a contiguous axis, el
   CHECK_THROWS_WITH(shape_call(p, rows_shape(2, 2)), Catch::Contains("not rows"));
 }
 
-TEST_CASE("plan: CUDA shape kernels of 4-byte elements with one output keep 3 blocks an SM", "[plan][shape]") {
+TEST_CASE("plan: CUDA shape kernels of 4-byte elements with one output keep 24 warps an SM", "[plan][shape]") {
   const auto plan = [](const std::string& body, Backend b) {
     return make_plan(load_one("scan s { level = device; " + body + " }"), b);
   };
@@ -909,21 +909,30 @@ TEST_CASE("plan: CUDA shape kernels of 4-byte elements with one output keep 3 bl
       if (k == name) return v;
     return std::string("(none)");
   };
+  // Batched rows: blocks of 128 threads, at least 6 an SM (their tuning row); the axis kernel: 256, at least 3.
   for (const char* shape : {"shape = rows;", "shape = strided;"}) {
     INFO(shape);
+    const bool rows = std::string(shape) == "shape = rows;";
+    const int threads = rows ? 128 : 256, blocks = rows ? 6 : 3;
     const std::string f32 = std::string("type = f32; op = add; ") + shape;
     const Plan p = plan(f32, Backend::Cuda);
-    CHECK(p.shape_min_blocks == 3);
-    CHECK(constant(p, "SG_SHAPE_MIN_BLOCKS") == "3");
-    CHECK(scangen::generator::to_string(p).find("at least 3 blocks per SM for the shape kernels") != std::string::npos);
-    CHECK(plan(f32 + " reverse = true; deterministic = true;", Backend::Cuda).shape_min_blocks == 3);
+    CHECK(p.block_threads == threads);
+    CHECK(p.shape_min_blocks == blocks);
+    CHECK(p.min_blocks == 0);  // no flat kernel
+    CHECK(constant(p, "SG_SHAPE_MIN_BLOCKS") == std::to_string(blocks));
+    CHECK(scangen::generator::to_string(p).find("at least " + std::to_string(blocks) +
+                                                " blocks per SM for the shape kernels") != std::string::npos);
+    CHECK(plan(f32 + " reverse = true; deterministic = true;", Backend::Cuda).shape_min_blocks == blocks);
     CHECK(plan(std::string("type = u32; input = u8; op = add; mode = exclusive; ") + shape, Backend::Cuda)
-              .shape_min_blocks == 3);
+              .shape_min_blocks == blocks);
     // Two outputs, aggregates and wider elements take more registers than the bound leaves; OpenCL has none.
     CHECK(plan(f32 + " mode = both;", Backend::Cuda).shape_min_blocks == 0);
     CHECK(plan(f32 + " outputs = aggregate;", Backend::Cuda).shape_min_blocks == 0);
     CHECK(plan(std::string("type = f64; op = add; ") + shape, Backend::Cuda).shape_min_blocks == 0);
     CHECK(plan(f32, Backend::OpenCL).shape_min_blocks == 0);
+    CHECK(plan(f32, Backend::OpenCL).block_threads == 256);
+    // A tile given in the spec keeps no bound of the row's.
+    CHECK(plan(f32 + " threads = 128; items = 32;", Backend::Cuda).shape_min_blocks == 0);
   }
   const Plan flat = plan("type = f32; op = add;", Backend::Cuda);
   CHECK(flat.shape_min_blocks == 0);

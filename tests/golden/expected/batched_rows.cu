@@ -86,7 +86,7 @@ static __device__ __forceinline__ __attribute__((unused)) row_cumsum_T row_cumsu
 #define SG_INIT row_cumsum_init
 #define SG_CONVERT row_cumsum_convert
 #define SG_ITEMS 32
-#define SG_THREADS 256
+#define SG_THREADS 128
 #define SG_SHFL_WORDS 1
 #define SG_LANE_SCRATCH 1
 #define SG_LB_FIRST_POLL_NS 1000
@@ -98,15 +98,15 @@ static __device__ __forceinline__ __attribute__((unused)) row_cumsum_T row_cumsu
 #define SG_STATUS_KIND 1
 #define SG_STATUS_WORDS 1
 #define SG_SHAPE_MIN_BLOCKS 0
-#define SG_TILE 8192
+#define SG_TILE 4096
 #define SG_STAGED_IO 1
 #define SG_VEC_IN 8
 #define SG_VEC_OUT 8
 #define SG_STREAMING 0
-#define SG_EXCHANGE 8449
-#define SG_GROUP_THREADS 256
+#define SG_EXCHANGE 4225
+#define SG_GROUP_THREADS 128
 #define SG_GROUPS 1
-#define SG_BLOCK_THREADS 256
+#define SG_BLOCK_THREADS 128
 #define SG_SEEDED 0
 #define SG_INCLUSIVE_OUT 1
 #define SG_EXCLUSIVE_OUT 0
@@ -1024,6 +1024,36 @@ SG_FN scangen_u64 row_cumsum_sg_row_walk_at(const row_cumsum_sg_row_walk* w, sca
   return stride == length ? g : w->row * stride + w->col;
 }
 
+// The heads among a thread's SG_ITEMS items without 64-bit arithmetic per
+// item: `next`, the items before the next head, and `period`, the items from
+// a head to the next, both capped at SG_ITEMS + 1 (past SG_ITEMS a thread's
+// items hold one head at most, so the cap never reaches a head).
+typedef struct {
+  int next, period;
+} row_cumsum_sg_row_heads;
+
+// The heads from an item of column `col` of rows of `length`.
+SG_FN row_cumsum_sg_row_heads row_cumsum_sg_row_heads_start(scangen_u64 col, scangen_u64 length) {
+  row_cumsum_sg_row_heads h;
+  const scangen_u64 left = col == 0 ? 0 : length - col;
+  h.next = left > (scangen_u64)SG_ITEMS ? SG_ITEMS + 1 : (int)left;
+  h.period = length > (scangen_u64)SG_ITEMS ? SG_ITEMS + 1 : (int)length;
+  return h;
+}
+
+// Whether the item is a head (column 0); then on to the next item. After it,
+// next == 0 says the item is the last of its row.
+SG_FN int row_cumsum_sg_row_heads_next(row_cumsum_sg_row_heads* h) {
+  const int head = h->next == 0;
+  h->next = (head ? h->period : h->next) - 1;
+  return head;
+}
+
+// How many of the SG_ITEMS items from virtual element `mine` lie before n.
+SG_FN int row_cumsum_sg_items_before(scangen_u64 mine, scangen_u64 n) {
+  return mine >= n ? 0 : n - mine > (scangen_u64)SG_ITEMS ? SG_ITEMS : (int)(n - mine);
+}
+
 #if SG_VEC_IN || SG_VEC_OUT
 // CUDA, 16-byte words (common/io.h): whether a full tile (first + SG_TILE <=
 // n) of elements of `bytes` bytes moves in whole words between `base` and
@@ -1137,9 +1167,10 @@ SG_FN void row_cumsum_sg_rows_outputs(const row_cumsum_T* items, row_cumsum_T ac
 #if SG_SEEDED
   const row_cumsum_T seed = row_cumsum_init();
 #endif
+  row_cumsum_sg_row_heads h = row_cumsum_sg_row_heads_start(col, length);
 #pragma unroll
   for (int i = 0; i < SG_ITEMS; ++i) {
-    const int head = col == 0;
+    const int head = row_cumsum_sg_row_heads_next(&h);
     if (!inclusive) {
 #if SG_SEEDED
       out[i] = head ? seed : row_cumsum_combine(seed, acc);
@@ -1155,7 +1186,6 @@ SG_FN void row_cumsum_sg_rows_outputs(const row_cumsum_T* items, row_cumsum_T ac
       out[i] = acc;
 #endif
     }
-    col = col + 1 == length ? 0 : col + 1;
   }
 }
 
@@ -1364,12 +1394,15 @@ SG_FN void row_cumsum_sg_empty_rows(SG_GLOBAL row_cumsum_T* aggregates, scangen_
 // The totals of the rows whose last element is one of this thread's items.
 SG_FN void row_cumsum_sg_rows_aggregates(SG_GLOBAL row_cumsum_T* aggregates, const row_cumsum_T* items, row_cumsum_T acc, scangen_u64 mine,
                                        scangen_u64 n, scangen_u64 length) {
-  scangen_u64 col = mine % length;
+  row_cumsum_sg_row_heads h = row_cumsum_sg_row_heads_start(mine % length, length);
+  const int valid = row_cumsum_sg_items_before(mine, n);
+  scangen_u64 row = mine / length;
 #pragma unroll
   for (int i = 0; i < SG_ITEMS; ++i) {
-    acc = col == 0 ? items[i] : row_cumsum_combine(acc, items[i]);
-    if (col + 1 == length && mine + (scangen_u64)i < n) aggregates[(mine + (scangen_u64)i) / length] = acc;
-    col = col + 1 == length ? 0 : col + 1;
+    const int head = row_cumsum_sg_row_heads_next(&h);
+    if (head && i > 0) ++row;
+    acc = head ? items[i] : row_cumsum_combine(acc, items[i]);
+    if (h.next == 0 && i < valid) aggregates[row] = acc;
   }
 }
 #endif
@@ -1425,13 +1458,13 @@ SG_KERNEL SG_SHAPE_BOUNDS void row_cumsum_rows_kernel(const SG_GLOBAL row_cumsum
   int flag = 0;
   row_cumsum_T sum = items[0];
   {
-    scangen_u64 col = col0;
+    row_cumsum_sg_row_heads h = row_cumsum_sg_row_heads_start(col0, length);
+    const int valid = row_cumsum_sg_items_before(mine, n);
 #pragma unroll
     for (int i = 0; i < SG_ITEMS; ++i) {
-      const int head = col == 0 && mine + (scangen_u64)i < n;
+      const int head = row_cumsum_sg_row_heads_next(&h) && i < valid;
       if (head) flag = 1;
       if (i > 0) sum = head ? items[i] : row_cumsum_combine(sum, items[i]);
-      col = col + 1 == length ? 0 : col + 1;
     }
   }
   const int buf = row_cumsum_sg_segmented_threads(&shared, flag, sum);

@@ -1095,6 +1095,36 @@ SG_FN scangen_u64 column_cumsum_sg_row_walk_at(const column_cumsum_sg_row_walk* 
   return stride == length ? g : w->row * stride + w->col;
 }
 
+// The heads among a thread's SG_ITEMS items without 64-bit arithmetic per
+// item: `next`, the items before the next head, and `period`, the items from
+// a head to the next, both capped at SG_ITEMS + 1 (past SG_ITEMS a thread's
+// items hold one head at most, so the cap never reaches a head).
+typedef struct {
+  int next, period;
+} column_cumsum_sg_row_heads;
+
+// The heads from an item of column `col` of rows of `length`.
+SG_FN column_cumsum_sg_row_heads column_cumsum_sg_row_heads_start(scangen_u64 col, scangen_u64 length) {
+  column_cumsum_sg_row_heads h;
+  const scangen_u64 left = col == 0 ? 0 : length - col;
+  h.next = left > (scangen_u64)SG_ITEMS ? SG_ITEMS + 1 : (int)left;
+  h.period = length > (scangen_u64)SG_ITEMS ? SG_ITEMS + 1 : (int)length;
+  return h;
+}
+
+// Whether the item is a head (column 0); then on to the next item. After it,
+// next == 0 says the item is the last of its row.
+SG_FN int column_cumsum_sg_row_heads_next(column_cumsum_sg_row_heads* h) {
+  const int head = h->next == 0;
+  h->next = (head ? h->period : h->next) - 1;
+  return head;
+}
+
+// How many of the SG_ITEMS items from virtual element `mine` lie before n.
+SG_FN int column_cumsum_sg_items_before(scangen_u64 mine, scangen_u64 n) {
+  return mine >= n ? 0 : n - mine > (scangen_u64)SG_ITEMS ? SG_ITEMS : (int)(n - mine);
+}
+
 #if SG_VEC_IN || SG_VEC_OUT
 // CUDA, 16-byte words (common/io.h): whether a full tile (first + SG_TILE <=
 // n) of elements of `bytes` bytes moves in whole words between `base` and
@@ -1208,9 +1238,10 @@ SG_FN void column_cumsum_sg_rows_outputs(const column_cumsum_T* items, column_cu
 #if SG_SEEDED
   const column_cumsum_T seed = column_cumsum_init();
 #endif
+  column_cumsum_sg_row_heads h = column_cumsum_sg_row_heads_start(col, length);
 #pragma unroll
   for (int i = 0; i < SG_ITEMS; ++i) {
-    const int head = col == 0;
+    const int head = column_cumsum_sg_row_heads_next(&h);
     if (!inclusive) {
 #if SG_SEEDED
       out[i] = head ? seed : column_cumsum_combine(seed, acc);
@@ -1226,7 +1257,6 @@ SG_FN void column_cumsum_sg_rows_outputs(const column_cumsum_T* items, column_cu
       out[i] = acc;
 #endif
     }
-    col = col + 1 == length ? 0 : col + 1;
   }
 }
 
@@ -1435,12 +1465,15 @@ SG_FN void column_cumsum_sg_empty_rows(SG_GLOBAL column_cumsum_T* aggregates, sc
 // The totals of the rows whose last element is one of this thread's items.
 SG_FN void column_cumsum_sg_rows_aggregates(SG_GLOBAL column_cumsum_T* aggregates, const column_cumsum_T* items, column_cumsum_T acc, scangen_u64 mine,
                                        scangen_u64 n, scangen_u64 length) {
-  scangen_u64 col = mine % length;
+  column_cumsum_sg_row_heads h = column_cumsum_sg_row_heads_start(mine % length, length);
+  const int valid = column_cumsum_sg_items_before(mine, n);
+  scangen_u64 row = mine / length;
 #pragma unroll
   for (int i = 0; i < SG_ITEMS; ++i) {
-    acc = col == 0 ? items[i] : column_cumsum_combine(acc, items[i]);
-    if (col + 1 == length && mine + (scangen_u64)i < n) aggregates[(mine + (scangen_u64)i) / length] = acc;
-    col = col + 1 == length ? 0 : col + 1;
+    const int head = column_cumsum_sg_row_heads_next(&h);
+    if (head && i > 0) ++row;
+    acc = head ? items[i] : column_cumsum_combine(acc, items[i]);
+    if (h.next == 0 && i < valid) aggregates[row] = acc;
   }
 }
 #endif
@@ -1496,13 +1529,13 @@ SG_KERNEL SG_SHAPE_BOUNDS void column_cumsum_rows_kernel(const SG_GLOBAL column_
   int flag = 0;
   column_cumsum_T sum = items[0];
   {
-    scangen_u64 col = col0;
+    column_cumsum_sg_row_heads h = column_cumsum_sg_row_heads_start(col0, length);
+    const int valid = column_cumsum_sg_items_before(mine, n);
 #pragma unroll
     for (int i = 0; i < SG_ITEMS; ++i) {
-      const int head = col == 0 && mine + (scangen_u64)i < n;
+      const int head = column_cumsum_sg_row_heads_next(&h) && i < valid;
       if (head) flag = 1;
       if (i > 0) sum = head ? items[i] : column_cumsum_combine(sum, items[i]);
-      col = col + 1 == length ? 0 : col + 1;
     }
   }
   const int buf = column_cumsum_sg_segmented_threads(&shared, flag, sum);

@@ -1115,6 +1115,36 @@ SG_FN scangen_u64 device_reverse_rows_sg_row_walk_at(const device_reverse_rows_s
   return w->row * stride + (length - 1 - w->col);
 }
 
+// The heads among a thread's SG_ITEMS items without 64-bit arithmetic per
+// item: `next`, the items before the next head, and `period`, the items from
+// a head to the next, both capped at SG_ITEMS + 1 (past SG_ITEMS a thread's
+// items hold one head at most, so the cap never reaches a head).
+typedef struct {
+  int next, period;
+} device_reverse_rows_sg_row_heads;
+
+// The heads from an item of column `col` of rows of `length`.
+SG_FN device_reverse_rows_sg_row_heads device_reverse_rows_sg_row_heads_start(scangen_u64 col, scangen_u64 length) {
+  device_reverse_rows_sg_row_heads h;
+  const scangen_u64 left = col == 0 ? 0 : length - col;
+  h.next = left > (scangen_u64)SG_ITEMS ? SG_ITEMS + 1 : (int)left;
+  h.period = length > (scangen_u64)SG_ITEMS ? SG_ITEMS + 1 : (int)length;
+  return h;
+}
+
+// Whether the item is a head (column 0); then on to the next item. After it,
+// next == 0 says the item is the last of its row.
+SG_FN int device_reverse_rows_sg_row_heads_next(device_reverse_rows_sg_row_heads* h) {
+  const int head = h->next == 0;
+  h->next = (head ? h->period : h->next) - 1;
+  return head;
+}
+
+// How many of the SG_ITEMS items from virtual element `mine` lie before n.
+SG_FN int device_reverse_rows_sg_items_before(scangen_u64 mine, scangen_u64 n) {
+  return mine >= n ? 0 : n - mine > (scangen_u64)SG_ITEMS ? SG_ITEMS : (int)(n - mine);
+}
+
 #if SG_VEC_IN || SG_VEC_OUT
 // CUDA, 16-byte words (common/io.h): whether a full tile (first + SG_TILE <=
 // n) of elements of `bytes` bytes moves in whole words between `base` and
@@ -1232,9 +1262,10 @@ SG_FN void device_reverse_rows_sg_rows_outputs(const device_reverse_rows_T* item
 #if SG_SEEDED
   const device_reverse_rows_T seed = device_reverse_rows_init();
 #endif
+  device_reverse_rows_sg_row_heads h = device_reverse_rows_sg_row_heads_start(col, length);
 #pragma unroll
   for (int i = 0; i < SG_ITEMS; ++i) {
-    const int head = col == 0;
+    const int head = device_reverse_rows_sg_row_heads_next(&h);
     if (!inclusive) {
 #if SG_SEEDED
       out[i] = head ? seed : device_reverse_rows_combine(seed, acc);
@@ -1250,7 +1281,6 @@ SG_FN void device_reverse_rows_sg_rows_outputs(const device_reverse_rows_T* item
       out[i] = acc;
 #endif
     }
-    col = col + 1 == length ? 0 : col + 1;
   }
 }
 
@@ -1459,12 +1489,15 @@ SG_FN void device_reverse_rows_sg_empty_rows(SG_GLOBAL device_reverse_rows_T* ag
 // The totals of the rows whose last element is one of this thread's items.
 SG_FN void device_reverse_rows_sg_rows_aggregates(SG_GLOBAL device_reverse_rows_T* aggregates, const device_reverse_rows_T* items, device_reverse_rows_T acc, scangen_u64 mine,
                                        scangen_u64 n, scangen_u64 length) {
-  scangen_u64 col = mine % length;
+  device_reverse_rows_sg_row_heads h = device_reverse_rows_sg_row_heads_start(mine % length, length);
+  const int valid = device_reverse_rows_sg_items_before(mine, n);
+  scangen_u64 row = mine / length;
 #pragma unroll
   for (int i = 0; i < SG_ITEMS; ++i) {
-    acc = col == 0 ? items[i] : device_reverse_rows_combine(acc, items[i]);
-    if (col + 1 == length && mine + (scangen_u64)i < n) aggregates[(mine + (scangen_u64)i) / length] = acc;
-    col = col + 1 == length ? 0 : col + 1;
+    const int head = device_reverse_rows_sg_row_heads_next(&h);
+    if (head && i > 0) ++row;
+    acc = head ? items[i] : device_reverse_rows_combine(acc, items[i]);
+    if (h.next == 0 && i < valid) aggregates[row] = acc;
   }
 }
 #endif
@@ -1520,13 +1553,13 @@ SG_KERNEL SG_SHAPE_BOUNDS void device_reverse_rows_rows_kernel(const SG_GLOBAL d
   int flag = 0;
   device_reverse_rows_T sum = items[0];
   {
-    scangen_u64 col = col0;
+    device_reverse_rows_sg_row_heads h = device_reverse_rows_sg_row_heads_start(col0, length);
+    const int valid = device_reverse_rows_sg_items_before(mine, n);
 #pragma unroll
     for (int i = 0; i < SG_ITEMS; ++i) {
-      const int head = col == 0 && mine + (scangen_u64)i < n;
+      const int head = device_reverse_rows_sg_row_heads_next(&h) && i < valid;
       if (head) flag = 1;
       if (i > 0) sum = head ? items[i] : device_reverse_rows_combine(sum, items[i]);
-      col = col + 1 == length ? 0 : col + 1;
     }
   }
   const int buf = device_reverse_rows_sg_segmented_threads(&shared, flag, sum);
@@ -1624,17 +1657,17 @@ typedef scangen_f32 device_reverse_lines_In;
 static inline device_reverse_lines_T device_reverse_lines_combine(device_reverse_lines_T x, device_reverse_lines_T y) {
 #line 4 "tests/golden/specs/device_reverse_shapes.scan"
   return (x + y);
-#line 1628 "device_reverse_rows.cl"
+#line 1661 "device_reverse_rows.cl"
 }
 static inline device_reverse_lines_T device_reverse_lines_identity(void) {
 #line 4 "tests/golden/specs/device_reverse_shapes.scan"
   return 0x0p+0f;
-#line 1633 "device_reverse_rows.cl"
+#line 1666 "device_reverse_rows.cl"
 }
 static inline device_reverse_lines_T device_reverse_lines_init(void) {
 #line 4 "tests/golden/specs/device_reverse_shapes.scan"
   return 0x0p+0f;
-#line 1638 "device_reverse_rows.cl"
+#line 1671 "device_reverse_rows.cl"
 }
 static inline device_reverse_lines_T device_reverse_lines_convert(device_reverse_lines_In v) { return v; }
 // ---- scan 'device_reverse_lines': the constants its templates are written against ---------------
@@ -2633,6 +2666,36 @@ SG_FN scangen_u64 device_reverse_lines_sg_row_walk_at(const device_reverse_lines
   return w->row * stride + (length - 1 - w->col);
 }
 
+// The heads among a thread's SG_ITEMS items without 64-bit arithmetic per
+// item: `next`, the items before the next head, and `period`, the items from
+// a head to the next, both capped at SG_ITEMS + 1 (past SG_ITEMS a thread's
+// items hold one head at most, so the cap never reaches a head).
+typedef struct {
+  int next, period;
+} device_reverse_lines_sg_row_heads;
+
+// The heads from an item of column `col` of rows of `length`.
+SG_FN device_reverse_lines_sg_row_heads device_reverse_lines_sg_row_heads_start(scangen_u64 col, scangen_u64 length) {
+  device_reverse_lines_sg_row_heads h;
+  const scangen_u64 left = col == 0 ? 0 : length - col;
+  h.next = left > (scangen_u64)SG_ITEMS ? SG_ITEMS + 1 : (int)left;
+  h.period = length > (scangen_u64)SG_ITEMS ? SG_ITEMS + 1 : (int)length;
+  return h;
+}
+
+// Whether the item is a head (column 0); then on to the next item. After it,
+// next == 0 says the item is the last of its row.
+SG_FN int device_reverse_lines_sg_row_heads_next(device_reverse_lines_sg_row_heads* h) {
+  const int head = h->next == 0;
+  h->next = (head ? h->period : h->next) - 1;
+  return head;
+}
+
+// How many of the SG_ITEMS items from virtual element `mine` lie before n.
+SG_FN int device_reverse_lines_sg_items_before(scangen_u64 mine, scangen_u64 n) {
+  return mine >= n ? 0 : n - mine > (scangen_u64)SG_ITEMS ? SG_ITEMS : (int)(n - mine);
+}
+
 #if SG_VEC_IN || SG_VEC_OUT
 // CUDA, 16-byte words (common/io.h): whether a full tile (first + SG_TILE <=
 // n) of elements of `bytes` bytes moves in whole words between `base` and
@@ -2750,9 +2813,10 @@ SG_FN void device_reverse_lines_sg_rows_outputs(const device_reverse_lines_T* it
 #if SG_SEEDED
   const device_reverse_lines_T seed = device_reverse_lines_init();
 #endif
+  device_reverse_lines_sg_row_heads h = device_reverse_lines_sg_row_heads_start(col, length);
 #pragma unroll
   for (int i = 0; i < SG_ITEMS; ++i) {
-    const int head = col == 0;
+    const int head = device_reverse_lines_sg_row_heads_next(&h);
     if (!inclusive) {
 #if SG_SEEDED
       out[i] = head ? seed : device_reverse_lines_combine(seed, acc);
@@ -2768,7 +2832,6 @@ SG_FN void device_reverse_lines_sg_rows_outputs(const device_reverse_lines_T* it
       out[i] = acc;
 #endif
     }
-    col = col + 1 == length ? 0 : col + 1;
   }
 }
 
@@ -2977,12 +3040,15 @@ SG_FN void device_reverse_lines_sg_empty_rows(SG_GLOBAL device_reverse_lines_T* 
 // The totals of the rows whose last element is one of this thread's items.
 SG_FN void device_reverse_lines_sg_rows_aggregates(SG_GLOBAL device_reverse_lines_T* aggregates, const device_reverse_lines_T* items, device_reverse_lines_T acc, scangen_u64 mine,
                                        scangen_u64 n, scangen_u64 length) {
-  scangen_u64 col = mine % length;
+  device_reverse_lines_sg_row_heads h = device_reverse_lines_sg_row_heads_start(mine % length, length);
+  const int valid = device_reverse_lines_sg_items_before(mine, n);
+  scangen_u64 row = mine / length;
 #pragma unroll
   for (int i = 0; i < SG_ITEMS; ++i) {
-    acc = col == 0 ? items[i] : device_reverse_lines_combine(acc, items[i]);
-    if (col + 1 == length && mine + (scangen_u64)i < n) aggregates[(mine + (scangen_u64)i) / length] = acc;
-    col = col + 1 == length ? 0 : col + 1;
+    const int head = device_reverse_lines_sg_row_heads_next(&h);
+    if (head && i > 0) ++row;
+    acc = head ? items[i] : device_reverse_lines_combine(acc, items[i]);
+    if (h.next == 0 && i < valid) aggregates[row] = acc;
   }
 }
 #endif
@@ -3038,13 +3104,13 @@ SG_KERNEL SG_SHAPE_BOUNDS void device_reverse_lines_rows_kernel(const SG_GLOBAL 
   int flag = 0;
   device_reverse_lines_T sum = items[0];
   {
-    scangen_u64 col = col0;
+    device_reverse_lines_sg_row_heads h = device_reverse_lines_sg_row_heads_start(col0, length);
+    const int valid = device_reverse_lines_sg_items_before(mine, n);
 #pragma unroll
     for (int i = 0; i < SG_ITEMS; ++i) {
-      const int head = col == 0 && mine + (scangen_u64)i < n;
+      const int head = device_reverse_lines_sg_row_heads_next(&h) && i < valid;
       if (head) flag = 1;
       if (i > 0) sum = head ? items[i] : device_reverse_lines_combine(sum, items[i]);
-      col = col + 1 == length ? 0 : col + 1;
     }
   }
   const int buf = device_reverse_lines_sg_segmented_threads(&shared, flag, sum);

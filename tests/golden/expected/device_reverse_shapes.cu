@@ -87,7 +87,7 @@ static __device__ __forceinline__ __attribute__((unused)) device_reverse_rows_T 
 #define SG_INIT device_reverse_rows_init
 #define SG_CONVERT device_reverse_rows_convert
 #define SG_ITEMS 32
-#define SG_THREADS 256
+#define SG_THREADS 128
 #define SG_SHFL_WORDS 1
 #define SG_LANE_SCRATCH 1
 #define SG_LB_FIRST_POLL_NS 1000
@@ -99,15 +99,15 @@ static __device__ __forceinline__ __attribute__((unused)) device_reverse_rows_T 
 #define SG_STATUS_KIND 1
 #define SG_STATUS_WORDS 1
 #define SG_SHAPE_MIN_BLOCKS 0
-#define SG_TILE 8192
+#define SG_TILE 4096
 #define SG_STAGED_IO 1
 #define SG_VEC_IN 8
 #define SG_VEC_OUT 8
 #define SG_STREAMING 0
-#define SG_EXCHANGE 8449
-#define SG_GROUP_THREADS 256
+#define SG_EXCHANGE 4225
+#define SG_GROUP_THREADS 128
 #define SG_GROUPS 1
-#define SG_BLOCK_THREADS 256
+#define SG_BLOCK_THREADS 128
 #define SG_SEEDED 0
 #define SG_INCLUSIVE_OUT 1
 #define SG_EXCLUSIVE_OUT 0
@@ -1039,6 +1039,36 @@ SG_FN scangen_u64 device_reverse_rows_sg_row_walk_at(const device_reverse_rows_s
   return w->row * stride + (length - 1 - w->col);
 }
 
+// The heads among a thread's SG_ITEMS items without 64-bit arithmetic per
+// item: `next`, the items before the next head, and `period`, the items from
+// a head to the next, both capped at SG_ITEMS + 1 (past SG_ITEMS a thread's
+// items hold one head at most, so the cap never reaches a head).
+typedef struct {
+  int next, period;
+} device_reverse_rows_sg_row_heads;
+
+// The heads from an item of column `col` of rows of `length`.
+SG_FN device_reverse_rows_sg_row_heads device_reverse_rows_sg_row_heads_start(scangen_u64 col, scangen_u64 length) {
+  device_reverse_rows_sg_row_heads h;
+  const scangen_u64 left = col == 0 ? 0 : length - col;
+  h.next = left > (scangen_u64)SG_ITEMS ? SG_ITEMS + 1 : (int)left;
+  h.period = length > (scangen_u64)SG_ITEMS ? SG_ITEMS + 1 : (int)length;
+  return h;
+}
+
+// Whether the item is a head (column 0); then on to the next item. After it,
+// next == 0 says the item is the last of its row.
+SG_FN int device_reverse_rows_sg_row_heads_next(device_reverse_rows_sg_row_heads* h) {
+  const int head = h->next == 0;
+  h->next = (head ? h->period : h->next) - 1;
+  return head;
+}
+
+// How many of the SG_ITEMS items from virtual element `mine` lie before n.
+SG_FN int device_reverse_rows_sg_items_before(scangen_u64 mine, scangen_u64 n) {
+  return mine >= n ? 0 : n - mine > (scangen_u64)SG_ITEMS ? SG_ITEMS : (int)(n - mine);
+}
+
 #if SG_VEC_IN || SG_VEC_OUT
 // CUDA, 16-byte words (common/io.h): whether a full tile (first + SG_TILE <=
 // n) of elements of `bytes` bytes moves in whole words between `base` and
@@ -1156,9 +1186,10 @@ SG_FN void device_reverse_rows_sg_rows_outputs(const device_reverse_rows_T* item
 #if SG_SEEDED
   const device_reverse_rows_T seed = device_reverse_rows_init();
 #endif
+  device_reverse_rows_sg_row_heads h = device_reverse_rows_sg_row_heads_start(col, length);
 #pragma unroll
   for (int i = 0; i < SG_ITEMS; ++i) {
-    const int head = col == 0;
+    const int head = device_reverse_rows_sg_row_heads_next(&h);
     if (!inclusive) {
 #if SG_SEEDED
       out[i] = head ? seed : device_reverse_rows_combine(seed, acc);
@@ -1174,7 +1205,6 @@ SG_FN void device_reverse_rows_sg_rows_outputs(const device_reverse_rows_T* item
       out[i] = acc;
 #endif
     }
-    col = col + 1 == length ? 0 : col + 1;
   }
 }
 
@@ -1383,12 +1413,15 @@ SG_FN void device_reverse_rows_sg_empty_rows(SG_GLOBAL device_reverse_rows_T* ag
 // The totals of the rows whose last element is one of this thread's items.
 SG_FN void device_reverse_rows_sg_rows_aggregates(SG_GLOBAL device_reverse_rows_T* aggregates, const device_reverse_rows_T* items, device_reverse_rows_T acc, scangen_u64 mine,
                                        scangen_u64 n, scangen_u64 length) {
-  scangen_u64 col = mine % length;
+  device_reverse_rows_sg_row_heads h = device_reverse_rows_sg_row_heads_start(mine % length, length);
+  const int valid = device_reverse_rows_sg_items_before(mine, n);
+  scangen_u64 row = mine / length;
 #pragma unroll
   for (int i = 0; i < SG_ITEMS; ++i) {
-    acc = col == 0 ? items[i] : device_reverse_rows_combine(acc, items[i]);
-    if (col + 1 == length && mine + (scangen_u64)i < n) aggregates[(mine + (scangen_u64)i) / length] = acc;
-    col = col + 1 == length ? 0 : col + 1;
+    const int head = device_reverse_rows_sg_row_heads_next(&h);
+    if (head && i > 0) ++row;
+    acc = head ? items[i] : device_reverse_rows_combine(acc, items[i]);
+    if (h.next == 0 && i < valid) aggregates[row] = acc;
   }
 }
 #endif
@@ -1444,13 +1477,13 @@ SG_KERNEL SG_SHAPE_BOUNDS void device_reverse_rows_rows_kernel(const SG_GLOBAL d
   int flag = 0;
   device_reverse_rows_T sum = items[0];
   {
-    scangen_u64 col = col0;
+    device_reverse_rows_sg_row_heads h = device_reverse_rows_sg_row_heads_start(col0, length);
+    const int valid = device_reverse_rows_sg_items_before(mine, n);
 #pragma unroll
     for (int i = 0; i < SG_ITEMS; ++i) {
-      const int head = col == 0 && mine + (scangen_u64)i < n;
+      const int head = device_reverse_rows_sg_row_heads_next(&h) && i < valid;
       if (head) flag = 1;
       if (i > 0) sum = head ? items[i] : device_reverse_rows_combine(sum, items[i]);
-      col = col + 1 == length ? 0 : col + 1;
     }
   }
   const int buf = device_reverse_rows_sg_segmented_threads(&shared, flag, sum);
@@ -1545,17 +1578,17 @@ typedef scangen_f32 device_reverse_lines_In;
 static __device__ __forceinline__ __attribute__((unused)) device_reverse_lines_T device_reverse_lines_combine(device_reverse_lines_T x, device_reverse_lines_T y) {
 #line 4 "tests/golden/specs/device_reverse_shapes.scan"
   return __fadd_rn(x, y);
-#line 1549 "device_reverse_rows.cu"
+#line 1582 "device_reverse_rows.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) device_reverse_lines_T device_reverse_lines_identity(void) {
 #line 4 "tests/golden/specs/device_reverse_shapes.scan"
   return 0x0p+0f;
-#line 1554 "device_reverse_rows.cu"
+#line 1587 "device_reverse_rows.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) device_reverse_lines_T device_reverse_lines_init(void) {
 #line 4 "tests/golden/specs/device_reverse_shapes.scan"
   return 0x0p+0f;
-#line 1559 "device_reverse_rows.cu"
+#line 1592 "device_reverse_rows.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) device_reverse_lines_T device_reverse_lines_convert(device_reverse_lines_In v) { return v; }
 // ---- scan 'device_reverse_lines': the constants its templates are written against ---------------
@@ -2519,6 +2552,36 @@ SG_FN scangen_u64 device_reverse_lines_sg_row_walk_at(const device_reverse_lines
   return w->row * stride + (length - 1 - w->col);
 }
 
+// The heads among a thread's SG_ITEMS items without 64-bit arithmetic per
+// item: `next`, the items before the next head, and `period`, the items from
+// a head to the next, both capped at SG_ITEMS + 1 (past SG_ITEMS a thread's
+// items hold one head at most, so the cap never reaches a head).
+typedef struct {
+  int next, period;
+} device_reverse_lines_sg_row_heads;
+
+// The heads from an item of column `col` of rows of `length`.
+SG_FN device_reverse_lines_sg_row_heads device_reverse_lines_sg_row_heads_start(scangen_u64 col, scangen_u64 length) {
+  device_reverse_lines_sg_row_heads h;
+  const scangen_u64 left = col == 0 ? 0 : length - col;
+  h.next = left > (scangen_u64)SG_ITEMS ? SG_ITEMS + 1 : (int)left;
+  h.period = length > (scangen_u64)SG_ITEMS ? SG_ITEMS + 1 : (int)length;
+  return h;
+}
+
+// Whether the item is a head (column 0); then on to the next item. After it,
+// next == 0 says the item is the last of its row.
+SG_FN int device_reverse_lines_sg_row_heads_next(device_reverse_lines_sg_row_heads* h) {
+  const int head = h->next == 0;
+  h->next = (head ? h->period : h->next) - 1;
+  return head;
+}
+
+// How many of the SG_ITEMS items from virtual element `mine` lie before n.
+SG_FN int device_reverse_lines_sg_items_before(scangen_u64 mine, scangen_u64 n) {
+  return mine >= n ? 0 : n - mine > (scangen_u64)SG_ITEMS ? SG_ITEMS : (int)(n - mine);
+}
+
 #if SG_VEC_IN || SG_VEC_OUT
 // CUDA, 16-byte words (common/io.h): whether a full tile (first + SG_TILE <=
 // n) of elements of `bytes` bytes moves in whole words between `base` and
@@ -2636,9 +2699,10 @@ SG_FN void device_reverse_lines_sg_rows_outputs(const device_reverse_lines_T* it
 #if SG_SEEDED
   const device_reverse_lines_T seed = device_reverse_lines_init();
 #endif
+  device_reverse_lines_sg_row_heads h = device_reverse_lines_sg_row_heads_start(col, length);
 #pragma unroll
   for (int i = 0; i < SG_ITEMS; ++i) {
-    const int head = col == 0;
+    const int head = device_reverse_lines_sg_row_heads_next(&h);
     if (!inclusive) {
 #if SG_SEEDED
       out[i] = head ? seed : device_reverse_lines_combine(seed, acc);
@@ -2654,7 +2718,6 @@ SG_FN void device_reverse_lines_sg_rows_outputs(const device_reverse_lines_T* it
       out[i] = acc;
 #endif
     }
-    col = col + 1 == length ? 0 : col + 1;
   }
 }
 
@@ -2863,12 +2926,15 @@ SG_FN void device_reverse_lines_sg_empty_rows(SG_GLOBAL device_reverse_lines_T* 
 // The totals of the rows whose last element is one of this thread's items.
 SG_FN void device_reverse_lines_sg_rows_aggregates(SG_GLOBAL device_reverse_lines_T* aggregates, const device_reverse_lines_T* items, device_reverse_lines_T acc, scangen_u64 mine,
                                        scangen_u64 n, scangen_u64 length) {
-  scangen_u64 col = mine % length;
+  device_reverse_lines_sg_row_heads h = device_reverse_lines_sg_row_heads_start(mine % length, length);
+  const int valid = device_reverse_lines_sg_items_before(mine, n);
+  scangen_u64 row = mine / length;
 #pragma unroll
   for (int i = 0; i < SG_ITEMS; ++i) {
-    acc = col == 0 ? items[i] : device_reverse_lines_combine(acc, items[i]);
-    if (col + 1 == length && mine + (scangen_u64)i < n) aggregates[(mine + (scangen_u64)i) / length] = acc;
-    col = col + 1 == length ? 0 : col + 1;
+    const int head = device_reverse_lines_sg_row_heads_next(&h);
+    if (head && i > 0) ++row;
+    acc = head ? items[i] : device_reverse_lines_combine(acc, items[i]);
+    if (h.next == 0 && i < valid) aggregates[row] = acc;
   }
 }
 #endif
@@ -2924,13 +2990,13 @@ SG_KERNEL SG_SHAPE_BOUNDS void device_reverse_lines_rows_kernel(const SG_GLOBAL 
   int flag = 0;
   device_reverse_lines_T sum = items[0];
   {
-    scangen_u64 col = col0;
+    device_reverse_lines_sg_row_heads h = device_reverse_lines_sg_row_heads_start(col0, length);
+    const int valid = device_reverse_lines_sg_items_before(mine, n);
 #pragma unroll
     for (int i = 0; i < SG_ITEMS; ++i) {
-      const int head = col == 0 && mine + (scangen_u64)i < n;
+      const int head = device_reverse_lines_sg_row_heads_next(&h) && i < valid;
       if (head) flag = 1;
       if (i > 0) sum = head ? items[i] : device_reverse_lines_combine(sum, items[i]);
-      col = col + 1 == length ? 0 : col + 1;
     }
   }
   const int buf = device_reverse_lines_sg_segmented_threads(&shared, flag, sum);
