@@ -19,7 +19,7 @@
 //   tuned ready    from the same compile's start to wait_tuned()
 //   kernel         one call at n = 2^24 on each tier, host-timed over 20
 //                  calls (the fast tier's only where no swap came in between)
-// and a third what a fast tier of PTX would cost: NVRTC to PTX with
+// (--tiers: this table alone) and a third what a fast tier of PTX would cost: NVRTC to PTX with
 // -Ofast-compile=mid or max, then the driver's JIT (cuModuleLoadDataEx) at
 // its default optimisation level and at level 0 (median of 3).
 #define CL_TARGET_OPENCL_VERSION 120
@@ -393,13 +393,26 @@ void contention_table() {
 
 int main(int argc, char** argv) {
   scangen::RuntimeOptions options;
+  bool tiers_only = false;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--opencl") == 0) options.backend = scangen::Backend::OpenCL;
     else if (std::strcmp(argv[i], "--cuda") == 0) options.backend = scangen::Backend::Cuda;
+    else if (std::strcmp(argv[i], "--tiers") == 0) tiers_only = true;
     else {
-      std::fprintf(stderr, "usage: jit_bench [--cuda | --opencl]\n");
+      std::fprintf(stderr, "usage: jit_bench [--cuda | --opencl] [--tiers]\n");
       return 1;
     }
+  }
+  if (tiers_only) {  // the tiers' table alone (CUDA)
+    options.backend = scangen::Backend::Cuda;
+    setenv("SCANGEN_CACHE_DISABLE", "1", 1);
+    try {
+      tier_table(options);
+    } catch (const scangen::Error& e) {
+      std::fprintf(stderr, "jit_bench: %s\n", e.what());
+      return 2;
+    }
+    return 0;
   }
   scangen::RuntimeOptions one_tier = options;
   one_tier.jit_tiers = false;

@@ -62,6 +62,9 @@ Runtime::Runtime(RuntimeOptions options) : impl_(std::make_shared<Impl>()) {
     }
   if (const char* after = std::getenv("SCANGEN_JIT_TUNED_AFTER"); impl_->tiers && after)
     impl_->tuned_after = runtime::detail::tiers_wanted(std::nullopt, after);
+  // SCANGEN_JIT_FAST_DIRECT_IO=0: the fast tier from the tuned tier's text (to compare).
+  if (const char* direct = std::getenv("SCANGEN_JIT_FAST_DIRECT_IO"))
+    impl_->fast_direct_io = runtime::detail::tiers_wanted(std::nullopt, direct);
 }
 
 // The tuned compiles still queued run to the end (their disk entries are what

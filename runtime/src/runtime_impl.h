@@ -211,6 +211,9 @@ struct Runtime::Impl {
   // module is loaded (SCANGEN_JIT_TUNED_AFTER=1) instead of before the fast
   // build starts: the fast build then has the host to itself.
   bool tuned_after = false;
+  // The fast tier built from the scan's text with direct I/O (generator::fast_tier_plan);
+  // SCANGEN_JIT_FAST_DIRECT_IO=0: from the tuned tier's text.
+  bool fast_direct_io = true;
   runtime::detail::TierWorker worker;
 
   Impl() = default;

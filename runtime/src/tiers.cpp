@@ -1,5 +1,6 @@
 // Tiered compilation of CUDA scans (runtime/README.md, "Tiers"): a cold
-// compile builds the fast tier (NVRTC's quickest build of the same source),
+// compile builds the fast tier (NVRTC's quickest build of the same scan, its
+// I/O direct where generator::fast_tier_plan allows),
 // hands it to the caller, and queues the tuned build on a background thread,
 // which loads it into every Scan waiting for it and stores it in the disk
 // cache. A Scan's calls read the module to launch with one atomic load.
@@ -10,6 +11,7 @@
 #include <cstdlib>
 
 #include "runtime_impl.h"
+#include "scangen/generator/emit.h"
 
 namespace scangen {
 
@@ -140,7 +142,16 @@ void Runtime::Impl::compile_cuda(const std::shared_ptr<Scan::State>& st, const s
     const auto t0 = std::chrono::steady_clock::now();
     std::vector<uint8_t> bytes;
     try {
-      bytes = nvrtc_compile(source, name, runtime::detail::tier_arch(arch, first), first);
+      // The fast tier's text: the same scan with direct I/O where its plan allows it
+      // (generator::fast_tier_plan: the same kernels, parameters and bits, less to compile).
+      std::string fast_source;
+      if (first == Tier::Fast && fast_direct_io) {
+        generator::EmitOptions eo;
+        eo.source_name = name;
+        fast_source = generator::emit(generator::fast_tier_plan(st->plan), eo);
+      }
+      bytes = nvrtc_compile(fast_source.empty() ? source : fast_source, name, runtime::detail::tier_arch(arch, first),
+                            first);
     } catch (...) {
       if (!job) throw;
       // The fast tier's build failed: the tuned one decides (its error, the

@@ -144,10 +144,21 @@ TEST_CASE("the fast and the tuned tier give the same bits on a CUDA GPU", "[gpu]
   const uint64_t s0 = seed();
   INFO("seed " << s0 << " (replay with SCANGEN_TEST_SEED=" << s0 << ")");
   std::mt19937_64 rng(s0);
-  // Float scans are deterministic (reduce_then_scan): decoupled look-back combines the tiles' totals in
-  // an order that depends on timing, so two calls of one tier may differ in their last bits.
+  // Float scans are deterministic (reduce_then_scan, or the fixed-order look-back): decoupled look-back
+  // in any order combines the tiles' totals in an order that depends on timing, so two calls of one tier
+  // may differ in their last bits. The look-back scans' fast tier moves its elements directly
+  // (generator::fast_tier_plan), the tuned one through the exchange.
   const std::vector<std::string> texts = {
       "scan i { type = i32; op = add; level = device; }",
+      "scan fl { type = f32; op = add; level = device; deterministic = true; algorithm = decoupled_lookback; }",
+      "type Affine { a: f32, b: f32 }\n"
+      "scan affine_lb { type = Affine; combine(x, y) = Affine { a: y.a * x.a, b: y.a * x.b + y.b };"
+      " identity = Affine { a: 1.0, b: 0.0 }; level = device; deterministic = true; algorithm = decoupled_lookback; }",
+      "type Mat2 { a: f32, b: f32, c: f32, d: f32 }\n"
+      "scan mat2_lb { type = Mat2; combine(x, y) = Mat2 { a: x.a * y.a + x.b * y.c, b: x.a * y.b + x.b * y.d,"
+      " c: x.c * y.a + x.d * y.c, d: x.c * y.b + x.d * y.d };"
+      " identity = Mat2 { a: 1.0, b: 0.0, c: 0.0, d: 1.0 }; level = device; deterministic = true;"
+      " algorithm = decoupled_lookback; }",
       "scan f { type = f32; op = add; level = device; deterministic = true; }",
       "scan fe { type = f32; op = add; level = device; mode = exclusive; deterministic = true; }",
       "type Affine { a: f32, b: f32 }\n"

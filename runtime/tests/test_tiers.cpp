@@ -128,8 +128,9 @@ TEST_CASE("the tier worker runs every job in order on one thread, and finish() d
 
 namespace {
 
-// A scan of `text` (the one it holds) planned and emitted for sm_90.
-std::string emit_sm90(const std::string& text) {
+// A scan of `text` (the one it holds) planned and emitted for sm_90; `fast`:
+// the fast tier's text (generator::fast_tier_plan), as the runtime emits it.
+std::string emit_sm90(const std::string& text, bool fast = false) {
   scangen::dsl::Document doc = scangen::dsl::load("<tiers test>", text);
   REQUIRE(doc.ok());
   REQUIRE(doc.specs().size() == 1);
@@ -137,7 +138,7 @@ std::string emit_sm90(const std::string& text) {
       scangen::generator::make_plan(doc.specs().front(), scangen::generator::Target{scangen::Backend::Cuda, 90});
   scangen::generator::EmitOptions eo;
   eo.source_name = doc.specs().front().name + ".cu";
-  return scangen::generator::emit(plan, eo);
+  return scangen::generator::emit(fast ? scangen::generator::fast_tier_plan(plan) : plan, eo);
 }
 
 std::string read_example(const char* file) {
@@ -187,11 +188,14 @@ TEST_CASE("NVRTC builds both tiers for sm_90 with one kernel ABI and the same fl
   };
   for (const auto& [what, text] : scans) {
     INFO(what);
-    const std::string source = emit_sm90(text);
+    const std::string source = emit_sm90(text), fast_source = emit_sm90(text, true);
+    // The device scans' fast tier moves its elements directly (no exchange).
+    if (text.find("level = device") != std::string::npos)
+      CHECK(fast_source.find("#define SG_STAGED_IO 0") != std::string::npos);
     // What the runtime builds for an sm_90 GPU: the tuned tier's cubin and
     // the fast tier's PTX.
     compile_tier(source, "sm_90", Tier::Tuned);
-    const std::string fast = compile_tier(source, detail::tier_arch("sm_90", Tier::Fast), Tier::Fast).code;
+    const std::string fast = compile_tier(fast_source, detail::tier_arch("sm_90", Tier::Fast), Tier::Fast).code;
     CHECK(fast.find(".target sm_90") != std::string::npos);
     // Their PTX: the same kernels with the same parameter lists.
     const std::string tuned = compile_tier(source, "compute_90", Tier::Tuned).code;

@@ -1090,3 +1090,84 @@ TEST_CASE(
   CHECK_FALSE(big.staged_io);
   CHECK(big.dynamic_shared_bytes == 0);
 }
+
+TEST_CASE("plan: the fast tier's plan moves a plain scan's elements directly and keeps everything else",
+          "[plan][tiers]") {
+  using scangen::generator::emit;
+  using scangen::generator::fast_tier_plan;
+  using scangen::generator::Target;
+  const auto plan = [](const std::string& text, Backend b = Backend::Cuda) {
+    return make_plan(load_one(text), b == Backend::Cuda ? Target{b, 90} : Target{b, 0});
+  };
+  // The lines of `a` that `b` lacks.
+  const auto only_in = [](const std::string& a, const std::string& b) {
+    std::vector<std::string> out;
+    size_t i = 0;
+    while (i < a.size()) {
+      const size_t end = a.find('\n', i);
+      const std::string line = a.substr(i, end == std::string::npos ? std::string::npos : end - i + 1);
+      if (b.find(line) == std::string::npos) out.push_back(line);
+      if (end == std::string::npos) break;
+      i = end + 1;
+    }
+    return out;
+  };
+  for (const char* text :
+       {"scan s { type = i32; op = add; level = device; }", "scan s { type = f32; op = add; level = device; }",
+        "scan s { type = f32; op = add; level = device; deterministic = true; algorithm = decoupled_lookback; }",
+        "type A { a: f32, b: f32 }\nscan s { type = A; combine(x, y) = A { a: y.a * x.a, b: y.a * x.b + y.b };"
+        " identity = A { a: 1.0, b: 0.0 }; level = device; }"}) {
+    CAPTURE(text);
+    const Plan p = plan(text);
+    const Plan f = fast_tier_plan(p);
+    REQUIRE(p.staged_io);
+    CHECK_FALSE(f.staged_io);
+    CHECK(f.input_words == 0);
+    CHECK(f.output_words == 0);
+    // The same tile, look-back, kernels and parameters, launch and workspace.
+    CHECK(f.tile == p.tile);
+    CHECK(f.block_threads == p.block_threads);
+    CHECK(f.items == p.items);
+    CHECK(f.status == p.status);
+    CHECK(f.tile_algorithm == p.tile_algorithm);
+    CHECK(f.dynamic_shared_bytes == p.dynamic_shared_bytes);
+    CHECK(scangen::generator::workspace_bytes(f, 1000003) == scangen::generator::workspace_bytes(p, 1000003));
+    REQUIRE(f.kernels.size() == p.kernels.size());
+    for (size_t k = 0; k < p.kernels.size(); ++k) {
+      CHECK(f.kernels[k].name == p.kernels[k].name);
+      REQUIRE(f.kernels[k].params.size() == p.kernels[k].params.size());
+      for (size_t i = 0; i < p.kernels[k].params.size(); ++i)
+        CHECK(f.kernels[k].params[i].name == p.kernels[k].params[i].name);
+    }
+    // The text differs in the I/O constants only (no exchange: SG_EXCHANGE 1).
+    std::vector<std::string> changed = only_in(emit(f), emit(p));
+    CHECK(!changed.empty());
+    for (const std::string& line : changed) {
+      CAPTURE(line);
+      CHECK((line.rfind("#define SG_STAGED_IO 0", 0) == 0 || line.rfind("#define SG_VEC_IN 0", 0) == 0 ||
+             line.rfind("#define SG_VEC_OUT 0", 0) == 0 || line.rfind("#define SG_STREAMING 0", 0) == 0 ||
+             line.rfind("#define SG_EXCHANGE 1\n", 0) == 0));
+    }
+  }
+  // Everything else keeps its plan: packed words (their order of combination is the packed one),
+  // segments, reverse, fused outputs, neighbours, other levels and algorithms, OpenCL.
+  for (const char* text : {
+           "scan s { type = i8; op = add; level = device; }",
+           "scan s { type = f16; op = add; level = device; }",
+           "scan s { type = i32; op = add; level = device; segments = offsets; }",
+           "scan s { type = i32; op = add; level = device; reverse = true; }",
+           "scan s { type = i32; op = add; level = device; shape = rows; }",
+           "scan s { type = i32; op = add; level = device; algorithm = reduce_then_scan; }",
+           "scan s { type = i32; input = i32; convert(x) = x - prev(x); op = add; level = device; }",
+           "scan s { input = i32; type = u32; convert(x) = x < 50 ? 1 : 0; op = add; mode = exclusive;"
+           " outputs = aggregate; scatter_if(x) = x < 50; scatter_at(x, i, before) = u64(before); scatter(x) = x;"
+           " level = device; }",
+           "scan s { type = i32; op = add; level = block; }",
+       }) {
+    CAPTURE(text);
+    const Plan p = plan(text);
+    CHECK(emit(fast_tier_plan(p)) == emit(p));
+  }
+  const Plan cl = plan("scan s { type = i32; op = add; level = device; }", Backend::OpenCL);
+  CHECK(emit(fast_tier_plan(cl)) == emit(cl));
+}

@@ -350,6 +350,18 @@ Plan make_plan(const dsl::Spec& spec, Backend backend);
 Plan make_plan(const dsl::Spec& spec, const Target& target, const DeviceTuning& tuning);
 Plan make_plan(const dsl::Spec& spec, Backend backend, const DeviceTuning& tuning);
 
+// The plan of a CUDA scan's fast tier (the runtime's first build of a cold
+// scan, runtime/README.md "Tiers"). For a forward, flat, unsegmented device
+// scan by look-back of one input array (in any or the fixed order) with no
+// fused outputs, neighbours or packed words: direct I/O, each thread
+// loading and storing its own items, with no exchange through shared memory
+// and no 16-byte words. The tile, block scan, look-back, kernels,
+// parameters, workspace and the order in which elements are combined are
+// the plan's, so the results are the same bits; NVVM and ptxas have less
+// code to compile (bench/RESULTS.md, "JIT: the fast tier's direct I/O").
+// Any other plan comes back as it is.
+Plan fast_tier_plan(const Plan& plan);
+
 // The constants the templates are written against (SG_*), in order, from the
 // plan's fields: the one place they are spelled.
 std::vector<std::pair<std::string, std::string>> template_constants(const Plan& plan);
