@@ -208,8 +208,8 @@ struct Runtime::Impl {
   // Tiered compilation (CUDA): on, and the thread that builds the tuned tiers.
   bool tiers = false;
   // Whether a cold compile queues the tuned build once the fast tier's
-  // module is loaded (SCANGEN_JIT_TUNED_AFTER=1) instead of before the fast
-  // build starts: the fast build then has the host to itself.
+  // module is loaded (the default) instead of before the fast build starts
+  // (SCANGEN_JIT_TUNED_AFTER=0): the fast build then has the host to itself.
   bool tuned_after = false;
   // The fast tier built from the scan's text with direct I/O (generator::fast_tier_plan);
   // SCANGEN_JIT_FAST_DIRECT_IO=0: from the tuned tier's text.

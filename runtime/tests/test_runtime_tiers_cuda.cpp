@@ -277,33 +277,42 @@ TEST_CASE("a CUDA Runtime destroyed during a background compile finishes it clea
   CHECK(again.stats().disk_hits == 1);
 }
 
-TEST_CASE("with SCANGEN_JIT_TUNED_AFTER=1 the tuned build follows the fast one and still replaces it (CUDA)",
-          "[gpu][tiers]") {
+TEST_CASE(
+    "the tuned build follows the fast one (or with SCANGEN_JIT_TUNED_AFTER=0 goes beside it) and "
+    "replaces it (CUDA)",
+    "[gpu][tiers]") {
   INFO("GPU: " << driver().name);
   TempCache cache;
   const uint64_t s0 = seed();
   INFO("seed " << s0 << " (replay with SCANGEN_TEST_SEED=" << s0 << ")");
   std::mt19937_64 rng(s0);
-  setenv("SCANGEN_JIT_TUNED_AFTER", "1", 1);
-  scangen::Runtime rt(tiered());
-  unsetenv("SCANGEN_JIT_TUNED_AFTER");
-  // Four threads compile one new spec at once: one builds the fast tier and
-  // queues the tuned build after loading it; the others share both.
-  const std::string text = "scan after { type = i32; op = add; level = device; }";
-  std::vector<scangen::Scan> scans(4);
-  std::vector<std::thread> threads;
-  for (size_t t = 0; t < scans.size(); ++t) threads.emplace_back([&, t] { scans[t] = rt.compile(text); });
-  for (std::thread& t : threads) t.join();
-  const auto in = random_input(scans[0].spec(), 100003, rng);
-  for (const scangen::Scan& s : scans) {
-    check_output(s.spec(), in, 100003, run_once(s, in, 100003).out);
-    CHECK(s.wait_tuned() == Tier::Tuned);
-    CHECK(s.tier_error().empty());
-    check_output(s.spec(), in, 100003, run_once(s, in, 100003).out);
+  for (const char* after : {"", "1", "0"}) {
+    INFO("SCANGEN_JIT_TUNED_AFTER=" << after);
+    if (*after)
+      setenv("SCANGEN_JIT_TUNED_AFTER", after, 1);
+    else
+      unsetenv("SCANGEN_JIT_TUNED_AFTER");
+    scangen::Runtime rt(tiered());
+    unsetenv("SCANGEN_JIT_TUNED_AFTER");
+    // Four threads compile one new spec at once: one builds the fast tier and
+    // queues the tuned build (after loading it, or before building it); the others share both.
+    const std::string text =
+        std::string("scan after_") + (*after ? after : "default") + " { type = i32; op = add; level = device; }";
+    std::vector<scangen::Scan> scans(4);
+    std::vector<std::thread> threads;
+    for (size_t t = 0; t < scans.size(); ++t) threads.emplace_back([&, t] { scans[t] = rt.compile(text); });
+    for (std::thread& t : threads) t.join();
+    const auto in = random_input(scans[0].spec(), 100003, rng);
+    for (const scangen::Scan& s : scans) {
+      check_output(s.spec(), in, 100003, run_once(s, in, 100003).out);
+      CHECK(s.wait_tuned() == Tier::Tuned);
+      CHECK(s.tier_error().empty());
+      check_output(s.spec(), in, 100003, run_once(s, in, 100003).out);
+    }
+    const scangen::CacheStats st = rt.stats();
+    CHECK(st.fast_compiles == 1);
+    CHECK(st.tuned_compiles == 1);
+    CHECK(st.tuned_failures == 0);
+    CHECK(st.entries_written == 1);
   }
-  const scangen::CacheStats st = rt.stats();
-  CHECK(st.fast_compiles == 1);
-  CHECK(st.tuned_compiles == 1);
-  CHECK(st.tuned_failures == 0);
-  CHECK(st.entries_written == 1);
 }
