@@ -84,6 +84,14 @@ const Tile kTiles[] = {
     {"_t256_i8", rows_sum_t256_i8_inclusive, rows_sum_t256_i8_workspace_bytes, nullptr, nullptr},
 };
 
+// The input of every case: n floats in [-0.5, 0.5) from a fixed LCG.
+std::vector<float> test_input(uint64_t n) {
+  std::vector<float> h(n);
+  uint32_t x = 12345;
+  for (float& v : h) v = static_cast<float>((x = x * 1664525u + 1013904223u) >> 8) / 16777216.0f - 0.5f;
+  return h;
+}
+
 // Largest relative error against a double-precision host scan.
 double check(const Case& k, const std::vector<float>& in, const std::vector<float>& out) {
   double worst = 0;
@@ -120,9 +128,7 @@ int run_tiles(const cudaDeviceProp& prop, int reps) {
   for (const Case& k : cases) {
     const uint64_t n = k.r * k.c;
     const uint64_t extents[2] = {k.r, k.c}, strides[2] = {k.c, 1};
-    std::vector<float> h(n);
-    uint32_t x = 12345;
-    for (float& v : h) v = static_cast<float>((x = x * 1664525u + 1013904223u) >> 8) / 16777216.0f - 0.5f;
+    const std::vector<float> h = test_input(n);
     float *d_in = nullptr, *d_out = nullptr;
     CHECK_CUDA(cudaMalloc(&d_in, n * 4));
     CHECK_CUDA(cudaMalloc(&d_out, n * 4));
@@ -205,9 +211,7 @@ int main(int argc, char** argv) {
   int failed = 0;
   for (const Case& k : cases) {
     const uint64_t n = k.r * k.c;
-    std::vector<float> h(n);
-    uint32_t x = 12345;
-    for (float& v : h) v = static_cast<float>((x = x * 1664525u + 1013904223u) >> 8) / 16777216.0f - 0.5f;
+    const std::vector<float> h = test_input(n);
     float *d_in = nullptr, *d_out = nullptr;
     void* ws = nullptr;
     const size_t ws_bytes = workspace(k);

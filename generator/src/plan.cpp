@@ -539,8 +539,8 @@ Plan fast_tier_plan(const Plan& plan) {
   const dsl::Spec& s = plan.spec;
   const bool plain = plan.backend == Backend::Cuda && plan.level == Level::Device && plan.shape == dsl::Shape::Flat &&
                      plan.status != StatusLayout::None && !plan.segmented.on() && !plan.scatter &&
-                     !s.has_input_arrays() && !plan.convert_neighbours && !plan.reads_neighbours && !s.reverse &&
-                     plan.packed_lanes == 0 && s.algorithm == Algorithm::DecoupledLookback;
+                     !s.has_input_arrays() && !plan.reads_neighbours && !s.reverse && plan.packed_lanes == 0 &&
+                     s.algorithm == Algorithm::DecoupledLookback;
   if (!plain || !plan.staged_io) return plan;
   Plan f = plan;
   f.staged_io = false;
