@@ -79,6 +79,29 @@ SG_BEGIN(reverse)
 SG_END(reverse)
 }
 
+// sg_row_walk_start where the walk is used: rows end to end (forward) are the
+// flat array, so a walk only for convert(v, i)'s place (`place`: the caller
+// reads it) takes its divisions; otherwise the walk is left at zero and
+// sg_row_walk_at, sg_rows_word_at and sg_row_walk_next run on it unused.
+SG_FN SG_NAME(sg_row_walk) SG_NAME(sg_rows_walk)(scangen_u64 g, scangen_u64 step, scangen_u64 length, scangen_u64 stride,
+                                                 int place) {
+  int needed = 1;
+SG_BEGIN(forward)
+  needed = stride != length || place;
+SG_END(forward)
+  (void)stride;
+  (void)place;
+  if (!needed) {
+    SG_NAME(sg_row_walk) w;
+    w.row = 0;
+    w.col = 0;
+    w.drow = 0;
+    w.dcol = 0;
+    return w;
+  }
+  return SG_NAME(sg_row_walk_start)(g, step, length);
+}
+
 // The heads among a thread's SG_ITEMS items without 64-bit arithmetic per
 // item: `next`, the items before the next head, and `period`, the items from
 // a head to the next, both capped at SG_ITEMS + 1 (past SG_ITEMS a thread's
@@ -151,9 +174,12 @@ SG_END(forward)
 // element `first` (elements of `bytes` bytes): a walk over their first
 // virtual elements, one division pair for all of them (a division a word
 // took registers enough to keep the kernel to 2 blocks an SM).
-SG_FN SG_NAME(sg_row_walk) SG_NAME(sg_rows_words_walk)(scangen_u64 first, unsigned bytes, scangen_u64 length) {
+// Rows end to end (forward) need no walk: no division then.
+SG_FN SG_NAME(sg_row_walk) SG_NAME(sg_rows_words_walk)(scangen_u64 first, unsigned bytes, scangen_u64 length,
+                                                       scangen_u64 stride) {
   const scangen_u64 per = bytes < 16u ? 16u / bytes : 1u;
-  return SG_NAME(sg_row_walk_start)(first + (scangen_u64)SG_THREAD() * per, (scangen_u64)SG_THREADS * per, length);
+  return SG_NAME(sg_rows_walk)(first + (scangen_u64)SG_THREAD() * per, (scangen_u64)SG_THREADS * per, length, stride,
+                               0);
 }
 
 // Where word k of the tile from virtual element `first` lies, in words from
@@ -204,7 +230,7 @@ SG_FN void SG_NAME(sg_rows_load)(const SG_GLOBAL SG_IN* in, scangen_u64 first, s
   if (SG_NAME(sg_rows_words)((unsigned long long)in, sizeof(SG_IN), first, n, length, stride)) {
     const SG_GLOBAL uint4* src = (const SG_GLOBAL uint4*)in;
     SG_LOCAL uint4* words = (SG_LOCAL uint4*)exchange;
-    SG_NAME(sg_row_walk) walk = SG_NAME(sg_rows_words_walk)(first, sizeof(SG_IN), length);
+    SG_NAME(sg_row_walk) walk = SG_NAME(sg_rows_words_walk)(first, sizeof(SG_IN), length, stride);
 #pragma unroll
     for (int i = 0; i < SG_VEC_IN; ++i) {
       const int w = i * SG_THREADS + tid;
@@ -230,7 +256,7 @@ SG_END(indexed)
     return;
   }
 #endif
-  SG_NAME(sg_row_walk) walk = SG_NAME(sg_row_walk_start)(first + (scangen_u64)tid, SG_THREADS, length);
+  SG_NAME(sg_row_walk) walk = SG_NAME(sg_rows_walk)(first + (scangen_u64)tid, SG_THREADS, length, stride, 0SG_BEGIN(indexed) + 1SG_END(indexed));
 #pragma unroll
   for (int i = 0; i < SG_ITEMS; ++i) {
     const int k = i * SG_THREADS + tid;
@@ -246,7 +272,7 @@ SG_END(indexed)
   SG_BARRIER();
 #else
   (void)exchange;
-  SG_NAME(sg_row_walk) walk = SG_NAME(sg_row_walk_start)(first + (scangen_u64)(tid * SG_ITEMS), 1, length);
+  SG_NAME(sg_row_walk) walk = SG_NAME(sg_rows_walk)(first + (scangen_u64)(tid * SG_ITEMS), 1, length, stride, 0SG_BEGIN(indexed) + 1SG_END(indexed));
 #pragma unroll
   for (int i = 0; i < SG_ITEMS; ++i) {
     const scangen_u64 g = first + (scangen_u64)(tid * SG_ITEMS + i);
@@ -310,7 +336,7 @@ SG_FN void SG_NAME(sg_rows_store)(SG_GLOBAL SG_T* out0, SG_GLOBAL SG_T* out1, in
       for (int w = 0; w < SG_VEC_OUT; ++w) words[SG_NAME(sg_word_at)(tid, w, SG_VEC_OUT)] = u.v[w];
       SG_BARRIER();
       SG_GLOBAL uint4* dst = (SG_GLOBAL uint4*)out;
-      SG_NAME(sg_row_walk) walk = SG_NAME(sg_rows_words_walk)(first, sizeof(SG_T), length);
+      SG_NAME(sg_row_walk) walk = SG_NAME(sg_rows_words_walk)(first, sizeof(SG_T), length, stride);
 #pragma unroll
       for (int i = 0; i < SG_VEC_OUT; ++i) {
         const int w = i * SG_THREADS + tid;
@@ -326,7 +352,7 @@ SG_FN void SG_NAME(sg_rows_store)(SG_GLOBAL SG_T* out0, SG_GLOBAL SG_T* out1, in
 #pragma unroll
     for (int i = 0; i < SG_ITEMS; ++i) exchange[SG_XPAD(tid * SG_ITEMS + i)] = values[i];
     SG_BARRIER();
-    SG_NAME(sg_row_walk) walk = SG_NAME(sg_row_walk_start)(first + (scangen_u64)tid, SG_THREADS, length);
+    SG_NAME(sg_row_walk) walk = SG_NAME(sg_rows_walk)(first + (scangen_u64)tid, SG_THREADS, length, stride, 0);
 #pragma unroll
     for (int i = 0; i < SG_ITEMS; ++i) {
       const int k = i * SG_THREADS + tid;
@@ -337,7 +363,7 @@ SG_FN void SG_NAME(sg_rows_store)(SG_GLOBAL SG_T* out0, SG_GLOBAL SG_T* out1, in
     SG_BARRIER();
 #else
     (void)exchange;
-    SG_NAME(sg_row_walk) walk = SG_NAME(sg_row_walk_start)(first + (scangen_u64)(tid * SG_ITEMS), 1, length);
+    SG_NAME(sg_row_walk) walk = SG_NAME(sg_rows_walk)(first + (scangen_u64)(tid * SG_ITEMS), 1, length, stride, 0);
 #pragma unroll
     for (int i = 0; i < SG_ITEMS; ++i) {
       const scangen_u64 g = first + (scangen_u64)(tid * SG_ITEMS + i);

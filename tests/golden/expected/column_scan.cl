@@ -1095,6 +1095,27 @@ SG_FN scangen_u64 column_cumsum_sg_row_walk_at(const column_cumsum_sg_row_walk* 
   return stride == length ? g : w->row * stride + w->col;
 }
 
+// sg_row_walk_start where the walk is used: rows end to end (forward) are the
+// flat array, so a walk only for convert(v, i)'s place (`place`: the caller
+// reads it) takes its divisions; otherwise the walk is left at zero and
+// sg_row_walk_at, sg_rows_word_at and sg_row_walk_next run on it unused.
+SG_FN column_cumsum_sg_row_walk column_cumsum_sg_rows_walk(scangen_u64 g, scangen_u64 step, scangen_u64 length, scangen_u64 stride,
+                                                 int place) {
+  int needed = 1;
+  needed = stride != length || place;
+  (void)stride;
+  (void)place;
+  if (!needed) {
+    column_cumsum_sg_row_walk w;
+    w.row = 0;
+    w.col = 0;
+    w.drow = 0;
+    w.dcol = 0;
+    return w;
+  }
+  return column_cumsum_sg_row_walk_start(g, step, length);
+}
+
 // The heads among a thread's SG_ITEMS items without 64-bit arithmetic per
 // item: `next`, the items before the next head, and `period`, the items from
 // a head to the next, both capped at SG_ITEMS + 1 (past SG_ITEMS a thread's
@@ -1144,9 +1165,12 @@ SG_FN int column_cumsum_sg_rows_words(unsigned long long base, unsigned bytes, s
 // element `first` (elements of `bytes` bytes): a walk over their first
 // virtual elements, one division pair for all of them (a division a word
 // took registers enough to keep the kernel to 2 blocks an SM).
-SG_FN column_cumsum_sg_row_walk column_cumsum_sg_rows_words_walk(scangen_u64 first, unsigned bytes, scangen_u64 length) {
+// Rows end to end (forward) need no walk: no division then.
+SG_FN column_cumsum_sg_row_walk column_cumsum_sg_rows_words_walk(scangen_u64 first, unsigned bytes, scangen_u64 length,
+                                                       scangen_u64 stride) {
   const scangen_u64 per = bytes < 16u ? 16u / bytes : 1u;
-  return column_cumsum_sg_row_walk_start(first + (scangen_u64)SG_THREAD() * per, (scangen_u64)SG_THREADS * per, length);
+  return column_cumsum_sg_rows_walk(first + (scangen_u64)SG_THREAD() * per, (scangen_u64)SG_THREADS * per, length, stride,
+                               0);
 }
 
 // Where word k of the tile from virtual element `first` lies, in words from
@@ -1184,7 +1208,7 @@ SG_FN void column_cumsum_sg_rows_load(const SG_GLOBAL column_cumsum_In* in, scan
   if (column_cumsum_sg_rows_words((unsigned long long)in, sizeof(column_cumsum_In), first, n, length, stride)) {
     const SG_GLOBAL uint4* src = (const SG_GLOBAL uint4*)in;
     SG_LOCAL uint4* words = (SG_LOCAL uint4*)exchange;
-    column_cumsum_sg_row_walk walk = column_cumsum_sg_rows_words_walk(first, sizeof(column_cumsum_In), length);
+    column_cumsum_sg_row_walk walk = column_cumsum_sg_rows_words_walk(first, sizeof(column_cumsum_In), length, stride);
 #pragma unroll
     for (int i = 0; i < SG_VEC_IN; ++i) {
       const int w = i * SG_THREADS + tid;
@@ -1204,7 +1228,7 @@ SG_FN void column_cumsum_sg_rows_load(const SG_GLOBAL column_cumsum_In* in, scan
     return;
   }
 #endif
-  column_cumsum_sg_row_walk walk = column_cumsum_sg_row_walk_start(first + (scangen_u64)tid, SG_THREADS, length);
+  column_cumsum_sg_row_walk walk = column_cumsum_sg_rows_walk(first + (scangen_u64)tid, SG_THREADS, length, stride, 0);
 #pragma unroll
   for (int i = 0; i < SG_ITEMS; ++i) {
     const int k = i * SG_THREADS + tid;
@@ -1220,7 +1244,7 @@ SG_FN void column_cumsum_sg_rows_load(const SG_GLOBAL column_cumsum_In* in, scan
   SG_BARRIER();
 #else
   (void)exchange;
-  column_cumsum_sg_row_walk walk = column_cumsum_sg_row_walk_start(first + (scangen_u64)(tid * SG_ITEMS), 1, length);
+  column_cumsum_sg_row_walk walk = column_cumsum_sg_rows_walk(first + (scangen_u64)(tid * SG_ITEMS), 1, length, stride, 0);
 #pragma unroll
   for (int i = 0; i < SG_ITEMS; ++i) {
     const scangen_u64 g = first + (scangen_u64)(tid * SG_ITEMS + i);
@@ -1284,7 +1308,7 @@ SG_FN void column_cumsum_sg_rows_store(SG_GLOBAL column_cumsum_T* out0, SG_GLOBA
       for (int w = 0; w < SG_VEC_OUT; ++w) words[column_cumsum_sg_word_at(tid, w, SG_VEC_OUT)] = u.v[w];
       SG_BARRIER();
       SG_GLOBAL uint4* dst = (SG_GLOBAL uint4*)out;
-      column_cumsum_sg_row_walk walk = column_cumsum_sg_rows_words_walk(first, sizeof(column_cumsum_T), length);
+      column_cumsum_sg_row_walk walk = column_cumsum_sg_rows_words_walk(first, sizeof(column_cumsum_T), length, stride);
 #pragma unroll
       for (int i = 0; i < SG_VEC_OUT; ++i) {
         const int w = i * SG_THREADS + tid;
@@ -1300,7 +1324,7 @@ SG_FN void column_cumsum_sg_rows_store(SG_GLOBAL column_cumsum_T* out0, SG_GLOBA
 #pragma unroll
     for (int i = 0; i < SG_ITEMS; ++i) exchange[SG_XPAD(tid * SG_ITEMS + i)] = values[i];
     SG_BARRIER();
-    column_cumsum_sg_row_walk walk = column_cumsum_sg_row_walk_start(first + (scangen_u64)tid, SG_THREADS, length);
+    column_cumsum_sg_row_walk walk = column_cumsum_sg_rows_walk(first + (scangen_u64)tid, SG_THREADS, length, stride, 0);
 #pragma unroll
     for (int i = 0; i < SG_ITEMS; ++i) {
       const int k = i * SG_THREADS + tid;
@@ -1311,7 +1335,7 @@ SG_FN void column_cumsum_sg_rows_store(SG_GLOBAL column_cumsum_T* out0, SG_GLOBA
     SG_BARRIER();
 #else
     (void)exchange;
-    column_cumsum_sg_row_walk walk = column_cumsum_sg_row_walk_start(first + (scangen_u64)(tid * SG_ITEMS), 1, length);
+    column_cumsum_sg_row_walk walk = column_cumsum_sg_rows_walk(first + (scangen_u64)(tid * SG_ITEMS), 1, length, stride, 0);
 #pragma unroll
     for (int i = 0; i < SG_ITEMS; ++i) {
       const scangen_u64 g = first + (scangen_u64)(tid * SG_ITEMS + i);

@@ -1039,6 +1039,26 @@ SG_FN scangen_u64 device_reverse_rows_sg_row_walk_at(const device_reverse_rows_s
   return w->row * stride + (length - 1 - w->col);
 }
 
+// sg_row_walk_start where the walk is used: rows end to end (forward) are the
+// flat array, so a walk only for convert(v, i)'s place (`place`: the caller
+// reads it) takes its divisions; otherwise the walk is left at zero and
+// sg_row_walk_at, sg_rows_word_at and sg_row_walk_next run on it unused.
+SG_FN device_reverse_rows_sg_row_walk device_reverse_rows_sg_rows_walk(scangen_u64 g, scangen_u64 step, scangen_u64 length, scangen_u64 stride,
+                                                 int place) {
+  int needed = 1;
+  (void)stride;
+  (void)place;
+  if (!needed) {
+    device_reverse_rows_sg_row_walk w;
+    w.row = 0;
+    w.col = 0;
+    w.drow = 0;
+    w.dcol = 0;
+    return w;
+  }
+  return device_reverse_rows_sg_row_walk_start(g, step, length);
+}
+
 // The heads among a thread's SG_ITEMS items without 64-bit arithmetic per
 // item: `next`, the items before the next head, and `period`, the items from
 // a head to the next, both capped at SG_ITEMS + 1 (past SG_ITEMS a thread's
@@ -1091,9 +1111,12 @@ SG_FN int device_reverse_rows_sg_rows_words(unsigned long long base, unsigned by
 // element `first` (elements of `bytes` bytes): a walk over their first
 // virtual elements, one division pair for all of them (a division a word
 // took registers enough to keep the kernel to 2 blocks an SM).
-SG_FN device_reverse_rows_sg_row_walk device_reverse_rows_sg_rows_words_walk(scangen_u64 first, unsigned bytes, scangen_u64 length) {
+// Rows end to end (forward) need no walk: no division then.
+SG_FN device_reverse_rows_sg_row_walk device_reverse_rows_sg_rows_words_walk(scangen_u64 first, unsigned bytes, scangen_u64 length,
+                                                       scangen_u64 stride) {
   const scangen_u64 per = bytes < 16u ? 16u / bytes : 1u;
-  return device_reverse_rows_sg_row_walk_start(first + (scangen_u64)SG_THREAD() * per, (scangen_u64)SG_THREADS * per, length);
+  return device_reverse_rows_sg_rows_walk(first + (scangen_u64)SG_THREAD() * per, (scangen_u64)SG_THREADS * per, length, stride,
+                               0);
 }
 
 // Where word k of the tile from virtual element `first` lies, in words from
@@ -1132,7 +1155,7 @@ SG_FN void device_reverse_rows_sg_rows_load(const SG_GLOBAL device_reverse_rows_
   if (device_reverse_rows_sg_rows_words((unsigned long long)in, sizeof(device_reverse_rows_In), first, n, length, stride)) {
     const SG_GLOBAL uint4* src = (const SG_GLOBAL uint4*)in;
     SG_LOCAL uint4* words = (SG_LOCAL uint4*)exchange;
-    device_reverse_rows_sg_row_walk walk = device_reverse_rows_sg_rows_words_walk(first, sizeof(device_reverse_rows_In), length);
+    device_reverse_rows_sg_row_walk walk = device_reverse_rows_sg_rows_words_walk(first, sizeof(device_reverse_rows_In), length, stride);
 #pragma unroll
     for (int i = 0; i < SG_VEC_IN; ++i) {
       const int w = i * SG_THREADS + tid;
@@ -1152,7 +1175,7 @@ SG_FN void device_reverse_rows_sg_rows_load(const SG_GLOBAL device_reverse_rows_
     return;
   }
 #endif
-  device_reverse_rows_sg_row_walk walk = device_reverse_rows_sg_row_walk_start(first + (scangen_u64)tid, SG_THREADS, length);
+  device_reverse_rows_sg_row_walk walk = device_reverse_rows_sg_rows_walk(first + (scangen_u64)tid, SG_THREADS, length, stride, 0);
 #pragma unroll
   for (int i = 0; i < SG_ITEMS; ++i) {
     const int k = i * SG_THREADS + tid;
@@ -1168,7 +1191,7 @@ SG_FN void device_reverse_rows_sg_rows_load(const SG_GLOBAL device_reverse_rows_
   SG_BARRIER();
 #else
   (void)exchange;
-  device_reverse_rows_sg_row_walk walk = device_reverse_rows_sg_row_walk_start(first + (scangen_u64)(tid * SG_ITEMS), 1, length);
+  device_reverse_rows_sg_row_walk walk = device_reverse_rows_sg_rows_walk(first + (scangen_u64)(tid * SG_ITEMS), 1, length, stride, 0);
 #pragma unroll
   for (int i = 0; i < SG_ITEMS; ++i) {
     const scangen_u64 g = first + (scangen_u64)(tid * SG_ITEMS + i);
@@ -1232,7 +1255,7 @@ SG_FN void device_reverse_rows_sg_rows_store(SG_GLOBAL device_reverse_rows_T* ou
       for (int w = 0; w < SG_VEC_OUT; ++w) words[device_reverse_rows_sg_word_at(tid, w, SG_VEC_OUT)] = u.v[w];
       SG_BARRIER();
       SG_GLOBAL uint4* dst = (SG_GLOBAL uint4*)out;
-      device_reverse_rows_sg_row_walk walk = device_reverse_rows_sg_rows_words_walk(first, sizeof(device_reverse_rows_T), length);
+      device_reverse_rows_sg_row_walk walk = device_reverse_rows_sg_rows_words_walk(first, sizeof(device_reverse_rows_T), length, stride);
 #pragma unroll
       for (int i = 0; i < SG_VEC_OUT; ++i) {
         const int w = i * SG_THREADS + tid;
@@ -1248,7 +1271,7 @@ SG_FN void device_reverse_rows_sg_rows_store(SG_GLOBAL device_reverse_rows_T* ou
 #pragma unroll
     for (int i = 0; i < SG_ITEMS; ++i) exchange[SG_XPAD(tid * SG_ITEMS + i)] = values[i];
     SG_BARRIER();
-    device_reverse_rows_sg_row_walk walk = device_reverse_rows_sg_row_walk_start(first + (scangen_u64)tid, SG_THREADS, length);
+    device_reverse_rows_sg_row_walk walk = device_reverse_rows_sg_rows_walk(first + (scangen_u64)tid, SG_THREADS, length, stride, 0);
 #pragma unroll
     for (int i = 0; i < SG_ITEMS; ++i) {
       const int k = i * SG_THREADS + tid;
@@ -1259,7 +1282,7 @@ SG_FN void device_reverse_rows_sg_rows_store(SG_GLOBAL device_reverse_rows_T* ou
     SG_BARRIER();
 #else
     (void)exchange;
-    device_reverse_rows_sg_row_walk walk = device_reverse_rows_sg_row_walk_start(first + (scangen_u64)(tid * SG_ITEMS), 1, length);
+    device_reverse_rows_sg_row_walk walk = device_reverse_rows_sg_rows_walk(first + (scangen_u64)(tid * SG_ITEMS), 1, length, stride, 0);
 #pragma unroll
     for (int i = 0; i < SG_ITEMS; ++i) {
       const scangen_u64 g = first + (scangen_u64)(tid * SG_ITEMS + i);
@@ -1578,17 +1601,17 @@ typedef scangen_f32 device_reverse_lines_In;
 static __device__ __forceinline__ __attribute__((unused)) device_reverse_lines_T device_reverse_lines_combine(device_reverse_lines_T x, device_reverse_lines_T y) {
 #line 4 "tests/golden/specs/device_reverse_shapes.scan"
   return __fadd_rn(x, y);
-#line 1582 "device_reverse_rows.cu"
+#line 1605 "device_reverse_rows.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) device_reverse_lines_T device_reverse_lines_identity(void) {
 #line 4 "tests/golden/specs/device_reverse_shapes.scan"
   return 0x0p+0f;
-#line 1587 "device_reverse_rows.cu"
+#line 1610 "device_reverse_rows.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) device_reverse_lines_T device_reverse_lines_init(void) {
 #line 4 "tests/golden/specs/device_reverse_shapes.scan"
   return 0x0p+0f;
-#line 1592 "device_reverse_rows.cu"
+#line 1615 "device_reverse_rows.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) device_reverse_lines_T device_reverse_lines_convert(device_reverse_lines_In v) { return v; }
 // ---- scan 'device_reverse_lines': the constants its templates are written against ---------------
@@ -2552,6 +2575,26 @@ SG_FN scangen_u64 device_reverse_lines_sg_row_walk_at(const device_reverse_lines
   return w->row * stride + (length - 1 - w->col);
 }
 
+// sg_row_walk_start where the walk is used: rows end to end (forward) are the
+// flat array, so a walk only for convert(v, i)'s place (`place`: the caller
+// reads it) takes its divisions; otherwise the walk is left at zero and
+// sg_row_walk_at, sg_rows_word_at and sg_row_walk_next run on it unused.
+SG_FN device_reverse_lines_sg_row_walk device_reverse_lines_sg_rows_walk(scangen_u64 g, scangen_u64 step, scangen_u64 length, scangen_u64 stride,
+                                                 int place) {
+  int needed = 1;
+  (void)stride;
+  (void)place;
+  if (!needed) {
+    device_reverse_lines_sg_row_walk w;
+    w.row = 0;
+    w.col = 0;
+    w.drow = 0;
+    w.dcol = 0;
+    return w;
+  }
+  return device_reverse_lines_sg_row_walk_start(g, step, length);
+}
+
 // The heads among a thread's SG_ITEMS items without 64-bit arithmetic per
 // item: `next`, the items before the next head, and `period`, the items from
 // a head to the next, both capped at SG_ITEMS + 1 (past SG_ITEMS a thread's
@@ -2604,9 +2647,12 @@ SG_FN int device_reverse_lines_sg_rows_words(unsigned long long base, unsigned b
 // element `first` (elements of `bytes` bytes): a walk over their first
 // virtual elements, one division pair for all of them (a division a word
 // took registers enough to keep the kernel to 2 blocks an SM).
-SG_FN device_reverse_lines_sg_row_walk device_reverse_lines_sg_rows_words_walk(scangen_u64 first, unsigned bytes, scangen_u64 length) {
+// Rows end to end (forward) need no walk: no division then.
+SG_FN device_reverse_lines_sg_row_walk device_reverse_lines_sg_rows_words_walk(scangen_u64 first, unsigned bytes, scangen_u64 length,
+                                                       scangen_u64 stride) {
   const scangen_u64 per = bytes < 16u ? 16u / bytes : 1u;
-  return device_reverse_lines_sg_row_walk_start(first + (scangen_u64)SG_THREAD() * per, (scangen_u64)SG_THREADS * per, length);
+  return device_reverse_lines_sg_rows_walk(first + (scangen_u64)SG_THREAD() * per, (scangen_u64)SG_THREADS * per, length, stride,
+                               0);
 }
 
 // Where word k of the tile from virtual element `first` lies, in words from
@@ -2645,7 +2691,7 @@ SG_FN void device_reverse_lines_sg_rows_load(const SG_GLOBAL device_reverse_line
   if (device_reverse_lines_sg_rows_words((unsigned long long)in, sizeof(device_reverse_lines_In), first, n, length, stride)) {
     const SG_GLOBAL uint4* src = (const SG_GLOBAL uint4*)in;
     SG_LOCAL uint4* words = (SG_LOCAL uint4*)exchange;
-    device_reverse_lines_sg_row_walk walk = device_reverse_lines_sg_rows_words_walk(first, sizeof(device_reverse_lines_In), length);
+    device_reverse_lines_sg_row_walk walk = device_reverse_lines_sg_rows_words_walk(first, sizeof(device_reverse_lines_In), length, stride);
 #pragma unroll
     for (int i = 0; i < SG_VEC_IN; ++i) {
       const int w = i * SG_THREADS + tid;
@@ -2665,7 +2711,7 @@ SG_FN void device_reverse_lines_sg_rows_load(const SG_GLOBAL device_reverse_line
     return;
   }
 #endif
-  device_reverse_lines_sg_row_walk walk = device_reverse_lines_sg_row_walk_start(first + (scangen_u64)tid, SG_THREADS, length);
+  device_reverse_lines_sg_row_walk walk = device_reverse_lines_sg_rows_walk(first + (scangen_u64)tid, SG_THREADS, length, stride, 0);
 #pragma unroll
   for (int i = 0; i < SG_ITEMS; ++i) {
     const int k = i * SG_THREADS + tid;
@@ -2681,7 +2727,7 @@ SG_FN void device_reverse_lines_sg_rows_load(const SG_GLOBAL device_reverse_line
   SG_BARRIER();
 #else
   (void)exchange;
-  device_reverse_lines_sg_row_walk walk = device_reverse_lines_sg_row_walk_start(first + (scangen_u64)(tid * SG_ITEMS), 1, length);
+  device_reverse_lines_sg_row_walk walk = device_reverse_lines_sg_rows_walk(first + (scangen_u64)(tid * SG_ITEMS), 1, length, stride, 0);
 #pragma unroll
   for (int i = 0; i < SG_ITEMS; ++i) {
     const scangen_u64 g = first + (scangen_u64)(tid * SG_ITEMS + i);
@@ -2745,7 +2791,7 @@ SG_FN void device_reverse_lines_sg_rows_store(SG_GLOBAL device_reverse_lines_T* 
       for (int w = 0; w < SG_VEC_OUT; ++w) words[device_reverse_lines_sg_word_at(tid, w, SG_VEC_OUT)] = u.v[w];
       SG_BARRIER();
       SG_GLOBAL uint4* dst = (SG_GLOBAL uint4*)out;
-      device_reverse_lines_sg_row_walk walk = device_reverse_lines_sg_rows_words_walk(first, sizeof(device_reverse_lines_T), length);
+      device_reverse_lines_sg_row_walk walk = device_reverse_lines_sg_rows_words_walk(first, sizeof(device_reverse_lines_T), length, stride);
 #pragma unroll
       for (int i = 0; i < SG_VEC_OUT; ++i) {
         const int w = i * SG_THREADS + tid;
@@ -2761,7 +2807,7 @@ SG_FN void device_reverse_lines_sg_rows_store(SG_GLOBAL device_reverse_lines_T* 
 #pragma unroll
     for (int i = 0; i < SG_ITEMS; ++i) exchange[SG_XPAD(tid * SG_ITEMS + i)] = values[i];
     SG_BARRIER();
-    device_reverse_lines_sg_row_walk walk = device_reverse_lines_sg_row_walk_start(first + (scangen_u64)tid, SG_THREADS, length);
+    device_reverse_lines_sg_row_walk walk = device_reverse_lines_sg_rows_walk(first + (scangen_u64)tid, SG_THREADS, length, stride, 0);
 #pragma unroll
     for (int i = 0; i < SG_ITEMS; ++i) {
       const int k = i * SG_THREADS + tid;
@@ -2772,7 +2818,7 @@ SG_FN void device_reverse_lines_sg_rows_store(SG_GLOBAL device_reverse_lines_T* 
     SG_BARRIER();
 #else
     (void)exchange;
-    device_reverse_lines_sg_row_walk walk = device_reverse_lines_sg_row_walk_start(first + (scangen_u64)(tid * SG_ITEMS), 1, length);
+    device_reverse_lines_sg_row_walk walk = device_reverse_lines_sg_rows_walk(first + (scangen_u64)(tid * SG_ITEMS), 1, length, stride, 0);
 #pragma unroll
     for (int i = 0; i < SG_ITEMS; ++i) {
       const scangen_u64 g = first + (scangen_u64)(tid * SG_ITEMS + i);
