@@ -1640,6 +1640,23 @@ SG_KERNEL SG_SHAPE_BOUNDS void column_cumsum_rows_kernel(const SG_GLOBAL column_
 //
 // Needs: common/device_rows.h (the shared layout, the ticket, the empty rows).
 
+// CUDA: the sleep between two reads of a status not yet published (the
+// flat scans' SG_LB_POLL_NS; SCANGEN_AXIS_POLL_NS, where it is defined when
+// the file is compiled, for measurements), and before the first read of a
+// tile's look-back (SCANGEN_AXIS_FIRST_POLL_NS; none by default).
+#ifndef __OPENCL_VERSION__
+#ifdef SCANGEN_AXIS_POLL_NS
+#define SG_AXIS_POLL_NS SCANGEN_AXIS_POLL_NS
+#else
+#define SG_AXIS_POLL_NS SG_LB_POLL_NS
+#endif
+#ifdef SCANGEN_AXIS_FIRST_POLL_NS
+#define SG_AXIS_FIRST_POLL_NS SCANGEN_AXIS_FIRST_POLL_NS
+#else
+#define SG_AXIS_FIRST_POLL_NS 0
+#endif
+#endif
+
 // The status of chunk `pred` of this thread's line (index `slot`), waited
 // for; on OpenCL with bounded waits and the fallback of reducing that chunk
 // of the line itself (as in opencl/lookback.cl). Returns its flag.
@@ -1669,7 +1686,10 @@ SG_FN unsigned int column_cumsum_sg_axis_status(SG_GLOBAL unsigned char* workspa
   (void)stride;
   (void)length;
   (void)depth;
-  while (flag == SG_FLAG_INVALID) flag = column_cumsum_sg_status_load(workspace, slot, v);
+  while (flag == SG_FLAG_INVALID) {
+    if (SG_AXIS_POLL_NS > 0) __nanosleep(SG_AXIS_POLL_NS);
+    flag = column_cumsum_sg_status_load(workspace, slot, v);
+  }
 #endif
   return flag;
 }
@@ -1729,12 +1749,29 @@ SG_FN column_cumsum_T column_cumsum_sg_axis_lookback(SG_LOCAL column_cumsum_sg_s
 }
 
 
-// Element offset of line l's first element (dimensions 0..2).
-SG_FN scangen_u64 column_cumsum_sg_line_base(scangen_u64 l, scangen_u64 e1, scangen_u64 e2, scangen_u64 s0,
-                                        scangen_u64 s1, scangen_u64 s2) {
-  const scangen_u64 i2 = l % e2;
-  l /= e2;
-  return (l / e1) * s0 + (l % e1) * s1 + i2 * s2;
+// a / b and a % b (*r), in 32 bits where both fit (a 64-bit division is a
+// long sequence of instructions on the GPU, run by every thread).
+SG_FN scangen_u64 column_cumsum_sg_divmod(scangen_u64 a, scangen_u64 b, scangen_u64* r) {
+  if (((a | b) >> 32) == 0) {
+    const unsigned int q = (unsigned int)a / (unsigned int)b;
+    *r = (scangen_u64)((unsigned int)a - q * (unsigned int)b);
+    return (scangen_u64)q;
+  }
+  const scangen_u64 q = a / b;
+  *r = a - q * b;
+  return q;
+}
+
+// Line l's indices along dimensions 0..2 (i[0] slowest), found once for the
+// input's and the outputs' bases (sg_line_base).
+SG_FN void column_cumsum_sg_line_index(scangen_u64 l, scangen_u64 e1, scangen_u64 e2, scangen_u64* i) {
+  l = column_cumsum_sg_divmod(l, e2, &i[2]);
+  i[0] = column_cumsum_sg_divmod(l, e1, &i[1]);
+}
+
+// Element offset of the first element of the line of indices i (sg_line_index).
+SG_FN scangen_u64 column_cumsum_sg_line_base(const scangen_u64* i, scangen_u64 s0, scangen_u64 s1, scangen_u64 s2) {
+  return i[0] * s0 + i[1] * s1 + i[2] * s2;
 }
 
 #if SG_STAGED_IO && !defined(SCANGEN_SHAPE_ELEMENT_IO)
@@ -1859,9 +1896,10 @@ SG_FN void column_cumsum_sg_axis_store(SG_GLOBAL column_cumsum_T* out0, SG_GLOBA
       if (full) {
         SG_GLOBAL column_cumsum_T* dst = out + (scangen_i64)(base + (start + (scangen_u64)slice) * stride);
         const scangen_u64 step = (scangen_u64)slices * stride;
+        if (valid) {
 #pragma unroll
-        for (int i = 0; i < SG_ITEMS; ++i)
-          if (valid) dst[(scangen_i64)((scangen_u64)i * step)] = exchange[SG_XPAD(i * SG_THREADS + tid)];
+          for (int i = 0; i < SG_ITEMS; ++i) dst[(scangen_i64)((scangen_u64)i * step)] = exchange[SG_XPAD(i * SG_THREADS + tid)];
+        }
       } else {
 #pragma unroll
         for (int i = 0; i < SG_ITEMS; ++i) {
@@ -1875,20 +1913,21 @@ SG_FN void column_cumsum_sg_axis_store(SG_GLOBAL column_cumsum_T* out0, SG_GLOBA
 #endif
     (void)exchange;
     (void)lane;
+    // A thread off the lines stores nothing: one branch around its loop
+    // rather than a condition on every store (which became a branch an item).
+    if (!valid) continue;
     if (full) {
       SG_GLOBAL column_cumsum_T* dst = out + (scangen_i64)(base + (start + (scangen_u64)(slice * SG_ITEMS)) * stride);
       SG_AXIS_UNROLL
-      for (int i = 0; i < SG_ITEMS; ++i) {
-        const column_cumsum_T v = column_cumsum_sg_axis_next(items[i], &a, &h, inclusive);
-        if (valid) dst[(scangen_i64)((scangen_u64)i * stride)] = v;
-      }
+      for (int i = 0; i < SG_ITEMS; ++i)
+        dst[(scangen_i64)((scangen_u64)i * stride)] = column_cumsum_sg_axis_next(items[i], &a, &h, inclusive);
       continue;
     }
     SG_AXIS_UNROLL
     for (int i = 0; i < SG_ITEMS; ++i) {
       const scangen_u64 p = start + (scangen_u64)(slice * SG_ITEMS + i);
       const column_cumsum_T v = column_cumsum_sg_axis_next(items[i], &a, &h, inclusive);
-      if (valid && p < length) out[base + p * stride] = v;
+      if (p < length) out[base + p * stride] = v;
     }
   }
 }
@@ -1935,33 +1974,50 @@ SG_KERNEL SG_SHAPE_BOUNDS void column_cumsum_axis_kernel(
   const scangen_u64 depth = (scangen_u64)slices * SG_ITEMS;
   const scangen_u64 chunks = (length + depth - 1) / depth, strips = (lines + lanes - 1) / lanes;
   const scangen_u64 tile = column_cumsum_sg_shape_ticket(&shared, workspace, strips * chunks);
-  const scangen_u64 strip = tile / chunks, chunk = tile % chunks;
+  scangen_u64 chunk = 0;
+  const scangen_u64 strip = column_cumsum_sg_divmod(tile, chunks, &chunk);
   const int tid = SG_THREAD(), lane = tid % L, slice = tid / L;
   const scangen_u64 line = strip * lanes + (scangen_u64)lane;
   const int valid = line < lines;
   // A thread off the lines takes the last line's bases (see sg_axis_load).
   const scangen_u64 line_at = valid ? line : lines - 1;
-  const scangen_u64 in_base = column_cumsum_sg_line_base(line_at, extent1, extent2, in_stride0, in_stride1, in_stride2);
+  scangen_u64 index[3];
+  column_cumsum_sg_line_index(line_at, extent1, extent2, index);
+  const scangen_u64 in_base = column_cumsum_sg_line_base(index, in_stride0, in_stride1, in_stride2);
   column_cumsum_T items[SG_ITEMS];
   column_cumsum_sg_axis_load(in, in_base, in_stride3, valid, chunk * depth, length, L, items, exchange);
   column_cumsum_T sum = items[0];
 #pragma unroll
   for (int i = 1; i < SG_ITEMS; ++i) sum = column_cumsum_combine(sum, items[i]);
-  // The threads' totals scanned along each line (a step of `lanes`).
+  // The threads' totals scanned along each line (a step of `lanes`): this
+  // thread's elements of the chunk before its items, and the line's chunk
+  // total. With 8 slices or fewer, each thread folds the slices' totals of its
+  // line in order itself (one barrier); else a scan by doubling steps.
   shared.v[0][tid] = sum;
   SG_BARRIER();
+  // (The barriers are in a loop the same in every thread, not under a
+  // condition: see the fixed-order look-back below.)
+  const int doubling = slices > 8;
   int src = 0;
-  for (int d = 1; d < slices; d <<= 1) {  // `slices` is the same in every thread: the barriers are too
+  for (int d = 1; doubling && d < slices; d <<= 1) {
     column_cumsum_T v = shared.v[src][tid];
     if (slice >= d) v = column_cumsum_combine(shared.v[src][tid - d * L], v);
     shared.v[1 - src][tid] = v;
     src = 1 - src;
     SG_BARRIER();
   }
-  // This thread's elements of the chunk before its items, and (slice 0) the
-  // line's chunk total; then the shared buffers are free for the look-back.
-  const column_cumsum_T before = slice > 0 ? shared.v[src][tid - L] : column_cumsum_identity();
-  const column_cumsum_T total = shared.v[src][(slices - 1) * L + lane];
+  column_cumsum_T before = column_cumsum_identity(), total;
+  if (doubling) {
+    if (slice > 0) before = shared.v[src][tid - L];
+    total = shared.v[src][(slices - 1) * L + lane];
+  } else {
+    total = shared.v[0][lane];
+    for (int s = 1; s < slices; ++s) {
+      if (s == slice) before = total;
+      total = column_cumsum_combine(total, shared.v[0][s * L + lane]);
+    }
+  }
+  // Then the shared buffers are free for the look-back.
   if (tid == 0) more[0] = 0;
   SG_BARRIER();
   if (chunks > 1) {
@@ -1971,8 +2027,15 @@ SG_KERNEL SG_SHAPE_BOUNDS void column_cumsum_axis_kernel(
       column_cumsum_sg_status_store(workspace, status0 + chunk * lanes + (scangen_u64)lane,
                                chunk == 0 ? SG_FLAG_INCLUSIVE : SG_FLAG_AGGREGATE, total);
     if (chunk > 0) {  // the same in every thread of the tile
+#ifndef __OPENCL_VERSION__
+      if (SG_AXIS_FIRST_POLL_NS > 0) __nanosleep(SG_AXIS_FIRST_POLL_NS);
+#endif
+#ifdef SCANGEN_AXIS_ABLATE_LOOKBACK
+      const column_cumsum_T carry = column_cumsum_identity();  // measurements only: wrong results
+#else
       const column_cumsum_T carry = column_cumsum_sg_axis_lookback(&shared, more, workspace, status0, chunk, L, valid, in, in_base,
                                                    in_stride3, length, depth);
+#endif
       if (slice == 0 && valid) {
         column_cumsum_sg_status_store(workspace, status0 + chunk * lanes + (scangen_u64)lane, SG_FLAG_INCLUSIVE,
                                  column_cumsum_combine(carry, total));
@@ -1988,7 +2051,7 @@ SG_KERNEL SG_SHAPE_BOUNDS void column_cumsum_axis_kernel(
     have = 1;
   }
   const scangen_u64 out_base =
-      column_cumsum_sg_line_base(line_at, extent1, extent2, out_stride0, out_stride1, out_stride2);
+      column_cumsum_sg_line_base(index, out_stride0, out_stride1, out_stride2);
 #if SG_AGGREGATE_OUT
   if (valid)
     column_cumsum_sg_axis_aggregate(aggregates, line, items, acc, have, chunk * depth + (scangen_u64)slice * SG_ITEMS,
@@ -2009,6 +2072,8 @@ SG_KERNEL SG_SHAPE_BOUNDS void column_cumsum_axis_kernel(
 }
 #undef SG_AXIS_STAGED
 #undef SG_AXIS_UNROLL
+#undef SG_AXIS_POLL_NS
+#undef SG_AXIS_FIRST_POLL_NS
 #undef SG_SHAPE_MIN_BLOCKS_USED
 #undef SG_SHAPE_BOUNDS
 #undef SG_NAME
