@@ -1569,23 +1569,6 @@ SG_KERNEL SG_SHAPE_BOUNDS void column_cumsum_rows_kernel(const SG_GLOBAL column_
 //
 // Needs: common/device_rows.h (the shared layout, the ticket, the empty rows).
 
-// CUDA: the sleep between two reads of a status not yet published (the
-// flat scans' SG_LB_POLL_NS; SCANGEN_AXIS_POLL_NS, where it is defined when
-// the file is compiled, for measurements), and before the first read of a
-// tile's look-back (SCANGEN_AXIS_FIRST_POLL_NS; none by default).
-#ifndef __OPENCL_VERSION__
-#ifdef SCANGEN_AXIS_POLL_NS
-#define SG_AXIS_POLL_NS SCANGEN_AXIS_POLL_NS
-#else
-#define SG_AXIS_POLL_NS SG_LB_POLL_NS
-#endif
-#ifdef SCANGEN_AXIS_FIRST_POLL_NS
-#define SG_AXIS_FIRST_POLL_NS SCANGEN_AXIS_FIRST_POLL_NS
-#else
-#define SG_AXIS_FIRST_POLL_NS 0
-#endif
-#endif
-
 // The status of chunk `pred` of this thread's line (index `slot`), waited
 // for; on OpenCL with bounded waits and the fallback of reducing that chunk
 // of the line itself (as in opencl/lookback.cl). Returns its flag.
@@ -1616,7 +1599,7 @@ SG_FN unsigned int column_cumsum_sg_axis_status(SG_GLOBAL unsigned char* workspa
   (void)length;
   (void)depth;
   while (flag == SG_FLAG_INVALID) {
-    if (SG_AXIS_POLL_NS > 0) __nanosleep(SG_AXIS_POLL_NS);
+    if (SG_LB_POLL_NS > 0) __nanosleep(SG_LB_POLL_NS);  // as the flat scans' look-back polls
     flag = column_cumsum_sg_status_load(workspace, slot, v);
   }
 #endif
@@ -1956,9 +1939,6 @@ SG_KERNEL SG_SHAPE_BOUNDS void column_cumsum_axis_kernel(
       column_cumsum_sg_status_store(workspace, status0 + chunk * lanes + (scangen_u64)lane,
                                chunk == 0 ? SG_FLAG_INCLUSIVE : SG_FLAG_AGGREGATE, total);
     if (chunk > 0) {  // the same in every thread of the tile
-#ifndef __OPENCL_VERSION__
-      if (SG_AXIS_FIRST_POLL_NS > 0) __nanosleep(SG_AXIS_FIRST_POLL_NS);
-#endif
 #ifdef SCANGEN_AXIS_ABLATE_LOOKBACK
       const column_cumsum_T carry = column_cumsum_identity();  // measurements only: wrong results
 #else
@@ -2001,8 +1981,6 @@ SG_KERNEL SG_SHAPE_BOUNDS void column_cumsum_axis_kernel(
 }
 #undef SG_AXIS_STAGED
 #undef SG_AXIS_UNROLL
-#undef SG_AXIS_POLL_NS
-#undef SG_AXIS_FIRST_POLL_NS
 #undef SG_SHAPE_MIN_BLOCKS_USED
 #undef SG_SHAPE_BOUNDS
 #undef SG_NAME

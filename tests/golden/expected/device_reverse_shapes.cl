@@ -3237,23 +3237,6 @@ SG_KERNEL SG_SHAPE_BOUNDS void device_reverse_lines_rows_kernel(const SG_GLOBAL 
 //
 // Needs: common/device_rows.h (the shared layout, the ticket, the empty rows).
 
-// CUDA: the sleep between two reads of a status not yet published (the
-// flat scans' SG_LB_POLL_NS; SCANGEN_AXIS_POLL_NS, where it is defined when
-// the file is compiled, for measurements), and before the first read of a
-// tile's look-back (SCANGEN_AXIS_FIRST_POLL_NS; none by default).
-#ifndef __OPENCL_VERSION__
-#ifdef SCANGEN_AXIS_POLL_NS
-#define SG_AXIS_POLL_NS SCANGEN_AXIS_POLL_NS
-#else
-#define SG_AXIS_POLL_NS SG_LB_POLL_NS
-#endif
-#ifdef SCANGEN_AXIS_FIRST_POLL_NS
-#define SG_AXIS_FIRST_POLL_NS SCANGEN_AXIS_FIRST_POLL_NS
-#else
-#define SG_AXIS_FIRST_POLL_NS 0
-#endif
-#endif
-
 // The status of chunk `pred` of this thread's line (index `slot`), waited
 // for; on OpenCL with bounded waits and the fallback of reducing that chunk
 // of the line itself (as in opencl/lookback.cl). Returns its flag.
@@ -3284,7 +3267,7 @@ SG_FN unsigned int device_reverse_lines_sg_axis_status(SG_GLOBAL unsigned char* 
   (void)length;
   (void)depth;
   while (flag == SG_FLAG_INVALID) {
-    if (SG_AXIS_POLL_NS > 0) __nanosleep(SG_AXIS_POLL_NS);
+    if (SG_LB_POLL_NS > 0) __nanosleep(SG_LB_POLL_NS);  // as the flat scans' look-back polls
     flag = device_reverse_lines_sg_status_load(workspace, slot, v);
   }
 #endif
@@ -3631,9 +3614,6 @@ SG_KERNEL SG_SHAPE_BOUNDS void device_reverse_lines_axis_kernel(
       device_reverse_lines_sg_status_store(workspace, status0 + chunk * lanes + (scangen_u64)lane,
                                chunk == 0 ? SG_FLAG_INCLUSIVE : SG_FLAG_AGGREGATE, total);
     if (chunk > 0) {  // the same in every thread of the tile
-#ifndef __OPENCL_VERSION__
-      if (SG_AXIS_FIRST_POLL_NS > 0) __nanosleep(SG_AXIS_FIRST_POLL_NS);
-#endif
 #ifdef SCANGEN_AXIS_ABLATE_LOOKBACK
       const device_reverse_lines_T carry = device_reverse_lines_identity();  // measurements only: wrong results
 #else
@@ -3676,8 +3656,6 @@ SG_KERNEL SG_SHAPE_BOUNDS void device_reverse_lines_axis_kernel(
 }
 #undef SG_AXIS_STAGED
 #undef SG_AXIS_UNROLL
-#undef SG_AXIS_POLL_NS
-#undef SG_AXIS_FIRST_POLL_NS
 #undef SG_SHAPE_MIN_BLOCKS_USED
 #undef SG_SHAPE_BOUNDS
 #undef SG_NAME
