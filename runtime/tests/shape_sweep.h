@@ -240,6 +240,25 @@ inline std::vector<Case> strided_cases(uint64_t tile) {
   return v;
 }
 
+// Tiles of 32 lines side by side in memory (a multiple of 32 lines in the
+// innermost of the other dimensions, one element apart; the column scan of a
+// row-major matrix of 32 columns or more): around the chunk (`depth`
+// positions: the tile over 32 lines), long chains of chunks, several strips,
+// 3-d arrays, rows further apart than the lines, and outputs laid out
+// otherwise than the input.
+inline std::vector<Case> side_by_side_cases(uint64_t tile) {
+  const uint64_t depth = tile / 32;
+  std::vector<Case> v;
+  for (uint64_t r : std::vector<uint64_t>{1, depth - 1, depth + 1, 3 * depth + 7, 200 * depth + 5})
+    v.push_back(strided({r, 32}, {32, 1}, 0));
+  for (uint64_t r : std::vector<uint64_t>{depth, 3 * depth + 7}) v.push_back(strided({r, 64}, {64, 1}, 0));
+  for (int axis = 0; axis < 2; ++axis) v.push_back(strided({5, 40, 32}, dense({5, 40, 32}), axis));
+  v.push_back(strided({2, 300, 32}, {300 * 36, 36, 1}, 1, {300 * 32, 32, 1}));  // rows 36 apart
+  v.push_back(strided({300, 32}, {32, 1}, 0, {33, 1}));                         // the outputs' rows 33 apart
+  v.push_back(strided({300, 32}, {33, 1}, 0, {32, 1}));                         // the input's
+  return v;
+}
+
 // The specs; with `reverse`, those of integer and exact non-commutative
 // operators (every mode, init, aggregates) with reverse = true: each row or
 // line scanned from its last element.
@@ -326,13 +345,16 @@ int same_bits(Backend& b, Runtime& rt, std::mt19937_64& rng, int calls) {
   return changed;
 }
 
+// shape "rows" or "strided"; "side by side": shape = strided over side_by_side_cases.
 template <class Backend>
 void sweep(Backend& b, Runtime& rt, const std::string& shape, std::mt19937_64& rng, bool reverse = false) {
-  for (const std::string& text : spec_texts(shape, reverse)) {
+  const bool side = shape == "side by side";
+  for (const std::string& text : spec_texts(side ? "strided" : shape, reverse)) {
     const Scan scan = rt.compile(text);
     INFO("scan " << scan.spec().name << " (shape = " << shape << ", tile " << scan.plan().tile << ")");
     const uint64_t tile = scan.plan().tile;
-    for (const Case& c : shape == "rows" ? row_cases(tile) : strided_cases(tile)) run_case(b, scan, c, rng);
+    for (const Case& c : side ? side_by_side_cases(tile) : shape == "rows" ? row_cases(tile) : strided_cases(tile))
+      run_case(b, scan, c, rng);
   }
 }
 

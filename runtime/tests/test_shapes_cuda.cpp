@@ -75,6 +75,11 @@ TEST_CASE("shape = strided scans every line along the axis on its own (CUDA)", "
   cuda_sweep("strided");
 }
 
+TEST_CASE("shape = strided: tiles of 32 lines side by side, in long chains and 3-d arrays (CUDA)", "[gpu][shapes]") {
+  cuda_sweep("side by side");
+  cuda_sweep("side by side", true);
+}
+
 TEST_CASE("deterministic float rows and columns give the same bits call after call (CUDA)", "[gpu][shapes]") {
   INFO("GPU: " << driver().name);  // exits 4 (skipped) where there is none
   TempCache cache;

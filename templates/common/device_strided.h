@@ -277,6 +277,32 @@ SG_FN void SG_NAME(sg_axis_load)(const SG_GLOBAL SG_IN* in, scangen_u64 base, sc
   }
 }
 
+SG_BEGIN(fixed_order)
+// deterministic = true, CUDA: this thread's items again after the
+// fixed-order look-back, so that they are not held in registers across it
+// (80 registers a thread at 3 blocks an SM spilled them): from the exchange
+// where the load left them there (the staged narrow tiles), else from the
+// array (the tile's own elements, read a moment before; no tile writes them
+// but this one, later). OpenCL holds them: PoCL's build of the kernel with
+// this reload gave wrong items in the narrow tiles (the OpenCL shape sweep's
+// deterministic scans of 2 - 5 columns), NVIDIA's did not.
+#ifndef __OPENCL_VERSION__
+SG_FN void SG_NAME(sg_axis_reload)(const SG_GLOBAL SG_IN* in, scangen_u64 base, scangen_u64 stride, int valid,
+                                   scangen_u64 start, scangen_u64 length, int lanes, SG_T* items,
+                                   SG_LOCAL SG_T* exchange) {
+#if SG_AXIS_STAGED
+  if (lanes < 32) {  // the exchange as sg_axis_load left it
+    const int tid = SG_THREAD(), lane = tid % lanes, slice = tid / lanes;
+    SG_AXIS_UNROLL
+    for (int i = 0; i < SG_ITEMS; ++i) items[i] = exchange[SG_XPAD((slice * SG_ITEMS + i) * lanes + lane)];
+    return;
+  }
+#endif
+  SG_NAME(sg_axis_load)(in, base, stride, valid, start, length, lanes, items, exchange);
+}
+#endif
+
+SG_END(fixed_order)
 // The output (inclusive or exclusive) of the thread's next item `x`, from
 // `acc`, the line's elements before it (`have`: there are some), which it
 // then advances past `x`.
@@ -466,6 +492,9 @@ SG_BEGIN(fixed_order)
     if (slice == 0 && valid) shared.carry[lane] = carry;
     SG_BARRIER();
   }
+#ifndef __OPENCL_VERSION__
+  SG_NAME(sg_axis_reload)(in, in_base, in_stride3, valid, chunk * depth, length, L, items, exchange);
+#endif
 SG_END(fixed_order)
 SG_BEGIN(any_order)
   if (chunks > 1) {
