@@ -213,6 +213,17 @@ SG_FN scangen_u64 SG_NAME(sg_line_base)(const scangen_u64* i, scangen_u64 s0, sc
 #define SG_AXIS_UNROLL _Pragma("unroll")
 #endif
 
+#if SG_AXIS_STAGED
+// A thread's SG_ITEMS items from the exchange of a staged narrow tile (lanes
+// < 32), where sg_axis_load left them: position slice x SG_ITEMS + i of line
+// `lane` at (slice x SG_ITEMS + i) x lanes + lane.
+SG_FN void SG_NAME(sg_axis_take_staged)(int lanes, SG_T* items, SG_LOCAL const SG_T* exchange) {
+  const int tid = SG_THREAD(), lane = tid % lanes, slice = tid / lanes;
+#pragma unroll
+  for (int i = 0; i < SG_ITEMS; ++i) items[i] = exchange[SG_XPAD((slice * SG_ITEMS + i) * lanes + lane)];
+}
+#endif
+
 // This thread's SG_ITEMS positions start + slice x SG_ITEMS + i of its line
 // (`base`, `stride` along the axis), the identity past `length` or off the
 // lines (!valid): staged, in striped order through the exchange; else directly.
@@ -251,8 +262,7 @@ SG_FN void SG_NAME(sg_axis_load)(const SG_GLOBAL SG_IN* in, scangen_u64 base, sc
       }
     }
     SG_BARRIER();
-#pragma unroll
-    for (int i = 0; i < SG_ITEMS; ++i) items[i] = exchange[SG_XPAD((slice * SG_ITEMS + i) * lanes + lane)];
+    SG_NAME(sg_axis_take_staged)(lanes, items, exchange);
     SG_BARRIER();
     return;
   }
@@ -292,9 +302,7 @@ SG_FN void SG_NAME(sg_axis_reload)(const SG_GLOBAL SG_IN* in, scangen_u64 base, 
                                    SG_LOCAL SG_T* exchange) {
 #if SG_AXIS_STAGED
   if (lanes < 32) {  // the exchange as sg_axis_load left it
-    const int tid = SG_THREAD(), lane = tid % lanes, slice = tid / lanes;
-    SG_AXIS_UNROLL
-    for (int i = 0; i < SG_ITEMS; ++i) items[i] = exchange[SG_XPAD((slice * SG_ITEMS + i) * lanes + lane)];
+    SG_NAME(sg_axis_take_staged)(lanes, items, exchange);
     return;
   }
 #endif

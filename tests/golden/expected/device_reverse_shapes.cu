@@ -3254,6 +3254,17 @@ SG_FN scangen_u64 device_reverse_lines_sg_line_base(const scangen_u64* i, scange
 #define SG_AXIS_UNROLL _Pragma("unroll")
 #endif
 
+#if SG_AXIS_STAGED
+// A thread's SG_ITEMS items from the exchange of a staged narrow tile (lanes
+// < 32), where sg_axis_load left them: position slice x SG_ITEMS + i of line
+// `lane` at (slice x SG_ITEMS + i) x lanes + lane.
+SG_FN void device_reverse_lines_sg_axis_take_staged(int lanes, device_reverse_lines_T* items, SG_LOCAL const device_reverse_lines_T* exchange) {
+  const int tid = SG_THREAD(), lane = tid % lanes, slice = tid / lanes;
+#pragma unroll
+  for (int i = 0; i < SG_ITEMS; ++i) items[i] = exchange[SG_XPAD((slice * SG_ITEMS + i) * lanes + lane)];
+}
+#endif
+
 // This thread's SG_ITEMS positions start + slice x SG_ITEMS + i of its line
 // (`base`, `stride` along the axis), the identity past `length` or off the
 // lines (!valid): staged, in striped order through the exchange; else directly.
@@ -3292,8 +3303,7 @@ SG_FN void device_reverse_lines_sg_axis_load(const SG_GLOBAL device_reverse_line
       }
     }
     SG_BARRIER();
-#pragma unroll
-    for (int i = 0; i < SG_ITEMS; ++i) items[i] = exchange[SG_XPAD((slice * SG_ITEMS + i) * lanes + lane)];
+    device_reverse_lines_sg_axis_take_staged(lanes, items, exchange);
     SG_BARRIER();
     return;
   }
