@@ -1145,6 +1145,35 @@ SG_FN device_reverse_keys_seg device_reverse_keys_sg_tile_prefix(SG_LOCAL device
 #define SG_SEG_BITS ((SG_ITEMS + 32) / 32)
 #define SG_SEG_AT(s, i) (((s)[(i) >> 5] >> ((i) & 31)) & 1u)
 #define SG_SEG_SET(s, i, v) ((s)[(i) >> 5] |= (unsigned int)((v) != 0) << ((i) & 31))
+#ifdef __OPENCL_VERSION__
+#define SG_SEG_POPC(x) popcount(x)
+#else
+#define SG_SEG_POPC(x) __popc(x)
+#endif
+
+// The starts among a thread's SG_ITEMS items (not the one after them): at
+// most SG_ITEMS, so the pair's count needs no saturation.
+SG_FN unsigned int device_reverse_keys_sg_seg_count(const unsigned int* starts) {
+  unsigned int count = 0u;
+#pragma unroll
+  for (int w = 0; w < SG_SEG_BITS; ++w) {
+    const int bits = SG_ITEMS - 32 * w;  // of this word's, items' bits
+    if (bits > 0) count += SG_SEG_POPC(bits >= 32 ? starts[w] : starts[w] & ((1u << bits) - 1u));
+  }
+  return count;
+}
+
+// Clears the start bits of positions lo + i at or past n (i <= SG_ITEMS): one
+// 64-bit comparison a thread instead of one an item.
+SG_FN void device_reverse_keys_sg_seg_below(unsigned int* starts, scangen_u64 lo, scangen_u64 n) {
+  const scangen_u64 room = n > lo ? n - lo : 0u;
+  const unsigned int left = room < (scangen_u64)(SG_ITEMS + 1) ? (unsigned int)room : (unsigned int)(SG_ITEMS + 1);
+#pragma unroll
+  for (int w = 0; w < SG_SEG_BITS; ++w) {
+    const unsigned int from = 32u * (unsigned int)w;
+    starts[w] &= left <= from ? 0u : left - from >= 32u ? 0xffffffffu : (1u << (left - from)) - 1u;
+  }
+}
 
 #if SG_SEGMENTS == 1
 #define SG_SEG_PARAMS const SG_GLOBAL unsigned char *flags
@@ -1268,21 +1297,24 @@ SG_FN void device_reverse_keys_sg_seg_compare(const SG_MARK_T* e, SG_MARK_T befo
   const scangen_u64 mine = first + (scangen_u64)SG_THREAD() * SG_ITEMS;
 #pragma unroll
   for (int w = 0; w < SG_SEG_BITS; ++w) starts[w] = 0u;
+  // Each position's mark alone; then position 0 starts, and positions at or
+  // past n do not (sg_seg_below: one comparison, not one an item).
 #pragma unroll
   for (int i = 0; i < SG_ITEMS; ++i) {
-    const scangen_u64 p = mine + (scangen_u64)i;
 #if SG_SEGMENTS == 1
-    SG_SEG_SET(starts, i, p < n && (p == 0 || (i == 0 ? before : e[i - 1]) != 0));
+    SG_SEG_SET(starts, i, (i == 0 ? before : e[i - 1]) != 0);
 #else
-    SG_SEG_SET(starts, i, p < n && (p == 0 || !(e[i] == (i == 0 ? before : e[i - 1]))));
+    SG_SEG_SET(starts, i, !(e[i] == (i == 0 ? before : e[i - 1])));
 #endif
   }
 #if SG_SEGMENTS == 1
   (void)after;  // reverse: element n - 1 - p ends a segment where the element after it starts one
-  SG_SEG_SET(starts, SG_ITEMS, mine + SG_ITEMS < n && e[SG_ITEMS - 1] != 0);
+  SG_SEG_SET(starts, SG_ITEMS, e[SG_ITEMS - 1] != 0);
 #else
-  SG_SEG_SET(starts, SG_ITEMS, mine + SG_ITEMS < n && !(after == e[SG_ITEMS - 1]));
+  SG_SEG_SET(starts, SG_ITEMS, !(after == e[SG_ITEMS - 1]));
 #endif
+  if (mine == 0) starts[0] |= 1u;
+  device_reverse_keys_sg_seg_below(starts, mine, n);
 }
 
 // The striped marks `striped` through the exchange, one per padded slot, to
@@ -1446,7 +1478,6 @@ SG_FN scangen_u64 device_reverse_keys_sg_seg_ended(const SG_GLOBAL SG_OFFSET* of
 SG_FN void device_reverse_keys_sg_seg_heads(const SG_LOCAL unsigned char* marks, scangen_u64 first, scangen_u64 n,
                                  unsigned int* starts) {
   const int k0 = SG_THREAD() * SG_ITEMS;
-  const scangen_u64 mine = first + (scangen_u64)k0;
 #pragma unroll
   for (int w = 0; w < SG_SEG_BITS; ++w) starts[w] = 0u;
 #if SG_ITEMS % 4 == 0
@@ -1454,16 +1485,19 @@ SG_FN void device_reverse_keys_sg_seg_heads(const SG_LOCAL unsigned char* marks,
 #pragma unroll
   for (int j = 0; j < SG_ITEMS / 4; ++j) {
     const int w = k0 / 4 + j;
-    const unsigned int four = words[w + (w >> 5)];
-#pragma unroll
-    for (int b = 0; b < 4; ++b)
-      SG_SEG_SET(starts, 4 * j + b, ((four >> (8 * b)) & 1u) && mine + (scangen_u64)(4 * j + b) < n);
+    // Bit 0 of each of the word's four marks, gathered by one product: the
+    // bit of byte b lands at bit 21 + b, where no other term of it does, and
+    // no two terms share a bit (so no carries). Four items never straddle a
+    // word of starts (32 is a multiple of 4).
+    const unsigned int four = words[w + (w >> 5)] & 0x01010101u;
+    starts[(4 * j) >> 5] |= (((four * 0x00204081u) >> 21) & 15u) << ((4 * j) & 31);
   }
 #else
 #pragma unroll
-  for (int i = 0; i < SG_ITEMS; ++i) SG_SEG_SET(starts, i, marks[SG_HPAD(k0 + i)] && mine + (scangen_u64)i < n);
+  for (int i = 0; i < SG_ITEMS; ++i) SG_SEG_SET(starts, i, marks[SG_HPAD(k0 + i)]);
 #endif
-  SG_SEG_SET(starts, SG_ITEMS, marks[SG_HPAD(k0 + SG_ITEMS)] && mine + SG_ITEMS < n);
+  SG_SEG_SET(starts, SG_ITEMS, marks[SG_HPAD(k0 + SG_ITEMS)]);
+  device_reverse_keys_sg_seg_below(starts, first + (scangen_u64)k0, n);  // none at n or past it
 }
 #endif
 
@@ -1811,15 +1845,14 @@ void device_reverse_keys_scan_kernel(const SG_GLOBAL device_reverse_keys_In* in,
   device_reverse_keys_sg_load(in, first, n, items, exchange);
   device_reverse_keys_sg_seg_starts(SG_SEG_ARGS, mine, n, starts, segment);
 #endif
-  // The pairs' counts come from the bits where they are used, not kept per item.
+  // The thread's pair: its value restarted at each start (seg_combine's
+  // value, item by item in the same order), its count the starts' population
+  // count (seg_combine's sum, which cannot saturate within a thread).
   device_reverse_keys_seg own = items[0];
-  own.heads = SG_SEG_AT(starts, 0);
 #pragma unroll
-  for (int i = 1; i < SG_ITEMS; ++i) {
-    device_reverse_keys_seg x = items[i];
-    x.heads = SG_SEG_AT(starts, i);
-    own = device_reverse_keys_seg_combine(own, x);
-  }
+  for (int i = 1; i < SG_ITEMS; ++i)
+    own.value = SG_SEG_AT(starts, i) ? items[i].value : SG_VALUE_COMBINE(own.value, items[i].value);
+  own.heads = device_reverse_keys_sg_seg_count(starts);
   device_reverse_keys_seg total;
   device_reverse_keys_seg prefix = device_reverse_keys_sg_group_exclusive(&temp, own, &total);
   const device_reverse_keys_seg before = device_reverse_keys_sg_seg_tile_prefix(&shared, workspace, tile, total, in, SG_SEG_ARGS, n);
@@ -1869,6 +1902,7 @@ void device_reverse_keys_scan_kernel(const SG_GLOBAL device_reverse_keys_In* in,
 #undef SG_SEG_BITS
 #undef SG_SEG_AT
 #undef SG_SEG_SET
+#undef SG_SEG_POPC
 #ifdef SG_HPAD
 #undef SG_HPAD
 #undef SG_HEAD_BYTES
