@@ -11,5 +11,5 @@ for f in "$1"/*.cubin; do
   printf '%s: %s LDG.128=%s STG.128=%s LDG=%s STG=%s LDS.128=%s STS.128=%s LDS=%s STS=%s LDL=%s STL=%s PRMT=%s instructions=%s\n' \
     "$(basename "$f" .cubin)" "$res" "$(count 'LDG[.A-Z0-9]*\.128')" "$(count 'STG[.A-Z0-9]*\.128')" \
     "$(count ' LDG')" "$(count ' STG')" "$(count 'LDS\.128')" "$(count 'STS\.128')" "$(count ' LDS')" \
-    "$(count ' STS')" "$(count ' LDL')" "$(count ' STL')" "$(count ' PRMT')" "$(count '^ +/\*[0-9a-f]{4}\*/')"
+    "$(count ' STS')" "$(count ' LDL')" "$(count ' STL')" "$(count ' PRMT')" "$(count '^ +/\*[0-9a-f]{4,}\*/')"
 done

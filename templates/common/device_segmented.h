@@ -73,6 +73,20 @@ SG_FN void SG_NAME(sg_seg_below)(unsigned int* starts, scangen_u64 lo, scangen_u
   }
 }
 
+#if SG_AGGREGATE_OUT
+// The thread's items that end a segment (the position after one starts a
+// segment, or is n), below n, as bits like the starts'.
+SG_FN void SG_NAME(sg_seg_ends)(const unsigned int* starts, scangen_u64 lo, scangen_u64 n, unsigned int* ends) {
+#pragma unroll
+  for (int w = 0; w < SG_SEG_BITS; ++w) ends[w] = (starts[w] >> 1) | (w + 1 < SG_SEG_BITS ? starts[w + 1] << 31 : 0u);
+  if (n > lo && n - lo <= (scangen_u64)SG_ITEMS) {
+    const unsigned int last = (unsigned int)(n - lo) - 1u;
+    ends[last >> 5] |= 1u << (last & 31u);
+  }
+  SG_NAME(sg_seg_below)(ends, lo, n);
+}
+#endif
+
 #if SG_SEGMENTS == 1
 #define SG_SEG_PARAMS const SG_GLOBAL unsigned char *flags
 #define SG_SEG_ARGS flags
@@ -338,7 +352,9 @@ SG_FN void SG_NAME(sg_seg_scatter)(const SG_GLOBAL SG_OFFSET* offsets, scangen_u
   SG_BARRIER();
   const scangen_u64 end = first + SG_BLOCK_ITEMS;
   const scangen_u64 bound = (end < n ? end : n) + 1;
+#if SG_AGGREGATE_OUT
   SG_LOCAL unsigned int* ends = (SG_LOCAL unsigned int*)(marks + SG_HEAD_BYTES);
+#endif
   // SG_SEG_BATCH offsets a thread at a time, all read before any is used
   // (a tile of segments of length 1 takes SG_ITEMS / SG_SEG_BATCH rounds).
   for (scangen_u64 c = base;; c += SG_SEG_BATCH * SG_BLOCK_THREADS) {
@@ -354,11 +370,14 @@ SG_FN void SG_NAME(sg_seg_scatter)(const SG_GLOBAL SG_OFFSET* offsets, scangen_u
 #pragma unroll
     for (int j = 0; j < SG_SEG_BATCH; ++j) {
       const scangen_u64 s = c + (scangen_u64)(j * SG_BLOCK_THREADS + tid);
+      (void)s;  // (read with segment_aggregates only)
       const scangen_u64 a = (scangen_u64)o[j], b = (scangen_u64)o2[j];
       if (a < bound && b > a) {
         if (a >= first) marks[SG_HPAD((int)(a - first))] = 1;
+#if SG_AGGREGATE_OUT  // (only sg_seg_ended reads the ends)
         if (b - 1 >= first && b - 1 < end)  // 0xffffffff: too far from base, sg_seg_ended searches
           ends[b - 1 - first] = s - base < 0xffffffffu ? (unsigned int)(s - base) : 0xffffffffu;
+#endif
       }
 #if SG_AGGREGATE_OUT
       if (s < count && a == b && a >= first && (a < end || (a == n && end >= n))) aggregates[SG_BEGIN(forward)sSG_END(forward)SG_BEGIN(reverse)SG_SEG_AGG(count, s)SG_END(reverse)] = SG_VALUE_IDENTITY();
@@ -781,6 +800,10 @@ SG_END(reverse)
   // The value before the thread's first item (its exclusive result unless the item starts a segment).
   const SG_VALUE_T exc0 = SG_SEG_SEED(prefix.value);
   SG_VALUE_T inc[SG_ITEMS];
+#if SG_AGGREGATE_OUT
+  unsigned int ending[SG_SEG_BITS];
+  SG_NAME(sg_seg_ends)(starts, mine, n, ending);
+#endif
 #pragma unroll
   for (int i = 0; i < SG_ITEMS; ++i) {
     SG_T x = items[i];
@@ -790,7 +813,8 @@ SG_END(reverse)
 #if SG_AGGREGATE_OUT
     // The last element of its segment writes the segment's total.
     const scangen_u64 p = mine + (scangen_u64)i;
-    if (p < n && (p + 1 == n || SG_SEG_AT(starts, i + 1)))
+    (void)p;
+    if (SG_SEG_AT(ending, i))
 #if SG_SEGMENTS == 2 && SG_STAGED_IO
       segment_aggregates[SG_BEGIN(forward)SG_NAME(sg_seg_ended)(offsets, segment_count, base, first, p, marks)SG_END(forward)SG_BEGIN(reverse)SG_SEG_AGG(segment_count, SG_NAME(sg_seg_ended)(offsets, segment_count, base, first, p, marks))SG_END(reverse)] = prefix.value;
 #elif SG_SEGMENTS == 2
