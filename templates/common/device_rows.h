@@ -127,6 +127,22 @@ SG_FN int SG_NAME(sg_row_heads_next)(SG_NAME(sg_row_heads)* h) {
   return head;
 }
 
+// A thread's heads as bits, bit i % 32 of word i / 32 for item i, from an
+// item of column `col` of rows of `length` (sg_row_heads' heads): one short
+// loop a thread (a trip a head) rather than a countdown an item.
+#define SG_ROW_BITS ((SG_ITEMS + 31) / 32)
+#define SG_ROW_AT(b, i) (((b)[(i) >> 5] >> ((i) & 31)) & 1u)
+SG_FN void SG_NAME(sg_row_head_bits)(scangen_u64 col, scangen_u64 length, unsigned int* bits) {
+  const SG_NAME(sg_row_heads) h = SG_NAME(sg_row_heads_start)(col, length);
+#pragma unroll
+  for (int w = 0; w < SG_ROW_BITS; ++w) {
+    unsigned int word = 0u;
+    for (int i = h.next; i < SG_ITEMS; i += h.period)
+      if ((i >> 5) == w) word |= 1u << (i & 31);
+    bits[w] = word;
+  }
+}
+
 // How many of the SG_ITEMS items from virtual element `mine` lie before n.
 SG_FN int SG_NAME(sg_items_before)(scangen_u64 mine, scangen_u64 n) {
   return mine >= n ? 0 : n - mine > (scangen_u64)SG_ITEMS ? SG_ITEMS : (int)(n - mine);
@@ -285,15 +301,14 @@ SG_END(indexed)
 
 // This thread's inclusive (`inclusive`) or exclusive outputs, from its items
 // and `acc`, the row's elements before its first item.
-SG_FN void SG_NAME(sg_rows_outputs)(const SG_T* items, SG_T acc, scangen_u64 col, scangen_u64 length, int inclusive,
+SG_FN void SG_NAME(sg_rows_outputs)(const SG_T* items, SG_T acc, const unsigned int* heads, int inclusive,
                                     SG_T* out) {
 #if SG_SEEDED
   const SG_T seed = SG_INIT();
 #endif
-  SG_NAME(sg_row_heads) h = SG_NAME(sg_row_heads_start)(col, length);
 #pragma unroll
   for (int i = 0; i < SG_ITEMS; ++i) {
-    const int head = SG_NAME(sg_row_heads_next)(&h);
+    const int head = SG_ROW_AT(heads, i);
     if (!inclusive) {
 #if SG_SEEDED
       out[i] = head ? seed : SG_COMBINE(seed, acc);
@@ -320,12 +335,12 @@ SG_FN void SG_NAME(sg_rows_outputs)(const SG_T* items, SG_T acc, scangen_u64 col
 // other tiles).
 SG_FN void SG_NAME(sg_rows_store)(SG_GLOBAL SG_T* out0, SG_GLOBAL SG_T* out1, int outputs, scangen_u64 first,
                                   scangen_u64 n, scangen_u64 length, scangen_u64 stride, const SG_T* items, SG_T acc,
-                                  scangen_u64 col0, SG_LOCAL SG_T* exchange) {
+                                  const unsigned int* heads, SG_LOCAL SG_T* exchange) {
   const int tid = SG_THREAD();
   SG_T values[SG_ITEMS];
   for (int o = 0; o < outputs; ++o) {
     SG_GLOBAL SG_T* out = o == 0 ? out0 : out1;
-    SG_NAME(sg_rows_outputs)(items, acc, col0, length, SG_INCLUSIVE_OUT && o == 0, values);
+    SG_NAME(sg_rows_outputs)(items, acc, heads, SG_INCLUSIVE_OUT && o == 0, values);
 #if SG_STAGED_IO && SG_VEC_OUT && !defined(SCANGEN_SHAPE_ELEMENT_IO)
     if (SG_NAME(sg_rows_words)((unsigned long long)out, sizeof(SG_T), first, n, length, stride)) {
       SG_LOCAL uint4* words = (SG_LOCAL uint4*)exchange;
@@ -611,17 +626,22 @@ SG_KERNEL SG_SHAPE_BOUNDS void SG_NAME(rows_kernel)(const SG_GLOBAL SG_IN* in,
   const int tid = SG_THREAD();
   const scangen_u64 mine = first + (scangen_u64)(tid * SG_ITEMS);
   const scangen_u64 col0 = mine % length;
+  // The heads of its items as bits (all of them, for the outputs), and those of its elements before n.
+  unsigned int heads[SG_ROW_BITS];
+  SG_NAME(sg_row_head_bits)(col0, length, heads);
   int flag = 0;
   SG_T sum = items[0];
   {
-    SG_NAME(sg_row_heads) h = SG_NAME(sg_row_heads_start)(col0, length);
     const int valid = SG_NAME(sg_items_before)(mine, n);
+    unsigned int live[SG_ROW_BITS];
 #pragma unroll
-    for (int i = 0; i < SG_ITEMS; ++i) {
-      const int head = SG_NAME(sg_row_heads_next)(&h) && i < valid;
-      if (head) flag = 1;
-      if (i > 0) sum = head ? items[i] : SG_COMBINE(sum, items[i]);
+    for (int w = 0; w < SG_ROW_BITS; ++w) {
+      const int from = 32 * w;
+      live[w] = valid <= from ? 0u : valid - from >= 32 ? heads[w] : heads[w] & ((1u << (valid - from)) - 1u);
+      flag |= live[w] != 0u;
     }
+#pragma unroll
+    for (int i = 1; i < SG_ITEMS; ++i) sum = SG_ROW_AT(live, i) ? items[i] : SG_COMBINE(sum, items[i]);
   }
   const int buf = SG_NAME(sg_segmented_threads)(&shared, flag, sum);
   const int tile_head = shared.f[buf][SG_THREADS - 1];
@@ -663,5 +683,7 @@ SG_END(fixed_order)
   SG_GLOBAL SG_T* const out1 = out0;
 #endif
   SG_NAME(sg_rows_store)(out0, out1, SG_INCLUSIVE_OUT + SG_EXCLUSIVE_OUT, first, n, length, out_row_stride, items, acc,
-                         col0, exchange);
+                         heads, exchange);
 }
+#undef SG_ROW_BITS
+#undef SG_ROW_AT

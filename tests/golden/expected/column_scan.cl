@@ -1141,6 +1141,22 @@ SG_FN int column_cumsum_sg_row_heads_next(column_cumsum_sg_row_heads* h) {
   return head;
 }
 
+// A thread's heads as bits, bit i % 32 of word i / 32 for item i, from an
+// item of column `col` of rows of `length` (sg_row_heads' heads): one short
+// loop a thread (a trip a head) rather than a countdown an item.
+#define SG_ROW_BITS ((SG_ITEMS + 31) / 32)
+#define SG_ROW_AT(b, i) (((b)[(i) >> 5] >> ((i) & 31)) & 1u)
+SG_FN void column_cumsum_sg_row_head_bits(scangen_u64 col, scangen_u64 length, unsigned int* bits) {
+  const column_cumsum_sg_row_heads h = column_cumsum_sg_row_heads_start(col, length);
+#pragma unroll
+  for (int w = 0; w < SG_ROW_BITS; ++w) {
+    unsigned int word = 0u;
+    for (int i = h.next; i < SG_ITEMS; i += h.period)
+      if ((i >> 5) == w) word |= 1u << (i & 31);
+    bits[w] = word;
+  }
+}
+
 // How many of the SG_ITEMS items from virtual element `mine` lie before n.
 SG_FN int column_cumsum_sg_items_before(scangen_u64 mine, scangen_u64 n) {
   return mine >= n ? 0 : n - mine > (scangen_u64)SG_ITEMS ? SG_ITEMS : (int)(n - mine);
@@ -1257,15 +1273,14 @@ SG_FN void column_cumsum_sg_rows_load(const SG_GLOBAL column_cumsum_In* in, scan
 
 // This thread's inclusive (`inclusive`) or exclusive outputs, from its items
 // and `acc`, the row's elements before its first item.
-SG_FN void column_cumsum_sg_rows_outputs(const column_cumsum_T* items, column_cumsum_T acc, scangen_u64 col, scangen_u64 length, int inclusive,
+SG_FN void column_cumsum_sg_rows_outputs(const column_cumsum_T* items, column_cumsum_T acc, const unsigned int* heads, int inclusive,
                                     column_cumsum_T* out) {
 #if SG_SEEDED
   const column_cumsum_T seed = column_cumsum_init();
 #endif
-  column_cumsum_sg_row_heads h = column_cumsum_sg_row_heads_start(col, length);
 #pragma unroll
   for (int i = 0; i < SG_ITEMS; ++i) {
-    const int head = column_cumsum_sg_row_heads_next(&h);
+    const int head = SG_ROW_AT(heads, i);
     if (!inclusive) {
 #if SG_SEEDED
       out[i] = head ? seed : column_cumsum_combine(seed, acc);
@@ -1292,12 +1307,12 @@ SG_FN void column_cumsum_sg_rows_outputs(const column_cumsum_T* items, column_cu
 // other tiles).
 SG_FN void column_cumsum_sg_rows_store(SG_GLOBAL column_cumsum_T* out0, SG_GLOBAL column_cumsum_T* out1, int outputs, scangen_u64 first,
                                   scangen_u64 n, scangen_u64 length, scangen_u64 stride, const column_cumsum_T* items, column_cumsum_T acc,
-                                  scangen_u64 col0, SG_LOCAL column_cumsum_T* exchange) {
+                                  const unsigned int* heads, SG_LOCAL column_cumsum_T* exchange) {
   const int tid = SG_THREAD();
   column_cumsum_T values[SG_ITEMS];
   for (int o = 0; o < outputs; ++o) {
     SG_GLOBAL column_cumsum_T* out = o == 0 ? out0 : out1;
-    column_cumsum_sg_rows_outputs(items, acc, col0, length, SG_INCLUSIVE_OUT && o == 0, values);
+    column_cumsum_sg_rows_outputs(items, acc, heads, SG_INCLUSIVE_OUT && o == 0, values);
 #if SG_STAGED_IO && SG_VEC_OUT && !defined(SCANGEN_SHAPE_ELEMENT_IO)
     if (column_cumsum_sg_rows_words((unsigned long long)out, sizeof(column_cumsum_T), first, n, length, stride)) {
       SG_LOCAL uint4* words = (SG_LOCAL uint4*)exchange;
@@ -1550,17 +1565,22 @@ SG_KERNEL SG_SHAPE_BOUNDS void column_cumsum_rows_kernel(const SG_GLOBAL column_
   const int tid = SG_THREAD();
   const scangen_u64 mine = first + (scangen_u64)(tid * SG_ITEMS);
   const scangen_u64 col0 = mine % length;
+  // The heads of its items as bits (all of them, for the outputs), and those of its elements before n.
+  unsigned int heads[SG_ROW_BITS];
+  column_cumsum_sg_row_head_bits(col0, length, heads);
   int flag = 0;
   column_cumsum_T sum = items[0];
   {
-    column_cumsum_sg_row_heads h = column_cumsum_sg_row_heads_start(col0, length);
     const int valid = column_cumsum_sg_items_before(mine, n);
+    unsigned int live[SG_ROW_BITS];
 #pragma unroll
-    for (int i = 0; i < SG_ITEMS; ++i) {
-      const int head = column_cumsum_sg_row_heads_next(&h) && i < valid;
-      if (head) flag = 1;
-      if (i > 0) sum = head ? items[i] : column_cumsum_combine(sum, items[i]);
+    for (int w = 0; w < SG_ROW_BITS; ++w) {
+      const int from = 32 * w;
+      live[w] = valid <= from ? 0u : valid - from >= 32 ? heads[w] : heads[w] & ((1u << (valid - from)) - 1u);
+      flag |= live[w] != 0u;
     }
+#pragma unroll
+    for (int i = 1; i < SG_ITEMS; ++i) sum = SG_ROW_AT(live, i) ? items[i] : column_cumsum_combine(sum, items[i]);
   }
   const int buf = column_cumsum_sg_segmented_threads(&shared, flag, sum);
   const int tile_head = shared.f[buf][SG_THREADS - 1];
@@ -1594,8 +1614,10 @@ SG_KERNEL SG_SHAPE_BOUNDS void column_cumsum_rows_kernel(const SG_GLOBAL column_
   SG_GLOBAL column_cumsum_T* const out1 = out0;
 #endif
   column_cumsum_sg_rows_store(out0, out1, SG_INCLUSIVE_OUT + SG_EXCLUSIVE_OUT, first, n, length, out_row_stride, items, acc,
-                         col0, exchange);
+                         heads, exchange);
 }
+#undef SG_ROW_BITS
+#undef SG_ROW_AT
 // ---- templates/common/device_strided.h ----------------------------------------------------------
 // Device level, shape = strided, the axis kernel: every line along the
 // axis of an N-d array scanned on its own, from init, in one launch. (A

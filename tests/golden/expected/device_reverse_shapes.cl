@@ -1160,6 +1160,22 @@ SG_FN int device_reverse_rows_sg_row_heads_next(device_reverse_rows_sg_row_heads
   return head;
 }
 
+// A thread's heads as bits, bit i % 32 of word i / 32 for item i, from an
+// item of column `col` of rows of `length` (sg_row_heads' heads): one short
+// loop a thread (a trip a head) rather than a countdown an item.
+#define SG_ROW_BITS ((SG_ITEMS + 31) / 32)
+#define SG_ROW_AT(b, i) (((b)[(i) >> 5] >> ((i) & 31)) & 1u)
+SG_FN void device_reverse_rows_sg_row_head_bits(scangen_u64 col, scangen_u64 length, unsigned int* bits) {
+  const device_reverse_rows_sg_row_heads h = device_reverse_rows_sg_row_heads_start(col, length);
+#pragma unroll
+  for (int w = 0; w < SG_ROW_BITS; ++w) {
+    unsigned int word = 0u;
+    for (int i = h.next; i < SG_ITEMS; i += h.period)
+      if ((i >> 5) == w) word |= 1u << (i & 31);
+    bits[w] = word;
+  }
+}
+
 // How many of the SG_ITEMS items from virtual element `mine` lie before n.
 SG_FN int device_reverse_rows_sg_items_before(scangen_u64 mine, scangen_u64 n) {
   return mine >= n ? 0 : n - mine > (scangen_u64)SG_ITEMS ? SG_ITEMS : (int)(n - mine);
@@ -1280,15 +1296,14 @@ SG_FN void device_reverse_rows_sg_rows_load(const SG_GLOBAL device_reverse_rows_
 
 // This thread's inclusive (`inclusive`) or exclusive outputs, from its items
 // and `acc`, the row's elements before its first item.
-SG_FN void device_reverse_rows_sg_rows_outputs(const device_reverse_rows_T* items, device_reverse_rows_T acc, scangen_u64 col, scangen_u64 length, int inclusive,
+SG_FN void device_reverse_rows_sg_rows_outputs(const device_reverse_rows_T* items, device_reverse_rows_T acc, const unsigned int* heads, int inclusive,
                                     device_reverse_rows_T* out) {
 #if SG_SEEDED
   const device_reverse_rows_T seed = device_reverse_rows_init();
 #endif
-  device_reverse_rows_sg_row_heads h = device_reverse_rows_sg_row_heads_start(col, length);
 #pragma unroll
   for (int i = 0; i < SG_ITEMS; ++i) {
-    const int head = device_reverse_rows_sg_row_heads_next(&h);
+    const int head = SG_ROW_AT(heads, i);
     if (!inclusive) {
 #if SG_SEEDED
       out[i] = head ? seed : device_reverse_rows_combine(seed, acc);
@@ -1315,12 +1330,12 @@ SG_FN void device_reverse_rows_sg_rows_outputs(const device_reverse_rows_T* item
 // other tiles).
 SG_FN void device_reverse_rows_sg_rows_store(SG_GLOBAL device_reverse_rows_T* out0, SG_GLOBAL device_reverse_rows_T* out1, int outputs, scangen_u64 first,
                                   scangen_u64 n, scangen_u64 length, scangen_u64 stride, const device_reverse_rows_T* items, device_reverse_rows_T acc,
-                                  scangen_u64 col0, SG_LOCAL device_reverse_rows_T* exchange) {
+                                  const unsigned int* heads, SG_LOCAL device_reverse_rows_T* exchange) {
   const int tid = SG_THREAD();
   device_reverse_rows_T values[SG_ITEMS];
   for (int o = 0; o < outputs; ++o) {
     SG_GLOBAL device_reverse_rows_T* out = o == 0 ? out0 : out1;
-    device_reverse_rows_sg_rows_outputs(items, acc, col0, length, SG_INCLUSIVE_OUT && o == 0, values);
+    device_reverse_rows_sg_rows_outputs(items, acc, heads, SG_INCLUSIVE_OUT && o == 0, values);
 #if SG_STAGED_IO && SG_VEC_OUT && !defined(SCANGEN_SHAPE_ELEMENT_IO)
     if (device_reverse_rows_sg_rows_words((unsigned long long)out, sizeof(device_reverse_rows_T), first, n, length, stride)) {
       SG_LOCAL uint4* words = (SG_LOCAL uint4*)exchange;
@@ -1573,17 +1588,22 @@ SG_KERNEL SG_SHAPE_BOUNDS void device_reverse_rows_rows_kernel(const SG_GLOBAL d
   const int tid = SG_THREAD();
   const scangen_u64 mine = first + (scangen_u64)(tid * SG_ITEMS);
   const scangen_u64 col0 = mine % length;
+  // The heads of its items as bits (all of them, for the outputs), and those of its elements before n.
+  unsigned int heads[SG_ROW_BITS];
+  device_reverse_rows_sg_row_head_bits(col0, length, heads);
   int flag = 0;
   device_reverse_rows_T sum = items[0];
   {
-    device_reverse_rows_sg_row_heads h = device_reverse_rows_sg_row_heads_start(col0, length);
     const int valid = device_reverse_rows_sg_items_before(mine, n);
+    unsigned int live[SG_ROW_BITS];
 #pragma unroll
-    for (int i = 0; i < SG_ITEMS; ++i) {
-      const int head = device_reverse_rows_sg_row_heads_next(&h) && i < valid;
-      if (head) flag = 1;
-      if (i > 0) sum = head ? items[i] : device_reverse_rows_combine(sum, items[i]);
+    for (int w = 0; w < SG_ROW_BITS; ++w) {
+      const int from = 32 * w;
+      live[w] = valid <= from ? 0u : valid - from >= 32 ? heads[w] : heads[w] & ((1u << (valid - from)) - 1u);
+      flag |= live[w] != 0u;
     }
+#pragma unroll
+    for (int i = 1; i < SG_ITEMS; ++i) sum = SG_ROW_AT(live, i) ? items[i] : device_reverse_rows_combine(sum, items[i]);
   }
   const int buf = device_reverse_rows_sg_segmented_threads(&shared, flag, sum);
   const int tile_head = shared.f[buf][SG_THREADS - 1];
@@ -1617,8 +1637,10 @@ SG_KERNEL SG_SHAPE_BOUNDS void device_reverse_rows_rows_kernel(const SG_GLOBAL d
   SG_GLOBAL device_reverse_rows_T* const out1 = out0;
 #endif
   device_reverse_rows_sg_rows_store(out0, out1, SG_INCLUSIVE_OUT + SG_EXCLUSIVE_OUT, first, n, length, out_row_stride, items, acc,
-                         col0, exchange);
+                         heads, exchange);
 }
+#undef SG_ROW_BITS
+#undef SG_ROW_AT
 #undef SG_NAME
 #undef SG_T
 #undef SG_IN
@@ -1680,17 +1702,17 @@ typedef scangen_f32 device_reverse_lines_In;
 static inline device_reverse_lines_T device_reverse_lines_combine(device_reverse_lines_T x, device_reverse_lines_T y) {
 #line 4 "tests/golden/specs/device_reverse_shapes.scan"
   return (x + y);
-#line 1684 "device_reverse_rows.cl"
+#line 1706 "device_reverse_rows.cl"
 }
 static inline device_reverse_lines_T device_reverse_lines_identity(void) {
 #line 4 "tests/golden/specs/device_reverse_shapes.scan"
   return 0x0p+0f;
-#line 1689 "device_reverse_rows.cl"
+#line 1711 "device_reverse_rows.cl"
 }
 static inline device_reverse_lines_T device_reverse_lines_init(void) {
 #line 4 "tests/golden/specs/device_reverse_shapes.scan"
   return 0x0p+0f;
-#line 1694 "device_reverse_rows.cl"
+#line 1716 "device_reverse_rows.cl"
 }
 static inline device_reverse_lines_T device_reverse_lines_convert(device_reverse_lines_In v) { return v; }
 // ---- scan 'device_reverse_lines': the constants its templates are written against ---------------
@@ -2734,6 +2756,22 @@ SG_FN int device_reverse_lines_sg_row_heads_next(device_reverse_lines_sg_row_hea
   return head;
 }
 
+// A thread's heads as bits, bit i % 32 of word i / 32 for item i, from an
+// item of column `col` of rows of `length` (sg_row_heads' heads): one short
+// loop a thread (a trip a head) rather than a countdown an item.
+#define SG_ROW_BITS ((SG_ITEMS + 31) / 32)
+#define SG_ROW_AT(b, i) (((b)[(i) >> 5] >> ((i) & 31)) & 1u)
+SG_FN void device_reverse_lines_sg_row_head_bits(scangen_u64 col, scangen_u64 length, unsigned int* bits) {
+  const device_reverse_lines_sg_row_heads h = device_reverse_lines_sg_row_heads_start(col, length);
+#pragma unroll
+  for (int w = 0; w < SG_ROW_BITS; ++w) {
+    unsigned int word = 0u;
+    for (int i = h.next; i < SG_ITEMS; i += h.period)
+      if ((i >> 5) == w) word |= 1u << (i & 31);
+    bits[w] = word;
+  }
+}
+
 // How many of the SG_ITEMS items from virtual element `mine` lie before n.
 SG_FN int device_reverse_lines_sg_items_before(scangen_u64 mine, scangen_u64 n) {
   return mine >= n ? 0 : n - mine > (scangen_u64)SG_ITEMS ? SG_ITEMS : (int)(n - mine);
@@ -2854,15 +2892,14 @@ SG_FN void device_reverse_lines_sg_rows_load(const SG_GLOBAL device_reverse_line
 
 // This thread's inclusive (`inclusive`) or exclusive outputs, from its items
 // and `acc`, the row's elements before its first item.
-SG_FN void device_reverse_lines_sg_rows_outputs(const device_reverse_lines_T* items, device_reverse_lines_T acc, scangen_u64 col, scangen_u64 length, int inclusive,
+SG_FN void device_reverse_lines_sg_rows_outputs(const device_reverse_lines_T* items, device_reverse_lines_T acc, const unsigned int* heads, int inclusive,
                                     device_reverse_lines_T* out) {
 #if SG_SEEDED
   const device_reverse_lines_T seed = device_reverse_lines_init();
 #endif
-  device_reverse_lines_sg_row_heads h = device_reverse_lines_sg_row_heads_start(col, length);
 #pragma unroll
   for (int i = 0; i < SG_ITEMS; ++i) {
-    const int head = device_reverse_lines_sg_row_heads_next(&h);
+    const int head = SG_ROW_AT(heads, i);
     if (!inclusive) {
 #if SG_SEEDED
       out[i] = head ? seed : device_reverse_lines_combine(seed, acc);
@@ -2889,12 +2926,12 @@ SG_FN void device_reverse_lines_sg_rows_outputs(const device_reverse_lines_T* it
 // other tiles).
 SG_FN void device_reverse_lines_sg_rows_store(SG_GLOBAL device_reverse_lines_T* out0, SG_GLOBAL device_reverse_lines_T* out1, int outputs, scangen_u64 first,
                                   scangen_u64 n, scangen_u64 length, scangen_u64 stride, const device_reverse_lines_T* items, device_reverse_lines_T acc,
-                                  scangen_u64 col0, SG_LOCAL device_reverse_lines_T* exchange) {
+                                  const unsigned int* heads, SG_LOCAL device_reverse_lines_T* exchange) {
   const int tid = SG_THREAD();
   device_reverse_lines_T values[SG_ITEMS];
   for (int o = 0; o < outputs; ++o) {
     SG_GLOBAL device_reverse_lines_T* out = o == 0 ? out0 : out1;
-    device_reverse_lines_sg_rows_outputs(items, acc, col0, length, SG_INCLUSIVE_OUT && o == 0, values);
+    device_reverse_lines_sg_rows_outputs(items, acc, heads, SG_INCLUSIVE_OUT && o == 0, values);
 #if SG_STAGED_IO && SG_VEC_OUT && !defined(SCANGEN_SHAPE_ELEMENT_IO)
     if (device_reverse_lines_sg_rows_words((unsigned long long)out, sizeof(device_reverse_lines_T), first, n, length, stride)) {
       SG_LOCAL uint4* words = (SG_LOCAL uint4*)exchange;
@@ -3147,17 +3184,22 @@ SG_KERNEL SG_SHAPE_BOUNDS void device_reverse_lines_rows_kernel(const SG_GLOBAL 
   const int tid = SG_THREAD();
   const scangen_u64 mine = first + (scangen_u64)(tid * SG_ITEMS);
   const scangen_u64 col0 = mine % length;
+  // The heads of its items as bits (all of them, for the outputs), and those of its elements before n.
+  unsigned int heads[SG_ROW_BITS];
+  device_reverse_lines_sg_row_head_bits(col0, length, heads);
   int flag = 0;
   device_reverse_lines_T sum = items[0];
   {
-    device_reverse_lines_sg_row_heads h = device_reverse_lines_sg_row_heads_start(col0, length);
     const int valid = device_reverse_lines_sg_items_before(mine, n);
+    unsigned int live[SG_ROW_BITS];
 #pragma unroll
-    for (int i = 0; i < SG_ITEMS; ++i) {
-      const int head = device_reverse_lines_sg_row_heads_next(&h) && i < valid;
-      if (head) flag = 1;
-      if (i > 0) sum = head ? items[i] : device_reverse_lines_combine(sum, items[i]);
+    for (int w = 0; w < SG_ROW_BITS; ++w) {
+      const int from = 32 * w;
+      live[w] = valid <= from ? 0u : valid - from >= 32 ? heads[w] : heads[w] & ((1u << (valid - from)) - 1u);
+      flag |= live[w] != 0u;
     }
+#pragma unroll
+    for (int i = 1; i < SG_ITEMS; ++i) sum = SG_ROW_AT(live, i) ? items[i] : device_reverse_lines_combine(sum, items[i]);
   }
   const int buf = device_reverse_lines_sg_segmented_threads(&shared, flag, sum);
   const int tile_head = shared.f[buf][SG_THREADS - 1];
@@ -3191,8 +3233,10 @@ SG_KERNEL SG_SHAPE_BOUNDS void device_reverse_lines_rows_kernel(const SG_GLOBAL 
   SG_GLOBAL device_reverse_lines_T* const out1 = out0;
 #endif
   device_reverse_lines_sg_rows_store(out0, out1, SG_INCLUSIVE_OUT + SG_EXCLUSIVE_OUT, first, n, length, out_row_stride, items, acc,
-                         col0, exchange);
+                         heads, exchange);
 }
+#undef SG_ROW_BITS
+#undef SG_ROW_AT
 // ---- templates/common/device_strided.h ----------------------------------------------------------
 // Device level, shape = strided, the axis kernel: every line along the
 // axis of an N-d array scanned on its own, from init, in one launch. (A
