@@ -636,8 +636,7 @@ SG_KERNEL SG_SHAPE_BOUNDS void SG_NAME(rows_kernel)(const SG_GLOBAL SG_IN* in,
     unsigned int live[SG_ROW_BITS];
 #pragma unroll
     for (int w = 0; w < SG_ROW_BITS; ++w) {
-      const int from = 32 * w;
-      live[w] = valid <= from ? 0u : valid - from >= 32 ? heads[w] : heads[w] & ((1u << (valid - from)) - 1u);
+      live[w] = heads[w] & SG_NAME(sg_bits_below)(w, (unsigned int)valid);
       flag |= live[w] != 0u;
     }
 #pragma unroll

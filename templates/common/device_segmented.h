@@ -54,10 +54,7 @@ SG_END(reverse)
 SG_FN unsigned int SG_NAME(sg_seg_count)(const unsigned int* starts) {
   unsigned int count = 0u;
 #pragma unroll
-  for (int w = 0; w < SG_SEG_BITS; ++w) {
-    const int bits = SG_ITEMS - 32 * w;  // of this word's, items' bits
-    if (bits > 0) count += SG_SEG_POPC(bits >= 32 ? starts[w] : starts[w] & ((1u << bits) - 1u));
-  }
+  for (int w = 0; w < SG_SEG_BITS; ++w) count += SG_SEG_POPC(starts[w] & SG_NAME(sg_bits_below)(w, SG_ITEMS));
   return count;
 }
 
@@ -67,10 +64,7 @@ SG_FN void SG_NAME(sg_seg_below)(unsigned int* starts, scangen_u64 lo, scangen_u
   const scangen_u64 room = n > lo ? n - lo : 0u;
   const unsigned int left = room < (scangen_u64)(SG_ITEMS + 1) ? (unsigned int)room : (unsigned int)(SG_ITEMS + 1);
 #pragma unroll
-  for (int w = 0; w < SG_SEG_BITS; ++w) {
-    const unsigned int from = 32u * (unsigned int)w;
-    starts[w] &= left <= from ? 0u : left - from >= 32u ? 0xffffffffu : (1u << (left - from)) - 1u;
-  }
+  for (int w = 0; w < SG_SEG_BITS; ++w) starts[w] &= SG_NAME(sg_bits_below)(w, left);
 }
 
 #if SG_AGGREGATE_OUT
@@ -812,11 +806,9 @@ SG_END(reverse)
     inc[i] = SG_SEG_SEED(prefix.value);
 #if SG_AGGREGATE_OUT
     // The last element of its segment writes the segment's total.
-    const scangen_u64 p = mine + (scangen_u64)i;
-    (void)p;
     if (SG_SEG_AT(ending, i))
 #if SG_SEGMENTS == 2 && SG_STAGED_IO
-      segment_aggregates[SG_BEGIN(forward)SG_NAME(sg_seg_ended)(offsets, segment_count, base, first, p, marks)SG_END(forward)SG_BEGIN(reverse)SG_SEG_AGG(segment_count, SG_NAME(sg_seg_ended)(offsets, segment_count, base, first, p, marks))SG_END(reverse)] = prefix.value;
+      segment_aggregates[SG_BEGIN(forward)SG_NAME(sg_seg_ended)(offsets, segment_count, base, first, mine + (scangen_u64)i, marks)SG_END(forward)SG_BEGIN(reverse)SG_SEG_AGG(segment_count, SG_NAME(sg_seg_ended)(offsets, segment_count, base, first, mine + (scangen_u64)i, marks))SG_END(reverse)] = prefix.value;
 #elif SG_SEGMENTS == 2
       segment_aggregates[SG_BEGIN(forward)segment[i]SG_END(forward)SG_BEGIN(reverse)SG_SEG_AGG(segment_count, segment[i])SG_END(reverse)] = prefix.value;
 #else

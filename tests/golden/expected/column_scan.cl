@@ -737,6 +737,14 @@ SG_FN void column_cumsum_sg_store_both(SG_GLOBAL column_cumsum_T* inclusive, SG_
 //
 // Needs: common/io.h, SG_TILE (= SG_THREADS * SG_ITEMS = SG_BLOCK_ITEMS).
 
+// Word w of a thread's bits for its items (bit i % 32 of word i / 32 for item
+// i), cut to the items below `count`: the mask of the segmented kernels'
+// starts and ends and of the rows kernel's heads.
+SG_FN unsigned int column_cumsum_sg_bits_below(int w, unsigned int count) {
+  const unsigned int from = 32u * (unsigned int)w;
+  return count <= from ? 0u : count - from >= 32u ? 0xffffffffu : (1u << (count - from)) - 1u;
+}
+
 SG_FN scangen_u64 column_cumsum_sg_tile_count(scangen_u64 n) {
   const scangen_u64 tiles = (n + SG_TILE - 1) / SG_TILE;
   return tiles > 0 ? tiles : 1;  // n == 0 still writes the aggregate and the running total
@@ -1575,8 +1583,7 @@ SG_KERNEL SG_SHAPE_BOUNDS void column_cumsum_rows_kernel(const SG_GLOBAL column_
     unsigned int live[SG_ROW_BITS];
 #pragma unroll
     for (int w = 0; w < SG_ROW_BITS; ++w) {
-      const int from = 32 * w;
-      live[w] = valid <= from ? 0u : valid - from >= 32 ? heads[w] : heads[w] & ((1u << (valid - from)) - 1u);
+      live[w] = heads[w] & column_cumsum_sg_bits_below(w, (unsigned int)valid);
       flag |= live[w] != 0u;
     }
 #pragma unroll

@@ -741,6 +741,14 @@ SG_FN void device_packed_i8_sg_store_both(SG_GLOBAL device_packed_i8_T* inclusiv
 //
 // Needs: common/io.h, SG_TILE (= SG_THREADS * SG_ITEMS = SG_BLOCK_ITEMS).
 
+// Word w of a thread's bits for its items (bit i % 32 of word i / 32 for item
+// i), cut to the items below `count`: the mask of the segmented kernels'
+// starts and ends and of the rows kernel's heads.
+SG_FN unsigned int device_packed_i8_sg_bits_below(int w, unsigned int count) {
+  const unsigned int from = 32u * (unsigned int)w;
+  return count <= from ? 0u : count - from >= 32u ? 0xffffffffu : (1u << (count - from)) - 1u;
+}
+
 SG_FN scangen_u64 device_packed_i8_sg_tile_count(scangen_u64 n) {
   const scangen_u64 tiles = (n + SG_TILE - 1) / SG_TILE;
   return tiles > 0 ? tiles : 1;  // n == 0 still writes the aggregate and the running total
@@ -1243,17 +1251,17 @@ typedef scangen_u16 device_packed_u16_In;
 static inline device_packed_u16_T device_packed_u16_combine(device_packed_u16_T x, device_packed_u16_T y) {
 #line 13 "tests/golden/specs/device_packed_sums.scan"
   return scangen_add_u16(x, y);
-#line 1247 "device_packed_i8.cl"
+#line 1255 "device_packed_i8.cl"
 }
 static inline device_packed_u16_T device_packed_u16_identity(void) {
 #line 13 "tests/golden/specs/device_packed_sums.scan"
   return ((scangen_u16)0U);
-#line 1252 "device_packed_i8.cl"
+#line 1260 "device_packed_i8.cl"
 }
 static inline device_packed_u16_T device_packed_u16_init(void) {
 #line 16 "tests/golden/specs/device_packed_sums.scan"
   return ((scangen_u16)65000U);
-#line 1257 "device_packed_i8.cl"
+#line 1265 "device_packed_i8.cl"
 }
 static inline device_packed_u16_T device_packed_u16_convert(device_packed_u16_In v) { return v; }
 // ---- scan 'device_packed_u16': the constants its templates are written against ------------------
@@ -1873,6 +1881,14 @@ SG_FN void device_packed_u16_sg_store_both(SG_GLOBAL device_packed_u16_T* inclus
 // (device_reduce_then_scan.h). Counts are 64-bit everywhere.
 //
 // Needs: common/io.h, SG_TILE (= SG_THREADS * SG_ITEMS = SG_BLOCK_ITEMS).
+
+// Word w of a thread's bits for its items (bit i % 32 of word i / 32 for item
+// i), cut to the items below `count`: the mask of the segmented kernels'
+// starts and ends and of the rows kernel's heads.
+SG_FN unsigned int device_packed_u16_sg_bits_below(int w, unsigned int count) {
+  const unsigned int from = 32u * (unsigned int)w;
+  return count <= from ? 0u : count - from >= 32u ? 0xffffffffu : (1u << (count - from)) - 1u;
+}
 
 SG_FN scangen_u64 device_packed_u16_sg_tile_count(scangen_u64 n) {
   const scangen_u64 tiles = (n + SG_TILE - 1) / SG_TILE;

@@ -636,6 +636,14 @@ SG_FN void device_reverse_rows_sg_store_both(SG_GLOBAL device_reverse_rows_T* in
 //
 // Needs: common/io.h, SG_TILE (= SG_THREADS * SG_ITEMS = SG_BLOCK_ITEMS).
 
+// Word w of a thread's bits for its items (bit i % 32 of word i / 32 for item
+// i), cut to the items below `count`: the mask of the segmented kernels'
+// starts and ends and of the rows kernel's heads.
+SG_FN unsigned int device_reverse_rows_sg_bits_below(int w, unsigned int count) {
+  const unsigned int from = 32u * (unsigned int)w;
+  return count <= from ? 0u : count - from >= 32u ? 0xffffffffu : (1u << (count - from)) - 1u;
+}
+
 SG_FN scangen_u64 device_reverse_rows_sg_tile_count(scangen_u64 n) {
   const scangen_u64 tiles = (n + SG_TILE - 1) / SG_TILE;
   return tiles > 0 ? tiles : 1;  // n == 0 still writes the aggregate and the running total
@@ -1522,8 +1530,7 @@ SG_KERNEL SG_SHAPE_BOUNDS void device_reverse_rows_rows_kernel(const SG_GLOBAL d
     unsigned int live[SG_ROW_BITS];
 #pragma unroll
     for (int w = 0; w < SG_ROW_BITS; ++w) {
-      const int from = 32 * w;
-      live[w] = valid <= from ? 0u : valid - from >= 32 ? heads[w] : heads[w] & ((1u << (valid - from)) - 1u);
+      live[w] = heads[w] & device_reverse_rows_sg_bits_below(w, (unsigned int)valid);
       flag |= live[w] != 0u;
     }
 #pragma unroll
@@ -1623,17 +1630,17 @@ typedef scangen_f32 device_reverse_lines_In;
 static __device__ __forceinline__ __attribute__((unused)) device_reverse_lines_T device_reverse_lines_combine(device_reverse_lines_T x, device_reverse_lines_T y) {
 #line 4 "tests/golden/specs/device_reverse_shapes.scan"
   return __fadd_rn(x, y);
-#line 1627 "device_reverse_rows.cu"
+#line 1634 "device_reverse_rows.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) device_reverse_lines_T device_reverse_lines_identity(void) {
 #line 4 "tests/golden/specs/device_reverse_shapes.scan"
   return 0x0p+0f;
-#line 1632 "device_reverse_rows.cu"
+#line 1639 "device_reverse_rows.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) device_reverse_lines_T device_reverse_lines_init(void) {
 #line 4 "tests/golden/specs/device_reverse_shapes.scan"
   return 0x0p+0f;
-#line 1637 "device_reverse_rows.cu"
+#line 1644 "device_reverse_rows.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) device_reverse_lines_T device_reverse_lines_convert(device_reverse_lines_In v) { return v; }
 // ---- scan 'device_reverse_lines': the constants its templates are written against ---------------
@@ -2193,6 +2200,14 @@ SG_FN void device_reverse_lines_sg_store_both(SG_GLOBAL device_reverse_lines_T* 
 // (device_reduce_then_scan.h). Counts are 64-bit everywhere.
 //
 // Needs: common/io.h, SG_TILE (= SG_THREADS * SG_ITEMS = SG_BLOCK_ITEMS).
+
+// Word w of a thread's bits for its items (bit i % 32 of word i / 32 for item
+// i), cut to the items below `count`: the mask of the segmented kernels'
+// starts and ends and of the rows kernel's heads.
+SG_FN unsigned int device_reverse_lines_sg_bits_below(int w, unsigned int count) {
+  const unsigned int from = 32u * (unsigned int)w;
+  return count <= from ? 0u : count - from >= 32u ? 0xffffffffu : (1u << (count - from)) - 1u;
+}
 
 SG_FN scangen_u64 device_reverse_lines_sg_tile_count(scangen_u64 n) {
   const scangen_u64 tiles = (n + SG_TILE - 1) / SG_TILE;
@@ -3080,8 +3095,7 @@ SG_KERNEL SG_SHAPE_BOUNDS void device_reverse_lines_rows_kernel(const SG_GLOBAL 
     unsigned int live[SG_ROW_BITS];
 #pragma unroll
     for (int w = 0; w < SG_ROW_BITS; ++w) {
-      const int from = 32 * w;
-      live[w] = valid <= from ? 0u : valid - from >= 32 ? heads[w] : heads[w] & ((1u << (valid - from)) - 1u);
+      live[w] = heads[w] & device_reverse_lines_sg_bits_below(w, (unsigned int)valid);
       flag |= live[w] != 0u;
     }
 #pragma unroll

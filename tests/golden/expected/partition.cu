@@ -663,6 +663,14 @@ SG_FN void partition_small_sg_store_both(SG_GLOBAL partition_small_T* inclusive,
 //
 // Needs: common/io.h, SG_TILE (= SG_THREADS * SG_ITEMS = SG_BLOCK_ITEMS).
 
+// Word w of a thread's bits for its items (bit i % 32 of word i / 32 for item
+// i), cut to the items below `count`: the mask of the segmented kernels'
+// starts and ends and of the rows kernel's heads.
+SG_FN unsigned int partition_small_sg_bits_below(int w, unsigned int count) {
+  const unsigned int from = 32u * (unsigned int)w;
+  return count <= from ? 0u : count - from >= 32u ? 0xffffffffu : (1u << (count - from)) - 1u;
+}
+
 SG_FN scangen_u64 partition_small_sg_tile_count(scangen_u64 n) {
   const scangen_u64 tiles = (n + SG_TILE - 1) / SG_TILE;
   return tiles > 0 ? tiles : 1;  // n == 0 still writes the aggregate and the running total

@@ -788,6 +788,14 @@ SG_FN void segmented_offsets_sg_store_both(SG_GLOBAL segmented_offsets_seg* incl
 //
 // Needs: common/io.h, SG_TILE (= SG_THREADS * SG_ITEMS = SG_BLOCK_ITEMS).
 
+// Word w of a thread's bits for its items (bit i % 32 of word i / 32 for item
+// i), cut to the items below `count`: the mask of the segmented kernels'
+// starts and ends and of the rows kernel's heads.
+SG_FN unsigned int segmented_offsets_sg_bits_below(int w, unsigned int count) {
+  const unsigned int from = 32u * (unsigned int)w;
+  return count <= from ? 0u : count - from >= 32u ? 0xffffffffu : (1u << (count - from)) - 1u;
+}
+
 SG_FN scangen_u64 segmented_offsets_sg_tile_count(scangen_u64 n) {
   const scangen_u64 tiles = (n + SG_TILE - 1) / SG_TILE;
   return tiles > 0 ? tiles : 1;  // n == 0 still writes the aggregate and the running total
@@ -1123,10 +1131,7 @@ SG_FN segmented_offsets_seg segmented_offsets_sg_tile_prefix(SG_LOCAL segmented_
 SG_FN unsigned int segmented_offsets_sg_seg_count(const unsigned int* starts) {
   unsigned int count = 0u;
 #pragma unroll
-  for (int w = 0; w < SG_SEG_BITS; ++w) {
-    const int bits = SG_ITEMS - 32 * w;  // of this word's, items' bits
-    if (bits > 0) count += SG_SEG_POPC(bits >= 32 ? starts[w] : starts[w] & ((1u << bits) - 1u));
-  }
+  for (int w = 0; w < SG_SEG_BITS; ++w) count += SG_SEG_POPC(starts[w] & segmented_offsets_sg_bits_below(w, SG_ITEMS));
   return count;
 }
 
@@ -1136,10 +1141,7 @@ SG_FN void segmented_offsets_sg_seg_below(unsigned int* starts, scangen_u64 lo, 
   const scangen_u64 room = n > lo ? n - lo : 0u;
   const unsigned int left = room < (scangen_u64)(SG_ITEMS + 1) ? (unsigned int)room : (unsigned int)(SG_ITEMS + 1);
 #pragma unroll
-  for (int w = 0; w < SG_SEG_BITS; ++w) {
-    const unsigned int from = 32u * (unsigned int)w;
-    starts[w] &= left <= from ? 0u : left - from >= 32u ? 0xffffffffu : (1u << (left - from)) - 1u;
-  }
+  for (int w = 0; w < SG_SEG_BITS; ++w) starts[w] &= segmented_offsets_sg_bits_below(w, left);
 }
 
 #if SG_AGGREGATE_OUT
@@ -1794,11 +1796,9 @@ void segmented_offsets_scan_kernel(const SG_GLOBAL segmented_offsets_In* in,
     inc[i] = SG_SEG_SEED(prefix.value);
 #if SG_AGGREGATE_OUT
     // The last element of its segment writes the segment's total.
-    const scangen_u64 p = mine + (scangen_u64)i;
-    (void)p;
     if (SG_SEG_AT(ending, i))
 #if SG_SEGMENTS == 2 && SG_STAGED_IO
-      segment_aggregates[segmented_offsets_sg_seg_ended(offsets, segment_count, base, first, p, marks)] = prefix.value;
+      segment_aggregates[segmented_offsets_sg_seg_ended(offsets, segment_count, base, first, mine + (scangen_u64)i, marks)] = prefix.value;
 #elif SG_SEGMENTS == 2
       segment_aggregates[segment[i]] = prefix.value;
 #else
