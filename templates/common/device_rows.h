@@ -650,10 +650,12 @@ SG_KERNEL SG_SHAPE_BOUNDS void SG_NAME(rows_kernel)(const SG_GLOBAL SG_IN* in,
 SG_BEGIN(any_order)
   if (tiles > 1 && tid == 0)
     SG_NAME(sg_status_store)(workspace, tile, tile_head ? SG_FLAG_INCLUSIVE : SG_FLAG_AGGREGATE, tile_sum);
+  SG_WARP_CONVERGE();  // no barrier follows at once (cuda/lookback.cuh, sg_tile_prefix)
   if (!first_head) {
     SG_NAME(sg_rows_lookback)(&shared, workspace, tile, in, n, length, in_row_stride);
     carry = shared.carry[0];
     if (tid == 0 && !tile_head) SG_NAME(sg_status_store)(workspace, tile, SG_FLAG_INCLUSIVE, SG_COMBINE(carry, tile_sum));
+    SG_WARP_CONVERGE();
   }
 SG_END(any_order)
 SG_BEGIN(fixed_order)

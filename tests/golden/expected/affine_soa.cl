@@ -14,6 +14,7 @@
 #define SG_SHARED __local
 #define SG_ALIGN16 __attribute__((aligned(16)))
 #define SG_BARRIER() barrier(CLK_LOCAL_MEM_FENCE)
+#define SG_WARP_CONVERGE() ((void)0)  // (CUDA's __syncwarp; OpenCL C 1.2 has no such thing)
 #define SG_THREAD() ((int)get_local_id(0))
 #define SG_BLOCK() ((ulong)get_group_id(0))
 #define SG_LOAD_STREAMING(p) (*(p))
@@ -116,24 +117,24 @@ typedef affine_soa_Affine affine_soa_In;
 static inline affine_soa_T affine_soa_combine(affine_soa_T x, affine_soa_T y) {
 #line 12 "examples/inputs/affine_soa.scan"
   return affine_soa_Affine_make((y.a * x.a), ((y.a * x.b) + y.b));
-#line 120 "affine_soa.cl"
+#line 121 "affine_soa.cl"
 }
 static inline affine_soa_T affine_soa_identity(void) {
 #line 13 "examples/inputs/affine_soa.scan"
   return affine_soa_Affine_make(0x1p+0f, 0x0p+0f);
-#line 125 "affine_soa.cl"
+#line 126 "affine_soa.cl"
 }
 static inline affine_soa_T affine_soa_init(void) {
 #line 13 "examples/inputs/affine_soa.scan"
   return affine_soa_Affine_make(0x1p+0f, 0x0p+0f);
-#line 130 "affine_soa.cl"
+#line 131 "affine_soa.cl"
 }
 typedef scangen_f32 affine_soa_In_a;
 typedef scangen_f32 affine_soa_In_b;
 static inline affine_soa_T affine_soa_convert(affine_soa_In_a a, affine_soa_In_b b) {
 #line 11 "examples/inputs/affine_soa.scan"
   return affine_soa_Affine_make(a, b);
-#line 137 "affine_soa.cl"
+#line 138 "affine_soa.cl"
 }
 // ---- scan 'affine_soa': the constants its templates are written against -------------------------
 #define SG_NAME(name) affine_soa_##name

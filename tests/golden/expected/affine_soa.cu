@@ -33,6 +33,12 @@
 #define SG_SHARED __shared__
 #define SG_ALIGN16 __align__(16)
 #define SG_BARRIER() __syncthreads()
+// Every lane of the warp together again, where one lane alone has run code
+// that may sleep (its status published) and no barrier follows at once:
+// ptxas does not always hold the other lanes for it, and a __syncthreads
+// reached by part of a warp lets the block pass without the rest
+// (cuda/lookback.cuh, sg_tile_prefix). Called by every thread.
+#define SG_WARP_CONVERGE() __syncwarp()
 #define SG_THREAD() ((int)threadIdx.x)
 #define SG_BLOCK() ((unsigned long long)blockIdx.x)
 #define SG_LOAD_STREAMING(p) __ldcs(p)
@@ -75,24 +81,24 @@ typedef affine_soa_Affine affine_soa_In;
 static __device__ __forceinline__ __attribute__((unused)) affine_soa_T affine_soa_combine(affine_soa_T x, affine_soa_T y) {
 #line 12 "examples/inputs/affine_soa.scan"
   return affine_soa_Affine_make(__fmul_rn(y.a, x.a), __fadd_rn(__fmul_rn(y.a, x.b), y.b));
-#line 79 "affine_soa.cu"
+#line 85 "affine_soa.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) affine_soa_T affine_soa_identity(void) {
 #line 13 "examples/inputs/affine_soa.scan"
   return affine_soa_Affine_make(0x1p+0f, 0x0p+0f);
-#line 84 "affine_soa.cu"
+#line 90 "affine_soa.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) affine_soa_T affine_soa_init(void) {
 #line 13 "examples/inputs/affine_soa.scan"
   return affine_soa_Affine_make(0x1p+0f, 0x0p+0f);
-#line 89 "affine_soa.cu"
+#line 95 "affine_soa.cu"
 }
 typedef scangen_f32 affine_soa_In_a;
 typedef scangen_f32 affine_soa_In_b;
 static __device__ __forceinline__ __attribute__((unused)) affine_soa_T affine_soa_convert(affine_soa_In_a a, affine_soa_In_b b) {
 #line 11 "examples/inputs/affine_soa.scan"
   return affine_soa_Affine_make(a, b);
-#line 96 "affine_soa.cu"
+#line 102 "affine_soa.cu"
 }
 // ---- scan 'affine_soa': the constants its templates are written against -------------------------
 #define SG_NAME(name) affine_soa_##name
@@ -1045,6 +1051,13 @@ SG_FN affine_soa_T affine_soa_sg_tile_prefix(SG_LOCAL affine_soa_sg_lookback_sha
   const unsigned int epoch = shared->epoch;
   if (tile == 0) {
     if (SG_THREAD() == 0) affine_soa_sg_status_put(workspace, 0, SG_FLAG_INCLUSIVE, total, epoch);
+    // The warp whole again before the caller goes on: no barrier follows
+    // here, and ptxas's reconvergence after thread 0's branch does not hold
+    // a lane that sleeps in it (the tests' SCANGEN_TEST_SLEEP): the other 31
+    // lanes went on to the next __syncthreads, which then let the block pass
+    // without thread 0 (tests/generator/test_scan_cuda.cpp, the segmented
+    // look-back with randomly sleeping tiles).
+    SG_WARP_CONVERGE();
     return affine_soa_identity();
   }
   if (SG_THREAD() < 32) {

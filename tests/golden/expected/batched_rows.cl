@@ -14,6 +14,7 @@
 #define SG_SHARED __local
 #define SG_ALIGN16 __attribute__((aligned(16)))
 #define SG_BARRIER() barrier(CLK_LOCAL_MEM_FENCE)
+#define SG_WARP_CONVERGE() ((void)0)  // (CUDA's __syncwarp; OpenCL C 1.2 has no such thing)
 #define SG_THREAD() ((int)get_local_id(0))
 #define SG_BLOCK() ((ulong)get_group_id(0))
 #define SG_LOAD_STREAMING(p) (*(p))
@@ -105,17 +106,17 @@ typedef scangen_f32 row_cumsum_In;
 static inline row_cumsum_T row_cumsum_combine(row_cumsum_T x, row_cumsum_T y) {
 #line 7 "examples/batched_rows.scan"
   return (x + y);
-#line 109 "row_cumsum.cl"
+#line 110 "row_cumsum.cl"
 }
 static inline row_cumsum_T row_cumsum_identity(void) {
 #line 7 "examples/batched_rows.scan"
   return 0x0p+0f;
-#line 114 "row_cumsum.cl"
+#line 115 "row_cumsum.cl"
 }
 static inline row_cumsum_T row_cumsum_init(void) {
 #line 7 "examples/batched_rows.scan"
   return 0x0p+0f;
-#line 119 "row_cumsum.cl"
+#line 120 "row_cumsum.cl"
 }
 static inline row_cumsum_T row_cumsum_convert(row_cumsum_In v) { return v; }
 // ---- scan 'row_cumsum': the constants its templates are written against -------------------------
@@ -1596,10 +1597,12 @@ SG_KERNEL SG_SHAPE_BOUNDS void row_cumsum_rows_kernel(const SG_GLOBAL row_cumsum
   row_cumsum_T carry = row_cumsum_identity();
   if (tiles > 1 && tid == 0)
     row_cumsum_sg_status_store(workspace, tile, tile_head ? SG_FLAG_INCLUSIVE : SG_FLAG_AGGREGATE, tile_sum);
+  SG_WARP_CONVERGE();  // no barrier follows at once (cuda/lookback.cuh, sg_tile_prefix)
   if (!first_head) {
     row_cumsum_sg_rows_lookback(&shared, workspace, tile, in, n, length, in_row_stride);
     carry = shared.carry[0];
     if (tid == 0 && !tile_head) row_cumsum_sg_status_store(workspace, tile, SG_FLAG_INCLUSIVE, row_cumsum_combine(carry, tile_sum));
+    SG_WARP_CONVERGE();
   }
   // The row's elements before this thread's first item (unused when that item is a head).
   row_cumsum_T acc = carry;

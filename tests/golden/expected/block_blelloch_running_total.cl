@@ -13,6 +13,7 @@
 #define SG_SHARED __local
 #define SG_ALIGN16 __attribute__((aligned(16)))
 #define SG_BARRIER() barrier(CLK_LOCAL_MEM_FENCE)
+#define SG_WARP_CONVERGE() ((void)0)  // (CUDA's __syncwarp; OpenCL C 1.2 has no such thing)
 #define SG_THREAD() ((int)get_local_id(0))
 #define SG_BLOCK() ((ulong)get_group_id(0))
 #define SG_LOAD_STREAMING(p) (*(p))
@@ -108,17 +109,17 @@ typedef scangen_u32 block_blelloch_cursor_In;
 static inline block_blelloch_cursor_T block_blelloch_cursor_combine(block_blelloch_cursor_T x, block_blelloch_cursor_T y) {
 #line 5 "tests/golden/specs/block_blelloch_running_total.scan"
   return scangen_add_u32(x, y);
-#line 112 "block_blelloch_cursor.cl"
+#line 113 "block_blelloch_cursor.cl"
 }
 static inline block_blelloch_cursor_T block_blelloch_cursor_identity(void) {
 #line 5 "tests/golden/specs/block_blelloch_running_total.scan"
   return ((scangen_u32)0U);
-#line 117 "block_blelloch_cursor.cl"
+#line 118 "block_blelloch_cursor.cl"
 }
 static inline block_blelloch_cursor_T block_blelloch_cursor_init(void) {
 #line 5 "tests/golden/specs/block_blelloch_running_total.scan"
   return ((scangen_u32)0U);
-#line 122 "block_blelloch_cursor.cl"
+#line 123 "block_blelloch_cursor.cl"
 }
 static inline block_blelloch_cursor_T block_blelloch_cursor_convert(block_blelloch_cursor_In v) { return v; }
 // ---- scan 'block_blelloch_cursor': the constants its templates are written against --------------

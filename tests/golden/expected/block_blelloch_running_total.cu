@@ -33,6 +33,12 @@
 #define SG_SHARED __shared__
 #define SG_ALIGN16 __align__(16)
 #define SG_BARRIER() __syncthreads()
+// Every lane of the warp together again, where one lane alone has run code
+// that may sleep (its status published) and no barrier follows at once:
+// ptxas does not always hold the other lanes for it, and a __syncthreads
+// reached by part of a warp lets the block pass without the rest
+// (cuda/lookback.cuh, sg_tile_prefix). Called by every thread.
+#define SG_WARP_CONVERGE() __syncwarp()
 #define SG_THREAD() ((int)threadIdx.x)
 #define SG_BLOCK() ((unsigned long long)blockIdx.x)
 #define SG_LOAD_STREAMING(p) __ldcs(p)
@@ -68,17 +74,17 @@ typedef scangen_u32 block_blelloch_cursor_In;
 static __device__ __forceinline__ __attribute__((unused)) block_blelloch_cursor_T block_blelloch_cursor_combine(block_blelloch_cursor_T x, block_blelloch_cursor_T y) {
 #line 5 "tests/golden/specs/block_blelloch_running_total.scan"
   return scangen_add_u32(x, y);
-#line 72 "block_blelloch_cursor.cu"
+#line 78 "block_blelloch_cursor.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) block_blelloch_cursor_T block_blelloch_cursor_identity(void) {
 #line 5 "tests/golden/specs/block_blelloch_running_total.scan"
   return ((scangen_u32)0U);
-#line 77 "block_blelloch_cursor.cu"
+#line 83 "block_blelloch_cursor.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) block_blelloch_cursor_T block_blelloch_cursor_init(void) {
 #line 5 "tests/golden/specs/block_blelloch_running_total.scan"
   return ((scangen_u32)0U);
-#line 82 "block_blelloch_cursor.cu"
+#line 88 "block_blelloch_cursor.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) block_blelloch_cursor_T block_blelloch_cursor_convert(block_blelloch_cursor_In v) { return v; }
 // ---- scan 'block_blelloch_cursor': the constants its templates are written against --------------

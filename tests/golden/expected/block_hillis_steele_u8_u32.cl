@@ -13,6 +13,7 @@
 #define SG_SHARED __local
 #define SG_ALIGN16 __attribute__((aligned(16)))
 #define SG_BARRIER() barrier(CLK_LOCAL_MEM_FENCE)
+#define SG_WARP_CONVERGE() ((void)0)  // (CUDA's __syncwarp; OpenCL C 1.2 has no such thing)
 #define SG_THREAD() ((int)get_local_id(0))
 #define SG_BLOCK() ((ulong)get_group_id(0))
 #define SG_LOAD_STREAMING(p) (*(p))
@@ -108,22 +109,22 @@ typedef scangen_u8 block_hs_bytes_In;
 static inline block_hs_bytes_T block_hs_bytes_combine(block_hs_bytes_T x, block_hs_bytes_T y) {
 #line 5 "tests/golden/specs/block_hillis_steele_u8_u32.scan"
   return scangen_add_u32(x, y);
-#line 112 "block_hs_bytes.cl"
+#line 113 "block_hs_bytes.cl"
 }
 static inline block_hs_bytes_T block_hs_bytes_identity(void) {
 #line 5 "tests/golden/specs/block_hillis_steele_u8_u32.scan"
   return ((scangen_u32)0U);
-#line 117 "block_hs_bytes.cl"
+#line 118 "block_hs_bytes.cl"
 }
 static inline block_hs_bytes_T block_hs_bytes_init(void) {
 #line 5 "tests/golden/specs/block_hillis_steele_u8_u32.scan"
   return ((scangen_u32)0U);
-#line 122 "block_hs_bytes.cl"
+#line 123 "block_hs_bytes.cl"
 }
 static inline block_hs_bytes_T block_hs_bytes_convert(block_hs_bytes_In v) {
 #line 4 "tests/golden/specs/block_hillis_steele_u8_u32.scan"
   return ((scangen_u32)v);
-#line 127 "block_hs_bytes.cl"
+#line 128 "block_hs_bytes.cl"
 }
 // ---- scan 'block_hs_bytes': the constants its templates are written against ---------------------
 #define SG_NAME(name) block_hs_bytes_##name

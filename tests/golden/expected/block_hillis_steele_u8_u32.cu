@@ -33,6 +33,12 @@
 #define SG_SHARED __shared__
 #define SG_ALIGN16 __align__(16)
 #define SG_BARRIER() __syncthreads()
+// Every lane of the warp together again, where one lane alone has run code
+// that may sleep (its status published) and no barrier follows at once:
+// ptxas does not always hold the other lanes for it, and a __syncthreads
+// reached by part of a warp lets the block pass without the rest
+// (cuda/lookback.cuh, sg_tile_prefix). Called by every thread.
+#define SG_WARP_CONVERGE() __syncwarp()
 #define SG_THREAD() ((int)threadIdx.x)
 #define SG_BLOCK() ((unsigned long long)blockIdx.x)
 #define SG_LOAD_STREAMING(p) __ldcs(p)
@@ -68,22 +74,22 @@ typedef scangen_u8 block_hs_bytes_In;
 static __device__ __forceinline__ __attribute__((unused)) block_hs_bytes_T block_hs_bytes_combine(block_hs_bytes_T x, block_hs_bytes_T y) {
 #line 5 "tests/golden/specs/block_hillis_steele_u8_u32.scan"
   return scangen_add_u32(x, y);
-#line 72 "block_hs_bytes.cu"
+#line 78 "block_hs_bytes.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) block_hs_bytes_T block_hs_bytes_identity(void) {
 #line 5 "tests/golden/specs/block_hillis_steele_u8_u32.scan"
   return ((scangen_u32)0U);
-#line 77 "block_hs_bytes.cu"
+#line 83 "block_hs_bytes.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) block_hs_bytes_T block_hs_bytes_init(void) {
 #line 5 "tests/golden/specs/block_hillis_steele_u8_u32.scan"
   return ((scangen_u32)0U);
-#line 82 "block_hs_bytes.cu"
+#line 88 "block_hs_bytes.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) block_hs_bytes_T block_hs_bytes_convert(block_hs_bytes_In v) {
 #line 4 "tests/golden/specs/block_hillis_steele_u8_u32.scan"
   return ((scangen_u32)v);
-#line 87 "block_hs_bytes.cu"
+#line 93 "block_hs_bytes.cu"
 }
 // ---- scan 'block_hs_bytes': the constants its templates are written against ---------------------
 #define SG_NAME(name) block_hs_bytes_##name

@@ -13,6 +13,7 @@
 #define SG_SHARED __local
 #define SG_ALIGN16 __attribute__((aligned(16)))
 #define SG_BARRIER() barrier(CLK_LOCAL_MEM_FENCE)
+#define SG_WARP_CONVERGE() ((void)0)  // (CUDA's __syncwarp; OpenCL C 1.2 has no such thing)
 #define SG_THREAD() ((int)get_local_id(0))
 #define SG_BLOCK() ((ulong)get_group_id(0))
 #define SG_LOAD_STREAMING(p) (*(p))
@@ -104,17 +105,17 @@ typedef scangen_f32 block_raking_f32_In;
 static inline block_raking_f32_T block_raking_f32_combine(block_raking_f32_T x, block_raking_f32_T y) {
 #line 4 "tests/golden/specs/block_raking_f32_init.scan"
   return (x + y);
-#line 108 "block_raking_f32.cl"
+#line 109 "block_raking_f32.cl"
 }
 static inline block_raking_f32_T block_raking_f32_identity(void) {
 #line 4 "tests/golden/specs/block_raking_f32_init.scan"
   return 0x0p+0f;
-#line 113 "block_raking_f32.cl"
+#line 114 "block_raking_f32.cl"
 }
 static inline block_raking_f32_T block_raking_f32_init(void) {
 #line 10 "tests/golden/specs/block_raking_f32_init.scan"
   return 0x1.8p+0f;
-#line 118 "block_raking_f32.cl"
+#line 119 "block_raking_f32.cl"
 }
 static inline block_raking_f32_T block_raking_f32_convert(block_raking_f32_In v) { return v; }
 // ---- scan 'block_raking_f32': the constants its templates are written against -------------------

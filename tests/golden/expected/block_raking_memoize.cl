@@ -13,6 +13,7 @@
 #define SG_SHARED __local
 #define SG_ALIGN16 __attribute__((aligned(16)))
 #define SG_BARRIER() barrier(CLK_LOCAL_MEM_FENCE)
+#define SG_WARP_CONVERGE() ((void)0)  // (CUDA's __syncwarp; OpenCL C 1.2 has no such thing)
 #define SG_THREAD() ((int)get_local_id(0))
 #define SG_BLOCK() ((ulong)get_group_id(0))
 #define SG_LOAD_STREAMING(p) (*(p))
@@ -104,17 +105,17 @@ typedef scangen_u64 block_memoize_xor_In;
 static inline block_memoize_xor_T block_memoize_xor_combine(block_memoize_xor_T x, block_memoize_xor_T y) {
 #line 4 "tests/golden/specs/block_raking_memoize.scan"
   return ((scangen_u64)(x ^ y));
-#line 108 "block_memoize_xor.cl"
+#line 109 "block_memoize_xor.cl"
 }
 static inline block_memoize_xor_T block_memoize_xor_identity(void) {
 #line 4 "tests/golden/specs/block_raking_memoize.scan"
   return ((scangen_u64)0UL);
-#line 113 "block_memoize_xor.cl"
+#line 114 "block_memoize_xor.cl"
 }
 static inline block_memoize_xor_T block_memoize_xor_init(void) {
 #line 4 "tests/golden/specs/block_raking_memoize.scan"
   return ((scangen_u64)0UL);
-#line 118 "block_memoize_xor.cl"
+#line 119 "block_memoize_xor.cl"
 }
 static inline block_memoize_xor_T block_memoize_xor_convert(block_memoize_xor_In v) { return v; }
 // ---- scan 'block_memoize_xor': the constants its templates are written against ------------------

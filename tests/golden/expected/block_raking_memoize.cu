@@ -33,6 +33,12 @@
 #define SG_SHARED __shared__
 #define SG_ALIGN16 __align__(16)
 #define SG_BARRIER() __syncthreads()
+// Every lane of the warp together again, where one lane alone has run code
+// that may sleep (its status published) and no barrier follows at once:
+// ptxas does not always hold the other lanes for it, and a __syncthreads
+// reached by part of a warp lets the block pass without the rest
+// (cuda/lookback.cuh, sg_tile_prefix). Called by every thread.
+#define SG_WARP_CONVERGE() __syncwarp()
 #define SG_THREAD() ((int)threadIdx.x)
 #define SG_BLOCK() ((unsigned long long)blockIdx.x)
 #define SG_LOAD_STREAMING(p) __ldcs(p)
@@ -64,17 +70,17 @@ typedef scangen_u64 block_memoize_xor_In;
 static __device__ __forceinline__ __attribute__((unused)) block_memoize_xor_T block_memoize_xor_combine(block_memoize_xor_T x, block_memoize_xor_T y) {
 #line 4 "tests/golden/specs/block_raking_memoize.scan"
   return ((scangen_u64)(x ^ y));
-#line 68 "block_memoize_xor.cu"
+#line 74 "block_memoize_xor.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) block_memoize_xor_T block_memoize_xor_identity(void) {
 #line 4 "tests/golden/specs/block_raking_memoize.scan"
   return ((scangen_u64)0ULL);
-#line 73 "block_memoize_xor.cu"
+#line 79 "block_memoize_xor.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) block_memoize_xor_T block_memoize_xor_init(void) {
 #line 4 "tests/golden/specs/block_raking_memoize.scan"
   return ((scangen_u64)0ULL);
-#line 78 "block_memoize_xor.cu"
+#line 84 "block_memoize_xor.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) block_memoize_xor_T block_memoize_xor_convert(block_memoize_xor_In v) { return v; }
 // ---- scan 'block_memoize_xor': the constants its templates are written against ------------------

@@ -13,6 +13,7 @@
 #define SG_SHARED __local
 #define SG_ALIGN16 __attribute__((aligned(16)))
 #define SG_BARRIER() barrier(CLK_LOCAL_MEM_FENCE)
+#define SG_WARP_CONVERGE() ((void)0)  // (CUDA's __syncwarp; OpenCL C 1.2 has no such thing)
 #define SG_THREAD() ((int)get_local_id(0))
 #define SG_BLOCK() ((ulong)get_group_id(0))
 #define SG_LOAD_STREAMING(p) (*(p))
@@ -108,17 +109,17 @@ typedef scangen_i32 block_sum_In;
 static inline block_sum_T block_sum_combine(block_sum_T x, block_sum_T y) {
 #line 7 "examples/own_kernel/block_sum.scan"
   return scangen_add_i32(x, y);
-#line 112 "block_sum.cl"
+#line 113 "block_sum.cl"
 }
 static inline block_sum_T block_sum_identity(void) {
 #line 7 "examples/own_kernel/block_sum.scan"
   return ((scangen_i32)0);
-#line 117 "block_sum.cl"
+#line 118 "block_sum.cl"
 }
 static inline block_sum_T block_sum_init(void) {
 #line 7 "examples/own_kernel/block_sum.scan"
   return ((scangen_i32)0);
-#line 122 "block_sum.cl"
+#line 123 "block_sum.cl"
 }
 static inline block_sum_T block_sum_convert(block_sum_In v) { return v; }
 // ---- scan 'block_sum': the constants its templates are written against --------------------------

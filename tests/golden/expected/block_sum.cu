@@ -33,6 +33,12 @@
 #define SG_SHARED __shared__
 #define SG_ALIGN16 __align__(16)
 #define SG_BARRIER() __syncthreads()
+// Every lane of the warp together again, where one lane alone has run code
+// that may sleep (its status published) and no barrier follows at once:
+// ptxas does not always hold the other lanes for it, and a __syncthreads
+// reached by part of a warp lets the block pass without the rest
+// (cuda/lookback.cuh, sg_tile_prefix). Called by every thread.
+#define SG_WARP_CONVERGE() __syncwarp()
 #define SG_THREAD() ((int)threadIdx.x)
 #define SG_BLOCK() ((unsigned long long)blockIdx.x)
 #define SG_LOAD_STREAMING(p) __ldcs(p)
@@ -68,17 +74,17 @@ typedef scangen_i32 block_sum_In;
 static __device__ __forceinline__ __attribute__((unused)) block_sum_T block_sum_combine(block_sum_T x, block_sum_T y) {
 #line 7 "examples/own_kernel/block_sum.scan"
   return scangen_add_i32(x, y);
-#line 72 "block_sum.cu"
+#line 78 "block_sum.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) block_sum_T block_sum_identity(void) {
 #line 7 "examples/own_kernel/block_sum.scan"
   return ((scangen_i32)0);
-#line 77 "block_sum.cu"
+#line 83 "block_sum.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) block_sum_T block_sum_init(void) {
 #line 7 "examples/own_kernel/block_sum.scan"
   return ((scangen_i32)0);
-#line 82 "block_sum.cu"
+#line 88 "block_sum.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) block_sum_T block_sum_convert(block_sum_In v) { return v; }
 // ---- scan 'block_sum': the constants its templates are written against --------------------------

@@ -33,6 +33,12 @@
 #define SG_SHARED __shared__
 #define SG_ALIGN16 __align__(16)
 #define SG_BARRIER() __syncthreads()
+// Every lane of the warp together again, where one lane alone has run code
+// that may sleep (its status published) and no barrier follows at once:
+// ptxas does not always hold the other lanes for it, and a __syncthreads
+// reached by part of a warp lets the block pass without the rest
+// (cuda/lookback.cuh, sg_tile_prefix). Called by every thread.
+#define SG_WARP_CONVERGE() __syncwarp()
 #define SG_THREAD() ((int)threadIdx.x)
 #define SG_BLOCK() ((unsigned long long)blockIdx.x)
 #define SG_LOAD_STREAMING(p) __ldcs(p)
@@ -79,17 +85,17 @@ typedef block_matrix_product_Mat2 block_matrix_product_In;
 static __device__ __forceinline__ __attribute__((unused)) block_matrix_product_T block_matrix_product_combine(block_matrix_product_T x, block_matrix_product_T y) {
 #line 8 "tests/golden/specs/block_warp_scans_matrix.scan"
   return block_matrix_product_Mat2_make(__fadd_rn(__fmul_rn(x.a, y.a), __fmul_rn(x.b, y.c)), __fadd_rn(__fmul_rn(x.a, y.b), __fmul_rn(x.b, y.d)), __fadd_rn(__fmul_rn(x.c, y.a), __fmul_rn(x.d, y.c)), __fadd_rn(__fmul_rn(x.c, y.b), __fmul_rn(x.d, y.d)));
-#line 83 "block_matrix_product.cu"
+#line 89 "block_matrix_product.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) block_matrix_product_T block_matrix_product_identity(void) {
 #line 15 "tests/golden/specs/block_warp_scans_matrix.scan"
   return block_matrix_product_Mat2_make(0x1p+0f, 0x0p+0f, 0x0p+0f, 0x1p+0f);
-#line 88 "block_matrix_product.cu"
+#line 94 "block_matrix_product.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) block_matrix_product_T block_matrix_product_init(void) {
 #line 15 "tests/golden/specs/block_warp_scans_matrix.scan"
   return block_matrix_product_Mat2_make(0x1p+0f, 0x0p+0f, 0x0p+0f, 0x1p+0f);
-#line 93 "block_matrix_product.cu"
+#line 99 "block_matrix_product.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) block_matrix_product_T block_matrix_product_convert(block_matrix_product_In v) { return v; }
 // ---- scan 'block_matrix_product': the constants its templates are written against ---------------

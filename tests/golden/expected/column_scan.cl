@@ -14,6 +14,7 @@
 #define SG_SHARED __local
 #define SG_ALIGN16 __attribute__((aligned(16)))
 #define SG_BARRIER() barrier(CLK_LOCAL_MEM_FENCE)
+#define SG_WARP_CONVERGE() ((void)0)  // (CUDA's __syncwarp; OpenCL C 1.2 has no such thing)
 #define SG_THREAD() ((int)get_local_id(0))
 #define SG_BLOCK() ((ulong)get_group_id(0))
 #define SG_LOAD_STREAMING(p) (*(p))
@@ -105,17 +106,17 @@ typedef scangen_f32 column_cumsum_In;
 static inline column_cumsum_T column_cumsum_combine(column_cumsum_T x, column_cumsum_T y) {
 #line 7 "examples/column_scan.scan"
   return (x + y);
-#line 109 "column_cumsum.cl"
+#line 110 "column_cumsum.cl"
 }
 static inline column_cumsum_T column_cumsum_identity(void) {
 #line 7 "examples/column_scan.scan"
   return 0x0p+0f;
-#line 114 "column_cumsum.cl"
+#line 115 "column_cumsum.cl"
 }
 static inline column_cumsum_T column_cumsum_init(void) {
 #line 7 "examples/column_scan.scan"
   return 0x0p+0f;
-#line 119 "column_cumsum.cl"
+#line 120 "column_cumsum.cl"
 }
 static inline column_cumsum_T column_cumsum_convert(column_cumsum_In v) { return v; }
 // ---- scan 'column_cumsum': the constants its templates are written against ----------------------
@@ -1596,10 +1597,12 @@ SG_KERNEL SG_SHAPE_BOUNDS void column_cumsum_rows_kernel(const SG_GLOBAL column_
   column_cumsum_T carry = column_cumsum_identity();
   if (tiles > 1 && tid == 0)
     column_cumsum_sg_status_store(workspace, tile, tile_head ? SG_FLAG_INCLUSIVE : SG_FLAG_AGGREGATE, tile_sum);
+  SG_WARP_CONVERGE();  // no barrier follows at once (cuda/lookback.cuh, sg_tile_prefix)
   if (!first_head) {
     column_cumsum_sg_rows_lookback(&shared, workspace, tile, in, n, length, in_row_stride);
     carry = shared.carry[0];
     if (tid == 0 && !tile_head) column_cumsum_sg_status_store(workspace, tile, SG_FLAG_INCLUSIVE, column_cumsum_combine(carry, tile_sum));
+    SG_WARP_CONVERGE();
   }
   // The row's elements before this thread's first item (unused when that item is a head).
   column_cumsum_T acc = carry;

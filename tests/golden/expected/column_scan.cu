@@ -33,6 +33,12 @@
 #define SG_SHARED __shared__
 #define SG_ALIGN16 __align__(16)
 #define SG_BARRIER() __syncthreads()
+// Every lane of the warp together again, where one lane alone has run code
+// that may sleep (its status published) and no barrier follows at once:
+// ptxas does not always hold the other lanes for it, and a __syncthreads
+// reached by part of a warp lets the block pass without the rest
+// (cuda/lookback.cuh, sg_tile_prefix). Called by every thread.
+#define SG_WARP_CONVERGE() __syncwarp()
 #define SG_THREAD() ((int)threadIdx.x)
 #define SG_BLOCK() ((unsigned long long)blockIdx.x)
 #define SG_LOAD_STREAMING(p) __ldcs(p)
@@ -64,17 +70,17 @@ typedef scangen_f32 column_cumsum_In;
 static __device__ __forceinline__ __attribute__((unused)) column_cumsum_T column_cumsum_combine(column_cumsum_T x, column_cumsum_T y) {
 #line 7 "examples/column_scan.scan"
   return __fadd_rn(x, y);
-#line 68 "column_cumsum.cu"
+#line 74 "column_cumsum.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) column_cumsum_T column_cumsum_identity(void) {
 #line 7 "examples/column_scan.scan"
   return 0x0p+0f;
-#line 73 "column_cumsum.cu"
+#line 79 "column_cumsum.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) column_cumsum_T column_cumsum_init(void) {
 #line 7 "examples/column_scan.scan"
   return 0x0p+0f;
-#line 78 "column_cumsum.cu"
+#line 84 "column_cumsum.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) column_cumsum_T column_cumsum_convert(column_cumsum_In v) { return v; }
 // ---- scan 'column_cumsum': the constants its templates are written against ----------------------
@@ -944,6 +950,13 @@ SG_FN column_cumsum_T column_cumsum_sg_tile_prefix(SG_LOCAL column_cumsum_sg_loo
   const unsigned int epoch = shared->epoch;
   if (tile == 0) {
     if (SG_THREAD() == 0) column_cumsum_sg_status_put(workspace, 0, SG_FLAG_INCLUSIVE, total, epoch);
+    // The warp whole again before the caller goes on: no barrier follows
+    // here, and ptxas's reconvergence after thread 0's branch does not hold
+    // a lane that sleeps in it (the tests' SCANGEN_TEST_SLEEP): the other 31
+    // lanes went on to the next __syncthreads, which then let the block pass
+    // without thread 0 (tests/generator/test_scan_cuda.cpp, the segmented
+    // look-back with randomly sleeping tiles).
+    SG_WARP_CONVERGE();
     return column_cumsum_identity();
   }
   if (SG_THREAD() < 32) {
@@ -1525,10 +1538,12 @@ SG_KERNEL SG_SHAPE_BOUNDS void column_cumsum_rows_kernel(const SG_GLOBAL column_
   column_cumsum_T carry = column_cumsum_identity();
   if (tiles > 1 && tid == 0)
     column_cumsum_sg_status_store(workspace, tile, tile_head ? SG_FLAG_INCLUSIVE : SG_FLAG_AGGREGATE, tile_sum);
+  SG_WARP_CONVERGE();  // no barrier follows at once (cuda/lookback.cuh, sg_tile_prefix)
   if (!first_head) {
     column_cumsum_sg_rows_lookback(&shared, workspace, tile, in, n, length, in_row_stride);
     carry = shared.carry[0];
     if (tid == 0 && !tile_head) column_cumsum_sg_status_store(workspace, tile, SG_FLAG_INCLUSIVE, column_cumsum_combine(carry, tile_sum));
+    SG_WARP_CONVERGE();
   }
   // The row's elements before this thread's first item (unused when that item is a head).
   column_cumsum_T acc = carry;

@@ -15,6 +15,7 @@
 #define SG_SHARED __local
 #define SG_ALIGN16 __attribute__((aligned(16)))
 #define SG_BARRIER() barrier(CLK_LOCAL_MEM_FENCE)
+#define SG_WARP_CONVERGE() ((void)0)  // (CUDA's __syncwarp; OpenCL C 1.2 has no such thing)
 #define SG_THREAD() ((int)get_local_id(0))
 #define SG_BLOCK() ((ulong)get_group_id(0))
 #define SG_LOAD_STREAMING(p) (*(p))
@@ -110,17 +111,17 @@ typedef scangen_i8 device_packed_i8_In;
 static inline device_packed_i8_T device_packed_i8_combine(device_packed_i8_T x, device_packed_i8_T y) {
 #line 7 "tests/golden/specs/device_packed_sums.scan"
   return scangen_add_i8(x, y);
-#line 114 "device_packed_i8.cl"
+#line 115 "device_packed_i8.cl"
 }
 static inline device_packed_i8_T device_packed_i8_identity(void) {
 #line 7 "tests/golden/specs/device_packed_sums.scan"
   return ((scangen_i8)0);
-#line 119 "device_packed_i8.cl"
+#line 120 "device_packed_i8.cl"
 }
 static inline device_packed_i8_T device_packed_i8_init(void) {
 #line 7 "tests/golden/specs/device_packed_sums.scan"
   return ((scangen_i8)0);
-#line 124 "device_packed_i8.cl"
+#line 125 "device_packed_i8.cl"
 }
 static inline device_packed_i8_T device_packed_i8_convert(device_packed_i8_In v) { return v; }
 // ---- scan 'device_packed_i8': the constants its templates are written against -------------------
@@ -1251,17 +1252,17 @@ typedef scangen_u16 device_packed_u16_In;
 static inline device_packed_u16_T device_packed_u16_combine(device_packed_u16_T x, device_packed_u16_T y) {
 #line 13 "tests/golden/specs/device_packed_sums.scan"
   return scangen_add_u16(x, y);
-#line 1255 "device_packed_i8.cl"
+#line 1256 "device_packed_i8.cl"
 }
 static inline device_packed_u16_T device_packed_u16_identity(void) {
 #line 13 "tests/golden/specs/device_packed_sums.scan"
   return ((scangen_u16)0U);
-#line 1260 "device_packed_i8.cl"
+#line 1261 "device_packed_i8.cl"
 }
 static inline device_packed_u16_T device_packed_u16_init(void) {
 #line 16 "tests/golden/specs/device_packed_sums.scan"
   return ((scangen_u16)65000U);
-#line 1265 "device_packed_i8.cl"
+#line 1266 "device_packed_i8.cl"
 }
 static inline device_packed_u16_T device_packed_u16_convert(device_packed_u16_In v) { return v; }
 // ---- scan 'device_packed_u16': the constants its templates are written against ------------------

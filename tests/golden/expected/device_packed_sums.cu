@@ -34,6 +34,12 @@
 #define SG_SHARED __shared__
 #define SG_ALIGN16 __align__(16)
 #define SG_BARRIER() __syncthreads()
+// Every lane of the warp together again, where one lane alone has run code
+// that may sleep (its status published) and no barrier follows at once:
+// ptxas does not always hold the other lanes for it, and a __syncthreads
+// reached by part of a warp lets the block pass without the rest
+// (cuda/lookback.cuh, sg_tile_prefix). Called by every thread.
+#define SG_WARP_CONVERGE() __syncwarp()
 #define SG_THREAD() ((int)threadIdx.x)
 #define SG_BLOCK() ((unsigned long long)blockIdx.x)
 #define SG_LOAD_STREAMING(p) __ldcs(p)
@@ -69,17 +75,17 @@ typedef scangen_i8 device_packed_i8_In;
 static __device__ __forceinline__ __attribute__((unused)) device_packed_i8_T device_packed_i8_combine(device_packed_i8_T x, device_packed_i8_T y) {
 #line 7 "tests/golden/specs/device_packed_sums.scan"
   return scangen_add_i8(x, y);
-#line 73 "device_packed_i8.cu"
+#line 79 "device_packed_i8.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) device_packed_i8_T device_packed_i8_identity(void) {
 #line 7 "tests/golden/specs/device_packed_sums.scan"
   return ((scangen_i8)0);
-#line 78 "device_packed_i8.cu"
+#line 84 "device_packed_i8.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) device_packed_i8_T device_packed_i8_init(void) {
 #line 7 "tests/golden/specs/device_packed_sums.scan"
   return ((scangen_i8)0);
-#line 83 "device_packed_i8.cu"
+#line 89 "device_packed_i8.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) device_packed_i8_T device_packed_i8_convert(device_packed_i8_In v) { return v; }
 // ---- scan 'device_packed_i8': the constants its templates are written against -------------------
@@ -873,6 +879,13 @@ SG_FN device_packed_i8_T device_packed_i8_sg_tile_prefix(SG_LOCAL device_packed_
   const unsigned int epoch = shared->epoch;
   if (tile == 0) {
     if (SG_THREAD() == 0) device_packed_i8_sg_status_put(workspace, 0, SG_FLAG_INCLUSIVE, total, epoch);
+    // The warp whole again before the caller goes on: no barrier follows
+    // here, and ptxas's reconvergence after thread 0's branch does not hold
+    // a lane that sleeps in it (the tests' SCANGEN_TEST_SLEEP): the other 31
+    // lanes went on to the next __syncthreads, which then let the block pass
+    // without thread 0 (tests/generator/test_scan_cuda.cpp, the segmented
+    // look-back with randomly sleeping tiles).
+    SG_WARP_CONVERGE();
     return device_packed_i8_identity();
   }
   if (SG_THREAD() < 32) {
@@ -1322,17 +1335,17 @@ typedef scangen_u16 device_packed_u16_In;
 static __device__ __forceinline__ __attribute__((unused)) device_packed_u16_T device_packed_u16_combine(device_packed_u16_T x, device_packed_u16_T y) {
 #line 13 "tests/golden/specs/device_packed_sums.scan"
   return scangen_add_u16(x, y);
-#line 1326 "device_packed_i8.cu"
+#line 1339 "device_packed_i8.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) device_packed_u16_T device_packed_u16_identity(void) {
 #line 13 "tests/golden/specs/device_packed_sums.scan"
   return ((scangen_u16)0U);
-#line 1331 "device_packed_i8.cu"
+#line 1344 "device_packed_i8.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) device_packed_u16_T device_packed_u16_init(void) {
 #line 16 "tests/golden/specs/device_packed_sums.scan"
   return ((scangen_u16)65000U);
-#line 1336 "device_packed_i8.cu"
+#line 1349 "device_packed_i8.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) device_packed_u16_T device_packed_u16_convert(device_packed_u16_In v) { return v; }
 // ---- scan 'device_packed_u16': the constants its templates are written against ------------------
@@ -2126,6 +2139,13 @@ SG_FN device_packed_u16_T device_packed_u16_sg_tile_prefix(SG_LOCAL device_packe
   const unsigned int epoch = shared->epoch;
   if (tile == 0) {
     if (SG_THREAD() == 0) device_packed_u16_sg_status_put(workspace, 0, SG_FLAG_INCLUSIVE, total, epoch);
+    // The warp whole again before the caller goes on: no barrier follows
+    // here, and ptxas's reconvergence after thread 0's branch does not hold
+    // a lane that sleeps in it (the tests' SCANGEN_TEST_SLEEP): the other 31
+    // lanes went on to the next __syncthreads, which then let the block pass
+    // without thread 0 (tests/generator/test_scan_cuda.cpp, the segmented
+    // look-back with randomly sleeping tiles).
+    SG_WARP_CONVERGE();
     return device_packed_u16_identity();
   }
   if (SG_THREAD() < 32) {

@@ -14,6 +14,7 @@
 #define SG_SHARED __local
 #define SG_ALIGN16 __attribute__((aligned(16)))
 #define SG_BARRIER() barrier(CLK_LOCAL_MEM_FENCE)
+#define SG_WARP_CONVERGE() ((void)0)  // (CUDA's __syncwarp; OpenCL C 1.2 has no such thing)
 #define SG_THREAD() ((int)get_local_id(0))
 #define SG_BLOCK() ((ulong)get_group_id(0))
 #define SG_LOAD_STREAMING(p) (*(p))
@@ -109,17 +110,17 @@ typedef scangen_i32 device_reverse_keys_In;
 static inline device_reverse_keys_T device_reverse_keys_combine(device_reverse_keys_T x, device_reverse_keys_T y) {
 #line 6 "tests/golden/specs/device_reverse_keys.scan"
   return scangen_max_i32(x, y);
-#line 113 "device_reverse_keys.cl"
+#line 114 "device_reverse_keys.cl"
 }
 static inline device_reverse_keys_T device_reverse_keys_identity(void) {
 #line 6 "tests/golden/specs/device_reverse_keys.scan"
   return ((scangen_i32)(-2147483647 - 1));
-#line 118 "device_reverse_keys.cl"
+#line 119 "device_reverse_keys.cl"
 }
 static inline device_reverse_keys_T device_reverse_keys_init(void) {
 #line 9 "tests/golden/specs/device_reverse_keys.scan"
   return ((scangen_i32)-100);
-#line 123 "device_reverse_keys.cl"
+#line 124 "device_reverse_keys.cl"
 }
 static inline device_reverse_keys_T device_reverse_keys_convert(device_reverse_keys_In v) { return v; }
 // ---- scan 'device_reverse_keys': the constants its templates are written against ----------------

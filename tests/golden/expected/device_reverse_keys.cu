@@ -33,6 +33,12 @@
 #define SG_SHARED __shared__
 #define SG_ALIGN16 __align__(16)
 #define SG_BARRIER() __syncthreads()
+// Every lane of the warp together again, where one lane alone has run code
+// that may sleep (its status published) and no barrier follows at once:
+// ptxas does not always hold the other lanes for it, and a __syncthreads
+// reached by part of a warp lets the block pass without the rest
+// (cuda/lookback.cuh, sg_tile_prefix). Called by every thread.
+#define SG_WARP_CONVERGE() __syncwarp()
 #define SG_THREAD() ((int)threadIdx.x)
 #define SG_BLOCK() ((unsigned long long)blockIdx.x)
 #define SG_LOAD_STREAMING(p) __ldcs(p)
@@ -68,17 +74,17 @@ typedef scangen_i32 device_reverse_keys_In;
 static __device__ __forceinline__ __attribute__((unused)) device_reverse_keys_T device_reverse_keys_combine(device_reverse_keys_T x, device_reverse_keys_T y) {
 #line 6 "tests/golden/specs/device_reverse_keys.scan"
   return scangen_max_i32(x, y);
-#line 72 "device_reverse_keys.cu"
+#line 78 "device_reverse_keys.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) device_reverse_keys_T device_reverse_keys_identity(void) {
 #line 6 "tests/golden/specs/device_reverse_keys.scan"
   return ((scangen_i32)(-2147483647 - 1));
-#line 77 "device_reverse_keys.cu"
+#line 83 "device_reverse_keys.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) device_reverse_keys_T device_reverse_keys_init(void) {
 #line 9 "tests/golden/specs/device_reverse_keys.scan"
   return ((scangen_i32)-100);
-#line 82 "device_reverse_keys.cu"
+#line 88 "device_reverse_keys.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) device_reverse_keys_T device_reverse_keys_convert(device_reverse_keys_In v) { return v; }
 // ---- scan 'device_reverse_keys': the constants its templates are written against ----------------
@@ -1015,6 +1021,13 @@ SG_FN device_reverse_keys_seg device_reverse_keys_sg_tile_prefix(SG_LOCAL device
   const unsigned int epoch = shared->epoch;
   if (tile == 0) {
     if (SG_THREAD() == 0) device_reverse_keys_sg_status_put(workspace, 0, SG_FLAG_INCLUSIVE, total, epoch);
+    // The warp whole again before the caller goes on: no barrier follows
+    // here, and ptxas's reconvergence after thread 0's branch does not hold
+    // a lane that sleeps in it (the tests' SCANGEN_TEST_SLEEP): the other 31
+    // lanes went on to the next __syncthreads, which then let the block pass
+    // without thread 0 (tests/generator/test_scan_cuda.cpp, the segmented
+    // look-back with randomly sleeping tiles).
+    SG_WARP_CONVERGE();
     return device_reverse_keys_seg_identity();
   }
   if (SG_THREAD() < 32) {

@@ -15,6 +15,7 @@
 #define SG_SHARED __local
 #define SG_ALIGN16 __attribute__((aligned(16)))
 #define SG_BARRIER() barrier(CLK_LOCAL_MEM_FENCE)
+#define SG_WARP_CONVERGE() ((void)0)  // (CUDA's __syncwarp; OpenCL C 1.2 has no such thing)
 #define SG_THREAD() ((int)get_local_id(0))
 #define SG_BLOCK() ((ulong)get_group_id(0))
 #define SG_LOAD_STREAMING(p) (*(p))
@@ -106,17 +107,17 @@ typedef scangen_f32 device_reverse_rows_In;
 static inline device_reverse_rows_T device_reverse_rows_combine(device_reverse_rows_T x, device_reverse_rows_T y) {
 #line 3 "tests/golden/specs/device_reverse_shapes.scan"
   return (x + y);
-#line 110 "device_reverse_rows.cl"
+#line 111 "device_reverse_rows.cl"
 }
 static inline device_reverse_rows_T device_reverse_rows_identity(void) {
 #line 3 "tests/golden/specs/device_reverse_shapes.scan"
   return 0x0p+0f;
-#line 115 "device_reverse_rows.cl"
+#line 116 "device_reverse_rows.cl"
 }
 static inline device_reverse_rows_T device_reverse_rows_init(void) {
 #line 3 "tests/golden/specs/device_reverse_shapes.scan"
   return 0x0p+0f;
-#line 120 "device_reverse_rows.cl"
+#line 121 "device_reverse_rows.cl"
 }
 static inline device_reverse_rows_T device_reverse_rows_convert(device_reverse_rows_In v) { return v; }
 // ---- scan 'device_reverse_rows': the constants its templates are written against ----------------
@@ -1619,10 +1620,12 @@ SG_KERNEL SG_SHAPE_BOUNDS void device_reverse_rows_rows_kernel(const SG_GLOBAL d
   device_reverse_rows_T carry = device_reverse_rows_identity();
   if (tiles > 1 && tid == 0)
     device_reverse_rows_sg_status_store(workspace, tile, tile_head ? SG_FLAG_INCLUSIVE : SG_FLAG_AGGREGATE, tile_sum);
+  SG_WARP_CONVERGE();  // no barrier follows at once (cuda/lookback.cuh, sg_tile_prefix)
   if (!first_head) {
     device_reverse_rows_sg_rows_lookback(&shared, workspace, tile, in, n, length, in_row_stride);
     carry = shared.carry[0];
     if (tid == 0 && !tile_head) device_reverse_rows_sg_status_store(workspace, tile, SG_FLAG_INCLUSIVE, device_reverse_rows_combine(carry, tile_sum));
+    SG_WARP_CONVERGE();
   }
   // The row's elements before this thread's first item (unused when that item is a head).
   device_reverse_rows_T acc = carry;
@@ -1709,17 +1712,17 @@ typedef scangen_f32 device_reverse_lines_In;
 static inline device_reverse_lines_T device_reverse_lines_combine(device_reverse_lines_T x, device_reverse_lines_T y) {
 #line 4 "tests/golden/specs/device_reverse_shapes.scan"
   return (x + y);
-#line 1713 "device_reverse_rows.cl"
+#line 1716 "device_reverse_rows.cl"
 }
 static inline device_reverse_lines_T device_reverse_lines_identity(void) {
 #line 4 "tests/golden/specs/device_reverse_shapes.scan"
   return 0x0p+0f;
-#line 1718 "device_reverse_rows.cl"
+#line 1721 "device_reverse_rows.cl"
 }
 static inline device_reverse_lines_T device_reverse_lines_init(void) {
 #line 4 "tests/golden/specs/device_reverse_shapes.scan"
   return 0x0p+0f;
-#line 1723 "device_reverse_rows.cl"
+#line 1726 "device_reverse_rows.cl"
 }
 static inline device_reverse_lines_T device_reverse_lines_convert(device_reverse_lines_In v) { return v; }
 // ---- scan 'device_reverse_lines': the constants its templates are written against ---------------
@@ -3222,10 +3225,12 @@ SG_KERNEL SG_SHAPE_BOUNDS void device_reverse_lines_rows_kernel(const SG_GLOBAL 
   device_reverse_lines_T carry = device_reverse_lines_identity();
   if (tiles > 1 && tid == 0)
     device_reverse_lines_sg_status_store(workspace, tile, tile_head ? SG_FLAG_INCLUSIVE : SG_FLAG_AGGREGATE, tile_sum);
+  SG_WARP_CONVERGE();  // no barrier follows at once (cuda/lookback.cuh, sg_tile_prefix)
   if (!first_head) {
     device_reverse_lines_sg_rows_lookback(&shared, workspace, tile, in, n, length, in_row_stride);
     carry = shared.carry[0];
     if (tid == 0 && !tile_head) device_reverse_lines_sg_status_store(workspace, tile, SG_FLAG_INCLUSIVE, device_reverse_lines_combine(carry, tile_sum));
+    SG_WARP_CONVERGE();
   }
   // The row's elements before this thread's first item (unused when that item is a head).
   device_reverse_lines_T acc = carry;

@@ -34,6 +34,12 @@
 #define SG_SHARED __shared__
 #define SG_ALIGN16 __align__(16)
 #define SG_BARRIER() __syncthreads()
+// Every lane of the warp together again, where one lane alone has run code
+// that may sleep (its status published) and no barrier follows at once:
+// ptxas does not always hold the other lanes for it, and a __syncthreads
+// reached by part of a warp lets the block pass without the rest
+// (cuda/lookback.cuh, sg_tile_prefix). Called by every thread.
+#define SG_WARP_CONVERGE() __syncwarp()
 #define SG_THREAD() ((int)threadIdx.x)
 #define SG_BLOCK() ((unsigned long long)blockIdx.x)
 #define SG_LOAD_STREAMING(p) __ldcs(p)
@@ -65,17 +71,17 @@ typedef scangen_f32 device_reverse_rows_In;
 static __device__ __forceinline__ __attribute__((unused)) device_reverse_rows_T device_reverse_rows_combine(device_reverse_rows_T x, device_reverse_rows_T y) {
 #line 3 "tests/golden/specs/device_reverse_shapes.scan"
   return __fadd_rn(x, y);
-#line 69 "device_reverse_rows.cu"
+#line 75 "device_reverse_rows.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) device_reverse_rows_T device_reverse_rows_identity(void) {
 #line 3 "tests/golden/specs/device_reverse_shapes.scan"
   return 0x0p+0f;
-#line 74 "device_reverse_rows.cu"
+#line 80 "device_reverse_rows.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) device_reverse_rows_T device_reverse_rows_init(void) {
 #line 3 "tests/golden/specs/device_reverse_shapes.scan"
   return 0x0p+0f;
-#line 79 "device_reverse_rows.cu"
+#line 85 "device_reverse_rows.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) device_reverse_rows_T device_reverse_rows_convert(device_reverse_rows_In v) { return v; }
 // ---- scan 'device_reverse_rows': the constants its templates are written against ----------------
@@ -957,6 +963,13 @@ SG_FN device_reverse_rows_T device_reverse_rows_sg_tile_prefix(SG_LOCAL device_r
   const unsigned int epoch = shared->epoch;
   if (tile == 0) {
     if (SG_THREAD() == 0) device_reverse_rows_sg_status_put(workspace, 0, SG_FLAG_INCLUSIVE, total, epoch);
+    // The warp whole again before the caller goes on: no barrier follows
+    // here, and ptxas's reconvergence after thread 0's branch does not hold
+    // a lane that sleeps in it (the tests' SCANGEN_TEST_SLEEP): the other 31
+    // lanes went on to the next __syncthreads, which then let the block pass
+    // without thread 0 (tests/generator/test_scan_cuda.cpp, the segmented
+    // look-back with randomly sleeping tiles).
+    SG_WARP_CONVERGE();
     return device_reverse_rows_identity();
   }
   if (SG_THREAD() < 32) {
@@ -1543,10 +1556,12 @@ SG_KERNEL SG_SHAPE_BOUNDS void device_reverse_rows_rows_kernel(const SG_GLOBAL d
   device_reverse_rows_T carry = device_reverse_rows_identity();
   if (tiles > 1 && tid == 0)
     device_reverse_rows_sg_status_store(workspace, tile, tile_head ? SG_FLAG_INCLUSIVE : SG_FLAG_AGGREGATE, tile_sum);
+  SG_WARP_CONVERGE();  // no barrier follows at once (cuda/lookback.cuh, sg_tile_prefix)
   if (!first_head) {
     device_reverse_rows_sg_rows_lookback(&shared, workspace, tile, in, n, length, in_row_stride);
     carry = shared.carry[0];
     if (tid == 0 && !tile_head) device_reverse_rows_sg_status_store(workspace, tile, SG_FLAG_INCLUSIVE, device_reverse_rows_combine(carry, tile_sum));
+    SG_WARP_CONVERGE();
   }
   // The row's elements before this thread's first item (unused when that item is a head).
   device_reverse_rows_T acc = carry;
@@ -1630,17 +1645,17 @@ typedef scangen_f32 device_reverse_lines_In;
 static __device__ __forceinline__ __attribute__((unused)) device_reverse_lines_T device_reverse_lines_combine(device_reverse_lines_T x, device_reverse_lines_T y) {
 #line 4 "tests/golden/specs/device_reverse_shapes.scan"
   return __fadd_rn(x, y);
-#line 1634 "device_reverse_rows.cu"
+#line 1649 "device_reverse_rows.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) device_reverse_lines_T device_reverse_lines_identity(void) {
 #line 4 "tests/golden/specs/device_reverse_shapes.scan"
   return 0x0p+0f;
-#line 1639 "device_reverse_rows.cu"
+#line 1654 "device_reverse_rows.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) device_reverse_lines_T device_reverse_lines_init(void) {
 #line 4 "tests/golden/specs/device_reverse_shapes.scan"
   return 0x0p+0f;
-#line 1644 "device_reverse_rows.cu"
+#line 1659 "device_reverse_rows.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) device_reverse_lines_T device_reverse_lines_convert(device_reverse_lines_In v) { return v; }
 // ---- scan 'device_reverse_lines': the constants its templates are written against ---------------
@@ -2522,6 +2537,13 @@ SG_FN device_reverse_lines_T device_reverse_lines_sg_tile_prefix(SG_LOCAL device
   const unsigned int epoch = shared->epoch;
   if (tile == 0) {
     if (SG_THREAD() == 0) device_reverse_lines_sg_status_put(workspace, 0, SG_FLAG_INCLUSIVE, total, epoch);
+    // The warp whole again before the caller goes on: no barrier follows
+    // here, and ptxas's reconvergence after thread 0's branch does not hold
+    // a lane that sleeps in it (the tests' SCANGEN_TEST_SLEEP): the other 31
+    // lanes went on to the next __syncthreads, which then let the block pass
+    // without thread 0 (tests/generator/test_scan_cuda.cpp, the segmented
+    // look-back with randomly sleeping tiles).
+    SG_WARP_CONVERGE();
     return device_reverse_lines_identity();
   }
   if (SG_THREAD() < 32) {
@@ -3108,10 +3130,12 @@ SG_KERNEL SG_SHAPE_BOUNDS void device_reverse_lines_rows_kernel(const SG_GLOBAL 
   device_reverse_lines_T carry = device_reverse_lines_identity();
   if (tiles > 1 && tid == 0)
     device_reverse_lines_sg_status_store(workspace, tile, tile_head ? SG_FLAG_INCLUSIVE : SG_FLAG_AGGREGATE, tile_sum);
+  SG_WARP_CONVERGE();  // no barrier follows at once (cuda/lookback.cuh, sg_tile_prefix)
   if (!first_head) {
     device_reverse_lines_sg_rows_lookback(&shared, workspace, tile, in, n, length, in_row_stride);
     carry = shared.carry[0];
     if (tid == 0 && !tile_head) device_reverse_lines_sg_status_store(workspace, tile, SG_FLAG_INCLUSIVE, device_reverse_lines_combine(carry, tile_sum));
+    SG_WARP_CONVERGE();
   }
   // The row's elements before this thread's first item (unused when that item is a head).
   device_reverse_lines_T acc = carry;

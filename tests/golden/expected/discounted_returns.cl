@@ -14,6 +14,7 @@
 #define SG_SHARED __local
 #define SG_ALIGN16 __attribute__((aligned(16)))
 #define SG_BARRIER() barrier(CLK_LOCAL_MEM_FENCE)
+#define SG_WARP_CONVERGE() ((void)0)  // (CUDA's __syncwarp; OpenCL C 1.2 has no such thing)
 #define SG_THREAD() ((int)get_local_id(0))
 #define SG_BLOCK() ((ulong)get_group_id(0))
 #define SG_LOAD_STREAMING(p) (*(p))
@@ -116,17 +117,17 @@ typedef discounted_returns_Step discounted_returns_In;
 static inline discounted_returns_T discounted_returns_combine(discounted_returns_T x, discounted_returns_T y) {
 #line 11 "examples/discounted_returns.scan"
   return discounted_returns_Step_make((y.a * x.a), ((y.a * x.b) + y.b));
-#line 120 "discounted_returns.cl"
+#line 121 "discounted_returns.cl"
 }
 static inline discounted_returns_T discounted_returns_identity(void) {
 #line 12 "examples/discounted_returns.scan"
   return discounted_returns_Step_make(0x1p+0f, 0x0p+0f);
-#line 125 "discounted_returns.cl"
+#line 126 "discounted_returns.cl"
 }
 static inline discounted_returns_T discounted_returns_init(void) {
 #line 12 "examples/discounted_returns.scan"
   return discounted_returns_Step_make(0x1p+0f, 0x0p+0f);
-#line 130 "discounted_returns.cl"
+#line 131 "discounted_returns.cl"
 }
 static inline discounted_returns_T discounted_returns_convert(discounted_returns_In v) { return v; }
 // ---- scan 'discounted_returns': the constants its templates are written against -----------------

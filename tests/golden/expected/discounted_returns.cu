@@ -33,6 +33,12 @@
 #define SG_SHARED __shared__
 #define SG_ALIGN16 __align__(16)
 #define SG_BARRIER() __syncthreads()
+// Every lane of the warp together again, where one lane alone has run code
+// that may sleep (its status published) and no barrier follows at once:
+// ptxas does not always hold the other lanes for it, and a __syncthreads
+// reached by part of a warp lets the block pass without the rest
+// (cuda/lookback.cuh, sg_tile_prefix). Called by every thread.
+#define SG_WARP_CONVERGE() __syncwarp()
 #define SG_THREAD() ((int)threadIdx.x)
 #define SG_BLOCK() ((unsigned long long)blockIdx.x)
 #define SG_LOAD_STREAMING(p) __ldcs(p)
@@ -75,17 +81,17 @@ typedef discounted_returns_Step discounted_returns_In;
 static __device__ __forceinline__ __attribute__((unused)) discounted_returns_T discounted_returns_combine(discounted_returns_T x, discounted_returns_T y) {
 #line 11 "examples/discounted_returns.scan"
   return discounted_returns_Step_make(__fmul_rn(y.a, x.a), __fadd_rn(__fmul_rn(y.a, x.b), y.b));
-#line 79 "discounted_returns.cu"
+#line 85 "discounted_returns.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) discounted_returns_T discounted_returns_identity(void) {
 #line 12 "examples/discounted_returns.scan"
   return discounted_returns_Step_make(0x1p+0f, 0x0p+0f);
-#line 84 "discounted_returns.cu"
+#line 90 "discounted_returns.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) discounted_returns_T discounted_returns_init(void) {
 #line 12 "examples/discounted_returns.scan"
   return discounted_returns_Step_make(0x1p+0f, 0x0p+0f);
-#line 89 "discounted_returns.cu"
+#line 95 "discounted_returns.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) discounted_returns_T discounted_returns_convert(discounted_returns_In v) { return v; }
 // ---- scan 'discounted_returns': the constants its templates are written against -----------------
@@ -966,6 +972,13 @@ SG_FN discounted_returns_T discounted_returns_sg_tile_prefix(SG_LOCAL discounted
   const unsigned int epoch = shared->epoch;
   if (tile == 0) {
     if (SG_THREAD() == 0) discounted_returns_sg_status_put(workspace, 0, SG_FLAG_INCLUSIVE, total, epoch);
+    // The warp whole again before the caller goes on: no barrier follows
+    // here, and ptxas's reconvergence after thread 0's branch does not hold
+    // a lane that sleeps in it (the tests' SCANGEN_TEST_SLEEP): the other 31
+    // lanes went on to the next __syncthreads, which then let the block pass
+    // without thread 0 (tests/generator/test_scan_cuda.cpp, the segmented
+    // look-back with randomly sleeping tiles).
+    SG_WARP_CONVERGE();
     return discounted_returns_identity();
   }
   if (SG_THREAD() < 32) {

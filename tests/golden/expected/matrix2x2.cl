@@ -13,6 +13,7 @@
 #define SG_SHARED __local
 #define SG_ALIGN16 __attribute__((aligned(16)))
 #define SG_BARRIER() barrier(CLK_LOCAL_MEM_FENCE)
+#define SG_WARP_CONVERGE() ((void)0)  // (CUDA's __syncwarp; OpenCL C 1.2 has no such thing)
 #define SG_THREAD() ((int)get_local_id(0))
 #define SG_BLOCK() ((ulong)get_group_id(0))
 #define SG_LOAD_STREAMING(p) (*(p))
@@ -119,17 +120,17 @@ typedef matrix_product_Mat2 matrix_product_In;
 static inline matrix_product_T matrix_product_combine(matrix_product_T x, matrix_product_T y) {
 #line 8 "examples/matrix2x2.scan"
   return matrix_product_Mat2_make(((x.a * y.a) + (x.b * y.c)), ((x.a * y.b) + (x.b * y.d)), ((x.c * y.a) + (x.d * y.c)), ((x.c * y.b) + (x.d * y.d)));
-#line 123 "matrix_product.cl"
+#line 124 "matrix_product.cl"
 }
 static inline matrix_product_T matrix_product_identity(void) {
 #line 15 "examples/matrix2x2.scan"
   return matrix_product_Mat2_make(0x1p+0f, 0x0p+0f, 0x0p+0f, 0x1p+0f);
-#line 128 "matrix_product.cl"
+#line 129 "matrix_product.cl"
 }
 static inline matrix_product_T matrix_product_init(void) {
 #line 15 "examples/matrix2x2.scan"
   return matrix_product_Mat2_make(0x1p+0f, 0x0p+0f, 0x0p+0f, 0x1p+0f);
-#line 133 "matrix_product.cl"
+#line 134 "matrix_product.cl"
 }
 static inline matrix_product_T matrix_product_convert(matrix_product_In v) { return v; }
 // ---- scan 'matrix_product': the constants its templates are written against ---------------------

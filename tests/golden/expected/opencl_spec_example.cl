@@ -13,6 +13,7 @@
 #define SG_SHARED __local
 #define SG_ALIGN16 __attribute__((aligned(16)))
 #define SG_BARRIER() barrier(CLK_LOCAL_MEM_FENCE)
+#define SG_WARP_CONVERGE() ((void)0)  // (CUDA's __syncwarp; OpenCL C 1.2 has no such thing)
 #define SG_THREAD() ((int)get_local_id(0))
 #define SG_BLOCK() ((ulong)get_group_id(0))
 #define SG_LOAD_STREAMING(p) (*(p))
@@ -108,17 +109,17 @@ typedef scangen_i32 work_group_scan_add_In;
 static inline work_group_scan_add_T work_group_scan_add_combine(work_group_scan_add_T x, work_group_scan_add_T y) {
 #line 7 "examples/opencl_spec_example.scan"
   return scangen_add_i32(x, y);
-#line 112 "work_group_scan_add.cl"
+#line 113 "work_group_scan_add.cl"
 }
 static inline work_group_scan_add_T work_group_scan_add_identity(void) {
 #line 7 "examples/opencl_spec_example.scan"
   return ((scangen_i32)0);
-#line 117 "work_group_scan_add.cl"
+#line 118 "work_group_scan_add.cl"
 }
 static inline work_group_scan_add_T work_group_scan_add_init(void) {
 #line 7 "examples/opencl_spec_example.scan"
   return ((scangen_i32)0);
-#line 122 "work_group_scan_add.cl"
+#line 123 "work_group_scan_add.cl"
 }
 static inline work_group_scan_add_T work_group_scan_add_convert(work_group_scan_add_In v) { return v; }
 // ---- scan 'work_group_scan_add': the constants its templates are written against ----------------

@@ -14,6 +14,7 @@
 #define SG_SHARED __local
 #define SG_ALIGN16 __attribute__((aligned(16)))
 #define SG_BARRIER() barrier(CLK_LOCAL_MEM_FENCE)
+#define SG_WARP_CONVERGE() ((void)0)  // (CUDA's __syncwarp; OpenCL C 1.2 has no such thing)
 #define SG_THREAD() ((int)get_local_id(0))
 #define SG_BLOCK() ((ulong)get_group_id(0))
 #define SG_LOAD_STREAMING(p) (*(p))
@@ -113,33 +114,33 @@ typedef scangen_i32 partition_small_In;
 static inline partition_small_T partition_small_combine(partition_small_T x, partition_small_T y) {
 #line 9 "examples/select/partition.scan"
   return scangen_add_u32(x, y);
-#line 117 "partition_small.cl"
+#line 118 "partition_small.cl"
 }
 static inline partition_small_T partition_small_identity(void) {
 #line 9 "examples/select/partition.scan"
   return ((scangen_u32)0U);
-#line 122 "partition_small.cl"
+#line 123 "partition_small.cl"
 }
 static inline partition_small_T partition_small_init(void) {
 #line 9 "examples/select/partition.scan"
   return ((scangen_u32)0U);
-#line 127 "partition_small.cl"
+#line 128 "partition_small.cl"
 }
 static inline partition_small_T partition_small_convert(partition_small_In x) {
 #line 8 "examples/select/partition.scan"
   return ((x < ((scangen_i32)100)) ? ((scangen_u32)1U) : ((scangen_u32)0U));
-#line 132 "partition_small.cl"
+#line 133 "partition_small.cl"
 }
 typedef scangen_i32 partition_small_Out;
 static inline partition_small_Out partition_small_scatter_value(partition_small_In x, scangen_u64 scangen_unused_1, partition_small_T scangen_unused_2, partition_small_T scangen_unused_3, scangen_u64 scangen_unused_4, partition_small_In scangen_unused_5, partition_small_In scangen_unused_6) {
 #line 13 "examples/select/partition.scan"
   return x;
-#line 138 "partition_small.cl"
+#line 139 "partition_small.cl"
 }
 static inline scangen_u64 partition_small_scatter_at(partition_small_In x, scangen_u64 i, partition_small_T before, partition_small_T after, scangen_u64 n, partition_small_In scangen_unused_5, partition_small_In scangen_unused_6) {
 #line 12 "examples/select/partition.scan"
   return ((x < ((scangen_i32)100)) ? ((scangen_u64)before) : scangen_sub_u64(scangen_sub_u64(n, ((scangen_u64)1UL)), scangen_sub_u64(i, ((scangen_u64)before))));
-#line 143 "partition_small.cl"
+#line 144 "partition_small.cl"
 }
 static inline bool partition_small_scatter_if(partition_small_In scangen_unused_0, scangen_u64 scangen_unused_1, partition_small_T scangen_unused_2, partition_small_T scangen_unused_3, scangen_u64 scangen_unused_4, partition_small_In scangen_unused_5, partition_small_In scangen_unused_6) {
   return true;

@@ -33,6 +33,12 @@
 #define SG_SHARED __shared__
 #define SG_ALIGN16 __align__(16)
 #define SG_BARRIER() __syncthreads()
+// Every lane of the warp together again, where one lane alone has run code
+// that may sleep (its status published) and no barrier follows at once:
+// ptxas does not always hold the other lanes for it, and a __syncthreads
+// reached by part of a warp lets the block pass without the rest
+// (cuda/lookback.cuh, sg_tile_prefix). Called by every thread.
+#define SG_WARP_CONVERGE() __syncwarp()
 #define SG_THREAD() ((int)threadIdx.x)
 #define SG_BLOCK() ((unsigned long long)blockIdx.x)
 #define SG_LOAD_STREAMING(p) __ldcs(p)
@@ -72,33 +78,33 @@ typedef scangen_i32 partition_small_In;
 static __device__ __forceinline__ __attribute__((unused)) partition_small_T partition_small_combine(partition_small_T x, partition_small_T y) {
 #line 9 "examples/select/partition.scan"
   return scangen_add_u32(x, y);
-#line 76 "partition_small.cu"
+#line 82 "partition_small.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) partition_small_T partition_small_identity(void) {
 #line 9 "examples/select/partition.scan"
   return ((scangen_u32)0U);
-#line 81 "partition_small.cu"
+#line 87 "partition_small.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) partition_small_T partition_small_init(void) {
 #line 9 "examples/select/partition.scan"
   return ((scangen_u32)0U);
-#line 86 "partition_small.cu"
+#line 92 "partition_small.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) partition_small_T partition_small_convert(partition_small_In x) {
 #line 8 "examples/select/partition.scan"
   return ((x < ((scangen_i32)100)) ? ((scangen_u32)1U) : ((scangen_u32)0U));
-#line 91 "partition_small.cu"
+#line 97 "partition_small.cu"
 }
 typedef scangen_i32 partition_small_Out;
 static __device__ __forceinline__ __attribute__((unused)) partition_small_Out partition_small_scatter_value(partition_small_In x, scangen_u64 scangen_unused_1, partition_small_T scangen_unused_2, partition_small_T scangen_unused_3, scangen_u64 scangen_unused_4, partition_small_In scangen_unused_5, partition_small_In scangen_unused_6) {
 #line 13 "examples/select/partition.scan"
   return x;
-#line 97 "partition_small.cu"
+#line 103 "partition_small.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) scangen_u64 partition_small_scatter_at(partition_small_In x, scangen_u64 i, partition_small_T before, partition_small_T after, scangen_u64 n, partition_small_In scangen_unused_5, partition_small_In scangen_unused_6) {
 #line 12 "examples/select/partition.scan"
   return ((x < ((scangen_i32)100)) ? ((scangen_u64)before) : scangen_sub_u64(scangen_sub_u64(n, ((scangen_u64)1ULL)), scangen_sub_u64(i, ((scangen_u64)before))));
-#line 102 "partition_small.cu"
+#line 108 "partition_small.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) bool partition_small_scatter_if(partition_small_In scangen_unused_0, scangen_u64 scangen_unused_1, partition_small_T scangen_unused_2, partition_small_T scangen_unused_3, scangen_u64 scangen_unused_4, partition_small_In scangen_unused_5, partition_small_In scangen_unused_6) {
   return true;
@@ -984,6 +990,13 @@ SG_FN partition_small_T partition_small_sg_tile_prefix(SG_LOCAL partition_small_
   const unsigned int epoch = shared->epoch;
   if (tile == 0) {
     if (SG_THREAD() == 0) partition_small_sg_status_put(workspace, 0, SG_FLAG_INCLUSIVE, total, epoch);
+    // The warp whole again before the caller goes on: no barrier follows
+    // here, and ptxas's reconvergence after thread 0's branch does not hold
+    // a lane that sleeps in it (the tests' SCANGEN_TEST_SLEEP): the other 31
+    // lanes went on to the next __syncthreads, which then let the block pass
+    // without thread 0 (tests/generator/test_scan_cuda.cpp, the segmented
+    // look-back with randomly sleeping tiles).
+    SG_WARP_CONVERGE();
     return partition_small_identity();
   }
   if (SG_THREAD() < 32) {

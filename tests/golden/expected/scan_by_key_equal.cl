@@ -14,6 +14,7 @@
 #define SG_SHARED __local
 #define SG_ALIGN16 __attribute__((aligned(16)))
 #define SG_BARRIER() barrier(CLK_LOCAL_MEM_FENCE)
+#define SG_WARP_CONVERGE() ((void)0)  // (CUDA's __syncwarp; OpenCL C 1.2 has no such thing)
 #define SG_THREAD() ((int)get_local_id(0))
 #define SG_BLOCK() ((ulong)get_group_id(0))
 #define SG_LOAD_STREAMING(p) (*(p))
@@ -113,23 +114,23 @@ typedef scangen_i32 scan_by_key_equal_In;
 static inline scan_by_key_equal_T scan_by_key_equal_combine(scan_by_key_equal_T x, scan_by_key_equal_T y) {
 #line 6 "examples/scan_by_key_equal.scan"
   return scangen_add_i32(x, y);
-#line 117 "scan_by_key_equal.cl"
+#line 118 "scan_by_key_equal.cl"
 }
 static inline scan_by_key_equal_T scan_by_key_equal_identity(void) {
 #line 6 "examples/scan_by_key_equal.scan"
   return ((scangen_i32)0);
-#line 122 "scan_by_key_equal.cl"
+#line 123 "scan_by_key_equal.cl"
 }
 static inline scan_by_key_equal_T scan_by_key_equal_init(void) {
 #line 6 "examples/scan_by_key_equal.scan"
   return ((scangen_i32)0);
-#line 127 "scan_by_key_equal.cl"
+#line 128 "scan_by_key_equal.cl"
 }
 static inline scan_by_key_equal_T scan_by_key_equal_convert(scan_by_key_equal_In v) { return v; }
 static inline bool scan_by_key_equal_key_equal(scangen_u32 a, scangen_u32 b) {
 #line 12 "examples/scan_by_key_equal.scan"
   return (scangen_rem_u32(a, ((scangen_u32)16U)) == scangen_rem_u32(b, ((scangen_u32)16U)));
-#line 133 "scan_by_key_equal.cl"
+#line 134 "scan_by_key_equal.cl"
 }
 // ---- scan 'scan_by_key_equal': the constants its templates are written against ------------------
 #define SG_NAME(name) scan_by_key_equal_##name

@@ -33,6 +33,12 @@
 #define SG_SHARED __shared__
 #define SG_ALIGN16 __align__(16)
 #define SG_BARRIER() __syncthreads()
+// Every lane of the warp together again, where one lane alone has run code
+// that may sleep (its status published) and no barrier follows at once:
+// ptxas does not always hold the other lanes for it, and a __syncthreads
+// reached by part of a warp lets the block pass without the rest
+// (cuda/lookback.cuh, sg_tile_prefix). Called by every thread.
+#define SG_WARP_CONVERGE() __syncwarp()
 #define SG_THREAD() ((int)threadIdx.x)
 #define SG_BLOCK() ((unsigned long long)blockIdx.x)
 #define SG_LOAD_STREAMING(p) __ldcs(p)
@@ -72,23 +78,23 @@ typedef scangen_i32 scan_by_key_equal_In;
 static __device__ __forceinline__ __attribute__((unused)) scan_by_key_equal_T scan_by_key_equal_combine(scan_by_key_equal_T x, scan_by_key_equal_T y) {
 #line 6 "examples/scan_by_key_equal.scan"
   return scangen_add_i32(x, y);
-#line 76 "scan_by_key_equal.cu"
+#line 82 "scan_by_key_equal.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) scan_by_key_equal_T scan_by_key_equal_identity(void) {
 #line 6 "examples/scan_by_key_equal.scan"
   return ((scangen_i32)0);
-#line 81 "scan_by_key_equal.cu"
+#line 87 "scan_by_key_equal.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) scan_by_key_equal_T scan_by_key_equal_init(void) {
 #line 6 "examples/scan_by_key_equal.scan"
   return ((scangen_i32)0);
-#line 86 "scan_by_key_equal.cu"
+#line 92 "scan_by_key_equal.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) scan_by_key_equal_T scan_by_key_equal_convert(scan_by_key_equal_In v) { return v; }
 static __device__ __forceinline__ __attribute__((unused)) bool scan_by_key_equal_key_equal(scangen_u32 a, scangen_u32 b) {
 #line 12 "examples/scan_by_key_equal.scan"
   return (scangen_rem_u32(a, ((scangen_u32)16U)) == scangen_rem_u32(b, ((scangen_u32)16U)));
-#line 92 "scan_by_key_equal.cu"
+#line 98 "scan_by_key_equal.cu"
 }
 // ---- scan 'scan_by_key_equal': the constants its templates are written against ------------------
 #define SG_NAME(name) scan_by_key_equal_##name
@@ -1008,6 +1014,13 @@ SG_FN scan_by_key_equal_seg scan_by_key_equal_sg_tile_prefix(SG_LOCAL scan_by_ke
   const unsigned int epoch = shared->epoch;
   if (tile == 0) {
     if (SG_THREAD() == 0) scan_by_key_equal_sg_status_put(workspace, 0, SG_FLAG_INCLUSIVE, total, epoch);
+    // The warp whole again before the caller goes on: no barrier follows
+    // here, and ptxas's reconvergence after thread 0's branch does not hold
+    // a lane that sleeps in it (the tests' SCANGEN_TEST_SLEEP): the other 31
+    // lanes went on to the next __syncthreads, which then let the block pass
+    // without thread 0 (tests/generator/test_scan_cuda.cpp, the segmented
+    // look-back with randomly sleeping tiles).
+    SG_WARP_CONVERGE();
     return scan_by_key_equal_seg_identity();
   }
   if (SG_THREAD() < 32) {

@@ -14,6 +14,7 @@
 #define SG_SHARED __local
 #define SG_ALIGN16 __attribute__((aligned(16)))
 #define SG_BARRIER() barrier(CLK_LOCAL_MEM_FENCE)
+#define SG_WARP_CONVERGE() ((void)0)  // (CUDA's __syncwarp; OpenCL C 1.2 has no such thing)
 #define SG_THREAD() ((int)get_local_id(0))
 #define SG_BLOCK() ((ulong)get_group_id(0))
 #define SG_LOAD_STREAMING(p) (*(p))
@@ -105,17 +106,17 @@ typedef scangen_f32 segmented_offsets_In;
 static inline segmented_offsets_T segmented_offsets_combine(segmented_offsets_T x, segmented_offsets_T y) {
 #line 8 "examples/segmented_offsets.scan"
   return (x + y);
-#line 109 "segmented_offsets.cl"
+#line 110 "segmented_offsets.cl"
 }
 static inline segmented_offsets_T segmented_offsets_identity(void) {
 #line 8 "examples/segmented_offsets.scan"
   return 0x0p+0f;
-#line 114 "segmented_offsets.cl"
+#line 115 "segmented_offsets.cl"
 }
 static inline segmented_offsets_T segmented_offsets_init(void) {
 #line 8 "examples/segmented_offsets.scan"
   return 0x0p+0f;
-#line 119 "segmented_offsets.cl"
+#line 120 "segmented_offsets.cl"
 }
 static inline segmented_offsets_T segmented_offsets_convert(segmented_offsets_In v) { return v; }
 // ---- scan 'segmented_offsets': the constants its templates are written against ------------------

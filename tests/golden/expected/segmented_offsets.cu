@@ -33,6 +33,12 @@
 #define SG_SHARED __shared__
 #define SG_ALIGN16 __align__(16)
 #define SG_BARRIER() __syncthreads()
+// Every lane of the warp together again, where one lane alone has run code
+// that may sleep (its status published) and no barrier follows at once:
+// ptxas does not always hold the other lanes for it, and a __syncthreads
+// reached by part of a warp lets the block pass without the rest
+// (cuda/lookback.cuh, sg_tile_prefix). Called by every thread.
+#define SG_WARP_CONVERGE() __syncwarp()
 #define SG_THREAD() ((int)threadIdx.x)
 #define SG_BLOCK() ((unsigned long long)blockIdx.x)
 #define SG_LOAD_STREAMING(p) __ldcs(p)
@@ -64,17 +70,17 @@ typedef scangen_f32 segmented_offsets_In;
 static __device__ __forceinline__ __attribute__((unused)) segmented_offsets_T segmented_offsets_combine(segmented_offsets_T x, segmented_offsets_T y) {
 #line 8 "examples/segmented_offsets.scan"
   return __fadd_rn(x, y);
-#line 68 "segmented_offsets.cu"
+#line 74 "segmented_offsets.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) segmented_offsets_T segmented_offsets_identity(void) {
 #line 8 "examples/segmented_offsets.scan"
   return 0x0p+0f;
-#line 73 "segmented_offsets.cu"
+#line 79 "segmented_offsets.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) segmented_offsets_T segmented_offsets_init(void) {
 #line 8 "examples/segmented_offsets.scan"
   return 0x0p+0f;
-#line 78 "segmented_offsets.cu"
+#line 84 "segmented_offsets.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) segmented_offsets_T segmented_offsets_convert(segmented_offsets_In v) { return v; }
 // ---- scan 'segmented_offsets': the constants its templates are written against ------------------
@@ -995,6 +1001,13 @@ SG_FN segmented_offsets_seg segmented_offsets_sg_tile_prefix(SG_LOCAL segmented_
   const unsigned int epoch = shared->epoch;
   if (tile == 0) {
     if (SG_THREAD() == 0) segmented_offsets_sg_status_put(workspace, 0, SG_FLAG_INCLUSIVE, total, epoch);
+    // The warp whole again before the caller goes on: no barrier follows
+    // here, and ptxas's reconvergence after thread 0's branch does not hold
+    // a lane that sleeps in it (the tests' SCANGEN_TEST_SLEEP): the other 31
+    // lanes went on to the next __syncthreads, which then let the block pass
+    // without thread 0 (tests/generator/test_scan_cuda.cpp, the segmented
+    // look-back with randomly sleeping tiles).
+    SG_WARP_CONVERGE();
     return segmented_offsets_seg_identity();
   }
   if (SG_THREAD() < 32) {

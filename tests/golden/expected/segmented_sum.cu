@@ -33,6 +33,12 @@
 #define SG_SHARED __shared__
 #define SG_ALIGN16 __align__(16)
 #define SG_BARRIER() __syncthreads()
+// Every lane of the warp together again, where one lane alone has run code
+// that may sleep (its status published) and no barrier follows at once:
+// ptxas does not always hold the other lanes for it, and a __syncthreads
+// reached by part of a warp lets the block pass without the rest
+// (cuda/lookback.cuh, sg_tile_prefix). Called by every thread.
+#define SG_WARP_CONVERGE() __syncwarp()
 #define SG_THREAD() ((int)threadIdx.x)
 #define SG_BLOCK() ((unsigned long long)blockIdx.x)
 #define SG_LOAD_STREAMING(p) __ldcs(p)
@@ -77,17 +83,17 @@ static __device__ __forceinline__ __attribute__((unused)) segmented_sum_T segmen
   const bool starts = (y.flag != ((scangen_u32)0U));
 #line 9 "examples/segmented_sum.scan"
   return segmented_sum_Seg_make(((scangen_u32)(x.flag | y.flag)), (starts ? y.value : __fadd_rn(x.value, y.value)));
-#line 81 "segmented_sum.cu"
+#line 87 "segmented_sum.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) segmented_sum_T segmented_sum_identity(void) {
 #line 11 "examples/segmented_sum.scan"
   return segmented_sum_Seg_make(((scangen_u32)0U), 0x0p+0f);
-#line 86 "segmented_sum.cu"
+#line 92 "segmented_sum.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) segmented_sum_T segmented_sum_init(void) {
 #line 11 "examples/segmented_sum.scan"
   return segmented_sum_Seg_make(((scangen_u32)0U), 0x0p+0f);
-#line 91 "segmented_sum.cu"
+#line 97 "segmented_sum.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) segmented_sum_T segmented_sum_convert(segmented_sum_In v) { return v; }
 // ---- scan 'segmented_sum': the constants its templates are written against ----------------------

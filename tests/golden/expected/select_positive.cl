@@ -14,6 +14,7 @@
 #define SG_SHARED __local
 #define SG_ALIGN16 __attribute__((aligned(16)))
 #define SG_BARRIER() barrier(CLK_LOCAL_MEM_FENCE)
+#define SG_WARP_CONVERGE() ((void)0)  // (CUDA's __syncwarp; OpenCL C 1.2 has no such thing)
 #define SG_THREAD() ((int)get_local_id(0))
 #define SG_BLOCK() ((ulong)get_group_id(0))
 #define SG_LOAD_STREAMING(p) (*(p))
@@ -109,38 +110,38 @@ typedef scangen_f32 select_positive_In;
 static inline select_positive_T select_positive_combine(select_positive_T x, select_positive_T y) {
 #line 8 "examples/select/select_positive.scan"
   return scangen_add_u32(x, y);
-#line 113 "select_positive.cl"
+#line 114 "select_positive.cl"
 }
 static inline select_positive_T select_positive_identity(void) {
 #line 8 "examples/select/select_positive.scan"
   return ((scangen_u32)0U);
-#line 118 "select_positive.cl"
+#line 119 "select_positive.cl"
 }
 static inline select_positive_T select_positive_init(void) {
 #line 8 "examples/select/select_positive.scan"
   return ((scangen_u32)0U);
-#line 123 "select_positive.cl"
+#line 124 "select_positive.cl"
 }
 static inline select_positive_T select_positive_convert(select_positive_In x) {
 #line 7 "examples/select/select_positive.scan"
   return ((x > 0x0p+0f) ? ((scangen_u32)1U) : ((scangen_u32)0U));
-#line 128 "select_positive.cl"
+#line 129 "select_positive.cl"
 }
 typedef scangen_f32 select_positive_Out;
 static inline select_positive_Out select_positive_scatter_value(select_positive_In x, scangen_u64 scangen_unused_1, select_positive_T scangen_unused_2, select_positive_T scangen_unused_3, scangen_u64 scangen_unused_4, select_positive_In scangen_unused_5, select_positive_In scangen_unused_6) {
 #line 13 "examples/select/select_positive.scan"
   return x;
-#line 134 "select_positive.cl"
+#line 135 "select_positive.cl"
 }
 static inline scangen_u64 select_positive_scatter_at(select_positive_In x, scangen_u64 i, select_positive_T before, select_positive_T scangen_unused_3, scangen_u64 scangen_unused_4, select_positive_In scangen_unused_5, select_positive_In scangen_unused_6) {
 #line 12 "examples/select/select_positive.scan"
   return ((scangen_u64)before);
-#line 139 "select_positive.cl"
+#line 140 "select_positive.cl"
 }
 static inline bool select_positive_scatter_if(select_positive_In x, scangen_u64 scangen_unused_1, select_positive_T scangen_unused_2, select_positive_T scangen_unused_3, scangen_u64 scangen_unused_4, select_positive_In scangen_unused_5, select_positive_In scangen_unused_6) {
 #line 11 "examples/select/select_positive.scan"
   return (x > 0x0p+0f);
-#line 144 "select_positive.cl"
+#line 145 "select_positive.cl"
 }
 // ---- scan 'select_positive': the constants its templates are written against --------------------
 #define SG_NAME(name) select_positive_##name

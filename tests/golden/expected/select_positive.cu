@@ -33,6 +33,12 @@
 #define SG_SHARED __shared__
 #define SG_ALIGN16 __align__(16)
 #define SG_BARRIER() __syncthreads()
+// Every lane of the warp together again, where one lane alone has run code
+// that may sleep (its status published) and no barrier follows at once:
+// ptxas does not always hold the other lanes for it, and a __syncthreads
+// reached by part of a warp lets the block pass without the rest
+// (cuda/lookback.cuh, sg_tile_prefix). Called by every thread.
+#define SG_WARP_CONVERGE() __syncwarp()
 #define SG_THREAD() ((int)threadIdx.x)
 #define SG_BLOCK() ((unsigned long long)blockIdx.x)
 #define SG_LOAD_STREAMING(p) __ldcs(p)
@@ -68,38 +74,38 @@ typedef scangen_f32 select_positive_In;
 static __device__ __forceinline__ __attribute__((unused)) select_positive_T select_positive_combine(select_positive_T x, select_positive_T y) {
 #line 8 "examples/select/select_positive.scan"
   return scangen_add_u32(x, y);
-#line 72 "select_positive.cu"
+#line 78 "select_positive.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) select_positive_T select_positive_identity(void) {
 #line 8 "examples/select/select_positive.scan"
   return ((scangen_u32)0U);
-#line 77 "select_positive.cu"
+#line 83 "select_positive.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) select_positive_T select_positive_init(void) {
 #line 8 "examples/select/select_positive.scan"
   return ((scangen_u32)0U);
-#line 82 "select_positive.cu"
+#line 88 "select_positive.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) select_positive_T select_positive_convert(select_positive_In x) {
 #line 7 "examples/select/select_positive.scan"
   return ((x > 0x0p+0f) ? ((scangen_u32)1U) : ((scangen_u32)0U));
-#line 87 "select_positive.cu"
+#line 93 "select_positive.cu"
 }
 typedef scangen_f32 select_positive_Out;
 static __device__ __forceinline__ __attribute__((unused)) select_positive_Out select_positive_scatter_value(select_positive_In x, scangen_u64 scangen_unused_1, select_positive_T scangen_unused_2, select_positive_T scangen_unused_3, scangen_u64 scangen_unused_4, select_positive_In scangen_unused_5, select_positive_In scangen_unused_6) {
 #line 13 "examples/select/select_positive.scan"
   return x;
-#line 93 "select_positive.cu"
+#line 99 "select_positive.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) scangen_u64 select_positive_scatter_at(select_positive_In x, scangen_u64 i, select_positive_T before, select_positive_T scangen_unused_3, scangen_u64 scangen_unused_4, select_positive_In scangen_unused_5, select_positive_In scangen_unused_6) {
 #line 12 "examples/select/select_positive.scan"
   return ((scangen_u64)before);
-#line 98 "select_positive.cu"
+#line 104 "select_positive.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) bool select_positive_scatter_if(select_positive_In x, scangen_u64 scangen_unused_1, select_positive_T scangen_unused_2, select_positive_T scangen_unused_3, scangen_u64 scangen_unused_4, select_positive_In scangen_unused_5, select_positive_In scangen_unused_6) {
 #line 11 "examples/select/select_positive.scan"
   return (x > 0x0p+0f);
-#line 103 "select_positive.cu"
+#line 109 "select_positive.cu"
 }
 // ---- scan 'select_positive': the constants its templates are written against --------------------
 #define SG_NAME(name) select_positive_##name
@@ -982,6 +988,13 @@ SG_FN select_positive_T select_positive_sg_tile_prefix(SG_LOCAL select_positive_
   const unsigned int epoch = shared->epoch;
   if (tile == 0) {
     if (SG_THREAD() == 0) select_positive_sg_status_put(workspace, 0, SG_FLAG_INCLUSIVE, total, epoch);
+    // The warp whole again before the caller goes on: no barrier follows
+    // here, and ptxas's reconvergence after thread 0's branch does not hold
+    // a lane that sleeps in it (the tests' SCANGEN_TEST_SLEEP): the other 31
+    // lanes went on to the next __syncthreads, which then let the block pass
+    // without thread 0 (tests/generator/test_scan_cuda.cpp, the segmented
+    // look-back with randomly sleeping tiles).
+    SG_WARP_CONVERGE();
     return select_positive_identity();
   }
   if (SG_THREAD() < 32) {

@@ -14,6 +14,7 @@
 #define SG_SHARED __local
 #define SG_ALIGN16 __attribute__((aligned(16)))
 #define SG_BARRIER() barrier(CLK_LOCAL_MEM_FENCE)
+#define SG_WARP_CONVERGE() ((void)0)  // (CUDA's __syncwarp; OpenCL C 1.2 has no such thing)
 #define SG_THREAD() ((int)get_local_id(0))
 #define SG_BLOCK() ((ulong)get_group_id(0))
 #define SG_LOAD_STREAMING(p) (*(p))
@@ -109,22 +110,22 @@ typedef scangen_u64 triangle_offsets_In;
 static inline triangle_offsets_T triangle_offsets_combine(triangle_offsets_T x, triangle_offsets_T y) {
 #line 9 "examples/inputs/triangle_offsets.scan"
   return scangen_add_u64(x, y);
-#line 113 "triangle_offsets.cl"
+#line 114 "triangle_offsets.cl"
 }
 static inline triangle_offsets_T triangle_offsets_identity(void) {
 #line 9 "examples/inputs/triangle_offsets.scan"
   return ((scangen_u64)0UL);
-#line 118 "triangle_offsets.cl"
+#line 119 "triangle_offsets.cl"
 }
 static inline triangle_offsets_T triangle_offsets_init(void) {
 #line 9 "examples/inputs/triangle_offsets.scan"
   return ((scangen_u64)0UL);
-#line 123 "triangle_offsets.cl"
+#line 124 "triangle_offsets.cl"
 }
 static inline triangle_offsets_T triangle_offsets_convert(scangen_u64 i) {
 #line 8 "examples/inputs/triangle_offsets.scan"
   return scangen_add_u64(i, ((scangen_u64)1UL));
-#line 128 "triangle_offsets.cl"
+#line 129 "triangle_offsets.cl"
 }
 // ---- scan 'triangle_offsets': the constants its templates are written against -------------------
 #define SG_NAME(name) triangle_offsets_##name

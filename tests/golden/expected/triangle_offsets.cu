@@ -33,6 +33,12 @@
 #define SG_SHARED __shared__
 #define SG_ALIGN16 __align__(16)
 #define SG_BARRIER() __syncthreads()
+// Every lane of the warp together again, where one lane alone has run code
+// that may sleep (its status published) and no barrier follows at once:
+// ptxas does not always hold the other lanes for it, and a __syncthreads
+// reached by part of a warp lets the block pass without the rest
+// (cuda/lookback.cuh, sg_tile_prefix). Called by every thread.
+#define SG_WARP_CONVERGE() __syncwarp()
 #define SG_THREAD() ((int)threadIdx.x)
 #define SG_BLOCK() ((unsigned long long)blockIdx.x)
 #define SG_LOAD_STREAMING(p) __ldcs(p)
@@ -68,22 +74,22 @@ typedef scangen_u64 triangle_offsets_In;
 static __device__ __forceinline__ __attribute__((unused)) triangle_offsets_T triangle_offsets_combine(triangle_offsets_T x, triangle_offsets_T y) {
 #line 9 "examples/inputs/triangle_offsets.scan"
   return scangen_add_u64(x, y);
-#line 72 "triangle_offsets.cu"
+#line 78 "triangle_offsets.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) triangle_offsets_T triangle_offsets_identity(void) {
 #line 9 "examples/inputs/triangle_offsets.scan"
   return ((scangen_u64)0ULL);
-#line 77 "triangle_offsets.cu"
+#line 83 "triangle_offsets.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) triangle_offsets_T triangle_offsets_init(void) {
 #line 9 "examples/inputs/triangle_offsets.scan"
   return ((scangen_u64)0ULL);
-#line 82 "triangle_offsets.cu"
+#line 88 "triangle_offsets.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) triangle_offsets_T triangle_offsets_convert(scangen_u64 i) {
 #line 8 "examples/inputs/triangle_offsets.scan"
   return scangen_add_u64(i, ((scangen_u64)1ULL));
-#line 87 "triangle_offsets.cu"
+#line 93 "triangle_offsets.cu"
 }
 // ---- scan 'triangle_offsets': the constants its templates are written against -------------------
 #define SG_NAME(name) triangle_offsets_##name
@@ -899,6 +905,13 @@ SG_FN triangle_offsets_T triangle_offsets_sg_tile_prefix(SG_LOCAL triangle_offse
   const unsigned int epoch = shared->epoch;
   if (tile == 0) {
     if (SG_THREAD() == 0) triangle_offsets_sg_status_put(workspace, 0, SG_FLAG_INCLUSIVE, total, epoch);
+    // The warp whole again before the caller goes on: no barrier follows
+    // here, and ptxas's reconvergence after thread 0's branch does not hold
+    // a lane that sleeps in it (the tests' SCANGEN_TEST_SLEEP): the other 31
+    // lanes went on to the next __syncthreads, which then let the block pass
+    // without thread 0 (tests/generator/test_scan_cuda.cpp, the segmented
+    // look-back with randomly sleeping tiles).
+    SG_WARP_CONVERGE();
     return triangle_offsets_identity();
   }
   if (SG_THREAD() < 32) {

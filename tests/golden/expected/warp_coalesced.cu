@@ -33,6 +33,12 @@
 #define SG_SHARED __shared__
 #define SG_ALIGN16 __align__(16)
 #define SG_BARRIER() __syncthreads()
+// Every lane of the warp together again, where one lane alone has run code
+// that may sleep (its status published) and no barrier follows at once:
+// ptxas does not always hold the other lanes for it, and a __syncthreads
+// reached by part of a warp lets the block pass without the rest
+// (cuda/lookback.cuh, sg_tile_prefix). Called by every thread.
+#define SG_WARP_CONVERGE() __syncwarp()
 #define SG_THREAD() ((int)threadIdx.x)
 #define SG_BLOCK() ((unsigned long long)blockIdx.x)
 #define SG_LOAD_STREAMING(p) __ldcs(p)
@@ -68,17 +74,17 @@ typedef scangen_u32 warp_coalesced_sum_In;
 static __device__ __forceinline__ __attribute__((unused)) warp_coalesced_sum_T warp_coalesced_sum_combine(warp_coalesced_sum_T x, warp_coalesced_sum_T y) {
 #line 4 "tests/golden/specs/warp_coalesced.scan"
   return scangen_add_u32(x, y);
-#line 72 "warp_coalesced_sum.cu"
+#line 78 "warp_coalesced_sum.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) warp_coalesced_sum_T warp_coalesced_sum_identity(void) {
 #line 4 "tests/golden/specs/warp_coalesced.scan"
   return ((scangen_u32)0U);
-#line 77 "warp_coalesced_sum.cu"
+#line 83 "warp_coalesced_sum.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) warp_coalesced_sum_T warp_coalesced_sum_init(void) {
 #line 4 "tests/golden/specs/warp_coalesced.scan"
   return ((scangen_u32)0U);
-#line 82 "warp_coalesced_sum.cu"
+#line 88 "warp_coalesced_sum.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) warp_coalesced_sum_T warp_coalesced_sum_convert(warp_coalesced_sum_In v) { return v; }
 // ---- scan 'warp_coalesced_sum': the constants its templates are written against -----------------

@@ -13,6 +13,7 @@
 #define SG_SHARED __local
 #define SG_ALIGN16 __attribute__((aligned(16)))
 #define SG_BARRIER() barrier(CLK_LOCAL_MEM_FENCE)
+#define SG_WARP_CONVERGE() ((void)0)  // (CUDA's __syncwarp; OpenCL C 1.2 has no such thing)
 #define SG_THREAD() ((int)get_local_id(0))
 #define SG_BLOCK() ((ulong)get_group_id(0))
 #define SG_LOAD_STREAMING(p) (*(p))
@@ -115,17 +116,17 @@ typedef warp_heads_affine_Affine warp_heads_affine_In;
 static inline warp_heads_affine_T warp_heads_affine_combine(warp_heads_affine_T x, warp_heads_affine_T y) {
 #line 8 "tests/golden/specs/warp_head_flags_affine.scan"
   return warp_heads_affine_Affine_make((y.a * x.a), ((y.a * x.b) + y.b));
-#line 119 "warp_heads_affine.cl"
+#line 120 "warp_heads_affine.cl"
 }
 static inline warp_heads_affine_T warp_heads_affine_identity(void) {
 #line 9 "tests/golden/specs/warp_head_flags_affine.scan"
   return warp_heads_affine_Affine_make(0x1p+0f, 0x0p+0f);
-#line 124 "warp_heads_affine.cl"
+#line 125 "warp_heads_affine.cl"
 }
 static inline warp_heads_affine_T warp_heads_affine_init(void) {
 #line 10 "tests/golden/specs/warp_head_flags_affine.scan"
   return warp_heads_affine_Affine_make(0x1p+0f, 0x1p+1f);
-#line 129 "warp_heads_affine.cl"
+#line 130 "warp_heads_affine.cl"
 }
 static inline warp_heads_affine_T warp_heads_affine_convert(warp_heads_affine_In v) { return v; }
 // ---- scan 'warp_heads_affine': the constants its templates are written against ------------------

@@ -33,6 +33,12 @@
 #define SG_SHARED __shared__
 #define SG_ALIGN16 __align__(16)
 #define SG_BARRIER() __syncthreads()
+// Every lane of the warp together again, where one lane alone has run code
+// that may sleep (its status published) and no barrier follows at once:
+// ptxas does not always hold the other lanes for it, and a __syncthreads
+// reached by part of a warp lets the block pass without the rest
+// (cuda/lookback.cuh, sg_tile_prefix). Called by every thread.
+#define SG_WARP_CONVERGE() __syncwarp()
 #define SG_THREAD() ((int)threadIdx.x)
 #define SG_BLOCK() ((unsigned long long)blockIdx.x)
 #define SG_LOAD_STREAMING(p) __ldcs(p)
@@ -75,17 +81,17 @@ typedef warp_heads_affine_Affine warp_heads_affine_In;
 static __device__ __forceinline__ __attribute__((unused)) warp_heads_affine_T warp_heads_affine_combine(warp_heads_affine_T x, warp_heads_affine_T y) {
 #line 8 "tests/golden/specs/warp_head_flags_affine.scan"
   return warp_heads_affine_Affine_make(__fmul_rn(y.a, x.a), __fadd_rn(__fmul_rn(y.a, x.b), y.b));
-#line 79 "warp_heads_affine.cu"
+#line 85 "warp_heads_affine.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) warp_heads_affine_T warp_heads_affine_identity(void) {
 #line 9 "tests/golden/specs/warp_head_flags_affine.scan"
   return warp_heads_affine_Affine_make(0x1p+0f, 0x0p+0f);
-#line 84 "warp_heads_affine.cu"
+#line 90 "warp_heads_affine.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) warp_heads_affine_T warp_heads_affine_init(void) {
 #line 10 "tests/golden/specs/warp_head_flags_affine.scan"
   return warp_heads_affine_Affine_make(0x1p+0f, 0x1p+1f);
-#line 89 "warp_heads_affine.cu"
+#line 95 "warp_heads_affine.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) warp_heads_affine_T warp_heads_affine_convert(warp_heads_affine_In v) { return v; }
 // ---- scan 'warp_heads_affine': the constants its templates are written against ------------------

@@ -13,6 +13,7 @@
 #define SG_SHARED __local
 #define SG_ALIGN16 __attribute__((aligned(16)))
 #define SG_BARRIER() barrier(CLK_LOCAL_MEM_FENCE)
+#define SG_WARP_CONVERGE() ((void)0)  // (CUDA's __syncwarp; OpenCL C 1.2 has no such thing)
 #define SG_THREAD() ((int)get_local_id(0))
 #define SG_BLOCK() ((ulong)get_group_id(0))
 #define SG_LOAD_STREAMING(p) (*(p))
@@ -108,17 +109,17 @@ typedef scangen_i32 warp_ks_sum_In;
 static inline warp_ks_sum_T warp_ks_sum_combine(warp_ks_sum_T x, warp_ks_sum_T y) {
 #line 4 "tests/golden/specs/warp_kogge_stone_i32_add.scan"
   return scangen_add_i32(x, y);
-#line 112 "warp_ks_sum.cl"
+#line 113 "warp_ks_sum.cl"
 }
 static inline warp_ks_sum_T warp_ks_sum_identity(void) {
 #line 4 "tests/golden/specs/warp_kogge_stone_i32_add.scan"
   return ((scangen_i32)0);
-#line 117 "warp_ks_sum.cl"
+#line 118 "warp_ks_sum.cl"
 }
 static inline warp_ks_sum_T warp_ks_sum_init(void) {
 #line 4 "tests/golden/specs/warp_kogge_stone_i32_add.scan"
   return ((scangen_i32)0);
-#line 122 "warp_ks_sum.cl"
+#line 123 "warp_ks_sum.cl"
 }
 static inline warp_ks_sum_T warp_ks_sum_convert(warp_ks_sum_In v) { return v; }
 // ---- scan 'warp_ks_sum': the constants its templates are written against ------------------------

@@ -33,6 +33,12 @@
 #define SG_SHARED __shared__
 #define SG_ALIGN16 __align__(16)
 #define SG_BARRIER() __syncthreads()
+// Every lane of the warp together again, where one lane alone has run code
+// that may sleep (its status published) and no barrier follows at once:
+// ptxas does not always hold the other lanes for it, and a __syncthreads
+// reached by part of a warp lets the block pass without the rest
+// (cuda/lookback.cuh, sg_tile_prefix). Called by every thread.
+#define SG_WARP_CONVERGE() __syncwarp()
 #define SG_THREAD() ((int)threadIdx.x)
 #define SG_BLOCK() ((unsigned long long)blockIdx.x)
 #define SG_LOAD_STREAMING(p) __ldcs(p)
@@ -68,17 +74,17 @@ typedef scangen_i64 warp_ksl_max_In;
 static __device__ __forceinline__ __attribute__((unused)) warp_ksl_max_T warp_ksl_max_combine(warp_ksl_max_T x, warp_ksl_max_T y) {
 #line 5 "tests/golden/specs/warp_kogge_stone_local.scan"
   return scangen_max_i64(x, y);
-#line 72 "warp_ksl_max.cu"
+#line 78 "warp_ksl_max.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) warp_ksl_max_T warp_ksl_max_identity(void) {
 #line 5 "tests/golden/specs/warp_kogge_stone_local.scan"
   return ((scangen_i64)(-9223372036854775807LL - 1));
-#line 77 "warp_ksl_max.cu"
+#line 83 "warp_ksl_max.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) warp_ksl_max_T warp_ksl_max_init(void) {
 #line 5 "tests/golden/specs/warp_kogge_stone_local.scan"
   return ((scangen_i64)(-9223372036854775807LL - 1));
-#line 82 "warp_ksl_max.cu"
+#line 88 "warp_ksl_max.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) warp_ksl_max_T warp_ksl_max_convert(warp_ksl_max_In v) { return v; }
 // ---- scan 'warp_ksl_max': the constants its templates are written against -----------------------

@@ -13,6 +13,7 @@
 #define SG_SHARED __local
 #define SG_ALIGN16 __attribute__((aligned(16)))
 #define SG_BARRIER() barrier(CLK_LOCAL_MEM_FENCE)
+#define SG_WARP_CONVERGE() ((void)0)  // (CUDA's __syncwarp; OpenCL C 1.2 has no such thing)
 #define SG_THREAD() ((int)get_local_id(0))
 #define SG_BLOCK() ((ulong)get_group_id(0))
 #define SG_LOAD_STREAMING(p) (*(p))
@@ -119,17 +120,17 @@ typedef warp_reverse_matrix_Mat2 warp_reverse_matrix_In;
 static inline warp_reverse_matrix_T warp_reverse_matrix_combine(warp_reverse_matrix_T x, warp_reverse_matrix_T y) {
 #line 7 "tests/golden/specs/warp_reverse_matrix.scan"
   return warp_reverse_matrix_Mat2_make(((x.a * y.a) + (x.b * y.c)), ((x.a * y.b) + (x.b * y.d)), ((x.c * y.a) + (x.d * y.c)), ((x.c * y.b) + (x.d * y.d)));
-#line 123 "warp_reverse_matrix.cl"
+#line 124 "warp_reverse_matrix.cl"
 }
 static inline warp_reverse_matrix_T warp_reverse_matrix_identity(void) {
 #line 9 "tests/golden/specs/warp_reverse_matrix.scan"
   return warp_reverse_matrix_Mat2_make(0x1p+0f, 0x0p+0f, 0x0p+0f, 0x1p+0f);
-#line 128 "warp_reverse_matrix.cl"
+#line 129 "warp_reverse_matrix.cl"
 }
 static inline warp_reverse_matrix_T warp_reverse_matrix_init(void) {
 #line 9 "tests/golden/specs/warp_reverse_matrix.scan"
   return warp_reverse_matrix_Mat2_make(0x1p+0f, 0x0p+0f, 0x0p+0f, 0x1p+0f);
-#line 133 "warp_reverse_matrix.cl"
+#line 134 "warp_reverse_matrix.cl"
 }
 static inline warp_reverse_matrix_T warp_reverse_matrix_convert(warp_reverse_matrix_In v) { return v; }
 // ---- scan 'warp_reverse_matrix': the constants its templates are written against ----------------

@@ -33,6 +33,12 @@
 #define SG_SHARED __shared__
 #define SG_ALIGN16 __align__(16)
 #define SG_BARRIER() __syncthreads()
+// Every lane of the warp together again, where one lane alone has run code
+// that may sleep (its status published) and no barrier follows at once:
+// ptxas does not always hold the other lanes for it, and a __syncthreads
+// reached by part of a warp lets the block pass without the rest
+// (cuda/lookback.cuh, sg_tile_prefix). Called by every thread.
+#define SG_WARP_CONVERGE() __syncwarp()
 #define SG_THREAD() ((int)threadIdx.x)
 #define SG_BLOCK() ((unsigned long long)blockIdx.x)
 #define SG_LOAD_STREAMING(p) __ldcs(p)
@@ -79,17 +85,17 @@ typedef warp_reverse_matrix_Mat2 warp_reverse_matrix_In;
 static __device__ __forceinline__ __attribute__((unused)) warp_reverse_matrix_T warp_reverse_matrix_combine(warp_reverse_matrix_T x, warp_reverse_matrix_T y) {
 #line 7 "tests/golden/specs/warp_reverse_matrix.scan"
   return warp_reverse_matrix_Mat2_make(__fadd_rn(__fmul_rn(x.a, y.a), __fmul_rn(x.b, y.c)), __fadd_rn(__fmul_rn(x.a, y.b), __fmul_rn(x.b, y.d)), __fadd_rn(__fmul_rn(x.c, y.a), __fmul_rn(x.d, y.c)), __fadd_rn(__fmul_rn(x.c, y.b), __fmul_rn(x.d, y.d)));
-#line 83 "warp_reverse_matrix.cu"
+#line 89 "warp_reverse_matrix.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) warp_reverse_matrix_T warp_reverse_matrix_identity(void) {
 #line 9 "tests/golden/specs/warp_reverse_matrix.scan"
   return warp_reverse_matrix_Mat2_make(0x1p+0f, 0x0p+0f, 0x0p+0f, 0x1p+0f);
-#line 88 "warp_reverse_matrix.cu"
+#line 94 "warp_reverse_matrix.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) warp_reverse_matrix_T warp_reverse_matrix_init(void) {
 #line 9 "tests/golden/specs/warp_reverse_matrix.scan"
   return warp_reverse_matrix_Mat2_make(0x1p+0f, 0x0p+0f, 0x0p+0f, 0x1p+0f);
-#line 93 "warp_reverse_matrix.cu"
+#line 99 "warp_reverse_matrix.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) warp_reverse_matrix_T warp_reverse_matrix_convert(warp_reverse_matrix_In v) { return v; }
 // ---- scan 'warp_reverse_matrix': the constants its templates are written against ----------------
