@@ -1,8 +1,9 @@
 // The segmented race of 2026-12-02 on its own (bench/RESULTS.md, "Checks and
-// timings on the H200 (2026-12-02)"): NVRTC compiles FILE (the CUDA text
-// `scangen emit` makes of an affine exclusive scan segmented by flags,
-// tests/same_kernels-style, PREFIX before it with '|' for newlines, e.g.
-// '#define SCANGEN_TEST_SLEEP 8') for the GPU's architecture, runs KERNEL
+// timings on the H200 (2026-12-02)"): NVRTC compiles FILE, the CUDA text
+// `scangen emit` makes of the segmented sweep's seg_flags_affine_exclusive
+// (type Affine { a: f32, b: f32 }, mode = exclusive, outputs = aggregate,
+// segments = flags), with PREFIX before it ('|' for newlines, e.g.
+// '#define SCANGEN_TEST_SLEEP 8'), for the GPU's architecture; runs KERNEL
 // REPS times on each n (one segment; every element its own; random starts)
 // with a poisoned output and a zeroed workspace, and checks the exclusive
 // results bit for bit against a loop here. Exit 1 where any run is wrong.

@@ -31,10 +31,10 @@
 #define SG_ALIGN16 __align__(16)
 #define SG_BARRIER() __syncthreads()
 // Every lane of the warp together again, where one lane alone has run code
-// that may sleep (its status published) and no barrier follows at once:
-// ptxas does not always hold the other lanes for it, and a __syncthreads
-// reached by part of a warp lets the block pass without the rest
-// (cuda/lookback.cuh, sg_tile_prefix). Called by every thread.
+// that may sleep (its status published) and no barrier follows at once: on
+// the H200 ptxas's reconvergence did not hold the other lanes for a thread 0
+// sleeping there, and the __syncthreads they reached let the block pass
+// without it (bench/RESULTS.md, 2026-12-02). Called by every thread.
 #define SG_WARP_CONVERGE() __syncwarp()
 #define SG_THREAD() ((int)threadIdx.x)
 #define SG_BLOCK() ((unsigned long long)blockIdx.x)

@@ -296,12 +296,8 @@ SG_FN SG_T SG_NAME(sg_tile_prefix)(SG_LOCAL SG_NAME(sg_lookback_shared)* shared,
   const unsigned int epoch = shared->epoch;
   if (tile == 0) {
     if (SG_THREAD() == 0) SG_NAME(sg_status_put)(workspace, 0, SG_FLAG_INCLUSIVE, total, epoch);
-    // The warp whole again before the caller goes on: no barrier follows
-    // here, and ptxas's reconvergence after thread 0's branch does not hold
-    // a lane that sleeps in it (the tests' SCANGEN_TEST_SLEEP): the other 31
-    // lanes went on to the next __syncthreads, which then let the block pass
-    // without thread 0 (tests/generator/test_scan_cuda.cpp, the segmented
-    // look-back with randomly sleeping tiles).
+    // No barrier follows here (cuda/dialect.cuh's SG_WARP_CONVERGE: the
+    // segmented look-back with randomly sleeping tiles failed without it).
     SG_WARP_CONVERGE();
     return SG_IDENTITY();
   }

@@ -35,10 +35,10 @@
 #define SG_ALIGN16 __align__(16)
 #define SG_BARRIER() __syncthreads()
 // Every lane of the warp together again, where one lane alone has run code
-// that may sleep (its status published) and no barrier follows at once:
-// ptxas does not always hold the other lanes for it, and a __syncthreads
-// reached by part of a warp lets the block pass without the rest
-// (cuda/lookback.cuh, sg_tile_prefix). Called by every thread.
+// that may sleep (its status published) and no barrier follows at once: on
+// the H200 ptxas's reconvergence did not hold the other lanes for a thread 0
+// sleeping there, and the __syncthreads they reached let the block pass
+// without it (bench/RESULTS.md, 2026-12-02). Called by every thread.
 #define SG_WARP_CONVERGE() __syncwarp()
 #define SG_THREAD() ((int)threadIdx.x)
 #define SG_BLOCK() ((unsigned long long)blockIdx.x)
@@ -963,12 +963,8 @@ SG_FN device_reverse_rows_T device_reverse_rows_sg_tile_prefix(SG_LOCAL device_r
   const unsigned int epoch = shared->epoch;
   if (tile == 0) {
     if (SG_THREAD() == 0) device_reverse_rows_sg_status_put(workspace, 0, SG_FLAG_INCLUSIVE, total, epoch);
-    // The warp whole again before the caller goes on: no barrier follows
-    // here, and ptxas's reconvergence after thread 0's branch does not hold
-    // a lane that sleeps in it (the tests' SCANGEN_TEST_SLEEP): the other 31
-    // lanes went on to the next __syncthreads, which then let the block pass
-    // without thread 0 (tests/generator/test_scan_cuda.cpp, the segmented
-    // look-back with randomly sleeping tiles).
+    // No barrier follows here (cuda/dialect.cuh's SG_WARP_CONVERGE: the
+    // segmented look-back with randomly sleeping tiles failed without it).
     SG_WARP_CONVERGE();
     return device_reverse_rows_identity();
   }
@@ -1645,17 +1641,17 @@ typedef scangen_f32 device_reverse_lines_In;
 static __device__ __forceinline__ __attribute__((unused)) device_reverse_lines_T device_reverse_lines_combine(device_reverse_lines_T x, device_reverse_lines_T y) {
 #line 4 "tests/golden/specs/device_reverse_shapes.scan"
   return __fadd_rn(x, y);
-#line 1649 "device_reverse_rows.cu"
+#line 1645 "device_reverse_rows.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) device_reverse_lines_T device_reverse_lines_identity(void) {
 #line 4 "tests/golden/specs/device_reverse_shapes.scan"
   return 0x0p+0f;
-#line 1654 "device_reverse_rows.cu"
+#line 1650 "device_reverse_rows.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) device_reverse_lines_T device_reverse_lines_init(void) {
 #line 4 "tests/golden/specs/device_reverse_shapes.scan"
   return 0x0p+0f;
-#line 1659 "device_reverse_rows.cu"
+#line 1655 "device_reverse_rows.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) device_reverse_lines_T device_reverse_lines_convert(device_reverse_lines_In v) { return v; }
 // ---- scan 'device_reverse_lines': the constants its templates are written against ---------------
@@ -2537,12 +2533,8 @@ SG_FN device_reverse_lines_T device_reverse_lines_sg_tile_prefix(SG_LOCAL device
   const unsigned int epoch = shared->epoch;
   if (tile == 0) {
     if (SG_THREAD() == 0) device_reverse_lines_sg_status_put(workspace, 0, SG_FLAG_INCLUSIVE, total, epoch);
-    // The warp whole again before the caller goes on: no barrier follows
-    // here, and ptxas's reconvergence after thread 0's branch does not hold
-    // a lane that sleeps in it (the tests' SCANGEN_TEST_SLEEP): the other 31
-    // lanes went on to the next __syncthreads, which then let the block pass
-    // without thread 0 (tests/generator/test_scan_cuda.cpp, the segmented
-    // look-back with randomly sleeping tiles).
+    // No barrier follows here (cuda/dialect.cuh's SG_WARP_CONVERGE: the
+    // segmented look-back with randomly sleeping tiles failed without it).
     SG_WARP_CONVERGE();
     return device_reverse_lines_identity();
   }

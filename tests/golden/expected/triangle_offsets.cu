@@ -34,10 +34,10 @@
 #define SG_ALIGN16 __align__(16)
 #define SG_BARRIER() __syncthreads()
 // Every lane of the warp together again, where one lane alone has run code
-// that may sleep (its status published) and no barrier follows at once:
-// ptxas does not always hold the other lanes for it, and a __syncthreads
-// reached by part of a warp lets the block pass without the rest
-// (cuda/lookback.cuh, sg_tile_prefix). Called by every thread.
+// that may sleep (its status published) and no barrier follows at once: on
+// the H200 ptxas's reconvergence did not hold the other lanes for a thread 0
+// sleeping there, and the __syncthreads they reached let the block pass
+// without it (bench/RESULTS.md, 2026-12-02). Called by every thread.
 #define SG_WARP_CONVERGE() __syncwarp()
 #define SG_THREAD() ((int)threadIdx.x)
 #define SG_BLOCK() ((unsigned long long)blockIdx.x)
@@ -905,12 +905,8 @@ SG_FN triangle_offsets_T triangle_offsets_sg_tile_prefix(SG_LOCAL triangle_offse
   const unsigned int epoch = shared->epoch;
   if (tile == 0) {
     if (SG_THREAD() == 0) triangle_offsets_sg_status_put(workspace, 0, SG_FLAG_INCLUSIVE, total, epoch);
-    // The warp whole again before the caller goes on: no barrier follows
-    // here, and ptxas's reconvergence after thread 0's branch does not hold
-    // a lane that sleeps in it (the tests' SCANGEN_TEST_SLEEP): the other 31
-    // lanes went on to the next __syncthreads, which then let the block pass
-    // without thread 0 (tests/generator/test_scan_cuda.cpp, the segmented
-    // look-back with randomly sleeping tiles).
+    // No barrier follows here (cuda/dialect.cuh's SG_WARP_CONVERGE: the
+    // segmented look-back with randomly sleeping tiles failed without it).
     SG_WARP_CONVERGE();
     return triangle_offsets_identity();
   }
