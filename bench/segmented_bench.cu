@@ -35,6 +35,14 @@
 //
 // --means: the mean segment lengths (default 1,16,1024,65536,n; 0 is n);
 // --quick: the forward i32 scans only (no reverse columns, no f32 table).
+//
+// After the first table, an experiment on the offsets form's plan (always
+// run): the offsets turned into head marks first and the flags kernel after
+// (a memset of n bytes, a kernel of one thread per segment setting the byte
+// of its first element, seg_flags_inclusive), checked like the rest; and the
+// same pre-pass writing one bit per element instead (a memset of n / 8 bytes
+// and atomicOr per segment), timed alone, the cost a kernel reading head
+// bits would add to its own time.
 #include "segmented_bench_gen.cu"
 #include "cuda_events.h"
 
@@ -55,6 +63,17 @@
 
 namespace {
 
+// The experiment's pre-passes: the first element of every segment marked,
+// as a byte (heads[p] = 1) or as bit p % 32 of word p / 32; empty segments
+// mark the element that starts the next one, which is marked anyway.
+__global__ void heads_from_offsets(const uint32_t* offsets, int64_t count, uint64_t n, uint8_t* heads) {
+  const int64_t s = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (s < count && offsets[s] < n) heads[offsets[s]] = 1;
+}
+__global__ void head_bits_from_offsets(const uint32_t* offsets, int64_t count, uint64_t n, uint32_t* bits) {
+  const int64_t s = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (s < count && offsets[s] < n) atomicOr(bits + (offsets[s] >> 5), 1u << (offsets[s] & 31u));
+}
 
 
 // The segments of one case on the host: offsets (segment_count + 1 of
@@ -289,6 +308,8 @@ int main(int argc, char** argv) {
   CHECK_CUDA(cudaMalloc(&out, n * 4));
   CHECK_CUDA(cudaMalloc(&keys, n * 4));
   CHECK_CUDA(cudaMalloc(&flags, n));
+  uint8_t* heads = nullptr;  // the experiment's marks: n bytes, or n / 8 bytes of bits
+  CHECK_CUDA(cudaMalloc(&heads, n));
   CHECK_CUDA(cudaMalloc(&offsets, (n + 1) * 4));
   float *inf = nullptr, *outf = nullptr;
   CHECK_CUDA(cudaMalloc(&inf, n * 4));
@@ -326,6 +347,8 @@ int main(int argc, char** argv) {
               "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   bool ok = true;
   std::vector<std::string> f32_rows;  // the second table, printed after the first
+  std::vector<std::tuple<uint64_t, int64_t, float, float>> experiment_rows;  // and the experiment's
+  std::vector<std::tuple<float, float, float>> experiment_refs;             // offsets, flags, CUB
   for (uint64_t mean : means) {
     if (mean == 0 || mean > n) mean = n;
     const Segments s = make_segments(n, mean, rng);
@@ -372,11 +395,23 @@ int main(int argc, char** argv) {
       CHECK_CUDA(seg_keys_rev_inclusive(in, out, keys, static_cast<int64_t>(n), ws, ws_bytes));
     };
     const auto copy = [&] { CHECK_CUDA(cudaMemcpyAsync(out, in, n * 4, cudaMemcpyDeviceToDevice)); };
+    const unsigned seg_blocks = static_cast<unsigned>((count + 255) / 256);
+    const auto via_flags = [&] {  // the experiment: heads first, then the flags kernel
+      CHECK_CUDA(cudaMemsetAsync(heads, 0, n));
+      if (count > 0) heads_from_offsets<<<seg_blocks, 256>>>(offsets, count, n, heads);
+      CHECK_CUDA(cudaGetLastError());
+      CHECK_CUDA(seg_flags_inclusive(in, out, heads, static_cast<int64_t>(n), ws, ws_bytes));
+    };
+    const auto bits_prep = [&] {
+      CHECK_CUDA(cudaMemsetAsync(heads, 0, n / 8));
+      if (count > 0) head_bits_from_offsets<<<seg_blocks, 256>>>(offsets, count, n, reinterpret_cast<uint32_t*>(heads));
+      CHECK_CUDA(cudaGetLastError());
+    };
     // Each checked once, its output poisoned first.
     const std::pair<const char*, std::function<void()>> runs[] = {
         {"offsets", by_offsets},         {"flags", by_flags},           {"keys", by_keys},
         {"CUB by key", cub_keys},        {"reverse offsets", rev_offsets}, {"reverse flags", rev_flags},
-        {"reverse keys", rev_keys}};
+        {"reverse keys", rev_keys},      {"offsets via flags (experiment)", via_flags}};
     for (const auto& [what, run] : runs) {
       if (quick && !std::strncmp(what, "reverse", 7)) continue;
       CHECK_CUDA(cudaMemset(out, 0xA5, n * 4));
@@ -388,6 +423,22 @@ int main(int argc, char** argv) {
         ok = false;
       }
     }
+    {  // the bits' pre-pass, checked against the host's marks
+      bits_prep();
+      CHECK_CUDA(cudaDeviceSynchronize());
+      std::vector<uint32_t> bits(n / 32);
+      CHECK_CUDA(cudaMemcpy(bits.data(), heads, n / 8, cudaMemcpyDeviceToHost));
+      uint64_t bad = 0;
+      for (uint64_t i = 1; i < n; ++i) bad += ((bits[i >> 5] >> (i & 31)) & 1u) != s.flags[i];
+      if (bad) {
+        std::fprintf(stderr, "head bits from offsets: %llu of %llu bits wrong (mean length %llu, seed %llu)\n",
+                     (unsigned long long)bad, (unsigned long long)n, (unsigned long long)mean,
+                     (unsigned long long)seed);
+        ok = false;
+      }
+    }
+    const float t_via = median_ms(via_flags, reps) * 1000, t_bits = median_ms(bits_prep, reps) * 1000;
+    experiment_rows.push_back(std::make_tuple(mean, count, t_via, t_bits));
     const float t_off = median_ms(by_offsets, reps) * 1000, t_flags = median_ms(by_flags, reps) * 1000,
                 t_keys = median_ms(by_keys, reps) * 1000, t_cub = median_ms(cub_keys, reps) * 1000,
                 t_flat = median_ms(flat, reps) * 1000, t_copy = median_ms(copy, reps) * 1000,
@@ -405,6 +456,7 @@ int main(int argc, char** argv) {
                 t_cub / t_off, t_flat, t_copy, t_copy / t_off, reverse_cell(t_roff, "%.1f", "-").c_str(),
                 reverse_cell(t_rflags, "%.1f", "-").c_str(), reverse_cell(t_rkeys, "%.1f", "-").c_str());
     std::fflush(stdout);
+    experiment_refs.push_back(std::make_tuple(t_off, t_flags, t_cub));
     if (f)
       std::fprintf(f, "%llu,%llu,%lld,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%s,%s,%s\n", (unsigned long long)n,
                    (unsigned long long)mean, (long long)count, t_off, t_flags, t_keys, t_cub, t_flat, t_copy,
@@ -470,6 +522,16 @@ int main(int argc, char** argv) {
                   t_copy * bytes / (8.0 * static_cast<double>(n)) / t_fdet);
     f32_rows.push_back(row);
   }
+  std::printf("\nThe offsets form's plan, an experiment: heads first (memset + one thread a segment), then the "
+              "flags kernel; the pre-pass as bits (memset of n / 8 bytes + atomicOr), timed alone:\n\n"
+              "| mean segment length | segments | offsets µs | via flags µs | CUB / via flags | flags µs | "
+              "bits pre-pass µs |\n|---:|---:|---:|---:|---:|---:|---:|\n");
+  for (size_t i = 0; i < experiment_rows.size(); ++i) {
+    const auto& [mean, count, t_via, t_bits] = experiment_rows[i];
+    const auto& [t_off, t_flags, t_cub] = experiment_refs[i];
+    std::printf("| %llu | %lld | %.1f | %.1f | %.2f | %.1f | %.1f |\n", (unsigned long long)mean, (long long)count,
+                t_off, t_via, t_cub / t_via, t_flags, t_bits);
+  }
   std::printf("\nf32 sums by offsets (values small integers: exact, checked bit for bit); copy of the values' "
               "bytes, the fractions of copy counting the offsets read:\n\n"
               "| mean segment length | segments | any order µs | deterministic µs | det / any | det 256 x 32 µs | "
@@ -480,7 +542,7 @@ int main(int argc, char** argv) {
   if (!quick) ok = affine_sequences(sequences, sequence_mean, reps, rng, seed) && ok;
   for (void* p : {static_cast<void*>(in), static_cast<void*>(out), static_cast<void*>(inf), static_cast<void*>(outf),
                   static_cast<void*>(keys),
-                  static_cast<void*>(flags), static_cast<void*>(offsets), ws, cub_ws})
+                  static_cast<void*>(flags), static_cast<void*>(heads), static_cast<void*>(offsets), ws, cub_ws})
     CHECK_CUDA(cudaFree(p));
   return ok ? 0 : 1;
 }
