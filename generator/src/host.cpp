@@ -186,7 +186,10 @@ void scan_holes(Holes& h, const Scan& c) {
       .set("SG_ZERO_KERNEL", p.zero_kernel)
       .set("SG_ZERO_FROM_TILES", std::to_string(kZeroKernelFromTiles))
       .when("reduce_then_scan", c.device && !c.lookback)
-      .when("one_kernel", !c.device || c.lookback)
+      .when("one_kernel", !c.device || (c.lookback && !p.segmented.head_bits))
+      .when("heads_then_scan", c.lookback && p.segmented.head_bits)
+      .when("head_bits", p.segmented.head_bits)
+      .when("statuses_only", !p.segmented.head_bits)
       .when("aggregate", !c.aggregate.empty() && !c.segmented)
       .when("running_total", c.running_total)
       .when("tile_prefix", p.tile_prefix)
@@ -486,7 +489,10 @@ void wrapper_holes(Holes& h, const Scan& c, Backend b, size_t first) {
         .set("SG_ARGS" + k, join(args, "", "", ", "))
         .set("SG_DYNAMIC_SHARED" + k, std::to_string(kernels[i].dynamic_shared_bytes));
   }
-  h.when("dynamic_shared", cuda && !kernels.empty() && kernels[0].dynamic_shared_bytes > 0);
+  h.when("dynamic_shared", cuda && !kernels.empty() && kernels.back().dynamic_shared_bytes > 0);
+  if (!kernels.empty())
+    h.set("SG_SCAN_KERNEL", kernels.back().name)
+        .set("SG_SCAN_DYNAMIC_SHARED", std::to_string(kernels.back().dynamic_shared_bytes));
   shape_holes(h, c, b);
 }
 

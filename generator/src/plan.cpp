@@ -528,6 +528,7 @@ Plan make_plan(const dsl::Spec& spec, const Target& target, const DeviceTuning& 
   decide_shape(p);
   decide_tile_prefix(p);
   decide_io(p);
+  detail::decide_segmented_heads(p);
   p.templates = plan_templates(p);
   decide_head_flags(p, spec, target, tuning);
   plan_kernels(p);

@@ -118,9 +118,12 @@ void explain_segments(std::string& o, const Plan& p) {
       break;
     case dsl::Segments::Offsets:
       form = "offsets: segment_count + 1 of " + g.offset_type + ", from 0 to n; " +
-             (p.staged_io ? "one search per tile by the block, then the tile's offsets read together and "
-                            "scattered as head marks"
-                          : "each thread finds its first item's segment by binary search, then walks");
+             (g.head_bits ? "first turned into a bit per element in the workspace by " + p.spec.name +
+                                "_seg_heads_kernel (one launch before the scan), from which each thread reads "
+                                "its starts"
+              : p.staged_io ? "one search per tile by the block, then the tile's offsets read together and "
+                              "scattered as head marks"
+                            : "each thread finds its first item's segment by binary search, then walks");
       break;
     case dsl::Segments::Keys:
       form = "keys of " + g.key_type + ": a segment starts where the key differs from the one before";

@@ -20,7 +20,8 @@ uint64_t workspace_bytes(const Plan& plan, uint64_t n) {
   // Rounded up without n + tile - 1, which wraps for n near 2^64.
   const uint64_t tiles = std::max<uint64_t>(1, n / plan.tile + (n % plan.tile != 0 ? 1 : 0));
   const bool lookback = plan.status != StatusLayout::None;
-  const uint64_t per_tile = lookback ? plan.status_bytes : plan.element_bytes;
+  const uint64_t per_tile =
+      lookback ? plan.status_bytes + detail::segmented_head_bytes_per_tile(plan) : plan.element_bytes;
   const uint64_t header = lookback ? kWorkspaceHeader : 0;
   if (tiles > (std::numeric_limits<uint64_t>::max() - header) / per_tile)
     throw std::overflow_error("scan '" + plan.spec.name + "': the workspace of " + std::to_string(n) +
@@ -104,7 +105,8 @@ const char* to_string(ParamRole r) {
 }
 
 uint64_t workspace_zero_bytes(const Plan& plan, uint64_t n) {
-  if (plan.status == StatusLayout::None || n <= plan.tile) return 0;
+  // One tile reads no status, but the segment starts' bits are set by OR into zeroed words.
+  if (plan.status == StatusLayout::None || (n <= plan.tile && !(plan.segmented.head_bits && n > 0))) return 0;
   return workspace_bytes(plan, n);
 }
 

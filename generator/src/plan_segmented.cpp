@@ -43,6 +43,17 @@ void decide_segmented(Plan& p) {
   p.segmented.pair_bytes = segmented_pair_bytes(spec.type);
 }
 
+void decide_segmented_heads(Plan& p) {
+  // Reverse scans read the offsets through the mirror, and segment aggregates need each segment's
+  // index, which the bits do not keep (empty segments): both stay with the tile's own search.
+  p.segmented.head_bits = p.segmented.form == dsl::Segments::Offsets && !p.reverse && !p.outputs.aggregate &&
+                          p.status != StatusLayout::None;
+}
+
+uint64_t segmented_head_bytes_per_tile(const Plan& p) {
+  return p.segmented.head_bits ? 4 * ((p.tile + 31) / 32) : 0;
+}
+
 size_t segmented_pair_bytes(const dsl::Type& value) {
   // struct { P_T value; unsigned int heads; }: the count after the value, on a 4-byte boundary.
   const size_t align = std::max<size_t>(value.align(), 4);
@@ -80,9 +91,23 @@ void segmented_kernel(Plan& p) {
   k.push_back({R::Workspace, "unsigned char*", "workspace",
                std::to_string(kWorkspaceHeader) + " + tiles x " + std::to_string(p.status_bytes) +
                    " bytes; the first workspace_bytes(n) zeroed before each call"});
+  if (p.segmented.head_bits)
+    k.back().meaning = std::to_string(kWorkspaceHeader) + " + tiles x " +
+                   std::to_string(p.status_bytes + segmented_head_bytes_per_tile(p)) +
+                   " bytes (the statuses, then a bit per element: the segment starts); the first "
+                   "workspace_bytes(n) zeroed before each call";
   const std::string grid = "max(1, ceil(n / " + std::to_string(p.tile) + "))";
-  p.kernels = {{p.entry_kernel, grid + " blocks", Grid::Tiles, k}};
-  p.kernels[0].dynamic_shared_bytes = p.dynamic_shared_bytes;
+  p.kernels.clear();
+  if (p.segmented.head_bits) {
+    // Before the scan: the offsets as bits in the workspace, which the scan kernel reads.
+    std::vector<KernelParam> heads;
+    for (const KernelParam& q : k)
+      if (q.role == R::SegmentOffsets || q.role == R::SegmentCount || q.role == R::Count || q.role == R::Workspace)
+        heads.push_back(q);
+    p.kernels.push_back({p.spec.name + "_seg_heads_kernel", grid + " blocks", Grid::Tiles, heads});
+  }
+  p.kernels.push_back({p.entry_kernel, grid + " blocks", Grid::Tiles, k});
+  p.kernels.back().dynamic_shared_bytes = p.dynamic_shared_bytes;
   p.entry_params = k;
 }
 
@@ -105,6 +130,8 @@ void segmented_constants(const Plan& p, std::vector<std::pair<std::string, std::
   c.emplace_back("SG_SEGMENTS", std::to_string(static_cast<int>(p.segmented.form)));  // 1 flags, 2 offsets, 3 keys
   if (!p.segmented.offset_type.empty()) c.emplace_back("SG_OFFSET", p.segmented.offset_type);
   if (!p.segmented.key_type.empty()) c.emplace_back("SG_KEY", p.segmented.key_type);
+  c.emplace_back("SG_SEG_HEAD_BITS", p.segmented.head_bits ? "1" : "0");
+  if (p.segmented.head_bits) c.emplace_back("SG_SEG_STATUS_BYTES", std::to_string(p.status_bytes) + "u");
   // Flags and keys go through the exchange like the inputs: in 16-byte words
   // where a thread's flags or keys fill whole words and the inputs move in words.
   const size_t mark_bytes = p.segmented.form == dsl::Segments::Flags  ? 1

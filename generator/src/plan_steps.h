@@ -65,6 +65,8 @@ size_t segmented_pair_bytes(const dsl::Type& value);
 // Bytes of the element the tiles scan: the pair when segmented.
 inline size_t scanned_bytes(const Plan& p) { return p.segmented.on() ? p.segmented.pair_bytes : p.element_bytes; }
 void segmented_kernel(Plan& p);
+void decide_segmented_heads(Plan& p);
+uint64_t segmented_head_bytes_per_tile(const Plan& p);  // 0 without Plan::Segmented::head_bits
 void segmented_constants(const Plan& p, std::vector<std::pair<std::string, std::string>>& c);
 // The 16-byte words of values a thread writes (the pairs never go out).
 int segmented_output_words(const Plan& p);

@@ -74,10 +74,10 @@ SG_END(segments)
 SG_BEGIN(lookback)
 SG_BEGIN(dynamic_shared)
   // The scan kernel's exchange is dynamic shared memory past the 48 KiB a block may declare
-  // (SG_DYNAMIC_SHARED0 bytes), which the kernel must be allowed first.
+  // (SG_SCAN_DYNAMIC_SHARED bytes), which the kernel must be allowed first.
   {
     const cudaError_t allowed =
-        cudaFuncSetAttribute(SG_KERNEL0, cudaFuncAttributeMaxDynamicSharedMemorySize, SG_DYNAMIC_SHARED0);
+        cudaFuncSetAttribute(SG_SCAN_KERNEL, cudaFuncAttributeMaxDynamicSharedMemorySize, SG_SCAN_DYNAMIC_SHARED);
     if (allowed != cudaSuccess) return allowed;
   }
 SG_END(dynamic_shared)
@@ -110,11 +110,27 @@ SG_BEGIN(zero_by_kernel)
     }
   }
 SG_END(zero_by_kernel)
+SG_BEGIN(head_bits)
+  // The ticket, the statuses and the segment starts' bits, which the heads kernel sets by OR.
+  if (n > 0) {
+SG_END(head_bits)
+SG_BEGIN(statuses_only)
   if (blocks > 1) {  // the ticket and the statuses of its tiles (one tile reads neither)
+SG_END(statuses_only)
     const cudaError_t zeroed = cudaMemsetAsync(workspace, 0, needed, stream);
     if (zeroed != cudaSuccess) return zeroed;
   }
 SG_END(lookback)
+SG_BEGIN(heads_then_scan)
+  // The offsets as a bit per element (in the workspace), then the scan, which reads them.
+  SG_KERNEL0<<<SG_GRID0, SG_BLOCK_THREADS, 0, stream>>>(SG_ARGS0);
+  {
+    const cudaError_t launched = cudaGetLastError();
+    if (launched != cudaSuccess) return launched;
+  }
+  SG_KERNEL1<<<SG_GRID1, SG_BLOCK_THREADS, SG_DYNAMIC_SHARED1, stream>>>(SG_ARGS1);
+  return cudaGetLastError();
+SG_END(heads_then_scan)
 SG_BEGIN(one_kernel)
   SG_KERNEL0<<<SG_GRID0, SG_BLOCK_THREADS, SG_DYNAMIC_SHARED0, stream>>>(SG_ARGS0);
   return cudaGetLastError();

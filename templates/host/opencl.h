@@ -393,7 +393,13 @@ SG_END(device)
   if (status == CL_SUCCESS) status = SG_NS::program_for(queue, &program);
   if (status != CL_SUCCESS) return status;
 SG_BEGIN(lookback)
+SG_BEGIN(head_bits)
+  // The ticket, the statuses and the segment starts' bits, which the heads kernel sets by OR.
+  if (n > 0) {
+SG_END(head_bits)
+SG_BEGIN(statuses_only)
   if (blocks > 1) {  // the ticket and the statuses of its tiles, before the kernel (one tile reads neither)
+SG_END(statuses_only)
     const cl_uchar zero = 0;
     status = clEnqueueFillBuffer(queue, workspace, &zero, 1, 0, SG_WORKSPACE_BYTES(n), 0, nullptr, nullptr);
     if (status != CL_SUCCESS) return status;
@@ -406,6 +412,12 @@ SG_END(segment_count)
 SG_BEGIN(one_kernel)
   return SG_NS::launch(queue, program, SG_INDEX0, SG_GRID0, SG_BLOCK_THREADS, {SG_ARGS0});
 SG_END(one_kernel)
+SG_BEGIN(heads_then_scan)
+  // The offsets as a bit per element (in the workspace), then the scan, which reads them.
+  status = SG_NS::launch(queue, program, SG_INDEX0, SG_GRID0, SG_BLOCK_THREADS, {SG_ARGS0});
+  if (status != CL_SUCCESS) return status;
+  return SG_NS::launch(queue, program, SG_INDEX1, SG_GRID1, SG_BLOCK_THREADS, {SG_ARGS1});
+SG_END(heads_then_scan)
 SG_BEGIN(reduce_then_scan)
   status = SG_NS::launch(queue, program, SG_INDEX0, SG_GRID0, SG_BLOCK_THREADS, {SG_ARGS0});
   if (status != CL_SUCCESS) return status;

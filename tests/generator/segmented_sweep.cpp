@@ -421,7 +421,8 @@ std::string run_segmented_case(const ScanCase& c, const generator::Plan& plan, u
     args.push_back({K::Buffer, agg});
     buffers.push_back(poisoned(segments + kTail, es));
   }
-  args.push_back({K::Buffer, buffers.size()});
+  const KernelArg segments_arg{K::Buffer, buffers.size()};
+  args.push_back(segments_arg);
   buffers.push_back(g.data);
   if (s.segments == dsl::Segments::Offsets) args.push_back({K::U64, g.count});
   args.push_back({K::U64, n});
@@ -436,7 +437,18 @@ std::string run_segmented_case(const ScanCase& c, const generator::Plan& plan, u
   args.push_back({K::Buffer, ws});
   buffers.push_back(state.workspace);
   const uint64_t tiles = std::max<uint64_t>(1, (n + plan.tile - 1) / plan.tile);
-  launch(plan.entry_kernel, buffers, args, tiles, plan.block_threads);
+  // Every kernel of the plan in order, as the host wrappers and the runtime launch them: with
+  // offsets as bits (Plan::Segmented::head_bits) the heads kernel first, over the same workspace.
+  for (const generator::Kernel& k : plan.kernels) {
+    if (k.name == plan.entry_kernel) {
+      launch(plan.entry_kernel, buffers, args, tiles, plan.block_threads);
+      continue;
+    }
+    REQUIRE(plan.segmented.head_bits);
+    REQUIRE(k.params.size() == 4);  // offsets, segment_count, n, workspace
+    launch(k.name, buffers, {segments_arg, {K::U64, g.count}, {K::U64, n}, {K::Buffer, ws}}, tiles,
+           plan.block_threads);
+  }
   state.workspace = buffers[ws];
 
   ref::Evaluator::Options wide;

@@ -732,11 +732,36 @@ TEST_CASE("segmented scans scan (count, value) pairs with the form's parameters"
       load_one("scan s { type = f64; op = add; mode = both; segments = offsets; offset = i64; }"), Backend::OpenCL);
   CHECK(offsets.segmented.pair_bytes == 16);
   CHECK(offsets.segmented.offset_type == "scangen_i64");
+  // Forward and without segment aggregates: the offsets become bits first (Plan::Segmented::head_bits),
+  // by the heads kernel, launched before the scan kernel with the offsets, their count, n and the workspace.
+  CHECK(offsets.segmented.head_bits);
+  REQUIRE(offsets.kernels.size() == 2);
+  CHECK(offsets.kernels[0].name == "s_seg_heads_kernel");
   roles.clear();
   for (const auto& k : offsets.kernels[0].params) roles.push_back(k.role);
+  CHECK(roles == std::vector<ParamRole>{ParamRole::SegmentOffsets, ParamRole::SegmentCount, ParamRole::Count,
+                                        ParamRole::Workspace});
+  roles.clear();
+  for (const auto& k : offsets.kernels[1].params) roles.push_back(k.role);
   CHECK(roles == std::vector<ParamRole>{ParamRole::Input, ParamRole::Inclusive, ParamRole::Exclusive,
                                         ParamRole::SegmentOffsets, ParamRole::SegmentCount, ParamRole::Count,
                                         ParamRole::Workspace});
+  CHECK(offsets.kernels[1].name == offsets.entry_kernel);
+  // The bits follow the statuses: ceil(tile / 32) words a tile more, zeroed even for one tile.
+  const uint64_t t = offsets.tile;
+  CHECK(scangen::generator::workspace_bytes(offsets, 2 * t) - scangen::generator::workspace_bytes(offsets, t) ==
+        offsets.status_bytes + 4 * ((t + 31) / 32));
+  CHECK(scangen::generator::workspace_zero_bytes(offsets, 1) == scangen::generator::workspace_bytes(offsets, 1));
+  CHECK(scangen::generator::workspace_zero_bytes(offsets, 0) == 0);
+  // With segment aggregates (each segment's index) or reverse, the tile searches its offsets: one kernel.
+  for (const char* other : {"scan s { type = f64; op = add; segments = offsets; outputs = aggregate; }",
+                            "scan s { type = f64; op = add; segments = offsets; reverse = true; }"}) {
+    INFO(other);
+    const Plan q = make_plan(load_one(other), Backend::OpenCL);
+    CHECK(!q.segmented.head_bits);
+    CHECK(q.kernels.size() == 1);
+    CHECK(scangen::generator::workspace_zero_bytes(q, 1) == 0);
+  }
   // Keys: the keys' type; a 2-byte value still makes an 8-byte pair.
   const Plan keys = make_plan(load_one("scan s { type = f16; op = max; segments = keys; key = u64; }"), Backend::Cuda);
   CHECK(keys.segmented.pair_bytes == 8);
@@ -1067,8 +1092,8 @@ TEST_CASE(
     CHECK(q.dynamic_shared_bytes > 48u * 1024u);
     CHECK(q.dynamic_shared_bytes >= q.exchange_elements * 8u);
     CHECK(q.block_shared_bytes <= 48u * 1024u);
-    REQUIRE(q.kernels.size() == 1);
-    CHECK(q.kernels[0].dynamic_shared_bytes == q.dynamic_shared_bytes);
+    REQUIRE(q.kernels.size() == (q.segmented.head_bits ? 2u : 1u));  // the heads kernel first
+    CHECK(q.kernels.back().dynamic_shared_bytes == q.dynamic_shared_bytes);
     const std::string qcu = scangen::generator::emit(q);
     CHECK(qcu.find("#define SG_DYNAMIC_EXCHANGE 1") != std::string::npos);
     CHECK(qcu.find("extern __shared__") != std::string::npos);

@@ -163,6 +163,7 @@ static inline segmented_offsets_T segmented_offsets_convert(segmented_offsets_In
 #define SG_VALUE_CONVERT segmented_offsets_convert
 #define SG_SEGMENTS 2
 #define SG_OFFSET scangen_u32
+#define SG_SEG_HEAD_BITS 0
 #define SG_SEG_WORDS 0
 #define SG_SEG_VEC_OUT 0
 // ---- templates/common/segmented_pair.h ----------------------------------------------------------
@@ -1103,10 +1104,15 @@ SG_FN segmented_offsets_seg segmented_offsets_sg_tile_prefix(SG_LOCAL segmented_
 // coalesced and transposed through shared memory (sg_seg_fetch/place), and
 // offsets take one search per tile, by the block, then one coalesced read of
 // the tile's offsets (sg_seg_search/scatter). Without it (and in the OpenCL
-// look-back's fallback), each thread reads its own: sg_seg_starts.
+// look-back's fallback), each thread reads its own: sg_seg_starts. Offsets
+// forward without segment aggregates (SG_SEG_HEAD_BITS) take neither: the
+// heads kernel, launched before, turns them into a bit per element in the
+// workspace, and each thread reads its own bits (sg_seg_head_starts).
 //
 //   P_scan_kernel(in, [inclusive], [exclusive], [segment_aggregates],
 //                 flags | offsets, segment_count | keys, n, workspace)
+//   P_seg_heads_kernel(offsets, segment_count, n, workspace)   SG_SEG_HEAD_BITS:
+//                 the same grid, launched first; the workspace zeroed before it
 //
 // grid = max(1, ceil(n / SG_TILE)) blocks of SG_THREADS; the workspace as
 // device_lookback.h's. Offsets must hold offsets[0] = 0 <= ... <=
@@ -1217,6 +1223,83 @@ SG_FN void segmented_offsets_sg_seg_starts(SG_SEG_PARAMS, scangen_u64 lo, scange
     SG_SEG_SET(starts, i, start);
   }
 }
+
+#if SG_SEG_HEAD_BITS
+// Offsets as bits (forward, without segment aggregates: Plan::Segmented::head_bits). The workspace
+// holds, after the tiles' statuses, a bit per element: bit p % 32 of word p / 32 is set where
+// element p starts a segment. P_seg_heads_kernel sets them, one launch before the scan kernel, into
+// words the host zeroed; each thread of the scan then reads its starts from them as the flags form
+// reads its bytes, with no search of the offsets and no marks in shared memory.
+SG_FN SG_GLOBAL unsigned int* segmented_offsets_sg_seg_head_words(SG_GLOBAL unsigned char* workspace, scangen_u64 tiles) {
+  return (SG_GLOBAL unsigned int*)(workspace + 16 + tiles * SG_SEG_STATUS_BYTES);
+}
+
+// A thread's run of SG_SEG_HEAD_RUN consecutive offsets, OR-ed into the words they fall in, a word
+// at a time. The offsets are nondecreasing, so only the first and the last word a run touches may
+// hold bits of other runs: those take an atomic OR, and the words between, this run's alone, a
+// plain store. (Offsets that are not nondecreasing, the caller's duty, may then lose starts: wrong
+// results, never a write outside the words of positions below n.) Positions at or past n set
+// nothing.
+#define SG_SEG_HEAD_RUN 32
+#ifdef __OPENCL_VERSION__
+#define SG_SEG_ATOMIC_OR(p, v) atomic_or((volatile __global unsigned int*)(p), (v))
+#else
+#define SG_SEG_ATOMIC_OR(p, v) atomicOr((p), (v))
+#endif
+SG_KERNEL SG_BOUNDS(SG_THREADS)
+void segmented_offsets_seg_heads_kernel(const SG_GLOBAL SG_OFFSET* offsets, scangen_u64 segment_count, scangen_u64 n,
+                               SG_GLOBAL unsigned char* workspace) {
+  const scangen_u64 tiles = segmented_offsets_sg_tile_count(n);  // the grid: one block a tile
+  SG_GLOBAL unsigned int* const words = segmented_offsets_sg_seg_head_words(workspace, tiles);
+  const scangen_u64 stride = tiles * (scangen_u64)SG_THREADS * SG_SEG_HEAD_RUN;
+  for (scangen_u64 s0 = (SG_BLOCK() * SG_THREADS + (scangen_u64)SG_THREAD()) * SG_SEG_HEAD_RUN; s0 < segment_count;
+       s0 += stride) {
+    const scangen_u64 end = segment_count - s0 < SG_SEG_HEAD_RUN ? segment_count : s0 + SG_SEG_HEAD_RUN;
+    scangen_u64 word = 0;
+    unsigned int bits = 0u;
+    int first = 1;  // the word held is the run's first
+    for (scangen_u64 s = s0; s < end; ++s) {
+      const scangen_u64 o = (scangen_u64)offsets[s];
+      if (o >= n) continue;
+      if (bits != 0u && (o >> 5) != word) {
+        if (first)
+          SG_SEG_ATOMIC_OR(words + word, bits);
+        else
+          words[word] = bits;
+        first = 0;
+        bits = 0u;
+      }
+      word = o >> 5;
+      bits |= 1u << (unsigned int)(o & 31u);
+    }
+    if (bits != 0u) SG_SEG_ATOMIC_OR(words + word, bits);
+  }
+}
+#undef SG_SEG_ATOMIC_OR
+#undef SG_SEG_HEAD_RUN
+
+// Elements lo .. lo + SG_ITEMS of the head bits as starts (sg_seg_starts' meaning): element 0
+// always starts, none at n or past it.
+SG_FN void segmented_offsets_sg_seg_head_starts(const SG_GLOBAL unsigned int* words, scangen_u64 lo, scangen_u64 n,
+                                       unsigned int* starts) {
+  const scangen_u64 q = lo >> 5;
+  const scangen_u64 have = (n + 31u) >> 5;  // the words holding elements below n
+#if SG_ITEMS % 32 == 0
+  // lo is a multiple of 32 (tiles and threads start at multiples of SG_ITEMS): whole words.
+#pragma unroll
+  for (int w = 0; w < SG_SEG_BITS; ++w) starts[w] = q + (scangen_u64)w < have ? words[q + (scangen_u64)w] : 0u;
+#else
+  const unsigned int r = (unsigned int)(lo & 31u);
+  unsigned int got[SG_SEG_BITS + 1];
+#pragma unroll
+  for (int w = 0; w <= SG_SEG_BITS; ++w) got[w] = q + (scangen_u64)w < have ? words[q + (scangen_u64)w] : 0u;
+#pragma unroll
+  for (int w = 0; w < SG_SEG_BITS; ++w) starts[w] = r == 0u ? got[w] : (got[w] >> r) | (got[w + 1] << (32u - r));
+#endif
+  if (lo == 0) starts[0] |= 1u;
+  segmented_offsets_sg_seg_below(starts, lo, n);
+}
+#endif
 
 #if SG_STAGED_IO && SG_SEGMENTS != 2
 // Flags and keys, staged: the tile's marks (flag bytes or keys) are read in
@@ -1719,7 +1802,7 @@ void segmented_offsets_scan_kernel(const SG_GLOBAL segmented_offsets_In* in,
 #else
   SG_SHARED SG_ALIGN16 segmented_offsets_seg exchange[SG_EXCHANGE];
 #endif
-#if SG_SEGMENTS == 2 && SG_STAGED_IO
+#if SG_SEGMENTS == 2 && SG_STAGED_IO && !SG_SEG_HEAD_BITS
   SG_SHARED scangen_u64 seg_range[4];
 #endif
   const scangen_u64 tiles = segmented_offsets_sg_tile_count(n);
@@ -1736,7 +1819,12 @@ void segmented_offsets_scan_kernel(const SG_GLOBAL segmented_offsets_In* in,
   segmented_offsets_seg items[SG_ITEMS];
   unsigned int starts[SG_SEG_BITS];
   scangen_u64 segment[SG_ITEMS];
-#if SG_STAGED_IO && SG_SEGMENTS != 2
+#if SG_SEG_HEAD_BITS
+  (void)segment;
+  // The starts' words first, in flight while the inputs load (sg_load's barriers come after).
+  segmented_offsets_sg_seg_head_starts(segmented_offsets_sg_seg_head_words(workspace, tiles), mine, n, starts);
+  segmented_offsets_sg_load(in, first, n, items, exchange);
+#elif SG_STAGED_IO && SG_SEGMENTS != 2
   (void)segment;
   segmented_offsets_sg_seg_fetched fetched;
   segmented_offsets_sg_seg_fetch(SG_SEG_ARGS, first, n, &fetched);
@@ -1876,5 +1964,6 @@ void segmented_offsets_scan_kernel(const SG_GLOBAL segmented_offsets_In* in,
 #undef SG_VALUE_CONVERT
 #undef SG_SEGMENTS
 #undef SG_OFFSET
+#undef SG_SEG_HEAD_BITS
 #undef SG_SEG_WORDS
 #undef SG_SEG_VEC_OUT

@@ -258,6 +258,11 @@ struct Plan {
     // P_key_equal(before, own) (device_segmented.h's section key_equal), not ==.
     bool key_equal = false;
     size_t pair_bytes = 0;  // sizeof(P_seg): the value, then a 32-bit count of segment starts
+    // segments = offsets, forward, without segment aggregates: the offsets become one bit per element
+    // first (P_seg_heads_kernel, launched before the scan kernel), in the workspace after the tiles'
+    // statuses (ceil(tile / 32) 32-bit words a tile); the scan kernel reads each thread's starts from
+    // those words, with no search of the offsets and no marks in shared memory (device_segmented.h).
+    bool head_bits = false;
     bool on() const { return form != dsl::Segments::None; }
   };
   Segmented segmented;
