@@ -1247,13 +1247,13 @@ SG_FN SG_GLOBAL unsigned int* scan_by_key_equal_sg_seg_head_words(SG_GLOBAL unsi
   return (SG_GLOBAL unsigned int*)(workspace + 16 + tiles * SG_SEG_STATUS_BYTES);
 }
 
-// A thread's run of SG_SEG_HEAD_RUN consecutive offsets, OR-ed into the words they fall in, a word
-// at a time. The offsets are nondecreasing, so only the first and the last word a run touches may
-// hold bits of other runs: those take an atomic OR, and the words between, this run's alone, a
-// plain store. (Offsets that are not nondecreasing, the caller's duty, may then lose starts: wrong
-// results, never a write outside the words of positions below n.) Positions at or past n set
-// nothing.
-#define SG_SEG_HEAD_RUN 32
+// A thread's run of SG_SEG_HEAD_RUN consecutive offsets, all loaded first (in flight together),
+// then OR-ed into the words they fall in, a word at a time. The offsets are nondecreasing, so only
+// the first and the last word a run touches may hold bits of other runs: those take an atomic OR,
+// and the words between, this run's alone, a plain store. (Offsets that are not nondecreasing, the
+// caller's duty, may then lose starts: wrong results, never a write outside the words of positions
+// below n.) Positions at or past n set nothing.
+#define SG_SEG_HEAD_RUN 8
 #ifdef __OPENCL_VERSION__
 #define SG_SEG_ATOMIC_OR(p, v) atomic_or((volatile __global unsigned int*)(p), (v))
 #else
@@ -1267,14 +1267,16 @@ void scan_by_key_equal_seg_heads_kernel(const SG_GLOBAL SG_OFFSET* offsets, scan
   const scangen_u64 stride = tiles * (scangen_u64)SG_THREADS * SG_SEG_HEAD_RUN;
   for (scangen_u64 s0 = (SG_BLOCK() * SG_THREADS + (scangen_u64)SG_THREAD()) * SG_SEG_HEAD_RUN; s0 < segment_count;
        s0 += stride) {
-    const scangen_u64 end = segment_count - s0 < SG_SEG_HEAD_RUN ? segment_count : s0 + SG_SEG_HEAD_RUN;
+    scangen_u64 o[SG_SEG_HEAD_RUN];
+#pragma unroll
+    for (int j = 0; j < SG_SEG_HEAD_RUN; ++j) o[j] = s0 + (scangen_u64)j < segment_count ? (scangen_u64)offsets[s0 + (scangen_u64)j] : n;
     scangen_u64 word = 0;
     unsigned int bits = 0u;
     int first = 1;  // the word held is the run's first
-    for (scangen_u64 s = s0; s < end; ++s) {
-      const scangen_u64 o = (scangen_u64)offsets[s];
-      if (o >= n) continue;
-      if (bits != 0u && (o >> 5) != word) {
+#pragma unroll
+    for (int j = 0; j < SG_SEG_HEAD_RUN; ++j) {
+      if (o[j] >= n) continue;
+      if (bits != 0u && (o[j] >> 5) != word) {
         if (first)
           SG_SEG_ATOMIC_OR(words + word, bits);
         else
@@ -1282,8 +1284,8 @@ void scan_by_key_equal_seg_heads_kernel(const SG_GLOBAL SG_OFFSET* offsets, scan
         first = 0;
         bits = 0u;
       }
-      word = o >> 5;
-      bits |= 1u << (unsigned int)(o & 31u);
+      word = o[j] >> 5;
+      bits |= 1u << (unsigned int)(o[j] & 31u);
     }
     if (bits != 0u) SG_SEG_ATOMIC_OR(words + word, bits);
   }
