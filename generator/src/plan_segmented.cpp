@@ -50,9 +50,7 @@ void decide_segmented_heads(Plan& p) {
                           p.status != StatusLayout::None;
 }
 
-uint64_t segmented_head_bytes_per_tile(const Plan& p) {
-  return p.segmented.head_bits ? 4 * ((p.tile + 31) / 32) : 0;
-}
+uint64_t segmented_head_bytes_per_tile(const Plan& p) { return p.segmented.head_bits ? 4 * ((p.tile + 31) / 32) : 0; }
 
 size_t segmented_pair_bytes(const dsl::Type& value) {
   // struct { P_T value; unsigned int heads; }: the count after the value, on a 4-byte boundary.
@@ -93,9 +91,9 @@ void segmented_kernel(Plan& p) {
                    " bytes; the first workspace_bytes(n) zeroed before each call"});
   if (p.segmented.head_bits)
     k.back().meaning = std::to_string(kWorkspaceHeader) + " + tiles x " +
-                   std::to_string(p.status_bytes + segmented_head_bytes_per_tile(p)) +
-                   " bytes (the statuses, then a bit per element: the segment starts); the first "
-                   "workspace_bytes(n) zeroed before each call";
+                       std::to_string(p.status_bytes + segmented_head_bytes_per_tile(p)) +
+                       " bytes (the statuses, then a bit per element: the segment starts); the first "
+                       "workspace_bytes(n) zeroed before each call";
   const std::string grid = "max(1, ceil(n / " + std::to_string(p.tile) + "))";
   p.kernels.clear();
   if (p.segmented.head_bits) {

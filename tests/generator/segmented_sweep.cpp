@@ -446,8 +446,7 @@ std::string run_segmented_case(const ScanCase& c, const generator::Plan& plan, u
     }
     REQUIRE(plan.segmented.head_bits);
     REQUIRE(k.params.size() == 4);  // offsets, segment_count, n, workspace
-    launch(k.name, buffers, {segments_arg, {K::U64, g.count}, {K::U64, n}, {K::Buffer, ws}}, tiles,
-           plan.block_threads);
+    launch(k.name, buffers, {segments_arg, {K::U64, g.count}, {K::U64, n}, {K::Buffer, ws}}, tiles, plan.block_threads);
   }
   state.workspace = buffers[ws];
 
