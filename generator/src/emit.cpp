@@ -121,6 +121,7 @@ void scan_part(const Plan& p, const BackendEmitter& be, Holes& scan) {
   holes.when("indexed", p.convert_index);                             // the loads pass convert the element's index
   holes.when("scatter", p.scatter && p.level == dsl::Level::Device);  // fused outputs (device_lookback.h)
   holes.when("zero_kernel", !p.zero_kernel.empty());                  // P_zero_workspace (device_lookback.h)
+  holes.when("head_bits", p.segmented.head_bits);  // P_seg_heads_kernel and its readers (device_segmented.h)
   holes.when("group_scatter", p.scatter && p.level != dsl::Level::Device);  // P_scatter (api.h, entry.h)
   holes.when("group_plain", !(p.scatter && p.level != dsl::Level::Device));
   holes.when("scatter_any", p.scatter);  // api.h's sg_scatter_element, for both

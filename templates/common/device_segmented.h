@@ -152,7 +152,7 @@ SG_FN void SG_NAME(sg_seg_starts)(SG_SEG_PARAMS, scangen_u64 lo, scangen_u64 n, 
   }
 }
 
-#if SG_SEG_HEAD_BITS
+SG_BEGIN(head_bits)
 // Offsets as bits (forward, without segment aggregates: Plan::Segmented::head_bits). The workspace
 // holds, after the tiles' statuses, a bit per element: bit p % 32 of word p / 32 is set where
 // element p starts a segment. P_seg_heads_kernel sets them, one launch before the scan kernel, into
@@ -229,7 +229,7 @@ SG_FN void SG_NAME(sg_seg_head_starts)(const SG_GLOBAL unsigned int* words, scan
   if (lo == 0) starts[0] |= 1u;
   SG_NAME(sg_seg_below)(starts, lo, n);
 }
-#endif
+SG_END(head_bits)
 
 #if SG_STAGED_IO && SG_SEGMENTS != 2
 // Flags and keys, staged: the tile's marks (flag bytes or keys) are read in
