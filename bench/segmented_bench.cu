@@ -42,7 +42,10 @@
 // of its first element, seg_flags_inclusive), checked like the rest; and the
 // same pre-pass writing one bit per element instead (a memset of n / 8 bytes
 // and atomicOr per segment), timed alone, the cost a kernel reading head
-// bits would add to its own time.
+// bits would add to its own time; and the offsets form's own first launch
+// alone (the memset of its workspace and seg_offsets_seg_heads_kernel on the
+// grid its wrapper uses: one block of 128 threads a 4096-element tile, the
+// plan of bench/specs/segmented_bench.scan), with the scan by offsets minus it.
 #include "segmented_bench_gen.cu"
 #include "cuda_events.h"
 
@@ -347,7 +350,7 @@ int main(int argc, char** argv) {
               "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   bool ok = true;
   std::vector<std::string> f32_rows;  // the second table, printed after the first
-  std::vector<std::tuple<uint64_t, int64_t, float, float>> experiment_rows;  // and the experiment's
+  std::vector<std::tuple<uint64_t, int64_t, float, float, float>> experiment_rows;  // and the experiment's
   std::vector<std::tuple<float, float, float>> experiment_refs;             // offsets, flags, CUB
   for (uint64_t mean : means) {
     if (mean == 0 || mean > n) mean = n;
@@ -407,6 +410,13 @@ int main(int argc, char** argv) {
       if (count > 0) head_bits_from_offsets<<<seg_blocks, 256>>>(offsets, count, n, reinterpret_cast<uint32_t*>(heads));
       CHECK_CUDA(cudaGetLastError());
     };
+    const auto heads_kernel = [&] {  // the offsets form's own first launch, alone: its memset and heads kernel
+      CHECK_CUDA(cudaMemsetAsync(ws, 0, seg_offsets_workspace_bytes(n)));
+      seg_offsets_seg_heads_kernel<<<static_cast<unsigned>((n + 4095) / 4096), 128>>>(
+          offsets, static_cast<unsigned long long>(count), static_cast<unsigned long long>(n),
+          static_cast<unsigned char*>(ws));
+      CHECK_CUDA(cudaGetLastError());
+    };
     // Each checked once, its output poisoned first.
     const std::pair<const char*, std::function<void()>> runs[] = {
         {"offsets", by_offsets},         {"flags", by_flags},           {"keys", by_keys},
@@ -437,8 +447,9 @@ int main(int argc, char** argv) {
         ok = false;
       }
     }
-    const float t_via = median_ms(via_flags, reps) * 1000, t_bits = median_ms(bits_prep, reps) * 1000;
-    experiment_rows.push_back(std::make_tuple(mean, count, t_via, t_bits));
+    const float t_via = median_ms(via_flags, reps) * 1000, t_bits = median_ms(bits_prep, reps) * 1000,
+                t_heads = median_ms(heads_kernel, reps) * 1000;
+    experiment_rows.push_back(std::make_tuple(mean, count, t_via, t_bits, t_heads));
     const float t_off = median_ms(by_offsets, reps) * 1000, t_flags = median_ms(by_flags, reps) * 1000,
                 t_keys = median_ms(by_keys, reps) * 1000, t_cub = median_ms(cub_keys, reps) * 1000,
                 t_flat = median_ms(flat, reps) * 1000, t_copy = median_ms(copy, reps) * 1000,
@@ -523,14 +534,16 @@ int main(int argc, char** argv) {
     f32_rows.push_back(row);
   }
   std::printf("\nThe offsets form's plan, an experiment: heads first (memset + one thread a segment), then the "
-              "flags kernel; the pre-pass as bits (memset of n / 8 bytes + atomicOr), timed alone:\n\n"
+              "flags kernel; the pre-pass as bits (memset of n / 8 bytes + atomicOr), timed alone; the offsets "
+              "form's own first launch (memset of its workspace + seg_offsets_seg_heads_kernel), timed alone:\n\n"
               "| mean segment length | segments | offsets µs | via flags µs | CUB / via flags | flags µs | "
-              "bits pre-pass µs |\n|---:|---:|---:|---:|---:|---:|---:|\n");
+              "bits pre-pass µs | heads kernel µs | offsets - heads kernel µs |\n"
+              "|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   for (size_t i = 0; i < experiment_rows.size(); ++i) {
-    const auto& [mean, count, t_via, t_bits] = experiment_rows[i];
+    const auto& [mean, count, t_via, t_bits, t_heads] = experiment_rows[i];
     const auto& [t_off, t_flags, t_cub] = experiment_refs[i];
-    std::printf("| %llu | %lld | %.1f | %.1f | %.2f | %.1f | %.1f |\n", (unsigned long long)mean, (long long)count,
-                t_off, t_via, t_cub / t_via, t_flags, t_bits);
+    std::printf("| %llu | %lld | %.1f | %.1f | %.2f | %.1f | %.1f | %.1f | %.1f |\n", (unsigned long long)mean,
+                (long long)count, t_off, t_via, t_cub / t_via, t_flags, t_bits, t_heads, t_off - t_heads);
   }
   std::printf("\nf32 sums by offsets (values small integers: exact, checked bit for bit); copy of the values' "
               "bytes, the fractions of copy counting the offsets read:\n\n"
