@@ -18,6 +18,7 @@
 
 #include "scangen/reference/reference.h"
 #include "scangen/runtime/runtime.h"
+#include "test_tier.h"
 
 namespace scangen::test::select {
 
@@ -271,7 +272,7 @@ Outputs run_one(B& b, const Scan& scan, const std::vector<uint8_t>& in, uint64_t
 template <class B>
 void sweep(B& b, Runtime& rt, std::mt19937_64& rng) {
   int k = 0;
-  for (const std::string& text : specs()) {
+  for (const std::string& text : sample_texts(specs(), "select and partition")) {
     INFO(text);
     const Scan scan = rt.compile(text);
     for (uint64_t n : sizes(scan.plan().tile))
@@ -355,7 +356,7 @@ void group_allocation(B& b, Runtime& rt, std::mt19937_64& rng);
 template <class B>
 void group_outputs(B& b, Runtime& rt, std::mt19937_64& rng) {
   int k = 0;
-  for (const std::string& text : group_texts()) {
+  for (const std::string& text : sample_texts(group_texts(), "fused outputs of warp and block scans")) {
     INFO(text);
     const Scan scan = rt.compile(text);
     const dsl::Spec& s = scan.spec();

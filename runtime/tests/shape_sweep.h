@@ -21,6 +21,7 @@
 #include "scangen/reference/reference.h"
 #include "random_floats.h"
 #include "scangen/runtime/runtime.h"
+#include "test_tier.h"
 
 namespace scangen::test::shapes {
 
@@ -349,7 +350,12 @@ int same_bits(Backend& b, Runtime& rt, std::mt19937_64& rng, int calls) {
 template <class Backend>
 void sweep(Backend& b, Runtime& rt, const std::string& shape, std::mt19937_64& rng, bool reverse = false) {
   const bool side = shape == "side by side";
-  for (const std::string& text : spec_texts(side ? "strided" : shape, reverse)) {
+  // Each spec costs a compile of large kernels on PoCL (the strided ones two, of half a minute each there):
+  // the quick tier covers every mode of rows, one strided spec, drawn.
+  for (const std::string& text :
+       sample_texts(spec_texts(side ? "strided" : shape, reverse),
+                    std::string("shape = ") + (side ? "strided" : shape) + (reverse ? ", reverse" : ""),
+                    {shape == "rows" ? "mode" : "shape"})) {
     const Scan scan = rt.compile(text);
     INFO("scan " << scan.spec().name << " (shape = " << shape << ", tile " << scan.plan().tile << ")");
     const uint64_t tile = scan.plan().tile;

@@ -14,6 +14,7 @@
 #include "opencl_test_support.h"
 #include "runtime_test_support.h"
 #include "scangen/generator/plan.h"
+#include "test_tier.h"
 
 namespace {
 
@@ -67,7 +68,7 @@ TEST_CASE("input arrays: struct-of-arrays and index-only scans on OpenCL match t
   const uint64_t s0 = seed();
   INFO("seed " << s0 << " (replay with SCANGEN_TEST_SEED=" << s0 << ")");
   std::mt19937_64 rng(s0);
-  for (const std::string& text : arr::specs()) {
+  for (const std::string& text : scangen::test::sample_texts(arr::specs(), "input arrays (OpenCL)")) {
     INFO(text);
     scangen::Scan scan = rt.compile(text);
     for (uint64_t n : arr::sizes(scan.plan().tile)) run_one(rt, scan, n, rng);

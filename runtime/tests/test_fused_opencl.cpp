@@ -15,6 +15,7 @@
 #include "opencl_test_support.h"
 #include "runtime_test_support.h"
 #include "scangen/generator/plan.h"
+#include "test_tier.h"
 
 namespace {
 
@@ -65,7 +66,7 @@ TEST_CASE("index-aware convert: device scans on OpenCL match the reference", "[o
   const uint64_t s0 = seed();
   INFO("seed " << s0 << " (replay with SCANGEN_TEST_SEED=" << s0 << ")");
   std::mt19937_64 rng(s0);
-  for (const std::string& text : fused::index_specs()) {
+  for (const std::string& text : scangen::test::sample_texts(fused::index_specs(), "index-aware convert (OpenCL)")) {
     scangen::Scan scan = rt.compile(text);
     for (uint64_t n : fused::sizes(scan.plan().tile)) run_one(rt, scan, n, rng);
   }

@@ -17,6 +17,7 @@
 #include "rle_sweep.h"
 #include "runtime_test_support.h"
 #include "scangen/generator/plan.h"
+#include "test_tier.h"
 
 namespace {
 
@@ -74,7 +75,7 @@ TEST_CASE("neighbours: run-length encoding and neighbour differences on OpenCL m
   INFO("seed " << s0 << " (replay with SCANGEN_TEST_SEED=" << s0 << ")");
   std::mt19937_64 rng(s0);
   int k = 0;
-  for (const std::string& text : rle::specs()) {
+  for (const std::string& text : scangen::test::sample_texts(rle::specs(), "run-length encoding (OpenCL)")) {
     INFO(text);
     scangen::Scan scan = rt.compile(text);
     for (uint64_t n : rle::sizes(scan.plan().tile))

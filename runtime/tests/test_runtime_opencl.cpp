@@ -25,6 +25,7 @@
 #include "cache.h"
 #include "opencl_test_support.h"
 #include "runtime_test_support.h"
+#include "test_tier.h"
 
 namespace {
 
@@ -457,44 +458,52 @@ TEST_CASE("segmented scans run through Scan::run, and bad segments are refused",
       // Keys equal in threes (the reference's ranges from the scan's spec, below).
       {"segments = keys; key_equal(a, b) = a / 3 == b / 3;", {}},
   };
+  // Every form in both orders; the quick tier each form and each order once, drawn.
+  std::vector<std::pair<const Form*, const char*>> calls;
   for (const Form& f : forms)
-    for (const char* order : {"", " reverse = true;"}) {  // reverse: every segment from its last element
-      INFO(f.settings << order);
-      scangen::Scan scan = rt.compile(std::string("scan seg { type = i32; op = add; init = 2; mode = exclusive; "
-                                                  "outputs = aggregate; ") +
-                                      f.settings + order + " }");
-      scangen::Scan::OpenCLArgs a;
-      a.in = d_in;
-      a.exclusive = d_out;
-      a.segment_aggregates = d_agg;
-      a.n = n;
-      const bool by_offsets = scan.spec().segments == scangen::dsl::Segments::Offsets;
-      if (by_offsets) {
-        a.segment_offsets = d_offsets;
-        a.segment_count = count;
-        a.check_segments = true;
-      } else {
-        (scan.spec().segments == scangen::dsl::Segments::Flags ? a.segment_flags : a.keys) =
-            scan.spec().segments == scangen::dsl::Segments::Flags ? d_flags : d_keys;
-      }
-      scan.run(a);
-      const scangen::ref::Evaluator ev(scan.spec());
-      const auto ranges =
-          scan.spec().key_equal ? scangen::ref::ranges_from_keys(scan.spec(), keys.data(), n) : f.ranges;
-      const auto want = ev.scan_ranges(in.data(), n, ranges);
-      CHECK(read(rt, d_out, n * 4) == want.exclusive);
-      const size_t segments = ranges.size();
-      CHECK(read(rt, d_agg, segments * 4) == want.aggregates);
-      // The errors: the plain aggregate, a missing array, another form's array.
-      scangen::Scan::OpenCLArgs b = a;
-      b.aggregate = d_agg;
-      b.segment_aggregates = nullptr;
-      CHECK_THROWS_WITH(scan.run(b), Catch::Contains("not to aggregate"));
-      b = a;
-      (by_offsets ? b.segment_offsets : b.segment_flags) = nullptr;
-      b.keys = nullptr;
-      CHECK_THROWS_WITH(scan.run(b), Catch::Contains("are null, but the scan has segments ="));
+    for (const char* order : {"", " reverse = true;"})
+      calls.emplace_back(&f, order);  // reverse: from each segment's end
+  calls = scangen::test::sample_cases(std::move(calls), "segmented scans through Scan::run",
+                                      [](const std::pair<const Form*, const char*>& c) {
+                                        return std::vector<std::string>{c.first->settings, c.second};
+                                      });
+  for (const auto& [form, order] : calls) {
+    const Form& f = *form;
+    INFO(f.settings << order);
+    scangen::Scan scan = rt.compile(std::string("scan seg { type = i32; op = add; init = 2; mode = exclusive; "
+                                                "outputs = aggregate; ") +
+                                    f.settings + order + " }");
+    scangen::Scan::OpenCLArgs a;
+    a.in = d_in;
+    a.exclusive = d_out;
+    a.segment_aggregates = d_agg;
+    a.n = n;
+    const bool by_offsets = scan.spec().segments == scangen::dsl::Segments::Offsets;
+    if (by_offsets) {
+      a.segment_offsets = d_offsets;
+      a.segment_count = count;
+      a.check_segments = true;
+    } else {
+      (scan.spec().segments == scangen::dsl::Segments::Flags ? a.segment_flags : a.keys) =
+          scan.spec().segments == scangen::dsl::Segments::Flags ? d_flags : d_keys;
     }
+    scan.run(a);
+    const scangen::ref::Evaluator ev(scan.spec());
+    const auto ranges = scan.spec().key_equal ? scangen::ref::ranges_from_keys(scan.spec(), keys.data(), n) : f.ranges;
+    const auto want = ev.scan_ranges(in.data(), n, ranges);
+    CHECK(read(rt, d_out, n * 4) == want.exclusive);
+    const size_t segments = ranges.size();
+    CHECK(read(rt, d_agg, segments * 4) == want.aggregates);
+    // The errors: the plain aggregate, a missing array, another form's array.
+    scangen::Scan::OpenCLArgs b = a;
+    b.aggregate = d_agg;
+    b.segment_aggregates = nullptr;
+    CHECK_THROWS_WITH(scan.run(b), Catch::Contains("not to aggregate"));
+    b = a;
+    (by_offsets ? b.segment_offsets : b.segment_flags) = nullptr;
+    b.keys = nullptr;
+    CHECK_THROWS_WITH(scan.run(b), Catch::Contains("are null, but the scan has segments ="));
+  }
   for (cl_mem m : {d_in, d_out, d_agg, d_offsets, d_flags, d_keys}) clReleaseMemObject(m);
 }
 

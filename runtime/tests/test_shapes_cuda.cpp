@@ -97,7 +97,9 @@ TEST_CASE("deterministic float rows and columns give the same bits call after ca
 TEST_CASE("the shape kernels of every element size compile with NVRTC", "[nvrtc][shapes]") {
   for (const char* shape : {"rows", "strided"})
     for (const bool reverse : {false, true})
-      for (const std::string& text : shapes::spec_texts(shape, reverse)) {
+      for (const std::string& text : scangen::test::sample_texts(
+               shapes::spec_texts(shape, reverse), std::string("NVRTC shape = ") + shape + (reverse ? ", reverse" : ""),
+               {"mode", "type"})) {
         scangen::dsl::Document doc = scangen::dsl::load("shape.scan", text);
         INFO(doc.diagnostics().render());
         REQUIRE(doc.ok());

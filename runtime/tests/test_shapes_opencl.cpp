@@ -11,6 +11,7 @@
 #include "runtime_test_support.h"
 #include "opencl_test_support.h"
 #include "shape_sweep.h"
+#include "test_tier.h"
 
 namespace {
 
@@ -83,7 +84,8 @@ TEST_CASE("shape = rows writes both outputs of many tiles call after call (OpenC
   INFO("seed " << s0 << " (replay with SCANGEN_TEST_SEED=" << s0 << ")");
   std::mt19937_64 rng(s0);
   OpenCL b{rt};
-  for (const std::string& text : shapes::spec_texts("rows")) {
+  for (const std::string& text :
+       scangen::test::sample_texts(shapes::spec_texts("rows"), "rows, many tiles (OpenCL)", {"mode"})) {
     const scangen::Scan scan = rt.compile(text);
     if (!scan.spec().has_inclusive() || !scan.spec().has_exclusive()) continue;
     const uint64_t tile = scan.plan().tile;

@@ -16,6 +16,7 @@
 #include "cub_ops_frozen.h"
 #include "cub_ops_sweep.h"
 #include "runtime_test_support.h"
+#include "test_tier.h"
 
 namespace {
 
@@ -69,7 +70,9 @@ TEST_CASE("CUB-style functors imported from C++ run on OpenCL against the refere
   const uint64_t s0 = seed();
   INFO("seed " << s0 << " (replay with SCANGEN_TEST_SEED=" << s0 << ")");
   std::mt19937_64 rng(s0);
-  for (const char* text : scangen::test::cxx::kFrozenSpecs) {
+  std::vector<std::string> texts;
+  for (const char* text : scangen::test::cxx::kFrozenSpecs) texts.emplace_back(text);
+  for (const std::string& text : scangen::test::sample_texts(std::move(texts), "CUB-style functors (OpenCL)")) {
     const scangen::Scan scan = rt.compile(text);
     INFO("scan '" << scan.spec().name << "' on " << rt.device_name());
     for (uint64_t n : sizes(scan, 300007)) run_and_check(rt, scan, n, rng);

@@ -19,6 +19,7 @@
 #include "scan_sweep.h"
 #include "segmented_sweep.h"
 #include "scangen/generator/emit.h"
+#include "test_tier.h"
 
 namespace {
 
@@ -40,16 +41,24 @@ void compile_algorithm(scangen::dsl::Algorithm a) {
     units[n.substr(0, n.rfind('_'))].push_back(scangen::generator::make_plan(c.spec, Backend::Cuda));
   }
   REQUIRE(units.size() == 10);  // nine element types, and the 2x2 matrix with reverse = true
+  // The quick tier: a unit of each type class (and the reverse one), drawn.
+  using Unit = std::pair<std::string, std::vector<scangen::generator::Plan>>;
+  const std::vector<Unit> kept = scangen::test::sample_cases(
+      std::vector<Unit>(units.begin(), units.end()), std::string("NVRTC ") + scangen::dsl::to_string(a),
+      [](const Unit& u) {
+        const scangen::dsl::Spec& s = u.second.front().spec;
+        return std::vector<std::string>{scangen::test::type_class(s.type), s.reverse ? "reverse" : "forward"};
+      });
   const auto start = std::chrono::steady_clock::now();
   int scans = 0;
-  for (const auto& [unit, plans] : units) {
+  for (const auto& [unit, plans] : kept) {
     REQUIRE(plans.size() == 3);
     compile_clean(scangen::generator::emit(plans), unit + ".cu");
     scans += static_cast<int>(plans.size());
   }
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  std::cout << scangen::dsl::to_string(a) << ": " << scans << " scans in " << units.size()
-            << " translation units compiled for sm_90, " << static_cast<int>(ms / static_cast<double>(units.size()))
+  std::cout << scangen::dsl::to_string(a) << ": " << scans << " scans in " << kept.size()
+            << " translation units compiled for sm_90, " << static_cast<int>(ms / static_cast<double>(kept.size()))
             << " ms per unit\n";
 }
 
@@ -80,15 +89,17 @@ TEST_CASE("NVRTC compiles block scan blelloch", "[nvrtc][scan]") {
 
 TEST_CASE("NVRTC compiles the device scans", "[nvrtc][scan][device]") {
   std::vector<scangen::generator::Plan> plans;
-  for (const scangen::test::ScanCase& c : scangen::test::device_cases(Backend::Cuda))
+  for (const scangen::test::ScanCase& c :
+       scangen::test::sample_spec_cases(scangen::test::device_cases(Backend::Cuda), "NVRTC device scans"))
     plans.push_back(scangen::generator::make_plan(c.spec, Backend::Cuda));
-  REQUIRE(plans.size() >= 20);
+  REQUIRE(plans.size() >= (scangen::test::full_tier() ? 20u : 1u));
   compile_clean(scangen::generator::emit(plans), "device_scans.cu");
 }
 
 TEST_CASE("NVRTC compiles the device scans with a tuning of their own", "[nvrtc][scan][device]") {
   std::vector<scangen::generator::Plan> plans;
-  for (const scangen::test::ScanCase& c : scangen::test::device_cases(Backend::Cuda)) {
+  for (const scangen::test::ScanCase& c :
+       scangen::test::sample_spec_cases(scangen::test::device_cases(Backend::Cuda), "NVRTC device scans")) {
     if (c.spec.algorithm != scangen::dsl::Algorithm::DecoupledLookback) continue;
     const scangen::generator::DeviceTuning t =
         scangen::generator::parse_tuning("threads=128 items=4 min_blocks=3 first_poll_ns=700 poll_ns=0 pdl=1",
@@ -98,14 +109,15 @@ TEST_CASE("NVRTC compiles the device scans with a tuning of their own", "[nvrtc]
     CHECK(plans.back().block_threads == (c.spec.threads > 0 ? c.spec.threads : 128));
     CHECK(plans.back().items == (c.spec.items > 0 ? c.spec.items : 4));
   }
-  REQUIRE(plans.size() >= 10);
+  REQUIRE(plans.size() >= (scangen::test::full_tier() ? 10u : 1u));
   compile_clean(scangen::generator::emit(plans), "device_scans_tuned.cu");
 }
 
 TEST_CASE("NVRTC compiles the device scans with OpenCL's tile scan, element I/O and status operations",
           "[nvrtc][scan][device]") {
   std::vector<scangen::generator::Plan> plans;
-  for (const scangen::test::ScanCase& c : scangen::test::device_cases(Backend::Cuda)) {
+  for (const scangen::test::ScanCase& c :
+       scangen::test::sample_spec_cases(scangen::test::device_cases(Backend::Cuda), "NVRTC device scans")) {
     if (c.spec.algorithm != scangen::dsl::Algorithm::DecoupledLookback) continue;
     const scangen::generator::DeviceTuning t =
         scangen::generator::parse_tuning(plans.size() % 2 ? "raking=1 words=0 status_ops=1 tagged_words=0"
@@ -116,15 +128,16 @@ TEST_CASE("NVRTC compiles the device scans with OpenCL's tile scan, element I/O 
     CHECK(plans.back().input_words == 0);
     CHECK(plans.back().output_words == 0);
   }
-  REQUIRE(plans.size() >= 10);
+  REQUIRE(plans.size() >= (scangen::test::full_tier() ? 10u : 1u));
   compile_clean(scangen::generator::emit(plans), "device_scans_raking.cu");
 }
 
 TEST_CASE("NVRTC compiles the segmented device scans", "[nvrtc][scan][device][segmented]") {
   std::vector<scangen::generator::Plan> plans;
-  for (const scangen::test::ScanCase& c : scangen::test::segmented_cases(Backend::Cuda))
+  for (const scangen::test::ScanCase& c :
+       scangen::test::sample_spec_cases(scangen::test::segmented_cases(Backend::Cuda), "NVRTC segmented scans"))
     plans.push_back(scangen::generator::make_plan(c.spec, Backend::Cuda));
-  REQUIRE(plans.size() >= 30);
+  REQUIRE(plans.size() >= (scangen::test::full_tier() ? 30u : 1u));
   compile_clean(scangen::generator::emit(plans), "segmented_scans.cu");
 }
 
@@ -134,7 +147,8 @@ TEST_CASE("NVRTC compiles the segmented device scans with their exchange in dyna
   const scangen::generator::Target sm90{Backend::Cuda, 90};
   // One scan per form, order and pair size (a translation unit of every case takes a minute).
   std::set<std::tuple<int, bool, size_t>> seen;
-  for (const scangen::test::ScanCase& c : scangen::test::segmented_cases(Backend::Cuda)) {
+  for (const scangen::test::ScanCase& c :
+       scangen::test::sample_spec_cases(scangen::test::segmented_cases(Backend::Cuda), "NVRTC segmented scans")) {
     if (c.spec.threads > 0 || c.spec.items > 0) continue;  // their own tile
     const scangen::generator::DeviceTuning t =
         scangen::generator::parse_tuning("threads=256 items=48", scangen::generator::device_tuning(c.spec, sm90));
@@ -144,7 +158,7 @@ TEST_CASE("NVRTC compiles the segmented device scans with their exchange in dyna
     INFO(c.spec.name);
     CHECK(plans.back().dynamic_shared_bytes > 48u * 1024u);
   }
-  REQUIRE(plans.size() >= 10);
+  REQUIRE(plans.size() >= (scangen::test::full_tier() ? 10u : 1u));
   compile_clean(scangen::generator::emit(plans), "segmented_scans_dynamic.cu");
 }
 
