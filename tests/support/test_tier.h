@@ -56,10 +56,13 @@ inline uint64_t tier_hash(const std::string& s, uint64_t h = 1469598103934665603
 inline const char* type_class(const dsl::Type& t) {
   if (t.is_struct()) return "struct";
   switch (t.scalar_kind()) {
-    case dsl::ScalarKind::F16: return "f16";
+    case dsl::ScalarKind::F16:
+      return "f16";
     case dsl::ScalarKind::F32:
-    case dsl::ScalarKind::F64: return "float";
-    default: return dsl::scalar_size(t.scalar_kind()) < 4 ? "narrow int" : "int";
+    case dsl::ScalarKind::F64:
+      return "float";
+    default:
+      return dsl::scalar_size(t.scalar_kind()) < 4 ? "narrow int" : "int";
   }
 }
 
@@ -121,9 +124,10 @@ std::vector<Case> sample_cases(std::vector<Case> cases, const std::string& sweep
   std::vector<Case> kept;
   for (size_t i = 0; i < cases.size(); ++i)
     if (keep[i]) kept.push_back(std::move(cases[i]));
-  std::printf("quick tier: %s keeps %zu of %zu cases (every one of %zu features), seed %llu; "
-              "SCANGEN_TEST_FULL=1 runs all\n",
-              sweep.c_str(), kept.size(), cases.size(), covered.size(), static_cast<unsigned long long>(tier_seed()));
+  std::printf(
+      "quick tier: %s keeps %zu of %zu cases (every one of %zu features), seed %llu; "
+      "SCANGEN_TEST_FULL=1 runs all\n",
+      sweep.c_str(), kept.size(), cases.size(), covered.size(), static_cast<unsigned long long>(tier_seed()));
   std::fflush(stdout);
   return kept;
 }
@@ -152,7 +156,8 @@ inline std::vector<std::string> sample_texts(std::vector<std::string> texts, con
 // The same for anything with a spec (ScanCase, SweepSpec, ...).
 template <class Case>
 std::vector<Case> sample_spec_cases(std::vector<Case> cases, const std::string& sweep, size_t at_least = 1) {
-  return sample_cases(std::move(cases), sweep, [](const Case& c) { return spec_features(c.spec); }, at_least);
+  return sample_cases(
+      std::move(cases), sweep, [](const Case& c) { return spec_features(c.spec); }, at_least);
 }
 
 }  // namespace scangen::test
