@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <iostream>
@@ -11,6 +12,7 @@
 #include <stdexcept>
 
 #include "cli.h"
+#include "scangen/dsl/dsl.h"
 #include "scangen/reference/reference.h"
 
 namespace scangen::cli {
@@ -27,25 +29,36 @@ struct Fd {
   }
 };
 
+std::string too_large(const std::string& path) {
+  return "cannot read '" + path + "': more than " + std::to_string(dsl::kMaxSourceBytes) +
+         " bytes (4 MiB), the most a scan file holds: is it the right file?";
+}
+
+// The whole file (or standard input, "-"), refused before it is read where it
+// is larger than a scan file may be, and as soon as a stream passes that.
 std::string read_input(const std::string& path) {
-  if (path == "-") {
-    std::ostringstream ss;
-    ss << std::cin.rdbuf();
-    return ss.str();
+  Fd owned;
+  int fd = STDIN_FILENO;
+  const std::string name = path == "-" ? "<stdin>" : path;
+  if (path != "-") {
+    owned.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (owned.fd < 0) throw UserError{"cannot read '" + path + "': " + os_error(errno)};
+    fd = owned.fd;
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) throw UserError{"cannot read '" + path + "': " + os_error(errno)};
+    if (S_ISDIR(st.st_mode)) throw UserError{"cannot read '" + path + "': it is a directory, not a .scan file"};
+    if (S_ISREG(st.st_mode) && static_cast<uint64_t>(st.st_size) > dsl::kMaxSourceBytes)
+      throw UserError{too_large(path)};
   }
-  Fd in{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
-  if (in.fd < 0) throw UserError{"cannot read '" + path + "': " + os_error(errno)};
-  struct stat st {};
-  if (::fstat(in.fd, &st) != 0) throw UserError{"cannot read '" + path + "': " + os_error(errno)};
-  if (S_ISDIR(st.st_mode)) throw UserError{"cannot read '" + path + "': it is a directory, not a .scan file"};
   std::string text;
   char buffer[1 << 16];
   for (;;) {
-    const ssize_t n = ::read(in.fd, buffer, sizeof buffer);
+    const ssize_t n = ::read(fd, buffer, sizeof buffer);
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) throw UserError{"cannot read '" + path + "': " + os_error(errno)};
+    if (n < 0) throw UserError{"cannot read '" + name + "': " + os_error(errno)};
     if (n == 0) break;
     text.append(buffer, static_cast<size_t>(n));
+    if (text.size() > dsl::kMaxSourceBytes) throw UserError{too_large(name)};
   }
   return text;
 }

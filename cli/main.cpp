@@ -77,13 +77,22 @@ int dispatch(std::vector<std::string> args) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  int rc = kOk;
   try {
-    return dispatch(std::vector<std::string>(argv + 1, argv + argc));
+    rc = dispatch(std::vector<std::string>(argv + 1, argv + argc));
   } catch (const UserError& e) {
     std::cerr << "scangen: error: " << e.message << "\n";
-    return kUserError;
+    rc = kUserError;
   } catch (const std::exception& e) {
     std::cerr << "scangen: internal error: " << e.what() << "\n";
-    return kInternalError;
+    rc = kInternalError;
   }
+  // What a command printed may still sit in the buffer: a write that fails
+  // only now (a full disk, /dev/full, a closed pipe) fails the command.
+  std::cout.flush();
+  if (!std::cout && rc == kOk) {
+    std::cerr << "scangen: error: cannot write to standard output\n";
+    rc = kUserError;
+  }
+  return rc;
 }

@@ -2,6 +2,7 @@
 // (nvrtc_program.h), the cache key of a CUDA binary, loading a module, and
 // Scan::run with CudaArgs.
 #include <algorithm>
+#include <cstdint>
 
 #include "nvrtc_program.h"
 #include "runtime_impl.h"
@@ -255,11 +256,16 @@ CUdeviceptr workspace(const Scan::State& st, const Scan::CudaArgs& a, const runt
 // The fused outputs (scattered, then the named ones), checked against the
 // spec, and the input not overwritten where the scan reads neighbours.
 std::array<CUdeviceptr, 1 + dsl::Spec::kMaxNamedScatter> fused_outputs(const generator::Plan& p,
-                                                                       const Scan::CudaArgs& a, uint64_t n) {
+                                                                       const Scan::CudaArgs& a, uint64_t n,
+                                                                       uint64_t out_bytes) {
   std::array<const void*, 1 + dsl::Spec::kMaxNamedScatter> fused = {a.scattered};
   std::copy(a.named_scattered.begin(), a.named_scattered.end(), fused.begin() + 1);
   runtime::detail::check_scattered(p, fused.data(), a.in, n);
   runtime::detail::check_neighbours_not_in_place(p, a.in, a.inclusive, a.exclusive);
+  static const char kDevice = 0;  // one address space: every pointer a range of it
+  runtime::detail::check_outputs_apart(p, a.inclusive ? &kDevice : nullptr, reinterpret_cast<uintptr_t>(a.inclusive),
+                                       a.exclusive ? &kDevice : nullptr, reinterpret_cast<uintptr_t>(a.exclusive),
+                                       out_bytes);
   std::array<CUdeviceptr, 1 + dsl::Spec::kMaxNamedScatter> out{};
   for (size_t k = 0; k < fused.size(); ++k) out[k] = reinterpret_cast<CUdeviceptr>(fused[k]);
   return out;
@@ -398,7 +404,9 @@ void Scan::run(const CudaArgs& a) const {
   runtime::detail::check_outputs(p, a.in || p.input_arrays, a.inclusive, a.exclusive,
                                  p.segmented.on() ? a.segment_aggregates != nullptr : a.aggregate != nullptr,
                                  a.running_total, call.elements);
-  const std::array<CUdeviceptr, 1 + dsl::Spec::kMaxNamedScatter> scattered = fused_outputs(p, a, call.elements);
+  const std::array<CUdeviceptr, 1 + dsl::Spec::kMaxNamedScatter> scattered =
+      fused_outputs(p, a, call.elements,
+                    call.out_count > UINT64_MAX / p.element_bytes ? UINT64_MAX : call.out_count * p.element_bytes);
   // The tier's module, read once: every launch of this call uses it.
   const runtime::detail::CudaModule& module = *st.cu_current.load(std::memory_order_acquire);
   std::lock_guard<std::mutex> lock(st.mutex);

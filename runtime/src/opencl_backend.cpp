@@ -2,6 +2,7 @@
 // or a cached binary), the cache key of an OpenCL binary, the kernels, and
 // Scan::run with OpenCLArgs.
 #include <algorithm>
+#include <cstdint>
 #include <cctype>
 #include <cstdlib>
 
@@ -331,6 +332,29 @@ cl_mem workspace(const Scan::State& st, const Scan::OpenCLArgs& a, const runtime
   return ws;
 }
 
+// Where a buffer lies: the buffer it was made from (a sub-buffer's,
+// CL_MEM_ASSOCIATED_MEMOBJECT) and its offset there, so that outputs that
+// overlap through sub-buffers are seen; a null buffer has a null root.
+struct MemRange {
+  const void* root = nullptr;
+  uint64_t offset = 0;
+};
+MemRange mem_range(cl_mem m, const char* what) {
+  if (!m) return {};
+  cl_mem parent = nullptr;
+  cl_int err = clGetMemObjectInfo(m, CL_MEM_ASSOCIATED_MEMOBJECT, sizeof parent, &parent, nullptr);
+  if (err != CL_SUCCESS)
+    fail(std::string("clGetMemObjectInfo(CL_MEM_ASSOCIATED_MEMOBJECT) of the ") + what +
+         " buffer failed with OpenCL error " + std::to_string(err) + " (is it a buffer of this context?)");
+  if (!parent) return {m, 0};
+  size_t offset = 0;
+  err = clGetMemObjectInfo(m, CL_MEM_OFFSET, sizeof offset, &offset, nullptr);
+  if (err != CL_SUCCESS)
+    fail(std::string("clGetMemObjectInfo(CL_MEM_OFFSET) of the ") + what + " sub-buffer failed with OpenCL error " +
+         std::to_string(err));
+  return {parent, offset};
+}
+
 }  // namespace
 
 void Scan::run(const OpenCLArgs& a) const {
@@ -348,6 +372,12 @@ void Scan::run(const OpenCLArgs& a) const {
   std::copy(a.named_scattered.begin(), a.named_scattered.end(), fused.begin() + 1);
   runtime::detail::check_scattered(p, fused.data(), a.in, call.elements);
   runtime::detail::check_neighbours_not_in_place(p, a.in, a.inclusive, a.exclusive);
+  {
+    const MemRange inc = mem_range(a.inclusive, "inclusive"), exc = mem_range(a.exclusive, "exclusive");
+    runtime::detail::check_outputs_apart(
+        p, inc.root, inc.offset, exc.root, exc.offset,
+        call.out_count > UINT64_MAX / p.element_bytes ? UINT64_MAX : call.out_count * p.element_bytes);
+  }
   check_buffers(p, a, call);
   std::lock_guard<std::mutex> lock(st.mutex);
   cl_command_queue queue = a.queue ? a.queue : st.rt->cl_queue;

@@ -2,11 +2,13 @@
 // source) through the memory and disk caches (cache.h), and the statistics.
 // Each backend's device, build and launch: cuda_backend.cpp, opencl_backend.cpp.
 #include <cerrno>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <system_error>
 
 #include "nvrtc_program.h"
 #include "runtime_impl.h"
@@ -124,6 +126,11 @@ Scan Runtime::compile_file(const std::string& path, const std::string& name) {
   std::ifstream f(path, std::ios::binary);
   if (!f) fail("cannot read '" + path + "': " + std::strerror(errno));
   if (std::filesystem::is_directory(path)) fail("cannot read '" + path + "': it is a directory, not a .scan file");
+  std::error_code size_error;
+  const uintmax_t bytes = std::filesystem::file_size(path, size_error);
+  if (!size_error && bytes > dsl::kMaxSourceBytes)
+    fail("cannot read '" + path + "': " + std::to_string(bytes) + " bytes, more than the " +
+         std::to_string(dsl::kMaxSourceBytes) + " (4 MiB) a scan file holds: is it the right file?");
   std::ostringstream ss;
   ss << f.rdbuf();
   dsl::Document doc = dsl::load(path, ss.str());

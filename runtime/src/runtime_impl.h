@@ -58,6 +58,12 @@ void check_input_arrays(const generator::Plan& p, bool in, const std::vector<con
 void check_scattered(const generator::Plan& p, const void* const* fused, const void* in, uint64_t n);
 // prev(x) / next(x): the input is read beside each element, so no output may be the input.
 void check_neighbours_not_in_place(const generator::Plan& p, const void* in, const void* inc, const void* exc);
+// mode = both writes both outputs: buffers that are one, or overlap, would
+// keep only one of them. A buffer is a range [begin, begin + bytes) of its
+// memory `root` (CUDA: the device's address space; OpenCL: the buffer a
+// sub-buffer was made from); a null root is a buffer not given.
+void check_outputs_apart(const generator::Plan& p, const void* inc_root, uint64_t inc_begin, const void* exc_root,
+                         uint64_t exc_begin, uint64_t bytes);
 
 // Segmented scans: the segment arrays the form needs are given and no
 // other; `aggregate` (the plain output) is not given to a segmented scan, nor

@@ -97,6 +97,15 @@ void check_neighbours_not_in_place(const generator::Plan& p, const void* in, con
          "which another tile's results would have overwritten; give another buffer");
 }
 
+void check_outputs_apart(const generator::Plan& p, const void* inc_root, uint64_t inc_begin, const void* exc_root,
+                         uint64_t exc_begin, uint64_t bytes) {
+  if (!inc_root || inc_root != exc_root || bytes == 0) return;
+  if (inc_begin < exc_begin + bytes && exc_begin < inc_begin + bytes)
+    fail("scan '" + p.spec.name + "': the inclusive and exclusive outputs " +
+         (inc_begin == exc_begin ? std::string("are one buffer") : "overlap") + ", but mode = both writes both (" +
+         std::to_string(bytes) + " bytes each); give two buffers apart");
+}
+
 void check_scattered(const generator::Plan& p, const void* const* fused, const void* in, uint64_t n) {
   const std::string who = "scan '" + p.spec.name + "': ";
   for (size_t k = 0; k < 1 + dsl::Spec::kMaxNamedScatter; ++k) {

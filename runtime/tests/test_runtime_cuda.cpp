@@ -317,7 +317,11 @@ TEST_CASE("the CUDA runtime's errors say what is wrong", "[gpu][runtime]") {
   a.inclusive = buf.get();
   a.n = 64;
   CHECK_THROWS_WITH(s.run(a), Catch::Contains("the exclusive output is null"));
-  a.exclusive = buf.get();
+  a.exclusive = buf.get();  // mode = both writes both: one buffer, or overlapping ones, would keep one
+  CHECK_THROWS_WITH(s.run(a), Catch::Contains("the inclusive and exclusive outputs are one buffer"));
+  a.exclusive = static_cast<char*>(buf.get()) + 64;
+  CHECK_THROWS_WITH(s.run(a), Catch::Contains("the inclusive and exclusive outputs overlap"));
+  a.exclusive = static_cast<char*>(buf.get()) + 256;  // 64 elements of 4 bytes: apart
   a.workspace = buf.get();
   a.workspace_size = 8;
   CHECK_THROWS_WITH(s.run(a), Catch::Contains("the workspace has 8 bytes"));
@@ -331,7 +335,7 @@ TEST_CASE("the CUDA runtime's errors say what is wrong", "[gpu][runtime]") {
     scangen::Scan::CudaArgs b;
     b.in = small_in.get();
     b.inclusive = big.get();
-    b.exclusive = big.get();
+    b.exclusive = static_cast<char*>(big.get()) + (1 << 19);
     b.n = 65536;
     CHECK_THROWS_WITH(s.run(b), Catch::Contains("the input pointer has") &&
                                     Catch::Contains("bytes of its allocation after it, but 65536 elements of i32 (4 "
@@ -341,7 +345,7 @@ TEST_CASE("the CUDA runtime's errors say what is wrong", "[gpu][runtime]") {
     CHECK_THROWS_WITH(s.run(b), Catch::Contains("the exclusive pointer has"));
     b.exclusive = static_cast<char*>(big.get()) + (1 << 20) - 1024;  // near the end of its allocation
     CHECK_THROWS_WITH(s.run(b), Catch::Contains("the exclusive pointer has"));
-    b.exclusive = big.get();
+    b.exclusive = static_cast<char*>(big.get()) + (1 << 19);
     b.workspace = tiny.get();  // claims more than its allocation holds
     b.workspace_size = 1 << 20;
     CHECK_THROWS_WITH(s.run(b), Catch::Contains("the workspace pointer has"));

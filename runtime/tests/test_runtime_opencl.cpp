@@ -12,6 +12,7 @@
 #include <cctype>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <filesystem>
 #include <limits>
 #include <random>
@@ -364,15 +365,28 @@ TEST_CASE("the runtime's errors say what is wrong", "[opencl][runtime]") {
   CHECK_THROWS_WITH(rt.compile("scan s { type = i32; op = add"), Catch::Contains("the scan text has errors"));
   CHECK_THROWS_WITH(rt.compile("scan a { type = i32; op = add; } scan b { type = i32; op = max; }"),
                     Catch::Contains("name the one to compile"));
-  // A non-associative operator makes no kernel, unless the spec says it knows better.
+  // A non-associative operator makes no kernel, unless the spec says it knows better; a wrong identity
+  // makes none either way, and the refusal of an integer operator suggests no setting.
   CHECK_THROWS_WITH(rt.compile("scan minus { type = i32; combine(x, y) = x - y; identity = 0; level = device; }"),
-                    Catch::Contains("no kernel is made from it") && Catch::Contains("assume_associative"));
+                    Catch::Contains("no kernel is made from it") && !Catch::Contains("assume_associative"));
+  CHECK_THROWS_WITH(rt.compile("scan minus { type = i32; combine(x, y) = x - y; identity = 0; level = block; "
+                               "assume_associative = true; }"),
+                    Catch::Contains("is not an identity"));
   CHECK_NOTHROW(
-      rt.compile("scan minus { type = i32; combine(x, y) = x - y; identity = 0; level = block; "
-                 "assume_associative = true; }"));
+      rt.compile("scan guarded { type = i32; combine(x, y) = x == 0 ? y : y == 0 ? x : x - y; "
+                 "identity = 0; level = block; assume_associative = true; }"));
   CHECK_THROWS_WITH(rt.compile_file("/no/such/file.scan"),
                     Catch::Contains("cannot read '/no/such/file.scan': No such file or directory"));
   CHECK_THROWS_WITH(rt.compile_file(cache.dir.string()), Catch::Contains("it is a directory"));
+  {  // A file far larger than a scan file (sparse: nothing is written) is refused before it is read.
+    const std::filesystem::path big = cache.dir / "big.scan";
+    std::ofstream(big).put('#');
+    std::filesystem::resize_file(big, uint64_t{5} << 30);
+    CHECK_THROWS_WITH(rt.compile_file(big.string()), Catch::Contains("bytes, more than the 4194304 (4 MiB)"));
+    CHECK_THROWS_WITH(rt.compile(std::string(scangen::dsl::kMaxSourceBytes + 1, ' ')),
+                      Catch::Contains("a scan file holds at most 4194304"));
+    std::filesystem::remove(big);
+  }
   CHECK_THROWS_WITH(rt.compile("scan w { type = u32; op = add; level = warp; algorithm = coalesced; targets = cuda; }"),
                     Catch::Contains("does not list target 'opencl'"));
   scangen::Scan s = rt.compile("scan s { type = i32; op = add; level = device; mode = both; outputs = aggregate; }");
@@ -409,6 +423,52 @@ TEST_CASE("the runtime's errors say what is wrong", "[opencl][runtime]") {
   clReleaseMemObject(m);
   clReleaseMemObject(o);
   clReleaseMemObject(agg);
+}
+
+// mode = both writes both outputs: one buffer for both, or sub-buffers of one
+// that overlap, would keep only one; sub-buffers apart are two buffers.
+TEST_CASE("mode = both refuses one buffer, or overlapping sub-buffers, for both outputs", "[opencl][runtime]") {
+  if (!have_opencl()) return;
+  TempCache cache;
+  scangen::Runtime rt({scangen::Backend::OpenCL});
+  scangen::Scan s = rt.compile("scan s { type = i32; op = add; level = device; mode = both; }");
+  const uint64_t n = 1000;  // 4000 bytes an output
+  std::vector<uint8_t> data(n * 4);
+  for (uint64_t i = 0; i < n; ++i) data[4 * i] = static_cast<uint8_t>(i % 7);
+  cl_mem in = buffer(rt, data), out = buffer(rt, std::vector<uint8_t>(16384, 0xAB));
+  scangen::Scan::OpenCLArgs a;
+  a.in = in;
+  a.n = n;
+  a.inclusive = a.exclusive = out;
+  CHECK_THROWS_WITH(s.run(a), Catch::Contains("the inclusive and exclusive outputs are one buffer"));
+  // Sub-buffers of `out` (offsets multiples of 1024 bytes, any device's base alignment): `overlapping`
+  // holds bytes 1024 - 9215, `first` 4096 - 8191.
+  cl_int err = CL_SUCCESS;
+  auto sub = [&](size_t offset, size_t size) {
+    cl_buffer_region r{offset, size};
+    cl_mem m = clCreateSubBuffer(out, CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &r, &err);
+    REQUIRE(err == CL_SUCCESS);
+    return m;
+  };
+  cl_mem first = sub(4096, 4096), second = sub(8192, 4096), overlapping = sub(1024, 8192);
+  a.inclusive = first;
+  a.exclusive = overlapping;
+  CHECK_THROWS_WITH(s.run(a), Catch::Contains("the inclusive and exclusive outputs overlap"));
+  a.exclusive = first;
+  CHECK_THROWS_WITH(s.run(a), Catch::Contains("are one buffer"));
+  a.exclusive = second;  // apart: both written
+  s.run(a);
+  const std::vector<uint8_t> inc = read(rt, first, n * 4), exc = read(rt, second, n * 4);
+  int32_t sum = 0;
+  for (uint64_t i = 0; i < n; ++i) {
+    int32_t got_exc = 0, got_inc = 0;
+    std::memcpy(&got_exc, exc.data() + 4 * i, 4);
+    CHECK(got_exc == sum);
+    sum += static_cast<int32_t>(i % 7);
+    std::memcpy(&got_inc, inc.data() + 4 * i, 4);
+    CHECK(got_inc == sum);
+  }
+  for (cl_mem m : {first, second, overlapping, in, out}) clReleaseMemObject(m);
 }
 
 TEST_CASE("without a CUDA driver the default runtime says why it chose OpenCL", "[opencl][runtime]") {

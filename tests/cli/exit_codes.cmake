@@ -18,6 +18,11 @@ expect_exit(0 ${SCANGEN} explain --dump=ast ${SOURCE_DIR}/examples/affine.scan)
 expect_exit(0 ${SCANGEN} --help)
 expect_exit(1 ${SCANGEN} check ${tmp}/nonassoc.scan)
 expect_exit(1 ${SCANGEN} check ${tmp}/badident.scan)
+# assume_associative = true vouches for associativity alone: a wrong identity is still refused.
+file(WRITE "${tmp}/minus_assumed.scan"
+     "scan minus { type = i32; combine(x, y) = x - y; identity = 0; assume_associative = true; }\n")
+expect_exit(1 ${SCANGEN} check ${tmp}/minus_assumed.scan)
+expect_exit(1 ${SCANGEN} emit ${tmp}/minus_assumed.scan -o ${tmp}/minus_assumed.cu)
 expect_exit(1 ${SCANGEN} check ${tmp}/syntax.scan)
 expect_exit(1 ${SCANGEN} check ${tmp}/does-not-exist.scan)
 expect_exit(1 ${SCANGEN} check)
@@ -56,6 +61,34 @@ if(NOT out MATCHES "# plan of scan 'matrix_product' for opencl" OR NOT out MATCH
   message(FATAL_ERROR "explain prints no plan:\n${out}")
 endif()
 expect_exit(1 ${SCANGEN} check --seed banana ${SOURCE_DIR}/examples/affine.scan)
+
+# A file far larger than a scan file (sparse, 5 GiB) is refused before it is
+# read, named or on standard input; text just over the bound too.
+file(WRITE "${tmp}/huge.scan" "#")
+execute_process(COMMAND truncate -s 5G "${tmp}/huge.scan" RESULT_VARIABLE rc)
+if(rc EQUAL 0)
+  foreach(input "${tmp}/huge.scan" "-")
+    execute_process(COMMAND ${SCANGEN} check ${input} INPUT_FILE "${tmp}/huge.scan" RESULT_VARIABLE rc
+                    ERROR_VARIABLE err TIMEOUT 60)
+    if(NOT rc EQUAL 1 OR NOT err MATCHES "more than 4194304 bytes \\(4 MiB\\), the most a scan file holds")
+      message(FATAL_ERROR "scangen check ${input} (5 GiB): expected exit 1 and the size bound, got ${rc}: ${err}")
+    endif()
+  endforeach()
+  file(REMOVE "${tmp}/huge.scan")
+endif()
+
+# Standard output that cannot be written (a full disk): every command that
+# prints fails, saying so, whether the write fails at once or at the flush.
+if(EXISTS /dev/full)
+  foreach(cmd "check;${SOURCE_DIR}/examples/prefix_sum.scan" "explain;${SOURCE_DIR}/examples/affine.scan"
+              "list" "list;types" "emit;${SOURCE_DIR}/examples/affine.scan" "--version" "help")
+    execute_process(COMMAND ${SCANGEN} ${cmd} OUTPUT_FILE /dev/full RESULT_VARIABLE rc ERROR_VARIABLE err)
+    if(NOT rc EQUAL 1 OR NOT err MATCHES "cannot write to standard output")
+      message(FATAL_ERROR "scangen ${cmd} > /dev/full: expected exit 1 and 'cannot write to standard output', "
+                          "got ${rc}: ${err}")
+    endif()
+  endforeach()
+endif()
 
 # The counterexample names the seed, so a failure can be replayed.
 execute_process(COMMAND ${SCANGEN} check --seed 42 ${tmp}/nonassoc.scan ERROR_VARIABLE err RESULT_VARIABLE rc)
@@ -157,11 +190,14 @@ if(NOT still_device EQUAL 0)
 endif()
 
 # No kernel from an operator that fails the check (emit, compile, and so
-# scangen_generate), unless the spec says assume_associative = true.
+# scangen_generate), unless the spec says assume_associative = true and its
+# identity holds.
 expect_error(1 "no kernel is made from it" ${SCANGEN} emit ${tmp}/nonassoc.scan -o ${tmp}/nonassoc.cu)
 expect_error(1 "no kernel is made from it" ${SCANGEN} compile --arch sm_90 ${tmp}/nonassoc.scan -o ${tmp}/nonassoc.cubin)
+# (A true identity, 0, of a guarded subtraction that is not associative.)
 file(WRITE "${tmp}/assumed.scan"
-     "scan minus { type = i32; combine(x, y) = x - y; identity = 0; assume_associative = true; }\n")
+     "scan guarded { type = i32; combine(x, y) = x == 0 ? y : y == 0 ? x : x - y; identity = 0; "
+     "assume_associative = true; }\n")
 expect_exit(0 ${SCANGEN} emit ${tmp}/assumed.scan -o ${tmp}/assumed.cu)
 expect_exit(1 ${SCANGEN} check ${tmp}/assumed.scan)  # check still reports
 

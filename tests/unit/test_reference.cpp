@@ -954,6 +954,46 @@ TEST_CASE("check_operator: every built-in op on every type", "[reference][check]
   CHECK(checked >= 40);  // add, mul, min, max on 11 types; and, or, xor on the integers
 }
 
+// assume_associative = true vouches for associativity, not for the identity;
+// the refusal suggests it only where the failure is within float rounding.
+TEST_CASE("refuse_operator: assume_associative keeps the identity test, and its hint comes only with rounding",
+          "[reference][check]") {
+  SECTION("a wrong identity is refused under assume_associative, with no hint to say it") {
+    const dsl::Spec spec =
+        spec_of("scan minus { type = i32; combine(x, y) = x - y; identity = 0; assume_associative = true; }");
+    const std::string why = ref::refuse_operator(spec);
+    INFO(why);
+    CHECK(contains_text(why, "is not an identity"));
+    CHECK_FALSE(contains_text(why, "assume_associative"));
+  }
+  SECTION("an integer operator that is not associative gets no hint") {
+    const std::string why =
+        ref::refuse_operator(spec_of("scan g { type = i32; combine(x, y) = x == 0 ? y : y == 0 ? x : x - y; "
+                                     "identity = 0; }"));
+    INFO(why);
+    CHECK(contains_text(why, "does not look associative"));
+    CHECK_FALSE(contains_text(why, "assume_associative"));
+  }
+  SECTION("a float operator off by far more than rounding gets no hint") {
+    const std::string why = ref::refuse_operator(
+        spec_of("scan avg { type = f32; combine(x, y) = x == 0.0 ? y : y == 0.0 ? x : (x + y) * 0.5; "
+                "identity = 0.0; }"));
+    INFO(why);
+    CHECK(contains_text(why, "does not look associative"));
+    CHECK_FALSE(contains_text(why, "assume_associative"));
+  }
+  SECTION("a float operator off by less than f32 rounding gets the hint, and the setting then makes its kernel") {
+    const std::string text =
+        "scan near { type = f32; combine(x, y) = x + y + x * x * y * 0.000000001; identity = 0.0; ";
+    const std::string why = ref::refuse_operator(spec_of(text + "}"));
+    INFO(why);
+    CHECK(contains_text(why, "does not look associative"));
+    CHECK(contains_text(why, "within the element's float rounding"));
+    CHECK(contains_text(why, "assume_associative = true;"));
+    CHECK(ref::refuse_operator(spec_of(text + "assume_associative = true; }")).empty());
+  }
+}
+
 TEST_CASE("check_operator: operators that break the laws fail with a reason", "[reference][check]") {
   const uint64_t seed = fresh_seed();
   CAPTURE(seed);

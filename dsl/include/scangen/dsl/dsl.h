@@ -5,6 +5,7 @@
 //   for (const Spec& s : doc.specs()) ...
 #pragma once
 
+#include <cstddef>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -44,7 +45,13 @@ class Document {
   std::vector<std::string> imported_files_;
 };
 
+// The most bytes a scan file may hold. A scan is a few KB; a file past this
+// is refused before it is parsed (and the CLI and the runtime do not read
+// one past it at all), so that a wrong file given by mistake costs nothing.
+constexpr size_t kMaxSourceBytes = size_t{4} << 20;  // 4 MiB
+
 // Parses and checks `text`; `name` is used in diagnostics and #line directives.
+// Text of more than kMaxSourceBytes is refused with one error, unparsed.
 Document load(std::string name, std::string text);
 // The same, with a resolver for `import "HEADER";` (dsl/import.h); `name`
 // is also the folder an import's relative path starts from.
