@@ -34,12 +34,16 @@ std::vector<Case> sample(const std::string& sweep) {
 struct FullTier {
   explicit FullTier(const char* value) {
     if (const char* e = getenv("SCANGEN_TEST_FULL")) before = e, had = true;
-    if (value) setenv("SCANGEN_TEST_FULL", value, 1);
-    else unsetenv("SCANGEN_TEST_FULL");
+    if (value)
+      setenv("SCANGEN_TEST_FULL", value, 1);
+    else
+      unsetenv("SCANGEN_TEST_FULL");
   }
   ~FullTier() {
-    if (had) setenv("SCANGEN_TEST_FULL", before.c_str(), 1);
-    else unsetenv("SCANGEN_TEST_FULL");
+    if (had)
+      setenv("SCANGEN_TEST_FULL", before.c_str(), 1);
+    else
+      unsetenv("SCANGEN_TEST_FULL");
   }
   std::string before;
   bool had = false;
