@@ -564,10 +564,10 @@ std::string Translator::call(const CallExpr* c) {
   std::string n = f->getNameAsString();
   if (n.rfind("__builtin_", 0) == 0) n = n.substr(10);
   static const std::map<std::string, std::string> kMath = {
-      {"fmin", "min"},   {"fminf", "min"}, {"fmax", "max"}, {"fmaxf", "max"},   {"fma", "fma"},      {"fmaf", "fma"},
-      {"fabs", "abs"},   {"fabsf", "abs"}, {"abs", "abs"},  {"sqrt", "sqrt"},   {"sqrtf", "sqrt"},   {"exp", "exp"},
-      {"expf", "exp"},   {"log", "log"},   {"logf", "log"}, {"floor", "floor"}, {"floorf", "floor"}, {"ceil", "ceil"},
-      {"ceilf", "ceil"}, {"min", "min"},   {"max", "max"}};
+      {"fmin", "fmin"},  {"fminf", "fmin"}, {"fmax", "fmax"}, {"fmaxf", "fmax"},  {"fma", "fma"},      {"fmaf", "fma"},
+      {"fabs", "abs"},   {"fabsf", "abs"},  {"abs", "abs"},   {"sqrt", "sqrt"},   {"sqrtf", "sqrt"},   {"exp", "exp"},
+      {"expf", "exp"},   {"log", "log"},    {"logf", "log"},  {"floor", "floor"}, {"floorf", "floor"}, {"ceil", "ceil"},
+      {"ceilf", "ceil"}, {"min", "min"},    {"max", "max"}};
   auto it = kMath.find(n);
   if (it == kMath.end())
     refuse(c->getBeginLoc(), "calls to other functions are not supported ('" + f->getQualifiedNameAsString() +
@@ -711,12 +711,20 @@ std::string builtin_op(const std::string& body, const std::string& x, const std:
   const bool sign = t->isSignedIntegerType();
   const llvm::APInt lowest = sign ? llvm::APInt::getSignedMinValue(bits) : llvm::APInt::getMinValue(bits);
   const llvm::APInt highest = sign ? llvm::APInt::getSignedMaxValue(bits) : llvm::APInt::getMaxValue(bits);
-  const bool zero = id_int(llvm::APInt(bits, 0)) || (id_float(0.0) && !id.getFloat().isNegative());
-  if (is("A + B") && zero) return "add";
+  const bool zero = id_int(llvm::APInt(bits, 0));
+  // A float sum with identity 0.0f or -0.0f is the built-in add, whose identity
+  // is -0.0: the two differ only in the sign of a zero result (an exclusive
+  // scan's first element, a run of -0.0 alone).
+  if (is("A + B") && (zero || id_float(0.0))) return "add";
   if (is("A * B") && (id_int(llvm::APInt(bits, 1)) || id_float(1.0))) return "mul";
   if (integer && is("A | B") && zero) return "or";
   if (integer && is("A ^ B") && zero) return "xor";
   if (integer && is("A & B") && id_int(llvm::APInt::getAllOnes(bits))) return "and";
+  // fminf / fmaxf: the built-ins fmin and fmax (floats).
+  // Their identity is NaN; +-inf, which a C++ functor may give, differs only where every element so far is NaN.
+  const bool id_nan = !integer && id.isFloat() && id.getFloat().isNaN();
+  if (!integer && is("fmin(A, B)") && (id_float(HUGE_VAL) || id_nan)) return "fmin";
+  if (!integer && is("fmax(A, B)") && (id_float(-HUGE_VAL) || id_nan)) return "fmax";
   const bool min_form = is("min(A, B)") || (integer && (is("A < B ? A : B") || is("A > B ? B : A")));
   const bool max_form = is("max(A, B)") || (integer && (is("A > B ? A : B") || is("A < B ? B : A")));
   if (min_form && (id_int(highest) || id_float(HUGE_VAL))) return "min";

@@ -369,6 +369,11 @@ std::vector<ExprPtr> Checker::math_arguments(const ast::Expr& e, MathFn fn, cons
     }
   }
   const Type& t = args[0]->type;
+  if ((fn == MathFn::Fmin || fn == MathFn::Fmax) && !t.is_float()) {
+    error(e.loc, "'" + e.text + "' (which ignores NaN) takes floating-point arguments, not " + t.name() +
+                     "; for integers write '" + (fn == MathFn::Fmin ? "min" : "max") + "'");
+    return {};
+  }
   if (math_fn_floats_only(fn) && !t.is_float()) {
     error(e.loc, "'" + e.text + "' takes floating-point arguments, not " + t.name() +
                      (t.is_integer() ? "; convert with f32(...) or f64(...)" : ""));

@@ -141,6 +141,11 @@ void Checker::check_builtin_op(const ast::Item& item, const ast::Item* identity_
     error(v->loc, "built-in operator '" + v->text + "' works on integer types, not " + spec.type.name());
     return;
   }
+  if (builtin_op_floats_only(*op) && !spec.type.is_float()) {
+    error(v->loc, "built-in operator '" + v->text + "' (which ignores NaN) works on float types, not " +
+                      spec.type.name() + "; for integers write 'op = " + (v->text == "fmin" ? "min" : "max") + ";'");
+    return;
+  }
   spec.op = op;
   spec.combine = builtin_combine(*op, spec.type, item.loc);
   spec.identity = make_literal(spec.type, builtin_identity(*op, spec.type.scalar_kind()), item.loc);
@@ -169,8 +174,13 @@ Function Checker::builtin_combine(BuiltinOp op, const Type& t, SourceLoc loc) {
       break;
     case BuiltinOp::Min:
     case BuiltinOp::Max:
+    case BuiltinOp::Fmin:
+    case BuiltinOp::Fmax:
       body = std::const_pointer_cast<Expr>(make(ExprKind::Call, t, loc, {x, y}));
-      body->math_fn = op == BuiltinOp::Min ? MathFn::Min : MathFn::Max;
+      body->math_fn = op == BuiltinOp::Min    ? MathFn::Min
+                      : op == BuiltinOp::Max  ? MathFn::Max
+                      : op == BuiltinOp::Fmin ? MathFn::Fmin
+                                              : MathFn::Fmax;
       break;
   }
   Function combine;

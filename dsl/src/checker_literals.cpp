@@ -64,11 +64,19 @@ Literal builtin_identity(BuiltinOp op, ScalarKind k) {
   bool fl = is_float(k);
   switch (op) {
     case BuiltinOp::Add:
+      // -0.0: x + -0.0 == x for every float x, -0.0 included (+0.0 would turn a
+      // lone -0.0 into +0.0).
+      return fl ? float_literal(-0.0) : integer_literal(0);
     case BuiltinOp::Or:
     case BuiltinOp::Xor:
-      return fl ? float_literal(0.0) : integer_literal(0);
+      return integer_literal(0);
     case BuiltinOp::Mul:
       return fl ? float_literal(1.0) : integer_literal(1);
+    case BuiltinOp::Fmin:
+    case BuiltinOp::Fmax:
+      // NaN: fmin(NaN, x) == x for every x, NaN included (+inf is not one:
+      // fmin(+inf, NaN) is +inf).
+      return float_literal(std::numeric_limits<double>::quiet_NaN());
     case BuiltinOp::Min:
       return fl ? float_literal(std::numeric_limits<double>::infinity()) : integer_literal(hi);
     case BuiltinOp::Max:

@@ -60,7 +60,7 @@ const char* const kBuiltinOpNames[] = {
     SCANGEN_BUILTIN_OPS(X)
 #undef X
 };
-const bool kBuiltinOpIntegerOnly[] = {
+const char kBuiltinOpTypes[] = {
 #define X(e, s, i) i,
     SCANGEN_BUILTIN_OPS(X)
 #undef X
@@ -120,7 +120,8 @@ const char* describe(Algorithm v) { return kAlgorithmDescriptions[static_cast<in
 Level level_of(Algorithm a) { return kAlgorithmLevels[static_cast<int>(a)]; }
 int math_fn_arity(MathFn f) { return kMathArity[static_cast<int>(f)]; }
 bool math_fn_floats_only(MathFn f) { return kMathFloatsOnly[static_cast<int>(f)]; }
-bool builtin_op_integer_only(BuiltinOp op) { return kBuiltinOpIntegerOnly[static_cast<int>(op)]; }
+bool builtin_op_integer_only(BuiltinOp op) { return kBuiltinOpTypes[static_cast<int>(op)] == 'i'; }
+bool builtin_op_floats_only(BuiltinOp op) { return kBuiltinOpTypes[static_cast<int>(op)] == 'f'; }
 
 Algorithm default_algorithm(Level level) {
   switch (level) {

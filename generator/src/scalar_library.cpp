@@ -254,12 +254,14 @@ struct FloatFn {
   const char* opencl;
   bool rounds;
 };
-// fmin/fmax ignore a NaN operand, as the reference's std::fmin does. The _rn
-// intrinsics are correctly rounded whatever --prec-sqrt says. The f16 fma has
-// its own helper (fma_f16).
+// fmin/fmax ignore a NaN operand, as the reference's std::fmin does; min, max
+// and clamp propagate one (nan_min_max below). The _rn intrinsics are correctly
+// rounded whatever --prec-sqrt says. The f16 fma has its own helper (fma_f16).
 constexpr FloatFn kFloatFns[] = {
-    {MathFn::Min, "min", "fminf", "fmin", "fmin", false},
-    {MathFn::Max, "max", "fmaxf", "fmax", "fmax", false},
+    {MathFn::Fmin, "fmin", "fminf", "fmin", "fmin", false},
+    {MathFn::Fmax, "fmax", "fmaxf", "fmax", "fmax", false},
+    {MathFn::Min, "min", nullptr, nullptr, nullptr, false},
+    {MathFn::Max, "max", nullptr, nullptr, nullptr, false},
     {MathFn::Abs, "abs", "fabsf", "fabs", "fabs", false},
     {MathFn::Clamp, "clamp", nullptr, nullptr, nullptr, false},
     {MathFn::Floor, "floor", "floorf", "floor", "floor", false},
@@ -283,10 +285,17 @@ std::string ScalarLibrary::float_math(MathFn fn, ScalarKind k, const std::vector
   auto pick = [&](const FloatFn& c) { return std::string(!cuda(backend_) ? c.opencl : f64 ? c.cuda_f64 : c.cuda_f32); };
   static const char* const kParams[] = {"a", "b", "c"};
   std::string params, result;
-  if (fn == MathFn::Clamp) {
-    // Not OpenCL's clamp, which is undefined for lo > hi: min(max(v, lo), hi) as the reference.
+  if (fn == MathFn::Min || fn == MathFn::Max) {
+    // A NaN operand is the result (the first of two), as NumPy's minimum and
+    // maximum; of equal operands (+0 and -0 too) the first: the leftmost
+    // extreme of a scan, however it is grouped.
+    params = T + " a, " + T + " b";
+    result = std::string("(a != a || (!(") + (fn == MathFn::Min ? "b < a" : "a < b") + ") && b == b)) ? a : b";
+  } else if (fn == MathFn::Clamp) {
+    // Not OpenCL's clamp, which is undefined for lo > hi: min(max(v, lo), hi)
+    // as the reference, so NaN propagating.
     params = T + " v, " + T + " lo, " + T + " hi";
-    result = pick(kFloatFns[0]) + "(" + pick(kFloatFns[1]) + "(v, lo), hi)";
+    result = float_math(MathFn::Min, k, {float_math(MathFn::Max, k, {"v", "lo"}), "hi"});
   } else {
     result = pick(*f) + "(";
     for (size_t i = 0; i < args.size(); ++i) {

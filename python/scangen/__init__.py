@@ -43,6 +43,8 @@ __all__ = [
     "cumprod",
     "cummax",
     "cummin",
+    "cumfmax",
+    "cumfmin",
     "associative_scan",
     "runtime_info",
     "dtype_of",
@@ -732,7 +734,8 @@ def _builtin(op: str, x, dtype, out, exclusive, init, axis, reverse, offsets, fl
         if in_dtype.kind == "b" or acc.kind == "b":
             raise TypeError(f"scangen: '{op}' on bool arrays: convert them to an integer type first")
         convert = f" input = {in_name};" if in_name != acc_name else ""
-        scan = _builtin_scans[key] = compile(f"scan {op}_{acc_name} {{ type = {acc_name};{convert} op = {op}; "
+        spec_op = op[1:] if op in ("fmin", "fmax") and acc.kind != "f" else op  # integers have no NaN
+        scan = _builtin_scans[key] = compile(f"scan {op}_{acc_name} {{ type = {acc_name};{convert} op = {spec_op}; "
                                              "level = device; }")
     segments = None
     if offsets is not None or flags is not None or keys is not None:
@@ -788,15 +791,37 @@ def cumprod(x, *, dtype=None, out=None, exclusive=False, init=None, axis=-1, rev
 
 def cummax(x, *, dtype=None, out=None, exclusive=False, init=None, axis=-1, reverse=False, offsets=None,
            flags=None, keys=None, return_aggregates=False, check_segments=True):
-    """The running maximum of ``x`` (exclusive: element 0 is ``init``, else the identity: the lowest value)."""
+    """The running maximum of ``x`` (exclusive: element 0 is ``init``, else the identity: the lowest value).
+
+    A NaN propagates, as in ``np.maximum.accumulate`` and ``torch.cummax``: every result from the first NaN
+    on is NaN. :func:`cumfmax` ignores NaNs instead.
+    """
     return _builtin("max", x, dtype, out, exclusive, init, axis, reverse, offsets, flags, keys, return_aggregates,
                     check_segments)
 
 
 def cummin(x, *, dtype=None, out=None, exclusive=False, init=None, axis=-1, reverse=False, offsets=None,
            flags=None, keys=None, return_aggregates=False, check_segments=True):
-    """The running minimum of ``x`` (exclusive: element 0 is ``init``, else the identity: the highest value)."""
+    """The running minimum of ``x`` (exclusive: element 0 is ``init``, else the identity: the highest value).
+
+    A NaN propagates, as in ``np.minimum.accumulate``; :func:`cumfmin` ignores NaNs instead.
+    """
     return _builtin("min", x, dtype, out, exclusive, init, axis, reverse, offsets, flags, keys, return_aggregates,
+                    check_segments)
+
+
+def cumfmax(x, *, dtype=None, out=None, exclusive=False, init=None, axis=-1, reverse=False, offsets=None,
+            flags=None, keys=None, return_aggregates=False, check_segments=True):
+    """The running maximum of ``x`` ignoring NaNs, as ``np.fmax.accumulate``: a result is NaN only where every
+    element so far is NaN. On integers it is :func:`cummax`."""
+    return _builtin("fmax", x, dtype, out, exclusive, init, axis, reverse, offsets, flags, keys, return_aggregates,
+                    check_segments)
+
+
+def cumfmin(x, *, dtype=None, out=None, exclusive=False, init=None, axis=-1, reverse=False, offsets=None,
+            flags=None, keys=None, return_aggregates=False, check_segments=True):
+    """The running minimum of ``x`` ignoring NaNs, as ``np.fmin.accumulate``. On integers it is :func:`cummin`."""
+    return _builtin("fmin", x, dtype, out, exclusive, init, axis, reverse, offsets, flags, keys, return_aggregates,
                     check_segments)
 
 

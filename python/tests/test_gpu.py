@@ -359,3 +359,30 @@ def test_keys_compared_by_key_equal(lib, rng):
         assert np.array_equal(get(got), ref), f"{lib} key_equal n {n}, seed {seed}"
         want = [int(host[a:b].sum(dtype=np.int32)) for a, b in zip(offsets, offsets[1:])]
         assert get(aggs).tolist() == want, f"{lib} key_equal aggregates n {n}"
+
+
+# NaN propagates through cummax / cummin and is ignored by cumfmax / cumfmin, as NumPy's ufuncs; float sums
+# keep -0.0: on the GPU (PyTorch and CuPy), at the start, middle and end and everywhere.
+@pytest.mark.parametrize("lib", ["torch", "cupy"])
+def test_nan_and_negative_zero_on_the_gpu(lib, rng):
+    gen, seed = rng
+    mod = torch if lib == "torch" else pytest.importorskip("cupy")
+    to_gpu = (lambda a: torch.from_numpy(a).cuda()) if lib == "torch" else mod.asarray
+    to_host = (lambda t: t.cpu().numpy()) if lib == "torch" else mod.asnumpy
+    ufuncs = {"cummax": np.maximum, "cummin": np.minimum, "cumfmax": np.fmax, "cumfmin": np.fmin}
+    for dtype in FLOATS:
+        for n in (1, 2, 1023, 4097, 2**20 + 3):
+            for where in ("start", "middle", "end", "everywhere", "scattered"):
+                x = (gen.integers(-8, 8, size=n, endpoint=True) / 8).astype(dtype)
+                x[x == 0] = -0.0
+                pick = {"start": [0], "middle": [n // 2], "end": [n - 1], "everywhere": slice(None),
+                        "scattered": gen.random(n) < 0.01}[where]
+                x[pick] = np.nan
+                for op, ufunc in ufuncs.items():
+                    got = to_host(getattr(scangen, op)(to_gpu(x)))
+                    want = ufunc.accumulate(x)
+                    ok = np.array_equal(np.isnan(got), np.isnan(want)) and np.array_equal(
+                        got[~np.isnan(want)], want[~np.isnan(want)])
+                    assert ok, f"{lib} {op} {np.dtype(dtype).name} NaN {where}, n = {n} (seed {seed})"
+        z = np.full(4097, -0.0, dtype)
+        assert np.signbit(to_host(scangen.cumsum(to_gpu(z)))).all(), f"{lib} cumsum of -0.0 {np.dtype(dtype).name}"

@@ -119,3 +119,73 @@ def test_non_contiguous(rng):
     m = random_data(gen, np.int64, 60 * 70).reshape(60, 70).T  # Fortran order
     assert np.array_equal(scangen.cumsum(m, axis=None), np.cumsum(m, axis=None)), f"seed {seed}"
     assert scangen.cumsum(np.array(5, dtype=np.int64), axis=None).tolist() == [5]
+
+
+def with_nans(gen, dtype, n, where):
+    """Random floats (multiples of 1/8, every zero -0.0) with NaNs at the start, in the middle, at the end,
+    everywhere or scattered."""
+    x = (gen.integers(-8, 8, size=n, endpoint=True) / 8).astype(dtype)
+    x[x == 0] = -0.0
+    if n:
+        if where == "start":
+            x[0] = np.nan
+        elif where == "middle":
+            x[n // 2] = np.nan
+        elif where == "end":
+            x[-1] = np.nan
+        elif where == "everywhere":
+            x[:] = np.nan
+        else:
+            x[gen.random(n) < 0.01] = np.nan
+    return x
+
+
+def same_floats(got, want):
+    """Equal values, NaN where NumPy has NaN, and the sign of every zero as NumPy's."""
+    got, want = np.asarray(got, np.float64), np.asarray(want, np.float64)
+    return (got.shape == want.shape and np.array_equal(np.isnan(got), np.isnan(want))
+            and np.array_equal(got[~np.isnan(want)], want[~np.isnan(want)])
+            and np.array_equal(np.signbit(got[~np.isnan(want)]), np.signbit(want[~np.isnan(want)])))
+
+
+# cummax / cummin propagate a NaN as np.maximum / np.minimum.accumulate; cumfmax / cumfmin ignore NaNs as
+# np.fmax / np.fmin.accumulate. Each operator on one float dtype (PoCL compiles a kernel for each pair; the
+# C++ sweeps run every type at every level), NaNs at the start, middle, end, everywhere and scattered.
+def test_nan_like_numpy(rng):
+    gen, seed = rng
+    ops = [("cummax", np.maximum, np.float64), ("cummin", np.minimum, np.float32),
+           ("cumfmax", np.fmax, np.float16), ("cumfmin", np.fmin, np.float64)]
+    for op, ufunc, dtype in ops:
+        for n in SIZES:
+            for where in ("start", "middle", "end", "everywhere", "scattered"):
+                x = with_nans(gen, dtype, n, where)
+                want = ufunc.accumulate(x) if n else x.copy()
+                got = getattr(scangen, op)(x)
+                assert same_floats(got, want), (f"{op} {np.dtype(dtype).name}, NaN {where}, n = {n}: {got[:8]} "
+                                                f"(seed {seed})")
+    x = with_nans(gen, np.float64, 4097, "middle")
+    assert same_floats(scangen.cummax(x, reverse=True), np.maximum.accumulate(x[::-1])[::-1]), f"seed {seed}"
+
+
+def test_nan_examples_from_numpy():
+    nan = np.nan
+    assert same_floats(scangen.cummax(np.array([nan, 1, 2])), [nan, nan, nan])
+    assert same_floats(scangen.cummax(np.array([nan, nan, nan])), [nan, nan, nan])
+    assert same_floats(scangen.cummin(np.array([1.0, nan, 0.0], np.float32)), [1.0, nan, nan])
+    assert same_floats(scangen.cumfmax(np.array([nan, 1, nan, 2])), [nan, 1, 1, 2])
+    assert same_floats(scangen.cumfmin(np.array([nan, nan], np.float16)), [nan, nan])
+    assert scangen.cumfmax(np.array([3, 1, 4], np.int32)).tolist() == [3, 3, 4]  # on integers: cummax
+    # The exclusive scan starts from the identity: -inf for max, NaN for fmax.
+    assert same_floats(scangen.cummax(np.array([1.0, 2.0]), exclusive=True), [-np.inf, 1.0])
+    assert same_floats(scangen.cumfmax(np.array([1.0, 2.0]), exclusive=True), [nan, 1.0])
+
+
+# The sum's identity is -0.0: a lone -0.0 stays -0.0, as in NumPy, PyTorch and C; +0.0 + -0.0 is +0.0.
+def test_cumsum_keeps_negative_zero():
+    for dtype in FLOATS:
+        for x in ([-0.0], [-0.0, -0.0, -0.0], [-0.0, 0.0, -0.0], [1.0, -1.0, -0.0], [-0.0, 2.0, -2.0]):
+            a = np.array(x, dtype)
+            assert same_floats(scangen.cumsum(a), np.cumsum(a)), f"cumsum({x}) = {scangen.cumsum(a)}"
+    a = np.full(5000, -0.0)
+    assert np.signbit(scangen.cumsum(a, reverse=True)).all()
+    assert np.signbit(scangen.cumsum(np.array([5.0]), exclusive=True)[0])

@@ -111,10 +111,16 @@ void op_fsub(Slot* r, const Instr& in) { r[in.d].f = round_kind(in.kind, r[in.a]
 void op_fmul(Slot* r, const Instr& in) { r[in.d].f = round_kind(in.kind, r[in.a].f * r[in.b].f); }
 void op_fdiv(Slot* r, const Instr& in) { r[in.d].f = round_kind(in.kind, r[in.a].f / r[in.b].f); }
 void op_fneg(Slot* r, const Instr& in) { r[in.d].f = -r[in.a].f; }
-void op_fmin(Slot* r, const Instr& in) { r[in.d].f = std::fmin(r[in.a].f, r[in.b].f); }
-void op_fmax(Slot* r, const Instr& in) { r[in.d].f = std::fmax(r[in.a].f, r[in.b].f); }
+// min and max propagate a NaN (the first of two); of equal operands, +0 and -0
+// too, they give the first. fmin and fmax ignore a NaN (C's).
+double nan_min(double a, double b) { return std::isnan(a) || (!(b < a) && !std::isnan(b)) ? a : b; }
+double nan_max(double a, double b) { return std::isnan(a) || (!(a < b) && !std::isnan(b)) ? a : b; }
+void op_fmin(Slot* r, const Instr& in) { r[in.d].f = nan_min(r[in.a].f, r[in.b].f); }
+void op_fmax(Slot* r, const Instr& in) { r[in.d].f = nan_max(r[in.a].f, r[in.b].f); }
+void op_ffmin(Slot* r, const Instr& in) { r[in.d].f = std::fmin(r[in.a].f, r[in.b].f); }
+void op_ffmax(Slot* r, const Instr& in) { r[in.d].f = std::fmax(r[in.a].f, r[in.b].f); }
 void op_fabs(Slot* r, const Instr& in) { r[in.d].f = std::fabs(r[in.a].f); }
-void op_fclamp(Slot* r, const Instr& in) { r[in.d].f = std::fmin(std::fmax(r[in.a].f, r[in.b].f), r[in.c].f); }
+void op_fclamp(Slot* r, const Instr& in) { r[in.d].f = nan_min(nan_max(r[in.a].f, r[in.b].f), r[in.c].f); }
 void op_ffma(Slot* r, const Instr& in) {
   if (in.kind == ScalarKind::F64) {
     r[in.d].f = std::fma(r[in.a].f, r[in.b].f, r[in.c].f);
@@ -393,6 +399,10 @@ class ProgramBuilder {
         return emit(fl ? op_fmin : op_imin, k, arg(0), arg(1));
       case MathFn::Max:
         return emit(fl ? op_fmax : op_imax, k, arg(0), arg(1));
+      case MathFn::Fmin:
+        return emit(op_ffmin, k, arg(0), arg(1));
+      case MathFn::Fmax:
+        return emit(op_ffmax, k, arg(0), arg(1));
       case MathFn::Abs:
         return emit(fl ? op_fabs : op_iabs, k, arg(0));
       case MathFn::Clamp:

@@ -64,7 +64,7 @@ std::string format_slots(const dsl::Type& t, const Slot*& s) {
 bool scalars_match(ScalarKind k, Slot a, Slot b, Tolerance tol) {
   if (!dsl::is_float(k)) return a.u == b.u;
   if (std::isnan(a.f) || std::isnan(b.f)) return std::isnan(a.f) && std::isnan(b.f);
-  if (a.f == b.f) return true;  // also equal infinities
+  if (a.f == b.f) return !tol.signed_zeros || std::signbit(a.f) == std::signbit(b.f);  // also equal infinities
   if (std::isinf(a.f) || std::isinf(b.f)) return false;
   return std::fabs(a.f - b.f) <= tol.abs + tol.rel * std::max(std::fabs(a.f), std::fabs(b.f));
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
 #include <sstream>
 #include <stdexcept>
 
@@ -255,12 +256,54 @@ std::vector<uint64_t> scan_sizes(const generator::Plan& plan, std::mt19937_64& r
 
 namespace {
 
+std::vector<uint8_t> draw(const ScanCase& c, uint64_t n, std::mt19937_64& rng);
+
+// "nan": the "small" values with every zero -0.0, and NaNs at the start, in
+// the middle, at the end, everywhere or nowhere, in turn from call to call.
+std::vector<uint8_t> with_nans(const ScanCase& c, uint64_t n, std::mt19937_64& rng) {
+  ScanCase small = c;
+  small.values = "small";
+  std::vector<uint8_t> out = draw(small, n, rng);
+  const dsl::ScalarKind k = c.spec.input.scalar_kind();
+  const size_t size = c.spec.input.size();
+  auto set = [&](uint64_t i, double v) {
+    uint8_t* e = out.data() + i * size;
+    if (k == dsl::ScalarKind::F16) {
+      const uint16_t h = dsl::float_to_half_bits(static_cast<float>(v));
+      std::memcpy(e, &h, 2);
+    } else if (k == dsl::ScalarKind::F32) {
+      const float f = static_cast<float>(v);
+      std::memcpy(e, &f, 4);
+    } else {
+      std::memcpy(e, &v, 8);
+    }
+  };
+  auto is_zero = [&](uint64_t i) {
+    for (size_t b = 0; b < size; ++b)
+      if (out[i * size + b]) return false;
+    return true;
+  };
+  for (uint64_t i = 0; i < n; ++i)
+    if (is_zero(i)) set(i, -0.0);
+  static thread_local unsigned turn = 0;
+  const unsigned where = turn++ % 5;  // start, middle, end, everywhere, nowhere
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  if (n == 0 || where == 4) return out;
+  if (where == 3) {
+    for (uint64_t i = 0; i < n; ++i) set(i, nan);
+  } else {
+    set(where == 0 ? 0 : where == 1 ? n / 2 : n - 1, nan);
+  }
+  return out;
+}
+
 // n input values drawn as the case says.
 std::vector<uint8_t> draw(const ScanCase& c, uint64_t n, std::mt19937_64& rng) {
   const dsl::Type& t = c.spec.input;
   const size_t size = t.size();
   std::vector<uint8_t> out(n * size);
   if (c.values == "int") return random_values(t, n, rng);
+  if (c.values == "nan") return with_nans(c, n, rng);
   auto small_int = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
   auto sign = [&] { return small_int(0, 1) ? 1.0 : -1.0; };
   int walk = 0;  // f16 "small": the running sum, kept within +-1000
@@ -313,13 +356,21 @@ std::vector<uint8_t> draw(const ScanCase& c, uint64_t n, std::mt19937_64& rng) {
 std::vector<uint8_t> poisoned(uint64_t elements, size_t size) { return std::vector<uint8_t>(elements * size, 0xAB); }
 
 // Compares `count` elements of got and want; appends the first mismatches.
+// The cases whose values are drawn with NaNs and -0.0 ("nan") compare zeros
+// by sign: every result a kernel may produce there is exact, and its sign too.
+ref::Tolerance tolerance_of(const ScanCase& c) {
+  ref::Tolerance t;
+  t.signed_zeros = c.values == "nan";
+  return t;
+}
+
 bool compare(const std::string& what, const dsl::Type& t, const uint8_t* got, const uint8_t* want, uint64_t count,
-             uint64_t segment, std::string& report) {
+             uint64_t segment, std::string& report, ref::Tolerance tol = {}) {
   const size_t size = t.size();
   int shown = 0;
   uint64_t bad = 0;
   for (uint64_t i = 0; i < count; ++i) {
-    if (ref::values_match(t, got + i * size, want + i * size, ref::Tolerance{})) continue;
+    if (ref::values_match(t, got + i * size, want + i * size, tol)) continue;
     ++bad;
     if (shown++ < 5)
       report += "  " + what + "[" + std::to_string(i) + "] (segment " + std::to_string(segment ? i / segment : 0) +
@@ -380,11 +431,13 @@ std::string run_scan_case(const ScanCase& c, const generator::Plan& plan, uint64
   if (s.has_exclusive()) tail_intact("exclusive", buffers[exc], n * es, report);
   if (s.aggregate) {
     tail_intact("aggregates", buffers[agg], segments * es, report);
-    compare("aggregates", s.type, buffers[agg].data(), want.aggregates.data(), segments, 0, report);
+    compare("aggregates", s.type, buffers[agg].data(), want.aggregates.data(), segments, 0, report, tolerance_of(c));
   }
   if (!s.running_total) {
-    if (s.has_inclusive()) compare("inclusive", s.type, buffers[inc].data(), want.inclusive.data(), n, seg, report);
-    if (s.has_exclusive()) compare("exclusive", s.type, buffers[exc].data(), want.exclusive.data(), n, seg, report);
+    if (s.has_inclusive())
+      compare("inclusive", s.type, buffers[inc].data(), want.inclusive.data(), n, seg, report, tolerance_of(c));
+    if (s.has_exclusive())
+      compare("exclusive", s.type, buffers[exc].data(), want.exclusive.data(), n, seg, report, tolerance_of(c));
     return report;
   }
   // Running total: the counter's final value is exact (the operator
@@ -394,7 +447,7 @@ std::string run_scan_case(const ScanCase& c, const generator::Plan& plan, uint64
   // one to the next. (Found greedily, which needs a counter that does not
   // come back to a value it had: random 32- and 64-bit values, xor, max, or
   // sums of positive floats.)
-  compare("running_total", s.type, buffers[run].data(), want.running_total.data(), 1, 0, report);
+  compare("running_total", s.type, buffers[run].data(), want.running_total.data(), 1, 0, report, tolerance_of(c));
   std::vector<std::vector<uint8_t>> olds(segments), totals(segments);
   for (uint64_t g = 0; g < segments; ++g) {
     const uint64_t first = g * seg, len = std::min(n, first + seg) - first;
@@ -404,8 +457,10 @@ std::string run_scan_case(const ScanCase& c, const generator::Plan& plan, uint64
     const ref::Evaluator::Result one = ev.scan(input.data() + first * s.input.size(), len, olds[g].data());
     const std::string where = "segment " + std::to_string(g) + " ";
     if (s.has_inclusive())
-      compare(where + "inclusive", s.type, buffers[inc].data() + first * es, one.inclusive.data(), len, 0, report);
-    compare(where + "exclusive", s.type, buffers[exc].data() + first * es, one.exclusive.data(), len, 0, report);
+      compare(where + "inclusive", s.type, buffers[inc].data() + first * es, one.inclusive.data(), len, 0, report,
+              tolerance_of(c));
+    compare(where + "exclusive", s.type, buffers[exc].data() + first * es, one.exclusive.data(), len, 0, report,
+            tolerance_of(c));
     const ref::Evaluator::Result alone = ev.scan(input.data() + first * s.input.size(), len, nullptr);
     totals[g] = alone.running_total;
   }
@@ -512,9 +567,11 @@ std::string run_api_case(const ScanCase& c, const generator::Plan& plan, uint64_
   const ref::Evaluator ev(s, wide);
   const ref::Evaluator::Result want = ev.scan(input.data(), n);
   std::string report;
-  compare("P_inclusive_exclusive inclusive", s.type, buffers[1].data(), want.inclusive.data(), n, seg, report);
-  compare("P_inclusive_exclusive exclusive", s.type, buffers[2].data(), want.exclusive.data(), n, seg, report);
-  compare("P_reduce", s.type, buffers[3].data(), want.aggregates.data(), segments, 0, report);
+  compare("P_inclusive_exclusive inclusive", s.type, buffers[1].data(), want.inclusive.data(), n, seg, report,
+          tolerance_of(c));
+  compare("P_inclusive_exclusive exclusive", s.type, buffers[2].data(), want.exclusive.data(), n, seg, report,
+          tolerance_of(c));
+  compare("P_reduce", s.type, buffers[3].data(), want.aggregates.data(), segments, 0, report, tolerance_of(c));
   // P_broadcast(items[0], rank G-1): the last rank's first item, or the identity past n.
   std::vector<uint8_t> bcast(segments * g * es), value(es);
   for (uint64_t k = 0; k < segments; ++k) {
@@ -525,7 +582,7 @@ std::string run_api_case(const ScanCase& c, const generator::Plan& plan, uint64_
       ev.identity(value.data());
     for (uint64_t r = 0; r < g; ++r) std::memcpy(bcast.data() + (k * g + r) * es, value.data(), es);
   }
-  compare("P_broadcast", s.type, buffers[4].data(), bcast.data(), segments * g, g, report);
+  compare("P_broadcast", s.type, buffers[4].data(), bcast.data(), segments * g, g, report, tolerance_of(c));
   for (size_t b = 1; b < buffers.size(); ++b)
     tail_intact("output " + std::to_string(b), buffers[b],
                 (b == 3   ? segments
@@ -537,6 +594,40 @@ std::string run_api_case(const ScanCase& c, const generator::Plan& plan, uint64_
 }
 
 // ---- device level ----------------------------------------------------------
+
+std::vector<ScanCase> nan_cases(generator::Backend backend) {
+  std::vector<ScanCase> out;
+  const char* const ops[] = {"max", "min", "fmax", "fmin", "add"};
+  const char* const types[] = {"f32", "f64", "f16"};
+  int i = 0;
+  for (int level = 0; level < 3; ++level) {
+    for (const char* op : ops) {
+      const char* type = types[(i + level) % 3];
+      const std::string name = std::string("nan_") +
+                               (level == 0   ? "warp"
+                                : level == 1 ? "block"
+                                             : "device") +
+                               "_" + op + "_" + type;
+      // Both modes with the aggregate; every third scan reversed.
+      std::string extra = "  outputs = aggregate;\n";
+      if (i % 3 == 2) extra += "  reverse = true;\n";
+      dsl::Spec spec;
+      if (level < 2) {
+        const std::string op_text = std::string("op = ") + op + ";";
+        const ElementKind kind = {type, "", type, op_text.c_str(), "nan"};
+        const Algorithm a = level == 0 ? Algorithm::KoggeStone : Algorithm::Raking;
+        const Shape shape = level == 0 ? Shape{32, 128, 3} : Shape{0, 128, 3};
+        spec = load_spec(name, spec_text(name, kind, a, shape, dsl::Mode::Both, extra));
+      } else {
+        spec = load_spec(name, "scan " + name + " {\n  type = " + type + ";\n  op = " + op +
+                                   ";\n  level = device;\n  mode = both;\n" + extra + "}\n");
+      }
+      if (plannable(spec, backend)) out.push_back({std::move(spec), "nan"});
+      ++i;
+    }
+  }
+  return out;
+}
 
 std::vector<ScanCase> device_cases(generator::Backend backend) {
   std::vector<ScanCase> out;
@@ -737,20 +828,20 @@ std::string run_device_case(const ScanCase& c, const generator::Plan& plan, uint
   if (!in_place && buffers[0] != input) report += "  the input changed\n";
   size_t o = 0;
   if (s.has_inclusive()) {
-    compare("inclusive", s.type, buffers[outs[o]].data(), want.inclusive.data(), n, plan.tile, report);
+    compare("inclusive", s.type, buffers[outs[o]].data(), want.inclusive.data(), n, plan.tile, report, tolerance_of(c));
     if (!in_place) tail_intact("inclusive", buffers[outs[o]], n * es, report);
     ++o;
   }
   if (s.has_exclusive()) {
-    compare("exclusive", s.type, buffers[outs[o]].data(), want.exclusive.data(), n, plan.tile, report);
+    compare("exclusive", s.type, buffers[outs[o]].data(), want.exclusive.data(), n, plan.tile, report, tolerance_of(c));
     if (!in_place) tail_intact("exclusive", buffers[outs[o]], n * es, report);
   }
   if (s.aggregate) {
-    compare("aggregate", s.type, buffers[agg].data(), want.aggregates.data(), 1, 0, report);
+    compare("aggregate", s.type, buffers[agg].data(), want.aggregates.data(), 1, 0, report, tolerance_of(c));
     tail_intact("aggregate", buffers[agg], es, report);
   }
   if (s.running_total) {
-    compare("running_total", s.type, buffers[run].data(), want.running_total.data(), 1, 0, report);
+    compare("running_total", s.type, buffers[run].data(), want.running_total.data(), 1, 0, report, tolerance_of(c));
     counter = buffers[run];
   }
   return report;

@@ -86,6 +86,11 @@ ScanCase wide_warp_case();
 // scans ("_rev_") of the affine and matrix operators in every mode, and of
 // i32 with init, u8 -> u32, f32, a running total and small tiles.
 std::vector<ScanCase> device_cases(generator::Backend backend);
+// Float min, max, fmin, fmax and add at warp, block and device level, in both
+// modes with the aggregate, some reversed, on inputs with NaNs (at the start,
+// in the middle, at the end, everywhere, nowhere) and -0.0 for every zero,
+// compared with zeros' signs (values "nan"): run in full on every tier.
+std::vector<ScanCase> nan_cases(generator::Backend backend);
 
 // The counts a device case runs at: 0, 1, 2, tile - 1, tile, tile + 1, and
 // 2^k - 1, 2^k + 1 for k up to log2_max.

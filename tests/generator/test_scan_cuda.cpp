@@ -706,3 +706,29 @@ TEST_CASE("CUDA device scans of every kind at 2^27 .. 2^30 elements", "[gpu][sca
     }
   }
 }
+
+// Float min and max propagate a NaN, fmin and fmax ignore it, and sums keep
+// -0.0 (the identity of float addition), at warp, block and device level
+// (scan_sweep.h's nan_cases).
+TEST_CASE("CUDA float min max fmin fmax and add with NaNs and -0.0 at every level", "[gpu][scan]") {
+  std::vector<ScanCase> groups, devices;
+  std::vector<Plan> group_plans, device_plans;
+  for (ScanCase& c : scangen::test::nan_cases(Backend::Cuda)) {
+    Plan p = scangen::generator::make_plan(c.spec, Backend::Cuda);
+    const bool at_device = c.spec.level == scangen::dsl::Level::Device;
+    (at_device ? device_plans : group_plans).push_back(std::move(p));
+    (at_device ? devices : groups).push_back(std::move(c));
+  }
+  REQUIRE(!groups.empty());
+  REQUIRE(!devices.empty());
+  ScanModule group_module(scangen::test::sweep_source(groups, group_plans));
+  ScanModule device_module(scangen::generator::emit(device_plans));
+  auto launch_group = [&](const std::string& kernel, std::vector<std::vector<uint8_t>>& buffers,
+                          const std::vector<scangen::test::KernelArg>& args, uint64_t blocks,
+                          int threads) { group_module.launch(kernel, buffers, args, blocks, threads); };
+  auto launch_device = [&](const std::string& kernel, std::vector<std::vector<uint8_t>>& buffers,
+                           const std::vector<scangen::test::KernelArg>& args, uint64_t blocks,
+                           int threads) { device_module.launch(kernel, buffers, args, blocks, threads); };
+  scangen::test::check_scan_cases(groups, group_plans, launch_group);
+  scangen::test::check_device_rounds(devices, device_plans, launch_device, 16);
+}

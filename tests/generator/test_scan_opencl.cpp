@@ -521,3 +521,32 @@ TEST_CASE("OpenCL segmented look-back under stress", "[opencl][scan][device][seg
   }
   std::cout << "segmented look-back stress: " << calls << " calls\n";
 }
+
+// Float min and max propagate a NaN, fmin and fmax ignore it, and sums keep
+// -0.0 (the identity of float addition), at warp, block and device level
+// (scan_sweep.h's nan_cases; every case on every tier).
+TEST_CASE("OpenCL float min max fmin fmax and add with NaNs and -0.0 at every level", "[opencl][scan]") {
+  Device device = device_or_skip(true);
+  if (!device.id) return;
+  std::vector<ScanCase> groups, devices;
+  std::vector<Plan> group_plans, device_plans;
+  for (ScanCase& c : scangen::test::nan_cases(Backend::OpenCL)) {
+    Plan p = scangen::generator::make_plan(c.spec, Backend::OpenCL);
+    if (!device.fp64 && scangen::generator::emit(p).find("cl_khr_fp64") != std::string::npos) continue;
+    const bool at_device = c.spec.level == scangen::dsl::Level::Device;
+    (at_device ? device_plans : group_plans).push_back(std::move(p));
+    (at_device ? devices : groups).push_back(std::move(c));
+  }
+  REQUIRE(!groups.empty());
+  REQUIRE(!devices.empty());
+  ProgramRunner group_runner(device, scangen::test::sweep_source(groups, group_plans));
+  ProgramRunner device_runner(device, scangen::generator::emit(device_plans));
+  auto launch_group = [&](const std::string& kernel, std::vector<std::vector<uint8_t>>& buffers,
+                          const std::vector<scangen::test::KernelArg>& args, uint64_t blocks,
+                          int threads) { group_runner.launch(kernel, buffers, args, blocks, threads); };
+  auto launch_device = [&](const std::string& kernel, std::vector<std::vector<uint8_t>>& buffers,
+                           const std::vector<scangen::test::KernelArg>& args, uint64_t blocks,
+                           int threads) { device_runner.launch(kernel, buffers, args, blocks, threads); };
+  scangen::test::check_scan_cases(groups, group_plans, launch_group);
+  scangen::test::check_device_rounds(devices, device_plans, launch_device, 14);
+}

@@ -679,15 +679,94 @@ TEST_CASE("reference: built-in identities per type", "[reference][identity]") {
   CHECK(identity_of<double>(ev("f64", "max")) == -std::numeric_limits<double>::infinity());
   CHECK(identity_of<float>(ev("f32", "mul")) == 1.0f);
   CHECK(identity_of<uint16_t>(ev("f16", "min")) == 0x7C00);  // +inf in binary16
-  CHECK(identity_of<uint16_t>(ev("f16", "add")) == 0x0000);
-  // The identity of add on floats is +0.0 (all bits zero).
-  CHECK(float_bits(identity_of<float>(ev("f32", "add"))) == 0u);
+  CHECK(identity_of<uint16_t>(ev("f16", "add")) == 0x8000);  // -0.0 in binary16
+  // The identity of add on floats is -0.0 (x + -0.0 == x for every x, -0.0 too).
+  CHECK(float_bits(identity_of<float>(ev("f32", "add"))) == 0x80000000u);
+  CHECK(std::signbit(identity_of<double>(ev("f64", "add"))));
+  // fmin and fmax: NaN (fmin(NaN, x) == x for every x).
+  CHECK(std::isnan(identity_of<float>(ev("f32", "fmin"))));
+  CHECK(std::isnan(identity_of<double>(ev("f64", "fmax"))));
 
   // The identity is what an exclusive scan starts with, and does not change a value.
   ref::Evaluator mn = ev("u8", "min");
   CHECK(combine<uint8_t>(mn, 255, 17) == 17);
   ref::Evaluator ex(spec_of("scan s { type = i16; op = max; mode = exclusive; }"));
   CHECK(unpack<int16_t>(run<int16_t>(ex, {-5, 3}).exclusive) == std::vector<int16_t>{-32768, -5});
+}
+
+// NumPy's and PyTorch's semantics: a NaN propagates through min and max
+// (np.maximum.accumulate, torch.cummax), fmin and fmax ignore it
+// (np.fmax.accumulate), and a float sum keeps -0.0 (np.cumsum).
+TEST_CASE("reference: min and max propagate a NaN, fmin and fmax ignore it", "[reference][identity]") {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  auto scan = [&](const char* op, const std::vector<double>& in) {
+    ref::Evaluator ev(spec_of(std::string("scan s { type = f64; op = ") + op + "; mode = both; }"));
+    return run<double>(ev, in);
+  };
+  // NaNs at the start, in the middle, at the end, everywhere; and no NaN.
+  const std::vector<std::vector<double>> inputs = {{nan, 1, 2}, {3, nan, 5}, {2, 1, nan}, {nan, nan, nan}, {2, -1, 4}};
+  for (const std::vector<double>& in : inputs) {
+    INFO("input " << in[0] << " " << in[1] << " " << in[2]);
+    // A plain loop: np.maximum.accumulate / np.minimum.accumulate, np.fmax.accumulate / np.fmin.accumulate.
+    std::vector<double> mx(3), mn(3), fmx(3), fmn(3);
+    for (size_t i = 0; i < 3; ++i) {
+      bool seen_nan = false;
+      double hi = -INFINITY, lo = INFINITY, fhi = nan, flo = nan;
+      for (size_t j = 0; j <= i; ++j) {
+        seen_nan = seen_nan || std::isnan(in[j]);
+        if (!std::isnan(in[j])) {
+          hi = std::max(hi, in[j]);
+          lo = std::min(lo, in[j]);
+          fhi = std::isnan(fhi) ? in[j] : std::max(fhi, in[j]);
+          flo = std::isnan(flo) ? in[j] : std::min(flo, in[j]);
+        }
+      }
+      mx[i] = seen_nan ? nan : hi;
+      mn[i] = seen_nan ? nan : lo;
+      fmx[i] = fhi;
+      fmn[i] = flo;
+    }
+    auto same = [](const std::vector<double>& got, const std::vector<double>& want) {
+      for (size_t i = 0; i < want.size(); ++i)
+        if (std::isnan(got[i]) != std::isnan(want[i]) || (!std::isnan(want[i]) && got[i] != want[i])) return false;
+      return true;
+    };
+    CHECK(same(unpack<double>(scan("max", in).inclusive), mx));
+    CHECK(same(unpack<double>(scan("min", in).inclusive), mn));
+    CHECK(same(unpack<double>(scan("fmax", in).inclusive), fmx));
+    CHECK(same(unpack<double>(scan("fmin", in).inclusive), fmn));
+  }
+  // The exclusive fmax starts from its identity, NaN; max from -inf.
+  CHECK(std::isnan(unpack<double>(scan("fmax", {1, 2}).exclusive)[0]));
+  CHECK(unpack<double>(scan("max", {1, 2}).exclusive)[0] == -INFINITY);
+  // min(a, b) and max(a, b) of equal values give a: -0.0 before +0.0 stays -0.0.
+  CHECK(std::signbit(unpack<double>(scan("max", {-0.0, 0.0}).inclusive)[1]));
+  CHECK(!std::signbit(unpack<double>(scan("min", {0.0, -0.0}).inclusive)[1]));
+  // The functions too, and clamp through them.
+  ref::Evaluator fn(
+      spec_of("scan s { type = f32; combine(x, y) = max(x, y) + clamp(y, 0.0, 1.0) * 0.0; "
+              "identity = -inf; }"));
+  CHECK(std::isnan(combine<float>(fn, 1.0f, std::numeric_limits<float>::quiet_NaN())));
+}
+
+TEST_CASE("reference: float sums keep -0.0", "[reference][identity]") {
+  for (const char* type : {"f32", "f64"}) {
+    INFO(type);
+    ref::Evaluator ev(spec_of(std::string("scan s { type = ") + type + "; op = add; mode = both; }"));
+    if (type[1] == '3') {
+      const auto r = run<float>(ev, {-0.0f, -0.0f, 1.0f, -1.0f});
+      const std::vector<float> inc = unpack<float>(r.inclusive), exc = unpack<float>(r.exclusive);
+      CHECK(std::signbit(inc[0]));   // alone
+      CHECK(std::signbit(inc[1]));   // -0.0 + -0.0
+      CHECK(!std::signbit(inc[3]));  // 1 + -1 is +0.0
+      CHECK(std::signbit(exc[0]));   // the identity
+    } else {
+      const auto r = run<double>(ev, {-0.0});
+      CHECK(std::signbit(unpack<double>(r.inclusive)[0]));
+    }
+  }
+  ref::Evaluator h(spec_of("scan s { type = f16; op = add; }"));
+  CHECK(unpack<uint16_t>(run<uint16_t>(h, {0x8000, 0x8000}).inclusive) == std::vector<uint16_t>{0x8000, 0x8000});
 }
 
 // ===========================================================================
@@ -812,7 +891,7 @@ TEST_CASE("reference: f16 elements are IEEE binary16 and round at every step", "
   // 1 + 2^-11 is halfway between 1 and the next half (1 + 2^-10): ties to even, 1.
   ref::Evaluator::Result r = run<uint16_t>(ev, {one, tiny, tiny});
   CHECK(unpack<uint16_t>(r.inclusive) == std::vector<uint16_t>{0x3C00, 0x3C00, 0x3C00});
-  CHECK(unpack<uint16_t>(r.exclusive) == std::vector<uint16_t>{0x0000, 0x3C00, 0x3C00});
+  CHECK(unpack<uint16_t>(r.exclusive) == std::vector<uint16_t>{0x8000, 0x3C00, 0x3C00});
   // In the other order the small values add up first: 2^-10, then 1 + 2^-10 (exact).
   r = run<uint16_t>(ev, {tiny, tiny, one});
   CHECK(unpack<uint16_t>(r.inclusive) == std::vector<uint16_t>{0x1000, 0x1400, 0x3C01});
@@ -937,7 +1016,7 @@ TEST_CASE("check_operator: every built-in op on every type", "[reference][check]
   const uint64_t seed = fresh_seed();
   CAPTURE(seed);
   int checked = 0;
-  for (const char* op : {"add", "mul", "min", "max", "and", "or", "xor"}) {
+  for (const char* op : {"add", "mul", "min", "max", "and", "or", "xor", "fmin", "fmax"}) {
     for (const char* type : {"i8", "u8", "i16", "u16", "i32", "u32", "i64", "u64", "f16", "f32", "f64", "bool"}) {
       const std::string text = std::string("scan s { type = ") + type + "; op = " + op + "; }";
       const dsl::Document doc = dsl::load("<op>", text);
@@ -1109,6 +1188,11 @@ TEST_CASE("values_match: exact integers, tolerant floats, NaN and infinities", "
   CHECK(fm(0.0f, 1e-6f, {0, 1e-5}));        // absolute
   CHECK_FALSE(fm(0.0f, 1e-4f, {0, 1e-5}));
   CHECK(fm(0.0f, -0.0f, {}));
+  ref::Tolerance signs;
+  signs.signed_zeros = true;
+  CHECK_FALSE(fm(0.0f, -0.0f, signs));
+  CHECK(fm(-0.0f, -0.0f, signs));
+  CHECK(fm(1.0f, 1.0f, signs));
   CHECK(fm(nan, nan, {}));  // NaN matches NaN
   CHECK_FALSE(fm(nan, 1.0f, {1, 1e30}));
   CHECK_FALSE(fm(1.0f, nan, {1, 1e30}));

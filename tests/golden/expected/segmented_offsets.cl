@@ -110,12 +110,12 @@ static inline segmented_offsets_T segmented_offsets_combine(segmented_offsets_T 
 }
 static inline segmented_offsets_T segmented_offsets_identity(void) {
 #line 8 "examples/segmented_offsets.scan"
-  return 0x0p+0f;
+  return (-0x0p+0f);
 #line 115 "segmented_offsets.cl"
 }
 static inline segmented_offsets_T segmented_offsets_init(void) {
 #line 8 "examples/segmented_offsets.scan"
-  return 0x0p+0f;
+  return (-0x0p+0f);
 #line 120 "segmented_offsets.cl"
 }
 static inline segmented_offsets_T segmented_offsets_convert(segmented_offsets_In v) { return v; }

@@ -74,12 +74,12 @@ static __device__ __forceinline__ __attribute__((unused)) segmented_offsets_T se
 }
 static __device__ __forceinline__ __attribute__((unused)) segmented_offsets_T segmented_offsets_identity(void) {
 #line 8 "examples/segmented_offsets.scan"
-  return 0x0p+0f;
+  return (-0x0p+0f);
 #line 79 "segmented_offsets.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) segmented_offsets_T segmented_offsets_init(void) {
 #line 8 "examples/segmented_offsets.scan"
-  return 0x0p+0f;
+  return (-0x0p+0f);
 #line 84 "segmented_offsets.cu"
 }
 static __device__ __forceinline__ __attribute__((unused)) segmented_offsets_T segmented_offsets_convert(segmented_offsets_In v) { return v; }

@@ -85,11 +85,13 @@ enum class Target : uint8_t {
 #undef X
 };
 
-// Built-in operators, X(enumerator, spelling, integer only)
+// Built-in operators, X(enumerator, spelling, types: 'a' any number, 'i'
+// integers only, 'f' floats only). min and max propagate a NaN; fmin and fmax
+// ignore one (C's fmin and fmax).
 // clang-format off
 #define SCANGEN_BUILTIN_OPS(X) \
-  X(Add, "add", false) X(Mul, "mul", false) X(Min, "min", false) X(Max, "max", false) X(And, "and", true) \
-  X(Or, "or", true) X(Xor, "xor", true)
+  X(Add, "add", 'a') X(Mul, "mul", 'a') X(Min, "min", 'a') X(Max, "max", 'a') X(And, "and", 'i') \
+  X(Or, "or", 'i') X(Xor, "xor", 'i') X(Fmin, "fmin", 'f') X(Fmax, "fmax", 'f')
 // clang-format on
 enum class BuiltinOp : uint8_t {
 #define X(e, s, i) e,
@@ -118,12 +120,15 @@ enum class BinaryOp : uint8_t {
 #undef X
 };
 
-// Math built-ins, X(enumerator, spelling, arity, floats only)
+// Math built-ins, X(enumerator, spelling, arity, floats only). min and max of
+// floats propagate a NaN (NumPy's minimum and maximum); fmin and fmax ignore
+// one (C's).
 // clang-format off
 #define SCANGEN_MATH_FNS(X)                                                                                    \
   X(Min, "min", 2, false) X(Max, "max", 2, false) X(Abs, "abs", 1, false) X(Clamp, "clamp", 3, false)        \
   X(Select, "select", 3, false) X(Fma, "fma", 3, true) X(Sqrt, "sqrt", 1, true) X(Exp, "exp", 1, true)       \
-  X(Log, "log", 1, true) X(Floor, "floor", 1, true) X(Ceil, "ceil", 1, true)
+  X(Log, "log", 1, true) X(Floor, "floor", 1, true) X(Ceil, "ceil", 1, true) X(Fmin, "fmin", 2, true)        \
+  X(Fmax, "fmax", 2, true)
 // clang-format on
 enum class MathFn : uint8_t {
 #define X(e, s, n, f) e,
@@ -157,6 +162,7 @@ Algorithm default_algorithm(Level level);
 int math_fn_arity(MathFn f);
 bool math_fn_floats_only(MathFn f);
 bool builtin_op_integer_only(BuiltinOp op);
+bool builtin_op_floats_only(BuiltinOp op);
 
 // Lookup by DSL spelling; nullopt when unknown.
 std::optional<Level> level_from_name(std::string_view s);

@@ -142,6 +142,7 @@ std::string format_value(const dsl::Type& t, const void* value);
 struct Tolerance {
   double rel = 0;
   double abs = 0;
+  bool signed_zeros = false;  // a zero matches only the zero of its sign (+0.0 and -0.0 differ)
 };
 bool values_match(const dsl::Type& t, const void* a, const void* b, Tolerance tol);
 
