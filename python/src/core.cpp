@@ -360,6 +360,8 @@ class Kernel {
     if (agg) {
       bagg = std::make_unique<ClBuffer>(ctx, CL_MEM_READ_WRITE, agg_count * scan_.element_size() + 1, nullptr);
       (s.segments != dsl::Segments::None ? a.segment_aggregates : a.aggregate) = bagg->mem;
+      // Flags and keys: the aggregates' room (the segments counted), which the runtime checks.
+      if (s.segments == dsl::Segments::Flags || s.segments == dsl::Segments::Keys) a.segment_count = agg_count;
     }
     scan_.run(a);
     read_back(q, bout.mem, out, out_bytes);
@@ -373,7 +375,6 @@ class Kernel {
   void run_cuda(uintptr_t in, uintptr_t out, uint64_t n, uintptr_t stream, uintptr_t workspace, uint64_t workspace_size,
                 const Shape* shape, uintptr_t agg, uint64_t agg_count, uintptr_t seg, uint64_t seg_count,
                 bool check) const {
-    (void)agg_count;  // the CUDA runtime checks no buffer sizes; run_host's twin
     if (scan_.backend() != scangen::Backend::Cuda) throw scangen::Error("scangen: run_cuda needs the CUDA backend");
     const dsl::Spec& s = spec();
     scangen::Scan::CudaArgs a;
@@ -393,6 +394,8 @@ class Kernel {
       a.check_segments = check;
     }
     if (agg) (s.segments != dsl::Segments::None ? a.segment_aggregates : a.aggregate) = reinterpret_cast<void*>(agg);
+    // Flags and keys: the aggregates' room (the segments counted), which the runtime checks.
+    if (agg && (s.segments == dsl::Segments::Flags || s.segments == dsl::Segments::Keys)) a.segment_count = agg_count;
     if (!shape && n == 0 && !agg) return;
     nb::gil_scoped_release unlocked;
     std::lock_guard<std::mutex> one_at_a_time(launch_mutex);

@@ -196,15 +196,33 @@ void check_ranges(const Driver& d, const generator::Plan& p, const Scan::CudaArg
   if (g.form == dsl::Segments::Offsets) {
     check_range(a.segment_offsets, "segment_offsets", a.segment_count + 1, g.offset_bytes,
                 dsl::to_string(p.spec.offset));
-    check_range(a.segment_aggregates, "segment_aggregates", a.segment_count, p.element_bytes, t);
   }
+  check_range(a.segment_aggregates, "segment_aggregates",
+              runtime::detail::segment_aggregates_capacity(p, a.segment_count, a.n), p.element_bytes, t);
 }
 
-// Checked mode: the offsets copied back and checked.
+// Checked mode: the offsets copied back and checked. Flags and keys with a
+// segment_aggregates of fewer than n elements, in every mode: copied back
+// (after the stream's work) and counted.
 void check_offsets(const Driver& d, const generator::Plan& p, const Scan::CudaArgs& a) {
+  const dsl::Segments form = p.segmented.form;
+  if (a.segment_aggregates && a.n > 0 && (form == dsl::Segments::Flags || form == dsl::Segments::Keys)) {
+    const uint64_t capacity = runtime::detail::segment_aggregates_capacity(p, a.segment_count, a.n);
+    if (capacity >= a.n) return;
+    std::vector<unsigned char> bytes(a.n * (form == dsl::Segments::Flags ? 1 : p.segmented.key_bytes));
+    const void* from = form == dsl::Segments::Flags ? a.segment_flags : a.keys;
+    CUresult r = d.cuStreamSynchronize(static_cast<CUstream>(a.stream));
+    if (r != CUDA_SUCCESS) fail(describe(d, "cuStreamSynchronize (before the segments are counted)", r));
+    r = d.cuMemcpyDtoH(bytes.data(), reinterpret_cast<CUdeviceptr>(from), bytes.size());
+    if (r != CUDA_SUCCESS) fail(describe(d, "cuMemcpyDtoH (the segment flags or keys, to count the segments)", r));
+    runtime::detail::check_segments_fit(p, bytes, a.n, capacity);
+    return;
+  }
   if (!a.check_segments || p.segmented.form != dsl::Segments::Offsets) return;
   std::vector<unsigned char> bytes((a.segment_count + 1) * p.segmented.offset_bytes);
-  const CUresult r = d.cuMemcpyDtoH(bytes.data(), reinterpret_cast<CUdeviceptr>(a.segment_offsets), bytes.size());
+  CUresult r = d.cuStreamSynchronize(static_cast<CUstream>(a.stream));  // the offsets may be the stream's work
+  if (r != CUDA_SUCCESS) fail(describe(d, "cuStreamSynchronize (before the segment offsets are checked)", r));
+  r = d.cuMemcpyDtoH(bytes.data(), reinterpret_cast<CUdeviceptr>(a.segment_offsets), bytes.size());
   if (r != CUDA_SUCCESS) fail(describe(d, "cuMemcpyDtoH (the segment offsets, to check them)", r));
   runtime::detail::check_offsets(p, bytes, a.segment_count, a.n);
 }
@@ -398,7 +416,7 @@ void Scan::run(const CudaArgs& a) const {
   Runtime::Impl& rt = *st.rt;
   const Driver& d = *rt.driver;
   runtime::detail::check_segment_args(p, a.segment_flags, a.segment_offsets, a.keys, a.aggregate, a.segment_aggregates,
-                                      a.n);
+                                      a.n, a.segment_count);
   generator::RunShape shape;
   const runtime::detail::Call call = runtime::detail::plan_call(p, a.n, runtime::detail::run_shape(p, a, shape));
   runtime::detail::check_outputs(p, a.in || p.input_arrays, a.inclusive, a.exclusive,

@@ -25,7 +25,8 @@ namespace scangen::runtime::detail {
   X(cuMemsetD8Async, "cuMemsetD8Async") X(cuLaunchKernel, "cuLaunchKernel")                                 \
   X(cuGetErrorName, "cuGetErrorName") X(cuGetErrorString, "cuGetErrorString")                               \
   X(cuMemGetAddressRange, "cuMemGetAddressRange_v2") X(cuModuleLoadDataEx, "cuModuleLoadDataEx")        \
-  X(cuLaunchKernelEx, "cuLaunchKernelEx") X(cuFuncSetAttribute, "cuFuncSetAttribute")
+  X(cuLaunchKernelEx, "cuLaunchKernelEx") X(cuFuncSetAttribute, "cuFuncSetAttribute")                     \
+  X(cuStreamSynchronize, "cuStreamSynchronize")
 // clang-format on
 
 struct Driver {

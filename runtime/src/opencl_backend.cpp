@@ -240,13 +240,26 @@ void check_buffers(const generator::Plan& p, const Scan::OpenCLArgs& a, const ru
   if (g.form == dsl::Segments::Offsets) {
     check_buffer(a.segment_offsets, "segment_offsets", a.segment_count + 1, g.offset_bytes,
                  dsl::to_string(p.spec.offset));
-    check_buffer(a.segment_aggregates, "segment_aggregates", a.segment_count, p.element_bytes, t);
   }
+  check_buffer(a.segment_aggregates, "segment_aggregates",
+               runtime::detail::segment_aggregates_capacity(p, a.segment_count, a.n), p.element_bytes, t);
 }
 
-// Checked mode: the offsets read back (a blocking read) and checked.
+// Checked mode: the offsets read back (a blocking read) and checked. Flags
+// and keys with a segment_aggregates of fewer than n elements, in every mode:
+// read back and counted.
 void check_offsets(const generator::Plan& p, const Scan::OpenCLArgs& a, cl_command_queue queue) {
-  if (!a.check_segments || p.segmented.form != dsl::Segments::Offsets) return;
+  const dsl::Segments form = p.segmented.form;
+  if (a.segment_aggregates && a.n > 0 && (form == dsl::Segments::Flags || form == dsl::Segments::Keys)) {
+    const uint64_t capacity = runtime::detail::segment_aggregates_capacity(p, a.segment_count, a.n);
+    if (capacity >= a.n) return;
+    std::vector<unsigned char> bytes(a.n * (form == dsl::Segments::Flags ? 1 : p.segmented.key_bytes));
+    SG_CL(clEnqueueReadBuffer(queue, form == dsl::Segments::Flags ? a.segment_flags : a.keys, CL_TRUE, 0, bytes.size(),
+                              bytes.data(), 0, nullptr, nullptr));
+    runtime::detail::check_segments_fit(p, bytes, a.n, capacity);
+    return;
+  }
+  if (!a.check_segments || form != dsl::Segments::Offsets) return;
   std::vector<unsigned char> bytes((a.segment_count + 1) * p.segmented.offset_bytes);
   SG_CL(clEnqueueReadBuffer(queue, a.segment_offsets, CL_TRUE, 0, bytes.size(), bytes.data(), 0, nullptr, nullptr));
   runtime::detail::check_offsets(p, bytes, a.segment_count, a.n);
@@ -362,7 +375,7 @@ void Scan::run(const OpenCLArgs& a) const {
   const generator::Plan& p = st.plan;
   if (p.backend != Backend::OpenCL) fail("scan '" + p.spec.name + "' was compiled for CUDA; launch it with CudaArgs");
   runtime::detail::check_segment_args(p, a.segment_flags, a.segment_offsets, a.keys, a.aggregate, a.segment_aggregates,
-                                      a.n);
+                                      a.n, a.segment_count);
   generator::RunShape shape;
   const runtime::detail::Call call = runtime::detail::plan_call(p, a.n, runtime::detail::run_shape(p, a, shape));
   runtime::detail::check_outputs(p, a.in || p.input_arrays, a.inclusive, a.exclusive,

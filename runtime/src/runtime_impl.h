@@ -69,7 +69,16 @@ void check_outputs_apart(const generator::Plan& p, const void* inc_root, uint64_
 // other; `aggregate` (the plain output) is not given to a segmented scan, nor
 // `segment_aggregates` to another.
 void check_segment_args(const generator::Plan& p, bool flags, bool offsets, bool keys, bool aggregate,
-                        bool segment_aggregates, uint64_t n);
+                        bool segment_aggregates, uint64_t n, uint64_t segment_count);
+// How many elements segment_aggregates must hold: segments = offsets,
+// segment_count; flags and keys (whose segments the host does not know),
+// segment_count where the caller gives it, else n, the most a call makes.
+uint64_t segment_aggregates_capacity(const generator::Plan& p, uint64_t segment_count, uint64_t n);
+// Flags and keys with a segment_aggregates of fewer than n elements: the
+// flags or keys (as copied back, n of them) must make at most `capacity`
+// segments, else the kernel would write past the buffer.
+void check_segments_fit(const generator::Plan& p, const std::vector<unsigned char>& bytes, uint64_t n,
+                        uint64_t capacity);
 // Checked mode: the offsets (as copied back, `count` + 1 of the plan's
 // offset type) are 0 first, nondecreasing and n last.
 void check_offsets(const generator::Plan& p, const std::vector<unsigned char>& bytes, uint64_t count, uint64_t n);

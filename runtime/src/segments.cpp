@@ -3,11 +3,12 @@
 #include <cstring>
 
 #include "runtime_impl.h"
+#include "scangen/reference/reference.h"
 
 namespace scangen::runtime::detail {
 
 void check_segment_args(const generator::Plan& p, bool flags, bool offsets, bool keys, bool aggregate,
-                        bool segment_aggregates, uint64_t n) {
+                        bool segment_aggregates, uint64_t n, uint64_t segment_count) {
   const std::string who = "scan '" + p.spec.name + "': ";
   const dsl::Segments form = p.segmented.form;
   if (!p.segmented.on()) {
@@ -27,6 +28,25 @@ void check_segment_args(const generator::Plan& p, bool flags, bool offsets, bool
   need(flags, dsl::Segments::Flags, "segment_flags");
   need(offsets, dsl::Segments::Offsets, "segment_offsets");
   need(keys, dsl::Segments::Keys, "keys");
+  if (form == dsl::Segments::Offsets && segment_count == UINT64_MAX)
+    fail(who + "segment_count = " + std::to_string(segment_count) +
+         " is too large: segment_count + 1 offsets do not fit a 64-bit count");
+}
+
+uint64_t segment_aggregates_capacity(const generator::Plan& p, uint64_t segment_count, uint64_t n) {
+  if (p.segmented.form == dsl::Segments::Offsets) return segment_count;
+  return segment_count ? segment_count : n;
+}
+
+void check_segments_fit(const generator::Plan& p, const std::vector<unsigned char>& bytes, uint64_t n,
+                        uint64_t capacity) {
+  const bool flags = p.segmented.form == dsl::Segments::Flags;
+  const uint64_t made =
+      flags ? ref::ranges_from_flags(bytes.data(), n).size() : ref::ranges_from_keys(p.spec, bytes.data(), n).size();
+  if (made > capacity)
+    fail("scan '" + p.spec.name + "': the " + (flags ? "segment_flags" : "keys") + " make " + std::to_string(made) +
+         " segments, but segment_aggregates holds segment_count = " + std::to_string(capacity) +
+         " of them (give segment_count >= the segments, or 0 and a buffer of n elements)");
 }
 
 namespace {

@@ -358,6 +358,57 @@ TEST_CASE("the CUDA runtime's errors say what is wrong", "[gpu][runtime]") {
                     Catch::Contains("shared memory"));
 }
 
+// Flags and keys: segment_aggregates must hold n elements, or segment_count
+// of them and the call makes no more segments; offsets: segment_count + 1
+// must not wrap (test_runtime_opencl.cpp's twin).
+TEST_CASE("CUDA segment_aggregates too small for the segments of flags or keys, and segment_count = 2^64 - 1",
+          "[gpu][runtime][segmented]") {
+  INFO("GPU: " << driver().name);
+  TempCache cache;
+  scangen::Runtime rt({scangen::Backend::Cuda});
+  const uint64_t n = 1000;
+  std::vector<uint8_t> keys(n * 4);
+  for (uint64_t i = 0; i < n; ++i) {
+    const int32_t v = static_cast<int32_t>(i);  // every key different
+    std::memcpy(keys.data() + i * 4, &v, 4);
+  }
+  DeviceBuffer d_in(n * 4), d_out(n * 4), d_flags(n), d_keys(n * 4), d_small(4), d_room(n * 4);
+  CU_CHECK(driver().cuMemsetD8(d_in.p, 1, n * 4));
+  CU_CHECK(driver().cuMemsetD8(d_flags.p, 1, n));
+  CU_CHECK(driver().cuMemcpyHtoD(d_keys.p, keys.data(), keys.size()));
+  for (const char* form : {"flags", "keys"}) {
+    INFO(form);
+    const bool flags = form[0] == 'f';
+    scangen::Scan scan =
+        rt.compile(std::string("scan seg { type = i32; op = add; outputs = aggregate; segments = ") + form + "; }");
+    scangen::Scan::CudaArgs a;
+    a.in = d_in.get();
+    a.inclusive = d_out.get();
+    a.n = n;
+    (flags ? a.segment_flags : a.keys) = flags ? d_flags.get() : d_keys.get();
+    a.segment_aggregates = d_small.get();  // 20 bytes with DeviceBuffer's slack: room for five segments
+    CHECK_THROWS_WITH(scan.run(a), Catch::Contains("the segment_aggregates pointer has 20 bytes"));
+    a.segment_count = 1;
+    CHECK_THROWS_WITH(scan.run(a),
+                      Catch::Contains("make 1000 segments, but segment_aggregates holds segment_count = 1"));
+    a.segment_aggregates = d_room.get();
+    a.segment_count = 0;
+    scan.run(a);
+    CU_CHECK(driver().cuCtxSynchronize());
+    std::vector<uint8_t> got(n * 4);
+    CU_CHECK(driver().cuMemcpyDtoH(got.data(), d_room.p, got.size()));
+    CHECK(got == std::vector<uint8_t>(n * 4, 1));  // each segment one element, 0x01010101
+  }
+  scangen::Scan by_offsets = rt.compile("scan seg { type = i32; op = add; segments = offsets; offset = u32; }");
+  scangen::Scan::CudaArgs a;
+  a.in = d_in.get();
+  a.inclusive = d_out.get();
+  a.n = n;
+  a.segment_offsets = d_small.get();
+  a.segment_count = UINT64_MAX;
+  CHECK_THROWS_WITH(by_offsets.run(a), Catch::Contains("segment_count = 18446744073709551615 is too large"));
+}
+
 // Segmented scans through Scan::run on CUDA: offsets (checked), flags and
 // keys, forward and reverse (with C's == and with a key_equal), against the reference.
 TEST_CASE("segmented scans run through Scan::run on a CUDA GPU", "[gpu][runtime][segmented]") {
@@ -419,6 +470,7 @@ TEST_CASE("segmented scans run through Scan::run on a CUDA GPU", "[gpu][runtime]
             ranges = scangen::ref::ranges_from_keys(scan.spec(), keys.data(), n);
             break;
         }
+        if (scan.spec().segments != scangen::dsl::Segments::Offsets) a.segment_count = ranges.size();  // the room
         scan.run(a);
         CU_CHECK(driver().cuCtxSynchronize());
         const auto want = scangen::ref::Evaluator(scan.spec()).scan_ranges(in.data(), n, ranges);

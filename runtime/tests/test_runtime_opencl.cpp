@@ -543,13 +543,15 @@ TEST_CASE("segmented scans run through Scan::run, and bad segments are refused",
       a.segment_offsets = d_offsets;
       a.segment_count = count;
       a.check_segments = true;
-    } else {
+    }
+    const auto ranges = scan.spec().key_equal ? scangen::ref::ranges_from_keys(scan.spec(), keys.data(), n) : f.ranges;
+    if (!by_offsets) {
       (scan.spec().segments == scangen::dsl::Segments::Flags ? a.segment_flags : a.keys) =
           scan.spec().segments == scangen::dsl::Segments::Flags ? d_flags : d_keys;
+      a.segment_count = ranges.size();  // the room in segment_aggregates: the segments made, counted
     }
     scan.run(a);
     const scangen::ref::Evaluator ev(scan.spec());
-    const auto ranges = scan.spec().key_equal ? scangen::ref::ranges_from_keys(scan.spec(), keys.data(), n) : f.ranges;
     const auto want = ev.scan_ranges(in.data(), n, ranges);
     CHECK(read(rt, d_out, n * 4) == want.exclusive);
     const size_t segments = ranges.size();
@@ -565,6 +567,61 @@ TEST_CASE("segmented scans run through Scan::run, and bad segments are refused",
     CHECK_THROWS_WITH(scan.run(b), Catch::Contains("are null, but the scan has segments ="));
   }
   for (cl_mem m : {d_in, d_out, d_agg, d_offsets, d_flags, d_keys}) clReleaseMemObject(m);
+}
+
+// Flags and keys: the host does not know how many segments a call makes, so
+// segment_aggregates must hold n elements, or segment_count of them where the
+// caller gives it, and then the call is refused if it makes more (before,
+// every flag set with 4 bytes of aggregates corrupted the heap). Offsets:
+// segment_count + 1 must not wrap to 0 (before, 2^64 - 1 skipped the
+// offsets' size check and crashed).
+TEST_CASE("segment_aggregates too small for the segments of flags or keys, and segment_count = 2^64 - 1",
+          "[opencl][runtime][segmented]") {
+  if (!have_opencl()) return;
+  scangen::Runtime rt({scangen::Backend::OpenCL});
+  const uint64_t n = 1000;
+  std::vector<uint8_t> ones(n * 4);
+  for (uint64_t i = 0; i < n; ++i) {
+    const int32_t v = static_cast<int32_t>(i);  // every key different
+    std::memcpy(ones.data() + i * 4, &v, 4);
+  }
+  cl_mem d_in = buffer(rt, std::vector<uint8_t>(n * 4, 1)), d_out = buffer(rt, std::vector<uint8_t>(n * 4, 0xAB));
+  cl_mem d_flags = buffer(rt, std::vector<uint8_t>(n, 1)), d_keys = buffer(rt, ones);
+  cl_mem d_small = buffer(rt, std::vector<uint8_t>(4, 0xAB)), d_room = buffer(rt, std::vector<uint8_t>(n * 4, 0xAB));
+  for (const char* form : {"flags", "keys"}) {
+    INFO(form);
+    const bool flags = form[0] == 'f';
+    scangen::Scan scan =
+        rt.compile(std::string("scan seg { type = i32; op = add; outputs = aggregate; segments = ") + form + "; }");
+    scangen::Scan::OpenCLArgs a;
+    a.in = d_in;
+    a.inclusive = d_out;
+    a.n = n;
+    (flags ? a.segment_flags : a.keys) = flags ? d_flags : d_keys;
+    a.segment_aggregates = d_small;  // 4 bytes: room for one segment
+    CHECK_THROWS_WITH(scan.run(a), Catch::Contains("the segment_aggregates buffer has 4 bytes, but 1000 elements"));
+    a.segment_count = 1;  // the caller says: one segment's room; the call makes 1000
+    CHECK_THROWS_WITH(scan.run(a),
+                      Catch::Contains("make 1000 segments, but segment_aggregates holds segment_count = 1"));
+    a.segment_count = 5;
+    CHECK_THROWS_WITH(scan.run(a), Catch::Contains("the segment_aggregates buffer has 4 bytes, but 5 elements"));
+    a.segment_aggregates = d_room;  // n elements: every call fits
+    a.segment_count = 0;
+    scan.run(a);
+    CHECK(read(rt, d_room, n * 4) == std::vector<uint8_t>(n * 4, 1));  // each segment one element, 0x01010101
+  }
+  scangen::Scan by_offsets = rt.compile("scan seg { type = i32; op = add; segments = offsets; offset = u32; }");
+  for (bool checked : {false, true}) {
+    scangen::Scan::OpenCLArgs a;
+    a.in = d_in;
+    a.inclusive = d_out;
+    a.n = n;
+    a.segment_offsets = d_small;
+    a.segment_count = UINT64_MAX;
+    a.check_segments = checked;
+    CHECK_THROWS_WITH(by_offsets.run(a), Catch::Contains("segment_count = 18446744073709551615 is too large"));
+  }
+  for (cl_mem m : {d_in, d_out, d_flags, d_keys, d_small, d_room}) clReleaseMemObject(m);
 }
 
 // Checked mode: offsets that decrease, go beyond n, or do not end at n are

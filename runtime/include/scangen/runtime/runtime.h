@@ -154,9 +154,14 @@ class Scan {
     // only with check_segments.
     const void* segment_flags = nullptr;    // segments = flags: n bytes, nonzero starts a segment
     const void* segment_offsets = nullptr;  // segments = offsets: segment_count + 1 of the spec's offset type
-    uint64_t segment_count = 0;             // segments = offsets: the number of segments
-    const void* keys = nullptr;             // segments = keys: n keys of the spec's key type
-    void* segment_aggregates = nullptr;     // outputs = aggregate: one element per segment (not `aggregate`)
+    // segments = offsets: the number of segments (less than 2^64 - 1).
+    // segments = flags or keys: how many elements segment_aggregates holds;
+    // 0 (the default) means n, the most segments a call can make. Less than
+    // n costs a synchronising copy of the flags or keys, which are counted:
+    // a call that makes more segments than that is refused before it runs.
+    uint64_t segment_count = 0;
+    const void* keys = nullptr;          // segments = keys: n keys of the spec's key type
+    void* segment_aggregates = nullptr;  // outputs = aggregate: one element per segment (not `aggregate`)
     bool check_segments = false;
   };
   void run(const CudaArgs& args) const;
