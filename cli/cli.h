@@ -21,9 +21,11 @@ constexpr int kUserError = 1;
 constexpr int kInternalError = 2;
 
 // A problem in the input or the command line: main prints
-// "scangen: error: MESSAGE" and exits 1.
+// "scangen: error: MESSAGE" and exits 1; a located one (`where` set:
+// "FILE:LINE:COL") as a compiler's diagnostic, "WHERE: error: MESSAGE".
 struct UserError {
   std::string message;
+  std::string where = "";
 };
 
 // ---- the command line (options.cpp) -------------------------------------------
@@ -80,6 +82,21 @@ dsl::Document load(const std::string& path);
 // Writes `text` to standard output ("" or "-") or to `path`, never over one
 // of `inputs`; a UserError on failure.
 void write_output(const std::string& path, const std::string& text, const std::vector<std::string>& inputs);
+// The value of an option that names an output file: '-' is standard output,
+// an empty name an error.
+std::string output_path(const std::string& flag, const std::string& value);
+// An exclusive lock (flock) on the folder `path` is in, held while it lives;
+// none for standard output ("" or "-") or a folder that cannot be opened.
+class OutputLock {
+ public:
+  explicit OutputLock(const std::string& path);
+  ~OutputLock();
+  OutputLock(const OutputLock&) = delete;
+  OutputLock& operator=(const OutputLock&) = delete;
+
+ private:
+  int fd_ = -1;
+};
 // The last component of a path.
 std::string base_name(const std::string& path);
 // The plans of `doc`'s scans for `target`: every scan that lists it, or only

@@ -1,5 +1,6 @@
 // Reading FILE and writing OUT for `scangen`, and the plans of a file's scans.
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -136,6 +137,25 @@ void write_output(const std::string& path, const std::string& text, const std::v
   }
 }
 
+std::string output_path(const std::string& flag, const std::string& value) {
+  if (value.empty()) throw UserError{flag + " needs a file name ('-' for standard output)"};
+  return value;
+}
+
+OutputLock::OutputLock(const std::string& path) {
+  if (path.empty() || path == "-") return;
+  const size_t slash = path.find_last_of('/');
+  const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+  fd_ = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd_ < 0) return;  // write_output says what is wrong with the folder
+  while (::flock(fd_, LOCK_EX) != 0 && errno == EINTR) {
+  }
+}
+
+OutputLock::~OutputLock() {
+  if (fd_ >= 0) ::close(fd_);  // and with it the lock
+}
+
 std::string base_name(const std::string& path) {
   size_t slash = path.find_last_of('/');
   return slash == std::string::npos ? path : path.substr(slash + 1);
@@ -149,14 +169,13 @@ std::vector<generator::Plan> select_plans(const dsl::Document& doc, const std::s
     bool listed = false;
     for (dsl::Target t : spec.targets) listed = listed || generator::backend_for(t) == target.backend;
     if (!listed && only.empty()) continue;  // a scan for the other backend
-    const std::string at =
-        doc.file().name() + ":" + std::to_string(spec.loc.line) + ":" + std::to_string(spec.loc.col) + ": ";
-    // The operator check of `scangen check`, on every path that makes a kernel.
-    if (const std::string refusal = ref::refuse_operator(spec); !refusal.empty()) throw UserError{at + refusal};
+    const std::string at = doc.file().name() + ":" + std::to_string(spec.loc.line) + ":" + std::to_string(spec.loc.col);
+    // The operator check of `scangen check`, on every path that makes a kernel, as check says it.
+    if (const std::string refusal = ref::refuse_operator(spec); !refusal.empty()) throw UserError{refusal, at};
     try {
       plans.push_back(generator::make_plan(spec, target));
     } catch (const std::invalid_argument& e) {
-      throw UserError{at + e.what()};
+      throw UserError{e.what(), at};
     }
   }
   if (plans.empty()) {

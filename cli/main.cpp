@@ -81,7 +81,10 @@ int main(int argc, char** argv) {
   try {
     rc = dispatch(std::vector<std::string>(argv + 1, argv + argc));
   } catch (const UserError& e) {
-    std::cerr << "scangen: error: " << e.message << "\n";
+    if (e.where.empty())
+      std::cerr << "scangen: error: " << e.message << "\n";
+    else
+      std::cerr << e.where << ": error: " << e.message << "\n";
     rc = kUserError;
   } catch (const std::exception& e) {
     std::cerr << "scangen: internal error: " << e.what() << "\n";

@@ -59,6 +59,8 @@ uint64_t parse_number(const std::string& flag, const std::string& text) {
   char* end = nullptr;
   errno = 0;
   unsigned long long v = std::strtoull(text.c_str(), &end, 0);
+  if (!text.empty() && *end == '\0' && errno == ERANGE && text[0] != '-')
+    throw UserError{flag + " takes a number up to " + std::to_string(UINT64_MAX) + ", not '" + text + "'"};
   if (text.empty() || *end != '\0' || errno != 0 || text[0] == '-')
     throw UserError{flag + " expects a non-negative whole number, not '" + text + "'"};
   return v;

@@ -81,7 +81,7 @@ int run_compile(const std::vector<std::string>& args) {
       {{{"--arch"}, Takes::NextOrEquals, "", [&](const std::string& v) { o.arch = v; }},
        {{"--device"}, Takes::NextOrEquals, "", [&](const std::string& v) { o.device = parse_device(v); }},
        {{"--scan"}, Takes::Next, "", [&](const std::string& v) { o.only = v; }},
-       {{"-o"}, Takes::Next, "", [&](const std::string& v) { o.out_path = v; }}},
+       {{"-o"}, Takes::Next, "", [&](const std::string& v) { o.out_path = output_path("-o", v); }}},
       [&](const std::string& word) { o.files.push_back(word); }};
   if (!parse_command_line(line, args)) return kOk;
   if (o.files.size() != 1) throw UserError{std::string("compile takes one FILE\n") + kCompileUsage};

@@ -109,7 +109,7 @@ int run_emit(const std::vector<std::string>& args) {
        {{"--arch"}, Takes::NextOrEquals, "", [&](const std::string& v) { o.target.arch = parse_arch(v); }},
        {{"--device"}, Takes::NextOrEquals, "", [&](const std::string& v) { o.target.device = parse_device(v); }},
        {{"--scan"}, Takes::Next, "", [&](const std::string& v) { o.only = v; }},
-       {{"-o"}, Takes::Next, "", [&](const std::string& v) { o.out_path = v; }},
+       {{"-o"}, Takes::Next, "", [&](const std::string& v) { o.out_path = output_path("-o", v); }},
        {{"--header"},
         Takes::Next,
         "",
@@ -139,6 +139,10 @@ int run_emit(const std::vector<std::string>& args) {
     out = std::move(*scans);
   }
   // The header first: a build that sees the new source sees its header too.
+  // Runs writing into one folder take turns, so that once they are done the
+  // files are all from one run (a reader beside a writer may still see one
+  // file new and the other old: docs/cli.md).
+  const OutputLock turn(o.out_path);
   if (!o.header_path.empty()) write_output(o.header_path, out.header, o.files);
   write_output(o.out_path, out.text, o.files);
   if (!o.depfile_path.empty())

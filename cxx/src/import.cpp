@@ -7,7 +7,13 @@
 // by Clang's evaluator, so the .scan text computes in C++'s types.
 #include "scangen/cxx/cxx.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <cctype>
 #include <cmath>
 #include <cstdio>
@@ -756,12 +762,29 @@ std::string render(const SourceManager& sm, SourceLocation loc, const std::strin
   return o.str();
 }
 
+// The header's text; a failure names the system's reason (no such file,
+// permission denied, a loop of symbolic links, a directory).
 std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ImportError(path + ": error: cannot read the file\n", 1);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
+  auto refuse = [&](const std::string& why) {
+    throw ImportError(path + ": error: cannot read the file: " + why + "\n", 1);
+  };
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) refuse(std::strerror(errno));
+  struct stat st {};
+  std::string text;
+  int error = ::fstat(fd, &st) != 0 ? errno : 0;
+  if (error == 0 && S_ISDIR(st.st_mode)) error = EISDIR;
+  char buf[65536];
+  while (error == 0) {
+    const ssize_t got = ::read(fd, buf, sizeof buf);
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) error = errno;
+    if (got <= 0) break;
+    text.append(buf, static_cast<size_t>(got));
+  }
+  ::close(fd);
+  if (error != 0) refuse(std::strerror(error));
+  return text;
 }
 
 // A file of the import's own, included before the header.

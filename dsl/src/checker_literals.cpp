@@ -2,6 +2,7 @@
 // untyped constant expressions that take the type their context needs.
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <cmath>
 #include <cstdlib>
 #include <iterator>
@@ -208,14 +209,28 @@ ExprPtr Checker::float_value(const ast::Expr& e, bool negate, ScalarKind k, Sour
     std::string digits;
     for (char c : e.text)
       if (c != '_') digits += c;
+    errno = 0;
     v = std::strtod(digits.c_str(), nullptr);
     if (std::isinf(v)) {
       error(at, "literal '" + shown + "' is out of range for every float type");
       return nullptr;
     }
+    if (v == 0 && errno == ERANGE) {  // a nonzero literal that rounds to 0 even in f64
+      error(at, "literal '" + shown + "' is too small for every float type: it rounds to 0; write 0 if that is meant");
+      return nullptr;
+    }
   }
   if (negate) v = -v;
   double r = round_to_float_kind(k, v);
+  if (r == 0 && v != 0) {
+    error(at, "literal '" + shown + "' is too small for " + to_string(k) +
+                  ": it rounds to 0 (smallest positive value " +
+                  (k == ScalarKind::F16   ? "2^-24"
+                   : k == ScalarKind::F32 ? "2^-149"
+                                          : "2^-1074") +
+                  "); write 0 if that is meant");
+    return nullptr;
+  }
   if (std::isinf(r) && !std::isinf(v)) {
     error(at, "literal '" + shown + "' is out of range for " + to_string(k) + " (largest finite value " +
                   literal_to_string(Type::scalar(ScalarKind::F64), float_literal(float_kind_max(k))) + ")");

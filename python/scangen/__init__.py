@@ -152,13 +152,13 @@ def _to_numpy(a) -> np.ndarray:
 
 def _host_strides(a: np.ndarray):
     """A NumPy array's strides in elements, where the array is read as it is (its span copied to the device):
-    None when C-contiguous; (-1,) (a contiguous copy) for strides that are not whole elements or negative,
-    or when the span is more than twice the elements."""
+    None when C-contiguous; (-1,) (a contiguous copy) for strides that are not whole elements, negative or 0
+    (a broadcast view), or when the span is more than twice the elements."""
     if a.flags.c_contiguous:
         return None
     itemsize = a.itemsize
-    if any(st < 0 or st % itemsize for st in a.strides):
-        return (-1,)
+    if any(st < 0 or st % itemsize or (st == 0 and d > 1) for st, d in zip(a.strides, a.shape)):
+        return (-1,)  # a broadcast view (stride 0) repeats elements: copied
     strides = tuple(st // itemsize for st in a.strides)
     span = 1 + sum((d - 1) * st for d, st in zip(a.shape, strides))
     return strides if span <= 2 * a.size else (-1,)
@@ -384,6 +384,9 @@ class Scan:
             self._check_dtype(op.dtype)
         if reverse is None:
             reverse = self._reverse
+        if isinstance(op, Host) and not op.shape and axis is not None:  # NumPy: a 0-D array along an axis is 1-D
+            _shape.layout((), None, axis, False)  # axis 0 or -1, else the 0-D array's error
+            op = Host(op.array.reshape(1), op.kind, op.back, op.out_view)
         lay, segs = self._layout(op, axis, reverse, segments)
         if isinstance(op, Host):
             kernel = self._variant(self._kernel_for("opencl"), exclusive, init, reverse, lay.kind, segs, aggregates)
@@ -415,6 +418,8 @@ class Scan:
         if view.shape != tuple(shape) or view.dtype != dtype:
             raise ValueError(f"scangen: out must have shape {tuple(shape)} and dtype {dtype}; it has shape "
                              f"{view.shape} and dtype {view.dtype}")
+        if not view.flags.writeable:  # refused before the kernel runs, not by NumPy's copy after it
+            raise ValueError("scangen: out is read-only (its flags.writeable is False); give a writable array")
         return view
 
     def _run_host(self, op: Host, lay, out, kernel, segs=None, aggregates=False, check=True):

@@ -68,7 +68,8 @@ class Library:
     def is_contiguous(self, a) -> bool: ...
     def contiguous(self, a): ...
     def strides(self, a, itemsize: int):
-        """``a``'s strides in elements, or None where they are not whole, non-negative numbers of them."""
+        """``a``'s strides in elements, or None where they are not whole, non-negative numbers of them or an
+        element repeats (a broadcast view: stride 0 along an axis of more than one element)."""
     def device_index(self, a) -> int: ...
     def pointer(self, a) -> int: ...
     def stream(self, device: int) -> int: ...
@@ -120,7 +121,7 @@ class Torch(Library):
 
     def strides(self, a, itemsize):
         strides = a.stride()
-        return strides if all(st >= 0 for st in strides) else None
+        return strides if all(st > 0 or (st == 0 and d <= 1) for st, d in zip(strides, a.shape)) else None
 
     def device_index(self, a):
         return a.device.index
@@ -184,7 +185,7 @@ class Cupy(Library):
         return self.cupy.ascontiguousarray(a)
 
     def strides(self, a, itemsize):
-        return _element_strides(a.strides, itemsize)
+        return _element_strides(a.strides, itemsize, a.shape)
 
     def device_index(self, a):
         return a.device.id
@@ -448,16 +449,17 @@ def _taken_strides(shape, strides, unit, what, strided):
     """The strides (in elements) of a foreign array that is not C-contiguous, where ``strided`` takes them;
     None for C order; else the array is refused (scangen cannot copy memory it cannot allocate the kind of)."""
     if strided and strides is not None and not _c_order(shape, strides, unit):
-        taken = _element_strides(strides, unit)
+        taken = _element_strides(strides, unit, shape)
         if taken is not None:
             return taken
     _check_c_order(shape, strides, unit, what)
     return None
 
 
-def _element_strides(strides, itemsize):
-    """Byte strides in elements, or None where they are not whole, non-negative numbers of them."""
-    if any(st < 0 or st % itemsize for st in strides):
+def _element_strides(strides, itemsize, shape):
+    """Byte strides in elements, or None where they are not whole, non-negative numbers of them or an element
+    repeats (stride 0 along an axis of more than one element: a broadcast view)."""
+    if any(st < 0 or st % itemsize or (st == 0 and d > 1) for st, d in zip(strides, shape)):
         return None
     return tuple(st // itemsize for st in strides)
 

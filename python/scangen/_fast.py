@@ -39,8 +39,8 @@ class Plan:
 def _plan(scan, op, backend, axis, reverse, exclusive):
     """A Plan for ``op`` (a C-contiguous operand of the scan's input dtype), or None where the general
     path must decide (it raises what is wrong)."""
-    if op.dtype != scan.input_dtype or (axis is not None and type(axis) is not int):
-        return None
+    if op.dtype != scan.input_dtype or (axis is not None and type(axis) is not int) or not op.shape:
+        return None  # 0-D arrays: the general path (NumPy's take a 1-D result)
     rev = scan._reverse if reverse is None else reverse
     try:
         lay = _shape.layout(tuple(op.shape), None, axis, rev)

@@ -97,8 +97,12 @@ def _layout(shape, strides, axis, reverse: bool) -> Layout:
     contiguous = not copy and is_c_contiguous(shape, strides)
     if axis is None:
         return Layout("flat", n, None, not contiguous, (n,), ())
-    if ndim == 0:
-        raise ValueError("scangen: cannot scan a 0-D array along an axis; pass axis=None")
+    if ndim == 0:  # one element, along axis 0 or -1 as PyTorch takes it: a 0-D result
+        try:
+            normalize_axis(axis, 1)
+        except ValueError:
+            raise ValueError(f"scangen: axis {axis} is out of range for a 0-D array (0 and -1 are its axis)") from None
+        return Layout("flat", 1, None, False, (), ())
     axis = normalize_axis(axis, ndim)
     agg_shape = shape[:axis] + shape[axis + 1:]
     if n == 0 or n == shape[axis]:  # one line (or nothing): the flat scan, of a contiguous copy if need be

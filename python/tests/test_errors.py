@@ -97,8 +97,10 @@ def test_out_rules():
     assert np.array_equal(scangen.cumsum(z[:8], out=z[1:]), ref) and np.array_equal(z[1:], ref)
     frozen = np.empty(8, np.int32)
     frozen.flags.writeable = False
-    with pytest.raises(ValueError, match="read-only"):
+    with pytest.raises(ValueError, match="scangen: out is read-only"):  # before the kernel runs, not NumPy's copy
         scangen.cumsum(x, out=frozen)
+    with pytest.raises(ValueError, match="scangen: out is read-only"):  # the general path too (axis, reverse)
+        scangen.cumsum(x.reshape(2, 4), out=frozen.reshape(2, 4), axis=0, reverse=True)
     with pytest.raises(TypeError, match="out must be a numpy array"):
         scangen.cumsum(x, out=[0] * 8)
     with pytest.raises(ValueError, match=r"out must have shape \(8,\) and dtype int32; it has shape \(2, 4\)"):

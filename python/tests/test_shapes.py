@@ -497,8 +497,34 @@ def test_axis_errors():
         scangen.cumsum(x, axis=1.0)  # not the cached layout of axis=1
     with pytest.raises(TypeError, match="axis must be an int"):
         scangen.cumsum(x, axis=True)
-    with pytest.raises(ValueError, match="0-D"):
-        scangen.cumsum(np.array(3, np.int32), axis=0)
+    # A 0-D array along axis 0 or -1, as NumPy takes it (a 1-D result); other axes are out of its range.
+    for axis in (0, -1):
+        got = scangen.cumsum(np.array(3, np.int32), axis=axis)
+        assert got.shape == (1,) and got.tolist() == [3]
+    assert scangen.cummax(np.array(np.nan), axis=0).shape == (1,)
+    with pytest.raises(ValueError, match="axis 1 is out of range for a 0-D array"):
+        scangen.cumsum(np.array(3, np.int32), axis=1)
+
+
+# Broadcast views (stride 0) repeat elements: copied, not read as a short buffer; and NaN propagates the same
+# along every layout (the rows and strided kernels as the flat one).
+def test_broadcast_views_and_nan_by_layout(path):
+    row = np.arange(1, 5, dtype=np.int32)
+    b = np.broadcast_to(row, (3, 4))
+    assert b.strides[0] == 0
+    got = path.get(scangen.cumsum(path.put(b), axis=1))
+    assert np.array_equal(got, np.cumsum(b, axis=1)), got
+    got = path.get(scangen.cumsum(path.put(b), axis=0))
+    assert np.array_equal(got, np.cumsum(b, axis=0)), got
+    col = np.broadcast_to(np.array([[1], [2]], np.int32), (2, 5))
+    assert np.array_equal(path.get(scangen.cumsum(path.put(col), axis=1)), np.cumsum(col, axis=1))
+    m = np.array([[np.nan, 1.0, 2.0], [3.0, np.nan, 1.0]])
+    for axis in (0, 1):
+        want = np.maximum.accumulate(m, axis=axis)
+        got = path.get(scangen.cummax(path.put(np.ascontiguousarray(m)), axis=axis))
+        assert np.array_equal(np.isnan(got), np.isnan(want)) and np.array_equal(got[~np.isnan(want)],
+                                                                              want[~np.isnan(want)]), (axis, got)
+    assert np.array_equal(np.isnan(scangen.cummax(np.array([np.nan, 1.0, 2.0]))), [True, True, True])
     with pytest.raises(NotImplementedError, match="return_aggregates with a tuple"):
         scangen.compile(AFFINE_U32)((np.ones(3, np.uint32), np.ones(3, np.uint32)), return_aggregates=True)
 

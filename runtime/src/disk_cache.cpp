@@ -160,7 +160,16 @@ DiskCache::Options DiskCache::Options::from_environment() {
     options.disabled_reason = "no cache directory: none of SCANGEN_CACHE_DIR, XDG_CACHE_HOME and HOME is set";
   }
   if (const auto max = environment("SCANGEN_CACHE_MAX_BYTES")) {
-    if (const auto bytes = parse_byte_count(*max); bytes && *bytes > 0) options.max_bytes = *bytes;
+    // A value that is no size turns the disk cache off, saying why (Runtime::stats, scangen cache), rather than
+    // being ignored.
+    if (const auto bytes = parse_byte_count(*max); bytes && *bytes > 0) {
+      options.max_bytes = *bytes;
+    } else if (!options.disabled) {
+      options.disabled = true;
+      options.disabled_reason = "SCANGEN_CACHE_MAX_BYTES='" + *max +
+                                "' is not a size: give a whole number of bytes, optionally with K, M or G "
+                                "(256M), greater than 0";
+    }
   }
   return options;
 }
@@ -267,7 +276,11 @@ std::optional<std::vector<std::uint8_t>> DiskCache::load(const std::string& dige
     struct stat st {};
     if (::fstat(file.fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != ::geteuid()) return corrupt();
     const auto file_size = static_cast<std::uint64_t>(st.st_size);
-    if (file_size < kHeaderSize || file_size - kHeaderSize > max_bytes_) return corrupt();
+    if (file_size < kHeaderSize) return corrupt();
+    if (file_size - kHeaderSize > max_bytes_) {  // an entry over this process's bound: a miss, not corruption
+      stats_->record_disk_miss();
+      return std::nullopt;
+    }
 
     std::vector<std::uint8_t> bytes(static_cast<std::size_t>(file_size) + 1);  // one more: it must not grow
     std::size_t got = 0;

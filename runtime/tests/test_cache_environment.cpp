@@ -70,20 +70,38 @@ TEST_CASE("cache: the directory, the bound and the switch come from the environm
     CHECK(DiskCache::Options::from_environment().max_bytes == DiskCache::kDefaultMaxBytes);
     CHECK(DiskCache::kDefaultMaxBytes == 256u << 20);
     const std::vector<std::pair<std::string, std::uint64_t>> cases = {
-        {"12345", 12345},
-        {"64K", 64u << 10},
-        {"3m", 3u << 20},
-        {"2GiB", 2ull << 30},
-        {"0", DiskCache::kDefaultMaxBytes},
-        {"lots", DiskCache::kDefaultMaxBytes},
-        {"-5", DiskCache::kDefaultMaxBytes},
-        {"99999999999999999999999", DiskCache::kDefaultMaxBytes},
-        {"10T", DiskCache::kDefaultMaxBytes}};
+        {"12345", 12345}, {"64K", 64u << 10}, {"3m", 3u << 20}, {"2GiB", 2ull << 30}};
     for (const auto& [text, bytes] : cases) {
       ScopedEnv m("SCANGEN_CACHE_MAX_BYTES", text);
       CAPTURE(text);
       CHECK(DiskCache::Options::from_environment().max_bytes == bytes);
+      CHECK_FALSE(DiskCache::Options::from_environment().disabled);
     }
+    // What is no size turns the cache off and says why (it was ignored, silently).
+    for (const char* text : {"0", "lots", "abc", "-5", "1e9", "99999999999999999999999", "10T"}) {
+      ScopedEnv m("SCANGEN_CACHE_MAX_BYTES", text);
+      CAPTURE(text);
+      const auto options = DiskCache::Options::from_environment();
+      CHECK(options.disabled);
+      CHECK_THAT(options.disabled_reason,
+                 Catch::Contains(std::string("SCANGEN_CACHE_MAX_BYTES='") + text + "' is not a size"));
+      DiskCache cache(options);
+      CHECK_FALSE(cache.enabled());
+    }
+  }
+  SECTION("an entry over a small bound is a miss, not a corrupt entry") {
+    ScopedEnv a("SCANGEN_CACHE_DIR", dir.str());
+    {
+      DiskCache writer(DiskCache::Options::from_environment());
+      REQUIRE(writer.enabled());
+      writer.store(test_key(7), test_payload(7));
+    }
+    ScopedEnv m("SCANGEN_CACHE_MAX_BYTES", "100");
+    auto stats = std::make_shared<scangen::runtime::detail::CacheCounters>();
+    DiskCache reader(DiskCache::Options::from_environment(), stats);
+    REQUIRE(reader.enabled());
+    CHECK_FALSE(reader.load(test_key(7)).has_value());
+    CHECK(stats->snapshot().corrupt_entries == 0);
   }
 }
 

@@ -46,6 +46,18 @@ expect_exit(1 ${SCANGEN} emit ${tmp}/syntax.scan)
 expect_exit(1 ${SCANGEN} emit)
 expect_exit(1 ${SCANGEN} emit --scan nope ${tmp}/block.scan)
 expect_exit(1 ${SCANGEN} emit ${tmp}/block.scan -o ${tmp}/no-such-dir/x.cu)
+# -o '' is no file name (only '-' is standard output).
+execute_process(COMMAND ${SCANGEN} emit ${tmp}/block.scan -o "" RESULT_VARIABLE rc OUTPUT_VARIABLE out
+                ERROR_VARIABLE err)
+if(NOT rc EQUAL 1 OR NOT err MATCHES "-o needs a file name" OR NOT out STREQUAL "")
+  message(FATAL_ERROR "emit -o '': exit ${rc}, stdout of ${out}, stderr: ${err}")
+endif()
+# A --seed past 2^64 - 1 is out of range, not "not a whole number".
+execute_process(COMMAND ${SCANGEN} check --seed 99999999999999999999999 ${SOURCE_DIR}/examples/prefix_sum.scan
+                RESULT_VARIABLE rc ERROR_VARIABLE err)
+if(NOT rc EQUAL 1 OR NOT err MATCHES "--seed takes a number up to 18446744073709551615")
+  message(FATAL_ERROR "check --seed 99999999999999999999999: exit ${rc}, stderr: ${err}")
+endif()
 foreach(f block.cu block.cl)
   file(READ "${tmp}/${f}" text)
   if(NOT text MATCHES "b_scan_kernel" OR NOT text MATCHES "b_inclusive")

@@ -3,7 +3,10 @@
 // construct outside the subset a diagnostic at its file:line:col.
 #include <catch2/catch.hpp>
 
+#include <unistd.h>
+
 #include <cstddef>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -228,6 +231,27 @@ TEST_CASE("the wrong --type, an unknown operator and a C++ syntax error", "[cxx]
   } catch (const ImportError& e) {
     CHECK(e.diagnostics.find("error:") != std::string::npos);
   }
+}
+
+// A header that cannot be read: the system's reason (it said only "cannot read the file").
+TEST_CASE("a header that cannot be read is refused with the system's reason", "[cxx]") {
+  auto why = [](const std::string& path) {
+    try {
+      scangen::cxx::import(path, "int", "Op", ImportOptions{});
+    } catch (const ImportError& e) {
+      return e.diagnostics;
+    }
+    return std::string("imported");
+  };
+  const std::string dir = std::filesystem::temp_directory_path() / ("scangen_cxx_read_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir + "/sub");
+  std::filesystem::create_symlink(dir + "/loop_b", dir + "/loop_a");
+  std::filesystem::create_symlink(dir + "/loop_a", dir + "/loop_b");
+  CHECK_THAT(why(dir + "/missing.h"), Catch::Contains("cannot read the file: No such file or directory"));
+  CHECK_THAT(why(dir + "/sub"), Catch::Contains("cannot read the file: Is a directory"));
+  CHECK_THAT(why(dir + "/loop_a"), Catch::Contains("cannot read the file: Too many levels of symbolic links"));
+  std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("a header that needs what the first parse leaves out of <cmath>", "[cxx]") {
