@@ -177,6 +177,14 @@ constexpr Row kTable[] = {
     // 256 x 16 without PTX 0.50; 256 x 32 without PTX 0.82 / 0.69; with the
     // warp look-back and shuffles, sleep 0 / 1000 / 3000 ns: 0.951 / 0.852,
     // 0.960 / 0.850, 0.956 / 0.835. 8 bytes follow CUDA's row, untimed.
+    // An OpenCL CPU device (the runtime plans for "opencl cpu" there, PoCL's among them): work-groups of
+    // 64 work-items of 4 elements. A CPU runs a work-group as a loop, and its JIT compile, not the scan,
+    // is most of a call's time: PoCL on 2 cores of an AMD EPYC, an f32 device scan's first call 0.6 s
+    // against 1.6 s at 256 x 32 (its reverse variant 1.7 s against 4.9 s), and 2^24 elements 155 ms
+    // against 143 ms (2026-12-07).
+    {Backend::OpenCL, 0, kAnySize, 64, 4, 0, 0,
+     "OpenCL on a CPU: 64 x 4, no sleep: a third of the JIT time of 256 x 32 on PoCL, 2^24 f32 sum 9 % slower",
+     false, 0, false, 0, 0, false, "opencl cpu"},
     {Backend::OpenCL, 0, 2, 256, 0, 64, 0, "OpenCL, 1-2 bytes: 64 bytes per thread, 256 threads (not tuned)"},
     {Backend::OpenCL, 0, 4, 256, 32, 0, 1000,
      "OpenCL, 3-4 bytes: 256 x 32, sleep 1000 ns: i32 sum 0.960 of copy (H100)"},

@@ -94,7 +94,8 @@ def test_same_errors(monkeypatch, path):  # noqa: F811
     ]
     for i, case in enumerate(cases):
         kind, _text = both(monkeypatch, case)
-        assert kind != "ok" or i == 3, (i, _text)  # a strided NumPy out= is written through a copy
+        # A strided NumPy out= is written through a copy; a 0-D array scans along axis -1 (as NumPy and PyTorch).
+        assert kind != "ok" or i in (3, 9), (i, _text)
 
 
 @pytest.mark.parametrize("path", ["cuda"], indirect=True)

@@ -141,6 +141,7 @@ void Runtime::Impl::open_opencl(int platform_index, std::string selector, std::s
       generator::opencl_build_options(cl_platform_string(cl_platform, CL_PLATFORM_NAME), extra_options);
   cl_options += (cl_options.empty() || paths.empty() ? "" : " ") + paths;
   device_name = cl_device_string(cl_dev, CL_DEVICE_NAME);
+  plan_device = (chosen.type & CL_DEVICE_TYPE_CPU) ? "opencl cpu" : "";
   backend = Backend::OpenCL;
 }
 

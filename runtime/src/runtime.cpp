@@ -156,7 +156,7 @@ Scan Runtime::compile(const dsl::Spec& spec) {
     // the device comes before its architecture's).
     const bool cuda = rt.backend == Backend::Cuda;
     st->plan = generator::make_plan(
-        spec, generator::Target{rt.backend, cuda ? rt.sm : 0, cuda ? rt.device_name : std::string()});
+        spec, generator::Target{rt.backend, cuda ? rt.sm : 0, cuda ? rt.device_name : rt.plan_device});
   } catch (const std::invalid_argument& e) {
     fail(e.what());
   }

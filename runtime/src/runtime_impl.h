@@ -191,6 +191,10 @@ const generator::RunShape* run_shape(const generator::Plan& p, const Args& a, ge
 struct Runtime::Impl {
   Backend backend = Backend::Cuda;
   std::string device_name, fallback_reason;
+  // What plans are made for (generator::Target::device): CUDA, the device's
+  // name; OpenCL, "opencl cpu" on a CPU device (the tuning table's row for
+  // CPUs), else "".
+  std::string plan_device;
 
   // CUDA
   const runtime::detail::Driver* driver = nullptr;
