@@ -183,8 +183,8 @@ constexpr Row kTable[] = {
     // against 1.6 s at 256 x 32 (its reverse variant 1.7 s against 4.9 s), and 2^24 elements 155 ms
     // against 143 ms (2026-12-07).
     {Backend::OpenCL, 0, kAnySize, 64, 4, 0, 0,
-     "OpenCL on a CPU: 64 x 4, no sleep: a third of the JIT time of 256 x 32 on PoCL, 2^24 f32 sum 9 % slower",
-     false, 0, false, 0, 0, false, "opencl cpu"},
+     "OpenCL on a CPU: 64 x 4, no sleep: a third of the JIT time of 256 x 32 on PoCL, 2^24 f32 sum 9 % slower", false,
+     0, false, 0, 0, false, "opencl cpu"},
     {Backend::OpenCL, 0, 2, 256, 0, 64, 0, "OpenCL, 1-2 bytes: 64 bytes per thread, 256 threads (not tuned)"},
     {Backend::OpenCL, 0, 4, 256, 32, 0, 1000,
      "OpenCL, 3-4 bytes: 256 x 32, sleep 1000 ns: i32 sum 0.960 of copy (H100)"},
