@@ -40,7 +40,7 @@ def pytest_runtest_makereport(item, call):
 
 def pytest_collection_modifyitems(config, items):
     """The quick tier (scripts/test; tests/support/test_tier.h is the C++ side):
-    of each parametrized test, a quarter of its cases (at least one), drawn
+    of each parametrized test, a sixth of its cases (at least one), drawn
     with the seed, those that bring a parameter value not yet kept first; the
     rest deselected. The docs' examples (test_docs.py) always run all.
     SCANGEN_TEST_FULL=1 keeps every case."""
@@ -55,7 +55,7 @@ def pytest_collection_modifyitems(config, items):
     for name, group in groups.items():
         order = list(group)
         random.Random(f"{seed}:{name}").shuffle(order)
-        budget = max(1, -(-len(order) // 4))
+        budget = max(1, -(-len(order) // 6))
         covered, kept = set(), []
         for item in order:  # first those that bring a new parameter value
             values = {(k, repr(v)) for k, v in item.callspec.params.items()}
@@ -73,5 +73,5 @@ def pytest_collection_modifyitems(config, items):
 
 
 def pytest_report_header(config):
-    tier = "full" if FULL_TIER else "quick: a quarter of each parametrized test's cases, drawn; the rest deselected"
+    tier = "full" if FULL_TIER else "quick: a sixth of each parametrized test's cases, drawn; the rest deselected"
     return f"scangen test tier: {tier}; SCANGEN_TEST_SEED={os.environ['SCANGEN_TEST_SEED']}"

@@ -1,4 +1,5 @@
 #include "operator_sweep.h"
+#include "test_tier.h"
 
 #include <algorithm>
 #include <cmath>
@@ -396,10 +397,6 @@ std::string run_and_compare(const SweepSpec& s, size_t n, std::mt19937_64& rng, 
                           {}, {});
 }
 
-uint64_t test_seed() {
-  if (const char* s = std::getenv("SCANGEN_TEST_SEED")) return std::strtoull(s, nullptr, 0);
-  std::random_device rd;
-  return (static_cast<uint64_t>(rd()) << 32) ^ rd();
-}
+uint64_t test_seed() { return tier_seed(); }
 
 }  // namespace scangen::test

@@ -56,8 +56,8 @@ using RunKernel = std::function<std::vector<uint8_t>(const std::string& kernel,
 // first mismatches of each kernel with their inputs.
 std::string run_and_compare(const SweepSpec& s, size_t n, std::mt19937_64& rng, const RunKernel& run);
 
-// A fresh seed per run (printed by the tests on failure), or
-// SCANGEN_TEST_SEED to replay one.
+// The run's seed (test_tier.h's tier_seed: SCANGEN_TEST_SEED, else one
+// drawn per process), printed by the tests on failure.
 uint64_t test_seed();
 
 }  // namespace scangen::test

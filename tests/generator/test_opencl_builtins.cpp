@@ -26,6 +26,7 @@
 #include "opencl_support.h"
 #include "operator_sweep.h"  // scangen::test::test_seed
 #include "scangen/generator/opencl_builtins.h"
+#include "test_tier.h"
 
 namespace {
 
@@ -399,10 +400,15 @@ std::string check(Cl& cl, const std::vector<Function>& functions, const std::vec
 }
 
 // 1, 2, 7, 8, 31, 64, 100, 256 and the device's largest work-group.
-std::vector<size_t> sweep_sizes(const Device& device) {
+// The work-group sizes: every one in the full tier; the quick tier one of a
+// few work-items, one of a few warps' worth and one of 256 or more, drawn (a
+// device such as PoCL compiles the kernel again for every size).
+std::vector<size_t> sweep_sizes(const Device& device, const std::string& type) {
   std::vector<size_t> sizes = {1, 2, 7, 8, 31, 64, 100, 256};
   if (std::find(sizes.begin(), sizes.end(), device.max_group) == sizes.end()) sizes.push_back(device.max_group);
-  return sizes;
+  return scangen::test::sample_cases(sizes, "work-group sizes of the " + type + " functions", [](size_t n) {
+    return std::vector<std::string>{n <= 8 ? "few" : n < 256 ? "warps" : "many"};
+  });
 }
 
 // Every function on T, in one program.
@@ -424,7 +430,7 @@ void sweep() {
   std::mt19937_64 rng(seed);
   Cl cl(device);
   cl.build(test_kernel<T>(all_functions()));
-  const std::string report = check<T>(cl, all_functions(), sweep_sizes(device), rng);
+  const std::string report = check<T>(cl, all_functions(), sweep_sizes(device, Element<T>::name), rng);
   INFO(report);
   CHECK(report.empty());
 }
