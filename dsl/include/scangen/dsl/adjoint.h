@@ -1,0 +1,54 @@
+// The backward pass of a scan, derived from its operator: a scan of its own,
+// written as .scan text, that gives the gradient of a loss with respect to
+// the scan's input from the gradient with respect to its output.
+//
+// For the inclusive scan y[i] = y[i-1] . x[i] (y[-1] the seed: init or the
+// identity) and the gradient yb[i] of a loss L with respect to y[i]:
+//
+//   g[i]  = dL/dy[i], through every later y:  g[n-1] = yb[n-1],
+//           g[i] = yb[i] + A[i]^T g[i+1],  A[i] = d(a . b)/da at (y[i], x[i+1])
+//   xb[i] = dL/dx[i] = B[i]^T g[i],        B[i] = d(a . b)/db at (y[i-1], x[i])
+//
+// (A and B are k x k over the k float scalars of the element type; the
+// integer and bool scalars carry no gradient). Both are one affine map per
+// element on the vector (g, xb), read from the end:
+//
+//   (g, xb)[i] = F_i((g, xb)[i+1]),  F_i(g, z) = (yb[i] + M g, B^T yb[i] + N g),
+//   M = A[i]^T, N = B[i]^T A[i]^T,
+//
+// and composing such maps is associative, with the identity map as its
+// identity: so the whole backward pass is one scan, run from the end, whose
+// element is the map [[M, 0], [N, p I]] with its offset (v, w) (p = 0 for an
+// element, 1 for the identity). The scan's inclusive result at i holds
+// g[i] in v and xb[i] in w.
+//
+// The text reads the elements in reverse order, as a forward flat device scan
+// of one input array of {yp, x, yb} structs (element j holds original element
+// i = n-1-j: yp = y[i-1], x = x[i], yb = yb[i]); it takes y[i] and x[i+1] from
+// the element before (prev), and A = 0 at j = 0.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "scangen/dsl/derivative.h"
+#include "scangen/dsl/spec.h"
+
+namespace scangen::dsl {
+
+struct Adjoint {
+  std::string text;          // a .scan file: the types and one scan
+  std::string name;          // the scan's name
+  std::string input_type;    // the struct of one input element: { yp, x, yb }, each of the spec's type
+  std::string float_type;    // f32 or f64: the type of M, N, v, w and p
+  std::vector<Leaf> leaves;  // the k float scalars of the spec's type; w0 ... w(k-1) are their gradients
+};
+
+// The backward scan of `spec`. Throws DerivativeError, naming the expression,
+// where the combine cannot be differentiated, where the type has no float
+// scalar, or where the spec has what the backward pass does not derive (a
+// convert, several input arrays, segments, a shape, fused outputs, a level
+// other than device).
+Adjoint adjoint(const Spec& spec);
+
+}  // namespace scangen::dsl
