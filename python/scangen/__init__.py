@@ -30,7 +30,7 @@ import threading
 
 import numpy as np
 
-from . import _arrays, _core, _fast
+from . import _arrays, _autograd, _core, _fast
 from . import _shape
 from ._arrays import Cuda, Host
 from ._types import describe_fields, dsl_type_of, dtype_from_desc, dtype_hint, leaves, literal, to_element, type_name
@@ -46,6 +46,7 @@ __all__ = [
     "cumfmax",
     "cumfmin",
     "associative_scan",
+    "vjp",
     "runtime_info",
     "dtype_of",
 ]
@@ -253,6 +254,18 @@ class Scan:
     def spec(self) -> str:
         """The resolved spec, every default filled in (what ``scangen explain`` prints first)."""
         return self._kernel.spec_text
+
+    @property
+    def adjoint_spec(self) -> str:
+        """The text of this scan's backward pass: a scan derived from the operator's partial derivatives
+        (what :func:`vjp` runs). Raises ScanError, naming the reason, where it cannot be derived."""
+        return self._adjoint().text
+
+    def _adjoint(self) -> "_autograd.Adjoint":
+        adj = self.__dict__.get("_adjoint_cache")
+        if adj is None:
+            adj = self.__dict__["_adjoint_cache"] = _autograd.Adjoint(self, compile)
+        return adj
 
     @property
     def backend(self) -> str:
@@ -865,3 +878,34 @@ def associative_scan(combine: str, x, *, identity, out=None, exclusive=False, in
     ])
     return compile(text)(x, out=out, exclusive=exclusive, init=init, axis=axis, reverse=reverse, offsets=offsets,
                          flags=flags, keys=keys, return_aggregates=return_aggregates, check_segments=check_segments)
+
+
+def vjp(scan, x, grad, *, exclusive: bool | None = None, init=None, axis: int | None = -1,
+        reverse: bool | None = None):
+    """The gradient of a scan: the vector-Jacobian product ``grad . d scan(x) / d x``.
+
+    scan: a :class:`Scan` (or ``.scan`` text, compiled) of a differentiable
+        operator: any ``combine`` on floats (arithmetic, min/max, select,
+        exp/log, ...), struct fields included; integer and bool fields carry
+        no gradient (their entries in the result are 0).
+    x: the scan's input, a NumPy array of ``scan.input_dtype``.
+    grad: the gradient of a loss with respect to ``scan(x, ...)``: an array
+        of ``scan.dtype`` and x's shape.
+    exclusive, init, axis, reverse: those of the forward call (``init`` is
+        a constant: it gets no gradient).
+
+    Returns the gradient with respect to ``x`` (``scan.dtype``, x's shape).
+    The backward pass is a scan of its own, derived from the operator
+    (``scan.adjoint_spec`` shows it): one pass from the end whose element is
+    an affine map of (gradient of y[i], gradient of x[i]); with the forward
+    exclusive scan it needs, two scans over the data. Where it cannot be
+    derived (an integer type, an input conversion, segments), ScanError
+    says why.
+    """
+    if not isinstance(scan, Scan):
+        scan = compile(scan)
+    if exclusive is None:
+        exclusive = scan._kernel.mode == "exclusive"
+    if reverse is None:
+        reverse = scan._reverse
+    return _autograd.vjp(scan, scan._adjoint(), x, grad, bool(exclusive), init, axis, bool(reverse))

@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "scangen/dsl/adjoint.h"
 #include "scangen/dsl/field_arrays.h"
 #include "scangen/dsl/spec.h"
 #include "scangen/reference/reference.h"
@@ -534,6 +535,8 @@ NB_MODULE(_core, m) {
       std::rethrow_exception(p);
     } catch (const scangen::Error& e) {
       PyErr_SetString(scan_error, e.what());
+    } catch (const scangen::dsl::DerivativeError& e) {
+      PyErr_SetString(scan_error, e.what());
     }
   });
 
@@ -568,6 +571,15 @@ NB_MODULE(_core, m) {
            "segments"_a = "none", "index_type"_a = "", "aggregate"_a = false)
       .def("run_host", &Kernel::run_host, "in_ptr"_a, "out_ptr"_a, "n"_a, "shape"_a.none() = nb::none(), "agg"_a = 0,
            "agg_count"_a = 0, "seg"_a = 0, "seg_count"_a = 0, "check"_a = false)
+      .def_prop_ro("adjoint",
+                   [](const Kernel& k) {
+                     // The backward scan's text, its scan's name, its float type and the float
+                     // scalars of the element (x.a.b) whose gradients it gives, in order.
+                     scangen::dsl::Adjoint a = scangen::dsl::adjoint(k.spec());
+                     std::vector<std::string> leaves;
+                     for (const scangen::dsl::Leaf& l : a.leaves) leaves.push_back(l.name);
+                     return nb::make_tuple(a.text, a.name, a.float_type, leaves);
+                   })
       .def_prop_ro("has_key_equal", [](const Kernel& k) { return k.spec().key_equal.has_value(); })
       .def("key_segments", &Kernel::key_segments, "keys"_a, "n"_a)
       .def("workspace_bytes", &Kernel::workspace_bytes, "n"_a)

@@ -1,0 +1,125 @@
+"""scangen.vjp: the gradient of a scan through the backward scan derived from its operator, against
+central differences of the forward scan in float64 (every entry for short arrays; random directions for
+long ones, which span many tiles), for the built-in operators and custom ones (non-commutative included),
+inclusive and exclusive, forward and reverse, from the identity and from an init, along either axis."""
+import numpy as np
+import pytest
+
+import scangen
+
+OPS = {
+    "sum": ("scan sum64 { type = f64; op = add; level = device; }", None, (-2, 2)),
+    "prod": ("scan prod64 { type = f64; op = mul; level = device; }", None, (0.5, 1.5)),
+    "max": ("scan max64 { type = f64; op = max; level = device; }", None, (-2, 2)),
+    "min": ("scan min64 { type = f64; op = min; level = device; }", None, (-2, 2)),
+    "logaddexp": ("scan lse64 { type = f64; combine(x, y) { let m = max(x, y); return m == -inf ? m : m + "
+                  "log(exp(x - m) + exp(y - m)); } identity = -inf; level = device; }", None, (-3, 3)),
+    "affine": ("type A { a: f64, b: f64 }\nscan affine64 { type = A; combine(x, y) = A { a: y.a * x.a, b: y.a * "
+               "x.b + y.b }; identity = A { a: 1.0, b: 0.0 }; level = device; }", ("a", "b"), (-1.1, 1.1)),
+    "mat2": ("type M { a: f64, b: f64, c: f64, d: f64 }\nscan mat2_64 { type = M; combine(x, y) = M { a: x.a * "
+             "y.a + x.b * y.c, b: x.a * y.b + x.b * y.d, c: x.c * y.a + x.d * y.c, d: x.c * y.b + x.d * y.d }; "
+             "identity = M { a: 1.0, b: 0.0, c: 0.0, d: 1.0 }; level = device; }",
+             ("a", "b", "c", "d"), (-0.7, 0.7)),
+    "softmax": ("type S { m: f64, s: f64 }\nscan softmax64 { type = S; combine(x, y) { let m = max(x.m, y.m); "
+                "return S { m: m, s: (x.m == m ? x.s : x.s * exp(x.m - m)) + (y.m == m ? y.s : y.s * exp(y.m - m)) }; } "
+                "identity = S { m: -inf, s: 0.0 }; "
+                "level = device; }", ("m", "s"), (0.1, 2)),
+    "argmax": ("type V { v: f64, i: i64 }\nscan argmax64 { type = V; combine(x, y) = y.v > x.v ? y : x; "
+               "identity = V { v: -inf, i: 0 }; level = device; }", ("v",), (-2, 2)),
+}
+
+
+def draw(scan, leaves, lo, hi, shape, rng):
+    x = np.zeros(shape, dtype=scan.dtype)
+    for name in leaves or (None,):
+        target = x if name is None else x[name]
+        target[...] = rng.uniform(lo, hi, size=shape)
+    if leaves and "i" in scan.dtype.names:
+        x["i"] = np.arange(x.size).reshape(shape)
+    return x
+
+
+def flat_floats(a, leaves):
+    if leaves is None:
+        return a.reshape(-1).astype(np.float64)
+    return np.stack([a[name].reshape(-1) for name in leaves], axis=-1).reshape(-1)
+
+
+def loss(scan, x, yb, leaves, **kw):
+    y = scan(x, **kw)
+    yv, ybv = flat_floats(y, leaves), flat_floats(yb, leaves)
+    keep = np.isfinite(yv)  # an exclusive scan's seed (-inf for max) is a constant
+    return float(np.sum(yv[keep] * ybv[keep]))
+
+
+def perturbed(x, leaves, direction):
+    out = x.copy()
+    if leaves is None:
+        out += direction.reshape(x.shape)
+        return out
+    d = direction.reshape(x.shape + (len(leaves),))
+    for k, name in enumerate(leaves):
+        out[name] += d[..., k]
+    return out
+
+
+CASES = [dict(), dict(exclusive=True), dict(reverse=True), dict(exclusive=True, reverse=True)]
+
+
+@pytest.mark.parametrize("op", sorted(OPS))
+@pytest.mark.parametrize("case", range(len(CASES)))
+def test_vjp_matches_central_differences(op, case, rng):
+    rng, seed = rng
+    text, leaves, (lo, hi) = OPS[op]
+    scan = scangen.compile(text)
+    kw = CASES[case]
+    for n in (1, 2, 5, 700):
+        x = draw(scan, leaves, lo, hi, (n,), rng)
+        yb = draw(scan, leaves, -1, 1, (n,), rng)
+        grad = flat_floats(scangen.vjp(scan, x, yb, **kw), leaves)
+        h = 1e-6
+        size = grad.size
+        directions = np.eye(size) if n <= 5 else rng.uniform(-1, 1, size=(3, size))
+        for d in directions:
+            numeric = (loss(scan, perturbed(x, leaves, h * d), yb, leaves, **kw) -
+                       loss(scan, perturbed(x, leaves, -h * d), yb, leaves, **kw)) / (2 * h)
+            assert abs(numeric - grad @ d) <= 1e-5 * (1 + abs(numeric)), (op, kw, n, seed)
+
+
+def test_vjp_init_and_axes(rng):
+    rng, seed = rng
+    text, leaves, (lo, hi) = OPS["affine"]
+    scan = scangen.compile(text)
+    x = draw(scan, leaves, lo, hi, (3, 40), rng)
+    yb = draw(scan, leaves, -1, 1, (3, 40), rng)
+    init = (1.5, -0.25)
+    for kw in (dict(axis=0), dict(axis=1, init=init), dict(axis=-1, exclusive=True, init=init, reverse=True),
+               dict(axis=None)):
+        grad = flat_floats(scangen.vjp(scan, x, yb, **kw), leaves)
+        for d in rng.uniform(-1, 1, size=(3, grad.size)):
+            h = 1e-6
+            numeric = (loss(scan, perturbed(x, leaves, h * d), yb, leaves, **kw) -
+                       loss(scan, perturbed(x, leaves, -h * d), yb, leaves, **kw)) / (2 * h)
+            assert abs(numeric - grad @ d) <= 1e-5 * (1 + abs(numeric)), (kw, seed)
+
+
+def test_vjp_empty_and_cumsum_closed_form():
+    scan = scangen.compile(OPS["sum"][0])
+    assert scangen.vjp(scan, np.zeros(0), np.zeros(0)).shape == (0,)
+    g = np.arange(1.0, 6.0)
+    # d/dx_i sum_j g_j cumsum(x)_j = sum_{j >= i} g_j: a reverse cumsum of g.
+    np.testing.assert_array_equal(scangen.vjp(scan, np.ones(5), g), np.cumsum(g[::-1])[::-1])
+    np.testing.assert_array_equal(scangen.vjp(scan, np.ones(5), g, reverse=True), np.cumsum(g))
+
+
+def test_vjp_refuses_what_it_cannot_derive():
+    with pytest.raises(scangen.ScanError, match="i32 has no f16, f32 or f64 scalar"):
+        scangen.vjp(scangen.compile("scan isum { type = i32; op = add; level = device; }"),
+                    np.ones(3, np.int32), np.ones(3, np.int32))
+    with pytest.raises(scangen.ScanError, match="converts its input"):
+        scangen.compile("scan u8sum { type = f32; input = u8; op = add; level = device; }").adjoint_spec
+    scan = scangen.compile(OPS["sum"][0])
+    with pytest.raises(TypeError, match="dtype float32"):
+        scangen.vjp(scan, np.ones(3, np.float32), np.ones(3))
+    with pytest.raises(ValueError, match="grad has shape"):
+        scangen.vjp(scan, np.ones(3), np.ones(4))
