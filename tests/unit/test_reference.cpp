@@ -1100,6 +1100,21 @@ TEST_CASE("check_operator: operators that break the laws fail with a reason", "[
     CHECK(contains_text(r.message, "guarded"));
     CHECK(contains_text(r.message, "combine(combine(a, b), c)"));
   }
+  SECTION("an identity that is not its own identity: log-sum-exp without a branch for -inf") {
+    // combine(-inf, -inf) = -inf + log(exp(nan) + exp(nan)) = NaN; every random sample passes.
+    dsl::Spec spec = spec_of(
+        "scan lse { type = f64; combine(x, y) { let m = max(x, y); return m + log(exp(x - m) "
+        "+ exp(y - m)); } identity = -inf; }");
+    ref::OperatorReport r = ref::check_operator(spec, seed);
+    INFO(r.message);
+    CHECK_FALSE(r.ok);
+    CHECK(r.identity_failed);
+    CHECK(contains_text(r.message, "combine(e, e) = nan"));
+    dsl::Spec guarded = spec_of(
+        "scan lse { type = f64; combine(x, y) { let m = max(x, y); return m == -inf ? m : m "
+        "+ log(exp(x - m) + exp(y - m)); } identity = -inf; }");
+    CHECK(ref::check_operator(guarded, seed).ok);
+  }
   SECTION("a wrong identity: mul with identity 0") {
     dsl::Spec spec = spec_of("scan m { type = i32; combine(x, y) = x * y; identity = 0; }");
     ref::OperatorReport r = ref::check_operator(spec, seed);
