@@ -156,10 +156,12 @@ Adjoint adjoint(const Spec& spec) {
   };
 
   text += "scan " + out.name + " {\n  type = " + adj + ";\n  input = " + out.input_type + ";\n";
-  text += "  convert(_e, _j) {\n";
-  std::vector<std::string> lets = {"let _ya: " + t.name() + " = prev(_e).yp;",
-                                   "let _xa: " + t.name() + " = prev(_e).x;", "let _yb: " + t.name() + " = _e.yp;",
-                                   "let _xb: " + t.name() + " = _e.x;"};
+  // The element after this one in the scan's order: next for a forward scan, prev for a reverse one.
+  const std::string after = spec.reverse ? "prev" : "next";
+  text += "  convert(_e) {\n";
+  std::vector<std::string> lets = {"let _ya: " + t.name() + " = " + after + "(_e).yp;",
+                                   "let _xa: " + t.name() + " = " + after + "(_e).x;",
+                                   "let _yb: " + t.name() + " = _e.yp;", "let _xb: " + t.name() + " = _e.x;"};
   int counter = 0;
   Inliner inliner(counter);
   for (size_t l = 0; l < k; ++l) {
@@ -170,11 +172,13 @@ Adjoint adjoint(const Spec& spec) {
     const std::string body = inliner.inline_body(db[l], {"_yb", "_xb"}, lets);
     lets.push_back("let _db" + std::to_string(l) + ": " + t.name() + " = " + body + ";");
   }
-  // M[r][c] = A[c][r] = d combine.leaf(c) / d a.leaf(r); none for the last element (j = 0).
+  // M[r][c] = A[c][r] = d combine.leaf(c) / d a.leaf(r). The last element in
+  // the scan's order has no element after it (next / prev give the element
+  // itself): its M is the Jacobian at (y[i-1], x[i]), a point the forward
+  // scan went through, and it only ever meets the identity's zero vector.
   for (size_t r = 0; r < k; ++r)
     for (size_t c = 0; c < k; ++c)
-      lets.push_back("let _m" + idx(r, c) + ": " + f + " = _j == 0 ? 0.0 : " + as_f("_da" + std::to_string(r), c) +
-                     ";");
+      lets.push_back("let _m" + idx(r, c) + ": " + f + " = " + as_f("_da" + std::to_string(r), c) + ";");
   for (const std::string& l : lets) text += "    " + l + "\n";
   text += "    return " + adj + " {";
   std::vector<std::string> values;
@@ -229,7 +233,8 @@ Adjoint adjoint(const Spec& spec) {
         name == "p" || (name[0] == 'm' && name.substr(1, name.find('_') - 1) == name.substr(name.find('_') + 1));
     text += std::string(i ? ", " : " ") + name + ": " + (one ? "1.0" : "0.0");
   }
-  text += " };\n  level = device;\n  assume_associative = true;\n}\n";
+  text += " };\n  level = device;\n  reverse = " + std::string(spec.reverse ? "false" : "true") +
+          ";\n  assume_associative = true;\n}\n";
   out.text = std::move(text);
   return out;
 }

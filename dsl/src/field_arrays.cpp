@@ -78,6 +78,12 @@ std::optional<Spec> with_field_arrays(const Spec& spec, std::string* why) {
     fail(why, "input arrays are read by flat, forward decoupled look-back device scans only");
     return std::nullopt;
   }
+  if (spec.convert && spec.convert->neighbours >= 0) {
+    // prev(x) / next(x) read the input element beside this one, which a
+    // struct of arrays does not hand convert: the struct form packs instead.
+    fail(why, "convert reads prev(x) / next(x), the input elements beside this one");
+    return std::nullopt;
+  }
   std::vector<Type> types;
   leaves(spec.input, types);
   if (types.size() > kMaxArrays) {

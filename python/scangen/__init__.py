@@ -257,14 +257,19 @@ class Scan:
 
     @property
     def adjoint_spec(self) -> str:
-        """The text of this scan's backward pass: a scan derived from the operator's partial derivatives
-        (what :func:`vjp` runs). Raises ScanError, naming the reason, where it cannot be derived."""
-        return self._adjoint().text
+        """The text of this scan's backward pass (in the spec's direction): a scan derived from the
+        operator's partial derivatives, what :func:`vjp` and autograd run. Raises ScanError, naming the
+        reason, where it cannot be derived."""
+        return self._adjoint(self._reverse).text
 
-    def _adjoint(self) -> "_autograd.Adjoint":
-        adj = self.__dict__.get("_adjoint_cache")
+    def _adjoint(self, reverse: bool) -> "_autograd.Adjoint":
+        cache = self.__dict__.setdefault("_adjoint_cache", {})
+        adj = cache.get(reverse)
         if adj is None:
-            adj = self.__dict__["_adjoint_cache"] = _autograd.Adjoint(self, compile)
+            with _lock:
+                adj = cache.get(reverse)
+                if adj is None:
+                    adj = cache[reverse] = _autograd.Adjoint(self, reverse, compile)
         return adj
 
     @property
@@ -360,6 +365,10 @@ class Scan:
            ValueError, when they are not 0 .. len(x), not decreasing);
            False skips the check (on CUDA it copies the offsets back).
         """
+        if _autograd.wants_grad(x):  # a tensor that requires a gradient: through torch.autograd
+            return _autograd.torch_call(self, x, out, exclusive, init, axis, reverse,
+                                        offsets is not None or flags is not None or keys is not None,
+                                        return_aggregates)
         if offsets is None and flags is None and keys is None and init is None and not return_aggregates:
             result = _fast.call(self, x, out, exclusive, axis, reverse, check_segments)
             if result is not None:
@@ -727,7 +736,8 @@ def compile(text_or_path, name: str | None = None) -> Scan:
 def _builtin(op: str, x, dtype, out, exclusive, init, axis, reverse, offsets, flags, keys, return_aggregates,
              check_segments):
     by_dtype = None  # (operator, type of x, x.dtype, dtype=): the key of the Scan found for calls like this
-    if offsets is None and flags is None and keys is None and init is None and not return_aggregates:
+    grad = _autograd.wants_grad(x)
+    if offsets is None and flags is None and keys is None and init is None and not return_aggregates and not grad:
         try:
             by_dtype = (op, type(x), x.dtype, dtype)
             scan = _builtin_by_dtype.get(by_dtype)
@@ -758,6 +768,9 @@ def _builtin(op: str, x, dtype, out, exclusive, init, axis, reverse, offsets, fl
     segments = None
     if offsets is not None or flags is not None or keys is not None:
         segments = _segments_arg(offsets, flags, keys)
+    if grad:  # through torch.autograd (Scan.__call__)
+        return scan(x, out=out, exclusive=exclusive, init=init, axis=axis, reverse=reverse, offsets=offsets,
+                    flags=flags, keys=keys, return_aggregates=return_aggregates, check_segments=check_segments)
     if by_dtype is not None:
         if len(_builtin_by_dtype) >= 256:
             _builtin_by_dtype.clear()
@@ -908,4 +921,4 @@ def vjp(scan, x, grad, *, exclusive: bool | None = None, init=None, axis: int | 
         exclusive = scan._kernel.mode == "exclusive"
     if reverse is None:
         reverse = scan._reverse
-    return _autograd.vjp(scan, scan._adjoint(), x, grad, bool(exclusive), init, axis, bool(reverse))
+    return _autograd.vjp(scan, scan._adjoint, x, grad, bool(exclusive), init, axis, bool(reverse))

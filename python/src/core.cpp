@@ -571,15 +571,20 @@ NB_MODULE(_core, m) {
            "segments"_a = "none", "index_type"_a = "", "aggregate"_a = false)
       .def("run_host", &Kernel::run_host, "in_ptr"_a, "out_ptr"_a, "n"_a, "shape"_a.none() = nb::none(), "agg"_a = 0,
            "agg_count"_a = 0, "seg"_a = 0, "seg_count"_a = 0, "check"_a = false)
-      .def_prop_ro("adjoint",
-                   [](const Kernel& k) {
-                     // The backward scan's text, its scan's name, its float type and the float
-                     // scalars of the element (x.a.b) whose gradients it gives, in order.
-                     scangen::dsl::Adjoint a = scangen::dsl::adjoint(k.spec());
-                     std::vector<std::string> leaves;
-                     for (const scangen::dsl::Leaf& l : a.leaves) leaves.push_back(l.name);
-                     return nb::make_tuple(a.text, a.name, a.float_type, leaves);
-                   })
+      .def(
+          "adjoint",
+          [](const Kernel& k, bool reverse) {
+            // The backward scan of the scan run forward (reverse = false) or from the end: its text,
+            // its scan's name, its float type and the float scalars of the element (x.a.b) whose
+            // gradients it gives, in order.
+            scangen::dsl::Spec spec = k.spec();
+            spec.reverse = reverse;
+            scangen::dsl::Adjoint a = scangen::dsl::adjoint(spec);
+            std::vector<std::string> leaves;
+            for (const scangen::dsl::Leaf& l : a.leaves) leaves.push_back(l.name);
+            return nb::make_tuple(a.text, a.name, a.float_type, leaves);
+          },
+          "reverse"_a)
       .def_prop_ro("has_key_equal", [](const Kernel& k) { return k.spec().key_equal.has_value(); })
       .def("key_segments", &Kernel::key_segments, "keys"_a, "n"_a)
       .def("workspace_bytes", &Kernel::workspace_bytes, "n"_a)

@@ -123,3 +123,85 @@ def test_vjp_refuses_what_it_cannot_derive():
         scangen.vjp(scan, np.ones(3, np.float32), np.ones(3))
     with pytest.raises(ValueError, match="grad has shape"):
         scangen.vjp(scan, np.ones(3), np.ones(4))
+
+
+# ---- PyTorch: a tensor that requires a gradient goes through torch.autograd ----
+
+def torch_devices():
+    try:
+        import torch
+    except ImportError:
+        return [pytest.param("cpu", marks=pytest.mark.skip(reason="needs PyTorch (not installed)")),
+                pytest.param("cuda", marks=pytest.mark.skip(reason="needs a CUDA GPU with PyTorch"))]
+    cuda_ok = torch.cuda.is_available() and scangen.runtime_info()["backend"] == "cuda"
+    return ["cpu", pytest.param("cuda", marks=pytest.mark.skipif(not cuda_ok, reason="needs a CUDA GPU with PyTorch"))]
+
+
+@pytest.mark.parametrize("device", torch_devices())
+def test_torch_gradcheck_of_the_shorthands_and_a_custom_scan(device, rng):
+    import torch
+    rng, seed = rng
+    gen = torch.Generator().manual_seed(seed)
+    lse = scangen.compile(OPS["logaddexp"][0])
+    for n in (1, 7, 300):
+        x = (torch.rand(n, generator=gen, dtype=torch.float64) + 0.5).to(device).requires_grad_()
+        for f in (scangen.cumsum, scangen.cumprod, lambda v: scangen.cummax(v), lambda v: scangen.cummin(v),
+                  lambda v: scangen.cumsum(v, exclusive=True), lambda v: scangen.cumprod(v, reverse=True), lse,
+                  lambda v: lse(v, reverse=True)):
+            assert torch.autograd.gradcheck(f, (x,), eps=1e-6, atol=1e-6, rtol=1e-5), (n, seed)
+
+
+@pytest.mark.parametrize("device", torch_devices())
+def test_torch_backward_matches_torch_own(device, rng):
+    import torch
+    rng, seed = rng
+    gen = torch.Generator().manual_seed(seed)
+    x0 = torch.rand(4, 33, generator=gen, dtype=torch.float64).to(device)
+    x0[1, 5] = 0.0  # cumprod's gradient through a zero, exactly as PyTorch gives it
+    x0[2, 3] = x0[2, 7] = 0.0
+    g = torch.rand(4, 33, generator=gen, dtype=torch.float64).to(device)
+    for ours, theirs in ((lambda v: scangen.cumsum(v, axis=0), lambda v: torch.cumsum(v, 0)),
+                         (lambda v: scangen.cumprod(v, axis=1), lambda v: torch.cumprod(v, 1)),
+                         (lambda v: scangen.cummax(v), lambda v: torch.cummax(v, -1).values),
+                         (lambda v: scangen.cumsum(v, reverse=True), lambda v: torch.cumsum(v.flip(-1), -1).flip(-1))):
+        a = x0.clone().requires_grad_()
+        b = x0.clone().requires_grad_()
+        ours(a).backward(g)
+        theirs(b).backward(g)
+        torch.testing.assert_close(a.grad, b.grad, rtol=1e-12, atol=1e-12, msg=f"seed {seed}")
+
+
+@pytest.mark.parametrize("device", torch_devices())
+def test_torch_autograd_refusals(device):
+    import torch
+    x = torch.ones(5, dtype=torch.float64, device=device, requires_grad=True)
+    with pytest.raises(RuntimeError, match="out= does not take part in autograd"):
+        scangen.cumsum(x, out=torch.empty_like(x))
+    with pytest.raises(NotImplementedError, match="segmented"):
+        scangen.cumsum(x, offsets=torch.tensor([0, 2, 5], device=device))
+    with pytest.raises(scangen.ScanError, match="converts its input"):
+        scangen.cumsum(x, dtype=np.float32)
+    with torch.no_grad():  # no gradient asked for: the values, as ever
+        assert scangen.cumsum(x, dtype=np.float32).tolist() == [1, 2, 3, 4, 5]
+
+
+@pytest.mark.parametrize("device", torch_devices())
+def test_vjp_of_tensors_and_tuples_of_tensors_matches_numpy(device, rng):
+    import torch
+    rng, seed = rng
+    text, leaves, (lo, hi) = OPS["affine"]
+    scan = scangen.compile(text)
+    x = draw(scan, leaves, lo, hi, (500,), rng)
+    yb = draw(scan, leaves, -1, 1, (500,), rng)
+    want = scangen.vjp(scan, x, yb, exclusive=True)
+    parts = tuple(torch.from_numpy(np.ascontiguousarray(x[f])).to(device) for f in ("a", "b"))
+    grads = tuple(torch.from_numpy(np.ascontiguousarray(yb[f])).to(device) for f in ("a", "b"))
+    ga, gb = scangen.vjp(scan, parts, grads, exclusive=True)
+    np.testing.assert_allclose(ga.cpu().numpy(), want["a"], rtol=1e-12, atol=1e-12, err_msg=f"seed {seed}")
+    np.testing.assert_allclose(gb.cpu().numpy(), want["b"], rtol=1e-12, atol=1e-12, err_msg=f"seed {seed}")
+    s = scangen.compile(OPS["prod"][0])
+    v = torch.from_numpy(rng.uniform(0.5, 1.5, size=(3, 40))).to(device)
+    g = torch.from_numpy(rng.uniform(-1, 1, size=(3, 40))).to(device)
+    np.testing.assert_allclose(scangen.vjp(s, v, g, axis=0, reverse=True).cpu().numpy(),
+                               scangen.vjp(s, v.cpu().numpy(), g.cpu().numpy(), axis=0, reverse=True),
+                               rtol=1e-12, atol=1e-12, err_msg=f"seed {seed}")

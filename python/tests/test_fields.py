@@ -155,3 +155,15 @@ def test_fields_read_as_arrays_without_packing(rng):
         # reverse = True has no field-array form: packed, the same results.
         rs, rw = scan((value, weight, tag), reverse=True)
         assert np.array_equal(rw, scan(packed, reverse=True)["w"]), f"reverse, n = {n} (seed {seed})"
+
+
+def test_fields_of_a_convert_that_reads_its_neighbours():
+    # prev(e) is the element before: the fields are packed into structs (a segfault before).
+    s = scangen.compile("type P { a: f64, b: f64 }\nscan nbp { type = f64; input = P; "
+                        "convert(e) = prev(e).a * 10.0 + e.b; op = add; level = device; }")
+    a, b = np.arange(5.0), np.ones(5)
+    packed = np.zeros(5, s.input_dtype)
+    packed["a"], packed["b"] = a, b
+    want = np.cumsum(np.concatenate([[a[0]], a[:-1]]) * 10.0 + b)
+    assert s((a, b)).tolist() == want.tolist()
+    assert s(packed).tolist() == want.tolist()

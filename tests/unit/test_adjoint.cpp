@@ -66,28 +66,28 @@ double loss(const ref::Evaluator& f, const std::vector<uint8_t>& x, const std::v
   return l;
 }
 
-// The gradient by the adjoint scan, as a user of it computes it: the
-// inclusive forward scan's gradient from the case's, the seed and y[i-1]
-// from an exclusive forward scan, the elements in reverse order (reversed
-// again for a reverse scan).
+// The gradient by the adjoint scan, as a user of it computes it: y[i-1]
+// (the seed first) from an exclusive forward scan, the gradient of the
+// inclusive results from the case's, everything in the array's order.
 std::vector<double> adjoint_gradient(const dsl::Spec& spec, const dsl::Adjoint& adj, const std::vector<uint8_t>& x,
                                      const std::vector<uint8_t>& yb_case, uint64_t n, const std::vector<size_t>& offs) {
   const size_t es = spec.type.size();
   const size_t k = offs.size();
-  // Original order o(i): a reverse scan is the forward scan of the reversed array.
-  auto at = [&](uint64_t i) { return spec.reverse ? n - 1 - i : i; };
-  // yb of the inclusive results: an exclusive result at i is the inclusive one at i - 1.
+  // yb of the inclusive results: an exclusive result is the inclusive one of the element before it in the
+  // scan's order, so its gradient goes to that element; the last in the scan's order gets none.
   std::vector<uint8_t> yb(n * es, 0);
   for (uint64_t i = 0; i < n; ++i) {
     if (spec.mode != dsl::Mode::Exclusive) {
-      std::memcpy(&yb[i * es], &yb_case[at(i) * es], es);
-    } else if (i + 1 < n) {
-      std::memcpy(&yb[i * es], &yb_case[at(i + 1) * es], es);
+      std::memcpy(&yb[i * es], &yb_case[i * es], es);
+    } else if (!spec.reverse && i + 1 < n) {
+      std::memcpy(&yb[i * es], &yb_case[(i + 1) * es], es);
+    } else if (spec.reverse && i > 0) {
+      std::memcpy(&yb[i * es], &yb_case[(i - 1) * es], es);
     }
   }
   dsl::Spec ex = spec;
   ex.mode = dsl::Mode::Exclusive;
-  const std::vector<uint8_t> yp_orig = ref::Evaluator(ex).scan(x.data(), n).exclusive;  // y[i-1], the seed first
+  const std::vector<uint8_t> yp = ref::Evaluator(ex).scan(x.data(), n).exclusive;
 
   const dsl::Document doc = dsl::load("adjoint.scan", adj.text);
   INFO(adj.text);
@@ -95,27 +95,25 @@ std::vector<double> adjoint_gradient(const dsl::Spec& spec, const dsl::Adjoint& 
   REQUIRE(doc.ok());
   const dsl::Spec* b = doc.find(adj.name);
   REQUIRE(b != nullptr);
+  CHECK(b->reverse == !spec.reverse);
   const ref::Evaluator back(*b);
   const size_t is = b->input.size();
   REQUIRE(is == 3 * es);
   std::vector<uint8_t> in(n * is, 0);
-  for (uint64_t j = 0; j < n; ++j) {
-    const uint64_t i = n - 1 - j;  // the element j of the backward scan is element i in scan order
-    std::memcpy(&in[j * is], &yp_orig[at(i) * es], es);
-    std::memcpy(&in[j * is + es], &x[at(i) * es], es);
-    std::memcpy(&in[j * is + 2 * es], &yb[i * es], es);
+  for (uint64_t i = 0; i < n; ++i) {
+    std::memcpy(&in[i * is], &yp[i * es], es);
+    std::memcpy(&in[i * is + es], &x[i * es], es);
+    std::memcpy(&in[i * is + 2 * es], &yb[i * es], es);
   }
   const std::vector<uint8_t> g = back.scan(in.data(), n).inclusive;
   const dsl::StructType& st = b->type.struct_type();
   std::vector<double> out(n * k);
-  for (uint64_t j = 0; j < n; ++j) {
-    const uint64_t i = n - 1 - j;
+  for (uint64_t i = 0; i < n; ++i)
     for (size_t l = 0; l < k; ++l) {
       const dsl::Field& w = st.fields[2 * k * k + k + l];
       REQUIRE(w.name == "w" + std::to_string(l));
-      out[at(i) * k + l] = get(&g[j * b->type.size() + w.offset]);
+      out[i * k + l] = get(&g[i * b->type.size() + w.offset]);
     }
-  }
   return out;
 }
 

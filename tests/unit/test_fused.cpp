@@ -214,4 +214,9 @@ TEST_CASE("with_field_arrays: a struct scan's input as one array per scalar fiel
   CHECK_FALSE(dsl::with_field_arrays(
       spec_of(std::string(kText).insert(std::string(kText).size() - 1, " reverse = true;")), &why));
   CHECK(why.find("forward") != std::string::npos);
+  // A convert that reads its neighbours keeps the struct (it dereferenced a null expression before).
+  CHECK_FALSE(dsl::with_field_arrays(spec_of("type P { a: f64, b: f64 }\nscan nb { type = f64; input = P; "
+                                             "convert(e) = prev(e).a * 10.0 + e.b; op = add; }"),
+                                     &why));
+  CHECK(why.find("prev(x) / next(x)") != std::string::npos);
 }

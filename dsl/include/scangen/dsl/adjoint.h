@@ -22,10 +22,11 @@
 // element, 1 for the identity). The scan's inclusive result at i holds
 // g[i] in v and xb[i] in w.
 //
-// The text reads the elements in reverse order, as a forward flat device scan
-// of one input array of {yp, x, yb} structs (element j holds original element
-// i = n-1-j: yp = y[i-1], x = x[i], yb = yb[i]); it takes y[i] and x[i+1] from
-// the element before (prev), and A = 0 at j = 0.
+// The text is a flat device scan in the direction opposite to the spec's, of
+// one input array of {yp, x, yb} structs in the array's order (yp = y[i-1],
+// the forward scan's exclusive result; x = x[i]; yb = the gradient of the
+// inclusive result y[i]); it reads y[i] and x[i+1] from the element after
+// this one in the forward scan's order (next, or prev for a reverse scan).
 #pragma once
 
 #include <string>
