@@ -19,6 +19,8 @@ int items_for(size_t element_bytes, size_t bytes) {
 }
 
 constexpr size_t kAnySize = std::numeric_limits<size_t>::max();
+// The most bytes of elements an auto-sized tile holds (device_tuning).
+constexpr size_t kMaxTileBytes = size_t{32} << 10;
 
 // A row of the table: the entry for a backend, an architecture and elements
 // of up to max_bytes.
@@ -239,6 +241,17 @@ DeviceTuning device_tuning(const dsl::Spec& spec, const Target& target) {
     DeviceTuning t;
     t.threads = r.threads;
     t.items = r.items > 0 ? r.items : items_for(bytes, static_cast<size_t>(r.bytes_per_thread));
+    // Large elements: a block's tile (and the per-thread scratch that grows with its threads) kept to
+    // kMaxTileBytes, so that an auto-sized tile fits a block's 48 KiB of shared memory: threads halved
+    // down to a warp, then items. No row's own shape is past it for the element sizes it was tuned on.
+    while (static_cast<size_t>(t.threads) * static_cast<size_t>(t.items) * bytes > kMaxTileBytes) {
+      if (t.threads > 32)
+        t.threads /= 2;
+      else if (t.items > 1)
+        t.items /= 2;
+      else
+        break;
+    }
     t.first_poll_ns = r.first_poll_ns;
     t.streaming = r.streaming;
     t.min_blocks = r.min_blocks;

@@ -396,6 +396,36 @@ TEST_CASE("device tuning: the table and given tunings", "[unit]") {
   CHECK(scangen::generator::to_string(p).find("sleeps 700 ns before its first read") != std::string::npos);
 }
 
+TEST_CASE("auto-sized tiles of large elements fit a block's shared memory on every target", "[plan]") {
+  using scangen::generator::Target;
+  // 41 f64 fields, 328 bytes: the backward scan of a 2x2 matrix product (dsl/adjoint.h). OpenCL's row
+  // for large elements, 256 work-items, needed 105624 bytes of local memory and had no plan.
+  std::string fields, values;
+  for (int i = 0; i < 41; ++i) {
+    fields += (i ? ", f" : "f") + std::to_string(i) + ": f64";
+    values += (i ? ", f" : "f") + std::to_string(i) + ": x.f" + std::to_string(i) + " + y.f" + std::to_string(i);
+  }
+  const std::string zeros = [] {
+    std::string z;
+    for (int i = 0; i < 41; ++i) z += (i ? ", f" : "f") + std::to_string(i) + ": 0.0";
+    return z;
+  }();
+  const scangen::dsl::Spec big = load_one("type B { " + fields + " }\nscan s { type = B; combine(x, y) = B { " +
+                                          values + " }; identity = B { " + zeros + " }; }");
+  for (const Target& t : {Target{Backend::Cuda, 0}, Target{Backend::Cuda, 90, "NVIDIA H100 80GB HBM3"},
+                          Target{Backend::OpenCL, 0}, Target{Backend::OpenCL, 0, "opencl cpu"}}) {
+    CAPTURE(scangen::generator::to_string(t), t.device);
+    const scangen::generator::Plan p = make_plan(big, t);
+    CHECK(static_cast<size_t>(p.block_threads) * static_cast<size_t>(p.items) * 328 <= size_t{32} << 10);
+    CHECK(p.block_threads >= 32);
+  }
+  // Threads given in the spec are the spec's.
+  CHECK(make_plan(load_one("type B { " + fields + " }\nscan s { type = B; combine(x, y) = B { " + values +
+                           " }; identity = B { " + zeros + " }; threads = 32; items = 1; }"),
+                  Backend::OpenCL)
+            .block_threads == 32);
+}
+
 TEST_CASE("wrapping sums of 1- and 2-byte integers and f16 sums keep their items packed in words", "[unit]") {
   using scangen::generator::parse_tuning;
   auto lanes = [](const std::string& body, Backend b = Backend::Cuda) {
