@@ -30,7 +30,7 @@ import threading
 
 import numpy as np
 
-from . import _arrays, _autograd, _core, _fast
+from . import _arrays, _autograd, _core, _fast, _recurrence
 from . import _shape
 from ._arrays import Cuda, Host
 from ._types import describe_fields, dsl_type_of, dtype_from_desc, dtype_hint, leaves, literal, to_element, type_name
@@ -45,6 +45,8 @@ __all__ = [
     "cummin",
     "cumfmax",
     "cumfmin",
+    "logcumsumexp",
+    "linear_recurrence",
     "associative_scan",
     "vjp",
     "runtime_info",
@@ -762,8 +764,16 @@ def _builtin(op: str, x, dtype, out, exclusive, init, axis, reverse, offsets, fl
         if in_dtype.kind == "b" or acc.kind == "b":
             raise TypeError(f"scangen: '{op}' on bool arrays: convert them to an integer type first")
         convert = f" input = {in_name};" if in_name != acc_name else ""
-        spec_op = op[1:] if op in ("fmin", "fmax") and acc.kind != "f" else op  # integers have no NaN
-        scan = _builtin_scans[key] = compile(f"scan {op}_{acc_name} {{ type = {acc_name};{convert} op = {spec_op}; "
+        if op == "logaddexp":
+            if acc.kind != "f":
+                raise TypeError(f"scangen: logcumsumexp computes in a float type, not {acc} (pass dtype=)")
+            # abs(m) == inf: both operands -inf (the identity with itself), or one of them +inf.
+            body = ("combine(x, y) { let m = max(x, y); return abs(m) == inf ? m : m + log(exp(x - m) + "
+                    "exp(y - m)); } identity = -inf;")
+        else:
+            spec_op = op[1:] if op in ("fmin", "fmax") and acc.kind != "f" else op  # integers have no NaN
+            body = f"op = {spec_op};"
+        scan = _builtin_scans[key] = compile(f"scan {op}_{acc_name} {{ type = {acc_name};{convert} {body} "
                                              "level = device; }")
     segments = None
     if offsets is not None or flags is not None or keys is not None:
@@ -854,6 +864,24 @@ def cumfmin(x, *, dtype=None, out=None, exclusive=False, init=None, axis=-1, rev
     """The running minimum of ``x`` ignoring NaNs, as ``np.fmin.accumulate``. On integers it is :func:`cummin`."""
     return _builtin("fmin", x, dtype, out, exclusive, init, axis, reverse, offsets, flags, keys, return_aggregates,
                     check_segments)
+
+
+def logcumsumexp(x, *, dtype=None, out=None, exclusive=False, init=None, axis=-1, reverse=False, offsets=None,
+                 flags=None, keys=None, return_aggregates=False, check_segments=True):
+    """log(cumsum(exp(x))) without overflow, as ``np.logaddexp.accumulate`` and ``torch.logcumsumexp``:
+    float dtypes (or ``dtype=`` one); -inf is the identity (the exclusive result's first element), a NaN
+    propagates, +inf stays. Differentiable under PyTorch's autograd."""
+    return _builtin("logaddexp", x, dtype, out, exclusive, init, axis, reverse, offsets, flags, keys,
+                    return_aggregates, check_segments)
+
+
+def linear_recurrence(a, b, *, axis: int = -1, reverse: bool = False, h0=None):
+    """The first-order linear recurrence ``h[t] = a[t] * h[t-1] + b[t]`` along ``axis`` (``h[-1] = h0``,
+    default 0), as one scan of affine maps; ``reverse=True`` runs it from the end (``h[t] = a[t] * h[t+1]
+    + b[t]``: discounted returns). ``a`` broadcasts to ``b`` (per element, or one per channel); ``h0``
+    to the shape of ``b`` without ``axis``. Float32 or float64 (b's dtype), NumPy, PyTorch or CuPy arrays;
+    differentiable in a, b and h0 under PyTorch's autograd. Returns h, of b's shape and dtype."""
+    return _recurrence.linear_recurrence(a, b, axis, reverse, h0, compile)
 
 
 def associative_scan(combine: str, x, *, identity, out=None, exclusive=False, init=None, axis=-1,
