@@ -48,10 +48,10 @@ def _module(a):
 
 def wants_grad(x) -> bool:
     """x is a PyTorch tensor that requires a gradient, with autograd recording."""
-    if type(x).__module__.split(".")[0] != "torch":
+    if type(x).__module__.split(".")[0] != "torch" or not getattr(x, "requires_grad", False):
         return False
     import torch
-    return isinstance(x, torch.Tensor) and x.requires_grad and torch.is_grad_enabled()
+    return isinstance(x, torch.Tensor) and torch.is_grad_enabled()
 
 
 def _map(f, a):
@@ -147,6 +147,10 @@ def vjp(scan, adjoint_for, x, grad, exclusive, init, axis, reverse):
             return xp.from_numpy(out)
     if tuple(x.shape) != tuple(grad.shape):
         raise ValueError(f"scangen.vjp: grad has shape {tuple(grad.shape)}, the scan's output {tuple(x.shape)}")
+    if scan._kernel.op == "add" and scan.dtype.kind == "f":
+        # A sum's gradient is the sum of the later gradients: the same scan, run the other way, one pass.
+        out = scan(grad, exclusive=exclusive, axis=axis, reverse=not reverse)
+        return out.reshape(x.shape) if axis is None else out
     adj = adjoint_for(reverse)
     if axis is None:
         return one(scan, adj, x.reshape(-1), grad.reshape(-1), exclusive, init, reverse)

@@ -562,6 +562,14 @@ NB_MODULE(_core, m) {
       .def_prop_ro("type", [](const Kernel& k) { return describe_type(k.spec().type); })
       .def_prop_ro("input", [](const Kernel& k) { return describe_type(k.spec().input); })
       .def_prop_ro("level", [](const Kernel& k) { return std::string(dsl::to_string(k.spec().level)); })
+      .def_prop_ro("op",
+                   [](const Kernel& k) {
+                     // The built-in operator of a scan of its own element type from the identity
+                     // ("" otherwise).
+                     const dsl::Spec& s = k.spec();
+                     return s.op && !s.convert && !s.has_input_arrays() && !s.init ? std::string(dsl::to_string(*s.op))
+                                                                                   : std::string();
+                   })
       .def_prop_ro("mode", [](const Kernel& k) { return std::string(dsl::to_string(k.spec().mode)); })
       .def_prop_ro("reverse", [](const Kernel& k) { return k.spec().reverse; })
       .def_prop_ro(

@@ -110,6 +110,11 @@ def test_vjp_empty_and_cumsum_closed_form():
     # d/dx_i sum_j g_j cumsum(x)_j = sum_{j >= i} g_j: a reverse cumsum of g.
     np.testing.assert_array_equal(scangen.vjp(scan, np.ones(5), g), np.cumsum(g[::-1])[::-1])
     np.testing.assert_array_equal(scangen.vjp(scan, np.ones(5), g, reverse=True), np.cumsum(g))
+    np.testing.assert_array_equal(scangen.vjp(scan, np.ones(5), g, exclusive=True),
+                                  np.concatenate([np.cumsum(g[:0:-1])[::-1], [0.0]]))
+    # A sum from an init of its own: the init is a constant, the gradient the same.
+    seeded = scangen.compile("scan sum64_init { type = f64; op = add; init = 5.0; level = device; }")
+    np.testing.assert_array_equal(scangen.vjp(seeded, np.ones(5), g), np.cumsum(g[::-1])[::-1])
 
 
 def test_vjp_refuses_what_it_cannot_derive():

@@ -76,6 +76,7 @@ def test_logcumsumexp_against_numpy(dtype, rng):
 def test_logcumsumexp_gradient_is_softmax_weights():
     # d/dx_i of logcumsumexp(x)[-1] is softmax(x)_i.
     x = np.array([0.5, -1.0, 2.0, 0.25])
+    scangen.logcumsumexp(x)  # compiles the shorthand's scan
     scan = scangen._builtin_scans[("logaddexp", np.dtype(np.float64), np.dtype(np.float64))]
     g = np.zeros(4)
     g[-1] = 1.0
