@@ -136,7 +136,7 @@ Adjoint adjoint(const Spec& spec) {
       text += std::string(i ? ", " : " ") + st->fields[i].name + ": " + st->fields[i].type.name();
     text += " }\n";
   }
-  text += "type " + out.input_type + " { yp: " + t.name() + ", x: " + t.name() + ", yb: " + t.name() + " }\n";
+  text += "type " + out.input_type + " { yp: " + t.name() + ", x: " + t.name() + ", yb: " + t.name() + ", last: u8 }\n";
   text += "type " + adj + " {";
   std::vector<std::string> fields;
   for (size_t r = 0; r < k; ++r)
@@ -172,13 +172,15 @@ Adjoint adjoint(const Spec& spec) {
     const std::string body = inliner.inline_body(db[l], {"_yb", "_xb"}, lets);
     lets.push_back("let _db" + std::to_string(l) + ": " + t.name() + " = " + body + ";");
   }
-  // M[r][c] = A[c][r] = d combine.leaf(c) / d a.leaf(r). The last element in
-  // the scan's order has no element after it (next / prev give the element
-  // itself): its M is the Jacobian at (y[i-1], x[i]), a point the forward
-  // scan went through, and it only ever meets the identity's zero vector.
+  // M[r][c] = A[c][r] = d combine.leaf(c) / d a.leaf(r); 0 for the last
+  // element of a line in the forward scan's order (last != 0), whose next /
+  // prev is another line's element or itself: M = N = 0 there, so the
+  // backward scan restarts at every line and lines laid end to end are one
+  // scan.
   for (size_t r = 0; r < k; ++r)
     for (size_t c = 0; c < k; ++c)
-      lets.push_back("let _m" + idx(r, c) + ": " + f + " = " + as_f("_da" + std::to_string(r), c) + ";");
+      lets.push_back("let _m" + idx(r, c) + ": " + f + " = _e.last != 0 ? 0.0 : " + as_f("_da" + std::to_string(r), c) +
+                     ";");
   for (const std::string& l : lets) text += "    " + l + "\n";
   text += "    return " + adj + " {";
   std::vector<std::string> values;

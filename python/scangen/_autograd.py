@@ -64,45 +64,81 @@ def _map(f, a):
 
 
 def _shifted(a, reverse: bool):
-    """The gradient of the inclusive results from that of the exclusive ones: an exclusive result is the
-    inclusive one of the element before it in the scan's order."""
+    """The gradient of the inclusive results from that of the exclusive ones (along the last axis): an
+    exclusive result is the inclusive one of the element before it in the scan's order."""
     def shift(v):
         out = _module(v).zeros_like(v)
-        if v.shape[0] > 1:
+        if v.shape[-1] > 1:
             if reverse:
-                out[1:] = v[:-1]
+                out[..., 1:] = v[..., :-1]
             else:
-                out[:-1] = v[1:]
+                out[..., :-1] = v[..., 1:]
         return out
     return _map(shift, a)
 
 
-def _vjp_host(scan, adj: Adjoint, x: np.ndarray, grad: np.ndarray, exclusive: bool, init, reverse: bool):
-    n = x.shape[0]
-    xbar = np.zeros(n, dtype=scan.dtype)
-    if n == 0:
+def _last_flags(xp, shape, reverse, like):
+    """1 at the last element of every line (along the last axis) in the forward scan's order, else 0."""
+    if xp is np:
+        last = np.zeros(shape, np.uint8)
+    elif xp.__name__ == "torch":
+        last = xp.zeros(shape, dtype=xp.uint8, device=like.device)
+    else:
+        last = xp.zeros(shape, dtype=xp.uint8)
+    last[..., 0 if reverse else -1] = 1
+    return last
+
+
+def _vjp_host(scan, adj: Adjoint, x: np.ndarray, grad: np.ndarray, exclusive: bool, init, reverse: bool, axis):
+    """x and grad: NumPy arrays of at least one dimension; every line along axis at once."""
+    xbar = np.zeros(x.shape, dtype=scan.dtype)
+    if x.size == 0:
         return xbar
-    packed = np.empty(n, dtype=adj.scan.input_dtype)
-    packed["yp"] = scan(x, exclusive=True, init=init, reverse=reverse)
-    packed["x"] = x
-    packed["yb"] = _shifted(grad, reverse) if exclusive else grad
-    g = adj.scan(packed, exclusive=False, reverse=not reverse)
+    yp = scan(x, exclusive=True, init=init, reverse=reverse, axis=axis)
+    xm, ypm, gm = (np.moveaxis(v, axis, -1) for v in (x, yp, grad))
+    packed = np.empty(xm.shape, dtype=adj.scan.input_dtype)
+    packed["yp"], packed["x"] = ypm, xm
+    packed["yb"] = _shifted(gm, reverse) if exclusive else gm
+    packed["last"] = _last_flags(np, xm.shape, reverse, None)
+    g = adj.scan(packed.reshape(-1), exclusive=False, reverse=not reverse).reshape(xm.shape)
+    out = np.moveaxis(xbar, axis, -1)  # a view: filling it fills xbar
     if scan.dtype.fields is None:
-        xbar[:] = g["w0"]
+        out[...] = g["w0"]
     else:
         for l, path in enumerate(adj.paths):
-            _leaf(xbar, path)[...] = g[f"w{l}"]
+            _leaf(out, path)[...] = g[f"w{l}"]
     return xbar
 
 
-def _vjp_cuda(scan, adj: Adjoint, x, grad, exclusive: bool, init, reverse: bool):
-    """x and grad: a CUDA array (a scalar type) or a tuple / dict of them, one per field (a struct)."""
+def _cast(w, like):
+    return w if w.dtype == like.dtype else w.to(like.dtype) if hasattr(w, "to") else w.astype(like.dtype)
+
+
+def _vjp_cuda(scan, adj: Adjoint, x, grad, exclusive: bool, init, reverse: bool, axis=-1):
+    """x and grad: a CUDA array of a scalar type (any dimensions, every line along axis at once), or a
+    1-D tuple / dict of them, one per field (a struct)."""
+    if not isinstance(x, (tuple, dict)):
+        xp = _module(x)
+        if x.numel() == 0 if xp.__name__ == "torch" else x.size == 0:
+            return xp.zeros_like(x)
+        yp = scan(x, exclusive=True, init=init, reverse=reverse, axis=axis)
+        xm, ypm, gm = (xp.moveaxis(v, axis, -1) for v in (x, yp, grad))
+        shape = tuple(xm.shape)
+        yb = _shifted(gm, reverse) if exclusive else gm
+        flat = [xp.ascontiguousarray(v).reshape(-1) if xp.__name__ != "torch" else v.contiguous().reshape(-1)
+                for v in (ypm, xm, yb)]
+        last = _last_flags(xp, shape, reverse, x).reshape(-1)
+        g = adj.scan({"yp": flat[0], "x": flat[1], "yb": flat[2], "last": last}, exclusive=False,
+                     reverse=not reverse)
+        return xp.moveaxis(_cast(g["w0"], x).reshape(shape), -1, axis)
     yp = scan(x, exclusive=True, init=init, reverse=reverse)
     yb = _shifted(grad, reverse) if exclusive else grad
-    g = adj.scan({"yp": yp, "x": x, "yb": yb}, exclusive=False, reverse=not reverse)
-    if scan.dtype.fields is None:
-        w = g["w0"]
-        return w if w.dtype == x.dtype else w.to(x.dtype) if hasattr(w, "to") else w.astype(x.dtype)
+    first = x[0] if isinstance(x, tuple) else next(iter(x.values()))
+    while isinstance(first, (tuple, dict)):
+        first = first[0] if isinstance(first, tuple) else next(iter(first.values()))
+    xp = _module(first)
+    last = _last_flags(xp, tuple(first.shape), reverse, first)
+    g = adj.scan({"yp": yp, "x": x, "yb": yb, "last": last}, exclusive=False, reverse=not reverse)
     by_path = {path: g[f"w{l}"] for l, path in enumerate(adj.paths)}
 
     def fill(part, path):
@@ -114,16 +150,8 @@ def _vjp_cuda(scan, adj: Adjoint, x, grad, exclusive: bool, init, reverse: bool)
         w = by_path.get(path)
         if w is None:  # an integer or bool field: no gradient
             return _module(part).zeros_like(part)
-        return w if w.dtype == part.dtype else w.to(part.dtype) if hasattr(w, "to") else w.astype(part.dtype)
+        return _cast(w, part)
     return fill(x, ())
-
-
-def _rows(xp, a, axis):
-    """The lines of a along axis, as a 2-D array (rows), and how to put rows back."""
-    moved = xp.moveaxis(a, axis, -1)
-    shape = tuple(moved.shape)
-    rows = int(np.prod(shape[:-1]))
-    return moved.reshape(rows, shape[-1]), shape
 
 
 def vjp(scan, adjoint_for, x, grad, exclusive, init, axis, reverse):
@@ -153,18 +181,12 @@ def vjp(scan, adjoint_for, x, grad, exclusive, init, axis, reverse):
         return out.reshape(x.shape) if axis is None else out
     adj = adjoint_for(reverse)
     if axis is None:
-        return one(scan, adj, x.reshape(-1), grad.reshape(-1), exclusive, init, reverse)
+        return one(scan, adj, x.reshape(-1), grad.reshape(-1), exclusive, init, reverse, 0).reshape(x.shape)
     if x.ndim == 0:
-        return one(scan, adj, x.reshape(1), grad.reshape(1), exclusive, init, reverse).reshape(())
+        return one(scan, adj, x.reshape(1), grad.reshape(1), exclusive, init, reverse, 0).reshape(())
     if not -x.ndim <= axis < x.ndim:
         raise ValueError(f"scangen.vjp: axis {axis} is out of bounds for an array of {x.ndim} dimensions")
-    if x.ndim == 1:
-        return one(scan, adj, x, grad, exclusive, init, reverse)
-    rows_x, shape = _rows(xp, x, axis)
-    rows_g, _ = _rows(xp, grad, axis)
-    out = [one(scan, adj, rows_x[r], rows_g[r], exclusive, init, reverse) for r in range(rows_x.shape[0])]
-    stacked = xp.stack(out) if out else xp.zeros_like(rows_x)
-    return xp.moveaxis(stacked.reshape(shape), -1, axis)
+    return one(scan, adj, x, grad, exclusive, init, reverse, axis)
 
 
 _Function = None

@@ -210,3 +210,26 @@ def test_vjp_of_tensors_and_tuples_of_tensors_matches_numpy(device, rng):
     np.testing.assert_allclose(scangen.vjp(s, v, g, axis=0, reverse=True).cpu().numpy(),
                                scangen.vjp(s, v.cpu().numpy(), g.cpu().numpy(), axis=0, reverse=True),
                                rtol=1e-12, atol=1e-12, err_msg=f"seed {seed}")
+
+
+def test_vjp_of_many_lines_is_each_line_s(rng):
+    # Every line along the axis in one backward scan (lines of 300 span tiles): a line's first and last
+    # elements must not leak into the lines beside it.
+    rng, seed = rng
+    cases = ((dict(), (5, 300), 1), (dict(exclusive=True), (40, 3), 0), (dict(reverse=True), (40, 3), 0),
+             (dict(exclusive=True, reverse=True), (5, 300), 1))
+    for op in ("prod", "softmax"):
+        text, leaves, (lo, hi) = OPS[op]
+        scan = scangen.compile(text)
+        for kw, shape, axis in cases:
+            x = draw(scan, leaves, lo, hi, shape, rng)
+            g = draw(scan, leaves, -1, 1, shape, rng)
+            got = scangen.vjp(scan, x, g, axis=axis, **kw)
+            lines = [scangen.vjp(scan, np.ascontiguousarray(np.take(x, r, axis=1 - axis)),
+                                 np.ascontiguousarray(np.take(g, r, axis=1 - axis)), **kw)
+                     for r in range(x.shape[1 - axis])]
+            want = np.stack(lines, axis=1 - axis)
+            for name in leaves or (None,):
+                a = got if name is None else got[name]
+                b = want if name is None else want[name]
+                np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12, err_msg=f"{op} {kw} {axis} {seed}")

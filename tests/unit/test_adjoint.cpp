@@ -98,12 +98,15 @@ std::vector<double> adjoint_gradient(const dsl::Spec& spec, const dsl::Adjoint& 
   CHECK(b->reverse == !spec.reverse);
   const ref::Evaluator back(*b);
   const size_t is = b->input.size();
-  REQUIRE(is == 3 * es);
+  const auto& in_fields = b->input.struct_type().fields;
+  REQUIRE(in_fields.size() == 4);
+  REQUIRE(in_fields[3].name == "last");
   std::vector<uint8_t> in(n * is, 0);
   for (uint64_t i = 0; i < n; ++i) {
-    std::memcpy(&in[i * is], &yp[i * es], es);
-    std::memcpy(&in[i * is + es], &x[i * es], es);
-    std::memcpy(&in[i * is + 2 * es], &yb[i * es], es);
+    std::memcpy(&in[i * is + in_fields[0].offset], &yp[i * es], es);
+    std::memcpy(&in[i * is + in_fields[1].offset], &x[i * es], es);
+    std::memcpy(&in[i * is + in_fields[2].offset], &yb[i * es], es);
+    in[i * is + in_fields[3].offset] = (spec.reverse ? i == 0 : i + 1 == n) ? 1 : 0;
   }
   const std::vector<uint8_t> g = back.scan(in.data(), n).inclusive;
   const dsl::StructType& st = b->type.struct_type();

@@ -23,10 +23,13 @@
 // g[i] in v and xb[i] in w.
 //
 // The text is a flat device scan in the direction opposite to the spec's, of
-// one input array of {yp, x, yb} structs in the array's order (yp = y[i-1],
-// the forward scan's exclusive result; x = x[i]; yb = the gradient of the
-// inclusive result y[i]); it reads y[i] and x[i+1] from the element after
+// one input array of {yp, x, yb, last} structs in the array's order (yp =
+// y[i-1], the forward scan's exclusive result; x = x[i]; yb = the gradient of
+// the inclusive result y[i]; last: nonzero for the last element of a line in
+// the forward scan's order); it reads y[i] and x[i+1] from the element after
 // this one in the forward scan's order (next, or prev for a reverse scan).
+// The maps of the elements marked last ignore what comes after them, so the
+// lines of an array, laid end to end, are differentiated by one scan.
 #pragma once
 
 #include <string>
@@ -40,7 +43,7 @@ namespace scangen::dsl {
 struct Adjoint {
   std::string text;          // a .scan file: the types and one scan
   std::string name;          // the scan's name
-  std::string input_type;    // the struct of one input element: { yp, x, yb }, each of the spec's type
+  std::string input_type;    // one input element: { yp, x, yb } of the spec's type, and last (u8)
   std::string float_type;    // f32 or f64: the type of M, N, v, w and p
   std::vector<Leaf> leaves;  // the k float scalars of the spec's type; w0 ... w(k-1) are their gradients
 };
