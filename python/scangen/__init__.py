@@ -258,6 +258,11 @@ class Scan:
         return self._kernel.spec_text
 
     @property
+    def identity(self) -> np.ndarray:
+        """The operator's identity: a 0-D array of ``self.dtype`` (what an empty scan's aggregate is)."""
+        return np.frombuffer(self._kernel.identity, dtype=self.dtype).reshape(()).copy()
+
+    @property
     def adjoint_spec(self) -> str:
         """The text of this scan's backward pass (in the spec's direction): a scan derived from the
         operator's partial derivatives, what :func:`vjp` and autograd run. Raises ScanError, naming the

@@ -562,6 +562,14 @@ NB_MODULE(_core, m) {
       .def_prop_ro("type", [](const Kernel& k) { return describe_type(k.spec().type); })
       .def_prop_ro("input", [](const Kernel& k) { return describe_type(k.spec().input); })
       .def_prop_ro("level", [](const Kernel& k) { return std::string(dsl::to_string(k.spec().level)); })
+      .def_prop_ro("identity",
+                   [](const Kernel& k) {
+                     // The operator's identity, as bytes of one element.
+                     const scangen::ref::Evaluator ev(k.spec());
+                     std::string bytes(k.spec().type.size(), '\0');
+                     ev.identity(bytes.data());
+                     return nb::bytes(bytes.data(), bytes.size());
+                   })
       .def_prop_ro("op",
                    [](const Kernel& k) {
                      // The built-in operator of a scan of its own element type from the identity
