@@ -1,0 +1,49 @@
+"""Run by test_mpi.py under mpirun: every rank scans its part of one array with scangen.mpi.scan and
+compares it with its part of scangen's scan of the whole array. Parts of uneven sizes, empty ones
+included (more ranks than elements too); the affine operator (non-commutative) and a sum, every mode.
+Exits 1 on a mismatch, naming the rank, the case and the seed."""
+import sys
+
+import numpy as np
+from mpi4py import MPI
+
+import scangen
+import scangen.mpi
+
+AFFINE = ("type A { a: f64, b: f64 }\nscan affine_mpi { type = A; combine(x, y) = A { a: y.a * x.a, b: y.a * x.b "
+          "+ y.b }; identity = A { a: 1.0, b: 0.0 }; level = device; }")
+
+comm = MPI.COMM_WORLD
+rank, size = comm.Get_rank(), comm.Get_size()
+seed = int(sys.argv[1])
+failures = 0
+for total in (0, 1, size - 1, 1000, 4099):
+    rng = np.random.default_rng(seed + total)  # the same global array on every rank
+    cuts = np.sort(rng.integers(0, total + 1, size=size - 1)) if total else np.zeros(size - 1, np.int64)
+    if size > 2:
+        cuts[0] = 0  # rank 0's part empty
+    bounds = np.concatenate([[0], cuts, [total]]).astype(np.int64)
+    affine = scangen.compile(AFFINE)
+    x = np.zeros(total, affine.dtype)
+    x["a"] = rng.uniform(0.5, 1.0, total)
+    x["b"] = rng.uniform(-1, 1, total)
+    v = rng.standard_normal(total)
+    sum64 = scangen.compile("scan sum_mpi { type = f64; op = add; level = device; }")
+    part = slice(bounds[rank], bounds[rank + 1])
+    for s, data in ((affine, x), (sum64, v)):
+        for kw in (dict(), dict(exclusive=True), dict(reverse=True),
+                   dict(exclusive=True, reverse=True, init=(2.0, 0.5) if s is affine else 3.0)):
+            got = scangen.mpi.scan(comm, s, np.ascontiguousarray(data[part]), **kw)
+            want = s(data, **kw)[part]
+            fields = want.dtype.names or (None,)
+            ok = got.shape == want.shape and all(
+                np.allclose(got if f is None else got[f], want if f is None else want[f], rtol=1e-12, atol=1e-12)
+                for f in fields)
+            if not ok:
+                failures += 1
+                print(f"rank {rank} of {size}: {s.name} {kw} total {total} parts {bounds.tolist()}: mismatch "
+                      f"(seed {seed})", flush=True)
+failures = comm.allreduce(failures)
+if rank == 0:
+    print(f"mpi_check: {size} ranks, {'ok' if failures == 0 else f'{failures} mismatches'} (seed {seed})")
+sys.exit(1 if failures else 0)

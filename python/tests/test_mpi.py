@@ -1,0 +1,40 @@
+"""scangen.mpi: scans across MPI ranks, run under mpirun with 1 to 5 ranks (mpi_check.py compares every
+rank's part with the scan of the whole array)."""
+import os
+import pathlib
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+pytest.importorskip("mpi4py", reason="needs mpi4py (scripts/setup-deps installs it)")
+MPIRUN = shutil.which("mpirun")
+
+
+@pytest.mark.skipif(MPIRUN is None, reason="needs mpirun (Open MPI: scripts/setup-deps installs it)")
+@pytest.mark.parametrize("ranks", [1, 2, 3, 5])
+def test_ranks(ranks, rng):
+    _rng, seed = rng
+    script = pathlib.Path(__file__).with_name("mpi_check.py")
+    cmd = [MPIRUN, "--oversubscribe", "-n", str(ranks)]
+    if os.geteuid() == 0:
+        cmd.append("--allow-run-as-root")
+    env = dict(os.environ, OMPI_MCA_rmaps_base_oversubscribe="1")
+    run = subprocess.run(cmd + [sys.executable, str(script), str(seed)], capture_output=True, text=True,
+                         timeout=600, env=env)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert f"mpi_check: {ranks} ranks, ok" in run.stdout
+
+
+def test_refusals():
+    from mpi4py import MPI
+    import numpy as np
+    import scangen
+    import scangen.mpi
+    s = scangen.compile("scan sum_mpi { type = f64; op = add; level = device; }")
+    with pytest.raises(ValueError, match="1-D"):
+        scangen.mpi.scan(MPI.COMM_SELF, s, np.zeros((2, 2)))
+    u8 = scangen.compile("scan u8_mpi { type = u32; input = u8; op = add; level = device; }")
+    with pytest.raises(NotImplementedError, match="converts its input"):
+        scangen.mpi.scan(MPI.COMM_SELF, u8, np.zeros(3, np.uint8))
