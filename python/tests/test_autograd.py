@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import scangen
+from torch_params import torch_devices
 
 OPS = {
     "sum": ("scan sum64 { type = f64; op = add; level = device; }", None, (-2, 2)),
@@ -131,16 +132,6 @@ def test_vjp_refuses_what_it_cannot_derive():
 
 
 # ---- PyTorch: a tensor that requires a gradient goes through torch.autograd ----
-
-def torch_devices():
-    try:
-        import torch
-    except ImportError:
-        return [pytest.param("cpu", marks=pytest.mark.skip(reason="needs PyTorch (not installed)")),
-                pytest.param("cuda", marks=pytest.mark.skip(reason="needs a CUDA GPU with PyTorch"))]
-    cuda_ok = torch.cuda.is_available() and scangen.runtime_info()["backend"] == "cuda"
-    return ["cpu", pytest.param("cuda", marks=pytest.mark.skipif(not cuda_ok, reason="needs a CUDA GPU with PyTorch"))]
-
 
 @pytest.mark.parametrize("device", torch_devices())
 def test_torch_gradcheck_of_the_shorthands_and_a_custom_scan(device, rng):

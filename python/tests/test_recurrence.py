@@ -3,6 +3,7 @@ import numpy as np
 import pytest
 
 import scangen
+from torch_params import torch_devices
 
 
 def recurrence_loop(a, b, axis, reverse, h0):
@@ -81,16 +82,6 @@ def test_logcumsumexp_gradient_is_softmax_weights():
     g = np.zeros(4)
     g[-1] = 1.0
     np.testing.assert_allclose(scangen.vjp(scan, x, g), np.exp(x) / np.exp(x).sum(), rtol=1e-12)
-
-
-def torch_devices():
-    try:
-        import torch
-    except ImportError:
-        return [pytest.param("cpu", marks=pytest.mark.skip(reason="needs PyTorch (not installed)")),
-                pytest.param("cuda", marks=pytest.mark.skip(reason="needs a CUDA GPU with PyTorch"))]
-    cuda_ok = torch.cuda.is_available() and scangen.runtime_info()["backend"] == "cuda"
-    return ["cpu", pytest.param("cuda", marks=pytest.mark.skipif(not cuda_ok, reason="needs a CUDA GPU with PyTorch"))]
 
 
 @pytest.mark.parametrize("device", torch_devices())
