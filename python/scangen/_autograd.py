@@ -5,9 +5,11 @@ of a loss with respect to ``x`` from its gradient ``grad`` with respect to the
 scan's output. The backward pass is itself a scan, generated from the
 operator's symbolic partial derivatives (``Scan.adjoint_spec`` shows its
 text), run in the direction opposite to the forward one over one array of
-``{yp, x, yb}`` elements: y[i-1] (the forward scan's exclusive result, which
-this computes first), x[i], and the gradient of the inclusive result y[i].
-Its inclusive result holds each element's gradient in its fields w0 ...
+``{yp, x, yb, last}`` elements: y[i-1] (the forward scan's exclusive result,
+which this computes first), x[i], the gradient of the inclusive result y[i],
+and a flag on the last element of each line (so that every line of an N-d
+array is one backward scan). Its inclusive result holds each element's
+gradient in its fields w0 ...
 """
 
 from __future__ import annotations
@@ -27,11 +29,10 @@ class Adjoint:
     """The backward scan of one Scan in one direction, compiled once."""
 
     def __init__(self, scan, reverse: bool, compile_fn):
-        text, name, float_type, leaves = scan._kernel.adjoint(reverse)
+        text, name, _float_type, leaves = scan._kernel.adjoint(reverse)
         self.text = text
         self.scan = compile_fn(text, name)
-        self.paths = [tuple(leaf.split(".")[1:]) for leaf in leaves]
-        self.float_dtype = np.dtype(np.float64 if float_type == "f64" else np.float32)
+        self.paths = [tuple(leaf.split(".")[1:]) for leaf in leaves]  # "x.a.b" -> ("a", "b")
 
 
 def _module(a):
@@ -177,8 +178,7 @@ def vjp(scan, adjoint_for, x, grad, exclusive, init, axis, reverse):
         raise ValueError(f"scangen.vjp: grad has shape {tuple(grad.shape)}, the scan's output {tuple(x.shape)}")
     if scan._kernel.op == "add" and scan.dtype.kind == "f":
         # A sum's gradient is the sum of the later gradients: the same scan, run the other way, one pass.
-        out = scan(grad, exclusive=exclusive, axis=axis, reverse=not reverse)
-        return out.reshape(x.shape) if axis is None else out
+        return scan(grad, exclusive=exclusive, axis=axis, reverse=not reverse).reshape(x.shape)
     adj = adjoint_for(reverse)
     if axis is None:
         return one(scan, adj, x.reshape(-1), grad.reshape(-1), exclusive, init, reverse, 0).reshape(x.shape)

@@ -107,6 +107,9 @@ def test_vjp_init_and_axes(rng):
 def test_vjp_empty_and_cumsum_closed_form():
     scan = scangen.compile(OPS["sum"][0])
     assert scangen.vjp(scan, np.zeros(0), np.zeros(0)).shape == (0,)
+    assert scangen.vjp(scan, np.float64(2.0), np.float64(3.0)).shape == ()  # 0-D in, 0-D out
+    prod = scangen.compile(OPS["prod"][0])
+    assert scangen.vjp(prod, np.float64(2.0), np.float64(3.0)) == 3.0
     g = np.arange(1.0, 6.0)
     # d/dx_i sum_j g_j cumsum(x)_j = sum_{j >= i} g_j: a reverse cumsum of g.
     np.testing.assert_array_equal(scangen.vjp(scan, np.ones(5), g), np.cumsum(g[::-1])[::-1])
