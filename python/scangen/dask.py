@@ -11,7 +11,9 @@ them passes over the data:
 3. every block scanned from its carry: a pass. Each line's carry goes in as
    an extra element before the line (after it for ``reverse``), scanned from
    the identity, then dropped (a copy of the block: an ``init`` is compiled
-   into a kernel, so a carry as ``init`` would be a kernel per block).
+   into a kernel, so a carry as ``init`` would be a kernel per block). The
+   blocks are scanned with the axis last (that copy moves it there): rows,
+   not strided lines.
 
 The blocks run wherever Dask runs them (threads, processes, a
 ``dask.distributed`` cluster), on NumPy chunks (OpenCL) or CuPy chunks
@@ -48,18 +50,25 @@ def _xp(a):
     return __import__("cupy") if type(a).__module__.split(".")[0] == "cupy" else np
 
 
+def _last_axis(xp, a, axis):
+    """a with axis moved last, contiguous: its lines are rows (a rows kernel, not a strided one)."""
+    return xp.ascontiguousarray(xp.moveaxis(a, axis, -1))
+
+
 def _aggregates(block, key, axis, reverse):
     scan = _scan_of(key)
     xp = _xp(block)
     if block.shape[axis] == 0:
         shape = block.shape[:axis] + (1,) + block.shape[axis + 1:]
         return xp.full(shape, scan.identity, dtype=scan.dtype)
-    _result, agg = scan(block, axis=axis, reverse=reverse, return_aggregates=True)
+    _result, agg = scan(_last_axis(xp, block, axis), axis=-1, reverse=reverse, return_aggregates=True)
     return xp.expand_dims(xp.asarray(agg), axis)
 
 
 def _carries(aggs, key, axis, reverse, init):
-    return _scan_of(key)(aggs, axis=axis, exclusive=True, reverse=reverse, init=init)
+    xp = _xp(aggs)
+    out = _scan_of(key)(_last_axis(xp, aggs, axis), axis=-1, exclusive=True, reverse=reverse, init=init)
+    return xp.moveaxis(out, -1, axis)
 
 
 def _block(block, carry, key, axis, reverse, exclusive):
@@ -71,12 +80,10 @@ def _block(block, carry, key, axis, reverse, exclusive):
     # The carry as the line's first element (its last, reverse): an init would be a kernel of its own per
     # value (init is compiled into the kernel), this is one kernel for every block.
     ext = xp.concatenate([block, carry] if reverse else [carry, block], axis=axis)
-    out = scan(ext, init=scan.identity, axis=axis, reverse=reverse)
+    out = scan(_last_axis(xp, ext, axis), init=scan.identity, axis=-1, reverse=reverse)
     # inclusive: the elements after the carry; exclusive: those from the carry on, one short.
     start = (1 if exclusive else 0) if reverse else (0 if exclusive else 1)
-    index = [slice(None)] * block.ndim
-    index[axis] = slice(start, start + n)
-    return out[tuple(index)]
+    return xp.moveaxis(out[..., start:start + n], -1, axis)
 
 
 def scan(scan_or_text, x, *, axis: int = -1, exclusive: bool = False, init=None, reverse: bool = False):
