@@ -740,26 +740,9 @@ def compile(text_or_path, name: str | None = None) -> Scan:
         return scan
 
 
-def _builtin(op: str, x, dtype, out, exclusive, init, axis, reverse, offsets, flags, keys, return_aggregates,
-             check_segments):
-    by_dtype = None  # (operator, type of x, x.dtype, dtype=): the key of the Scan found for calls like this
-    grad = _autograd.wants_grad(x)
-    if offsets is None and flags is None and keys is None and init is None and not return_aggregates and not grad:
-        try:
-            by_dtype = (op, type(x), x.dtype, dtype)
-            scan = _builtin_by_dtype.get(by_dtype)
-        except Exception:  # no dtype (a tuple, a dict), an unhashable one: the general path says what is wrong
-            by_dtype = scan = None
-        if scan is not None:
-            result = _fast.call(scan, x, out, exclusive, axis, reverse, check_segments)
-            if result is not None:
-                return result
-            by_dtype = None  # kept already
-    if isinstance(x, (tuple, dict)):
-        raise TypeError(f"scangen: '{op}' scans one array, not a {type(x).__name__} of them")
-    operand = _arrays.operand(x, True)
-    in_dtype = operand.dtype
-    acc = np.dtype(dtype) if dtype is not None else in_dtype
+def _builtin_scan(op: str, in_dtype: np.dtype, acc: np.dtype) -> "Scan":
+    """The Scan of a shorthand: ``op`` (add, mul, min, max, fmin, fmax, logaddexp) over ``in_dtype`` elements
+    accumulated in ``acc``; compiled once (``_builtin_scans``)."""
     key = (op, in_dtype, acc)
     scan = _builtin_scans.get(key)
     if scan is None:
@@ -780,6 +763,30 @@ def _builtin(op: str, x, dtype, out, exclusive, init, axis, reverse, offsets, fl
             body = f"op = {spec_op};"
         scan = _builtin_scans[key] = compile(f"scan {op}_{acc_name} {{ type = {acc_name};{convert} {body} "
                                              "level = device; }")
+    return scan
+
+
+def _builtin(op: str, x, dtype, out, exclusive, init, axis, reverse, offsets, flags, keys, return_aggregates,
+             check_segments):
+    by_dtype = None  # (operator, type of x, x.dtype, dtype=): the key of the Scan found for calls like this
+    grad = _autograd.wants_grad(x)
+    if offsets is None and flags is None and keys is None and init is None and not return_aggregates and not grad:
+        try:
+            by_dtype = (op, type(x), x.dtype, dtype)
+            scan = _builtin_by_dtype.get(by_dtype)
+        except Exception:  # no dtype (a tuple, a dict), an unhashable one: the general path says what is wrong
+            by_dtype = scan = None
+        if scan is not None:
+            result = _fast.call(scan, x, out, exclusive, axis, reverse, check_segments)
+            if result is not None:
+                return result
+            by_dtype = None  # kept already
+    if isinstance(x, (tuple, dict)):
+        raise TypeError(f"scangen: '{op}' scans one array, not a {type(x).__name__} of them")
+    operand = _arrays.operand(x, True)
+    in_dtype = operand.dtype
+    acc = np.dtype(dtype) if dtype is not None else in_dtype
+    scan = _builtin_scan(op, in_dtype, acc)
     segments = None
     if offsets is not None or flags is not None or keys is not None:
         segments = _segments_arg(offsets, flags, keys)

@@ -30,7 +30,6 @@ import numpy as np
 
 import dask.array as da
 
-_OPS = ("add", "mul", "min", "max", "fmin", "fmax")
 
 
 def _key(scan):
@@ -123,19 +122,9 @@ def scan(scan_or_text, x, *, axis: int = -1, exclusive: bool = False, init=None,
 
 def _shorthand(op, x, dtype, axis, exclusive, init, reverse):
     import scangen
-    from ._types import dsl_type_of
     acc = np.dtype(dtype) if dtype is not None else np.dtype(x.dtype)
-    in_name, acc_name = dsl_type_of(np.dtype(x.dtype), [], "T"), dsl_type_of(acc, [], "T")
-    convert = f" input = {in_name};" if in_name != acc_name else ""
-    if op == "logaddexp":
-        if acc.kind != "f":
-            raise TypeError(f"scangen.dask: logcumsumexp computes in a float type, not {acc} (pass dtype=)")
-        body = ("combine(x, y) { let m = max(x, y); return abs(m) == inf ? m : m + log(exp(x - m) + "
-                "exp(y - m)); } identity = -inf;")
-    else:
-        body = f"op = {op[1:] if op in ('fmin', 'fmax') and acc.kind != 'f' else op};"
-    s = scangen.compile(f"scan {op}_{acc_name} {{ type = {acc_name};{convert} {body} level = device; }}")
-    return scan(s, x, axis=axis, exclusive=exclusive, init=init, reverse=reverse)
+    return scan(scangen._builtin_scan(op, np.dtype(x.dtype), acc), x, axis=axis, exclusive=exclusive, init=init,
+                reverse=reverse)
 
 
 def cumsum(x, *, dtype=None, axis: int = -1, exclusive: bool = False, init=None, reverse: bool = False):
