@@ -2,7 +2,9 @@
 #pragma once
 
 #include <catch2/catch.hpp>
+#include <cstddef>
 #include <string>
+#include <vector>
 
 #include "scangen/dsl/dsl.h"
 
@@ -27,6 +29,18 @@ inline dsl::Spec spec_of(const std::string& text, const std::string& scan = "") 
   const dsl::Spec* s = doc.find(scan);
   REQUIRE(s != nullptr);
   return *s;
+}
+
+// The byte offset in a value of type `t` of the scalar at `path` (field indices, as dsl::Leaf has them).
+inline size_t leaf_offset(const dsl::Type& t, const std::vector<int>& path) {
+  size_t off = 0;
+  dsl::Type at = t;
+  for (int i : path) {
+    const dsl::Field& f = at.struct_type().fields[static_cast<size_t>(i)];
+    off += f.offset;
+    at = f.type;
+  }
+  return off;
 }
 
 }  // namespace scangen::test

@@ -24,17 +24,6 @@ using scangen::test::spec_of;
 
 namespace {
 
-size_t offset_of(const dsl::Type& t, const std::vector<int>& path) {
-  size_t off = 0;
-  dsl::Type at = t;
-  for (int i : path) {
-    const dsl::Field& f = at.struct_type().fields[static_cast<size_t>(i)];
-    off += f.offset;
-    at = f.type;
-  }
-  return off;
-}
-
 double get(const uint8_t* p) {
   double d;
   std::memcpy(&d, p, 8);
@@ -140,7 +129,7 @@ int check_gradient(const std::string& text, double lo, double hi, const std::str
     const dsl::Type& t = spec.type;
     const size_t es = t.size();
     std::vector<size_t> offs;
-    for (const dsl::Leaf& l : adj.leaves) offs.push_back(offset_of(t, l.path));
+    for (const dsl::Leaf& l : adj.leaves) offs.push_back(scangen::test::leaf_offset(t, l.path));
     const ref::Evaluator f(spec);
     for (const uint64_t n : {uint64_t{1}, uint64_t{2}, uint64_t{3}, uint64_t{7}, uint64_t{40}}) {
       CAPTURE(n);

@@ -22,18 +22,6 @@ using scangen::test::spec_of;
 
 namespace {
 
-// Byte offset of a float leaf in a value of type t.
-size_t offset_of(const dsl::Type& t, const std::vector<int>& path) {
-  size_t off = 0;
-  dsl::Type at = t;
-  for (int i : path) {
-    const dsl::Field& f = at.struct_type().fields[static_cast<size_t>(i)];
-    off += f.offset;
-    at = f.type;
-  }
-  return off;
-}
-
 double get(const std::vector<uint8_t>& v, size_t off) {
   double d;
   std::memcpy(&d, v.data() + off, 8);
@@ -65,11 +53,11 @@ int check_partials(const std::string& text, double lo, double hi, int points) {
         std::vector<uint8_t> x(t.size(), 0), y(t.size(), 0), got(t.size()), plus(t.size()), minus(t.size()),
             mid(t.size());
         for (const dsl::Leaf& l : dsl::float_leaves(t, "")) {
-          set(x, offset_of(t, l.path), value(rng));
-          set(y, offset_of(t, l.path), value(rng));
+          set(x, scangen::test::leaf_offset(t, l.path), value(rng));
+          set(y, scangen::test::leaf_offset(t, l.path), value(rng));
         }
         std::vector<uint8_t>& arg = param == 0 ? x : y;
-        const size_t at = offset_of(t, leaf.path);
+        const size_t at = scangen::test::leaf_offset(t, leaf.path);
         const double v = get(arg, at), h = 1e-5 * std::max(1.0, std::fabs(v));
         df.combine(x.data(), y.data(), got.data());
         f.combine(x.data(), y.data(), mid.data());
@@ -79,7 +67,7 @@ int check_partials(const std::string& text, double lo, double hi, int points) {
         f.combine(x.data(), y.data(), minus.data());
         set(arg, at, v);
         for (const dsl::Leaf& r : out_leaves) {
-          const size_t o = offset_of(t, r.path);
+          const size_t o = scangen::test::leaf_offset(t, r.path);
           const double right = (get(plus, o) - get(mid, o)) / h, left = (get(mid, o) - get(minus, o)) / h;
           if (std::fabs(right - left) > 1e-3 * (1 + std::fabs(right))) {
             ++kinks;  // a kink (a min, max, clamp or branch switches): no derivative to compare with
