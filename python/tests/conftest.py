@@ -10,6 +10,8 @@ _build = pathlib.Path(__file__).resolve().parents[2] / "build"
 # The runtime's disk cache and PoCL's: compiled kernels survive between runs.
 os.environ.setdefault("SCANGEN_CACHE_DIR", str(_build / "python-cache"))
 os.environ.setdefault("POCL_CACHE_DIR", str(_build / "pocl-cache"))
+# PoCL compiles each kernel once, not again specialised at its first launch (scripts/test says why).
+os.environ.setdefault("POCL_WORK_GROUP_SPECIALIZATION", "0")
 
 # One seed for the whole run (pytest-xdist's workers inherit it from here):
 # it draws the quick tier's sample and every test's data.
