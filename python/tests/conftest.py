@@ -10,7 +10,9 @@ _build = pathlib.Path(__file__).resolve().parents[2] / "build"
 # The runtime's disk cache and PoCL's: compiled kernels survive between runs.
 os.environ.setdefault("SCANGEN_CACHE_DIR", str(_build / "python-cache"))
 os.environ.setdefault("POCL_CACHE_DIR", str(_build / "pocl-cache"))
-# PoCL compiles each kernel once, not again specialised at its first launch (scripts/test says why).
+# PoCL's generic work-group functions only: by default PoCL compiles each kernel twice, once when the runtime
+# asks for the program's binary (its disk cache) and again, specialised, at its first launch. (Not for the
+# generator's tests, which build programs without asking for binaries: there the generic build costs more.)
 os.environ.setdefault("POCL_WORK_GROUP_SPECIALIZATION", "0")
 
 # One seed for the whole run (pytest-xdist's workers inherit it from here):

@@ -409,17 +409,21 @@ void launch_scan_kernel(const Driver& d, const runtime::detail::CudaModule& modu
 // Scan::run passes the input arrays' pointers (CudaArgs::inputs) to the launch as they lie.
 static_assert(sizeof(const void*) == sizeof(CUdeviceptr), "a device pointer is a CUdeviceptr's 64 bits");
 
-void Scan::run(const CudaArgs& a) const {
-  const State& st = runtime::detail::state_of(s_);
+namespace {
+
+// Scan::run, and with `reduce` Scan::reduce: the checks, then the launches.
+void run_cuda(const Scan::State& st, const Scan::CudaArgs& a, bool reduce) {
   const generator::Plan& p = st.plan;
-  if (p.backend != Backend::Cuda) fail("scan '" + p.spec.name + "' was compiled for OpenCL; launch it with OpenCLArgs");
   Runtime::Impl& rt = *st.rt;
   const Driver& d = *rt.driver;
   runtime::detail::check_segment_args(p, a.segment_flags, a.segment_offsets, a.keys, a.aggregate, a.segment_aggregates,
                                       a.n, a.segment_count);
+  if (reduce) runtime::detail::check_reduce(p, a.inclusive, a.exclusive);
   generator::RunShape shape;
-  const runtime::detail::Call call = runtime::detail::plan_call(p, a.n, runtime::detail::run_shape(p, a, shape));
-  runtime::detail::check_outputs(p, a.in || p.input_arrays, a.inclusive, a.exclusive,
+  runtime::detail::Call call = runtime::detail::plan_call(p, a.n, runtime::detail::run_shape(p, a, shape));
+  if (reduce) runtime::detail::keep_reduce_launches(call);
+  runtime::detail::check_outputs(p, a.in || p.input_arrays, reduce ? p.outputs.inclusive : a.inclusive != nullptr,
+                                 reduce ? p.outputs.exclusive : a.exclusive != nullptr,
                                  p.segmented.on() ? a.segment_aggregates != nullptr : a.aggregate != nullptr,
                                  a.running_total, call.elements);
   const std::array<CUdeviceptr, 1 + dsl::Spec::kMaxNamedScatter> scattered =
@@ -444,6 +448,65 @@ void Scan::run(const CudaArgs& a) const {
     // by_kernel: the one kernel of a look-back scan, as the zero kernel's programmatic dependent
     launch_scan_kernel(d, module, p, *k, blocks, params, stream, by_kernel);
   }
+}
+
+// A call with host_aggregate or host_running_total: through the State's
+// staging buffer on the device, then back, waiting for the stream.
+void run_cuda_host_totals(const Scan::State& st, const Scan::CudaArgs& a, bool reduce) {
+  const generator::Plan& p = st.plan;
+  const Driver& d = *st.rt->driver;
+  runtime::detail::check_host_totals(p, a.aggregate, a.host_aggregate, a.running_total, a.host_running_total);
+  std::lock_guard<std::mutex> lock(st.staging_mutex);
+  const uint64_t at_total = runtime::detail::totals_offset(p), bytes = p.element_bytes;
+  {
+    std::lock_guard<std::mutex> state_lock(st.mutex);
+    st.rt->make_current();
+    if (!st.cu_totals) {
+      const CUresult r = d.cuMemAlloc(&st.cu_totals, 2 * at_total);
+      if (r != CUDA_SUCCESS) fail(describe(d, "cuMemAlloc (the device copies of the host totals)", r));
+    }
+  }
+  CUstream stream = static_cast<CUstream>(a.stream);
+  Scan::CudaArgs b = a;
+  b.host_aggregate = b.host_running_total = nullptr;
+  if (a.host_aggregate) b.aggregate = reinterpret_cast<void*>(st.cu_totals);
+  if (a.host_running_total) {
+    b.running_total = reinterpret_cast<void*>(st.cu_totals + at_total);
+    const CUresult r = d.cuMemcpyHtoDAsync(st.cu_totals + at_total, a.host_running_total, bytes, stream);
+    if (r != CUDA_SUCCESS) fail(describe(d, "cuMemcpyHtoDAsync (the running total to the device)", r));
+  }
+  run_cuda(st, b, reduce);
+  if (a.host_aggregate) {
+    const CUresult r = d.cuMemcpyDtoHAsync(a.host_aggregate, st.cu_totals, bytes, stream);
+    if (r != CUDA_SUCCESS) fail(describe(d, "cuMemcpyDtoHAsync (the aggregate to the host)", r));
+  }
+  if (a.host_running_total) {
+    const CUresult r = d.cuMemcpyDtoHAsync(a.host_running_total, st.cu_totals + at_total, bytes, stream);
+    if (r != CUDA_SUCCESS) fail(describe(d, "cuMemcpyDtoHAsync (the running total to the host)", r));
+  }
+  const CUresult r = d.cuStreamSynchronize(stream);
+  if (r != CUDA_SUCCESS) fail(describe(d, "cuStreamSynchronize (after the scan, for its host totals)", r));
+}
+
+const Scan::State& cuda_state(const std::shared_ptr<Scan::State>& s) {
+  const Scan::State& st = runtime::detail::state_of(s);
+  if (st.plan.backend != Backend::Cuda)
+    fail("scan '" + st.plan.spec.name + "' was compiled for OpenCL; launch it with OpenCLArgs");
+  return st;
+}
+
+}  // namespace
+
+void Scan::run(const CudaArgs& a) const {
+  const State& st = cuda_state(s_);
+  if (a.host_aggregate || a.host_running_total) return run_cuda_host_totals(st, a, false);
+  run_cuda(st, a, false);
+}
+
+void Scan::reduce(const CudaArgs& a) const {
+  const State& st = cuda_state(s_);
+  if (a.host_aggregate || a.host_running_total) return run_cuda_host_totals(st, a, true);
+  run_cuda(st, a, true);
 }
 
 }  // namespace scangen

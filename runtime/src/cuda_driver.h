@@ -26,7 +26,8 @@ namespace scangen::runtime::detail {
   X(cuGetErrorName, "cuGetErrorName") X(cuGetErrorString, "cuGetErrorString")                               \
   X(cuMemGetAddressRange, "cuMemGetAddressRange_v2") X(cuModuleLoadDataEx, "cuModuleLoadDataEx")        \
   X(cuLaunchKernelEx, "cuLaunchKernelEx") X(cuFuncSetAttribute, "cuFuncSetAttribute")                     \
-  X(cuStreamSynchronize, "cuStreamSynchronize")
+  X(cuStreamSynchronize, "cuStreamSynchronize") X(cuMemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2")                \
+  X(cuMemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2")
 // clang-format on
 
 struct Driver {

@@ -369,17 +369,17 @@ MemRange mem_range(cl_mem m, const char* what) {
   return {parent, offset};
 }
 
-}  // namespace
-
-void Scan::run(const OpenCLArgs& a) const {
-  const State& st = runtime::detail::state_of(s_);
+// Scan::run, and with `reduce` Scan::reduce: the checks, then the launches.
+void run_opencl(const Scan::State& st, const Scan::OpenCLArgs& a, bool reduce) {
   const generator::Plan& p = st.plan;
-  if (p.backend != Backend::OpenCL) fail("scan '" + p.spec.name + "' was compiled for CUDA; launch it with CudaArgs");
   runtime::detail::check_segment_args(p, a.segment_flags, a.segment_offsets, a.keys, a.aggregate, a.segment_aggregates,
                                       a.n, a.segment_count);
+  if (reduce) runtime::detail::check_reduce(p, a.inclusive, a.exclusive);
   generator::RunShape shape;
-  const runtime::detail::Call call = runtime::detail::plan_call(p, a.n, runtime::detail::run_shape(p, a, shape));
-  runtime::detail::check_outputs(p, a.in || p.input_arrays, a.inclusive, a.exclusive,
+  runtime::detail::Call call = runtime::detail::plan_call(p, a.n, runtime::detail::run_shape(p, a, shape));
+  if (reduce) runtime::detail::keep_reduce_launches(call);
+  runtime::detail::check_outputs(p, a.in || p.input_arrays, reduce ? p.outputs.inclusive : a.inclusive != nullptr,
+                                 reduce ? p.outputs.exclusive : a.exclusive != nullptr,
                                  p.segmented.on() ? a.segment_aggregates != nullptr : a.aggregate != nullptr,
                                  a.running_total, call.elements);
   std::array<const void*, 1 + dsl::Spec::kMaxNamedScatter> fused = {a.scattered};
@@ -456,6 +456,56 @@ void Scan::run(const OpenCLArgs& a) const {
     });
   }
   chain.barrier(queue);
+}
+
+// A call with host_aggregate or host_running_total: through the State's
+// staging buffer, written before the call and read after it (blocking).
+void run_opencl_host_totals(const Scan::State& st, const Scan::OpenCLArgs& a, bool reduce) {
+  const generator::Plan& p = st.plan;
+  runtime::detail::check_host_totals(p, a.aggregate, a.host_aggregate, a.running_total, a.host_running_total);
+  std::lock_guard<std::mutex> lock(st.staging_mutex);
+  const size_t bytes = p.element_bytes;
+  for (cl_mem& m : st.cl_totals)
+    if (!m) {
+      cl_int err = CL_SUCCESS;
+      m = clCreateBuffer(st.rt->cl_ctx, CL_MEM_READ_WRITE, bytes, nullptr, &err);
+      if (err != CL_SUCCESS) fail(cl_error("clCreateBuffer (the device copies of the host totals)", err));
+    }
+  cl_command_queue queue = a.queue ? a.queue : st.rt->cl_queue;
+  Scan::OpenCLArgs b = a;
+  b.host_aggregate = b.host_running_total = nullptr;
+  cl_mem agg = st.cl_totals[0], total = st.cl_totals[1];
+  if (a.host_aggregate) b.aggregate = agg;
+  if (a.host_running_total) {
+    b.running_total = total;
+    SG_CL(clEnqueueWriteBuffer(queue, total, CL_TRUE, 0, bytes, a.host_running_total, 0, nullptr, nullptr));
+  }
+  run_opencl(st, b, reduce);  // on an out-of-order queue it ends with a barrier: the reads come after it
+  if (a.host_aggregate)
+    SG_CL(clEnqueueReadBuffer(queue, agg, CL_TRUE, 0, bytes, a.host_aggregate, 0, nullptr, nullptr));
+  if (a.host_running_total)
+    SG_CL(clEnqueueReadBuffer(queue, total, CL_TRUE, 0, bytes, a.host_running_total, 0, nullptr, nullptr));
+}
+
+const Scan::State& opencl_state(const std::shared_ptr<Scan::State>& s) {
+  const Scan::State& st = runtime::detail::state_of(s);
+  if (st.plan.backend != Backend::OpenCL)
+    fail("scan '" + st.plan.spec.name + "' was compiled for CUDA; launch it with CudaArgs");
+  return st;
+}
+
+}  // namespace
+
+void Scan::run(const OpenCLArgs& a) const {
+  const State& st = opencl_state(s_);
+  if (a.host_aggregate || a.host_running_total) return run_opencl_host_totals(st, a, false);
+  run_opencl(st, a, false);
+}
+
+void Scan::reduce(const OpenCLArgs& a) const {
+  const State& st = opencl_state(s_);
+  if (a.host_aggregate || a.host_running_total) return run_opencl_host_totals(st, a, true);
+  run_opencl(st, a, true);
 }
 
 }  // namespace scangen

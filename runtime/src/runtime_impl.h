@@ -294,6 +294,13 @@ struct Scan::State {
   // since it was last zeroed whole (0: not since it was allocated); such a
   // plan's calls zero it only then (generator::workspace_epoch_zero).
   mutable uint64_t workspace_epoch_calls = 0;
+  // Calls with their totals in host memory (host_aggregate,
+  // host_running_total): the two elements' device copies (CUDA: one
+  // allocation, the running total at totals_offset; OpenCL: two buffers),
+  // used by one such call at a time (staging_mutex).
+  mutable std::mutex staging_mutex;
+  mutable CUdeviceptr cu_totals = 0;
+  mutable cl_mem cl_totals[2] = {nullptr, nullptr};
 
   State() = default;
   State(const State&) = delete;
@@ -304,6 +311,16 @@ struct Scan::State {
 namespace runtime::detail {
 // The state of a Scan, or an error for an empty one.
 const Scan::State& state_of(const std::shared_ptr<Scan::State>& s);
+// Scan::reduce: an error unless the plan has a reduce (a flat device scan by
+// reduce_then_scan with outputs = aggregate) and the call writes no scan.
+void check_reduce(const generator::Plan& p, bool inclusive, bool exclusive);
+// The launches of a reduce: the call's, but for the kernel that writes the scan.
+void keep_reduce_launches(Call& call);
+// Totals in host memory: an error unless the plan is a flat device scan with
+// those outputs and the call gives each in one place only.
+void check_host_totals(const generator::Plan& p, bool agg, bool host_agg, bool run, bool host_run);
+// Where the running total lies in the staging buffer (the aggregate at 0).
+inline uint64_t totals_offset(const generator::Plan& p) { return (p.element_bytes + 15) / 16 * 16; }
 }  // namespace runtime::detail
 
 }  // namespace scangen

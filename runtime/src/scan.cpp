@@ -13,9 +13,12 @@ Scan::State::~State() {
   for (auto& [n, k] : cl_kernels) clReleaseKernel(k);
   if (program) clReleaseProgram(program);
   if (cl_workspace) clReleaseMemObject(cl_workspace);
+  for (cl_mem m : cl_totals)
+    if (m) clReleaseMemObject(m);
   if (rt && rt->driver) {
-    if (cu_fast || cu_tuned || cu_workspace) rt->driver->cuCtxSetCurrent(rt->cu_context);
+    if (cu_fast || cu_tuned || cu_workspace || cu_totals) rt->driver->cuCtxSetCurrent(rt->cu_context);
     if (cu_workspace) rt->driver->cuMemFree(cu_workspace);
+    if (cu_totals) rt->driver->cuMemFree(cu_totals);
     for (const auto* m : {cu_fast.get(), cu_tuned.get()})
       if (m && m->module) rt->driver->cuModuleUnload(m->module);
   }
@@ -64,6 +67,43 @@ void check_outputs(const generator::Plan& p, bool in, bool inc, bool exc, bool a
        o.aggregate ? "outputs lists aggregate" : "outputs does not list aggregate");
   need(run, o.running_total, true, "running_total",
        o.running_total ? "outputs lists running_total" : "outputs does not list running_total");
+}
+
+void check_reduce(const generator::Plan& p, bool inclusive, bool exclusive) {
+  const dsl::Spec& s = p.spec;
+  const std::string who = "scan '" + s.name + "': ";
+  if (s.level != dsl::Level::Device || s.algorithm != dsl::Algorithm::ReduceThenScan || p.shape != dsl::Shape::Flat ||
+      p.segmented.on() || p.scatter || !p.outputs.aggregate)
+    fail(who +
+         "reduce() takes a flat device scan by reduce_then_scan with outputs = aggregate (it launches "
+         "that plan's reduce and spine kernels, not its scan); this one is not (`scangen explain` shows "
+         "its plan)");
+  if (inclusive || exclusive)
+    fail(who + "reduce() writes the aggregate alone: the " + (inclusive ? "inclusive" : "exclusive") +
+         " output must be null");
+}
+
+void keep_reduce_launches(Call& call) {
+  auto writes_scan = [](const generator::Kernel& k) {
+    for (const generator::KernelParam& param : k.params)
+      if (param.role == generator::ParamRole::Inclusive || param.role == generator::ParamRole::Exclusive) return true;
+    return false;
+  };
+  std::vector<std::pair<const generator::Kernel*, uint64_t>> kept;
+  for (const auto& launch : call.launches)
+    if (!writes_scan(*launch.first)) kept.push_back(launch);
+  call.launches = std::move(kept);
+}
+
+void check_host_totals(const generator::Plan& p, bool agg, bool host_agg, bool run, bool host_run) {
+  if (!host_agg && !host_run) return;
+  const std::string who = "scan '" + p.spec.name + "': ";
+  if (p.spec.level != dsl::Level::Device || p.shape != dsl::Shape::Flat || p.segmented.on())
+    fail(who +
+         "totals in host memory (host_aggregate, host_running_total) take a flat device scan's one "
+         "aggregate and running total; this spec is not one");
+  if (agg && host_agg) fail(who + "the aggregate was given twice: aggregate and host_aggregate; give one");
+  if (run && host_run) fail(who + "the running total was given twice: running_total and host_running_total; give one");
 }
 
 void check_input_arrays(const generator::Plan& p, bool in, const std::vector<const void*>& arrays,

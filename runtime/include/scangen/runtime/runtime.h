@@ -133,6 +133,12 @@ class Scan {
     void* exclusive = nullptr;
     void* aggregate = nullptr;      // outputs = aggregate (device: 1 element; else one per segment)
     void* running_total = nullptr;  // outputs = running_total: 1 element, read and written
+    // Or in host memory, one element each (a flat device scan), instead of
+    // aggregate and running_total: the call copies the running total to the
+    // device before its kernels and both back after them, then waits for
+    // its stream.
+    void* host_aggregate = nullptr;
+    void* host_running_total = nullptr;
     // Fused outputs (`scatter(...)`): n elements of scatter_type, not
     // overlapping `in`; only the elements scatter_at selects are written.
     void* scattered = nullptr;
@@ -165,6 +171,12 @@ class Scan {
     bool check_segments = false;
   };
   void run(const CudaArgs& args) const;
+  // The aggregate alone (x0 . x1 . ... . x(n-1), without init; reverse: from
+  // x(n-1)), no scan written: one pass over the input. For a flat device scan
+  // by reduce_then_scan with outputs = aggregate, whose reduce and spine
+  // kernels it launches; args as for run, with inclusive and exclusive null
+  // (a running total, where the spec has one, absorbs the aggregate).
+  void reduce(const CudaArgs& args) const;
 
   // Typed shorthands; they check that In and T have the spec's sizes.
   template <typename In, typename T>
@@ -214,6 +226,9 @@ class Scan {
     cl_mem exclusive = nullptr;
     cl_mem aggregate = nullptr;
     cl_mem running_total = nullptr;
+    // In host memory instead: as for CudaArgs (the call waits for its queue).
+    void* host_aggregate = nullptr;
+    void* host_running_total = nullptr;
     cl_mem scattered = nullptr;  // fused outputs: as for CudaArgs
     std::array<cl_mem, dsl::Spec::kMaxNamedScatter> named_scattered{};
     uint64_t n = 0;
@@ -230,6 +245,7 @@ class Scan {
     bool check_segments = false;
   };
   void run(const OpenCLArgs& args) const;
+  void reduce(const OpenCLArgs& args) const;  // as reduce(CudaArgs)
 
   // The sizes of the element and input types (sizeof P_T, P_In).
   size_t element_size() const;
