@@ -310,13 +310,17 @@ class Scan:
             return variant
         return self._new_variant(kernel, exclusive, init, reverse, kind, form, index, aggregates)
 
+    def _init_bytes(self, init):
+        """init as the bytes of one element (None for None)."""
+        if init is None:
+            return None
+        if isinstance(init, str):
+            raise TypeError("scangen: init is a value of the element type, not text")
+        value = init if isinstance(init, np.ndarray) else to_element(init, self.dtype)
+        return np.ascontiguousarray(value, dtype=self.dtype).reshape(-1)[:1].tobytes()
+
     def _new_variant(self, kernel, exclusive, init, reverse, kind, form, index, aggregates):
-        init_bytes = None
-        if init is not None:
-            if isinstance(init, str):
-                raise TypeError("scangen: init is a value of the element type, not text")
-            value = init if isinstance(init, np.ndarray) else to_element(init, self.dtype)
-            init_bytes = np.ascontiguousarray(value, dtype=self.dtype).reshape(-1)[:1].tobytes()
+        init_bytes = self._init_bytes(init)
         if exclusive is None:
             exclusive = kernel.mode == "exclusive"
         with _lock:
@@ -451,14 +455,14 @@ class Scan:
             raise ValueError("scangen: out is read-only (its flags.writeable is False); give a writable array")
         return view
 
-    def _run_host(self, op: Host, lay, out, kernel, segs=None, aggregates=False, check=True):
+    def _run_host(self, op: Host, lay, out, kernel, segs=None, aggregates=False, check=True, carry=None):
         view = self._host_out(op, out, lay.out_shape) if out is not None else None
         x = np.ascontiguousarray(op.array) if lay.copy else op.array
-        result, aggs = self._scan_host(x, lay, view, kernel, segs, aggregates, check)
+        result, aggs = self._scan_host(x, lay, view, kernel, segs, aggregates, check, carry)
         result = out if out is not None else op.back(result)
         return (result, op.back(aggs)) if aggregates else result
 
-    def _scan_host(self, x: np.ndarray, lay, out, kernel, segs=None, aggregates=False, check=True):
+    def _scan_host(self, x: np.ndarray, lay, out, kernel, segs=None, aggregates=False, check=True, carry=None):
         """The scan of ``x`` (laid out as ``lay`` says) into ``out`` (a NumPy array, or None: a new one); the
         aggregates (None unless asked for)."""
         # Written in place when out is contiguous and writeable, else through a copy. The kernel reads a
@@ -477,7 +481,7 @@ class Scan:
                 raise ValueError(f"scangen: offsets= must all be 0 for an empty x; they are {seg_array.tolist()}")
         if size:
             kernel.run_host(x.ctypes.data, result.ctypes.data, lay.n, lay.shape, aggs.ctypes.data if aggregates else 0,
-                            agg_count, seg, seg_count, check)
+                            agg_count, seg, seg_count, check, **({} if carry is None else {"carry": carry}))
         elif aggs is not None and aggs.size:
             one = np.empty((), dtype=self.dtype)
             self._empty_aggregates(kernel, aggs, lambda k: k.run_host(0, 0, 0, None, one.ctypes.data, 1))
@@ -509,7 +513,7 @@ class Scan:
                              f"{self.dtype} on x's device ({op.device}); it is {problem}")
         return o.pointer
 
-    def _run_cuda(self, op: Cuda, lay, out, kernel, segs=None, aggregates=False, check=True):
+    def _run_cuda(self, op: Cuda, lay, out, kernel, segs=None, aggregates=False, check=True, carry=None):
         if op.device != 0:
             raise NotImplementedError(f"scangen: the CUDA runtime uses device 0; this array is on device {op.device}")
         lib = op.lib
@@ -526,22 +530,22 @@ class Scan:
             aggs = lib.empty(lay.agg_shape if segs is None else (segs.total(op.size, kernel),), self.dtype, op.device)
         if out is None:
             result = lib.empty(shape, self.dtype, op.device)
-            self._launch(kernel, op, lay, lib.pointer(result), aggs, segs, check)
+            self._launch(kernel, op, lay, lib.pointer(result), aggs, segs, check, carry)
             result = op.back(result)
             return (result, op.back(aggs)) if aggregates else result
         out_ptr = self._cuda_out(op, out, shape)
         in_span = lay.n if lay.shape is None else lay.shape.span
         if not _overlap(op.pointer, in_span * self.input_dtype.itemsize, out_ptr, op.size * self.dtype.itemsize):
-            self._launch(kernel, op, lay, out_ptr, aggs, segs, check)
+            self._launch(kernel, op, lay, out_ptr, aggs, segs, check, carry)
         elif not lib.is_array(out):
             raise ValueError(f"scangen: out overlaps x; for {op.kind} arrays it must not (pass another array)")
         else:
             temp = lib.empty(shape, self.dtype, op.device)  # x and out overlap: through a temporary
-            self._launch(kernel, op, lay, lib.pointer(temp), aggs, segs, check)
+            self._launch(kernel, op, lay, lib.pointer(temp), aggs, segs, check, carry)
             lib.copy(out, temp)
         return (out, op.back(aggs)) if aggregates else out
 
-    def _launch(self, kernel, op: Cuda, lay, out_ptr, aggs=None, segs=None, check=True):
+    def _launch(self, kernel, op: Cuda, lay, out_ptr, aggs=None, segs=None, check=True, carry=None):
         """One launch on op's stream, with a workspace from op's library (calls on two streams never share one)."""
         lib = op.lib
         agg, agg_count = (lib.pointer(aggs), lib.nbytes(aggs) // self.dtype.itemsize) if aggs is not None else (0, 0)
@@ -558,8 +562,53 @@ class Scan:
         ws_bytes = kernel.workspace_bytes(lay.n) if lay.shape is None else kernel.shape_workspace_bytes(lay.shape)
         ws = _workspace(lib, op.device, op.stream, ws_bytes) if ws_bytes else 0
         kernel.run_cuda(op.pointer, out_ptr, lay.n, op.stream, ws, ws_bytes, lay.shape, agg, agg_count, seg,
-                        seg_count, check)
+                        seg_count, check, **({} if carry is None else {"carry": carry}))
         _arrays.hold_until_done(op)
+
+    # ---- across processes (scangen.mpi, scangen.dask) ----
+
+    def _part_aggregate(self, x, reverse: bool) -> bytes:
+        """The aggregate of the 1-D array x (from its last element with reverse), as one element's bytes: the
+        spec's reduce build, one read of x (the identity for an empty x)."""
+        op = _arrays.operand(x, True)
+        n = int(np.prod(op.shape, dtype=np.int64)) if op.shape else 1
+        if n == 0:
+            return self.identity.tobytes()
+        if isinstance(op, Host):
+            kernel = self._kernel_for("opencl").carry_variant(True, False, bool(reverse))
+            a = np.ascontiguousarray(op.array)
+            if a.dtype != self.input_dtype:
+                self._check_dtype(a.dtype)
+            return kernel.reduce_host(a.ctypes.data, n)
+        if op.dtype != self.input_dtype:
+            self._check_dtype(op.dtype)
+        kernel = self._kernel_for("cuda").carry_variant(True, False, bool(reverse))
+        lib = op.lib
+        if self._layout(op, -1, bool(reverse), None)[0].copy:  # a strided view: its contiguous copy
+            if op.kind not in ("torch", "cupy"):
+                raise ValueError(f"scangen: this {op.kind} array is not contiguous: pass a contiguous copy")
+            op.array = op.keep = lib.contiguous(op.array)
+            op.pointer = lib.pointer(op.array)
+        ws_bytes = kernel.workspace_bytes(n)
+        ws = _workspace(lib, op.device, op.stream, ws_bytes) if ws_bytes else 0
+        agg = kernel.reduce_cuda(op.pointer, n, op.stream, ws, ws_bytes)
+        _arrays.hold_until_done(op)
+        return agg
+
+    def _from_carry(self, x, exclusive: bool, reverse: bool, carry: bytes):
+        """The 1-D array x scanned from ``carry`` (one element's bytes, in place of init): the spec's
+        running-total build, one read and one write of x."""
+        op = _arrays.operand(x, True)
+        if op.dtype != self.input_dtype:
+            self._check_dtype(op.dtype)
+        if isinstance(op, Host) and not op.shape:
+            op = Host(op.array.reshape(1), op.kind, op.back, op.out_view)
+        lay, _ = self._layout(op, -1, bool(reverse), None)
+        if isinstance(op, Host):
+            kernel = self._kernel_for("opencl").carry_variant(False, bool(exclusive), bool(reverse))
+            return self._run_host(op, lay, None, kernel, carry=carry)
+        kernel = self._kernel_for("cuda").carry_variant(False, bool(exclusive), bool(reverse))
+        return self._run_cuda(op, lay, None, kernel, carry=carry)
 
     # ---- a tuple of arrays, one per field ----
 

@@ -313,6 +313,80 @@ class Kernel {
     return k;
   }
 
+  // The builds a scan carried across processes takes (scangen.mpi, scangen.dask): with `reduce`, the spec by
+  // reduce_then_scan with outputs = aggregate (reduce_host / reduce_cuda: one read of the input); else the
+  // spec with outputs = running_total, seeded by a carry from host memory (run_host / run_cuda's `carry`).
+  // Neither has init: the carry holds it.
+  std::shared_ptr<Kernel> carry_variant(bool reduce, bool exclusive, bool reverse) {
+    const std::string key = std::string(reduce ? "R" : "C") + (exclusive ? "x" : "i") + (reverse ? "r" : "f");
+    auto it = variants_.find(key);
+    if (it != variants_.end()) return it->second;
+    dsl::Spec s = spec();
+    const std::string who = "scangen: scan '" + s.name + "' across processes: ";
+    if (s.convert_takes_index())
+      throw scangen::Error(who + "its convert reads the element's index, which a part knows only within itself");
+    if (s.convert && s.convert->neighbours >= 0)
+      throw scangen::Error(who +
+                           "its convert reads prev(...) / next(...), the input beside each element, across "
+                           "the parts' ends");
+    if (s.has_input_arrays() || s.has_scatter() || s.segments != dsl::Segments::None)
+      throw scangen::Error(who + "fused input arrays, fused outputs and segments are not carried across parts yet");
+    s.reverse = reverse;
+    s.init = nullptr;
+    s.aggregate = reduce;
+    s.running_total = !reduce;
+    s.mode = reduce || !exclusive ? dsl::Mode::Inclusive : dsl::Mode::Exclusive;
+    if (reduce) {
+      s.algorithm = dsl::Algorithm::ReduceThenScan;
+      s.threads = s.items = 0;
+    }
+    std::shared_ptr<Kernel> k;
+    {
+      nb::gil_scoped_release unlocked;
+      k = std::make_shared<Kernel>(rt_, rt_->compile(s));
+    }
+    variants_[key] = k;
+    return k;
+  }
+
+  // The aggregate of n input elements (a carry_variant(true, ...) kernel), as bytes: host arrays through the
+  // OpenCL context, or CUDA device memory on a stream.
+  nb::bytes reduce_host(uintptr_t in, uint64_t n) const {
+    std::string agg(scan_.element_size(), '\0');
+    {
+      nb::gil_scoped_release unlocked;
+      std::lock_guard<std::mutex> one_at_a_time(launch_mutex);
+      const size_t in_bytes = n * scan_.input_size();
+      std::unique_ptr<ClBuffer> bin;
+      if (in_bytes)
+        bin = std::make_unique<ClBuffer>(rt_->opencl_context(), CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, in_bytes,
+                                         reinterpret_cast<void*>(in));
+      scangen::Scan::OpenCLArgs a;
+      a.in = bin ? bin->mem : nullptr;
+      a.n = n;
+      a.host_aggregate = agg.data();
+      scan_.reduce(a);
+    }
+    return nb::bytes(agg.data(), agg.size());
+  }
+  nb::bytes reduce_cuda(uintptr_t in, uint64_t n, uintptr_t stream, uintptr_t workspace,
+                        uint64_t workspace_size) const {
+    std::string agg(scan_.element_size(), '\0');
+    {
+      nb::gil_scoped_release unlocked;
+      std::lock_guard<std::mutex> one_at_a_time(launch_mutex);
+      scangen::Scan::CudaArgs a;
+      a.in = reinterpret_cast<const void*>(in);
+      a.n = n;
+      a.stream = reinterpret_cast<void*>(stream);
+      a.workspace = reinterpret_cast<void*>(workspace);
+      a.workspace_size = workspace_size;
+      a.host_aggregate = agg.data();
+      scan_.reduce(a);
+    }
+    return nb::bytes(agg.data(), agg.size());
+  }
+
   // How many segments `n` keys of host memory at `keys` make, compared as
   // this variant's spec says (key_equal where it has one: the reference's
   // evaluator of it, the segments' count of its aggregates).
@@ -328,7 +402,8 @@ class Kernel {
   // aggregates (agg_count of them), `seg`: the segments' flags, keys or
   // offsets (seg_count segments for offsets).
   void run_host(uintptr_t in, uintptr_t out, uint64_t n, const Shape* shape, uintptr_t agg, uint64_t agg_count,
-                uintptr_t seg, uint64_t seg_count, bool check) const {
+                uintptr_t seg, uint64_t seg_count, bool check, const std::optional<nb::bytes>& carry) const {
+    std::string total = carry_bytes(carry);
     const dsl::Spec& s = spec();
     if (scan_.backend() != scangen::Backend::OpenCL) throw scangen::Error("scangen: run_host needs the OpenCL backend");
     const uint64_t in_count = shape ? shape->span(false) : n, out_count = shape ? shape->span(true) : n;
@@ -364,6 +439,7 @@ class Kernel {
       // Flags and keys: the aggregates' room (the segments counted), which the runtime checks.
       if (s.segments == dsl::Segments::Flags || s.segments == dsl::Segments::Keys) a.segment_count = agg_count;
     }
+    if (carry) a.host_running_total = total.data();
     scan_.run(a);
     read_back(q, bout.mem, out, out_bytes);
     if (agg) read_back(q, bagg->mem, agg, agg_count * scan_.element_size());
@@ -374,9 +450,10 @@ class Kernel {
   // Scan's own, which calls on two streams must not use at once); the
   // shape, aggregates and segments as for run_host.
   void run_cuda(uintptr_t in, uintptr_t out, uint64_t n, uintptr_t stream, uintptr_t workspace, uint64_t workspace_size,
-                const Shape* shape, uintptr_t agg, uint64_t agg_count, uintptr_t seg, uint64_t seg_count,
-                bool check) const {
+                const Shape* shape, uintptr_t agg, uint64_t agg_count, uintptr_t seg, uint64_t seg_count, bool check,
+                const std::optional<nb::bytes>& carry) const {
     if (scan_.backend() != scangen::Backend::Cuda) throw scangen::Error("scangen: run_cuda needs the CUDA backend");
+    std::string total = carry_bytes(carry);
     const dsl::Spec& s = spec();
     scangen::Scan::CudaArgs a;
     if (shape) static_cast<scangen::Scan::ShapeArgs&>(a) = shape->args;
@@ -398,9 +475,20 @@ class Kernel {
     // Flags and keys: the aggregates' room (the segments counted), which the runtime checks.
     if (agg && (s.segments == dsl::Segments::Flags || s.segments == dsl::Segments::Keys)) a.segment_count = agg_count;
     if (!shape && n == 0 && !agg) return;
+    if (carry) a.host_running_total = total.data();  // the call then waits for its stream
     nb::gil_scoped_release unlocked;
     std::lock_guard<std::mutex> one_at_a_time(launch_mutex);
     scan_.run(a);
+  }
+
+  // A carry (run_host / run_cuda of a carry_variant(false, ...) kernel): one element's bytes, checked.
+  std::string carry_bytes(const std::optional<nb::bytes>& carry) const {
+    if (!carry) return {};
+    if (carry->size() != scan_.element_size())
+      throw nb::value_error(("carry has " + std::to_string(carry->size()) + " bytes; the element type has " +
+                             std::to_string(scan_.element_size()))
+                                .c_str());
+    return std::string(carry->c_str(), carry->size());
   }
 
   // The same scan reading its struct input as one array per scalar field
@@ -570,6 +658,38 @@ NB_MODULE(_core, m) {
                      ev.identity(bytes.data());
                      return nb::bytes(bytes.data(), bytes.size());
                    })
+      .def(
+          "carry",
+          [](const Kernel& k, const nb::bytes& aggregates, uint64_t part, const std::optional<nb::bytes>& init,
+             bool reverse) {
+            // Across processes: the carry of part `part` of those whose aggregates lie one after the other
+            // in `aggregates`: init (the spec's where none) combined, on the host with the spec's operator,
+            // with the aggregates of the parts before it (after it, reverse); and the total of them all.
+            const dsl::Spec& s = k.spec();
+            const size_t e = s.type.size();
+            if (aggregates.size() % e != 0 || part >= aggregates.size() / e)
+              throw nb::value_error("carry: the aggregates are not whole elements, or the part is past them");
+            if (init && init->size() != e) throw nb::value_error("carry: init is not one element");
+            const scangen::ref::Evaluator ev(s);
+            const uint64_t parts = aggregates.size() / e;
+            std::string acc(e, '\0'), sum(e, '\0'), next(e, '\0'), carry(e, '\0');
+            if (init)
+              acc.assign(init->c_str(), e);
+            else
+              ev.init(acc.data());
+            ev.identity(sum.data());
+            for (uint64_t step = 0; step < parts; ++step) {
+              const uint64_t r = reverse ? parts - 1 - step : step;
+              const char* a = aggregates.c_str() + r * e;
+              if (r == part) carry = acc;
+              ev.combine(acc.data(), a, next.data());
+              acc.swap(next);
+              ev.combine(sum.data(), a, next.data());
+              sum.swap(next);
+            }
+            return nb::make_tuple(nb::bytes(carry.data(), e), nb::bytes(sum.data(), e));
+          },
+          "aggregates"_a, "part"_a, "init"_a.none() = nb::none(), "reverse"_a = false)
       .def_prop_ro("op",
                    [](const Kernel& k) {
                      // The built-in operator of a scan of its own element type from the identity
@@ -586,7 +706,11 @@ NB_MODULE(_core, m) {
       .def("variant", &Kernel::variant, "exclusive"_a, "init"_a = nb::none(), "reverse"_a = false, "shape"_a = "flat",
            "segments"_a = "none", "index_type"_a = "", "aggregate"_a = false)
       .def("run_host", &Kernel::run_host, "in_ptr"_a, "out_ptr"_a, "n"_a, "shape"_a.none() = nb::none(), "agg"_a = 0,
-           "agg_count"_a = 0, "seg"_a = 0, "seg_count"_a = 0, "check"_a = false)
+           "agg_count"_a = 0, "seg"_a = 0, "seg_count"_a = 0, "check"_a = false, "carry"_a = nb::none())
+      .def("carry_variant", &Kernel::carry_variant, "reduce"_a, "exclusive"_a = false, "reverse"_a = false)
+      .def("reduce_host", &Kernel::reduce_host, "in_ptr"_a, "n"_a)
+      .def("reduce_cuda", &Kernel::reduce_cuda, "in_ptr"_a, "n"_a, "stream"_a, "workspace"_a = 0,
+           "workspace_size"_a = 0)
       .def(
           "adjoint",
           [](const Kernel& k, bool reverse) {
@@ -611,7 +735,7 @@ NB_MODULE(_core, m) {
       .def("shape_workspace_bytes", [](const Kernel& k, const Shape& s) { return k.scan().workspace_bytes(s.args); })
       .def("run_cuda", &Kernel::run_cuda, "in_ptr"_a, "out_ptr"_a, "n"_a, "stream"_a, "workspace"_a = 0,
            "workspace_size"_a = 0, "shape"_a.none() = nb::none(), "agg"_a = 0, "agg_count"_a = 0, "seg"_a = 0,
-           "seg_count"_a = 0, "check"_a = false);
+           "seg_count"_a = 0, "check"_a = false, "carry"_a = nb::none());
 
   nb::class_<Shape>(m, "Shape")
       .def_prop_ro("span", [](const Shape& s) { return s.span(false); })

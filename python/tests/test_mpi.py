@@ -54,6 +54,6 @@ def test_refusals():
     s = scangen.compile("scan sum_mpi { type = f64; op = add; level = device; }")
     with pytest.raises(ValueError, match="1-D"):
         scangen.mpi.scan(MPI.COMM_SELF, s, np.zeros((2, 2)))
-    u8 = scangen.compile("scan u8_mpi { type = u32; input = u8; op = add; level = device; }")
-    with pytest.raises(NotImplementedError, match="converts its input"):
-        scangen.mpi.scan(MPI.COMM_SELF, u8, np.zeros(3, np.uint8))
+    index = scangen.compile("scan index_mpi { type = u64; input = u8; convert(v, i) = i; op = add; level = device; }")
+    with pytest.raises(scangen.ScanError, match="reads the element's index"):
+        scangen.mpi.scan(MPI.COMM_SELF, index, np.zeros(3, np.uint8))
