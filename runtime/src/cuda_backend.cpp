@@ -416,16 +416,7 @@ void run_cuda(const Scan::State& st, const Scan::CudaArgs& a, bool reduce) {
   const generator::Plan& p = st.plan;
   Runtime::Impl& rt = *st.rt;
   const Driver& d = *rt.driver;
-  runtime::detail::check_segment_args(p, a.segment_flags, a.segment_offsets, a.keys, a.aggregate, a.segment_aggregates,
-                                      a.n, a.segment_count);
-  if (reduce) runtime::detail::check_reduce(p, a.inclusive, a.exclusive);
-  generator::RunShape shape;
-  runtime::detail::Call call = runtime::detail::plan_call(p, a.n, runtime::detail::run_shape(p, a, shape));
-  if (reduce) runtime::detail::keep_reduce_launches(call);
-  runtime::detail::check_outputs(p, a.in || p.input_arrays, reduce ? p.outputs.inclusive : a.inclusive != nullptr,
-                                 reduce ? p.outputs.exclusive : a.exclusive != nullptr,
-                                 p.segmented.on() ? a.segment_aggregates != nullptr : a.aggregate != nullptr,
-                                 a.running_total, call.elements);
+  const runtime::detail::Call call = runtime::detail::checked_call(p, a, reduce);
   const std::array<CUdeviceptr, 1 + dsl::Spec::kMaxNamedScatter> scattered =
       fused_outputs(p, a, call.elements,
                     call.out_count > UINT64_MAX / p.element_bytes ? UINT64_MAX : call.out_count * p.element_bytes);

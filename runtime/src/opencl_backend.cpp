@@ -372,16 +372,7 @@ MemRange mem_range(cl_mem m, const char* what) {
 // Scan::run, and with `reduce` Scan::reduce: the checks, then the launches.
 void run_opencl(const Scan::State& st, const Scan::OpenCLArgs& a, bool reduce) {
   const generator::Plan& p = st.plan;
-  runtime::detail::check_segment_args(p, a.segment_flags, a.segment_offsets, a.keys, a.aggregate, a.segment_aggregates,
-                                      a.n, a.segment_count);
-  if (reduce) runtime::detail::check_reduce(p, a.inclusive, a.exclusive);
-  generator::RunShape shape;
-  runtime::detail::Call call = runtime::detail::plan_call(p, a.n, runtime::detail::run_shape(p, a, shape));
-  if (reduce) runtime::detail::keep_reduce_launches(call);
-  runtime::detail::check_outputs(p, a.in || p.input_arrays, reduce ? p.outputs.inclusive : a.inclusive != nullptr,
-                                 reduce ? p.outputs.exclusive : a.exclusive != nullptr,
-                                 p.segmented.on() ? a.segment_aggregates != nullptr : a.aggregate != nullptr,
-                                 a.running_total, call.elements);
+  const runtime::detail::Call call = runtime::detail::checked_call(p, a, reduce);
   std::array<const void*, 1 + dsl::Spec::kMaxNamedScatter> fused = {a.scattered};
   std::copy(a.named_scattered.begin(), a.named_scattered.end(), fused.begin() + 1);
   runtime::detail::check_scattered(p, fused.data(), a.in, call.elements);

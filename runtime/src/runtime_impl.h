@@ -186,6 +186,29 @@ const generator::RunShape* run_shape(const generator::Plan& p, const Args& a, ge
   return &out;
 }
 
+// Scan::reduce: an error unless the plan has a reduce (a flat device scan by
+// reduce_then_scan with outputs = aggregate) and the call writes no scan.
+void check_reduce(const generator::Plan& p, bool inclusive, bool exclusive);
+// The launches of a reduce: the call's, but for the kernel that writes the scan.
+void keep_reduce_launches(Call& call);
+
+// What both backends' run (and, with `reduce`, reduce) check first of CudaArgs
+// or OpenCLArgs, and the call's launches.
+template <class Args>
+Call checked_call(const generator::Plan& p, const Args& a, bool reduce) {
+  check_segment_args(p, a.segment_flags, a.segment_offsets, a.keys, a.aggregate, a.segment_aggregates, a.n,
+                     a.segment_count);
+  if (reduce) check_reduce(p, a.inclusive, a.exclusive);
+  generator::RunShape shape;
+  Call call = plan_call(p, a.n, run_shape(p, a, shape));
+  if (reduce) keep_reduce_launches(call);
+  check_outputs(p, a.in || p.input_arrays, reduce ? p.outputs.inclusive : a.inclusive != nullptr,
+                reduce ? p.outputs.exclusive : a.exclusive != nullptr,
+                p.segmented.on() ? a.segment_aggregates != nullptr : a.aggregate != nullptr, a.running_total,
+                call.elements);
+  return call;
+}
+
 }  // namespace runtime::detail
 
 struct Runtime::Impl {
@@ -311,11 +334,6 @@ struct Scan::State {
 namespace runtime::detail {
 // The state of a Scan, or an error for an empty one.
 const Scan::State& state_of(const std::shared_ptr<Scan::State>& s);
-// Scan::reduce: an error unless the plan has a reduce (a flat device scan by
-// reduce_then_scan with outputs = aggregate) and the call writes no scan.
-void check_reduce(const generator::Plan& p, bool inclusive, bool exclusive);
-// The launches of a reduce: the call's, but for the kernel that writes the scan.
-void keep_reduce_launches(Call& call);
 // Totals in host memory: an error unless the plan is a flat device scan with
 // those outputs and the call gives each in one place only.
 void check_host_totals(const generator::Plan& p, bool agg, bool host_agg, bool run, bool host_run);
