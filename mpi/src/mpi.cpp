@@ -105,19 +105,7 @@ struct Scan::Impl {
                             MPI_BYTE, comm),
               "MPI_Allgather (the ranks' aggregates)");
     // Forward: init . a(0) . ... . a(rank - 1); reverse: init . a(P - 1) . ... . a(rank + 1).
-    std::vector<uint8_t> acc(bytes), sum(bytes), next(bytes);
-    host.init(acc.data());
-    host.identity(sum.data());
-    for (int step = 0; step < ranks; ++step) {
-      const int r = spec.reverse ? ranks - 1 - step : step;
-      const uint8_t* a = all.data() + bytes * static_cast<size_t>(r);
-      if (r == rank) std::memcpy(carry_out, acc.data(), bytes);
-      host.combine(acc.data(), a, next.data());
-      acc.swap(next);
-      host.combine(sum.data(), a, next.data());
-      sum.swap(next);
-    }
-    if (total) std::memcpy(total, sum.data(), bytes);
+    host.carry(all.data(), static_cast<uint64_t>(ranks), static_cast<uint64_t>(rank), nullptr, carry_out, total);
   }
 
   template <class Args>

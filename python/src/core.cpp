@@ -670,23 +670,11 @@ NB_MODULE(_core, m) {
             if (aggregates.size() % e != 0 || part >= aggregates.size() / e)
               throw nb::value_error("carry: the aggregates are not whole elements, or the part is past them");
             if (init && init->size() != e) throw nb::value_error("carry: init is not one element");
-            const scangen::ref::Evaluator ev(s);
-            const uint64_t parts = aggregates.size() / e;
-            std::string acc(e, '\0'), sum(e, '\0'), next(e, '\0'), carry(e, '\0');
-            if (init)
-              acc.assign(init->c_str(), e);
-            else
-              ev.init(acc.data());
-            ev.identity(sum.data());
-            for (uint64_t step = 0; step < parts; ++step) {
-              const uint64_t r = reverse ? parts - 1 - step : step;
-              const char* a = aggregates.c_str() + r * e;
-              if (r == part) carry = acc;
-              ev.combine(acc.data(), a, next.data());
-              acc.swap(next);
-              ev.combine(sum.data(), a, next.data());
-              sum.swap(next);
-            }
+            dsl::Spec directed = s;
+            directed.reverse = reverse;
+            std::string carry(e, '\0'), sum(e, '\0');
+            scangen::ref::Evaluator(directed).carry(aggregates.c_str(), aggregates.size() / e, part,
+                                                    init ? init->c_str() : nullptr, carry.data(), sum.data());
             return nb::make_tuple(nb::bytes(carry.data(), e), nb::bytes(sum.data(), e));
           },
           "aggregates"_a, "part"_a, "init"_a.none() = nb::none(), "reverse"_a = false)

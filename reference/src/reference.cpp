@@ -121,6 +121,27 @@ Evaluator::Result Evaluator::scan(const void* input, uint64_t n, const void* run
   return scan_ranges(input, n, ranges, running_total_in);
 }
 
+void Evaluator::carry(const void* aggregates, uint64_t parts, uint64_t part, const void* init_value, void* carry,
+                      void* total) const {
+  const size_t e = element_size();
+  std::vector<uint8_t> acc(e), sum(e), next(e);
+  if (init_value)
+    std::memcpy(acc.data(), init_value, e);
+  else
+    init(acc.data());
+  identity(sum.data());
+  for (uint64_t step = 0; step < parts; ++step) {
+    const uint64_t r = spec_.reverse ? parts - 1 - step : step;
+    const uint8_t* a = static_cast<const uint8_t*>(aggregates) + r * e;
+    if (r == part) std::memcpy(carry, acc.data(), e);
+    combine(acc.data(), a, next.data());
+    acc.swap(next);
+    combine(sum.data(), a, next.data());
+    sum.swap(next);
+  }
+  if (total) std::memcpy(total, sum.data(), e);
+}
+
 Evaluator::Result Evaluator::scan_ranges(const void* input, uint64_t n, const std::vector<Range>& ranges,
                                          const void* running_total_in) const {
   const auto layout = dsl::flatten(spec_.type);

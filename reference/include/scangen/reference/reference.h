@@ -66,6 +66,13 @@ class Evaluator {
   // value before the call (null = identity). With `reverse = true;` the same
   // segments are scanned from their last element to their first, and the
   // counter absorbs them last to first: a forward scan of the reversed array.
+  // Parts of one array scanned apart (scangen::mpi, scangen.mpi): `parts`
+  // aggregates one after the other in `aggregates`; into `carry` the seed of
+  // part `part` (init, or `init_value` where given, combined with the
+  // aggregates of the parts before it, after it with reverse), into `total`
+  // (where given) the aggregate of them all.
+  void carry(const void* aggregates, uint64_t parts, uint64_t part, const void* init_value, void* carry,
+             void* total = nullptr) const;
   Result scan(const void* input, uint64_t n, const void* running_total_in = nullptr) const;
   // The scan of those elements (a flat device scan), as scan() of an array
   // that held them already converted.
