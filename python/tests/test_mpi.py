@@ -46,6 +46,33 @@ def test_ranks(ranks, rng):
     assert f"mpi_check: {ranks} ranks, ok" in run.stdout
 
 
+def cuda_problem(kind):
+    """Why the ranks cannot hold `kind` CUDA arrays here (None where they can)."""
+    try:
+        lib = __import__(kind)
+    except ImportError:
+        return f"needs a CUDA GPU and {kind} ({kind} is not installed)"
+    try:
+        ok = lib.cuda.is_available() if kind == "torch" else lib.cuda.runtime.getDeviceCount() > 0
+    except Exception:  # CuPy without a driver raises rather than counting none
+        ok = False
+    return None if ok else "needs a CUDA GPU (none here)"
+
+
+@pytest.mark.parametrize("ranks,kind", [(1, "torch"), (3, "torch"), (2, "cupy")])
+def test_ranks_on_the_gpu(ranks, kind, rng):
+    """Every rank's part a CUDA array of `kind`, the ranks sharing the GPU (each its own CUDA context)."""
+    problem = cuda_problem(kind) or launch_problem()
+    if problem:
+        pytest.skip(problem)
+    _rng, seed = rng
+    script = pathlib.Path(__file__).with_name("mpi_check.py")
+    run = subprocess.run(mpirun(ranks) + [sys.executable, str(script), str(seed), kind], capture_output=True,
+                         text=True, timeout=600)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert f"mpi_check: {ranks} ranks ({kind}), ok" in run.stdout
+
+
 def test_refusals():
     from mpi4py import MPI
     import numpy as np
