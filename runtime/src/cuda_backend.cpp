@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "nvrtc_program.h"
+#include "kernel_args.h"
 #include "runtime_impl.h"
 #include "tiers.h"
 #include "scangen/generator/emit.h"
@@ -159,8 +160,9 @@ namespace {
 // the virtual memory API): that is the caller's to get right.
 void check_ranges(const Driver& d, const generator::Plan& p, const Scan::CudaArgs& a,
                   const runtime::detail::Call& call) {
-  const std::string who = "scan '" + p.spec.name + "': ";
-  auto check_range = [&](const void* ptr, const char* what, uint64_t count, uint64_t element, const std::string& type) {
+  runtime::detail::check_input_arrays(p, a.in != nullptr, a.inputs, a.inclusive, a.exclusive, a.n);
+  auto check_range = [&](const void* ptr, const std::string& what, uint64_t count, uint64_t element,
+                         const std::string& type) {
     if (!ptr || count == 0) return;
     runtime::detail::check_no_overflow(p, count, element, type);
     CUdeviceptr base = 0;
@@ -169,36 +171,12 @@ void check_ranges(const Driver& d, const generator::Plan& p, const Scan::CudaArg
     if (d.cuMemGetAddressRange(&base, &size, at) != CUDA_SUCCESS) return;  // not the driver's to size
     const uint64_t room = base + size - at;
     if (room < count * element)
-      fail(who + "the " + what + " pointer has " + std::to_string(room) + " bytes of its allocation after it, but " +
-           std::to_string(count) + " elements of " + type + " (" + std::to_string(element) + " bytes each) need " +
-           std::to_string(count * element));
+      fail("scan '" + p.spec.name + "': the " + what + " pointer has " + std::to_string(room) +
+           " bytes of its allocation after it, but " + std::to_string(count) + " elements of " + type + " (" +
+           std::to_string(element) + " bytes each) need " + std::to_string(count * element));
   };
-  const std::string t = p.spec.type.name(), in_t = p.spec.input.name();
-  runtime::detail::check_input_arrays(p, a.in != nullptr, a.inputs, a.inclusive, a.exclusive, a.n);
-  check_range(a.in, "input", call.in_count, p.input_bytes, in_t);
-  for (size_t k = 0; k < p.arrays.size(); ++k)
-    check_range(a.inputs[k], ("input array '" + p.spec.convert->params[k] + "'").c_str(), call.in_count,
-                p.arrays[k].bytes, (*p.spec.input_arrays)[k].name());
-  check_range(a.inclusive, "inclusive", call.out_count, p.element_bytes, t);
-  check_range(a.exclusive, "exclusive", call.out_count, p.element_bytes, t);
-  check_range(a.aggregate, "aggregate", call.aggregate_count, p.element_bytes, t);
-  check_range(a.running_total, "running_total", 1, p.element_bytes, t);
-  for (size_t k = 0; k < p.fused_outputs.size(); ++k) {
-    const generator::Plan::FusedOutput& o = p.fused_outputs[k];
-    check_range(k == 0 ? a.scattered : a.named_scattered[k - 1], o.name.c_str(), call.out_count, o.element.size(),
-                o.element.name());
-  }
+  runtime::detail::for_each_buffer(p, a, call, check_range);
   if (a.workspace) check_range(a.workspace, "workspace", call.workspace_bytes, 1, "workspace byte");
-  // Segmented scans (the aggregates of flags and keys count segments the host does not know).
-  const generator::Plan::Segmented& g = p.segmented;
-  check_range(a.segment_flags, "segment_flags", a.n, 1, "u8");
-  check_range(a.keys, "keys", a.n, g.key_bytes, dsl::to_string(p.spec.key));
-  if (g.form == dsl::Segments::Offsets) {
-    check_range(a.segment_offsets, "segment_offsets", a.segment_count + 1, g.offset_bytes,
-                dsl::to_string(p.spec.offset));
-  }
-  check_range(a.segment_aggregates, "segment_aggregates",
-              runtime::detail::segment_aggregates_capacity(p, a.segment_count, a.n), p.element_bytes, t);
 }
 
 // Checked mode: the offsets copied back and checked. Flags and keys with a
@@ -271,100 +249,6 @@ CUdeviceptr workspace(const Scan::State& st, const Scan::CudaArgs& a, const runt
   return ws;
 }
 
-// The fused outputs (scattered, then the named ones), checked against the
-// spec, and the input not overwritten where the scan reads neighbours.
-std::array<CUdeviceptr, 1 + dsl::Spec::kMaxNamedScatter> fused_outputs(const generator::Plan& p,
-                                                                       const Scan::CudaArgs& a, uint64_t n,
-                                                                       uint64_t out_bytes) {
-  std::array<const void*, 1 + dsl::Spec::kMaxNamedScatter> fused = {a.scattered};
-  std::copy(a.named_scattered.begin(), a.named_scattered.end(), fused.begin() + 1);
-  runtime::detail::check_scattered(p, fused.data(), a.in, n);
-  runtime::detail::check_neighbours_not_in_place(p, a.in, a.inclusive, a.exclusive);
-  static const char kDevice = 0;  // one address space: every pointer a range of it
-  runtime::detail::check_outputs_apart(p, a.inclusive ? &kDevice : nullptr, reinterpret_cast<uintptr_t>(a.inclusive),
-                                       a.exclusive ? &kDevice : nullptr, reinterpret_cast<uintptr_t>(a.exclusive),
-                                       out_bytes);
-  std::array<CUdeviceptr, 1 + dsl::Spec::kMaxNamedScatter> out{};
-  for (size_t k = 0; k < fused.size(); ++k) out[k] = reinterpret_cast<CUdeviceptr>(fused[k]);
-  return out;
-}
-
-// A call's arguments by their role in the kernel ABI (generator::ParamRole):
-// what a launch's parameter array points at, alive until the launches are made.
-class CudaCallArgs {
- public:
-  CudaCallArgs(const generator::Plan& p, const Scan::CudaArgs& a, const runtime::detail::Call& call, CUdeviceptr ws,
-               const std::array<CUdeviceptr, 1 + dsl::Spec::kMaxNamedScatter>& scattered)
-      : p_(p),
-        a_(a),
-        call_(call),
-        in_(reinterpret_cast<CUdeviceptr>(a.in)),
-        inc_(reinterpret_cast<CUdeviceptr>(a.inclusive)),
-        exc_(reinterpret_cast<CUdeviceptr>(a.exclusive)),
-        agg_(reinterpret_cast<CUdeviceptr>(a.aggregate)),
-        run_total_(reinterpret_cast<CUdeviceptr>(a.running_total)),
-        flags_(reinterpret_cast<CUdeviceptr>(a.segment_flags)),
-        offsets_(reinterpret_cast<CUdeviceptr>(a.segment_offsets)),
-        keys_(reinterpret_cast<CUdeviceptr>(a.keys)),
-        seg_agg_(reinterpret_cast<CUdeviceptr>(a.segment_aggregates)),
-        ws_(ws),
-        n_(a.n),
-        segment_count_(a.segment_count),
-        scattered_(scattered) {
-    shape_values_.reserve(16);  // the shape roles' values, one per parameter: never moved
-  }
-
-  CUdeviceptr* workspace() { return &ws_; }
-
-  void* operator()(const generator::KernelParam& param) {
-    if (param.role == generator::ParamRole::InputArray) return const_cast<const void**>(&a_.inputs.at(param.array));
-    switch (param.role) {
-      case generator::ParamRole::Input:
-        return &in_;
-      case generator::ParamRole::Inclusive:
-        return &inc_;
-      case generator::ParamRole::Exclusive:
-        return &exc_;
-      case generator::ParamRole::Aggregate:
-      case generator::ParamRole::Aggregates:
-        return &agg_;
-      case generator::ParamRole::RunningTotal:
-        return &run_total_;
-      case generator::ParamRole::Count:
-        return &n_;
-      case generator::ParamRole::Workspace:
-      case generator::ParamRole::Partials:
-        return &ws_;
-      case generator::ParamRole::SegmentAggregates:
-        return &seg_agg_;
-      case generator::ParamRole::SegmentFlags:
-        return &flags_;
-      case generator::ParamRole::SegmentOffsets:
-        return &offsets_;
-      case generator::ParamRole::SegmentCount:
-        return &segment_count_;
-      case generator::ParamRole::SegmentKeys:
-        return &keys_;
-      case generator::ParamRole::Scattered:
-        return &scattered_.at(static_cast<size_t>(param.dim));
-      default:  // the shape's roles
-        if (shape_values_.size() == shape_values_.capacity()) break;
-        shape_values_.push_back(call_.shape.value(param));
-        return &shape_values_.back();
-    }
-    fail("scan '" + p_.spec.name + "': a kernel parameter of no known role");
-  }
-
- private:
-  const generator::Plan& p_;
-  const Scan::CudaArgs& a_;
-  const runtime::detail::Call& call_;
-  CUdeviceptr in_, inc_, exc_, agg_, run_total_, flags_, offsets_, keys_, seg_agg_, ws_;
-  unsigned long long n_, segment_count_;
-  std::array<CUdeviceptr, 1 + dsl::Spec::kMaxNamedScatter> scattered_;
-  std::vector<unsigned long long> shape_values_;
-};
-
 // The plan's workspace-zeroing kernel over the first zero_kernel_words(p, n) words of *ws.
 void launch_zero_kernel(const Driver& d, const runtime::detail::CudaModule& module, const generator::Plan& p,
                         uint64_t n, CUdeviceptr* ws, CUstream stream) {
@@ -417,9 +301,10 @@ void run_cuda(const Scan::State& st, const Scan::CudaArgs& a, bool reduce) {
   Runtime::Impl& rt = *st.rt;
   const Driver& d = *rt.driver;
   const runtime::detail::Call call = runtime::detail::checked_call(p, a, reduce);
-  const std::array<CUdeviceptr, 1 + dsl::Spec::kMaxNamedScatter> scattered =
-      fused_outputs(p, a, call.elements,
-                    call.out_count > UINT64_MAX / p.element_bytes ? UINT64_MAX : call.out_count * p.element_bytes);
+  static const char kDevice = 0;  // one address space: every pointer a range of it
+  runtime::detail::check_outputs_apart(p, a.inclusive ? &kDevice : nullptr, reinterpret_cast<uintptr_t>(a.inclusive),
+                                       a.exclusive ? &kDevice : nullptr, reinterpret_cast<uintptr_t>(a.exclusive),
+                                       runtime::detail::out_bytes(p, call));
   // The tier's module, read once: every launch of this call uses it.
   const runtime::detail::CudaModule& module = *st.cu_current.load(std::memory_order_acquire);
   std::lock_guard<std::mutex> lock(st.mutex);
@@ -431,11 +316,11 @@ void run_cuda(const Scan::State& st, const Scan::CudaArgs& a, bool reduce) {
   // the scan kernel overlaps (a programmatic dependent launch), instead of a memset.
   // Not for the Scan's own workspace under epoch tags: that is zeroed once (see workspace()).
   const bool by_kernel = !(p.epoch_tags && !a.workspace) && generator::zero_by_kernel(p, a.n, rt.sm);
-  CudaCallArgs args(p, a, call, workspace(st, a, call, stream, by_kernel), scattered);
+  runtime::detail::KernelArgs<Scan::CudaArgs, CUdeviceptr> args(p, a, call, workspace(st, a, call, stream, by_kernel));
   if (by_kernel) launch_zero_kernel(d, module, p, a.n, args.workspace(), stream);
   for (const auto& [k, blocks] : call.launches) {
     std::vector<void*> params;
-    for (const generator::KernelParam& param : k->params) params.push_back(args(param));
+    for (const generator::KernelParam& param : k->params) params.push_back(const_cast<void*>(args(param).second));
     // by_kernel: the one kernel of a look-back scan, as the zero kernel's programmatic dependent
     launch_scan_kernel(d, module, p, *k, blocks, params, stream, by_kernel);
   }

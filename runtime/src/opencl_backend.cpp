@@ -6,6 +6,7 @@
 #include <cctype>
 #include <cstdlib>
 
+#include "kernel_args.h"
 #include "runtime_impl.h"
 #include "scangen/generator/emit.h"
 
@@ -207,43 +208,19 @@ namespace {
 
 // Every buffer holds what the kernels will touch (they do not check).
 void check_buffers(const generator::Plan& p, const Scan::OpenCLArgs& a, const runtime::detail::Call& call) {
-  const std::string who = "scan '" + p.spec.name + "': ";
-  auto check_buffer = [&](cl_mem m, const char* what, uint64_t count, uint64_t element, const std::string& type) {
-    if (!m || count == 0) return;
-    runtime::detail::check_no_overflow(p, count, element, type);
-    size_t size = 0;
-    SG_CL(clGetMemObjectInfo(m, CL_MEM_SIZE, sizeof size, &size, nullptr));
-    if (size < count * element)
-      fail(who + "the " + what + " buffer has " + std::to_string(size) + " bytes, but " + std::to_string(count) +
-           " elements of " + type + " (" + std::to_string(element) + " bytes each) need " +
-           std::to_string(count * element));
-  };
-  const std::string t = p.spec.type.name(), in_t = p.spec.input.name();
   runtime::detail::check_input_arrays(p, a.in != nullptr, std::vector<const void*>(a.inputs.begin(), a.inputs.end()),
                                       a.inclusive, a.exclusive, a.n);
-  check_buffer(a.in, "input", call.in_count, p.input_bytes, in_t);
-  for (size_t k = 0; k < p.arrays.size(); ++k)
-    check_buffer(a.inputs[k], ("input array '" + p.spec.convert->params[k] + "'").c_str(), call.in_count,
-                 p.arrays[k].bytes, (*p.spec.input_arrays)[k].name());
-  check_buffer(a.inclusive, "inclusive", call.out_count, p.element_bytes, t);
-  check_buffer(a.exclusive, "exclusive", call.out_count, p.element_bytes, t);
-  check_buffer(a.aggregate, "aggregate", call.aggregate_count, p.element_bytes, t);
-  check_buffer(a.running_total, "running_total", 1, p.element_bytes, t);
-  for (size_t k = 0; k < p.fused_outputs.size(); ++k) {
-    const generator::Plan::FusedOutput& o = p.fused_outputs[k];
-    check_buffer(k == 0 ? a.scattered : a.named_scattered[k - 1], o.name.c_str(), call.out_count, o.element.size(),
-                 o.element.name());
-  }
-  // Segmented scans (the aggregates of flags and keys count segments the host does not know).
-  const generator::Plan::Segmented& g = p.segmented;
-  check_buffer(a.segment_flags, "segment_flags", a.n, 1, "u8");
-  check_buffer(a.keys, "keys", a.n, g.key_bytes, dsl::to_string(p.spec.key));
-  if (g.form == dsl::Segments::Offsets) {
-    check_buffer(a.segment_offsets, "segment_offsets", a.segment_count + 1, g.offset_bytes,
-                 dsl::to_string(p.spec.offset));
-  }
-  check_buffer(a.segment_aggregates, "segment_aggregates",
-               runtime::detail::segment_aggregates_capacity(p, a.segment_count, a.n), p.element_bytes, t);
+  runtime::detail::for_each_buffer(
+      p, a, call, [&](cl_mem m, const std::string& what, uint64_t count, uint64_t element, const std::string& type) {
+        if (!m || count == 0) return;
+        runtime::detail::check_no_overflow(p, count, element, type);
+        size_t size = 0;
+        SG_CL(clGetMemObjectInfo(m, CL_MEM_SIZE, sizeof size, &size, nullptr));
+        if (size < count * element)
+          fail("scan '" + p.spec.name + "': the " + what + " buffer has " + std::to_string(size) + " bytes, but " +
+               std::to_string(count) + " elements of " + type + " (" + std::to_string(element) + " bytes each) need " +
+               std::to_string(count * element));
+      });
 }
 
 // Checked mode: the offsets read back (a blocking read) and checked. Flags
@@ -373,71 +350,23 @@ MemRange mem_range(cl_mem m, const char* what) {
 void run_opencl(const Scan::State& st, const Scan::OpenCLArgs& a, bool reduce) {
   const generator::Plan& p = st.plan;
   const runtime::detail::Call call = runtime::detail::checked_call(p, a, reduce);
-  std::array<const void*, 1 + dsl::Spec::kMaxNamedScatter> fused = {a.scattered};
-  std::copy(a.named_scattered.begin(), a.named_scattered.end(), fused.begin() + 1);
-  runtime::detail::check_scattered(p, fused.data(), a.in, call.elements);
-  runtime::detail::check_neighbours_not_in_place(p, a.in, a.inclusive, a.exclusive);
   {
     const MemRange inc = mem_range(a.inclusive, "inclusive"), exc = mem_range(a.exclusive, "exclusive");
-    runtime::detail::check_outputs_apart(
-        p, inc.root, inc.offset, exc.root, exc.offset,
-        call.out_count > UINT64_MAX / p.element_bytes ? UINT64_MAX : call.out_count * p.element_bytes);
+    runtime::detail::check_outputs_apart(p, inc.root, inc.offset, exc.root, exc.offset,
+                                         runtime::detail::out_bytes(p, call));
   }
   check_buffers(p, a, call);
   std::lock_guard<std::mutex> lock(st.mutex);
   cl_command_queue queue = a.queue ? a.queue : st.rt->cl_queue;
   check_offsets(p, a, queue);
   EventChain chain(queue);
-  const cl_ulong n = a.n, segment_count = a.segment_count;
   const cl_mem ws = workspace(st, a, call, queue, chain);
-  std::vector<cl_ulong> shape_values;  // the shape roles' values, one per parameter
-  shape_values.reserve(16);
-  // Every argument by its role in the kernel ABI (generator::ParamRole).
-  auto opencl_arg = [&](const generator::KernelParam& param) -> std::pair<size_t, const void*> {
-    switch (param.role) {
-      case generator::ParamRole::Input:
-        return {sizeof(cl_mem), &a.in};
-      case generator::ParamRole::InputArray:
-        return {sizeof(cl_mem), &a.inputs.at(static_cast<size_t>(param.array))};
-      case generator::ParamRole::Inclusive:
-        return {sizeof(cl_mem), &a.inclusive};
-      case generator::ParamRole::Exclusive:
-        return {sizeof(cl_mem), &a.exclusive};
-      case generator::ParamRole::Aggregate:
-      case generator::ParamRole::Aggregates:
-        return {sizeof(cl_mem), &a.aggregate};
-      case generator::ParamRole::RunningTotal:
-        return {sizeof(cl_mem), &a.running_total};
-      case generator::ParamRole::Count:
-        return {sizeof n, &n};
-      case generator::ParamRole::Workspace:
-      case generator::ParamRole::Partials:
-        return {sizeof(cl_mem), &ws};
-      case generator::ParamRole::SegmentAggregates:
-        return {sizeof(cl_mem), &a.segment_aggregates};
-      case generator::ParamRole::SegmentFlags:
-        return {sizeof(cl_mem), &a.segment_flags};
-      case generator::ParamRole::SegmentOffsets:
-        return {sizeof(cl_mem), &a.segment_offsets};
-      case generator::ParamRole::SegmentCount:
-        return {sizeof segment_count, &segment_count};
-      case generator::ParamRole::SegmentKeys:
-        return {sizeof(cl_mem), &a.keys};
-      case generator::ParamRole::Scattered:
-        return {sizeof(cl_mem),
-                param.dim == 0 ? &a.scattered : &a.named_scattered.at(static_cast<size_t>(param.dim) - 1)};
-      default:  // the shape's roles
-        if (shape_values.size() == shape_values.capacity()) break;
-        shape_values.push_back(call.shape.value(param));
-        return {sizeof(cl_ulong), &shape_values.back()};
-    }
-    fail("scan '" + p.spec.name + "': a kernel parameter of no known role");
-  };
+  runtime::detail::KernelArgs<Scan::OpenCLArgs, cl_mem> args(p, a, call, ws);
   for (const auto& [k, blocks] : call.launches) {
     cl_kernel kernel = st.cl_kernels.at(k->name);
     cl_uint i = 0;
     for (const generator::KernelParam& param : k->params) {
-      const auto [size, value] = opencl_arg(param);
+      const auto [size, value] = args(param);
       SG_CL(clSetKernelArg(kernel, i++, size, value));
     }
     const size_t local = static_cast<size_t>(p.block_threads);

@@ -8,6 +8,8 @@
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
 
+#include <algorithm>
+#include <array>
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
@@ -206,7 +208,18 @@ Call checked_call(const generator::Plan& p, const Args& a, bool reduce) {
                 reduce ? p.outputs.exclusive : a.exclusive != nullptr,
                 p.segmented.on() ? a.segment_aggregates != nullptr : a.aggregate != nullptr, a.running_total,
                 call.elements);
+  // The fused outputs (scattered, then the named ones) against the spec, and the input not overwritten
+  // where the scan reads neighbours.
+  std::array<const void*, 1 + dsl::Spec::kMaxNamedScatter> fused = {a.scattered};
+  std::copy(a.named_scattered.begin(), a.named_scattered.end(), fused.begin() + 1);
+  check_scattered(p, fused.data(), a.in, call.elements);
+  check_neighbours_not_in_place(p, a.in, a.inclusive, a.exclusive);
   return call;
+}
+
+// The bytes of the call's inclusive (or exclusive) output; UINT64_MAX where that overflows.
+inline uint64_t out_bytes(const generator::Plan& p, const Call& call) {
+  return call.out_count > UINT64_MAX / p.element_bytes ? UINT64_MAX : call.out_count * p.element_bytes;
 }
 
 }  // namespace runtime::detail
