@@ -103,89 +103,93 @@ void TierWorker::loop() {
 
 }  // namespace runtime::detail
 
-void Runtime::Impl::compile_cuda(const std::shared_ptr<Scan::State>& st, const std::string& source,
-                                 const std::string& name) {
-  const std::string arch = nvrtc_arch();
-  // The scan's identity in both caches is the tuned tier's key: the disk
-  // cache holds the tuned tier only (a hit goes straight to it).
-  const CacheKey key = cuda_key(source, arch, Tier::Tuned);
-  const std::string mkey = runtime::detail::memory_key(key, static_cast<const void*>(cu_context));
-  // The tuned build this call made, until it is queued: before the fast
-  // build starts (tuned_after: once the fast tier's module is loaded).
-  // Queued on every path out of here, exceptions included, since Scans
-  // waiting for it (this one and other threads') wait for it to settle.
-  struct Queue {
-    runtime::detail::TierWorker& worker;
-    Runtime::Impl* rt;
-    std::shared_ptr<TunedJob> job;
-    void now() {
-      if (!job) return;
-      std::shared_ptr<TunedJob> j = std::move(job);  // job is null from here: posted once
-      worker.post([rt = rt, j] { rt->build_tuned(j); });
-    }
-    ~Queue() { now(); }
-  } queue{worker, this, nullptr};
-  std::shared_ptr<const CompiledCode> code = memory.get_or_create(mkey, [&] {
-    if (auto cached = disk.load(key))
-      return std::make_shared<const CompiledCode>(CompiledCode{std::move(*cached), Tier::Tuned, nullptr});
-    const Tier first = tiers ? Tier::Fast : Tier::Tuned;
-    std::shared_ptr<TunedJob> job;
-    if (first == Tier::Fast) {
-      job = std::make_shared<TunedJob>();
-      job->source = source;
-      job->name = name;
-      job->arch = arch;
-      job->key = key;
-      queue.job = job;
-      if (!tuned_after) queue.now();
-    }
-    const auto t0 = std::chrono::steady_clock::now();
-    std::vector<uint8_t> bytes;
-    try {
-      // The fast tier's text: the same scan with direct I/O where its plan allows it
-      // (generator::fast_tier_plan: the same kernels, parameters and bits, less to compile).
-      std::string fast_source;
-      if (first == Tier::Fast && fast_direct_io) {
-        generator::EmitOptions eo;
-        eo.source_name = name;
-        fast_source = generator::emit(generator::fast_tier_plan(st->plan), eo);
-      }
-      bytes = nvrtc_compile(fast_source.empty() ? source : fast_source, name, runtime::detail::tier_arch(arch, first),
-                            first);
-    } catch (...) {
-      if (!job) throw;
-      // The fast tier's build failed: the tuned one decides (its error, the
-      // same source's, is the one to report if it fails too).
-      queue.now();
-      std::unique_lock<std::mutex> lock(job->mutex);
-      job->done.wait(lock, [&] { return job->status != TunedJob::Status::Pending; });
-      if (job->status == TunedJob::Status::Failed) throw;
-      return std::make_shared<const CompiledCode>(CompiledCode{*job->bytes, Tier::Tuned, nullptr});
-    }
-    CompiledCode c{std::move(bytes), first, job};
-    counters->record_compile(std::chrono::steady_clock::now() - t0);
-    if (first == Tier::Tuned)
-      disk.store(key, c.bytes);
-    else
-      counters->record_fast_compile();
-    return std::make_shared<const CompiledCode>(std::move(c));
-  });
+namespace {
 
-  if (code->tier == Tier::Tuned || !code->job) {
-    st->cu_tuned = load_cuda(st->plan, code->bytes, Tier::Tuned);
+// The tuned build a compile made, until it is queued: before the fast build
+// starts (tuned_after: once the fast tier's module is loaded). Queued on
+// every path out of compile_cuda, exceptions included, since Scans waiting
+// for it (this one and other threads') wait for it to settle.
+struct TunedQueue {
+  runtime::detail::TierWorker& worker;
+  Runtime::Impl* rt;
+  std::shared_ptr<TunedJob> job;
+  void now() {
+    if (!job) return;
+    std::shared_ptr<TunedJob> j = std::move(job);  // job is null from here: posted once
+    worker.post([rt = rt, j] { rt->build_tuned(j); });
+  }
+  ~TunedQueue() { now(); }
+};
+
+// The code of a memory-cache miss: the disk cache's tuned tier, else the
+// first tier's build (the fast one when tiers are on, its tuned build then
+// handed to `queue`).
+std::shared_ptr<const CompiledCode> first_code(Runtime::Impl& rt, const Scan::State& st, const std::string& source,
+                                               const std::string& name, const std::string& arch, const CacheKey& key,
+                                               TunedQueue& queue) {
+  if (auto cached = rt.disk.load(key))
+    return std::make_shared<const CompiledCode>(CompiledCode{std::move(*cached), Tier::Tuned, nullptr});
+  const Tier first = rt.tiers ? Tier::Fast : Tier::Tuned;
+  std::shared_ptr<TunedJob> job;
+  if (first == Tier::Fast) {
+    job = std::make_shared<TunedJob>();
+    job->source = source;
+    job->name = name;
+    job->arch = arch;
+    job->key = key;
+    queue.job = job;
+    if (!rt.tuned_after) queue.now();
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  std::vector<uint8_t> bytes;
+  try {
+    // The fast tier's text: the same scan with direct I/O where its plan allows it
+    // (generator::fast_tier_plan: the same kernels, parameters and bits, less to compile).
+    std::string fast_source;
+    if (first == Tier::Fast && rt.fast_direct_io) {
+      generator::EmitOptions eo;
+      eo.source_name = name;
+      fast_source = generator::emit(generator::fast_tier_plan(st.plan), eo);
+    }
+    bytes = rt.nvrtc_compile(fast_source.empty() ? source : fast_source, name, runtime::detail::tier_arch(arch, first),
+                             first);
+  } catch (...) {
+    if (!job) throw;
+    // The fast tier's build failed: the tuned one decides (its error, the
+    // same source's, is the one to report if it fails too).
+    queue.now();
+    std::unique_lock<std::mutex> lock(job->mutex);
+    job->done.wait(lock, [&] { return job->status != TunedJob::Status::Pending; });
+    if (job->status == TunedJob::Status::Failed) throw;
+    return std::make_shared<const CompiledCode>(CompiledCode{*job->bytes, Tier::Tuned, nullptr});
+  }
+  CompiledCode c{std::move(bytes), first, job};
+  rt.counters->record_compile(std::chrono::steady_clock::now() - t0);
+  if (first == Tier::Tuned)
+    rt.disk.store(key, c.bytes);
+  else
+    rt.counters->record_fast_compile();
+  return std::make_shared<const CompiledCode>(std::move(c));
+}
+
+// Loads `code` into `st`: the tuned tier, or the fast one with `st` waiting
+// for its tuned build (moved at once when that is built already).
+void load_code(Runtime::Impl& rt, const std::shared_ptr<Scan::State>& st, const CompiledCode& code) {
+  if (code.tier == Tier::Tuned || !code.job) {
+    st->cu_tuned = rt.load_cuda(st->plan, code.bytes, Tier::Tuned);
     st->cu_current.store(st->cu_tuned.get(), std::memory_order_release);
     return;
   }
-  st->cu_fast = load_cuda(st->plan, code->bytes, Tier::Fast);
+  st->cu_fast = rt.load_cuda(st->plan, code.bytes, Tier::Fast);
   st->cu_current.store(st->cu_fast.get(), std::memory_order_release);
-  st->job = code->job;
-  TunedJob& job = *code->job;
+  st->job = code.job;
+  TunedJob& job = *code.job;
   std::shared_ptr<const std::vector<uint8_t>> ready;
   {
     std::lock_guard<std::mutex> lock(job.mutex);
     if (job.status == TunedJob::Status::Pending) {
       job.scans.push_back(st);  // the worker moves it to the tuned tier
-      return;                   // (queue, left after the lock, starts the tuned build if not yet)
+      return;                   // (the caller's queue, left after the lock, starts the tuned build if not yet)
     }
     if (job.status == TunedJob::Status::Failed) {
       st->tier_error = job.error;
@@ -193,7 +197,22 @@ void Runtime::Impl::compile_cuda(const std::shared_ptr<Scan::State>& st, const s
     }
     ready = job.bytes;
   }
-  install_tuned(*st, *ready);  // built already: this State moves at once
+  rt.install_tuned(*st, *ready);  // built already: this State moves at once
+}
+
+}  // namespace
+
+void Runtime::Impl::compile_cuda(const std::shared_ptr<Scan::State>& st, const std::string& source,
+                                 const std::string& name) {
+  const std::string arch = nvrtc_arch();
+  // The scan's identity in both caches is the tuned tier's key: the disk
+  // cache holds the tuned tier only (a hit goes straight to it).
+  const CacheKey key = cuda_key(source, arch, Tier::Tuned);
+  const std::string mkey = runtime::detail::memory_key(key, static_cast<const void*>(cu_context));
+  TunedQueue queue{worker, this, nullptr};
+  std::shared_ptr<const CompiledCode> code =
+      memory.get_or_create(mkey, [&] { return first_code(*this, *st, source, name, arch, key, queue); });
+  load_code(*this, st, *code);
 }
 
 void Runtime::Impl::build_tuned(const std::shared_ptr<TunedJob>& job) {
