@@ -1,5 +1,5 @@
 // scangen._core: the runtime (scangen::Runtime, scangen::Scan) for Python.
-// The Python layer (scangen/__init__.py) checks arrays, dtypes and shapes;
+// The Python layer (the scangen package) checks arrays, dtypes and shapes;
 // this module takes raw pointers and lengths and launches.
 #include <CL/cl.h>
 #include <nanobind/nanobind.h>
@@ -23,145 +23,21 @@
 #include "scangen/reference/reference.h"
 #include "scangen/runtime/runtime.h"
 
+#include "data.h"
+
 namespace nb = nanobind;
 using namespace nb::literals;
 
 namespace {
 
 namespace dsl = scangen::dsl;
-
-// A type as Python data: "i32" for a scalar, or (name, [(field, type, offset), ...], size) for a struct.
-nb::object describe_type(const dsl::Type& t) {
-  if (t.is_scalar()) return nb::str(dsl::to_string(t.scalar_kind()));
-  const dsl::StructType& s = t.struct_type();
-  nb::list fields;
-  for (const dsl::Field& f : s.fields) fields.append(nb::make_tuple(f.name, describe_type(f.type), f.offset));
-  return nb::make_tuple(s.name, fields, s.size);
-}
-
-// A constant of type t from the bytes of one value (the layout of describe_type).
-dsl::ExprPtr constant_from_bytes(const dsl::Type& t, const char* bytes) {
-  auto e = std::make_shared<dsl::Expr>();
-  e->type = t;
-  if (t.is_struct()) {
-    e->kind = dsl::ExprKind::Construct;
-    for (const dsl::Field& f : t.struct_type().fields) e->args.push_back(constant_from_bytes(f.type, bytes + f.offset));
-    return e;
-  }
-  e->kind = dsl::ExprKind::Literal;
-  const dsl::ScalarKind k = t.scalar_kind();
-  const size_t size = dsl::scalar_size(k);
-  if (k == dsl::ScalarKind::F16) {
-    uint16_t h;
-    std::memcpy(&h, bytes, 2);
-    e->lit.value = dsl::half_bits_to_float(h);
-  } else if (k == dsl::ScalarKind::F32) {
-    float f;
-    std::memcpy(&f, bytes, 4);
-    e->lit.value = f;
-  } else if (k == dsl::ScalarKind::F64) {
-    std::memcpy(&e->lit.value, bytes, 8);
-  } else {
-    uint64_t bits = 0;
-    std::memcpy(&bits, bytes, size);  // little-endian hosts
-    if (dsl::is_signed(k) && size < 8 && (bits >> (size * 8 - 1)) & 1) bits |= ~uint64_t{0} << (size * 8);
-    e->lit.bits = k == dsl::ScalarKind::Bool ? (bits != 0) : bits;
-  }
-  return e;
-}
-
-// ---- DLPack (dlpack.h's ABI, v0.8 and v1.x) ----------------------------------
-// The consumer side of the protocol: the Python layer calls
-// x.__dlpack__(stream=...) and hands the capsule here; this reads the tensor's
-// description. The capsule is not renamed ("used_dltensor"): it stays the
-// producer's, which frees the tensor when the capsule goes, so the Python layer
-// keeps it alive until the launch is queued.
-struct DLDevice {
-  int32_t device_type;
-  int32_t device_id;
-};
-struct DLDataType {
-  uint8_t code;
-  uint8_t bits;
-  uint16_t lanes;
-};
-struct DLTensor {
-  void* data;
-  DLDevice device;
-  int32_t ndim;
-  DLDataType dtype;
-  int64_t* shape;
-  int64_t* strides;  // in elements; null: C order
-  uint64_t byte_offset;
-};
-struct DLManagedTensor {
-  DLTensor dl_tensor;
-  void* manager_ctx;
-  void (*deleter)(DLManagedTensor*);
-};
-struct DLPackVersion {
-  uint32_t major;
-  uint32_t minor;
-};
-struct DLManagedTensorVersioned {
-  DLPackVersion version;
-  void* manager_ctx;
-  void (*deleter)(DLManagedTensorVersioned*);
-  uint64_t flags;
-  DLTensor dl_tensor;
-};
-constexpr uint64_t kDLPackReadOnly = 1;
-
-// (pointer, device_type, device_id, shape, strides or None, (code, bits, lanes), read_only).
-nb::tuple dlpack_view(nb::handle capsule) {
-  if (!PyCapsule_CheckExact(capsule.ptr())) throw nb::type_error("scangen: __dlpack__() did not return a capsule");
-  const char* name = PyCapsule_GetName(capsule.ptr());
-  const std::string kind = name ? name : "";
-  const DLTensor* t = nullptr;
-  bool read_only = false;
-  if (kind == "dltensor") {
-    auto* m = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(capsule.ptr(), "dltensor"));
-    if (m) t = &m->dl_tensor;
-  } else if (kind == "dltensor_versioned") {
-    auto* m = static_cast<DLManagedTensorVersioned*>(PyCapsule_GetPointer(capsule.ptr(), "dltensor_versioned"));
-    if (m && m->version.major != 1)
-      throw nb::type_error(("scangen: DLPack version " + std::to_string(m->version.major) + "." +
-                            std::to_string(m->version.minor) + " is not supported (1.x is)")
-                               .c_str());
-    if (m) {
-      t = &m->dl_tensor;
-      read_only = (m->flags & kDLPackReadOnly) != 0;
-    }
-  } else {
-    throw nb::type_error(("scangen: a DLPack capsule named '" + kind +
-                          "' (expected 'dltensor' or 'dltensor_versioned'; 'used_dltensor' was consumed already)")
-                             .c_str());
-  }
-  if (!t) throw nb::python_error();
-  nb::list shape, strides;
-  for (int32_t i = 0; i < t->ndim; ++i) {
-    shape.append(t->shape[i]);
-    if (t->strides) strides.append(t->strides[i]);
-  }
-  const uintptr_t ptr = reinterpret_cast<uintptr_t>(t->data) + t->byte_offset;
-  return nb::make_tuple(ptr, t->device.device_type, t->device.device_id, nb::tuple(shape),
-                        t->strides ? nb::object(nb::tuple(strides)) : nb::none(),
-                        nb::make_tuple(t->dtype.code, t->dtype.bits, t->dtype.lanes), read_only);
-}
-
-// The address of a contiguous buffer's memory (a C-contiguous NumPy array: what
-// a.ctypes.data says, without making a ctypes object), through the buffer
-// protocol; 0 where the object exports no contiguous buffer.
-uintptr_t data_pointer(nb::handle a) {
-  Py_buffer view;
-  if (PyObject_GetBuffer(a.ptr(), &view, PyBUF_ANY_CONTIGUOUS) != 0) {
-    PyErr_Clear();
-    return 0;
-  }
-  const uintptr_t p = reinterpret_cast<uintptr_t>(view.buf);
-  PyBuffer_Release(&view);
-  return p;
-}
+using scangen::py::constant_from_bytes;
+using scangen::py::data_pointer;
+using scangen::py::describe_type;
+using scangen::py::dlpack_view;
+using scangen::py::rows_shape;
+using scangen::py::Shape;
+using scangen::py::strided_shape;
 
 // An OpenCL buffer released when it goes out of scope.
 struct ClBuffer {
@@ -185,54 +61,6 @@ struct ClBuffer {
 std::mutex launch_mutex;
 
 class Kernel;
-
-// The run-time shape of a shaped scan (Scan::ShapeArgs), made once per call by the Python layer.
-struct Shape {
-  scangen::Scan::ShapeArgs args;
-  bool strided = false;
-  // Elements from the first to the last one touched, plus one: of the input, or (out) of the output.
-  uint64_t span(bool out) const {
-    if (!strided) {
-      const uint64_t stride = out && args.out_row_stride ? args.out_row_stride
-                              : args.row_stride          ? args.row_stride
-                                                         : args.length;
-      return args.rows == 0 || args.length == 0 ? 0 : (args.rows - 1) * stride + args.length;
-    }
-    const auto& g = args.strided;
-    uint64_t last = 0;
-    for (int i = 0; i < g.rank; ++i) {
-      if (g.extents[i] == 0) return 0;
-      last += (g.extents[i] - 1) * (out && g.out_strides[i] ? g.out_strides[i] : g.strides[i]);
-    }
-    return last + 1;
-  }
-};
-
-Shape rows_shape(uint64_t rows, uint64_t length, uint64_t row_stride, uint64_t out_row_stride) {
-  Shape s;
-  s.args.rows = rows;
-  s.args.length = length;
-  s.args.row_stride = row_stride;
-  s.args.out_row_stride = out_row_stride;
-  return s;
-}
-
-Shape strided_shape(int axis, const std::vector<uint64_t>& extents, const std::vector<uint64_t>& strides,
-                    const std::vector<uint64_t>& out_strides) {
-  if (extents.empty() || extents.size() > 4 || strides.size() != extents.size() || out_strides.size() != extents.size())
-    throw nb::value_error("a strided shape has 1 to 4 extents, and as many strides and out_strides");
-  Shape s;
-  s.strided = true;
-  auto& g = s.args.strided;
-  g.rank = static_cast<int>(extents.size());
-  g.axis = axis;
-  for (size_t i = 0; i < extents.size(); ++i) {
-    g.extents[i] = extents[i];
-    g.strides[i] = strides[i];
-    g.out_strides[i] = out_strides[i];
-  }
-  return s;
-}
 
 // One Runtime: a device and its caches.
 class PyRuntime {
@@ -608,44 +436,10 @@ std::shared_ptr<Kernel> compile_file(PyRuntime& r, const std::string& path, cons
   return std::make_shared<Kernel>(r.rt, r.rt->compile_file(path, name));
 }
 
-}  // namespace
-
-NB_MODULE(_core, m) {
-  m.doc() = "scangen's runtime for Python (use the scangen package, not this module)";
-  static PyObject* scan_error = PyErr_NewExceptionWithDoc(
-      "scangen.ScanError",
-      "An error reported by scangen, with its text: diagnostics of .scan text carry file:line:col and a caret "
-      "under the mistake; runtime errors name the call and the code.",
-      PyExc_ValueError, nullptr);  // kept for the process's life
-  m.attr("ScanError") = nb::borrow(scan_error);
-  nb::register_exception_translator([](const std::exception_ptr& p, void*) {
-    try {
-      std::rethrow_exception(p);
-    } catch (const scangen::Error& e) {
-      PyErr_SetString(scan_error, e.what());
-    } catch (const scangen::dsl::DerivativeError& e) {
-      PyErr_SetString(scan_error, e.what());
-    }
-  });
-
-  m.def(
-      "dlpack_view", &dlpack_view, "capsule"_a,
-      "(pointer, device_type, device_id, shape, strides or None, (code, bits, lanes), read_only) of a DLPack capsule");
-
-  m.def("data_pointer", &data_pointer, "array"_a,
-        "the address of a contiguous buffer's memory (a C-contiguous NumPy array's data), 0 where there is none");
-
-  nb::class_<PyRuntime>(m, "Runtime")
-      .def(nb::init<const std::optional<std::string>&>(), "backend"_a = nb::none())
-      .def_prop_ro("backend", &PyRuntime::backend)
-      .def_prop_ro("device_name", [](const PyRuntime& r) { return r.rt->device_name(); })
-      .def_prop_ro("fallback_reason", [](const PyRuntime& r) { return r.rt->fallback_reason(); })
-      .def("stats", &PyRuntime::stats)
-      .def("compile", &compile_text, "text"_a, "name"_a = "")
-      .def("compile_file", &compile_file, "path"_a, "name"_a = "");
-
-  nb::class_<Kernel>(m, "Kernel")
-      .def_prop_ro("name", [](const Kernel& k) { return k.spec().name; })
+// The Kernel's description of its spec: names, types, identity, operator,
+// mode, direction, backend, the carry across parts.
+void describe_kernel(nb::class_<Kernel>& k) {
+  k.def_prop_ro("name", [](const Kernel& k) { return k.spec().name; })
       .def_prop_ro("spec_text", [](const Kernel& k) { return k.spec().to_string(); })
       .def_prop_ro("type", [](const Kernel& k) { return describe_type(k.spec().type); })
       .def_prop_ro("input", [](const Kernel& k) { return describe_type(k.spec().input); })
@@ -688,11 +482,15 @@ NB_MODULE(_core, m) {
                    })
       .def_prop_ro("mode", [](const Kernel& k) { return std::string(dsl::to_string(k.spec().mode)); })
       .def_prop_ro("reverse", [](const Kernel& k) { return k.spec().reverse; })
-      .def_prop_ro(
-          "backend",
-          [](const Kernel& k) { return std::string(k.scan().backend() == scangen::Backend::Cuda ? "cuda" : "opencl"); })
-      .def("variant", &Kernel::variant, "exclusive"_a, "init"_a = nb::none(), "reverse"_a = false, "shape"_a = "flat",
-           "segments"_a = "none", "index_type"_a = "", "aggregate"_a = false)
+      .def_prop_ro("backend", [](const Kernel& k) {
+        return std::string(k.scan().backend() == scangen::Backend::Cuda ? "cuda" : "opencl");
+      });
+}
+
+// The Kernel's variants, launches, workspaces and backward scan.
+void launch_kernel(nb::class_<Kernel>& k) {
+  k.def("variant", &Kernel::variant, "exclusive"_a, "init"_a = nb::none(), "reverse"_a = false, "shape"_a = "flat",
+        "segments"_a = "none", "index_type"_a = "", "aggregate"_a = false)
       .def("run_host", &Kernel::run_host, "in_ptr"_a, "out_ptr"_a, "n"_a, "shape"_a.none() = nb::none(), "agg"_a = 0,
            "agg_count"_a = 0, "seg"_a = 0, "seg_count"_a = 0, "check"_a = false, "carry"_a = nb::none())
       .def("carry_variant", &Kernel::carry_variant, "reduce"_a, "exclusive"_a = false, "reverse"_a = false)
@@ -724,6 +522,47 @@ NB_MODULE(_core, m) {
       .def("run_cuda", &Kernel::run_cuda, "in_ptr"_a, "out_ptr"_a, "n"_a, "stream"_a, "workspace"_a = 0,
            "workspace_size"_a = 0, "shape"_a.none() = nb::none(), "agg"_a = 0, "agg_count"_a = 0, "seg"_a = 0,
            "seg_count"_a = 0, "check"_a = false, "carry"_a = nb::none());
+}
+
+}  // namespace
+
+NB_MODULE(_core, m) {
+  m.doc() = "scangen's runtime for Python (use the scangen package, not this module)";
+  static PyObject* scan_error = PyErr_NewExceptionWithDoc(
+      "scangen.ScanError",
+      "An error reported by scangen, with its text: diagnostics of .scan text carry file:line:col and a caret "
+      "under the mistake; runtime errors name the call and the code.",
+      PyExc_ValueError, nullptr);  // kept for the process's life
+  m.attr("ScanError") = nb::borrow(scan_error);
+  nb::register_exception_translator([](const std::exception_ptr& p, void*) {
+    try {
+      std::rethrow_exception(p);
+    } catch (const scangen::Error& e) {
+      PyErr_SetString(scan_error, e.what());
+    } catch (const scangen::dsl::DerivativeError& e) {
+      PyErr_SetString(scan_error, e.what());
+    }
+  });
+
+  m.def(
+      "dlpack_view", &dlpack_view, "capsule"_a,
+      "(pointer, device_type, device_id, shape, strides or None, (code, bits, lanes), read_only) of a DLPack capsule");
+
+  m.def("data_pointer", &data_pointer, "array"_a,
+        "the address of a contiguous buffer's memory (a C-contiguous NumPy array's data), 0 where there is none");
+
+  nb::class_<PyRuntime>(m, "Runtime")
+      .def(nb::init<const std::optional<std::string>&>(), "backend"_a = nb::none())
+      .def_prop_ro("backend", &PyRuntime::backend)
+      .def_prop_ro("device_name", [](const PyRuntime& r) { return r.rt->device_name(); })
+      .def_prop_ro("fallback_reason", [](const PyRuntime& r) { return r.rt->fallback_reason(); })
+      .def("stats", &PyRuntime::stats)
+      .def("compile", &compile_text, "text"_a, "name"_a = "")
+      .def("compile_file", &compile_file, "path"_a, "name"_a = "");
+
+  nb::class_<Kernel> kernel(m, "Kernel");
+  describe_kernel(kernel);
+  launch_kernel(kernel);
 
   nb::class_<Shape>(m, "Shape")
       .def_prop_ro("span", [](const Shape& s) { return s.span(false); })
