@@ -1,8 +1,9 @@
-// What differs between the backends when a plan becomes text. One
-// implementation per backend (emit_cuda.cpp, emit_opencl.cpp), found through
-// emitter_for(); the algorithms themselves are templates, the dialect
-// included (dialect_template(), plan_templates.cpp). Each reads its
-// decisions from the Plan.
+// What differs between the backends when a plan becomes text: the interface
+// each backend implements (emit_cuda.cpp, emit_opencl.cpp; emitters.h finds
+// them) and what the implementations share (backend_emitter.cpp). The
+// algorithms themselves are templates, the dialect included
+// (dialect_template(), plan_templates.cpp). Each reads its decisions from the
+// Plan.
 #pragma once
 
 #include <string>
@@ -26,19 +27,6 @@ class BackendEmitter {
   };
   virtual AtomicUpdate atomic_update(const Plan& plan) const = 0;
 };
-
-const BackendEmitter& cuda_emitter();
-const BackendEmitter& opencl_emitter();
-
-inline const BackendEmitter& emitter_for(Backend b) {
-  switch (b) {
-    case Backend::Cuda:
-      return cuda_emitter();
-    case Backend::OpenCL:
-      return opencl_emitter();
-  }
-  return cuda_emitter();
-}
 
 // The scalar kind of a running_total counter (Plan::counter, decided in
 // planning): a 32- or 64-bit integer with a built-in operator other than mul;

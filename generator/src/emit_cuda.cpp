@@ -1,6 +1,6 @@
 #include <string>
 
-#include "backend_emitter.h"
+#include "emitters.h"
 
 namespace scangen::generator::detail {
 

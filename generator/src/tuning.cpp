@@ -1,6 +1,6 @@
 #include "scangen/generator/tuning.h"
 
-#include "plan_steps.h"
+#include "spec_rules.h"
 
 #include <algorithm>
 #include <cctype>
