@@ -96,6 +96,37 @@ void input_holes(const Plan& p, Holes& holes) {
   holes.set("SG_INPUT_LIST", list.empty() ? "0" : list).set("SG_INPUT_AT", at).set("SG_INPUT_ITEM", item);
 }
 
+// A kernel's parameter list as its template's signature takes it (the kernel
+// ABI of Plan::kernels, written once): a buffer `T*` in the backend's global
+// address space, a `u64` as scangen_u64; one parameter a line.
+std::string kernel_parameters(const Kernel& k) {
+  std::string out;
+  for (const KernelParam& param : k.params) {
+    // The plan's spelling of the ABI's scalars, as the kernel text names them.
+    const auto c_type = [](const std::string& t) {
+      return t == "u64" ? std::string("scangen_u64") : t == "u8" ? std::string("unsigned char") : t;
+    };
+    std::string type = param.type;
+    if (!type.empty() && type.back() == '*') {
+      const bool is_const = type.rfind("const ", 0) == 0;
+      const std::string pointee = type.substr(is_const ? 6 : 0, type.size() - (is_const ? 6 : 0) - 1);
+      type = std::string(is_const ? "const " : "") + "SG_GLOBAL " + c_type(pointee) + "*";
+    } else {
+      type = c_type(type);
+    }
+    out += (out.empty() ? "" : ",\n    ") + type + " " + param.name;
+  }
+  return out;
+}
+
+// SG_PARAMS_<kernel>: each kernel's parameter list (the hole in its
+// template's signature), <kernel> its name without the scan's prefix.
+void kernel_parameter_holes(const Plan& p, Holes& holes) {
+  const std::string prefix = p.spec.name + "_";
+  for (const Kernel& k : p.kernels)
+    if (k.name.rfind(prefix, 0) == 0) holes.set("SG_PARAMS_" + k.name.substr(prefix.size()), kernel_parameters(k));
+}
+
 // A scan's templates and their constants, the first part of its text.
 void scan_part(const Plan& p, const BackendEmitter& be, Holes& scan) {
   Holes& part = scan.add("part");
@@ -126,6 +157,7 @@ void scan_part(const Plan& p, const BackendEmitter& be, Holes& scan) {
         .set("SG_SCATTER_IF", o.when);
   holes.when("tile_prefix", p.tile_prefix);  // the OpenCL look-back without an input (device_tile_prefix.h)
   input_holes(p, holes);
+  kernel_parameter_holes(p, holes);
   for (const std::string& t : p.templates) {
     Holes& each = part.add("template");
     const bool atomic = p.counter && needs_counter_update(t);

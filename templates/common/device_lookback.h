@@ -143,26 +143,7 @@ SG_KERNEL SG_BOUNDS_MIN(SG_THREADS, SG_MIN_BLOCKS)
 #else
 SG_KERNEL SG_BOUNDS(SG_THREADS)
 #endif
-void SG_NAME(scan_kernel)(SG_BEGIN(one_input)const SG_GLOBAL SG_IN* in,SG_END(one_input)
-SG_BEGIN(input_array)
-                          const SG_GLOBAL SG_INPUT_T* SG_INPUT_NAME,
-SG_END(input_array)
-#if SG_INCLUSIVE_OUT
-                          SG_GLOBAL SG_T* inclusive,
-#endif
-#if SG_EXCLUSIVE_OUT
-                          SG_GLOBAL SG_T* exclusive,
-#endif
-SG_BEGIN(scatter_output)
-                          SG_GLOBAL SG_OUT* SG_SCATTERED,
-SG_END(scatter_output)
-#if SG_AGGREGATE_OUT
-                          SG_GLOBAL SG_T* aggregate,
-#endif
-#if SG_RUNNING_TOTAL
-                          SG_GLOBAL SG_T* running_total,
-#endif
-                          scangen_u64 n, SG_GLOBAL unsigned char* workspace) {
+void SG_NAME(scan_kernel)(SG_PARAMS_scan_kernel) {
   SG_SHARED SG_NAME(temp) temp;
   SG_SHARED SG_NAME(sg_lookback_shared) shared;
 #ifdef SG_DYNAMIC_EXCHANGE

@@ -12,8 +12,7 @@
 // workspace). The seed is init, or the running total read before the spine
 // writes it back.
 
-SG_KERNEL SG_BOUNDS(SG_THREADS) void SG_NAME(reduce_kernel)(const SG_GLOBAL SG_IN* in, SG_GLOBAL SG_T* partials,
-                                                            scangen_u64 n) {
+SG_KERNEL SG_BOUNDS(SG_THREADS) void SG_NAME(reduce_kernel)(SG_PARAMS_reduce_kernel) {
   SG_SHARED SG_NAME(temp) temp;
   SG_SHARED SG_ALIGN16 SG_T exchange[SG_EXCHANGE];
   const scangen_u64 tile = SG_BLOCK();
@@ -24,14 +23,7 @@ SG_KERNEL SG_BOUNDS(SG_THREADS) void SG_NAME(reduce_kernel)(const SG_GLOBAL SG_I
   if (SG_THREAD() == 0) partials[tile] = total;
 }
 
-SG_KERNEL SG_BOUNDS(SG_THREADS) void SG_NAME(spine_kernel)(SG_GLOBAL SG_T* partials,
-#if SG_AGGREGATE_OUT
-                                                           SG_GLOBAL SG_T* aggregate,
-#endif
-#if SG_RUNNING_TOTAL
-                                                           SG_GLOBAL SG_T* running_total,
-#endif
-                                                           scangen_u64 n) {
+SG_KERNEL SG_BOUNDS(SG_THREADS) void SG_NAME(spine_kernel)(SG_PARAMS_spine_kernel) {
   SG_SHARED SG_NAME(temp) temp;
   const scangen_u64 tiles = SG_NAME(sg_tile_count)(n);
 #if SG_RUNNING_TOTAL
@@ -68,14 +60,7 @@ SG_KERNEL SG_BOUNDS(SG_THREADS) void SG_NAME(spine_kernel)(SG_GLOBAL SG_T* parti
   (void)sum;
 }
 
-SG_KERNEL SG_BOUNDS(SG_THREADS) void SG_NAME(scan_kernel)(const SG_GLOBAL SG_IN* in,
-#if SG_INCLUSIVE_OUT
-                                                          SG_GLOBAL SG_T* inclusive,
-#endif
-#if SG_EXCLUSIVE_OUT
-                                                          SG_GLOBAL SG_T* exclusive,
-#endif
-                                                          const SG_GLOBAL SG_T* partials, scangen_u64 n) {
+SG_KERNEL SG_BOUNDS(SG_THREADS) void SG_NAME(scan_kernel)(SG_PARAMS_scan_kernel) {
   SG_SHARED SG_NAME(temp) temp;
   SG_SHARED SG_ALIGN16 SG_T exchange[SG_EXCHANGE];
   const scangen_u64 tile = SG_BLOCK();

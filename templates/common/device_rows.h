@@ -594,19 +594,7 @@ SG_FN void SG_NAME(sg_rows_aggregates)(SG_GLOBAL SG_T* aggregates, const SG_T* i
 #else
 #define SG_SHAPE_BOUNDS SG_BOUNDS(SG_THREADS)
 #endif
-SG_KERNEL SG_SHAPE_BOUNDS void SG_NAME(rows_kernel)(const SG_GLOBAL SG_IN* in,
-#if SG_INCLUSIVE_OUT
-                                                          SG_GLOBAL SG_T* inclusive,
-#endif
-#if SG_EXCLUSIVE_OUT
-                                                          SG_GLOBAL SG_T* exclusive,
-#endif
-#if SG_AGGREGATE_OUT
-                                                          SG_GLOBAL SG_T* aggregates,
-#endif
-                                                          scangen_u64 rows, scangen_u64 length,
-                                                          scangen_u64 in_row_stride, scangen_u64 out_row_stride,
-                                                          SG_GLOBAL unsigned char* workspace) {
+SG_KERNEL SG_SHAPE_BOUNDS void SG_NAME(rows_kernel)(SG_PARAMS_rows_kernel) {
   SG_SHARED SG_NAME(sg_shape_shared) shared;
   SG_SHARED SG_ALIGN16 SG_T exchange[SG_EXCHANGE];
   const scangen_u64 n = rows * length;

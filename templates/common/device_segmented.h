@@ -175,8 +175,7 @@ SG_FN SG_GLOBAL unsigned int* SG_NAME(sg_seg_head_words)(SG_GLOBAL unsigned char
 #define SG_SEG_ATOMIC_OR(p, v) atomicOr((p), (v))
 #endif
 SG_KERNEL SG_BOUNDS(SG_THREADS)
-void SG_NAME(seg_heads_kernel)(const SG_GLOBAL SG_OFFSET* offsets, scangen_u64 segment_count, scangen_u64 n,
-                               SG_GLOBAL unsigned char* workspace) {
+void SG_NAME(seg_heads_kernel)(SG_PARAMS_seg_heads_kernel) {
   const scangen_u64 tiles = SG_NAME(sg_tile_count)(n);  // the grid: one block a tile
   SG_GLOBAL unsigned int* const words = SG_NAME(sg_seg_head_words)(workspace, tiles);
   const scangen_u64 stride = tiles * (scangen_u64)SG_THREADS * SG_SEG_HEAD_RUN;
@@ -786,17 +785,7 @@ SG_KERNEL SG_BOUNDS_MIN(SG_THREADS, SG_MIN_BLOCKS)
 #else
 SG_KERNEL SG_BOUNDS(SG_THREADS)
 #endif
-void SG_NAME(scan_kernel)(const SG_GLOBAL SG_IN* in,
-#if SG_INCLUSIVE_OUT
-                          SG_GLOBAL SG_VALUE_T* inclusive,
-#endif
-#if SG_EXCLUSIVE_OUT
-                          SG_GLOBAL SG_VALUE_T* exclusive,
-#endif
-#if SG_AGGREGATE_OUT
-                          SG_GLOBAL SG_VALUE_T* segment_aggregates,
-#endif
-                          SG_SEG_PARAMS, scangen_u64 n, SG_GLOBAL unsigned char* workspace) {
+void SG_NAME(scan_kernel)(SG_PARAMS_scan_kernel) {
   SG_SHARED SG_NAME(temp) temp;
   SG_SHARED SG_NAME(sg_lookback_shared) shared;
 #ifdef SG_DYNAMIC_EXCHANGE

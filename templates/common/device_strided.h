@@ -404,21 +404,7 @@ SG_FN void SG_NAME(sg_axis_aggregate)(SG_GLOBAL SG_T* aggregates, scangen_u64 li
 }
 #endif
 
-SG_KERNEL SG_SHAPE_BOUNDS void SG_NAME(axis_kernel)(
-    const SG_GLOBAL SG_IN* in,
-#if SG_INCLUSIVE_OUT
-    SG_GLOBAL SG_T* inclusive,
-#endif
-#if SG_EXCLUSIVE_OUT
-    SG_GLOBAL SG_T* exclusive,
-#endif
-#if SG_AGGREGATE_OUT
-    SG_GLOBAL SG_T* aggregates,
-#endif
-    scangen_u64 extent0, scangen_u64 extent1, scangen_u64 extent2, scangen_u64 extent3, scangen_u64 in_stride0,
-    scangen_u64 in_stride1, scangen_u64 in_stride2, scangen_u64 in_stride3, scangen_u64 out_stride0,
-    scangen_u64 out_stride1, scangen_u64 out_stride2, scangen_u64 out_stride3, scangen_u64 lanes,
-    SG_GLOBAL unsigned char* workspace) {
+SG_KERNEL SG_SHAPE_BOUNDS void SG_NAME(axis_kernel)(SG_PARAMS_axis_kernel) {
   SG_SHARED SG_NAME(sg_shape_shared) shared;
   SG_SHARED SG_ALIGN16 SG_T exchange[SG_EXCHANGE];
 SG_BEGIN(any_order)

@@ -14,25 +14,7 @@
 // Needs: common/io.h, SG_IN, SG_CONVERT, SG_GROUPS, SG_GROUP_THREADS, SG_BLOCK_THREADS,
 // SG_INCLUSIVE_OUT, SG_EXCLUSIVE_OUT, SG_AGGREGATE_OUT, SG_RUNNING_TOTAL.
 
-SG_KERNEL SG_BOUNDS(SG_BLOCK_THREADS) void SG_NAME(scan_kernel)(const SG_GLOBAL SG_IN* in,
-#if SG_INCLUSIVE_OUT
-                                                           SG_GLOBAL SG_T* inclusive,
-#endif
-#if SG_EXCLUSIVE_OUT
-                                                           SG_GLOBAL SG_T* exclusive,
-#endif
-SG_BEGIN(group_scatter)
-SG_BEGIN(scatter_output)
-                                                           SG_GLOBAL SG_OUT* SG_SCATTERED,
-SG_END(scatter_output)
-SG_END(group_scatter)
-#if SG_AGGREGATE_OUT
-                                                           SG_GLOBAL SG_T* aggregates,
-#endif
-#if SG_RUNNING_TOTAL
-                                                           SG_GLOBAL SG_T* running_total,
-#endif
-                                                           scangen_u64 n) {
+SG_KERNEL SG_BOUNDS(SG_BLOCK_THREADS) void SG_NAME(scan_kernel)(SG_PARAMS_scan_kernel) {
   SG_SHARED SG_NAME(temp) temp[SG_GROUPS];
   SG_SHARED SG_ALIGN16 SG_T exchange[SG_EXCHANGE];
   const int tid = SG_THREAD();

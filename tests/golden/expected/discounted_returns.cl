@@ -1090,19 +1090,9 @@ SG_KERNEL SG_BOUNDS_MIN(SG_THREADS, SG_MIN_BLOCKS)
 SG_KERNEL SG_BOUNDS(SG_THREADS)
 #endif
 void discounted_returns_scan_kernel(const SG_GLOBAL discounted_returns_In* in,
-#if SG_INCLUSIVE_OUT
-                          SG_GLOBAL discounted_returns_T* inclusive,
-#endif
-#if SG_EXCLUSIVE_OUT
-                          SG_GLOBAL discounted_returns_T* exclusive,
-#endif
-#if SG_AGGREGATE_OUT
-                          SG_GLOBAL discounted_returns_T* aggregate,
-#endif
-#if SG_RUNNING_TOTAL
-                          SG_GLOBAL discounted_returns_T* running_total,
-#endif
-                          scangen_u64 n, SG_GLOBAL unsigned char* workspace) {
+    SG_GLOBAL discounted_returns_T* inclusive,
+    scangen_u64 n,
+    SG_GLOBAL unsigned char* workspace) {
   SG_SHARED discounted_returns_temp temp;
   SG_SHARED discounted_returns_sg_lookback_shared shared;
 #ifdef SG_DYNAMIC_EXCHANGE

@@ -1706,16 +1706,13 @@ SG_KERNEL SG_BOUNDS_MIN(SG_THREADS, SG_MIN_BLOCKS)
 SG_KERNEL SG_BOUNDS(SG_THREADS)
 #endif
 void segmented_offsets_scan_kernel(const SG_GLOBAL segmented_offsets_In* in,
-#if SG_INCLUSIVE_OUT
-                          SG_GLOBAL SG_VALUE_T* inclusive,
-#endif
-#if SG_EXCLUSIVE_OUT
-                          SG_GLOBAL SG_VALUE_T* exclusive,
-#endif
-#if SG_AGGREGATE_OUT
-                          SG_GLOBAL SG_VALUE_T* segment_aggregates,
-#endif
-                          SG_SEG_PARAMS, scangen_u64 n, SG_GLOBAL unsigned char* workspace) {
+    SG_GLOBAL segmented_offsets_T* inclusive,
+    SG_GLOBAL segmented_offsets_T* exclusive,
+    SG_GLOBAL segmented_offsets_T* segment_aggregates,
+    const SG_GLOBAL scangen_u32* offsets,
+    scangen_u64 segment_count,
+    scangen_u64 n,
+    SG_GLOBAL unsigned char* workspace) {
   SG_SHARED segmented_offsets_temp temp;
   SG_SHARED segmented_offsets_sg_lookback_shared shared;
 #ifdef SG_DYNAMIC_EXCHANGE

@@ -1089,20 +1089,11 @@ SG_KERNEL SG_BOUNDS_MIN(SG_THREADS, SG_MIN_BLOCKS)
 SG_KERNEL SG_BOUNDS(SG_THREADS)
 #endif
 void select_positive_scan_kernel(const SG_GLOBAL select_positive_In* in,
-#if SG_INCLUSIVE_OUT
-                          SG_GLOBAL select_positive_T* inclusive,
-#endif
-#if SG_EXCLUSIVE_OUT
-                          SG_GLOBAL select_positive_T* exclusive,
-#endif
-                          SG_GLOBAL select_positive_Out* scattered,
-#if SG_AGGREGATE_OUT
-                          SG_GLOBAL select_positive_T* aggregate,
-#endif
-#if SG_RUNNING_TOTAL
-                          SG_GLOBAL select_positive_T* running_total,
-#endif
-                          scangen_u64 n, SG_GLOBAL unsigned char* workspace) {
+    SG_GLOBAL select_positive_T* exclusive,
+    SG_GLOBAL select_positive_Out* scattered,
+    SG_GLOBAL select_positive_T* aggregate,
+    scangen_u64 n,
+    SG_GLOBAL unsigned char* workspace) {
   SG_SHARED select_positive_temp temp;
   SG_SHARED select_positive_sg_lookback_shared shared;
 #ifdef SG_DYNAMIC_EXCHANGE

@@ -685,19 +685,8 @@ SG_FN void warp_ks_sum_sg_store_both(SG_GLOBAL warp_ks_sum_T* inclusive, SG_GLOB
 // SG_INCLUSIVE_OUT, SG_EXCLUSIVE_OUT, SG_AGGREGATE_OUT, SG_RUNNING_TOTAL.
 
 SG_KERNEL SG_BOUNDS(SG_BLOCK_THREADS) void warp_ks_sum_scan_kernel(const SG_GLOBAL warp_ks_sum_In* in,
-#if SG_INCLUSIVE_OUT
-                                                           SG_GLOBAL warp_ks_sum_T* inclusive,
-#endif
-#if SG_EXCLUSIVE_OUT
-                                                           SG_GLOBAL warp_ks_sum_T* exclusive,
-#endif
-#if SG_AGGREGATE_OUT
-                                                           SG_GLOBAL warp_ks_sum_T* aggregates,
-#endif
-#if SG_RUNNING_TOTAL
-                                                           SG_GLOBAL warp_ks_sum_T* running_total,
-#endif
-                                                           scangen_u64 n) {
+    SG_GLOBAL warp_ks_sum_T* inclusive,
+    scangen_u64 n) {
   SG_SHARED warp_ks_sum_temp temp[SG_GROUPS];
   SG_SHARED SG_ALIGN16 warp_ks_sum_T exchange[SG_EXCHANGE];
   const int tid = SG_THREAD();
