@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "conditionals.h"
 #include "emitters.h"
 #include "plan_steps.h"
 #include "scangen/generator/preamble.h"
@@ -128,10 +129,12 @@ void kernel_parameter_holes(const Plan& p, Holes& holes) {
 }
 
 // A scan's templates and their constants, the first part of its text.
-void scan_part(const Plan& p, const BackendEmitter& be, Holes& scan) {
+void scan_part(const Plan& p, const BackendEmitter& be, Holes& scan, Conditionals& cond) {
   Holes& part = scan.add("part");
   part.set("SG_PART", "the constants its templates are written against").set("SG_PREFIX", p.spec.name + "_");
-  for (const auto& [k, v] : template_constants(p)) part.add("constant").set("SG_CONSTANT", k).set("SG_VALUE", v);
+  const std::vector<std::pair<std::string, std::string>> constants = template_constants(p);
+  for (const auto& [k, v] : constants) part.add("constant").set("SG_CONSTANT", k).set("SG_VALUE", v);
+  cond.define(constants);
   Holes holes = scan_holes(p);
   holes.when("forward", !p.reverse).when("reverse", p.reverse);  // io.h's functions or io_mirror.h's
   // The mirror's end: n rounded up to whole blocks, or n itself for segmented scans (their padding stays last).
@@ -165,29 +168,33 @@ void scan_part(const Plan& p, const BackendEmitter& be, Holes& scan) {
       const BackendEmitter::AtomicUpdate a = be.atomic_update(p);
       holes.set("SG_ATOMIC", a.function).set("SG_ATOMIC_POINTER", a.pointer).set("SG_ATOMIC_TYPE", a.type);
       holes.when("atomic_native", p.counter->cas_bytes == 0).when("atomic_cas", p.counter->cas_bytes != 0);
-      each.set("SG_ATOMIC_TEXT", fill_template("common/atomic_combine.h", holes));
+      each.set("SG_ATOMIC_TEXT", cond.resolve(fill_template("common/atomic_combine.h", holes)));
     }
-    each.when("atomic", atomic).set("SG_PATH", t).set("SG_TEXT", fill_template(t, holes));
+    each.when("atomic", atomic).set("SG_PATH", t).set("SG_TEXT", cond.resolve(fill_template(t, holes)));
   }
+  cond.undefine(constants);
 }
 
 // head_flags = true: the pair, its group scan (names P_seg_*) and the
 // head-flag functions, with the pair's constants, the second part.
-void head_flag_part(const Plan& p, Holes& scan) {
+void head_flag_part(const Plan& p, Holes& scan, Conditionals& cond) {
   if (!p.head_flags.on) return;
   const std::string own = p.spec.name + "_", pairs = p.spec.name + "_seg_";
   Holes& part = scan.add("part");
   part.set("SG_PART", "its head-flag functions, which scan (heads, value) pairs: their constants")
       .set("SG_PREFIX", pairs);
-  for (const auto& [k, v] : head_flag_constants(p)) part.add("constant").set("SG_CONSTANT", k).set("SG_VALUE", v);
+  const std::vector<std::pair<std::string, std::string>> constants = head_flag_constants(p);
+  for (const auto& [k, v] : constants) part.add("constant").set("SG_CONSTANT", k).set("SG_VALUE", v);
+  cond.define(constants);
   for (const std::string& t : p.head_flags.templates) {
     // The pair and the public functions take the scan's names; the group scan the pair's.
     const bool own_names = t == "common/segmented_pair.h" || t == "common/api_segmented.h";
     Holes& each = part.add("template");
     each.when("atomic", false)
         .set("SG_PATH", t)
-        .set("SG_TEXT", fill_template(t, head_flag_holes(p, own_names ? own : pairs)));
+        .set("SG_TEXT", cond.resolve(fill_template(t, head_flag_holes(p, own_names ? own : pairs))));
   }
+  cond.undefine(constants);
 }
 
 }  // namespace
@@ -240,6 +247,11 @@ std::string emit(const std::vector<Plan>& plans, const EmitOptions& options) {
       .set("SG_PROLOGUE", be.prologue(plans))
       .set("SG_DIALECT", dialect_template(backend))
       .set("SG_DIALECT_TEXT", template_text(dialect_template(backend)));
+  // The templates' #if on the plans' constants decided here (conditionals.h), from the macros the text
+  // defines before them.
+  Conditionals cond;
+  cond.read(be.prologue(plans));
+  cond.read(template_text(dialect_template(backend)));
   for (const Plan& p : plans) {
     Holes& scan = h.add("scan");
     scan.set("SG_SCAN", p.spec.name)
@@ -252,8 +264,8 @@ std::string emit(const std::vector<Plan>& plans, const EmitOptions& options) {
           po.first_line = static_cast<int>(line);  // for its #line directives
           return emit_preamble(p.spec, backend, po);
         });
-    scan_part(p, be, scan);
-    head_flag_part(p, scan);
+    scan_part(p, be, scan, cond);
+    head_flag_part(p, scan, cond);
   }
   return fill_template("common/source.h", h);
 }

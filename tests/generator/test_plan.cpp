@@ -1194,10 +1194,12 @@ TEST_CASE("plan: the fast tier's plan moves a plain scan's elements directly and
       for (size_t i = 0; i < p.kernels[k].params.size(); ++i)
         CHECK(f.kernels[k].params[i].name == p.kernels[k].params[i].name);
     }
-    // The text differs in the I/O constants only (no exchange: SG_EXCHANGE 1).
+    // The constants differ in the I/O ones only (no exchange: SG_EXCHANGE 1); the code follows them (the
+    // emitter keeps the lines their #if choose).
     std::vector<std::string> changed = only_in(emit(f), emit(p));
     CHECK(!changed.empty());
     for (const std::string& line : changed) {
+      if (line.rfind("#define SG_", 0) != 0) continue;
       CAPTURE(line);
       CHECK((line.rfind("#define SG_STAGED_IO 0", 0) == 0 || line.rfind("#define SG_VEC_IN 0", 0) == 0 ||
              line.rfind("#define SG_VEC_OUT 0", 0) == 0 || line.rfind("#define SG_STREAMING 0", 0) == 0 ||

@@ -332,17 +332,11 @@ SG_FN discounted_returns_T discounted_returns_sg_group_exclusive(SG_LOCAL discou
   const int raking = tid < SG_RAKE;
   const int base = tid * SG_SEG;
   discounted_returns_T sum = discounted_returns_identity();
-#if SG_MEMOIZE
-  discounted_returns_T cached[SG_SEG];
-#endif
   if (raking) {
 #pragma unroll
     for (int j = 0; j < SG_SEG; ++j) {
       if (base + j < SG_THREADS) {
         const discounted_returns_T x = temp->partials[SG_SLOT(base + j)];
-#if SG_MEMOIZE
-        cached[j] = x;
-#endif
         sum = j == 0 ? x : discounted_returns_combine(sum, x);
       }
     }
@@ -354,11 +348,7 @@ SG_FN discounted_returns_T discounted_returns_sg_group_exclusive(SG_LOCAL discou
 #pragma unroll
     for (int j = 0; j < SG_SEG; ++j) {
       if (base + j < SG_THREADS) {
-#if SG_MEMOIZE
-        const discounted_returns_T x = cached[j];
-#else
         const discounted_returns_T x = temp->partials[SG_SLOT(base + j)];
-#endif
         temp->partials[SG_SLOT(base + j)] = acc;
         if (j + 1 < SG_SEG) acc = discounted_returns_combine(acc, x);
       }
@@ -432,9 +422,6 @@ SG_FN void discounted_returns_sg_items_from(discounted_returns_T prefix, const d
 SG_FN discounted_returns_T discounted_returns_sg_scan(SG_LOCAL discounted_returns_temp* temp, const discounted_returns_T* in, discounted_returns_T* inclusive, discounted_returns_T* exclusive) {
   discounted_returns_T aggregate;
   discounted_returns_T prefix = discounted_returns_sg_group_exclusive(temp, discounted_returns_sg_reduce_items(in), &aggregate);
-#if SG_SEEDED
-  prefix = discounted_returns_combine(discounted_returns_init(), prefix);
-#endif
   discounted_returns_sg_items_from(prefix, in, inclusive, exclusive);
   return aggregate;
 }
@@ -462,42 +449,6 @@ SG_FN discounted_returns_T discounted_returns_broadcast(SG_LOCAL discounted_retu
   return discounted_returns_sg_group_broadcast(temp, v, src);
 }
 
-#if SG_GROUP_UPDATE
-SG_FN discounted_returns_T discounted_returns_sg_scan_update(SG_LOCAL discounted_returns_temp* temp, const discounted_returns_T* in, discounted_returns_T* inclusive, discounted_returns_T* exclusive,
-                                   SG_GLOBAL discounted_returns_T* counter) {
-  discounted_returns_T aggregate;
-  const discounted_returns_T prefix = discounted_returns_sg_group_exclusive(temp, discounted_returns_sg_reduce_items(in), &aggregate);
-  discounted_returns_T old = discounted_returns_identity();
-#ifndef __OPENCL_VERSION__
-  // CUDA: the lanes here before the update meet again after it. A
-  // compare-and-swap loop may leave them apart, and the coalesced lanes'
-  // broadcast takes the lanes active at the time it runs.
-  const unsigned int together = __activemask();
-#endif
-  if (discounted_returns_sg_group_rank() == 0) old = discounted_returns_sg_atomic_combine(counter, aggregate);
-#ifndef __OPENCL_VERSION__
-  __syncwarp(together);
-#endif
-  old = discounted_returns_sg_group_broadcast(temp, old, 0);
-  discounted_returns_sg_items_from(discounted_returns_combine(old, prefix), in, inclusive, exclusive);
-  return aggregate;
-}
-
-SG_FN discounted_returns_T discounted_returns_inclusive_update(SG_LOCAL discounted_returns_temp* temp, const discounted_returns_T* in, discounted_returns_T* out,
-                                     SG_GLOBAL discounted_returns_T* counter) {
-  return discounted_returns_sg_scan_update(temp, in, out, 0, counter);
-}
-
-SG_FN discounted_returns_T discounted_returns_exclusive_update(SG_LOCAL discounted_returns_temp* temp, const discounted_returns_T* in, discounted_returns_T* out,
-                                     SG_GLOBAL discounted_returns_T* counter) {
-  return discounted_returns_sg_scan_update(temp, in, 0, out, counter);
-}
-
-SG_FN discounted_returns_T discounted_returns_inclusive_exclusive_update(SG_LOCAL discounted_returns_temp* temp, const discounted_returns_T* in, discounted_returns_T* inclusive,
-                                               discounted_returns_T* exclusive, SG_GLOBAL discounted_returns_T* counter) {
-  return discounted_returns_sg_scan_update(temp, in, inclusive, exclusive, counter);
-}
-#endif
 // ---- templates/common/io.h ----------------------------------------------------------------------
 // Loading and storing a block's elements in the blocked arrangement (thread
 // r holds elements r*SG_ITEMS .. r*SG_ITEMS + SG_ITEMS - 1 of the block's
@@ -525,43 +476,6 @@ SG_FN discounted_returns_T discounted_returns_inclusive_exclusive_update(SG_LOCA
 // Elements are then packed and unpacked in registers, never one by one
 // through shared memory. (The plan gives OpenCL no words: plan.cpp's
 // decide_io says why; the text is valid OpenCL C all the same.)
-#if SG_VEC_IN
-typedef union {
-  uint4 v[SG_VEC_IN];
-  discounted_returns_In e[SG_ITEMS];
-} discounted_returns_sg_chunk_in;
-typedef char discounted_returns_sg_chunk_in_fills[sizeof(discounted_returns_In) * SG_ITEMS == 16 * SG_VEC_IN ? 1 : -1];
-#endif
-#if SG_VEC_OUT
-typedef union {
-  uint4 v[SG_VEC_OUT];
-  discounted_returns_T e[SG_ITEMS];
-} discounted_returns_sg_chunk_out;
-typedef char discounted_returns_sg_chunk_out_fills[sizeof(discounted_returns_T) * SG_ITEMS == 16 * SG_VEC_OUT ? 1 : -1];
-#endif
-#if SG_VEC_IN || SG_VEC_OUT || SG_ARRAY_WORDS
-// The word helpers, for this file's words and for input arrays' (io_inputs.h).
-// SG_STREAMING: the words are read and written once; ask the caches to evict them first.
-// (One body for every scan of a file: the macros outlive the scan.)
-// The dialect's SG_LOAD_STREAMING / SG_STORE_STREAMING say how (OpenCL: plain).
-#define SG_LOAD_WORD(p) (SG_STREAMING ? SG_LOAD_STREAMING(p) : *(p))
-#define SG_STORE_WORD(p, v)         \
-  do {                              \
-    if (SG_STREAMING)               \
-      SG_STORE_STREAMING((p), (v)); \
-    else                            \
-      *(p) = (v);                   \
-  } while (0)
-// Where word o of chunk c lies, in words, for chunks of `words` words. For
-// 8 consecutive chunks (the 8 threads of a chunk-side access) the positions
-// fall in 8 different 16-byte bank groups; so do 8 consecutive words of the
-// coalesced side, which lie in one chunk (words % 8 == 0) or in 8 / words
-// consecutive chunks that share the XOR.
-SG_FN int discounted_returns_sg_word_at(int c, int o, int words) {
-  const int x = words % 8 == 0 ? (c & 7) : words == 4 ? ((c >> 1) & 3) : words == 2 ? ((c >> 2) & 1) : 0;
-  return c * words + (o ^ x);
-}
-#endif
 
 // ---- templates/common/io_mirror.h ---------------------------------------------------------------
 // Reverse scans (SG_REVERSE): io.h's loads and stores through the mirror, so
@@ -619,28 +533,8 @@ SG_FN void discounted_returns_sg_load_direct(const SG_GLOBAL discounted_returns_
 // takes chunk SG_BLOCK_THREADS - 1 - r, its elements last to first.
 SG_FN void discounted_returns_sg_load(const SG_GLOBAL discounted_returns_In* in, scangen_u64 first, scangen_u64 n, discounted_returns_T* items,
                             SG_LOCAL discounted_returns_T* exchange) {
-#if SG_STAGED_IO
   const int tid = SG_THREAD();
   const scangen_u64 base = discounted_returns_sg_mirror_first(first, n);
-#if SG_VEC_IN
-  if (discounted_returns_sg_mirror_whole(first, n) && ((scangen_u64)(in + base) & 15u) == 0) {
-    const SG_GLOBAL uint4* src = (const SG_GLOBAL uint4*)(in + base);
-    SG_LOCAL uint4* words = (SG_LOCAL uint4*)exchange;
-#pragma unroll
-    for (int i = 0; i < SG_VEC_IN; ++i) {
-      const int w = i * SG_BLOCK_THREADS + tid;
-      words[discounted_returns_sg_word_at(w / SG_VEC_IN, w % SG_VEC_IN, SG_VEC_IN)] = SG_LOAD_WORD(src + w);
-    }
-    SG_BARRIER();
-    discounted_returns_sg_chunk_in u;
-#pragma unroll
-    for (int o = 0; o < SG_VEC_IN; ++o) u.v[o] = words[discounted_returns_sg_word_at(SG_BLOCK_THREADS - 1 - tid, o, SG_VEC_IN)];
-#pragma unroll
-    for (int i = 0; i < SG_ITEMS; ++i) items[i] = discounted_returns_convert(u.e[SG_ITEMS - 1 - i]);
-    SG_BARRIER();  // the exchange may be reused at once
-    return;
-  }
-#endif
   // Element base + k of the array is scan-order position first + SG_BLOCK_ITEMS - 1 - k.
   if (discounted_returns_sg_mirror_whole(first, n)) {
 #pragma unroll
@@ -660,37 +554,12 @@ SG_FN void discounted_returns_sg_load(const SG_GLOBAL discounted_returns_In* in,
 #pragma unroll
   for (int i = 0; i < SG_ITEMS; ++i) items[i] = exchange[SG_XPAD(tid * SG_ITEMS + i)];
   SG_BARRIER();  // the exchange may be reused at once
-#else
-  (void)exchange;
-  discounted_returns_sg_load_direct(in, first, n, items);
-#endif
 }
 
 SG_FN void discounted_returns_sg_store(SG_GLOBAL discounted_returns_T* out, scangen_u64 first, scangen_u64 n, const discounted_returns_T* items,
                              SG_LOCAL discounted_returns_T* exchange) {
   const int tid = SG_THREAD();
   const scangen_u64 base = discounted_returns_sg_mirror_first(first, n);
-#if SG_STAGED_IO
-#if SG_VEC_OUT
-  if (discounted_returns_sg_mirror_whole(first, n) && ((scangen_u64)(out + base) & 15u) == 0) {
-    SG_LOCAL uint4* words = (SG_LOCAL uint4*)exchange;
-    discounted_returns_sg_chunk_out u;
-#pragma unroll
-    for (int i = 0; i < SG_ITEMS; ++i) u.e[i] = items[SG_ITEMS - 1 - i];
-#pragma unroll
-    for (int o = 0; o < SG_VEC_OUT; ++o) words[discounted_returns_sg_word_at(SG_BLOCK_THREADS - 1 - tid, o, SG_VEC_OUT)] = u.v[o];
-    SG_BARRIER();
-    SG_GLOBAL uint4* dst = (SG_GLOBAL uint4*)(out + base);
-#pragma unroll
-    for (int i = 0; i < SG_VEC_OUT; ++i) {
-      const int w = i * SG_BLOCK_THREADS + tid;
-      const uint4 word = words[discounted_returns_sg_word_at(w / SG_VEC_OUT, w % SG_VEC_OUT, SG_VEC_OUT)];
-      SG_STORE_WORD(dst + w, word);
-    }
-    SG_BARRIER();  // the exchange may be reused at once
-    return;
-  }
-#endif
 #pragma unroll
   for (int i = 0; i < SG_ITEMS; ++i) exchange[SG_XPAD(tid * SG_ITEMS + i)] = items[i];
   SG_BARRIER();
@@ -708,13 +577,6 @@ SG_FN void discounted_returns_sg_store(SG_GLOBAL discounted_returns_T* out, scan
     }
   }
   SG_BARRIER();  // the exchange may be reused at once
-#else
-  (void)exchange;
-  const scangen_u64 last = base + SG_BLOCK_ITEMS - 1 - tid * SG_ITEMS;
-#pragma unroll
-  for (int i = 0; i < SG_ITEMS; ++i)
-    if (last - (scangen_u64)i < n) out[last - (scangen_u64)i] = items[i];
-#endif
 }
 
 // io.h's sg_store_both through the mirror: position L's exclusive result is
@@ -723,7 +585,6 @@ SG_FN void discounted_returns_sg_store_both(SG_GLOBAL discounted_returns_T* incl
                                   scangen_u64 n, const discounted_returns_T* inc, const discounted_returns_T* exc, SG_LOCAL discounted_returns_T* exchange) {
   const int tid = SG_THREAD();
   const scangen_u64 base = discounted_returns_sg_mirror_first(first, n);
-#if SG_STAGED_IO
   const int segment = SG_GROUP_THREADS * SG_ITEMS;
 #pragma unroll
   for (int i = 0; i < SG_ITEMS; ++i) exchange[SG_XPAD(tid * SG_ITEMS + i)] = inc[i];
@@ -740,16 +601,6 @@ SG_FN void discounted_returns_sg_store_both(SG_GLOBAL discounted_returns_T* incl
     }
   }
   SG_BARRIER();  // the exchange may be reused at once
-#else
-  (void)exchange;
-  const scangen_u64 last = base + SG_BLOCK_ITEMS - 1 - tid * SG_ITEMS;
-#pragma unroll
-  for (int i = 0; i < SG_ITEMS; ++i)
-    if (last - (scangen_u64)i < n) {
-      inclusive[last - (scangen_u64)i] = inc[i];
-      exclusive[last - (scangen_u64)i] = exc[i];
-    }
-#endif
 }
 // ---- templates/common/device.h ------------------------------------------------------------------
 // Device level: what both device algorithms share. A tile is SG_THREADS x
@@ -1084,25 +935,14 @@ SG_FN discounted_returns_T discounted_returns_sg_tile_prefix(SG_LOCAL discounted
 // stream), so no status of an earlier call, or anything else the memory
 // held, is taken for one of this call.
 
-#if SG_MIN_BLOCKS > 0
-SG_KERNEL SG_BOUNDS_MIN(SG_THREADS, SG_MIN_BLOCKS)
-#else
 SG_KERNEL SG_BOUNDS(SG_THREADS)
-#endif
 void discounted_returns_scan_kernel(const SG_GLOBAL discounted_returns_In* in,
     SG_GLOBAL discounted_returns_T* inclusive,
     scangen_u64 n,
     SG_GLOBAL unsigned char* workspace) {
   SG_SHARED discounted_returns_temp temp;
   SG_SHARED discounted_returns_sg_lookback_shared shared;
-#ifdef SG_DYNAMIC_EXCHANGE
-  // CUDA: an exchange past the 48 KiB a block may declare, in the dynamic
-  // shared memory its launch gives (Plan::dynamic_shared_bytes).
-  extern __shared__ SG_ALIGN16 unsigned char sg_dynamic_shared[];
-  discounted_returns_T* const exchange = (discounted_returns_T*)sg_dynamic_shared;
-#else
   SG_SHARED SG_ALIGN16 discounted_returns_T exchange[SG_EXCHANGE];
-#endif
   const scangen_u64 tiles = discounted_returns_sg_tile_count(n);
   discounted_returns_sg_wait_prior_grid();
   // One tile takes no ticket: a call of one tile touches no workspace
@@ -1111,13 +951,6 @@ void discounted_returns_scan_kernel(const SG_GLOBAL discounted_returns_In* in,
   if (SG_THREAD() == 0) discounted_returns_sg_take_tile_epoch(&shared, workspace, tiles);
   SG_BARRIER();
   const scangen_u64 tile = shared.tile;
-#if SG_RUNNING_TOTAL
-  // Read before this tile publishes anything: the last tile writes it back
-  // only after every tile has published.
-  const discounted_returns_T seed = running_total[0];
-#elif SG_SEEDED
-  const discounted_returns_T seed = discounted_returns_init();
-#endif
 
   discounted_returns_T items[SG_ITEMS];
   discounted_returns_sg_load(in, tile * SG_TILE, n, items, exchange);
@@ -1126,35 +959,11 @@ void discounted_returns_scan_kernel(const SG_GLOBAL discounted_returns_In* in,
   // The tiles before this one, without the seed (tile 0: none).
   const discounted_returns_T before = discounted_returns_sg_tile_prefix(&shared, &temp, workspace, tile, total, in, n);
   if (tile > 0) prefix = discounted_returns_combine(before, prefix);
-#if SG_RUNNING_TOTAL || SG_SEEDED
-  prefix = discounted_returns_combine(seed, prefix);
-#endif
 
-#if SG_INCLUSIVE_OUT && SG_EXCLUSIVE_OUT
-  discounted_returns_T inc[SG_ITEMS], exc[SG_ITEMS];
-  discounted_returns_sg_items_from(prefix, items, inc, exc);
-  discounted_returns_sg_store_both(inclusive, exclusive, tile * SG_TILE, n, inc, exc, exchange);
-#elif SG_INCLUSIVE_OUT
   discounted_returns_T inc[SG_ITEMS];
   discounted_returns_sg_items_from(prefix, items, inc, 0);
   discounted_returns_sg_store(inclusive, tile * SG_TILE, n, inc, exchange);
-#else
-  discounted_returns_T exc[SG_ITEMS];
-  discounted_returns_sg_items_from(prefix, items, 0, exc);
-  discounted_returns_sg_store(exclusive, tile * SG_TILE, n, exc, exchange);
-#endif
 
-#if SG_AGGREGATE_OUT || SG_RUNNING_TOTAL
-  if (tile == tiles - 1 && SG_THREAD() == 0) {
-    const discounted_returns_T sum = tile > 0 ? discounted_returns_combine(before, total) : total;
-#if SG_AGGREGATE_OUT
-    aggregate[0] = sum;
-#endif
-#if SG_RUNNING_TOTAL
-    running_total[0] = discounted_returns_combine(seed, sum);
-#endif
-  }
-#endif
 }
 // ---- templates/common/device_tile_prefix.h ------------------------------------------------------
 // Device level, decoupled_lookback: the look-back for kernels of the user's

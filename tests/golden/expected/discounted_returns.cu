@@ -237,11 +237,7 @@ typedef struct {
 // This thread's rank in its group: in its logical warp at warp level (SG_WIDTH,
 // whatever the block size of the kernel that calls), else the thread index.
 SG_FN int discounted_returns_sg_group_rank(void) {
-#ifdef SG_WIDTH
-  return SG_THREAD() % SG_WIDTH;
-#else
   return SG_THREAD();
-#endif
 }
 
 SG_FN discounted_returns_T discounted_returns_sg_group_exclusive(SG_LOCAL discounted_returns_temp* temp, discounted_returns_T partial, discounted_returns_T* aggregate) {
@@ -323,9 +319,6 @@ SG_FN void discounted_returns_sg_items_from(discounted_returns_T prefix, const d
 SG_FN discounted_returns_T discounted_returns_sg_scan(SG_LOCAL discounted_returns_temp* temp, const discounted_returns_T* in, discounted_returns_T* inclusive, discounted_returns_T* exclusive) {
   discounted_returns_T aggregate;
   discounted_returns_T prefix = discounted_returns_sg_group_exclusive(temp, discounted_returns_sg_reduce_items(in), &aggregate);
-#if SG_SEEDED
-  prefix = discounted_returns_combine(discounted_returns_init(), prefix);
-#endif
   discounted_returns_sg_items_from(prefix, in, inclusive, exclusive);
   return aggregate;
 }
@@ -353,42 +346,6 @@ SG_FN discounted_returns_T discounted_returns_broadcast(SG_LOCAL discounted_retu
   return discounted_returns_sg_group_broadcast(temp, v, src);
 }
 
-#if SG_GROUP_UPDATE
-SG_FN discounted_returns_T discounted_returns_sg_scan_update(SG_LOCAL discounted_returns_temp* temp, const discounted_returns_T* in, discounted_returns_T* inclusive, discounted_returns_T* exclusive,
-                                   SG_GLOBAL discounted_returns_T* counter) {
-  discounted_returns_T aggregate;
-  const discounted_returns_T prefix = discounted_returns_sg_group_exclusive(temp, discounted_returns_sg_reduce_items(in), &aggregate);
-  discounted_returns_T old = discounted_returns_identity();
-#ifndef __OPENCL_VERSION__
-  // CUDA: the lanes here before the update meet again after it. A
-  // compare-and-swap loop may leave them apart, and the coalesced lanes'
-  // broadcast takes the lanes active at the time it runs.
-  const unsigned int together = __activemask();
-#endif
-  if (discounted_returns_sg_group_rank() == 0) old = discounted_returns_sg_atomic_combine(counter, aggregate);
-#ifndef __OPENCL_VERSION__
-  __syncwarp(together);
-#endif
-  old = discounted_returns_sg_group_broadcast(temp, old, 0);
-  discounted_returns_sg_items_from(discounted_returns_combine(old, prefix), in, inclusive, exclusive);
-  return aggregate;
-}
-
-SG_FN discounted_returns_T discounted_returns_inclusive_update(SG_LOCAL discounted_returns_temp* temp, const discounted_returns_T* in, discounted_returns_T* out,
-                                     SG_GLOBAL discounted_returns_T* counter) {
-  return discounted_returns_sg_scan_update(temp, in, out, 0, counter);
-}
-
-SG_FN discounted_returns_T discounted_returns_exclusive_update(SG_LOCAL discounted_returns_temp* temp, const discounted_returns_T* in, discounted_returns_T* out,
-                                     SG_GLOBAL discounted_returns_T* counter) {
-  return discounted_returns_sg_scan_update(temp, in, 0, out, counter);
-}
-
-SG_FN discounted_returns_T discounted_returns_inclusive_exclusive_update(SG_LOCAL discounted_returns_temp* temp, const discounted_returns_T* in, discounted_returns_T* inclusive,
-                                               discounted_returns_T* exclusive, SG_GLOBAL discounted_returns_T* counter) {
-  return discounted_returns_sg_scan_update(temp, in, inclusive, exclusive, counter);
-}
-#endif
 // ---- templates/common/io.h ----------------------------------------------------------------------
 // Loading and storing a block's elements in the blocked arrangement (thread
 // r holds elements r*SG_ITEMS .. r*SG_ITEMS + SG_ITEMS - 1 of the block's
@@ -416,21 +373,16 @@ SG_FN discounted_returns_T discounted_returns_inclusive_exclusive_update(SG_LOCA
 // Elements are then packed and unpacked in registers, never one by one
 // through shared memory. (The plan gives OpenCL no words: plan.cpp's
 // decide_io says why; the text is valid OpenCL C all the same.)
-#if SG_VEC_IN
 typedef union {
   uint4 v[SG_VEC_IN];
   discounted_returns_In e[SG_ITEMS];
 } discounted_returns_sg_chunk_in;
 typedef char discounted_returns_sg_chunk_in_fills[sizeof(discounted_returns_In) * SG_ITEMS == 16 * SG_VEC_IN ? 1 : -1];
-#endif
-#if SG_VEC_OUT
 typedef union {
   uint4 v[SG_VEC_OUT];
   discounted_returns_T e[SG_ITEMS];
 } discounted_returns_sg_chunk_out;
 typedef char discounted_returns_sg_chunk_out_fills[sizeof(discounted_returns_T) * SG_ITEMS == 16 * SG_VEC_OUT ? 1 : -1];
-#endif
-#if SG_VEC_IN || SG_VEC_OUT || SG_ARRAY_WORDS
 // The word helpers, for this file's words and for input arrays' (io_inputs.h).
 // SG_STREAMING: the words are read and written once; ask the caches to evict them first.
 // (One body for every scan of a file: the macros outlive the scan.)
@@ -452,7 +404,6 @@ SG_FN int discounted_returns_sg_word_at(int c, int o, int words) {
   const int x = words % 8 == 0 ? (c & 7) : words == 4 ? ((c >> 1) & 3) : words == 2 ? ((c >> 2) & 1) : 0;
   return c * words + (o ^ x);
 }
-#endif
 
 // ---- templates/common/io_mirror.h ---------------------------------------------------------------
 // Reverse scans (SG_REVERSE): io.h's loads and stores through the mirror, so
@@ -510,10 +461,8 @@ SG_FN void discounted_returns_sg_load_direct(const SG_GLOBAL discounted_returns_
 // takes chunk SG_BLOCK_THREADS - 1 - r, its elements last to first.
 SG_FN void discounted_returns_sg_load(const SG_GLOBAL discounted_returns_In* in, scangen_u64 first, scangen_u64 n, discounted_returns_T* items,
                             SG_LOCAL discounted_returns_T* exchange) {
-#if SG_STAGED_IO
   const int tid = SG_THREAD();
   const scangen_u64 base = discounted_returns_sg_mirror_first(first, n);
-#if SG_VEC_IN
   if (discounted_returns_sg_mirror_whole(first, n) && ((scangen_u64)(in + base) & 15u) == 0) {
     const SG_GLOBAL uint4* src = (const SG_GLOBAL uint4*)(in + base);
     SG_LOCAL uint4* words = (SG_LOCAL uint4*)exchange;
@@ -531,7 +480,6 @@ SG_FN void discounted_returns_sg_load(const SG_GLOBAL discounted_returns_In* in,
     SG_BARRIER();  // the exchange may be reused at once
     return;
   }
-#endif
   // Element base + k of the array is scan-order position first + SG_BLOCK_ITEMS - 1 - k.
   if (discounted_returns_sg_mirror_whole(first, n)) {
 #pragma unroll
@@ -551,18 +499,12 @@ SG_FN void discounted_returns_sg_load(const SG_GLOBAL discounted_returns_In* in,
 #pragma unroll
   for (int i = 0; i < SG_ITEMS; ++i) items[i] = exchange[SG_XPAD(tid * SG_ITEMS + i)];
   SG_BARRIER();  // the exchange may be reused at once
-#else
-  (void)exchange;
-  discounted_returns_sg_load_direct(in, first, n, items);
-#endif
 }
 
 SG_FN void discounted_returns_sg_store(SG_GLOBAL discounted_returns_T* out, scangen_u64 first, scangen_u64 n, const discounted_returns_T* items,
                              SG_LOCAL discounted_returns_T* exchange) {
   const int tid = SG_THREAD();
   const scangen_u64 base = discounted_returns_sg_mirror_first(first, n);
-#if SG_STAGED_IO
-#if SG_VEC_OUT
   if (discounted_returns_sg_mirror_whole(first, n) && ((scangen_u64)(out + base) & 15u) == 0) {
     SG_LOCAL uint4* words = (SG_LOCAL uint4*)exchange;
     discounted_returns_sg_chunk_out u;
@@ -581,7 +523,6 @@ SG_FN void discounted_returns_sg_store(SG_GLOBAL discounted_returns_T* out, scan
     SG_BARRIER();  // the exchange may be reused at once
     return;
   }
-#endif
 #pragma unroll
   for (int i = 0; i < SG_ITEMS; ++i) exchange[SG_XPAD(tid * SG_ITEMS + i)] = items[i];
   SG_BARRIER();
@@ -599,13 +540,6 @@ SG_FN void discounted_returns_sg_store(SG_GLOBAL discounted_returns_T* out, scan
     }
   }
   SG_BARRIER();  // the exchange may be reused at once
-#else
-  (void)exchange;
-  const scangen_u64 last = base + SG_BLOCK_ITEMS - 1 - tid * SG_ITEMS;
-#pragma unroll
-  for (int i = 0; i < SG_ITEMS; ++i)
-    if (last - (scangen_u64)i < n) out[last - (scangen_u64)i] = items[i];
-#endif
 }
 
 // io.h's sg_store_both through the mirror: position L's exclusive result is
@@ -614,7 +548,6 @@ SG_FN void discounted_returns_sg_store_both(SG_GLOBAL discounted_returns_T* incl
                                   scangen_u64 n, const discounted_returns_T* inc, const discounted_returns_T* exc, SG_LOCAL discounted_returns_T* exchange) {
   const int tid = SG_THREAD();
   const scangen_u64 base = discounted_returns_sg_mirror_first(first, n);
-#if SG_STAGED_IO
   const int segment = SG_GROUP_THREADS * SG_ITEMS;
 #pragma unroll
   for (int i = 0; i < SG_ITEMS; ++i) exchange[SG_XPAD(tid * SG_ITEMS + i)] = inc[i];
@@ -631,16 +564,6 @@ SG_FN void discounted_returns_sg_store_both(SG_GLOBAL discounted_returns_T* incl
     }
   }
   SG_BARRIER();  // the exchange may be reused at once
-#else
-  (void)exchange;
-  const scangen_u64 last = base + SG_BLOCK_ITEMS - 1 - tid * SG_ITEMS;
-#pragma unroll
-  for (int i = 0; i < SG_ITEMS; ++i)
-    if (last - (scangen_u64)i < n) {
-      inclusive[last - (scangen_u64)i] = inc[i];
-      exclusive[last - (scangen_u64)i] = exc[i];
-    }
-#endif
 }
 // ---- templates/common/device.h ------------------------------------------------------------------
 // Device level: what both device algorithms share. A tile is SG_THREADS x
@@ -782,17 +705,6 @@ SG_FN void discounted_returns_sg_status_put(SG_GLOBAL unsigned char* workspace, 
 #pragma unroll
   for (int i = 0; i < (int)((sizeof(discounted_returns_T) + 3) / 4); ++i) u.word[i] = 0u;
   u.value = v;
-#if SG_STATUS_KIND == 1
-  unsigned long long* s = (unsigned long long*)(workspace + 16) + tile;
-  const unsigned long long word = ((unsigned long long)tag << 32) | u.word[0];
-#if SG_LB_STATUS_OPS == 0
-  atomicExch(s, word);
-#elif SG_LB_STATUS_OPS == 1
-  asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(s), "l"(word) : "memory");
-#else
-  *(volatile unsigned long long*)s = word;
-#endif
-#elif SG_STATUS_KIND == 2
   unsigned long long* s = (unsigned long long*)(workspace + 16) + 2 * tile;
   unsigned long long lo = u.word[0];
   if (sizeof(discounted_returns_T) > 4) lo |= (unsigned long long)u.word[(sizeof(discounted_returns_T) + 3) / 4 - 1] << 32;
@@ -807,29 +719,6 @@ SG_FN void discounted_returns_sg_status_put(SG_GLOBAL unsigned char* workspace, 
 #else
   asm volatile("st.relaxed.gpu.global.v2.u64 [%0], {%1, %2};" ::"l"(s), "l"(lo), "l"(hi) : "memory");
 #endif
-#elif SG_STATUS_KIND == 4
-  // Each 32-bit word of the value beside the tag in a 64-bit slot of its
-  // place (the aggregate's or the inclusive prefix's), each slot published by
-  // an atomic exchange: a reader takes a place whose every slot carries its
-  // tag, so no fence orders the words and the tag.
-  unsigned long long* place =
-      (unsigned long long*)(workspace + 16) + tile * (2 * SG_STATUS_WORDS) + (flag == SG_FLAG_INCLUSIVE ? SG_STATUS_WORDS : 0);
-#pragma unroll
-  for (int i = 0; i < SG_STATUS_WORDS; ++i) atomicExch(place + i, ((unsigned long long)tag << 32) | u.word[i]);
-#else
-  volatile unsigned int* slot = (volatile unsigned int*)(workspace + 16) + tile * (1 + 2 * SG_STATUS_WORDS);
-  // The aggregate and the inclusive prefix have a place each, both written
-  // once: a reader that saw one tag never reads a value being overwritten.
-  volatile unsigned int* value = slot + 1 + (flag == SG_FLAG_INCLUSIVE ? SG_STATUS_WORDS : 0);
-#pragma unroll
-  for (int i = 0; i < SG_STATUS_WORDS; ++i) value[i] = u.word[i];
-  __threadfence();  // the value before the tag
-#if SG_LB_STATUS_OPS == 0
-  atomicExch((unsigned int*)slot, tag);
-#else
-  slot[0] = tag;
-#endif
-#endif
 }
 
 // The flag of `tile` (SG_FLAG_INVALID while it has published nothing in the
@@ -840,19 +729,6 @@ SG_FN unsigned int discounted_returns_sg_status_get(SG_GLOBAL unsigned char* wor
 #pragma unroll
   for (int i = 0; i < (int)((sizeof(discounted_returns_T) + 3) / 4); ++i) u.word[i] = 0u;
   unsigned int tag;
-#if SG_STATUS_KIND == 1
-#if SG_LB_STATUS_OPS <= 1
-  unsigned long long w;
-  asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];"
-               : "=l"(w)
-               : "l"((unsigned long long*)(workspace + 16) + tile)
-               : "memory");
-#else
-  const unsigned long long w = *((volatile unsigned long long*)(workspace + 16) + tile);
-#endif
-  tag = (unsigned int)(w >> 32);
-  u.word[0] = (unsigned int)w;
-#elif SG_STATUS_KIND == 2
   unsigned long long lo, hi;
   asm volatile("ld.relaxed.gpu.global.v2.u64 {%0, %1}, [%2];"
                : "=l"(lo), "=l"(hi)
@@ -861,32 +737,6 @@ SG_FN unsigned int discounted_returns_sg_status_get(SG_GLOBAL unsigned char* wor
   tag = (unsigned int)hi;
   u.word[0] = (unsigned int)lo;
   if (sizeof(discounted_returns_T) > 4) u.word[(sizeof(discounted_returns_T) + 3) / 4 - 1] = (unsigned int)(lo >> 32);
-#elif SG_STATUS_KIND == 4
-  // The inclusive prefix where its every slot carries its tag, else the
-  // aggregate where its every slot does, else nothing yet.
-  const unsigned long long* status = (const unsigned long long*)(workspace + 16) + tile * (2 * SG_STATUS_WORDS);
-  tag = SG_FLAG_INVALID;
-  for (unsigned int want = SG_FLAG_INCLUSIVE; want >= SG_FLAG_AGGREGATE && tag == SG_FLAG_INVALID; --want) {
-    const unsigned long long* place = status + (want == SG_FLAG_INCLUSIVE ? SG_STATUS_WORDS : 0);
-    unsigned int all = 1u;
-#pragma unroll
-    for (int i = 0; i < SG_STATUS_WORDS; ++i) {
-      unsigned long long w;
-      asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(w) : "l"(place + i) : "memory");
-      all &= (unsigned int)(w >> 32) == ((epoch << 2) | want) ? 1u : 0u;
-      u.word[i] = (unsigned int)w;
-    }
-    if (all) tag = (epoch << 2) | want;
-  }
-#else
-  const volatile unsigned int* slot = (volatile unsigned int*)(workspace + 16) + tile * (1 + 2 * SG_STATUS_WORDS);
-  tag = slot[0];
-  __threadfence();  // the tag before the value
-  const volatile unsigned int* value =
-      slot + 1 + (tag == ((epoch << 2) | SG_FLAG_INCLUSIVE) ? SG_STATUS_WORDS : 0);
-#pragma unroll
-  for (int i = 0; i < SG_STATUS_WORDS; ++i) u.word[i] = value[i];
-#endif
   *v = u.value;
   return (tag >> 2) == epoch ? (tag & 3u) : SG_FLAG_INVALID;
 }
@@ -1009,25 +859,14 @@ SG_FN discounted_returns_T discounted_returns_sg_tile_prefix(SG_LOCAL discounted
 // stream), so no status of an earlier call, or anything else the memory
 // held, is taken for one of this call.
 
-#if SG_MIN_BLOCKS > 0
-SG_KERNEL SG_BOUNDS_MIN(SG_THREADS, SG_MIN_BLOCKS)
-#else
 SG_KERNEL SG_BOUNDS(SG_THREADS)
-#endif
 void discounted_returns_scan_kernel(const SG_GLOBAL discounted_returns_In* in,
     SG_GLOBAL discounted_returns_T* inclusive,
     scangen_u64 n,
     SG_GLOBAL unsigned char* workspace) {
   SG_SHARED discounted_returns_temp temp;
   SG_SHARED discounted_returns_sg_lookback_shared shared;
-#ifdef SG_DYNAMIC_EXCHANGE
-  // CUDA: an exchange past the 48 KiB a block may declare, in the dynamic
-  // shared memory its launch gives (Plan::dynamic_shared_bytes).
-  extern __shared__ SG_ALIGN16 unsigned char sg_dynamic_shared[];
-  discounted_returns_T* const exchange = (discounted_returns_T*)sg_dynamic_shared;
-#else
   SG_SHARED SG_ALIGN16 discounted_returns_T exchange[SG_EXCHANGE];
-#endif
   const scangen_u64 tiles = discounted_returns_sg_tile_count(n);
   discounted_returns_sg_wait_prior_grid();
   // One tile takes no ticket: a call of one tile touches no workspace
@@ -1036,13 +875,6 @@ void discounted_returns_scan_kernel(const SG_GLOBAL discounted_returns_In* in,
   if (SG_THREAD() == 0) discounted_returns_sg_take_tile_epoch(&shared, workspace, tiles);
   SG_BARRIER();
   const scangen_u64 tile = shared.tile;
-#if SG_RUNNING_TOTAL
-  // Read before this tile publishes anything: the last tile writes it back
-  // only after every tile has published.
-  const discounted_returns_T seed = running_total[0];
-#elif SG_SEEDED
-  const discounted_returns_T seed = discounted_returns_init();
-#endif
 
   discounted_returns_T items[SG_ITEMS];
   discounted_returns_sg_load(in, tile * SG_TILE, n, items, exchange);
@@ -1051,35 +883,11 @@ void discounted_returns_scan_kernel(const SG_GLOBAL discounted_returns_In* in,
   // The tiles before this one, without the seed (tile 0: none).
   const discounted_returns_T before = discounted_returns_sg_tile_prefix(&shared, &temp, workspace, tile, total, in, n);
   if (tile > 0) prefix = discounted_returns_combine(before, prefix);
-#if SG_RUNNING_TOTAL || SG_SEEDED
-  prefix = discounted_returns_combine(seed, prefix);
-#endif
 
-#if SG_INCLUSIVE_OUT && SG_EXCLUSIVE_OUT
-  discounted_returns_T inc[SG_ITEMS], exc[SG_ITEMS];
-  discounted_returns_sg_items_from(prefix, items, inc, exc);
-  discounted_returns_sg_store_both(inclusive, exclusive, tile * SG_TILE, n, inc, exc, exchange);
-#elif SG_INCLUSIVE_OUT
   discounted_returns_T inc[SG_ITEMS];
   discounted_returns_sg_items_from(prefix, items, inc, 0);
   discounted_returns_sg_store(inclusive, tile * SG_TILE, n, inc, exchange);
-#else
-  discounted_returns_T exc[SG_ITEMS];
-  discounted_returns_sg_items_from(prefix, items, 0, exc);
-  discounted_returns_sg_store(exclusive, tile * SG_TILE, n, exc, exchange);
-#endif
 
-#if SG_AGGREGATE_OUT || SG_RUNNING_TOTAL
-  if (tile == tiles - 1 && SG_THREAD() == 0) {
-    const discounted_returns_T sum = tile > 0 ? discounted_returns_combine(before, total) : total;
-#if SG_AGGREGATE_OUT
-    aggregate[0] = sum;
-#endif
-#if SG_RUNNING_TOTAL
-    running_total[0] = discounted_returns_combine(seed, sum);
-#endif
-  }
-#endif
 }
 
 // CUDA, Plan::zero_kernel: the workspace zeroed for a call (its first

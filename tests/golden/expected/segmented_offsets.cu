@@ -278,11 +278,7 @@ typedef struct {
 // This thread's rank in its group: in its logical warp at warp level (SG_WIDTH,
 // whatever the block size of the kernel that calls), else the thread index.
 SG_FN int segmented_offsets_sg_group_rank(void) {
-#ifdef SG_WIDTH
-  return SG_THREAD() % SG_WIDTH;
-#else
   return SG_THREAD();
-#endif
 }
 
 SG_FN segmented_offsets_seg segmented_offsets_sg_group_exclusive(SG_LOCAL segmented_offsets_temp* temp, segmented_offsets_seg partial, segmented_offsets_seg* aggregate) {
@@ -364,9 +360,6 @@ SG_FN void segmented_offsets_sg_items_from(segmented_offsets_seg prefix, const s
 SG_FN segmented_offsets_seg segmented_offsets_sg_scan(SG_LOCAL segmented_offsets_temp* temp, const segmented_offsets_seg* in, segmented_offsets_seg* inclusive, segmented_offsets_seg* exclusive) {
   segmented_offsets_seg aggregate;
   segmented_offsets_seg prefix = segmented_offsets_sg_group_exclusive(temp, segmented_offsets_sg_reduce_items(in), &aggregate);
-#if SG_SEEDED
-  prefix = segmented_offsets_seg_combine(segmented_offsets_seg_init(), prefix);
-#endif
   segmented_offsets_sg_items_from(prefix, in, inclusive, exclusive);
   return aggregate;
 }
@@ -394,42 +387,6 @@ SG_FN segmented_offsets_seg segmented_offsets_broadcast(SG_LOCAL segmented_offse
   return segmented_offsets_sg_group_broadcast(temp, v, src);
 }
 
-#if SG_GROUP_UPDATE
-SG_FN segmented_offsets_seg segmented_offsets_sg_scan_update(SG_LOCAL segmented_offsets_temp* temp, const segmented_offsets_seg* in, segmented_offsets_seg* inclusive, segmented_offsets_seg* exclusive,
-                                   SG_GLOBAL segmented_offsets_seg* counter) {
-  segmented_offsets_seg aggregate;
-  const segmented_offsets_seg prefix = segmented_offsets_sg_group_exclusive(temp, segmented_offsets_sg_reduce_items(in), &aggregate);
-  segmented_offsets_seg old = segmented_offsets_seg_identity();
-#ifndef __OPENCL_VERSION__
-  // CUDA: the lanes here before the update meet again after it. A
-  // compare-and-swap loop may leave them apart, and the coalesced lanes'
-  // broadcast takes the lanes active at the time it runs.
-  const unsigned int together = __activemask();
-#endif
-  if (segmented_offsets_sg_group_rank() == 0) old = segmented_offsets_sg_atomic_combine(counter, aggregate);
-#ifndef __OPENCL_VERSION__
-  __syncwarp(together);
-#endif
-  old = segmented_offsets_sg_group_broadcast(temp, old, 0);
-  segmented_offsets_sg_items_from(segmented_offsets_seg_combine(old, prefix), in, inclusive, exclusive);
-  return aggregate;
-}
-
-SG_FN segmented_offsets_seg segmented_offsets_inclusive_update(SG_LOCAL segmented_offsets_temp* temp, const segmented_offsets_seg* in, segmented_offsets_seg* out,
-                                     SG_GLOBAL segmented_offsets_seg* counter) {
-  return segmented_offsets_sg_scan_update(temp, in, out, 0, counter);
-}
-
-SG_FN segmented_offsets_seg segmented_offsets_exclusive_update(SG_LOCAL segmented_offsets_temp* temp, const segmented_offsets_seg* in, segmented_offsets_seg* out,
-                                     SG_GLOBAL segmented_offsets_seg* counter) {
-  return segmented_offsets_sg_scan_update(temp, in, 0, out, counter);
-}
-
-SG_FN segmented_offsets_seg segmented_offsets_inclusive_exclusive_update(SG_LOCAL segmented_offsets_temp* temp, const segmented_offsets_seg* in, segmented_offsets_seg* inclusive,
-                                               segmented_offsets_seg* exclusive, SG_GLOBAL segmented_offsets_seg* counter) {
-  return segmented_offsets_sg_scan_update(temp, in, inclusive, exclusive, counter);
-}
-#endif
 // ---- templates/common/io.h ----------------------------------------------------------------------
 // Loading and storing a block's elements in the blocked arrangement (thread
 // r holds elements r*SG_ITEMS .. r*SG_ITEMS + SG_ITEMS - 1 of the block's
@@ -457,21 +414,11 @@ SG_FN segmented_offsets_seg segmented_offsets_inclusive_exclusive_update(SG_LOCA
 // Elements are then packed and unpacked in registers, never one by one
 // through shared memory. (The plan gives OpenCL no words: plan.cpp's
 // decide_io says why; the text is valid OpenCL C all the same.)
-#if SG_VEC_IN
 typedef union {
   uint4 v[SG_VEC_IN];
   segmented_offsets_In e[SG_ITEMS];
 } segmented_offsets_sg_chunk_in;
 typedef char segmented_offsets_sg_chunk_in_fills[sizeof(segmented_offsets_In) * SG_ITEMS == 16 * SG_VEC_IN ? 1 : -1];
-#endif
-#if SG_VEC_OUT
-typedef union {
-  uint4 v[SG_VEC_OUT];
-  segmented_offsets_seg e[SG_ITEMS];
-} segmented_offsets_sg_chunk_out;
-typedef char segmented_offsets_sg_chunk_out_fills[sizeof(segmented_offsets_seg) * SG_ITEMS == 16 * SG_VEC_OUT ? 1 : -1];
-#endif
-#if SG_VEC_IN || SG_VEC_OUT || SG_ARRAY_WORDS
 // The word helpers, for this file's words and for input arrays' (io_inputs.h).
 // SG_STREAMING: the words are read and written once; ask the caches to evict them first.
 // (One body for every scan of a file: the macros outlive the scan.)
@@ -493,7 +440,6 @@ SG_FN int segmented_offsets_sg_word_at(int c, int o, int words) {
   const int x = words % 8 == 0 ? (c & 7) : words == 4 ? ((c >> 1) & 3) : words == 2 ? ((c >> 2) & 1) : 0;
   return c * words + (o ^ x);
 }
-#endif
 
 // Elements first .. first + SG_BLOCK_ITEMS - 1, this thread's share; the identity past n.
 SG_FN void segmented_offsets_sg_load_direct(const SG_GLOBAL segmented_offsets_In* in, scangen_u64 first, scangen_u64 n, segmented_offsets_seg* items) {
@@ -503,7 +449,6 @@ SG_FN void segmented_offsets_sg_load_direct(const SG_GLOBAL segmented_offsets_In
     items[i] = mine + (scangen_u64)i < n ? segmented_offsets_seg_convert(in[mine + (scangen_u64)i]) : segmented_offsets_seg_identity();
 }
 
-#if SG_STAGED_IO && SG_VEC_IN
 // A full, aligned tile's input words: fetched in coalesced order into
 // registers (sg_words_fetch), then moved through the exchange to the
 // blocked arrangement (sg_words_place). sg_load does both at once; a kernel
@@ -538,13 +483,10 @@ SG_FN int segmented_offsets_sg_words_whole(const SG_GLOBAL segmented_offsets_In*
   return first + SG_BLOCK_ITEMS <= n && ((scangen_u64)(in + first) & 15u) == 0;
 }
 #define SG_LOAD_SPLIT 1
-#endif
 
 SG_FN void segmented_offsets_sg_load(const SG_GLOBAL segmented_offsets_In* in, scangen_u64 first, scangen_u64 n, segmented_offsets_seg* items,
                             SG_LOCAL segmented_offsets_seg* exchange) {
-#if SG_STAGED_IO
   const int tid = SG_THREAD();
-#if SG_VEC_IN
   if (first + SG_BLOCK_ITEMS <= n && ((scangen_u64)(in + first) & 15u) == 0) {
     // (sg_words_fetch and sg_words_place in one loop: each word stored as it comes.)
     const SG_GLOBAL uint4* src = (const SG_GLOBAL uint4*)(in + first);
@@ -563,7 +505,6 @@ SG_FN void segmented_offsets_sg_load(const SG_GLOBAL segmented_offsets_In* in, s
     SG_BARRIER();  // the exchange may be reused at once
     return;
   }
-#endif
   if (first + SG_BLOCK_ITEMS <= n) {
 #pragma unroll
     for (int i = 0; i < SG_ITEMS; ++i) {
@@ -581,36 +522,11 @@ SG_FN void segmented_offsets_sg_load(const SG_GLOBAL segmented_offsets_In* in, s
 #pragma unroll
   for (int i = 0; i < SG_ITEMS; ++i) items[i] = exchange[SG_XPAD(tid * SG_ITEMS + i)];
   SG_BARRIER();  // the exchange may be reused at once
-#else
-  (void)exchange;
-  segmented_offsets_sg_load_direct(in, first, n, items);
-#endif
 }
 
 SG_FN void segmented_offsets_sg_store(SG_GLOBAL segmented_offsets_seg* out, scangen_u64 first, scangen_u64 n, const segmented_offsets_seg* items,
                              SG_LOCAL segmented_offsets_seg* exchange) {
-#if SG_STAGED_IO
   const int tid = SG_THREAD();
-#if SG_VEC_OUT
-  if (first + SG_BLOCK_ITEMS <= n && ((scangen_u64)(out + first) & 15u) == 0) {
-    SG_LOCAL uint4* words = (SG_LOCAL uint4*)exchange;
-    segmented_offsets_sg_chunk_out u;
-#pragma unroll
-    for (int i = 0; i < SG_ITEMS; ++i) u.e[i] = items[i];
-#pragma unroll
-    for (int o = 0; o < SG_VEC_OUT; ++o) words[segmented_offsets_sg_word_at(tid, o, SG_VEC_OUT)] = u.v[o];
-    SG_BARRIER();
-    SG_GLOBAL uint4* dst = (SG_GLOBAL uint4*)(out + first);
-#pragma unroll
-    for (int i = 0; i < SG_VEC_OUT; ++i) {
-      const int w = i * SG_BLOCK_THREADS + tid;
-      const uint4 word = words[segmented_offsets_sg_word_at(w / SG_VEC_OUT, w % SG_VEC_OUT, SG_VEC_OUT)];
-      SG_STORE_WORD(dst + w, word);
-    }
-    SG_BARRIER();  // the exchange may be reused at once
-    return;
-  }
-#endif
 #pragma unroll
   for (int i = 0; i < SG_ITEMS; ++i) exchange[SG_XPAD(tid * SG_ITEMS + i)] = items[i];
   SG_BARRIER();
@@ -628,13 +544,6 @@ SG_FN void segmented_offsets_sg_store(SG_GLOBAL segmented_offsets_seg* out, scan
     }
   }
   SG_BARRIER();  // the exchange may be reused at once
-#else
-  (void)exchange;
-  const scangen_u64 mine = first + (scangen_u64)SG_THREAD() * SG_ITEMS;
-#pragma unroll
-  for (int i = 0; i < SG_ITEMS; ++i)
-    if (mine + (scangen_u64)i < n) out[mine + (scangen_u64)i] = items[i];
-#endif
 }
 
 // Both scans at once: the inclusive results go through the exchange, and the
@@ -644,7 +553,6 @@ SG_FN void segmented_offsets_sg_store(SG_GLOBAL segmented_offsets_seg* out, scan
 // thread; rank 0's is the one used). One pass over the exchange instead of two.
 SG_FN void segmented_offsets_sg_store_both(SG_GLOBAL segmented_offsets_seg* inclusive, SG_GLOBAL segmented_offsets_seg* exclusive, scangen_u64 first,
                                   scangen_u64 n, const segmented_offsets_seg* inc, const segmented_offsets_seg* exc, SG_LOCAL segmented_offsets_seg* exchange) {
-#if SG_STAGED_IO
   const int tid = SG_THREAD();
   const int segment = SG_GROUP_THREADS * SG_ITEMS;
 #pragma unroll
@@ -661,16 +569,6 @@ SG_FN void segmented_offsets_sg_store_both(SG_GLOBAL segmented_offsets_seg* incl
     }
   }
   SG_BARRIER();  // the exchange may be reused at once
-#else
-  (void)exchange;
-  const scangen_u64 mine = first + (scangen_u64)SG_THREAD() * SG_ITEMS;
-#pragma unroll
-  for (int i = 0; i < SG_ITEMS; ++i)
-    if (mine + (scangen_u64)i < n) {
-      inclusive[mine + (scangen_u64)i] = inc[i];
-      exclusive[mine + (scangen_u64)i] = exc[i];
-    }
-#endif
 }
 // ---- templates/common/device.h ------------------------------------------------------------------
 // Device level: what both device algorithms share. A tile is SG_THREADS x
@@ -812,17 +710,6 @@ SG_FN void segmented_offsets_sg_status_put(SG_GLOBAL unsigned char* workspace, u
 #pragma unroll
   for (int i = 0; i < (int)((sizeof(segmented_offsets_seg) + 3) / 4); ++i) u.word[i] = 0u;
   u.value = v;
-#if SG_STATUS_KIND == 1
-  unsigned long long* s = (unsigned long long*)(workspace + 16) + tile;
-  const unsigned long long word = ((unsigned long long)tag << 32) | u.word[0];
-#if SG_LB_STATUS_OPS == 0
-  atomicExch(s, word);
-#elif SG_LB_STATUS_OPS == 1
-  asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(s), "l"(word) : "memory");
-#else
-  *(volatile unsigned long long*)s = word;
-#endif
-#elif SG_STATUS_KIND == 2
   unsigned long long* s = (unsigned long long*)(workspace + 16) + 2 * tile;
   unsigned long long lo = u.word[0];
   if (sizeof(segmented_offsets_seg) > 4) lo |= (unsigned long long)u.word[(sizeof(segmented_offsets_seg) + 3) / 4 - 1] << 32;
@@ -837,29 +724,6 @@ SG_FN void segmented_offsets_sg_status_put(SG_GLOBAL unsigned char* workspace, u
 #else
   asm volatile("st.relaxed.gpu.global.v2.u64 [%0], {%1, %2};" ::"l"(s), "l"(lo), "l"(hi) : "memory");
 #endif
-#elif SG_STATUS_KIND == 4
-  // Each 32-bit word of the value beside the tag in a 64-bit slot of its
-  // place (the aggregate's or the inclusive prefix's), each slot published by
-  // an atomic exchange: a reader takes a place whose every slot carries its
-  // tag, so no fence orders the words and the tag.
-  unsigned long long* place =
-      (unsigned long long*)(workspace + 16) + tile * (2 * SG_STATUS_WORDS) + (flag == SG_FLAG_INCLUSIVE ? SG_STATUS_WORDS : 0);
-#pragma unroll
-  for (int i = 0; i < SG_STATUS_WORDS; ++i) atomicExch(place + i, ((unsigned long long)tag << 32) | u.word[i]);
-#else
-  volatile unsigned int* slot = (volatile unsigned int*)(workspace + 16) + tile * (1 + 2 * SG_STATUS_WORDS);
-  // The aggregate and the inclusive prefix have a place each, both written
-  // once: a reader that saw one tag never reads a value being overwritten.
-  volatile unsigned int* value = slot + 1 + (flag == SG_FLAG_INCLUSIVE ? SG_STATUS_WORDS : 0);
-#pragma unroll
-  for (int i = 0; i < SG_STATUS_WORDS; ++i) value[i] = u.word[i];
-  __threadfence();  // the value before the tag
-#if SG_LB_STATUS_OPS == 0
-  atomicExch((unsigned int*)slot, tag);
-#else
-  slot[0] = tag;
-#endif
-#endif
 }
 
 // The flag of `tile` (SG_FLAG_INVALID while it has published nothing in the
@@ -870,19 +734,6 @@ SG_FN unsigned int segmented_offsets_sg_status_get(SG_GLOBAL unsigned char* work
 #pragma unroll
   for (int i = 0; i < (int)((sizeof(segmented_offsets_seg) + 3) / 4); ++i) u.word[i] = 0u;
   unsigned int tag;
-#if SG_STATUS_KIND == 1
-#if SG_LB_STATUS_OPS <= 1
-  unsigned long long w;
-  asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];"
-               : "=l"(w)
-               : "l"((unsigned long long*)(workspace + 16) + tile)
-               : "memory");
-#else
-  const unsigned long long w = *((volatile unsigned long long*)(workspace + 16) + tile);
-#endif
-  tag = (unsigned int)(w >> 32);
-  u.word[0] = (unsigned int)w;
-#elif SG_STATUS_KIND == 2
   unsigned long long lo, hi;
   asm volatile("ld.relaxed.gpu.global.v2.u64 {%0, %1}, [%2];"
                : "=l"(lo), "=l"(hi)
@@ -891,32 +742,6 @@ SG_FN unsigned int segmented_offsets_sg_status_get(SG_GLOBAL unsigned char* work
   tag = (unsigned int)hi;
   u.word[0] = (unsigned int)lo;
   if (sizeof(segmented_offsets_seg) > 4) u.word[(sizeof(segmented_offsets_seg) + 3) / 4 - 1] = (unsigned int)(lo >> 32);
-#elif SG_STATUS_KIND == 4
-  // The inclusive prefix where its every slot carries its tag, else the
-  // aggregate where its every slot does, else nothing yet.
-  const unsigned long long* status = (const unsigned long long*)(workspace + 16) + tile * (2 * SG_STATUS_WORDS);
-  tag = SG_FLAG_INVALID;
-  for (unsigned int want = SG_FLAG_INCLUSIVE; want >= SG_FLAG_AGGREGATE && tag == SG_FLAG_INVALID; --want) {
-    const unsigned long long* place = status + (want == SG_FLAG_INCLUSIVE ? SG_STATUS_WORDS : 0);
-    unsigned int all = 1u;
-#pragma unroll
-    for (int i = 0; i < SG_STATUS_WORDS; ++i) {
-      unsigned long long w;
-      asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(w) : "l"(place + i) : "memory");
-      all &= (unsigned int)(w >> 32) == ((epoch << 2) | want) ? 1u : 0u;
-      u.word[i] = (unsigned int)w;
-    }
-    if (all) tag = (epoch << 2) | want;
-  }
-#else
-  const volatile unsigned int* slot = (volatile unsigned int*)(workspace + 16) + tile * (1 + 2 * SG_STATUS_WORDS);
-  tag = slot[0];
-  __threadfence();  // the tag before the value
-  const volatile unsigned int* value =
-      slot + 1 + (tag == ((epoch << 2) | SG_FLAG_INCLUSIVE) ? SG_STATUS_WORDS : 0);
-#pragma unroll
-  for (int i = 0; i < SG_STATUS_WORDS; ++i) u.word[i] = value[i];
-#endif
   *v = u.value;
   return (tag >> 2) == epoch ? (tag & 3u) : SG_FLAG_INVALID;
 }
@@ -1088,7 +913,6 @@ SG_FN void segmented_offsets_sg_seg_below(unsigned int* starts, scangen_u64 lo, 
   for (int w = 0; w < SG_SEG_BITS; ++w) starts[w] &= segmented_offsets_sg_bits_below(w, left);
 }
 
-#if SG_AGGREGATE_OUT
 // The thread's items that end a segment (the position after one starts a
 // segment, or is n), below n, as bits like the starts'.
 SG_FN void segmented_offsets_sg_seg_ends(const unsigned int* starts, scangen_u64 lo, scangen_u64 n, unsigned int* ends) {
@@ -1100,20 +924,10 @@ SG_FN void segmented_offsets_sg_seg_ends(const unsigned int* starts, scangen_u64
   }
   segmented_offsets_sg_seg_below(ends, lo, n);
 }
-#endif
 
-#if SG_SEGMENTS == 1
-#define SG_SEG_PARAMS const SG_GLOBAL unsigned char *flags
-#define SG_SEG_ARGS flags
-#elif SG_SEGMENTS == 2
 #define SG_SEG_PARAMS const SG_GLOBAL SG_OFFSET *offsets, scangen_u64 segment_count
 #define SG_SEG_ARGS offsets, segment_count
-#else
-#define SG_SEG_PARAMS const SG_GLOBAL SG_KEY *keys
-#define SG_SEG_ARGS keys
-#endif
 
-#if SG_SEGMENTS == 2
 // The segment of element p < n: the last s with offsets[s] <= p (past the
 // empty segments at p).
 SG_FN scangen_u64 segmented_offsets_sg_seg_find(const SG_GLOBAL SG_OFFSET* offsets, scangen_u64 count, scangen_u64 p) {
@@ -1127,7 +941,6 @@ SG_FN scangen_u64 segmented_offsets_sg_seg_find(const SG_GLOBAL SG_OFFSET* offse
   }
   return lo;
 }
-#endif
 
 // Elements lo .. lo + SG_ITEMS (one past a thread's items, which tells
 // whether its last item ends a segment): start i is set where element lo + i
@@ -1135,11 +948,7 @@ SG_FN scangen_u64 segmented_offsets_sg_seg_find(const SG_GLOBAL SG_OFFSET* offse
 // segment[i] is the segment of element lo + i (below n).
 SG_FN void segmented_offsets_sg_seg_starts(SG_SEG_PARAMS, scangen_u64 lo, scangen_u64 n, unsigned int* starts,
                                   scangen_u64* segment) {
-#if SG_SEGMENTS == 2
   scangen_u64 s = lo < n ? segmented_offsets_sg_seg_find(offsets, segment_count, lo) : 0;
-#else
-  (void)segment;
-#endif
 #pragma unroll
   for (int w = 0; w < SG_SEG_BITS; ++w) starts[w] = 0u;
 #pragma unroll
@@ -1147,167 +956,16 @@ SG_FN void segmented_offsets_sg_seg_starts(SG_SEG_PARAMS, scangen_u64 lo, scange
     const scangen_u64 p = lo + (scangen_u64)i;
     unsigned char start = 0;
     if (p < n) {
-#if SG_SEGMENTS == 1
-      start = p == 0 || flags[p] != 0;
-#elif SG_SEGMENTS == 2
       while ((scangen_u64)offsets[s + 1] <= p) ++s;
       start = (scangen_u64)offsets[s] == p;
       if (i < SG_ITEMS) segment[i] = s;
-#else
-      start = p == 0 || !(keys[p] == keys[p - 1]);
-#endif
     }
     SG_SEG_SET(starts, i, start);
   }
 }
 
 
-#if SG_STAGED_IO && SG_SEGMENTS != 2
-// Flags and keys, staged: the tile's marks (flag bytes or keys) are read in
-// coalesced, striped order, then transposed through the exchange to the
-// blocked arrangement, where each thread compares its own in registers. With
-// SG_SEG_WORDS, a full tile whose first mark is 16-byte aligned moves 16-byte
-// words (permuted in the exchange as sg_load's), fetched before the inputs so
-// that both reads are in flight at once; other tiles (and OpenCL) move one
-// mark per padded slot.
-#if SG_SEGMENTS == 1
-#define SG_MARK_T unsigned char
-#else
-#define SG_MARK_T SG_KEY
-#endif
-typedef char segmented_offsets_sg_seg_marks_fit[sizeof(SG_MARK_T) * SG_BLOCK_ITEMS <= sizeof(segmented_offsets_seg) * SG_EXCHANGE ? 1 : -1];
 
-// What a thread fetches before the inputs: its striped words (with
-// SG_SEG_WORDS, when `words`; else its striped marks), and at the tile's
-// edges the mark before it (keys) and the one after it.
-typedef struct {
-#if SG_SEG_WORDS
-  uint4 v[SG_SEG_WORDS];
-  int words;
-#else
-  SG_MARK_T e[SG_ITEMS];
-#endif
-  SG_MARK_T before, after;
-} segmented_offsets_sg_seg_fetched;
-
-SG_FN void segmented_offsets_sg_seg_fetch(const SG_GLOBAL SG_MARK_T* marks, scangen_u64 first, scangen_u64 n,
-                                 segmented_offsets_sg_seg_fetched * f) {
-  const int tid = SG_THREAD();
-  const scangen_u64 end = first + SG_BLOCK_ITEMS;
-  f->before = f->after = (SG_MARK_T)0;
-  if (tid == 0 && first > 0) f->before = marks[first - 1];
-  if (tid == SG_BLOCK_THREADS - 1 && end < n) f->after = marks[end];
-#if SG_SEG_WORDS
-  f->words = end <= n && ((unsigned long long)(marks + first) & 15u) == 0;
-  if (f->words) {
-    const uint4* src = (const uint4*)(marks + first);
-#pragma unroll
-    for (int i = 0; i < SG_SEG_WORDS; ++i) f->v[i] = SG_LOAD_WORD(src + i * SG_BLOCK_THREADS + tid);
-  }
-#else
-#pragma unroll
-  for (int i = 0; i < SG_ITEMS; ++i) {
-    const scangen_u64 p = first + (scangen_u64)(i * SG_BLOCK_THREADS + tid);
-    f->e[i] = p < n ? marks[p] : (SG_MARK_T)0;
-  }
-#endif
-}
-
-// The starts of the thread's items and the one after them from its marks
-// `e` in order, the mark before them (keys) and the one after them.
-SG_FN void segmented_offsets_sg_seg_compare(const SG_MARK_T* e, SG_MARK_T before, SG_MARK_T after, scangen_u64 first,
-                                   scangen_u64 n, unsigned int* starts) {
-  const scangen_u64 mine = first + (scangen_u64)SG_THREAD() * SG_ITEMS;
-#pragma unroll
-  for (int w = 0; w < SG_SEG_BITS; ++w) starts[w] = 0u;
-  // Each position's mark alone; then position 0 starts, and positions at or
-  // past n do not (sg_seg_below: one comparison, not one an item).
-#pragma unroll
-  for (int i = 0; i < SG_ITEMS; ++i) {
-#if SG_SEGMENTS == 1
-    SG_SEG_SET(starts, i, e[i] != 0);
-#else
-    SG_SEG_SET(starts, i, !(e[i] == (i == 0 ? before : e[i - 1])));
-#endif
-  }
-#if SG_SEGMENTS == 1
-  (void)before;
-  SG_SEG_SET(starts, SG_ITEMS, after != 0);
-#else
-  SG_SEG_SET(starts, SG_ITEMS, !(after == e[SG_ITEMS - 1]));
-#endif
-  if (mine == 0) starts[0] |= 1u;
-  segmented_offsets_sg_seg_below(starts, mine, n);
-}
-
-// The striped marks `striped` through the exchange, one per padded slot, to
-// the thread's starts.
-SG_FN void segmented_offsets_sg_seg_slots(const SG_MARK_T* striped, SG_MARK_T before, SG_MARK_T after, scangen_u64 first,
-                                 scangen_u64 n, unsigned int* starts, SG_LOCAL segmented_offsets_seg* exchange) {
-  const int tid = SG_THREAD();
-  SG_LOCAL SG_MARK_T* staged = (SG_LOCAL SG_MARK_T*)exchange;
-#pragma unroll
-  for (int i = 0; i < SG_ITEMS; ++i) staged[SG_XPAD(i * SG_BLOCK_THREADS + tid)] = striped[i];
-  SG_BARRIER();
-  SG_MARK_T e[SG_ITEMS];
-#pragma unroll
-  for (int i = 0; i < SG_ITEMS; ++i) e[i] = staged[SG_XPAD(tid * SG_ITEMS + i)];
-  if (tid > 0) before = staged[SG_XPAD(tid * SG_ITEMS - 1)];
-  if (tid < SG_BLOCK_THREADS - 1) after = staged[SG_XPAD((tid + 1) * SG_ITEMS)];
-  SG_BARRIER();  // the exchange may be reused at once
-  segmented_offsets_sg_seg_compare(e, before, after, first, n, starts);
-}
-
-#if SG_SEG_WORDS
-typedef union {
-  uint4 v[SG_SEG_WORDS];
-  SG_MARK_T e[SG_ITEMS];
-} segmented_offsets_sg_seg_chunk;
-#endif
-
-// The fetched marks to the thread's starts (after sg_load: the exchange is free).
-SG_FN void segmented_offsets_sg_seg_place(const SG_GLOBAL SG_MARK_T* marks, const segmented_offsets_sg_seg_fetched * f,
-                                 scangen_u64 first, scangen_u64 n, unsigned int* starts, SG_LOCAL segmented_offsets_seg* exchange) {
-#if SG_SEG_WORDS
-  const int tid = SG_THREAD();
-  if (f->words) {
-    SG_LOCAL uint4* words = (SG_LOCAL uint4*)exchange;
-#pragma unroll
-    for (int i = 0; i < SG_SEG_WORDS; ++i) {
-      const int w = i * SG_BLOCK_THREADS + tid;
-      words[segmented_offsets_sg_word_at(w / SG_SEG_WORDS, w % SG_SEG_WORDS, SG_SEG_WORDS)] = f->v[i];
-    }
-    SG_BARRIER();
-    segmented_offsets_sg_seg_chunk u;
-#pragma unroll
-    for (int o = 0; o < SG_SEG_WORDS; ++o) u.v[o] = words[segmented_offsets_sg_word_at(tid, o, SG_SEG_WORDS)];
-    SG_MARK_T before = f->before, after = f->after;
-    if (tid > 0) {  // the last mark of the thread before
-      const int at = segmented_offsets_sg_word_at(tid - 1, SG_SEG_WORDS - 1, SG_SEG_WORDS);
-      before = ((const SG_LOCAL SG_MARK_T*)(words + at))[16 / sizeof(SG_MARK_T) - 1];
-    }
-    if (tid < SG_BLOCK_THREADS - 1)  // the first mark of the thread after
-      after = ((const SG_LOCAL SG_MARK_T*)(words + segmented_offsets_sg_word_at(tid + 1, 0, SG_SEG_WORDS)))[0];
-    SG_BARRIER();  // the exchange may be reused at once
-    segmented_offsets_sg_seg_compare(u.e, before, after, first, n, starts);
-    return;
-  }
-  SG_MARK_T striped[SG_ITEMS];  // a partial or unaligned tile: read now
-#pragma unroll
-  for (int i = 0; i < SG_ITEMS; ++i) {
-    const scangen_u64 p = first + (scangen_u64)(i * SG_BLOCK_THREADS + tid);
-    striped[i] = p < n ? marks[p] : (SG_MARK_T)0;
-  }
-  segmented_offsets_sg_seg_slots(striped, f->before, f->after, first, n, starts, exchange);
-#else
-  (void)marks;
-  segmented_offsets_sg_seg_slots(f->e, f->before, f->after, first, n, starts, exchange);
-#endif
-}
-#undef SG_MARK_T
-#endif
-
-#if SG_STAGED_IO && SG_SEGMENTS == 2
 // Offsets, staged: one search per tile, by the whole block, then the tile's
 // offsets read cooperatively and scattered into the exchange as head marks
 // (a byte per position, padded by a word in 32 against bank conflicts) and,
@@ -1355,9 +1013,7 @@ SG_FN void segmented_offsets_sg_seg_scatter(const SG_GLOBAL SG_OFFSET* offsets, 
   SG_BARRIER();
   const scangen_u64 end = first + SG_BLOCK_ITEMS;
   const scangen_u64 bound = (end < n ? end : n) + 1;
-#if SG_AGGREGATE_OUT
   SG_LOCAL unsigned int* ends = (SG_LOCAL unsigned int*)(marks + SG_HEAD_BYTES);
-#endif
   // SG_SEG_BATCH offsets a thread at a time, all read before any is used
   // (a tile of segments of length 1 takes SG_ITEMS / SG_SEG_BATCH rounds).
   for (scangen_u64 c = base;; c += SG_SEG_BATCH * SG_BLOCK_THREADS) {
@@ -1377,30 +1033,22 @@ SG_FN void segmented_offsets_sg_seg_scatter(const SG_GLOBAL SG_OFFSET* offsets, 
       const scangen_u64 a = (scangen_u64)o[j], b = (scangen_u64)o2[j];
       if (a < bound && b > a) {
         if (a >= first) marks[SG_HPAD((int)(a - first))] = 1;
-#if SG_AGGREGATE_OUT  // (only sg_seg_ended reads the ends)
         if (b - 1 >= first && b - 1 < end)  // 0xffffffff: too far from base, sg_seg_ended searches
           ends[b - 1 - first] = s - base < 0xffffffffu ? (unsigned int)(s - base) : 0xffffffffu;
-#endif
       }
-#if SG_AGGREGATE_OUT
       if (s < count && a == b && a >= first && (a < end || (a == n && end >= n))) aggregates[s] = SG_VALUE_IDENTITY();
-#else
-      (void)aggregates;
-#endif
     }
     if (!more) break;
   }
   SG_BARRIER();
 }
 
-#if SG_AGGREGATE_OUT
 // The segment that ends at element p of the tile (the last of it).
 SG_FN scangen_u64 segmented_offsets_sg_seg_ended(const SG_GLOBAL SG_OFFSET* offsets, scangen_u64 count, scangen_u64 base,
                                         scangen_u64 first, scangen_u64 p, const SG_LOCAL unsigned char* marks) {
   const unsigned int rel = ((const SG_LOCAL unsigned int*)(marks + SG_HEAD_BYTES))[p - first];
   return rel != 0xffffffffu ? base + rel : segmented_offsets_sg_seg_find(offsets, count, p);
 }
-#endif
 
 // The starts of the thread's items and the one after them, from the marks.
 SG_FN void segmented_offsets_sg_seg_heads(const SG_LOCAL unsigned char* marks, scangen_u64 first, scangen_u64 n,
@@ -1408,7 +1056,6 @@ SG_FN void segmented_offsets_sg_seg_heads(const SG_LOCAL unsigned char* marks, s
   const int k0 = SG_THREAD() * SG_ITEMS;
 #pragma unroll
   for (int w = 0; w < SG_SEG_BITS; ++w) starts[w] = 0u;
-#if SG_ITEMS % 4 == 0
   const SG_LOCAL unsigned int* words = (const SG_LOCAL unsigned int*)marks;
 #pragma unroll
   for (int j = 0; j < SG_ITEMS / 4; ++j) {
@@ -1420,34 +1067,10 @@ SG_FN void segmented_offsets_sg_seg_heads(const SG_LOCAL unsigned char* marks, s
     const unsigned int four = words[w + (w >> 5)] & 0x01010101u;
     starts[(4 * j) >> 5] |= (((four * 0x00204081u) >> 21) & 15u) << ((4 * j) & 31);
   }
-#else
-#pragma unroll
-  for (int i = 0; i < SG_ITEMS; ++i) SG_SEG_SET(starts, i, marks[SG_HPAD(k0 + i)]);
-#endif
   SG_SEG_SET(starts, SG_ITEMS, marks[SG_HPAD(k0 + SG_ITEMS)]);
   segmented_offsets_sg_seg_below(starts, first + (scangen_u64)k0, n);  // none at n or past it
 }
-#endif
 
-#if SG_SEGMENTS == 2 && SG_AGGREGATE_OUT && !SG_STAGED_IO
-// The identity for the empty segments this thread answers for: those at the
-// position of one of its items, and, with the last element, those at n.
-SG_FN void segmented_offsets_sg_seg_empty_aggregates(const SG_GLOBAL SG_OFFSET* offsets, scangen_u64 segment_count,
-                                            scangen_u64 lo, scangen_u64 n, const unsigned int* starts,
-                                            const scangen_u64* segment, SG_GLOBAL SG_VALUE_T* aggregates) {
-  if (n == 0 && lo == 0)
-    for (scangen_u64 j = 0; j < segment_count; ++j) aggregates[j] = SG_VALUE_IDENTITY();
-  for (int i = 0; i < SG_ITEMS; ++i) {
-    const scangen_u64 p = lo + (scangen_u64)i;
-    if (p >= n) break;
-    if (SG_SEG_AT(starts, i))
-      for (scangen_u64 j = segment[i]; j > 0 && (scangen_u64)offsets[j - 1] == p; --j)
-        aggregates[j - 1] = SG_VALUE_IDENTITY();
-    if (p + 1 == n)
-      for (scangen_u64 j = segment[i] + 1; j < segment_count; ++j) aggregates[j] = SG_VALUE_IDENTITY();
-  }
-}
-#endif
 
 // A tile that holds a segment start publishes its total as its inclusive
 // prefix at once, before its own look-back: nothing before the tile changes
@@ -1456,11 +1079,7 @@ SG_FN void segmented_offsets_sg_seg_empty_aggregates(const SG_GLOBAL SG_OFFSET* 
 // arriving every few ns, tens to hundreds of tiles back). Its count of starts
 // is then its own, not the array's so far: not where the count names the
 // segments (flags and keys with segment_aggregates).
-#if SG_SEGMENTS == 2 || !SG_AGGREGATE_OUT
 #define SG_SEG_PUBLISH_EARLY(total) ((total).heads != 0u)
-#else
-#define SG_SEG_PUBLISH_EARLY(total) 0
-#endif
 #ifdef __OPENCL_VERSION__
 // Work-item 0: the pair total of `tile` from its input and its segments,
 // alone and in order (the look-back's fallback, opencl/lookback.cl).
@@ -1543,7 +1162,6 @@ SG_FN segmented_offsets_seg segmented_offsets_sg_seg_tile_prefix(SG_LOCAL segmen
 #endif
 #undef SG_SEG_PUBLISH_EARLY
 
-#if SG_SEG_VEC_OUT
 typedef union {
   uint4 v[SG_SEG_VEC_OUT];
   SG_VALUE_T e[SG_ITEMS];
@@ -1570,7 +1188,6 @@ SG_FN void segmented_offsets_sg_seg_store_words(SG_GLOBAL SG_VALUE_T* out, scang
   }
   SG_BARRIER();  // the exchange may be reused at once
 }
-#endif
 
 // A thread's results out, both scans in one pass: inc[] its inclusive
 // values; the exclusive value of an element is init at a segment's start,
@@ -1582,7 +1199,6 @@ SG_FN void segmented_offsets_sg_seg_store_words(SG_GLOBAL SG_VALUE_T* out, scang
 SG_FN void segmented_offsets_sg_seg_store(SG_GLOBAL SG_VALUE_T* inclusive, SG_GLOBAL SG_VALUE_T* exclusive, scangen_u64 first,
                                  scangen_u64 n, const SG_VALUE_T* inc, const unsigned int* starts, SG_VALUE_T exc0,
                                  SG_LOCAL segmented_offsets_seg* exchange) {
-#if SG_SEG_VEC_OUT
   if (first + SG_BLOCK_ITEMS <= n && ((unsigned long long)(inclusive + first) & 15u) == 0 &&
       ((unsigned long long)(exclusive + first) & 15u) == 0) {  // a null output is aligned
     if (inclusive) segmented_offsets_sg_seg_store_words(inclusive, first, inc, exchange);
@@ -1595,8 +1211,6 @@ SG_FN void segmented_offsets_sg_seg_store(SG_GLOBAL SG_VALUE_T* inclusive, SG_GL
     }
     return;
   }
-#endif
-#if SG_STAGED_IO
   const int tid = SG_THREAD();
 #pragma unroll
   for (int i = 0; i < SG_ITEMS; ++i)
@@ -1615,33 +1229,11 @@ SG_FN void segmented_offsets_sg_seg_store(SG_GLOBAL SG_VALUE_T* inclusive, SG_GL
     }
   }
   SG_BARRIER();  // the exchange may be reused at once
-#else
-  (void)exchange;
-  const scangen_u64 mine = first + (scangen_u64)SG_THREAD() * SG_ITEMS;
-  SG_VALUE_T before = exc0;
-#pragma unroll
-  for (int i = 0; i < SG_ITEMS; ++i) {
-    const scangen_u64 p = mine + (scangen_u64)i;
-    if (p < n) {
-      if (inclusive) inclusive[p] = inc[i];
-      if (exclusive) exclusive[p] = SG_SEG_AT(starts, i) ? SG_VALUE_INIT() : before;
-    }
-    before = inc[i];
-  }
-#endif
 }
 
-#if SG_SEEDED
-#define SG_SEG_SEED(v) SG_VALUE_COMBINE(SG_VALUE_INIT(), (v))
-#else
 #define SG_SEG_SEED(v) (v)
-#endif
 
-#if SG_MIN_BLOCKS > 0
-SG_KERNEL SG_BOUNDS_MIN(SG_THREADS, SG_MIN_BLOCKS)
-#else
 SG_KERNEL SG_BOUNDS(SG_THREADS)
-#endif
 void segmented_offsets_scan_kernel(const SG_GLOBAL segmented_offsets_In* in,
     SG_GLOBAL segmented_offsets_T* inclusive,
     SG_GLOBAL segmented_offsets_T* exclusive,
@@ -1652,17 +1244,8 @@ void segmented_offsets_scan_kernel(const SG_GLOBAL segmented_offsets_In* in,
     SG_GLOBAL unsigned char* workspace) {
   SG_SHARED segmented_offsets_temp temp;
   SG_SHARED segmented_offsets_sg_lookback_shared shared;
-#ifdef SG_DYNAMIC_EXCHANGE
-  // CUDA: an exchange past the 48 KiB a block may declare, in the dynamic
-  // shared memory its launch gives (Plan::dynamic_shared_bytes).
-  extern __shared__ SG_ALIGN16 unsigned char sg_dynamic_shared[];
-  segmented_offsets_seg* const exchange = (segmented_offsets_seg*)sg_dynamic_shared;
-#else
   SG_SHARED SG_ALIGN16 segmented_offsets_seg exchange[SG_EXCHANGE];
-#endif
-#if SG_SEGMENTS == 2 && SG_STAGED_IO && !SG_SEG_HEAD_BITS
   SG_SHARED scangen_u64 seg_range[4];
-#endif
   const scangen_u64 tiles = segmented_offsets_sg_tile_count(n);
   if (SG_THREAD() == 0) {  // epoch 0: the host zeroes the workspace for each call
     shared.tile = tiles == 1 ? 0 : segmented_offsets_sg_take_ticket(workspace, tiles - 1);
@@ -1677,21 +1260,8 @@ void segmented_offsets_scan_kernel(const SG_GLOBAL segmented_offsets_In* in,
   segmented_offsets_seg items[SG_ITEMS];
   unsigned int starts[SG_SEG_BITS];
   scangen_u64 segment[SG_ITEMS];
-#if SG_SEG_HEAD_BITS
-  (void)segment;
-  // The starts' words first, in flight while the inputs load (sg_load's barriers come after).
-  segmented_offsets_sg_seg_head_starts(segmented_offsets_sg_seg_head_words(workspace, tiles), mine, n, starts);
-  segmented_offsets_sg_load(in, first, n, items, exchange);
-#elif SG_STAGED_IO && SG_SEGMENTS != 2
-  (void)segment;
-  segmented_offsets_sg_seg_fetched fetched;
-  segmented_offsets_sg_seg_fetch(SG_SEG_ARGS, first, n, &fetched);
-  segmented_offsets_sg_load(in, first, n, items, exchange);
-  segmented_offsets_sg_seg_place(SG_SEG_ARGS, &fetched, first, n, starts, exchange);
-#elif SG_STAGED_IO
   (void)segment;
   SG_LOCAL unsigned char* marks = (SG_LOCAL unsigned char*)exchange;
-#ifdef SG_LOAD_SPLIT
   // A full tile's input words are fetched first and stay in flight during the search.
   uint4 pending[SG_VEC_IN];
   const int whole = segmented_offsets_sg_words_whole(in, first, n);
@@ -1701,20 +1271,8 @@ void segmented_offsets_scan_kernel(const SG_GLOBAL segmented_offsets_In* in,
     segmented_offsets_sg_words_place(pending, first, items, exchange);
   else
     segmented_offsets_sg_load(in, first, n, items, exchange);
-#else
-  const scangen_u64 base = segmented_offsets_sg_seg_search(offsets, segment_count, first, seg_range);
-  segmented_offsets_sg_load(in, first, n, items, exchange);
-#endif
-#if SG_AGGREGATE_OUT
   segmented_offsets_sg_seg_scatter(offsets, segment_count, base, first, n, marks, segment_aggregates);
-#else
-  segmented_offsets_sg_seg_scatter(offsets, segment_count, base, first, n, marks, 0);
-#endif
   segmented_offsets_sg_seg_heads(marks, first, n, starts);
-#else
-  segmented_offsets_sg_load(in, first, n, items, exchange);
-  segmented_offsets_sg_seg_starts(SG_SEG_ARGS, mine, n, starts, segment);
-#endif
   // The thread's pair: its value restarted at each start (seg_combine's
   // value, item by item in the same order), its count the starts' population
   // count (seg_combine's sum, which cannot saturate within a thread).
@@ -1731,40 +1289,20 @@ void segmented_offsets_scan_kernel(const SG_GLOBAL segmented_offsets_In* in,
   // The value before the thread's first item (its exclusive result unless the item starts a segment).
   const SG_VALUE_T exc0 = SG_SEG_SEED(prefix.value);
   SG_VALUE_T inc[SG_ITEMS];
-#if SG_AGGREGATE_OUT
   unsigned int ending[SG_SEG_BITS];
   segmented_offsets_sg_seg_ends(starts, mine, n, ending);
-#endif
 #pragma unroll
   for (int i = 0; i < SG_ITEMS; ++i) {
     segmented_offsets_seg x = items[i];
     x.heads = SG_SEG_AT(starts, i);
     prefix = segmented_offsets_seg_combine(prefix, x);
     inc[i] = SG_SEG_SEED(prefix.value);
-#if SG_AGGREGATE_OUT
     // The last element of its segment writes the segment's total.
     if (SG_SEG_AT(ending, i))
-#if SG_SEGMENTS == 2 && SG_STAGED_IO
       segment_aggregates[segmented_offsets_sg_seg_ended(offsets, segment_count, base, first, mine + (scangen_u64)i, marks)] = prefix.value;
-#elif SG_SEGMENTS == 2
-      segment_aggregates[segment[i]] = prefix.value;
-#else
-      segment_aggregates[prefix.heads - 1u] = prefix.value;
-#endif
-#endif
   }
-#if SG_SEGMENTS == 2 && SG_AGGREGATE_OUT && SG_STAGED_IO
   SG_BARRIER();  // the ends are read: the exchange may be reused
-#elif SG_SEGMENTS == 2 && SG_AGGREGATE_OUT
-  segmented_offsets_sg_seg_empty_aggregates(offsets, segment_count, mine, n, starts, segment, segment_aggregates);
-#endif
-#if SG_INCLUSIVE_OUT && SG_EXCLUSIVE_OUT
   segmented_offsets_sg_seg_store(inclusive, exclusive, first, n, inc, starts, exc0, exchange);
-#elif SG_INCLUSIVE_OUT
-  segmented_offsets_sg_seg_store(inclusive, 0, first, n, inc, starts, exc0, exchange);
-#else
-  segmented_offsets_sg_seg_store(0, exclusive, first, n, inc, starts, exc0, exchange);
-#endif
 }
 
 #undef SG_SEG_SEED
@@ -1772,11 +1310,9 @@ void segmented_offsets_scan_kernel(const SG_GLOBAL segmented_offsets_In* in,
 #undef SG_SEG_AT
 #undef SG_SEG_SET
 #undef SG_SEG_POPC
-#ifdef SG_HPAD
 #undef SG_HPAD
 #undef SG_HEAD_BYTES
 #undef SG_SEG_BATCH
-#endif
 #undef SG_SEG_PARAMS
 #undef SG_SEG_ARGS
 #undef SG_NAME

@@ -344,17 +344,11 @@ SG_FN select_positive_T select_positive_sg_group_exclusive(SG_LOCAL select_posit
   const int raking = tid < SG_RAKE;
   const int base = tid * SG_SEG;
   select_positive_T sum = select_positive_identity();
-#if SG_MEMOIZE
-  select_positive_T cached[SG_SEG];
-#endif
   if (raking) {
 #pragma unroll
     for (int j = 0; j < SG_SEG; ++j) {
       if (base + j < SG_THREADS) {
         const select_positive_T x = temp->partials[SG_SLOT(base + j)];
-#if SG_MEMOIZE
-        cached[j] = x;
-#endif
         sum = j == 0 ? x : select_positive_combine(sum, x);
       }
     }
@@ -366,11 +360,7 @@ SG_FN select_positive_T select_positive_sg_group_exclusive(SG_LOCAL select_posit
 #pragma unroll
     for (int j = 0; j < SG_SEG; ++j) {
       if (base + j < SG_THREADS) {
-#if SG_MEMOIZE
-        const select_positive_T x = cached[j];
-#else
         const select_positive_T x = temp->partials[SG_SLOT(base + j)];
-#endif
         temp->partials[SG_SLOT(base + j)] = acc;
         if (j + 1 < SG_SEG) acc = select_positive_combine(acc, x);
       }
@@ -459,9 +449,6 @@ SG_FN void select_positive_sg_scatter_element(select_positive_In x, scangen_u64 
 SG_FN select_positive_T select_positive_sg_scan(SG_LOCAL select_positive_temp* temp, const select_positive_T* in, select_positive_T* inclusive, select_positive_T* exclusive) {
   select_positive_T aggregate;
   select_positive_T prefix = select_positive_sg_group_exclusive(temp, select_positive_sg_reduce_items(in), &aggregate);
-#if SG_SEEDED
-  prefix = select_positive_combine(select_positive_init(), prefix);
-#endif
   select_positive_sg_items_from(prefix, in, inclusive, exclusive);
   return aggregate;
 }
@@ -489,42 +476,6 @@ SG_FN select_positive_T select_positive_broadcast(SG_LOCAL select_positive_temp*
   return select_positive_sg_group_broadcast(temp, v, src);
 }
 
-#if SG_GROUP_UPDATE
-SG_FN select_positive_T select_positive_sg_scan_update(SG_LOCAL select_positive_temp* temp, const select_positive_T* in, select_positive_T* inclusive, select_positive_T* exclusive,
-                                   SG_GLOBAL select_positive_T* counter) {
-  select_positive_T aggregate;
-  const select_positive_T prefix = select_positive_sg_group_exclusive(temp, select_positive_sg_reduce_items(in), &aggregate);
-  select_positive_T old = select_positive_identity();
-#ifndef __OPENCL_VERSION__
-  // CUDA: the lanes here before the update meet again after it. A
-  // compare-and-swap loop may leave them apart, and the coalesced lanes'
-  // broadcast takes the lanes active at the time it runs.
-  const unsigned int together = __activemask();
-#endif
-  if (select_positive_sg_group_rank() == 0) old = select_positive_sg_atomic_combine(counter, aggregate);
-#ifndef __OPENCL_VERSION__
-  __syncwarp(together);
-#endif
-  old = select_positive_sg_group_broadcast(temp, old, 0);
-  select_positive_sg_items_from(select_positive_combine(old, prefix), in, inclusive, exclusive);
-  return aggregate;
-}
-
-SG_FN select_positive_T select_positive_inclusive_update(SG_LOCAL select_positive_temp* temp, const select_positive_T* in, select_positive_T* out,
-                                     SG_GLOBAL select_positive_T* counter) {
-  return select_positive_sg_scan_update(temp, in, out, 0, counter);
-}
-
-SG_FN select_positive_T select_positive_exclusive_update(SG_LOCAL select_positive_temp* temp, const select_positive_T* in, select_positive_T* out,
-                                     SG_GLOBAL select_positive_T* counter) {
-  return select_positive_sg_scan_update(temp, in, 0, out, counter);
-}
-
-SG_FN select_positive_T select_positive_inclusive_exclusive_update(SG_LOCAL select_positive_temp* temp, const select_positive_T* in, select_positive_T* inclusive,
-                                               select_positive_T* exclusive, SG_GLOBAL select_positive_T* counter) {
-  return select_positive_sg_scan_update(temp, in, inclusive, exclusive, counter);
-}
-#endif
 // ---- templates/common/io.h ----------------------------------------------------------------------
 // Loading and storing a block's elements in the blocked arrangement (thread
 // r holds elements r*SG_ITEMS .. r*SG_ITEMS + SG_ITEMS - 1 of the block's
@@ -552,43 +503,6 @@ SG_FN select_positive_T select_positive_inclusive_exclusive_update(SG_LOCAL sele
 // Elements are then packed and unpacked in registers, never one by one
 // through shared memory. (The plan gives OpenCL no words: plan.cpp's
 // decide_io says why; the text is valid OpenCL C all the same.)
-#if SG_VEC_IN
-typedef union {
-  uint4 v[SG_VEC_IN];
-  select_positive_In e[SG_ITEMS];
-} select_positive_sg_chunk_in;
-typedef char select_positive_sg_chunk_in_fills[sizeof(select_positive_In) * SG_ITEMS == 16 * SG_VEC_IN ? 1 : -1];
-#endif
-#if SG_VEC_OUT
-typedef union {
-  uint4 v[SG_VEC_OUT];
-  select_positive_T e[SG_ITEMS];
-} select_positive_sg_chunk_out;
-typedef char select_positive_sg_chunk_out_fills[sizeof(select_positive_T) * SG_ITEMS == 16 * SG_VEC_OUT ? 1 : -1];
-#endif
-#if SG_VEC_IN || SG_VEC_OUT || SG_ARRAY_WORDS
-// The word helpers, for this file's words and for input arrays' (io_inputs.h).
-// SG_STREAMING: the words are read and written once; ask the caches to evict them first.
-// (One body for every scan of a file: the macros outlive the scan.)
-// The dialect's SG_LOAD_STREAMING / SG_STORE_STREAMING say how (OpenCL: plain).
-#define SG_LOAD_WORD(p) (SG_STREAMING ? SG_LOAD_STREAMING(p) : *(p))
-#define SG_STORE_WORD(p, v)         \
-  do {                              \
-    if (SG_STREAMING)               \
-      SG_STORE_STREAMING((p), (v)); \
-    else                            \
-      *(p) = (v);                   \
-  } while (0)
-// Where word o of chunk c lies, in words, for chunks of `words` words. For
-// 8 consecutive chunks (the 8 threads of a chunk-side access) the positions
-// fall in 8 different 16-byte bank groups; so do 8 consecutive words of the
-// coalesced side, which lie in one chunk (words % 8 == 0) or in 8 / words
-// consecutive chunks that share the XOR.
-SG_FN int select_positive_sg_word_at(int c, int o, int words) {
-  const int x = words % 8 == 0 ? (c & 7) : words == 4 ? ((c >> 1) & 3) : words == 2 ? ((c >> 2) & 1) : 0;
-  return c * words + (o ^ x);
-}
-#endif
 
 // Elements first .. first + SG_BLOCK_ITEMS - 1, this thread's share; the identity past n.
 SG_FN void select_positive_sg_load_direct(const SG_GLOBAL select_positive_In* in, scangen_u64 first, scangen_u64 n, select_positive_T* items) {
@@ -598,67 +512,10 @@ SG_FN void select_positive_sg_load_direct(const SG_GLOBAL select_positive_In* in
     items[i] = mine + (scangen_u64)i < n ? select_positive_convert(in[mine + (scangen_u64)i]) : select_positive_identity();
 }
 
-#if SG_STAGED_IO && SG_VEC_IN
-// A full, aligned tile's input words: fetched in coalesced order into
-// registers (sg_words_fetch), then moved through the exchange to the
-// blocked arrangement (sg_words_place). sg_load does both at once; a kernel
-// with other waits to make (the search for a tile's first offset)
-// fetches first and places after them, the words in flight meanwhile.
-SG_FN void select_positive_sg_words_fetch(const SG_GLOBAL select_positive_In* in, scangen_u64 first, uint4* v) {
-  const SG_GLOBAL uint4* src = (const SG_GLOBAL uint4*)(in + first);
-#pragma unroll
-  for (int i = 0; i < SG_VEC_IN; ++i) v[i] = SG_LOAD_WORD(src + i * SG_BLOCK_THREADS + SG_THREAD());
-}
-
-SG_FN void select_positive_sg_words_place(const uint4* v, scangen_u64 first, select_positive_T* items, SG_LOCAL select_positive_T* exchange) {
-  const int tid = SG_THREAD();
-  SG_LOCAL uint4* words = (SG_LOCAL uint4*)exchange;
-#pragma unroll
-  for (int i = 0; i < SG_VEC_IN; ++i) {
-    const int w = i * SG_BLOCK_THREADS + tid;
-    words[select_positive_sg_word_at(w / SG_VEC_IN, w % SG_VEC_IN, SG_VEC_IN)] = v[i];
-  }
-  SG_BARRIER();
-  select_positive_sg_chunk_in u;
-#pragma unroll
-  for (int o = 0; o < SG_VEC_IN; ++o) u.v[o] = words[select_positive_sg_word_at(tid, o, SG_VEC_IN)];
-#pragma unroll
-  for (int i = 0; i < SG_ITEMS; ++i) items[i] = select_positive_convert(u.e[i]);
-  SG_BARRIER();  // the exchange may be reused at once
-  (void)first;
-}
-
-// Whether sg_load moves the tile from `first` in words.
-SG_FN int select_positive_sg_words_whole(const SG_GLOBAL select_positive_In* in, scangen_u64 first, scangen_u64 n) {
-  return first + SG_BLOCK_ITEMS <= n && ((scangen_u64)(in + first) & 15u) == 0;
-}
-#define SG_LOAD_SPLIT 1
-#endif
 
 SG_FN void select_positive_sg_load(const SG_GLOBAL select_positive_In* in, scangen_u64 first, scangen_u64 n, select_positive_T* items,
                             SG_LOCAL select_positive_T* exchange) {
-#if SG_STAGED_IO
   const int tid = SG_THREAD();
-#if SG_VEC_IN
-  if (first + SG_BLOCK_ITEMS <= n && ((scangen_u64)(in + first) & 15u) == 0) {
-    // (sg_words_fetch and sg_words_place in one loop: each word stored as it comes.)
-    const SG_GLOBAL uint4* src = (const SG_GLOBAL uint4*)(in + first);
-    SG_LOCAL uint4* words = (SG_LOCAL uint4*)exchange;
-#pragma unroll
-    for (int i = 0; i < SG_VEC_IN; ++i) {
-      const int w = i * SG_BLOCK_THREADS + tid;
-      words[select_positive_sg_word_at(w / SG_VEC_IN, w % SG_VEC_IN, SG_VEC_IN)] = SG_LOAD_WORD(src + w);
-    }
-    SG_BARRIER();
-    select_positive_sg_chunk_in u;
-#pragma unroll
-    for (int o = 0; o < SG_VEC_IN; ++o) u.v[o] = words[select_positive_sg_word_at(tid, o, SG_VEC_IN)];
-#pragma unroll
-    for (int i = 0; i < SG_ITEMS; ++i) items[i] = select_positive_convert(u.e[i]);
-    SG_BARRIER();  // the exchange may be reused at once
-    return;
-  }
-#endif
   if (first + SG_BLOCK_ITEMS <= n) {
 #pragma unroll
     for (int i = 0; i < SG_ITEMS; ++i) {
@@ -676,36 +533,11 @@ SG_FN void select_positive_sg_load(const SG_GLOBAL select_positive_In* in, scang
 #pragma unroll
   for (int i = 0; i < SG_ITEMS; ++i) items[i] = exchange[SG_XPAD(tid * SG_ITEMS + i)];
   SG_BARRIER();  // the exchange may be reused at once
-#else
-  (void)exchange;
-  select_positive_sg_load_direct(in, first, n, items);
-#endif
 }
 
 SG_FN void select_positive_sg_store(SG_GLOBAL select_positive_T* out, scangen_u64 first, scangen_u64 n, const select_positive_T* items,
                              SG_LOCAL select_positive_T* exchange) {
-#if SG_STAGED_IO
   const int tid = SG_THREAD();
-#if SG_VEC_OUT
-  if (first + SG_BLOCK_ITEMS <= n && ((scangen_u64)(out + first) & 15u) == 0) {
-    SG_LOCAL uint4* words = (SG_LOCAL uint4*)exchange;
-    select_positive_sg_chunk_out u;
-#pragma unroll
-    for (int i = 0; i < SG_ITEMS; ++i) u.e[i] = items[i];
-#pragma unroll
-    for (int o = 0; o < SG_VEC_OUT; ++o) words[select_positive_sg_word_at(tid, o, SG_VEC_OUT)] = u.v[o];
-    SG_BARRIER();
-    SG_GLOBAL uint4* dst = (SG_GLOBAL uint4*)(out + first);
-#pragma unroll
-    for (int i = 0; i < SG_VEC_OUT; ++i) {
-      const int w = i * SG_BLOCK_THREADS + tid;
-      const uint4 word = words[select_positive_sg_word_at(w / SG_VEC_OUT, w % SG_VEC_OUT, SG_VEC_OUT)];
-      SG_STORE_WORD(dst + w, word);
-    }
-    SG_BARRIER();  // the exchange may be reused at once
-    return;
-  }
-#endif
 #pragma unroll
   for (int i = 0; i < SG_ITEMS; ++i) exchange[SG_XPAD(tid * SG_ITEMS + i)] = items[i];
   SG_BARRIER();
@@ -723,13 +555,6 @@ SG_FN void select_positive_sg_store(SG_GLOBAL select_positive_T* out, scangen_u6
     }
   }
   SG_BARRIER();  // the exchange may be reused at once
-#else
-  (void)exchange;
-  const scangen_u64 mine = first + (scangen_u64)SG_THREAD() * SG_ITEMS;
-#pragma unroll
-  for (int i = 0; i < SG_ITEMS; ++i)
-    if (mine + (scangen_u64)i < n) out[mine + (scangen_u64)i] = items[i];
-#endif
 }
 
 // Both scans at once: the inclusive results go through the exchange, and the
@@ -739,7 +564,6 @@ SG_FN void select_positive_sg_store(SG_GLOBAL select_positive_T* out, scangen_u6
 // thread; rank 0's is the one used). One pass over the exchange instead of two.
 SG_FN void select_positive_sg_store_both(SG_GLOBAL select_positive_T* inclusive, SG_GLOBAL select_positive_T* exclusive, scangen_u64 first,
                                   scangen_u64 n, const select_positive_T* inc, const select_positive_T* exc, SG_LOCAL select_positive_T* exchange) {
-#if SG_STAGED_IO
   const int tid = SG_THREAD();
   const int segment = SG_GROUP_THREADS * SG_ITEMS;
 #pragma unroll
@@ -756,16 +580,6 @@ SG_FN void select_positive_sg_store_both(SG_GLOBAL select_positive_T* inclusive,
     }
   }
   SG_BARRIER();  // the exchange may be reused at once
-#else
-  (void)exchange;
-  const scangen_u64 mine = first + (scangen_u64)SG_THREAD() * SG_ITEMS;
-#pragma unroll
-  for (int i = 0; i < SG_ITEMS; ++i)
-    if (mine + (scangen_u64)i < n) {
-      inclusive[mine + (scangen_u64)i] = inc[i];
-      exclusive[mine + (scangen_u64)i] = exc[i];
-    }
-#endif
 }
 // ---- templates/common/device.h ------------------------------------------------------------------
 // Device level: what both device algorithms share. A tile is SG_THREADS x
@@ -1153,11 +967,7 @@ SG_FN void select_positive_sg_scatter(const SG_GLOBAL select_positive_In* in, sc
   SG_BARRIER();  // the stores reuse the exchange
 }
 
-#if SG_MIN_BLOCKS > 0
-SG_KERNEL SG_BOUNDS_MIN(SG_THREADS, SG_MIN_BLOCKS)
-#else
 SG_KERNEL SG_BOUNDS(SG_THREADS)
-#endif
 void select_positive_scan_kernel(const SG_GLOBAL select_positive_In* in,
     SG_GLOBAL select_positive_T* exclusive,
     SG_GLOBAL select_positive_Out* scattered,
@@ -1166,14 +976,7 @@ void select_positive_scan_kernel(const SG_GLOBAL select_positive_In* in,
     SG_GLOBAL unsigned char* workspace) {
   SG_SHARED select_positive_temp temp;
   SG_SHARED select_positive_sg_lookback_shared shared;
-#ifdef SG_DYNAMIC_EXCHANGE
-  // CUDA: an exchange past the 48 KiB a block may declare, in the dynamic
-  // shared memory its launch gives (Plan::dynamic_shared_bytes).
-  extern __shared__ SG_ALIGN16 unsigned char sg_dynamic_shared[];
-  select_positive_T* const exchange = (select_positive_T*)sg_dynamic_shared;
-#else
   SG_SHARED SG_ALIGN16 select_positive_T exchange[SG_EXCHANGE];
-#endif
   const scangen_u64 tiles = select_positive_sg_tile_count(n);
   select_positive_sg_wait_prior_grid();
   // One tile takes no ticket: a call of one tile touches no workspace
@@ -1182,13 +985,6 @@ void select_positive_scan_kernel(const SG_GLOBAL select_positive_In* in,
   if (SG_THREAD() == 0) select_positive_sg_take_tile_epoch(&shared, workspace, tiles);
   SG_BARRIER();
   const scangen_u64 tile = shared.tile;
-#if SG_RUNNING_TOTAL
-  // Read before this tile publishes anything: the last tile writes it back
-  // only after every tile has published.
-  const select_positive_T seed = running_total[0];
-#elif SG_SEEDED
-  const select_positive_T seed = select_positive_init();
-#endif
 
   select_positive_T items[SG_ITEMS];
   select_positive_sg_load(in, tile * SG_TILE, n, items, exchange);
@@ -1197,31 +993,16 @@ void select_positive_scan_kernel(const SG_GLOBAL select_positive_In* in,
   // The tiles before this one, without the seed (tile 0: none).
   const select_positive_T before = select_positive_sg_tile_prefix(&shared, &temp, workspace, tile, total, in, n);
   if (tile > 0) prefix = select_positive_combine(before, prefix);
-#if SG_RUNNING_TOTAL || SG_SEEDED
-  prefix = select_positive_combine(seed, prefix);
-#endif
   // The fused outputs and the scan's own results in one pass (null arrays: not written).
   SG_GLOBAL select_positive_T* own_inclusive = 0;
   SG_GLOBAL select_positive_T* own_exclusive = 0;
-#if SG_INCLUSIVE_OUT
-  own_inclusive = inclusive;
-#endif
-#if SG_EXCLUSIVE_OUT
   own_exclusive = exclusive;
-#endif
   select_positive_sg_scatter(in, tile * SG_TILE, n, prefix, items, exchange, own_inclusive, own_exclusive, scattered);
 
-#if SG_AGGREGATE_OUT || SG_RUNNING_TOTAL
   if (tile == tiles - 1 && SG_THREAD() == 0) {
     const select_positive_T sum = tile > 0 ? select_positive_combine(before, total) : total;
-#if SG_AGGREGATE_OUT
     aggregate[0] = sum;
-#endif
-#if SG_RUNNING_TOTAL
-    running_total[0] = select_positive_combine(seed, sum);
-#endif
   }
-#endif
 }
 // ---- templates/common/device_tile_prefix.h ------------------------------------------------------
 // Device level, decoupled_lookback: the look-back for kernels of the user's

@@ -249,11 +249,7 @@ typedef struct {
 // This thread's rank in its group: in its logical warp at warp level (SG_WIDTH,
 // whatever the block size of the kernel that calls), else the thread index.
 SG_FN int select_positive_sg_group_rank(void) {
-#ifdef SG_WIDTH
-  return SG_THREAD() % SG_WIDTH;
-#else
   return SG_THREAD();
-#endif
 }
 
 SG_FN select_positive_T select_positive_sg_group_exclusive(SG_LOCAL select_positive_temp* temp, select_positive_T partial, select_positive_T* aggregate) {
@@ -350,9 +346,6 @@ SG_FN void select_positive_sg_scatter_element(select_positive_In x, scangen_u64 
 SG_FN select_positive_T select_positive_sg_scan(SG_LOCAL select_positive_temp* temp, const select_positive_T* in, select_positive_T* inclusive, select_positive_T* exclusive) {
   select_positive_T aggregate;
   select_positive_T prefix = select_positive_sg_group_exclusive(temp, select_positive_sg_reduce_items(in), &aggregate);
-#if SG_SEEDED
-  prefix = select_positive_combine(select_positive_init(), prefix);
-#endif
   select_positive_sg_items_from(prefix, in, inclusive, exclusive);
   return aggregate;
 }
@@ -380,42 +373,6 @@ SG_FN select_positive_T select_positive_broadcast(SG_LOCAL select_positive_temp*
   return select_positive_sg_group_broadcast(temp, v, src);
 }
 
-#if SG_GROUP_UPDATE
-SG_FN select_positive_T select_positive_sg_scan_update(SG_LOCAL select_positive_temp* temp, const select_positive_T* in, select_positive_T* inclusive, select_positive_T* exclusive,
-                                   SG_GLOBAL select_positive_T* counter) {
-  select_positive_T aggregate;
-  const select_positive_T prefix = select_positive_sg_group_exclusive(temp, select_positive_sg_reduce_items(in), &aggregate);
-  select_positive_T old = select_positive_identity();
-#ifndef __OPENCL_VERSION__
-  // CUDA: the lanes here before the update meet again after it. A
-  // compare-and-swap loop may leave them apart, and the coalesced lanes'
-  // broadcast takes the lanes active at the time it runs.
-  const unsigned int together = __activemask();
-#endif
-  if (select_positive_sg_group_rank() == 0) old = select_positive_sg_atomic_combine(counter, aggregate);
-#ifndef __OPENCL_VERSION__
-  __syncwarp(together);
-#endif
-  old = select_positive_sg_group_broadcast(temp, old, 0);
-  select_positive_sg_items_from(select_positive_combine(old, prefix), in, inclusive, exclusive);
-  return aggregate;
-}
-
-SG_FN select_positive_T select_positive_inclusive_update(SG_LOCAL select_positive_temp* temp, const select_positive_T* in, select_positive_T* out,
-                                     SG_GLOBAL select_positive_T* counter) {
-  return select_positive_sg_scan_update(temp, in, out, 0, counter);
-}
-
-SG_FN select_positive_T select_positive_exclusive_update(SG_LOCAL select_positive_temp* temp, const select_positive_T* in, select_positive_T* out,
-                                     SG_GLOBAL select_positive_T* counter) {
-  return select_positive_sg_scan_update(temp, in, 0, out, counter);
-}
-
-SG_FN select_positive_T select_positive_inclusive_exclusive_update(SG_LOCAL select_positive_temp* temp, const select_positive_T* in, select_positive_T* inclusive,
-                                               select_positive_T* exclusive, SG_GLOBAL select_positive_T* counter) {
-  return select_positive_sg_scan_update(temp, in, inclusive, exclusive, counter);
-}
-#endif
 // ---- templates/common/io.h ----------------------------------------------------------------------
 // Loading and storing a block's elements in the blocked arrangement (thread
 // r holds elements r*SG_ITEMS .. r*SG_ITEMS + SG_ITEMS - 1 of the block's
@@ -443,21 +400,16 @@ SG_FN select_positive_T select_positive_inclusive_exclusive_update(SG_LOCAL sele
 // Elements are then packed and unpacked in registers, never one by one
 // through shared memory. (The plan gives OpenCL no words: plan.cpp's
 // decide_io says why; the text is valid OpenCL C all the same.)
-#if SG_VEC_IN
 typedef union {
   uint4 v[SG_VEC_IN];
   select_positive_In e[SG_ITEMS];
 } select_positive_sg_chunk_in;
 typedef char select_positive_sg_chunk_in_fills[sizeof(select_positive_In) * SG_ITEMS == 16 * SG_VEC_IN ? 1 : -1];
-#endif
-#if SG_VEC_OUT
 typedef union {
   uint4 v[SG_VEC_OUT];
   select_positive_T e[SG_ITEMS];
 } select_positive_sg_chunk_out;
 typedef char select_positive_sg_chunk_out_fills[sizeof(select_positive_T) * SG_ITEMS == 16 * SG_VEC_OUT ? 1 : -1];
-#endif
-#if SG_VEC_IN || SG_VEC_OUT || SG_ARRAY_WORDS
 // The word helpers, for this file's words and for input arrays' (io_inputs.h).
 // SG_STREAMING: the words are read and written once; ask the caches to evict them first.
 // (One body for every scan of a file: the macros outlive the scan.)
@@ -479,7 +431,6 @@ SG_FN int select_positive_sg_word_at(int c, int o, int words) {
   const int x = words % 8 == 0 ? (c & 7) : words == 4 ? ((c >> 1) & 3) : words == 2 ? ((c >> 2) & 1) : 0;
   return c * words + (o ^ x);
 }
-#endif
 
 // Elements first .. first + SG_BLOCK_ITEMS - 1, this thread's share; the identity past n.
 SG_FN void select_positive_sg_load_direct(const SG_GLOBAL select_positive_In* in, scangen_u64 first, scangen_u64 n, select_positive_T* items) {
@@ -489,7 +440,6 @@ SG_FN void select_positive_sg_load_direct(const SG_GLOBAL select_positive_In* in
     items[i] = mine + (scangen_u64)i < n ? select_positive_convert(in[mine + (scangen_u64)i]) : select_positive_identity();
 }
 
-#if SG_STAGED_IO && SG_VEC_IN
 // A full, aligned tile's input words: fetched in coalesced order into
 // registers (sg_words_fetch), then moved through the exchange to the
 // blocked arrangement (sg_words_place). sg_load does both at once; a kernel
@@ -524,13 +474,10 @@ SG_FN int select_positive_sg_words_whole(const SG_GLOBAL select_positive_In* in,
   return first + SG_BLOCK_ITEMS <= n && ((scangen_u64)(in + first) & 15u) == 0;
 }
 #define SG_LOAD_SPLIT 1
-#endif
 
 SG_FN void select_positive_sg_load(const SG_GLOBAL select_positive_In* in, scangen_u64 first, scangen_u64 n, select_positive_T* items,
                             SG_LOCAL select_positive_T* exchange) {
-#if SG_STAGED_IO
   const int tid = SG_THREAD();
-#if SG_VEC_IN
   if (first + SG_BLOCK_ITEMS <= n && ((scangen_u64)(in + first) & 15u) == 0) {
     // (sg_words_fetch and sg_words_place in one loop: each word stored as it comes.)
     const SG_GLOBAL uint4* src = (const SG_GLOBAL uint4*)(in + first);
@@ -549,7 +496,6 @@ SG_FN void select_positive_sg_load(const SG_GLOBAL select_positive_In* in, scang
     SG_BARRIER();  // the exchange may be reused at once
     return;
   }
-#endif
   if (first + SG_BLOCK_ITEMS <= n) {
 #pragma unroll
     for (int i = 0; i < SG_ITEMS; ++i) {
@@ -567,17 +513,11 @@ SG_FN void select_positive_sg_load(const SG_GLOBAL select_positive_In* in, scang
 #pragma unroll
   for (int i = 0; i < SG_ITEMS; ++i) items[i] = exchange[SG_XPAD(tid * SG_ITEMS + i)];
   SG_BARRIER();  // the exchange may be reused at once
-#else
-  (void)exchange;
-  select_positive_sg_load_direct(in, first, n, items);
-#endif
 }
 
 SG_FN void select_positive_sg_store(SG_GLOBAL select_positive_T* out, scangen_u64 first, scangen_u64 n, const select_positive_T* items,
                              SG_LOCAL select_positive_T* exchange) {
-#if SG_STAGED_IO
   const int tid = SG_THREAD();
-#if SG_VEC_OUT
   if (first + SG_BLOCK_ITEMS <= n && ((scangen_u64)(out + first) & 15u) == 0) {
     SG_LOCAL uint4* words = (SG_LOCAL uint4*)exchange;
     select_positive_sg_chunk_out u;
@@ -596,7 +536,6 @@ SG_FN void select_positive_sg_store(SG_GLOBAL select_positive_T* out, scangen_u6
     SG_BARRIER();  // the exchange may be reused at once
     return;
   }
-#endif
 #pragma unroll
   for (int i = 0; i < SG_ITEMS; ++i) exchange[SG_XPAD(tid * SG_ITEMS + i)] = items[i];
   SG_BARRIER();
@@ -614,13 +553,6 @@ SG_FN void select_positive_sg_store(SG_GLOBAL select_positive_T* out, scangen_u6
     }
   }
   SG_BARRIER();  // the exchange may be reused at once
-#else
-  (void)exchange;
-  const scangen_u64 mine = first + (scangen_u64)SG_THREAD() * SG_ITEMS;
-#pragma unroll
-  for (int i = 0; i < SG_ITEMS; ++i)
-    if (mine + (scangen_u64)i < n) out[mine + (scangen_u64)i] = items[i];
-#endif
 }
 
 // Both scans at once: the inclusive results go through the exchange, and the
@@ -630,7 +562,6 @@ SG_FN void select_positive_sg_store(SG_GLOBAL select_positive_T* out, scangen_u6
 // thread; rank 0's is the one used). One pass over the exchange instead of two.
 SG_FN void select_positive_sg_store_both(SG_GLOBAL select_positive_T* inclusive, SG_GLOBAL select_positive_T* exclusive, scangen_u64 first,
                                   scangen_u64 n, const select_positive_T* inc, const select_positive_T* exc, SG_LOCAL select_positive_T* exchange) {
-#if SG_STAGED_IO
   const int tid = SG_THREAD();
   const int segment = SG_GROUP_THREADS * SG_ITEMS;
 #pragma unroll
@@ -647,16 +578,6 @@ SG_FN void select_positive_sg_store_both(SG_GLOBAL select_positive_T* inclusive,
     }
   }
   SG_BARRIER();  // the exchange may be reused at once
-#else
-  (void)exchange;
-  const scangen_u64 mine = first + (scangen_u64)SG_THREAD() * SG_ITEMS;
-#pragma unroll
-  for (int i = 0; i < SG_ITEMS; ++i)
-    if (mine + (scangen_u64)i < n) {
-      inclusive[mine + (scangen_u64)i] = inc[i];
-      exclusive[mine + (scangen_u64)i] = exc[i];
-    }
-#endif
 }
 // ---- templates/common/device.h ------------------------------------------------------------------
 // Device level: what both device algorithms share. A tile is SG_THREADS x
@@ -798,54 +719,9 @@ SG_FN void select_positive_sg_status_put(SG_GLOBAL unsigned char* workspace, uns
 #pragma unroll
   for (int i = 0; i < (int)((sizeof(select_positive_T) + 3) / 4); ++i) u.word[i] = 0u;
   u.value = v;
-#if SG_STATUS_KIND == 1
   unsigned long long* s = (unsigned long long*)(workspace + 16) + tile;
   const unsigned long long word = ((unsigned long long)tag << 32) | u.word[0];
-#if SG_LB_STATUS_OPS == 0
   atomicExch(s, word);
-#elif SG_LB_STATUS_OPS == 1
-  asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(s), "l"(word) : "memory");
-#else
-  *(volatile unsigned long long*)s = word;
-#endif
-#elif SG_STATUS_KIND == 2
-  unsigned long long* s = (unsigned long long*)(workspace + 16) + 2 * tile;
-  unsigned long long lo = u.word[0];
-  if (sizeof(select_positive_T) > 4) lo |= (unsigned long long)u.word[(sizeof(select_positive_T) + 3) / 4 - 1] << 32;
-  const unsigned long long hi = tag;
-  // One 16-byte access: a reader sees the old word or the new one, never half of each.
-#if SG_LB_STATUS_OPS == 0 && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile(
-      "{\n\t.reg .b128 sg_old, sg_new;\n\tmov.b128 sg_new, {%1, %2};\n\t"
-      "atom.relaxed.gpu.global.exch.b128 sg_old, [%0], sg_new;\n\t}" ::"l"(s),
-      "l"(lo), "l"(hi)
-      : "memory");
-#else
-  asm volatile("st.relaxed.gpu.global.v2.u64 [%0], {%1, %2};" ::"l"(s), "l"(lo), "l"(hi) : "memory");
-#endif
-#elif SG_STATUS_KIND == 4
-  // Each 32-bit word of the value beside the tag in a 64-bit slot of its
-  // place (the aggregate's or the inclusive prefix's), each slot published by
-  // an atomic exchange: a reader takes a place whose every slot carries its
-  // tag, so no fence orders the words and the tag.
-  unsigned long long* place =
-      (unsigned long long*)(workspace + 16) + tile * (2 * SG_STATUS_WORDS) + (flag == SG_FLAG_INCLUSIVE ? SG_STATUS_WORDS : 0);
-#pragma unroll
-  for (int i = 0; i < SG_STATUS_WORDS; ++i) atomicExch(place + i, ((unsigned long long)tag << 32) | u.word[i]);
-#else
-  volatile unsigned int* slot = (volatile unsigned int*)(workspace + 16) + tile * (1 + 2 * SG_STATUS_WORDS);
-  // The aggregate and the inclusive prefix have a place each, both written
-  // once: a reader that saw one tag never reads a value being overwritten.
-  volatile unsigned int* value = slot + 1 + (flag == SG_FLAG_INCLUSIVE ? SG_STATUS_WORDS : 0);
-#pragma unroll
-  for (int i = 0; i < SG_STATUS_WORDS; ++i) value[i] = u.word[i];
-  __threadfence();  // the value before the tag
-#if SG_LB_STATUS_OPS == 0
-  atomicExch((unsigned int*)slot, tag);
-#else
-  slot[0] = tag;
-#endif
-#endif
 }
 
 // The flag of `tile` (SG_FLAG_INVALID while it has published nothing in the
@@ -856,53 +732,13 @@ SG_FN unsigned int select_positive_sg_status_get(SG_GLOBAL unsigned char* worksp
 #pragma unroll
   for (int i = 0; i < (int)((sizeof(select_positive_T) + 3) / 4); ++i) u.word[i] = 0u;
   unsigned int tag;
-#if SG_STATUS_KIND == 1
-#if SG_LB_STATUS_OPS <= 1
   unsigned long long w;
   asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];"
                : "=l"(w)
                : "l"((unsigned long long*)(workspace + 16) + tile)
                : "memory");
-#else
-  const unsigned long long w = *((volatile unsigned long long*)(workspace + 16) + tile);
-#endif
   tag = (unsigned int)(w >> 32);
   u.word[0] = (unsigned int)w;
-#elif SG_STATUS_KIND == 2
-  unsigned long long lo, hi;
-  asm volatile("ld.relaxed.gpu.global.v2.u64 {%0, %1}, [%2];"
-               : "=l"(lo), "=l"(hi)
-               : "l"((unsigned long long*)(workspace + 16) + 2 * tile)
-               : "memory");
-  tag = (unsigned int)hi;
-  u.word[0] = (unsigned int)lo;
-  if (sizeof(select_positive_T) > 4) u.word[(sizeof(select_positive_T) + 3) / 4 - 1] = (unsigned int)(lo >> 32);
-#elif SG_STATUS_KIND == 4
-  // The inclusive prefix where its every slot carries its tag, else the
-  // aggregate where its every slot does, else nothing yet.
-  const unsigned long long* status = (const unsigned long long*)(workspace + 16) + tile * (2 * SG_STATUS_WORDS);
-  tag = SG_FLAG_INVALID;
-  for (unsigned int want = SG_FLAG_INCLUSIVE; want >= SG_FLAG_AGGREGATE && tag == SG_FLAG_INVALID; --want) {
-    const unsigned long long* place = status + (want == SG_FLAG_INCLUSIVE ? SG_STATUS_WORDS : 0);
-    unsigned int all = 1u;
-#pragma unroll
-    for (int i = 0; i < SG_STATUS_WORDS; ++i) {
-      unsigned long long w;
-      asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(w) : "l"(place + i) : "memory");
-      all &= (unsigned int)(w >> 32) == ((epoch << 2) | want) ? 1u : 0u;
-      u.word[i] = (unsigned int)w;
-    }
-    if (all) tag = (epoch << 2) | want;
-  }
-#else
-  const volatile unsigned int* slot = (volatile unsigned int*)(workspace + 16) + tile * (1 + 2 * SG_STATUS_WORDS);
-  tag = slot[0];
-  __threadfence();  // the tag before the value
-  const volatile unsigned int* value =
-      slot + 1 + (tag == ((epoch << 2) | SG_FLAG_INCLUSIVE) ? SG_STATUS_WORDS : 0);
-#pragma unroll
-  for (int i = 0; i < SG_STATUS_WORDS; ++i) u.word[i] = value[i];
-#endif
   *v = u.value;
   return (tag >> 2) == epoch ? (tag & 3u) : SG_FLAG_INVALID;
 }
@@ -1083,11 +919,7 @@ SG_FN void select_positive_sg_scatter(const SG_GLOBAL select_positive_In* in, sc
   SG_BARRIER();  // the stores reuse the exchange
 }
 
-#if SG_MIN_BLOCKS > 0
-SG_KERNEL SG_BOUNDS_MIN(SG_THREADS, SG_MIN_BLOCKS)
-#else
 SG_KERNEL SG_BOUNDS(SG_THREADS)
-#endif
 void select_positive_scan_kernel(const SG_GLOBAL select_positive_In* in,
     SG_GLOBAL select_positive_T* exclusive,
     SG_GLOBAL select_positive_Out* scattered,
@@ -1096,14 +928,7 @@ void select_positive_scan_kernel(const SG_GLOBAL select_positive_In* in,
     SG_GLOBAL unsigned char* workspace) {
   SG_SHARED select_positive_temp temp;
   SG_SHARED select_positive_sg_lookback_shared shared;
-#ifdef SG_DYNAMIC_EXCHANGE
-  // CUDA: an exchange past the 48 KiB a block may declare, in the dynamic
-  // shared memory its launch gives (Plan::dynamic_shared_bytes).
-  extern __shared__ SG_ALIGN16 unsigned char sg_dynamic_shared[];
-  select_positive_T* const exchange = (select_positive_T*)sg_dynamic_shared;
-#else
   SG_SHARED SG_ALIGN16 select_positive_T exchange[SG_EXCHANGE];
-#endif
   const scangen_u64 tiles = select_positive_sg_tile_count(n);
   select_positive_sg_wait_prior_grid();
   // One tile takes no ticket: a call of one tile touches no workspace
@@ -1112,13 +937,6 @@ void select_positive_scan_kernel(const SG_GLOBAL select_positive_In* in,
   if (SG_THREAD() == 0) select_positive_sg_take_tile_epoch(&shared, workspace, tiles);
   SG_BARRIER();
   const scangen_u64 tile = shared.tile;
-#if SG_RUNNING_TOTAL
-  // Read before this tile publishes anything: the last tile writes it back
-  // only after every tile has published.
-  const select_positive_T seed = running_total[0];
-#elif SG_SEEDED
-  const select_positive_T seed = select_positive_init();
-#endif
 
   select_positive_T items[SG_ITEMS];
   select_positive_sg_load(in, tile * SG_TILE, n, items, exchange);
@@ -1127,31 +945,16 @@ void select_positive_scan_kernel(const SG_GLOBAL select_positive_In* in,
   // The tiles before this one, without the seed (tile 0: none).
   const select_positive_T before = select_positive_sg_tile_prefix(&shared, &temp, workspace, tile, total, in, n);
   if (tile > 0) prefix = select_positive_combine(before, prefix);
-#if SG_RUNNING_TOTAL || SG_SEEDED
-  prefix = select_positive_combine(seed, prefix);
-#endif
   // The fused outputs and the scan's own results in one pass (null arrays: not written).
   SG_GLOBAL select_positive_T* own_inclusive = 0;
   SG_GLOBAL select_positive_T* own_exclusive = 0;
-#if SG_INCLUSIVE_OUT
-  own_inclusive = inclusive;
-#endif
-#if SG_EXCLUSIVE_OUT
   own_exclusive = exclusive;
-#endif
   select_positive_sg_scatter(in, tile * SG_TILE, n, prefix, items, exchange, own_inclusive, own_exclusive, scattered);
 
-#if SG_AGGREGATE_OUT || SG_RUNNING_TOTAL
   if (tile == tiles - 1 && SG_THREAD() == 0) {
     const select_positive_T sum = tile > 0 ? select_positive_combine(before, total) : total;
-#if SG_AGGREGATE_OUT
     aggregate[0] = sum;
-#endif
-#if SG_RUNNING_TOTAL
-    running_total[0] = select_positive_combine(seed, sum);
-#endif
   }
-#endif
 }
 
 // CUDA, Plan::zero_kernel: the workspace zeroed for a call (its first

@@ -274,9 +274,6 @@ SG_FN void warp_ks_sum_sg_items_from(warp_ks_sum_T prefix, const warp_ks_sum_T* 
 SG_FN warp_ks_sum_T warp_ks_sum_sg_scan(SG_LOCAL warp_ks_sum_temp* temp, const warp_ks_sum_T* in, warp_ks_sum_T* inclusive, warp_ks_sum_T* exclusive) {
   warp_ks_sum_T aggregate;
   warp_ks_sum_T prefix = warp_ks_sum_sg_group_exclusive(temp, warp_ks_sum_sg_reduce_items(in), &aggregate);
-#if SG_SEEDED
-  prefix = warp_ks_sum_combine(warp_ks_sum_init(), prefix);
-#endif
   warp_ks_sum_sg_items_from(prefix, in, inclusive, exclusive);
   return aggregate;
 }
@@ -304,42 +301,6 @@ SG_FN warp_ks_sum_T warp_ks_sum_broadcast(SG_LOCAL warp_ks_sum_temp* temp, warp_
   return warp_ks_sum_sg_group_broadcast(temp, v, src);
 }
 
-#if SG_GROUP_UPDATE
-SG_FN warp_ks_sum_T warp_ks_sum_sg_scan_update(SG_LOCAL warp_ks_sum_temp* temp, const warp_ks_sum_T* in, warp_ks_sum_T* inclusive, warp_ks_sum_T* exclusive,
-                                   SG_GLOBAL warp_ks_sum_T* counter) {
-  warp_ks_sum_T aggregate;
-  const warp_ks_sum_T prefix = warp_ks_sum_sg_group_exclusive(temp, warp_ks_sum_sg_reduce_items(in), &aggregate);
-  warp_ks_sum_T old = warp_ks_sum_identity();
-#ifndef __OPENCL_VERSION__
-  // CUDA: the lanes here before the update meet again after it. A
-  // compare-and-swap loop may leave them apart, and the coalesced lanes'
-  // broadcast takes the lanes active at the time it runs.
-  const unsigned int together = __activemask();
-#endif
-  if (warp_ks_sum_sg_group_rank() == 0) old = warp_ks_sum_sg_atomic_combine(counter, aggregate);
-#ifndef __OPENCL_VERSION__
-  __syncwarp(together);
-#endif
-  old = warp_ks_sum_sg_group_broadcast(temp, old, 0);
-  warp_ks_sum_sg_items_from(warp_ks_sum_combine(old, prefix), in, inclusive, exclusive);
-  return aggregate;
-}
-
-SG_FN warp_ks_sum_T warp_ks_sum_inclusive_update(SG_LOCAL warp_ks_sum_temp* temp, const warp_ks_sum_T* in, warp_ks_sum_T* out,
-                                     SG_GLOBAL warp_ks_sum_T* counter) {
-  return warp_ks_sum_sg_scan_update(temp, in, out, 0, counter);
-}
-
-SG_FN warp_ks_sum_T warp_ks_sum_exclusive_update(SG_LOCAL warp_ks_sum_temp* temp, const warp_ks_sum_T* in, warp_ks_sum_T* out,
-                                     SG_GLOBAL warp_ks_sum_T* counter) {
-  return warp_ks_sum_sg_scan_update(temp, in, 0, out, counter);
-}
-
-SG_FN warp_ks_sum_T warp_ks_sum_inclusive_exclusive_update(SG_LOCAL warp_ks_sum_temp* temp, const warp_ks_sum_T* in, warp_ks_sum_T* inclusive,
-                                               warp_ks_sum_T* exclusive, SG_GLOBAL warp_ks_sum_T* counter) {
-  return warp_ks_sum_sg_scan_update(temp, in, inclusive, exclusive, counter);
-}
-#endif
 // ---- templates/common/io.h ----------------------------------------------------------------------
 // Loading and storing a block's elements in the blocked arrangement (thread
 // r holds elements r*SG_ITEMS .. r*SG_ITEMS + SG_ITEMS - 1 of the block's
@@ -367,21 +328,16 @@ SG_FN warp_ks_sum_T warp_ks_sum_inclusive_exclusive_update(SG_LOCAL warp_ks_sum_
 // Elements are then packed and unpacked in registers, never one by one
 // through shared memory. (The plan gives OpenCL no words: plan.cpp's
 // decide_io says why; the text is valid OpenCL C all the same.)
-#if SG_VEC_IN
 typedef union {
   uint4 v[SG_VEC_IN];
   warp_ks_sum_In e[SG_ITEMS];
 } warp_ks_sum_sg_chunk_in;
 typedef char warp_ks_sum_sg_chunk_in_fills[sizeof(warp_ks_sum_In) * SG_ITEMS == 16 * SG_VEC_IN ? 1 : -1];
-#endif
-#if SG_VEC_OUT
 typedef union {
   uint4 v[SG_VEC_OUT];
   warp_ks_sum_T e[SG_ITEMS];
 } warp_ks_sum_sg_chunk_out;
 typedef char warp_ks_sum_sg_chunk_out_fills[sizeof(warp_ks_sum_T) * SG_ITEMS == 16 * SG_VEC_OUT ? 1 : -1];
-#endif
-#if SG_VEC_IN || SG_VEC_OUT || SG_ARRAY_WORDS
 // The word helpers, for this file's words and for input arrays' (io_inputs.h).
 // SG_STREAMING: the words are read and written once; ask the caches to evict them first.
 // (One body for every scan of a file: the macros outlive the scan.)
@@ -403,7 +359,6 @@ SG_FN int warp_ks_sum_sg_word_at(int c, int o, int words) {
   const int x = words % 8 == 0 ? (c & 7) : words == 4 ? ((c >> 1) & 3) : words == 2 ? ((c >> 2) & 1) : 0;
   return c * words + (o ^ x);
 }
-#endif
 
 // Elements first .. first + SG_BLOCK_ITEMS - 1, this thread's share; the identity past n.
 SG_FN void warp_ks_sum_sg_load_direct(const SG_GLOBAL warp_ks_sum_In* in, scangen_u64 first, scangen_u64 n, warp_ks_sum_T* items) {
@@ -413,7 +368,6 @@ SG_FN void warp_ks_sum_sg_load_direct(const SG_GLOBAL warp_ks_sum_In* in, scange
     items[i] = mine + (scangen_u64)i < n ? warp_ks_sum_convert(in[mine + (scangen_u64)i]) : warp_ks_sum_identity();
 }
 
-#if SG_STAGED_IO && SG_VEC_IN
 // A full, aligned tile's input words: fetched in coalesced order into
 // registers (sg_words_fetch), then moved through the exchange to the
 // blocked arrangement (sg_words_place). sg_load does both at once; a kernel
@@ -448,13 +402,10 @@ SG_FN int warp_ks_sum_sg_words_whole(const SG_GLOBAL warp_ks_sum_In* in, scangen
   return first + SG_BLOCK_ITEMS <= n && ((scangen_u64)(in + first) & 15u) == 0;
 }
 #define SG_LOAD_SPLIT 1
-#endif
 
 SG_FN void warp_ks_sum_sg_load(const SG_GLOBAL warp_ks_sum_In* in, scangen_u64 first, scangen_u64 n, warp_ks_sum_T* items,
                             SG_LOCAL warp_ks_sum_T* exchange) {
-#if SG_STAGED_IO
   const int tid = SG_THREAD();
-#if SG_VEC_IN
   if (first + SG_BLOCK_ITEMS <= n && ((scangen_u64)(in + first) & 15u) == 0) {
     // (sg_words_fetch and sg_words_place in one loop: each word stored as it comes.)
     const SG_GLOBAL uint4* src = (const SG_GLOBAL uint4*)(in + first);
@@ -473,7 +424,6 @@ SG_FN void warp_ks_sum_sg_load(const SG_GLOBAL warp_ks_sum_In* in, scangen_u64 f
     SG_BARRIER();  // the exchange may be reused at once
     return;
   }
-#endif
   if (first + SG_BLOCK_ITEMS <= n) {
 #pragma unroll
     for (int i = 0; i < SG_ITEMS; ++i) {
@@ -491,17 +441,11 @@ SG_FN void warp_ks_sum_sg_load(const SG_GLOBAL warp_ks_sum_In* in, scangen_u64 f
 #pragma unroll
   for (int i = 0; i < SG_ITEMS; ++i) items[i] = exchange[SG_XPAD(tid * SG_ITEMS + i)];
   SG_BARRIER();  // the exchange may be reused at once
-#else
-  (void)exchange;
-  warp_ks_sum_sg_load_direct(in, first, n, items);
-#endif
 }
 
 SG_FN void warp_ks_sum_sg_store(SG_GLOBAL warp_ks_sum_T* out, scangen_u64 first, scangen_u64 n, const warp_ks_sum_T* items,
                              SG_LOCAL warp_ks_sum_T* exchange) {
-#if SG_STAGED_IO
   const int tid = SG_THREAD();
-#if SG_VEC_OUT
   if (first + SG_BLOCK_ITEMS <= n && ((scangen_u64)(out + first) & 15u) == 0) {
     SG_LOCAL uint4* words = (SG_LOCAL uint4*)exchange;
     warp_ks_sum_sg_chunk_out u;
@@ -520,7 +464,6 @@ SG_FN void warp_ks_sum_sg_store(SG_GLOBAL warp_ks_sum_T* out, scangen_u64 first,
     SG_BARRIER();  // the exchange may be reused at once
     return;
   }
-#endif
 #pragma unroll
   for (int i = 0; i < SG_ITEMS; ++i) exchange[SG_XPAD(tid * SG_ITEMS + i)] = items[i];
   SG_BARRIER();
@@ -538,13 +481,6 @@ SG_FN void warp_ks_sum_sg_store(SG_GLOBAL warp_ks_sum_T* out, scangen_u64 first,
     }
   }
   SG_BARRIER();  // the exchange may be reused at once
-#else
-  (void)exchange;
-  const scangen_u64 mine = first + (scangen_u64)SG_THREAD() * SG_ITEMS;
-#pragma unroll
-  for (int i = 0; i < SG_ITEMS; ++i)
-    if (mine + (scangen_u64)i < n) out[mine + (scangen_u64)i] = items[i];
-#endif
 }
 
 // Both scans at once: the inclusive results go through the exchange, and the
@@ -554,7 +490,6 @@ SG_FN void warp_ks_sum_sg_store(SG_GLOBAL warp_ks_sum_T* out, scangen_u64 first,
 // thread; rank 0's is the one used). One pass over the exchange instead of two.
 SG_FN void warp_ks_sum_sg_store_both(SG_GLOBAL warp_ks_sum_T* inclusive, SG_GLOBAL warp_ks_sum_T* exclusive, scangen_u64 first,
                                   scangen_u64 n, const warp_ks_sum_T* inc, const warp_ks_sum_T* exc, SG_LOCAL warp_ks_sum_T* exchange) {
-#if SG_STAGED_IO
   const int tid = SG_THREAD();
   const int segment = SG_GROUP_THREADS * SG_ITEMS;
 #pragma unroll
@@ -571,16 +506,6 @@ SG_FN void warp_ks_sum_sg_store_both(SG_GLOBAL warp_ks_sum_T* inclusive, SG_GLOB
     }
   }
   SG_BARRIER();  // the exchange may be reused at once
-#else
-  (void)exchange;
-  const scangen_u64 mine = first + (scangen_u64)SG_THREAD() * SG_ITEMS;
-#pragma unroll
-  for (int i = 0; i < SG_ITEMS; ++i)
-    if (mine + (scangen_u64)i < n) {
-      inclusive[mine + (scangen_u64)i] = inc[i];
-      exclusive[mine + (scangen_u64)i] = exc[i];
-    }
-#endif
 }
 // ---- templates/common/entry.h -------------------------------------------------------------------
 // The array-level entry kernel of a warp- or block-level scan: each group
@@ -612,40 +537,13 @@ SG_KERNEL SG_BOUNDS(SG_BLOCK_THREADS) void warp_ks_sum_scan_kernel(const SG_GLOB
   warp_ks_sum_T items[SG_ITEMS];
   warp_ks_sum_sg_load(in, block_first, n, items, exchange);
 
-#if SG_INCLUSIVE_OUT
   warp_ks_sum_T inc[SG_ITEMS];
-#endif
-#if SG_EXCLUSIVE_OUT
-  warp_ks_sum_T exc[SG_ITEMS];
-#endif
-#if SG_INCLUSIVE_OUT && SG_EXCLUSIVE_OUT
-#define SG_OUTS inc, exc
-#elif SG_INCLUSIVE_OUT
 #define SG_OUTS inc, 0
-#else
-#define SG_OUTS 0, exc
-#endif
-#if SG_RUNNING_TOTAL
-  // Groups past the end combine the identity: harmless to the counter.
-  const warp_ks_sum_T total = warp_ks_sum_sg_scan_update(&temp[group], items, SG_OUTS, running_total);
-#else
   const warp_ks_sum_T total = warp_ks_sum_sg_scan(&temp[group], items, SG_OUTS);
-#endif
 #undef SG_OUTS
 
-#if SG_INCLUSIVE_OUT && SG_EXCLUSIVE_OUT
-  warp_ks_sum_sg_store_both(inclusive, exclusive, block_first, n, inc, exc, exchange);
-#elif SG_INCLUSIVE_OUT
   warp_ks_sum_sg_store(inclusive, block_first, n, inc, exchange);
-#else
-  warp_ks_sum_sg_store(exclusive, block_first, n, exc, exchange);
-#endif
-#if SG_AGGREGATE_OUT
-  const scangen_u64 segment = SG_BLOCK() * SG_GROUPS + (scangen_u64)group;
-  if (tid % SG_GROUP_THREADS == 0 && segment * (scangen_u64)(SG_GROUP_THREADS * SG_ITEMS) < n) aggregates[segment] = total;
-#else
   (void)total;
-#endif
 }
 #undef SG_NAME
 #undef SG_T
