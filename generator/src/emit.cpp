@@ -101,12 +101,12 @@ void input_holes(const Plan& p, Holes& holes) {
 // ABI of Plan::kernels, written once): a buffer `T*` in the backend's global
 // address space, a `u64` as scangen_u64; one parameter a line.
 std::string kernel_parameters(const Kernel& k) {
+  // The plan's spelling of the ABI's scalars, as the kernel text names them.
+  const auto c_type = [](const std::string& t) {
+    return t == "u64" ? std::string("scangen_u64") : t == "u8" ? std::string("unsigned char") : t;
+  };
   std::string out;
   for (const KernelParam& param : k.params) {
-    // The plan's spelling of the ABI's scalars, as the kernel text names them.
-    const auto c_type = [](const std::string& t) {
-      return t == "u64" ? std::string("scangen_u64") : t == "u8" ? std::string("unsigned char") : t;
-    };
     std::string type = param.type;
     if (!type.empty() && type.back() == '*') {
       const bool is_const = type.rfind("const ", 0) == 0;
