@@ -24,6 +24,10 @@
 #include "scangen/runtime/runtime.h"
 
 #include "data.h"
+#include "launch.h"
+#ifdef SCANGEN_JAX
+#include "jax_ffi.h"
+#endif
 
 namespace nb = nanobind;
 using namespace nb::literals;
@@ -39,26 +43,12 @@ using scangen::py::rows_shape;
 using scangen::py::Shape;
 using scangen::py::strided_shape;
 
-// An OpenCL buffer released when it goes out of scope.
-struct ClBuffer {
-  cl_mem mem = nullptr;
-  ClBuffer(cl_context ctx, cl_mem_flags flags, size_t bytes, void* host) {
-    cl_int err = CL_SUCCESS;
-    mem = clCreateBuffer(ctx, flags, bytes, host, &err);
-    if (err != CL_SUCCESS)
-      throw scangen::Error("scangen: clCreateBuffer of " + std::to_string(bytes) + " bytes failed (OpenCL error " +
-                           std::to_string(err) + ")");
-  }
-  ~ClBuffer() {
-    if (mem) clReleaseMemObject(mem);
-  }
-  ClBuffer(const ClBuffer&) = delete;
-  ClBuffer& operator=(const ClBuffer&) = delete;
-};
+using scangen::py::ClBuffer;
+using scangen::py::read_back;
+using scangen::py::variant_spec;
 
-// A Scan must not be launched from two threads at once (runtime.h), and
-// variants share their compiled code: one launch at a time, the GIL released.
-std::mutex launch_mutex;
+// One launch at a time, process-wide (launch.h).
+std::mutex& launch_mutex = scangen::py::launch_mutex();
 
 class Kernel;
 
@@ -118,17 +108,7 @@ class Kernel {
     if (init) key.append(init->c_str(), init->size());
     auto it = variants_.find(key);
     if (it != variants_.end()) return it->second;
-    dsl::Spec s = base;
-    s.mode = exclusive ? dsl::Mode::Exclusive : dsl::Mode::Inclusive;
-    s.aggregate = aggregate;
-    s.running_total = false;
-    s.reverse = reverse;
-    set_shape(s, shape, segments, index_type);
-    // deterministic = true with floats: a flat scan's reduce_then_scan has no shaped or segmented kernel; the
-    // decoupled look-back's fixed-order look-back gives the same bits on every run too.
-    if (s.deterministic && s.algorithm == dsl::Algorithm::ReduceThenScan && s.combines_floats() &&
-        (s.shape != dsl::Shape::Flat || s.segments != dsl::Segments::None))
-      s.algorithm = dsl::Algorithm::DecoupledLookback;
+    dsl::Spec s = variant_spec(base, exclusive, reverse, shape, segments, index_type, aggregate);
     if (init) s.init = constant_from_bytes(s.type, init->c_str());
     std::shared_ptr<Kernel> k;
     if (s == base) {
@@ -269,8 +249,8 @@ class Kernel {
     }
     if (carry) a.host_running_total = total.data();
     scan_.run(a);
-    read_back(q, bout.mem, out, out_bytes);
-    if (agg) read_back(q, bagg->mem, agg, agg_count * scan_.element_size());
+    read_back(q, bout.mem, reinterpret_cast<void*>(out), out_bytes);
+    if (agg) read_back(q, bagg->mem, reinterpret_cast<void*>(agg), agg_count * scan_.element_size());
   }
 
   // CUDA device pointers on a stream (a CUstream as an integer; 0: the
@@ -364,8 +344,8 @@ class Kernel {
       a.aggregate = bagg->mem;
     }
     scan_.run(a);
-    read_back(q, bout.mem, out, out_bytes);
-    if (agg) read_back(q, bagg->mem, agg, scan_.element_size());
+    read_back(q, bout.mem, reinterpret_cast<void*>(out), out_bytes);
+    if (agg) read_back(q, bagg->mem, reinterpret_cast<void*>(agg), scan_.element_size());
   }
 
   // A fields() kernel on CUDA device pointers, one per field (n elements each).
@@ -392,31 +372,11 @@ class Kernel {
   const scangen::Scan& scan() const { return scan_; }
 
  private:
-  static void set_shape(dsl::Spec& s, const std::string& shape, const std::string& segments,
-                        const std::string& index_type) {
-    const std::optional<dsl::Shape> sh = dsl::shape_from_name(shape);
-    const std::optional<dsl::Segments> seg = dsl::segments_from_name(segments);
-    if (!sh || !seg) throw nb::value_error(("unknown shape '" + shape + "' or segments '" + segments + "'").c_str());
-    s.shape = *sh;
-    s.segments = *seg;
-    if (index_type.empty()) return;
-    const std::optional<dsl::ScalarKind> k = dsl::scalar_kind_from_name(index_type);
-    if (!k) throw nb::value_error(("unknown offset or key type '" + index_type + "'").c_str());
-    (*seg == dsl::Segments::Offsets ? s.offset : s.key) = *k;
-  }
-
   // Bytes of the segments' array: n flags or keys, or seg_count + 1 offsets.
   size_t segment_bytes(uint64_t n, uint64_t seg_count) const {
     const dsl::Spec& s = spec();
     if (s.segments == dsl::Segments::Offsets) return (seg_count + 1) * dsl::scalar_size(s.offset);
     return n * (s.segments == dsl::Segments::Keys ? dsl::scalar_size(s.key) : 1);
-  }
-
-  static void read_back(cl_command_queue q, cl_mem m, uintptr_t to, size_t bytes) {
-    if (bytes == 0) return;
-    const cl_int err = clEnqueueReadBuffer(q, m, CL_TRUE, 0, bytes, reinterpret_cast<void*>(to), 0, nullptr, nullptr);
-    if (err != CL_SUCCESS)
-      throw scangen::Error("scangen: clEnqueueReadBuffer failed (OpenCL error " + std::to_string(err) + ")");
   }
 
   std::shared_ptr<scangen::Runtime> rt_;
@@ -567,6 +527,19 @@ NB_MODULE(_core, m) {
   nb::class_<Shape>(m, "Shape")
       .def_prop_ro("span", [](const Shape& s) { return s.span(false); })
       .def_prop_ro("out_span", [](const Shape& s) { return s.span(true); });
+#ifdef SCANGEN_JAX
+  // JAX's FFI handlers (jax_ffi.h): the scangen package registers them with jax.ffi and calls them.
+  m.attr("jax_ffi") = true;
+  m.def(
+      "jax_register", [](const Kernel& k) { return scangen::py::jax_register(k.spec()); }, "kernel"_a,
+      "the handle of a kernel's spec for the JAX handlers' `handle` attribute");
+  m.def(
+      "jax_use_runtime", [](const PyRuntime& r) { scangen::py::jax_use_runtime(r.rt); }, "runtime"_a,
+      "the Runtime the JAX handlers of its backend use (where they have none yet)");
+  m.def("jax_targets", &scangen::py::jax_targets, "the handlers: {'cpu': capsule, 'CUDA': capsule}");
+#else
+  m.attr("jax_ffi") = false;
+#endif
   m.def("rows_shape", &rows_shape, "rows"_a, "length"_a, "row_stride"_a = 0, "out_row_stride"_a = 0);
   m.def("strided_shape", &strided_shape, "axis"_a, "extents"_a, "strides"_a, "out_strides"_a);
 }
