@@ -81,3 +81,12 @@ class Runtime:
     def stats(self) -> dict[str, Any]: ...
     def compile(self, text: str, name: str = "") -> Kernel: ...
     def compile_file(self, path: str, name: str = "") -> Kernel: ...
+
+# JAX's XLA FFI handlers (where the module was built with jax's headers: jax_ffi is True).
+jax_ffi: bool
+def jax_register(kernel: Kernel) -> int:
+    """The handle of a kernel's spec for the JAX handlers' `handle` attribute."""
+def jax_use_runtime(runtime: Runtime) -> None:
+    """The Runtime the JAX handlers of its backend use (where they have none yet)."""
+def jax_targets() -> dict[str, Any]:
+    """The handlers: {'cpu': capsule, 'CUDA': capsule}."""

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import _jax
 from ._autograd import _module, wants_grad
 
 _SPEC = ("type Affine_{t} {{ a: {t}, b: {t} }}\n"
@@ -128,6 +129,8 @@ def _function():
 
 
 def linear_recurrence(a, b, axis, reverse, h0, compile_fn):
+    if any(v is not None and _jax.is_jax(v) for v in (a, b, h0)):  # differentiable under jax.grad
+        return _jax.linear_recurrence(a, b, axis, reverse, h0, compile_fn)
     xp = _module(b)
     if xp.__name__ == "torch" and any(v is not None and wants_grad(v) for v in (a, b, h0)):
         import torch

@@ -8,7 +8,7 @@ import os
 
 import numpy as np
 
-from . import _arrays, _autograd, _core, _fast
+from . import _arrays, _autograd, _core, _fast, _jax
 from . import _shape
 from ._arrays import Cuda, Host
 from ._device import _compile_kernel, _lock, _runtime
@@ -194,6 +194,9 @@ class Scan:
             result = _fast.call(self, x, out, exclusive, axis, reverse, check_segments)
             if result is not None:
                 return result
+        if _jax.is_jax(x):  # an XLA FFI call, under jit, grad and vmap too
+            return _jax.scan_call(self, x, out, exclusive, init, axis, reverse,
+                                  offsets is not None or flags is not None or keys is not None, return_aggregates)
         segments = None
         if offsets is not None or flags is not None or keys is not None:
             segments = _segments_arg(offsets, flags, keys)

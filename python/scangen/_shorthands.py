@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _arrays, _autograd, _fast, _recurrence
+from . import _arrays, _autograd, _fast, _jax, _recurrence
 from ._arrays import Host
 from ._scan import Scan, compile
 from ._segments import _segments_arg
@@ -60,6 +60,10 @@ def _builtin(op: str, x, dtype, out, exclusive, init, axis, reverse, offsets, fl
             if result is not None:
                 return result
             by_dtype = None  # kept already
+    if _jax.is_jax(x):  # an XLA FFI call, under jit, grad and vmap too
+        return _jax.builtin(op, x, dtype, out, exclusive, init, axis, reverse,
+                            offsets is not None or flags is not None or keys is not None, return_aggregates,
+                            _builtin_scan)
     if isinstance(x, (tuple, dict)):
         raise TypeError(f"scangen: '{op}' scans one array, not a {type(x).__name__} of them")
     operand = _arrays.operand(x, True)

@@ -62,7 +62,9 @@ std::shared_ptr<scangen::Runtime> runtime_for(scangen::Backend b) {
   return rt;
 }
 
-// One call's lines: n elements in rows of `length` (flat where there is one row).
+// One call's lines: n elements in rows of `length` (flat where there is one row, or where the call says
+// `flat`: the lines laid end to end are scanned as one, the spec separating them itself, as the backward
+// scans do with their flag on each line's last element).
 struct Lines {
   uint64_t n = 0, rows = 0, length = 0;
   scangen::Scan::ShapeArgs shape() const {
@@ -73,7 +75,7 @@ struct Lines {
   }
 };
 
-Lines lines_of(const dsl::Spec& spec, const ffi::AnyBuffer& x, const ffi::AnyBuffer& y, int64_t length) {
+Lines lines_of(const dsl::Spec& spec, const ffi::AnyBuffer& x, const ffi::AnyBuffer& y, int64_t length, bool flat) {
   const size_t in_size = spec.input.size(), out_size = spec.type.size();
   Lines l;
   if (in_size == 0 || x.size_bytes() % in_size)
@@ -88,7 +90,7 @@ Lines lines_of(const dsl::Spec& spec, const ffi::AnyBuffer& x, const ffi::AnyBuf
   if (length <= 0 || l.n % static_cast<uint64_t>(length))
     throw scangen::Error("scangen: the JAX call's " + std::to_string(l.n) + " elements are not lines of " +
                          std::to_string(length));
-  l.length = static_cast<uint64_t>(length);
+  l.length = flat ? l.n : static_cast<uint64_t>(length);
   l.rows = l.n / l.length;
   return l;
 }
@@ -121,10 +123,10 @@ ffi::Error guarded(F&& f) {
 
 // The CPU: the input copied into a buffer of the OpenCL Runtime's context, scanned, read back into XLA's output.
 ffi::Error scan_cpu(ffi::AnyBuffer x, ffi::Result<ffi::AnyBuffer> y, int64_t handle, bool exclusive, bool reverse,
-                    int64_t length) {
+                    int64_t length, bool flat) {
   return guarded([&] {
     Entry& e = entry(handle);
-    const Lines l = lines_of(e.spec, x, *y, length);
+    const Lines l = lines_of(e.spec, x, *y, length, flat);
     if (l.n == 0) return;
     const Compiled c = variant(e, scangen::Backend::OpenCL, exclusive, reverse, l.rows > 1);
     const scangen::Scan& scan = c.scan;
@@ -148,10 +150,11 @@ ffi::Error scan_cpu(ffi::AnyBuffer x, ffi::Result<ffi::AnyBuffer> y, int64_t han
 // CUDA: XLA's device buffers, on XLA's stream, with a workspace from XLA's scratch allocator. The CUDA
 // runtime's context must be the device's primary context, the one XLA uses.
 ffi::Error scan_cuda(cudaStream_t stream, ffi::ScratchAllocator scratch, ffi::AnyBuffer x,
-                     ffi::Result<ffi::AnyBuffer> y, int64_t handle, bool exclusive, bool reverse, int64_t length) {
+                     ffi::Result<ffi::AnyBuffer> y, int64_t handle, bool exclusive, bool reverse, int64_t length,
+                     bool flat) {
   return guarded([&] {
     Entry& e = entry(handle);
-    const Lines l = lines_of(e.spec, x, *y, length);
+    const Lines l = lines_of(e.spec, x, *y, length, flat);
     if (l.n == 0) return;
     const Compiled c = variant(e, scangen::Backend::Cuda, exclusive, reverse, l.rows > 1);
     const scangen::Scan& scan = c.scan;
@@ -182,7 +185,8 @@ XLA_FFI_DEFINE_HANDLER(scan_cpu_handler, scan_cpu,
                            .Attr<int64_t>("handle")
                            .Attr<bool>("exclusive")
                            .Attr<bool>("reverse")
-                           .Attr<int64_t>("length"));
+                           .Attr<int64_t>("length")
+                           .Attr<bool>("flat"));
 
 XLA_FFI_DEFINE_HANDLER(scan_cuda_handler, scan_cuda,
                        ffi::Ffi::Bind()
@@ -193,7 +197,8 @@ XLA_FFI_DEFINE_HANDLER(scan_cuda_handler, scan_cuda,
                            .Attr<int64_t>("handle")
                            .Attr<bool>("exclusive")
                            .Attr<bool>("reverse")
-                           .Attr<int64_t>("length"));
+                           .Attr<int64_t>("length")
+                           .Attr<bool>("flat"));
 
 }  // namespace
 
