@@ -71,6 +71,8 @@ generator::Backend parse_backend(const std::string& name);
 int parse_arch(const std::string& arch);
 // --device NAME: the CUDA device's name (generator::Target::device), not empty.
 std::string parse_device(const std::string& name);
+// --tuning's knobs, checked as generator::parse_tuning reads them (a UserError naming the bad one).
+std::string parse_tuning_knobs(const std::string& knobs);
 // A UserError where --device is given without --arch (arch 0).
 void check_device(const std::string& device, int arch);
 

@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "cli.h"
+#include "scangen/generator/tuning.h"
 
 namespace scangen::cli {
 
@@ -84,6 +85,15 @@ std::string parse_device(const std::string& name) {
   if (name.empty() || name.find_first_not_of(' ') == std::string::npos)
     throw UserError{"--device takes the device's name as the CUDA driver gives it, such as 'NVIDIA H200'"};
   return name;
+}
+
+std::string parse_tuning_knobs(const std::string& knobs) {
+  try {
+    (void)generator::parse_tuning(knobs, generator::DeviceTuning{});
+  } catch (const std::invalid_argument& e) {
+    throw UserError{std::string("--") + e.what()};  // "--tuning: unknown knob ..."
+  }
+  return knobs;
 }
 
 void check_device(const std::string& device, int arch) {

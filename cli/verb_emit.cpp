@@ -14,8 +14,8 @@ namespace scangen::cli {
 namespace {
 
 const char* const kEmitUsage =
-    "usage: scangen emit [--target cuda|opencl] [--arch sm_XX [--device NAME]] [--scan NAME] [-o OUT] [--header H]\n"
-    "                    FILE\n"
+    "usage: scangen emit [--target cuda|opencl] [--arch sm_XX [--device NAME]] [--tuning KNOBS] [--scan NAME]\n"
+    "                    [-o OUT] [--header H] FILE\n"
     "       scangen emit --opencl-builtins [-o OUT]\n"
     "\n"
     "Writes one self-contained source file (no #include) holding every scan of FILE that\n"
@@ -27,6 +27,9 @@ const char* const kEmitUsage =
     "  --device NAME       CUDA, with --arch: plan for the device of that name too, as\n"
     "                      the driver gives it ('NVIDIA H200'): the tuning table's rows\n"
     "                      for it come first (docs/cli.md)\n"
+    "  --tuning KNOBS      device scans: these knobs over the tuning table's entry, for\n"
+    "                      experiments ('raw_tile=1 items=8'; generator/include/scangen/\n"
+    "                      generator/tuning.h lists them)\n"
     "  --scan NAME         only the scan called NAME\n"
     "  -o OUT              write to OUT instead of standard output\n"
     "  --header H          also write H, a C++ header of typed host wrappers: per scan, a\n"
@@ -108,6 +111,7 @@ int run_emit(const std::vector<std::string>& args) {
       {{{"--target"}, Takes::Next, "", [&](const std::string& v) { o.target.backend = parse_backend(v); }},
        {{"--arch"}, Takes::NextOrEquals, "", [&](const std::string& v) { o.target.arch = parse_arch(v); }},
        {{"--device"}, Takes::NextOrEquals, "", [&](const std::string& v) { o.target.device = parse_device(v); }},
+       {{"--tuning"}, Takes::NextOrEquals, "", [&](const std::string& v) { o.target.tuning = parse_tuning_knobs(v); }},
        {{"--scan"}, Takes::Next, "", [&](const std::string& v) { o.only = v; }},
        {{"-o"}, Takes::Next, "", [&](const std::string& v) { o.out_path = output_path("-o", v); }},
        {{"--header"},

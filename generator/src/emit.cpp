@@ -151,6 +151,10 @@ void scan_part(const Plan& p, const BackendEmitter& be, Holes& scan, Conditional
   // The fused outputs in the striped order write the scan's results too (no stores after them).
   holes.when("scatter_striped", p.scatter_striped).when("scatter_own", p.scatter && !p.scatter_striped);
   holes.when("own_stores", !p.scatter_striped);
+  // The tile's inputs kept in shared memory from the loads (io.h's sg_load_raw), convert's neighbours from there.
+  holes.when("raw_tile", p.raw_tile).when("raw_none", !p.raw_tile);
+  holes.when("raw_near", p.convert_neighbours).when("raw_plain", !p.convert_neighbours);
+  holes.set("SG_CONVERT_NEIGHBOURS", p.names.convert);
   for (const Plan::FusedOutput& o : p.fused_outputs)
     holes.add("scatter_output")
         .set("SG_SCATTERED", o.name)

@@ -381,6 +381,21 @@ void decide_scatter_writes(Plan& p, size_t element, size_t limit) {
   p.scatter_striped = true;
 }
 
+// The tile's inputs kept in shared memory from the loads (Plan::raw_tile):
+// one slot per element and one on either side (its neighbours), padded as
+// the exchange is; in the block's static shared memory only.
+void decide_raw_tile(Plan& p) {
+  if (!p.tuning.raw_tile || !p.scatter_striped || p.input_arrays || p.packed_lanes != 0 || p.reverse ||
+      p.segmented.on() || p.shape != dsl::Shape::Flat || p.algorithm != Algorithm::DecoupledLookback)
+    return;
+  const uint64_t slots = p.tile + 2 + (p.tile + 2) / 32;
+  const size_t bytes = static_cast<size_t>(slots) * p.input_bytes;
+  if (p.block_shared_bytes + bytes > kMaxSharedBytes) return;
+  p.block_shared_bytes += bytes;
+  p.raw_tile = true;
+  p.input_words = 0;  // the loads go element by element, in the striped order
+}
+
 // Loads and stores: coalesced through shared memory where the exchange fits,
 // in 16-byte words (CUDA) where a thread's items fill whole words. Not on
 // OpenCL: the words' path holds barriers under a condition (full, aligned
@@ -433,6 +448,7 @@ void decide_io(Plan& p) {
   p.scatter_staged = p.scatter && p.level == Level::Device && p.staged_io &&
                      (p.tile + p.tile / 32) * p.input_bytes <= p.exchange_elements * static_cast<uint64_t>(element);
   decide_scatter_writes(p, element, limit);
+  decide_raw_tile(p);
   // Past the static limit, the exchange (and only it) goes to dynamic shared memory.
   if (p.staged_io && p.block_shared_bytes > kMaxSharedBytes && static_bytes <= kMaxSharedBytes) {
     p.dynamic_shared_bytes = p.block_shared_bytes - static_bytes;
@@ -510,7 +526,8 @@ size_t detail::max_block_shared_bytes(int arch) {
 Plan make_plan(const dsl::Spec& spec, Backend backend) { return make_plan(spec, Target{backend, 0}); }
 
 Plan make_plan(const dsl::Spec& spec, const Target& target) {
-  return make_plan(spec, target, device_tuning(spec, target));
+  const DeviceTuning table = device_tuning(spec, target);
+  return make_plan(spec, target, target.tuning.empty() ? table : parse_tuning(target.tuning, table));
 }
 
 Plan make_plan(const dsl::Spec& spec, Backend backend, const DeviceTuning& tuning) {

@@ -289,6 +289,7 @@ constexpr Knob kKnobs[] = {
     {"status_ops", &DeviceTuning::status_ops, 0, 2, 1, "0, 1 or 2"},
     {"tagged_words", &DeviceTuning::tagged_words, 0, 1, 1, "0 or 1"},
     {"pdl", &DeviceTuning::pdl, 0, 1, 1, "0 or 1"},
+    {"raw_tile", &DeviceTuning::raw_tile, 0, 1, 1, "0 or 1"},
 };
 
 }  // namespace

@@ -35,10 +35,10 @@ def needs_gpu(code):
 
 
 def missing_module(code):
-    """The optional package a block imports (Dask, mpi4py) where it is not installed, or None: the README's
+    """The optional package a block imports (Dask, mpi4py, JAX) where it is not installed, or None: the README's
     set-up installs them; a machine without them (the GPU machine) skips the block and says why."""
     import importlib.util
-    for name in ("dask", "mpi4py"):
+    for name in ("dask", "mpi4py", "jax"):
         if re.search(rf"^\s*(import|from)\s+{name}\b|,\s*{name}\b", code, flags=re.M) and \
                 importlib.util.find_spec(name) is None:
             return f"needs {name} (not installed here; scripts/setup-deps installs it)"

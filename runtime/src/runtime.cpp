@@ -70,6 +70,15 @@ Runtime::Runtime(RuntimeOptions options) : impl_(std::make_shared<Impl>()) {
     const char* after = std::getenv("SCANGEN_JIT_TUNED_AFTER");
     impl_->tuned_after = !after || runtime::detail::tiers_wanted(std::nullopt, after);
   }
+  // SCANGEN_TUNING="raw_tile=1 ...": knobs over the tuning table's entries, checked here.
+  if (const char* knobs = std::getenv("SCANGEN_TUNING")) {
+    try {
+      (void)generator::parse_tuning(knobs, generator::DeviceTuning{});
+    } catch (const std::invalid_argument& e) {
+      fail(std::string("SCANGEN_TUNING: ") + e.what());
+    }
+    impl_->tuning = knobs;
+  }
   // SCANGEN_JIT_FAST_DIRECT_IO=0: the fast tier from the tuned tier's text (to compare).
   if (const char* direct = std::getenv("SCANGEN_JIT_FAST_DIRECT_IO"))
     impl_->fast_direct_io = runtime::detail::tiers_wanted(std::nullopt, direct);
@@ -155,8 +164,9 @@ Scan Runtime::compile(const dsl::Spec& spec) {
     // CUDA: planned for the device's architecture and name (the tuning table's entry; an entry for
     // the device comes before its architecture's).
     const bool cuda = rt.backend == Backend::Cuda;
-    st->plan = generator::make_plan(
-        spec, generator::Target{rt.backend, cuda ? rt.sm : 0, cuda ? rt.device_name : rt.plan_device});
+    generator::Target target{rt.backend, cuda ? rt.sm : 0, cuda ? rt.device_name : rt.plan_device};
+    target.tuning = rt.tuning;
+    st->plan = generator::make_plan(spec, target);
   } catch (const std::invalid_argument& e) {
     fail(e.what());
   }

@@ -269,6 +269,9 @@ struct Runtime::Impl {
   // The fast tier built from the scan's text with direct I/O (generator::fast_tier_plan);
   // SCANGEN_JIT_FAST_DIRECT_IO=0: from the tuned tier's text.
   bool fast_direct_io = true;
+  // SCANGEN_TUNING: knobs over the tuning table's entry of every device scan this runtime plans (generator
+  // tuning.h's parse_tuning form, for experiments); empty: the table's.
+  std::string tuning;
   runtime::detail::TierWorker worker;
 
   Impl() = default;

@@ -33,6 +33,9 @@ SG_FN void SG_NAME(sg_scatter)(const SG_GLOBAL SG_IN* in, scangen_u64 first, sca
                                const SG_T* items, SG_LOCAL SG_T* exchange
 SG_BEGIN(scatter_striped)
                                , SG_GLOBAL SG_T* inclusive, SG_GLOBAL SG_T* exclusive
+SG_BEGIN(raw_tile)
+                               , const SG_LOCAL SG_IN* raw
+SG_END(raw_tile)
 SG_END(scatter_striped)
 SG_BEGIN(scatter_output)
                                , SG_GLOBAL SG_OUT* SG_SCATTERED
@@ -49,6 +52,9 @@ SG_BEGIN(scatter_striped)
   // scan's own results are written here too, so the thread's items are
   // not kept for stores after it.
   SG_LOCAL SG_T* lasts = exchange + SG_XPAD(SG_BLOCK_ITEMS);
+SG_BEGIN(raw_tile)
+  (void)in;
+SG_END(raw_tile)
   const int tid = SG_THREAD();
   SG_T running = prefix;  // as sg_items_from: exclusive, then inclusive
 #pragma unroll
@@ -63,9 +69,17 @@ SG_BEGIN(scatter_striped)
     const int e = c * SG_BLOCK_THREADS + tid;
     const scangen_u64 i = first + (scangen_u64)e;
     if (i < n) {
+SG_BEGIN(raw_tile)
+      // The tile's inputs as the loads left them in shared memory (Plan::raw_tile).
+      const SG_IN x = raw[SG_RAW_AT(e)];
+      const SG_IN prev = i > 0 ? raw[SG_RAW_AT(e - 1)] : x;      // in[i - 1], or x at 0
+      const SG_IN next = i + 1 < n ? raw[SG_RAW_AT(e + 1)] : x;  // in[i + 1], or x at n - 1
+SG_END(raw_tile)
+SG_BEGIN(raw_none)
       const SG_IN x = in[i];
       const SG_IN prev = i > 0 ? in[i - 1] : x;      // in[i - 1], or x at 0
       const SG_IN next = i + 1 < n ? in[i + 1] : x;  // in[i + 1], or x at n - 1
+SG_END(raw_none)
       const SG_T before = exchange[SG_XPAD(e)];
       const SG_T after = e % SG_ITEMS == SG_ITEMS - 1 ? lasts[e / SG_ITEMS] : exchange[SG_XPAD(e + 1)];
       // The scan's own results (where their arrays are not null), after x is read: in place is safe.
@@ -154,6 +168,9 @@ void SG_NAME(scan_kernel)(SG_PARAMS_scan_kernel) {
 #else
   SG_SHARED SG_ALIGN16 SG_T exchange[SG_EXCHANGE];
 #endif
+SG_BEGIN(raw_tile)
+  SG_SHARED SG_IN raw_tile[SG_RAW_SLOTS];  // the tile's inputs (Plan::raw_tile)
+SG_END(raw_tile)
   const scangen_u64 tiles = SG_NAME(sg_tile_count)(n);
   SG_NAME(sg_wait_prior_grid)();
   // One tile takes no ticket: a call of one tile touches no workspace
@@ -179,7 +196,12 @@ SG_END(counter_by_last_group)
 SG_BEGIN(unpacked)
   SG_T items[SG_ITEMS];
 SG_BEGIN(one_input)
+SG_BEGIN(raw_tile)
+  SG_NAME(sg_load_raw)(in, tile * SG_TILE, n, items, raw_tile);
+SG_END(raw_tile)
+SG_BEGIN(raw_none)
   SG_NAME(sg_load)(in, tile * SG_TILE, n, items, exchange);
+SG_END(raw_none)
 SG_END(one_input)
 SG_BEGIN(input_bundle)
   // The input arrays (io_inputs.h), for the loads and the look-back.
@@ -212,7 +234,7 @@ SG_BEGIN(scatter_striped)
 #if SG_EXCLUSIVE_OUT
   own_exclusive = exclusive;
 #endif
-  SG_NAME(sg_scatter)(in, tile * SG_TILE, n, prefix, items, exchange, own_inclusive, own_exclusiveSG_BEGIN(scatter_output), SG_SCATTEREDSG_END(scatter_output));
+  SG_NAME(sg_scatter)(in, tile * SG_TILE, n, prefix, items, exchange, own_inclusive, own_exclusiveSG_BEGIN(raw_tile), raw_tileSG_END(raw_tile)SG_BEGIN(scatter_output), SG_SCATTEREDSG_END(scatter_output));
 SG_END(scatter_striped)
 SG_BEGIN(scatter_own)
   SG_NAME(sg_scatter)(in, tile * SG_TILE, n, prefix, items, exchangeSG_BEGIN(scatter_output), SG_SCATTEREDSG_END(scatter_output));

@@ -167,6 +167,54 @@ SG_END(unpacked)
 #endif
 }
 SG_END(one_input)
+SG_BEGIN(raw_tile)
+
+// Plan::raw_tile: the tile's input elements read once, in the striped order
+// (a warp's loads coalesced), into `raw` (shared memory, padded as the
+// exchange is): element e of the tile at SG_RAW_AT(e), the one before the
+// tile at SG_RAW_AT(-1) and the one after it at SG_RAW_AT(SG_BLOCK_ITEMS),
+// each where it exists. Each thread then converts its own items from there,
+// convert's neighbours beside them; the fused outputs (sg_scatter) read the
+// same slots, so the input is not read again.
+#define SG_RAW_AT(e) SG_XPAD((e) + 1)
+#define SG_RAW_SLOTS (SG_BLOCK_ITEMS + 2 + (SG_BLOCK_ITEMS + 2) / 32)
+SG_FN void SG_NAME(sg_load_raw)(const SG_GLOBAL SG_IN* in, scangen_u64 first, scangen_u64 n, SG_T* items,
+                                SG_LOCAL SG_IN* raw) {
+  const int tid = SG_THREAD();
+  if (first + SG_BLOCK_ITEMS <= n) {
+#pragma unroll
+    for (int i = 0; i < SG_ITEMS; ++i) {
+      const int k = i * SG_BLOCK_THREADS + tid;
+      raw[SG_RAW_AT(k)] = in[first + (scangen_u64)k];
+    }
+  } else {
+#pragma unroll
+    for (int i = 0; i < SG_ITEMS; ++i) {
+      const int k = i * SG_BLOCK_THREADS + tid;
+      if (first + (scangen_u64)k < n) raw[SG_RAW_AT(k)] = in[first + (scangen_u64)k];
+    }
+  }
+  if (tid == 0 && first > 0) raw[SG_RAW_AT(-1)] = in[first - 1];
+  if (tid == SG_BLOCK_THREADS - 1 && first + SG_BLOCK_ITEMS < n) raw[SG_RAW_AT(SG_BLOCK_ITEMS)] = in[first + SG_BLOCK_ITEMS];
+  SG_BARRIER();
+#pragma unroll
+  for (int i = 0; i < SG_ITEMS; ++i) {
+    const int e = tid * SG_ITEMS + i;
+    const scangen_u64 g = first + (scangen_u64)e;
+    if (g < n) {
+      const SG_IN x = raw[SG_RAW_AT(e)];
+SG_BEGIN(raw_near)
+      items[i] = SG_CONVERT_NEIGHBOURS(x, g, g > 0 ? raw[SG_RAW_AT(e - 1)] : x, g + 1 < n ? raw[SG_RAW_AT(e + 1)] : x);
+SG_END(raw_near)
+SG_BEGIN(raw_plain)
+      items[i] = SG_CONVERT(xSG_BEGIN(indexed), gSG_END(indexed));
+SG_END(raw_plain)
+    } else {
+      items[i] = SG_IDENTITY();
+    }
+  }
+}
+SG_END(raw_tile)
 
 SG_FN void SG_NAME(sg_store)(SG_GLOBAL SG_T* out, scangen_u64 first, scangen_u64 n, const SG_T* items,
                              SG_LOCAL SG_T* exchange) {

@@ -1228,3 +1228,35 @@ TEST_CASE("plan: the fast tier's plan moves a plain scan's elements directly and
   const Plan cl = plan("scan s { type = i32; op = add; level = device; }", Backend::OpenCL);
   CHECK(emit(fast_tier_plan(cl)) == emit(cl));
 }
+
+TEST_CASE("plan: raw_tile keeps a striped fused output's inputs in shared memory, only where it can", "[unit]") {
+  const std::string select =
+      "scan s { input = i32; type = u32; convert(x) = x < 50 ? 1 : 0; op = add; "
+      "mode = exclusive; outputs = aggregate; scatter_if(x) = x < 50; "
+      "scatter_at(x, i, before) = u64(before); scatter(x) = x; }";
+  scangen::generator::Target cuda{Backend::Cuda, 90};
+  const Plan plain = make_plan(load_one(select), cuda);
+  REQUIRE(plain.scatter_striped);
+  CHECK_FALSE(plain.raw_tile);
+  CHECK(plain.input_words > 0);
+  cuda.tuning = "raw_tile=1";
+  const Plan raw = make_plan(load_one(select), cuda);
+  CHECK(raw.raw_tile);
+  CHECK(raw.input_words == 0);  // the loads go element by element, in the striped order
+  CHECK(raw.block_shared_bytes > plain.block_shared_bytes);
+  const std::string text = scangen::generator::emit(raw);
+  CHECK(text.find("s_sg_load_raw(in,") != std::string::npos);
+  CHECK(scangen::generator::emit(plain).find("sg_load_raw") == std::string::npos);
+  // Not where the tile does not fit beside the exchange in a block's 48 KiB (OpenCL's 256 x 32 tile).
+  scangen::generator::Target opencl{Backend::OpenCL};
+  opencl.tuning = "raw_tile=1";
+  CHECK_FALSE(make_plan(load_one(select), opencl).raw_tile);
+  opencl.tuning = "raw_tile=1 items=8";
+  CHECK(make_plan(load_one(select), opencl).raw_tile);
+  scangen::generator::Target big = cuda;
+  big.tuning = "raw_tile=1 items=32 threads=512";
+  CHECK_FALSE(make_plan(load_one(select), big).raw_tile);
+  // A bad knob names itself.
+  cuda.tuning = "raw_tile=2";
+  CHECK_THROWS_WITH(make_plan(load_one(select), cuda), Catch::Contains("raw_tile must be 0 or 1"));
+}

@@ -339,6 +339,11 @@ struct Plan {
   // the elements (select, partition, run-length encoding). Else each thread
   // its own items (scatter_staged: how it reads them again).
   bool scatter_striped = false;
+  // With scatter_striped, where the tuning asks for it (raw_tile=1): the
+  // tile's input elements kept in shared memory as the loads read them (once,
+  // in the striped order), for convert's neighbours and for the fused
+  // outputs, instead of read again from global memory (io.h's sg_load_raw).
+  bool raw_tile = false;
   // prev(x) / next(x) in convert or a scatter function: the input is read
   // beside each element, so no output may be the input.
   bool reads_neighbours = false;

@@ -22,6 +22,9 @@ struct Target {
   // CUDA: the device's name as the driver gives it (cuDeviceGetName, "NVIDIA H200"); rows of the table
   // for a device serve a known architecture's target whose name contains theirs ("H200"). Empty: none.
   std::string device;
+  // Knobs over the table's entry (parse_tuning's form, "raw_tile=1 items=8"), for experiments: `scangen
+  // emit --tuning`, the runtime's SCANGEN_TUNING. Empty: the table's entry as it is.
+  std::string tuning;
 };
 // "cuda sm_90", "cuda, any architecture", "opencl".
 std::string to_string(const Target& t);
@@ -59,6 +62,8 @@ struct DeviceTuning {
                               // it (griddepcontrol.wait, sm_90 and later) before it reads anything, so
                               // that it can be launched as that kernel's programmatic dependent
                               // (zero_by_kernel); 0: neither (the workspace zeroed by a memset)
+  int raw_tile = 0;           // device look-back scans with fused outputs in the striped order: 1: the
+                              // tile's inputs kept in shared memory from the loads (Plan::raw_tile)
   int arch = 0;               // the architecture the entry was measured on (0: none)
   const char* device = "";    // the device the entry is for ("H200"; empty: every device of arch)
   const char* why = "";       // the measurement behind the entry
