@@ -261,6 +261,14 @@ def scan_call(scan, x, out, exclusive, init, axis, reverse, segmented, return_ag
     return dict(zip(scan.dtype.names, nested)) if isinstance(x, dict) else nested
 
 
+def vjp(scan, x, grad, exclusive, init, axis, reverse):
+    """scangen.vjp of JAX arrays: jax.vjp of the call (its backward pass the derived scan)."""
+    jax = _jax()
+    _refuse(None, init, False, False)
+    _y, pullback = jax.vjp(lambda v: scan_call(scan, v, None, exclusive, None, axis, reverse, False, False), x)
+    return pullback(grad)[0]
+
+
 def builtin(op, x, dtype, out, exclusive, init, axis, reverse, segmented, return_aggregates, builtin_scan):
     """A shorthand (cumsum, ...) of a JAX array."""
     _refuse(out, init, segmented, return_aggregates)

@@ -224,7 +224,8 @@ def vjp(scan, x, grad, *, exclusive: bool | None = None, init=None, axis: int | 
         operator: any ``combine`` on floats (arithmetic, min/max, select,
         exp/log, ...), struct fields included; integer and bool fields carry
         no gradient (their entries in the result are 0).
-    x: the scan's input, a NumPy array of ``scan.input_dtype``.
+    x: the scan's input, a NumPy array of ``scan.input_dtype`` (or a JAX
+        array: the result is then a JAX array, through ``jax.vjp``).
     grad: the gradient of a loss with respect to ``scan(x, ...)``: an array
         of ``scan.dtype`` and x's shape.
     exclusive, init, axis, reverse: those of the forward call (``init`` is
@@ -244,4 +245,6 @@ def vjp(scan, x, grad, *, exclusive: bool | None = None, init=None, axis: int | 
         exclusive = scan._kernel.mode == "exclusive"
     if reverse is None:
         reverse = scan._reverse
+    if _jax.is_jax(x):  # jax.vjp of the call: the same backward scan, as FFI calls
+        return _jax.vjp(scan, x, grad, bool(exclusive), init, axis, bool(reverse))
     return _autograd.vjp(scan, scan._adjoint, x, grad, bool(exclusive), init, axis, bool(reverse))

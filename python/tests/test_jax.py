@@ -270,6 +270,21 @@ def test_refusals():
         jax.grad(lambda v: jnp.sum(bits(v)).astype(jnp.float32))(k)
 
 
+def test_vjp_and_runtime_errors(rng):
+    gen, seed = rng
+    x = gen.uniform(0.5, 1.5, size=(3, 6))
+    g = gen.uniform(-1, 1, size=(3, 6))
+    scan = scangen._builtin_scan("mul", np.dtype(np.float64), np.dtype(np.float64))
+    got = scangen.vjp(scan, jnp.asarray(x), jnp.asarray(g), exclusive=True)
+    assert isinstance(got, jax.Array)
+    np.testing.assert_allclose(np.asarray(got), scangen.vjp(scan, x, g, exclusive=True), rtol=1e-12,
+                               err_msg=f"seed {seed}")
+    # The runtime's errors come back as XLA's, with their message.
+    with pytest.raises(Exception, match="not lines of 5") as error:
+        scangen._jax._ffi(scan, jnp.ones(12), False, False, 5).block_until_ready()
+    assert "scangen" in str(error.value)
+
+
 def test_a_build_without_jax_support_says_so(monkeypatch):
     monkeypatch.setattr(scangen._jax, "_state", {})
     monkeypatch.setattr(scangen._core, "jax_ffi", False)
