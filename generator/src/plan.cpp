@@ -81,6 +81,12 @@ void check_target(const dsl::Spec& spec, const Target& target) {
     fail(spec, "algorithm 'coalesced' exists only on CUDA");
   if (spec.level != Level::Device && (spec.threads < 1 || spec.items < 1))
     fail(spec, "threads and items must be set for warp and block scans");
+  // The checker refuses it in a spec's text; a shape given after the check (the Python package's
+  // variants for N-d arrays) meets it here. The rows and column kernels read no neighbours.
+  if (spec.convert && spec.convert->neighbours >= 0 && spec.shape != dsl::Shape::Flat)
+    fail(spec, std::string("convert reads prev(...) / next(...), the elements beside each one, which scans of ") +
+                   "rows or columns (shape = " + dsl::to_string(spec.shape) +
+                   "; an N-d array's lines in Python) do not support yet: scan each line as a flat 1-D array");
 }
 
 // Warp and block scans with a running total: the counter's atomic (the

@@ -167,3 +167,16 @@ def test_fields_of_a_convert_that_reads_its_neighbours():
     want = np.cumsum(np.concatenate([[a[0]], a[:-1]]) * 10.0 + b)
     assert s((a, b)).tolist() == want.tolist()
     assert s(packed).tolist() == want.tolist()
+
+
+def test_a_convert_reading_its_neighbours_refuses_the_lines_of_an_nd_array():
+    # The rows and column kernels read no neighbours: every line took the first line's (a wrong result
+    # before); an N-d array is refused with the reason, a 1-D array scans, and so does each line alone.
+    s = scangen.compile("scan nd_next { type = f64; convert(e) = next(e); op = add; level = device; }")
+    x = np.arange(15.0).reshape(3, 5)
+    for axis in (-1, 0):
+        with pytest.raises(scangen.ScanError, match=r"prev\(\.\.\.\) / next\(\.\.\.\)"):
+            s(x, axis=axis)
+    for row in x:
+        want = np.cumsum(np.append(row[1:], row[-1]))
+        np.testing.assert_array_equal(s(row), want)

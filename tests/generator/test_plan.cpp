@@ -1260,3 +1260,15 @@ TEST_CASE("plan: raw_tile keeps a striped fused output's inputs in shared memory
   cuda.tuning = "raw_tile=2";
   CHECK_THROWS_WITH(make_plan(load_one(select), cuda), Catch::Contains("raw_tile must be 0 or 1"));
 }
+
+TEST_CASE("plan: a convert reading its neighbours is refused in a shape given after the check", "[unit]") {
+  // The checker refuses 'shape = rows' beside prev(...) in a spec's text; the Python package's variants set the
+  // shape afterwards, and the rows and column kernels would read the first line's neighbours for every line.
+  scangen::dsl::Spec spec = load_one("scan nd { type = f64; convert(e) = next(e); op = add; level = device; }");
+  CHECK_NOTHROW(make_plan(spec, Backend::OpenCL));
+  for (scangen::dsl::Shape shape : {scangen::dsl::Shape::Rows, scangen::dsl::Shape::Strided}) {
+    spec.shape = shape;
+    CHECK_THROWS_WITH(make_plan(spec, Backend::OpenCL), Catch::Contains("prev(...) / next(...)") &&
+                                                            Catch::Contains("scan each line as a flat 1-D array"));
+  }
+}
