@@ -12,7 +12,7 @@ namespace {
 
 const char* const kExplainUsage =
     "usage: scangen explain [--dump=ast|spec|plan] [--scan NAME] [--target cuda|opencl]\n"
-    "                       [--arch sm_XX [--device NAME]] FILE\n"
+    "                       [--arch sm_XX [--device NAME]] [--tuning KNOBS] FILE\n"
     "\n"
     "  (default)     each scan as the checked Spec, every default filled in, then its plan\n"
     "  --dump=spec   only the Spec\n"
@@ -22,13 +22,15 @@ const char* const kExplainUsage =
     "  --target T    only the plan for backend T (cuda or opencl)\n"
     "  --arch A      plan CUDA for architecture A (sm_90, ...; default: any, with sm_90's tuning)\n"
     "  --device NAME with --arch: plan CUDA for the device of that name too ('NVIDIA H200'):\n"
-    "                the tuning table's rows for it come first\n";
+    "                the tuning table's rows for it come first\n"
+    "  --tuning KNOBS device scans: these knobs over the tuning table's entry ('raw_tile=1')\n";
 
 struct ExplainOptions {
   std::string dump = "all";
   std::optional<generator::Backend> target;
   int arch = 0;        // --arch: the CUDA plans' architecture (0: any)
   std::string device;  // --device: the CUDA device's name (Target::device)
+  std::string tuning;  // --tuning: knobs over the table's entry (Target::tuning)
   std::string only;
   std::vector<std::string> files;
 };
@@ -67,7 +69,9 @@ bool print_scans(const dsl::Document& doc, const ExplainOptions& o) {
       const generator::Backend b = generator::backend_for(t);
       if (o.target && *o.target != b) continue;
       const bool cuda = b == generator::Backend::Cuda;
-      const std::string text = plan_text(spec, {b, cuda ? o.arch : 0, cuda ? o.device : std::string()});
+      generator::Target target{b, cuda ? o.arch : 0, cuda ? o.device : std::string()};
+      target.tuning = o.tuning;
+      const std::string text = plan_text(spec, target);
       // Inside the spec's text, the plan reads as a comment.
       std::cout << (o.dump != "plan" ? commented(text) : text);
     }
@@ -99,7 +103,8 @@ int run_explain(const std::vector<std::string>& args) {
        {{"--device"},
         Takes::NextOrEquals,
         "--device needs a device name",
-        [&](const std::string& v) { o.device = parse_device(v); }}},
+        [&](const std::string& v) { o.device = parse_device(v); }},
+       {{"--tuning"}, Takes::NextOrEquals, "", [&](const std::string& v) { o.tuning = parse_tuning_knobs(v); }}},
       [&](const std::string& word) { o.files.push_back(word); }};
   if (!parse_command_line(line, args)) return kOk;
   if (o.files.size() != 1) throw UserError{std::string("explain takes one FILE\n") + kExplainUsage};
