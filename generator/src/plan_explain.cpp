@@ -251,12 +251,13 @@ void explain_fused_outputs(std::string& o, const Plan& p) {
                                  (p.counter ? " (" + s.name + "_scatter_update)" : std::string()) +
                                  " (template section 'group_scatter'; in the entry kernel, each element's own "
                                  "segment's results)"
-                     : p.scatter_striped ? std::string("the tile's elements in the striped order, their results from the "
-                                                       "exchange") +
-                                               (p.raw_tile ? ", the elements from the tile the loads kept in shared "
-                                                             "memory (raw_tile)"
-                                                           : "")
-                                         : "each thread's items in order") +
+                     : p.scatter_striped
+                         ? std::string("the tile's elements in the striped order, their results from the "
+                                       "exchange") +
+                               (p.raw_tile ? ", the elements from the tile the loads kept in shared "
+                                             "memory (raw_tile)"
+                                           : "")
+                         : "each thread's items in order") +
              (group ? ": " : " (template section 'scatter'): ") +
              (s.scatter_if ? "where scatter_if(...) holds" : std::string("for every element (no scatter_if)")) +
              ", scatter(...) is written to scattered[scatter_at(...)] (" + s.scatter_type.name() +
