@@ -4,18 +4,19 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <vector>
 
+#include "internal.h"
 #include "scangen/dsl/dsl.h"
 #include "scangen/reference/reference.h"
 
 namespace scangen::mpi {
 
-namespace {
+namespace detail {
 
-[[noreturn]] void fail(const std::string& message) { throw Error("scangen::mpi: " + message); }
+void fail(const std::string& message) { throw Error("scangen::mpi: " + message); }
 
-// An MPI call that did not return MPI_SUCCESS: its name, its code and MPI's words for it.
 void check_mpi(int code, const char* call) {
   if (code == MPI_SUCCESS) return;
   char text[MPI_MAX_ERROR_STRING] = {};
@@ -24,11 +25,45 @@ void check_mpi(int code, const char* call) {
   fail(std::string(call) + " failed with MPI error " + std::to_string(code) + ": " + text);
 }
 
+dsl::Spec flat(dsl::Spec s) {
+  s.segments = dsl::Segments::None;
+  return s;
+}
+
+// The reduce: the spec by reduce_then_scan with outputs = aggregate (its
+// mode and init do not matter: Scan::reduce launches the reduce and spine
+// kernels alone, and the aggregate excludes init).
+dsl::Spec reduce_spec(dsl::Spec s) {
+  s.algorithm = dsl::Algorithm::ReduceThenScan;
+  s.aggregate = true;
+  s.running_total = false;
+  s.mode = dsl::Mode::Inclusive;
+  s.init = nullptr;
+  s.threads = s.items = 0;  // the tile of the reduce's own tuning
+  return s;
+}
+
+// The scan of the part: seeded by the running total (the carry), which replaces init.
+dsl::Spec scan_spec(dsl::Spec s) {
+  s.running_total = true;
+  s.init = nullptr;
+  return s;
+}
+
+}  // namespace detail
+
+namespace {
+
+using detail::check_mpi;
+using detail::fail;
+
 // What a rank cannot do with its part alone, or "".
 std::string refusal(const dsl::Spec& s) {
   if (s.level != dsl::Level::Device) return "a scan across ranks is a device-level scan (this one is at " +
                                             std::string(dsl::to_string(s.level)) + " level)";
-  if (s.segments != dsl::Segments::None) return "segmented scans (segments = ...) are not carried across ranks yet";
+  if (s.segments == dsl::Segments::Keys)
+    return "segments = keys are not carried across ranks yet (a key compared with the previous rank's last key): "
+           "pass segments = flags, a head where the key changes";
   if (s.shape != dsl::Shape::Flat) return "each rank's part is a flat 1-D array (the spec has shape = " +
                                           std::string(dsl::to_string(s.shape)) + ")";
   if (s.has_input_arrays()) return "fused input arrays (input = T1, T2, ...) are not carried across ranks yet";
@@ -61,35 +96,24 @@ dsl::Spec from_text(const std::string& text, const std::string& name) {
   return doc.specs().front();
 }
 
-// The reduce: the spec by reduce_then_scan with outputs = aggregate (its
-// mode and init do not matter: Scan::reduce launches the reduce and spine
-// kernels alone, and the aggregate excludes init).
-dsl::Spec reduce_spec(dsl::Spec s) {
-  s.algorithm = dsl::Algorithm::ReduceThenScan;
-  s.aggregate = true;
-  s.running_total = false;
-  s.mode = dsl::Mode::Inclusive;
-  s.init = nullptr;
-  s.threads = s.items = 0;  // the tile of the reduce's own tuning
-  return s;
-}
-
-// The scan of the part: seeded by the running total (the carry), which replaces init.
-dsl::Spec scan_spec(dsl::Spec s) {
-  s.running_total = true;
-  s.init = nullptr;
-  return s;
-}
-
 }  // namespace
 
 struct Scan::Impl {
   dsl::Spec spec;
   MPI_Comm comm;
+  std::optional<detail::Segmented> segmented;  // segments = flags or offsets: its own builds
   scangen::Scan reduce, scan;
   ref::Evaluator host;  // the operator on the host: the carries
-  Impl(Runtime& rt, const dsl::Spec& s, MPI_Comm c)
-      : spec(checked(s)), comm(c), reduce(rt.compile(reduce_spec(s))), scan(rt.compile(scan_spec(s))), host(s) {}
+  Impl(Runtime& rt, const dsl::Spec& s, MPI_Comm c) : spec(checked(s)), comm(c), host(detail::flat(s)) {
+    if (s.segments != dsl::Segments::None) {
+      segmented.emplace(rt, s, c);
+      reduce = segmented->reduce_build();
+      scan = segmented->scan_build();
+    } else {
+      reduce = rt.compile(detail::reduce_spec(s));
+      scan = rt.compile(detail::scan_spec(s));
+    }
+  }
 
   // Steps 2 and 3's host part: every rank's aggregate in, this rank's carry and the total out.
   void carry(const std::vector<uint8_t>& mine, bool empty, uint8_t* carry_out, void* total) const {
@@ -114,6 +138,10 @@ struct Scan::Impl {
     if (part.aggregate || part.running_total || part.host_aggregate || part.host_running_total)
       fail(who + "a part takes no aggregate or running total (run's `total` gives the whole array's)");
     if (part.rows || part.length || part.strided.rank) fail(who + "a part is a flat array: no rows or strided shape");
+    if (segmented) {
+      if (total) fail(who + "a segmented scan has no one total: pass total = nullptr");
+      return segmented->run(part);
+    }
     const size_t bytes = spec.type.size();
     std::vector<uint8_t> aggregate(bytes), carry_bytes(bytes);
     if (part.n > 0) {  // 1. the part's aggregate

@@ -20,6 +20,21 @@
 //      one read and one write of the part.
 // Only one element per rank crosses MPI, through host memory: no CUDA-aware
 // MPI is assumed. docs/distributed.md says more.
+//
+// Segmented scans (segments = flags or offsets): a segment may span ranks.
+// Each rank passes its part's own segments, local to the part: flags, one
+// byte per element, a nonzero one starting a segment; or offsets, 0, the
+// places where segments start in the part, then n (segment_count + 1 of
+// them, as one process takes them: offsets[0] = 0 and offsets[count] = n
+// frame the part, a repeated 0 is a head at its first element, empty
+// segments change nothing). A part whose first element is no head (flag 0;
+// offsets[1] > 0) continues the last segment of the ranks before it; the
+// first rank's first element always starts one. Each rank runs the segmented
+// scan of its part, MPI_Allgather brings every rank one pair (what its part
+// does to a segment running into it, and a value), and each rank scans
+// again, from its carry, only the elements before its first head (reverse:
+// from its last head on); docs/distributed.md, "Segmented scans across
+// ranks".
 #pragma once
 
 #include <mpi.h>
@@ -37,11 +52,12 @@ class Scan {
   // Compiles, on this rank, the two builds of the spec the scan needs (not a
   // collective; every rank of `comm` must make the Scan from the same spec).
   // The spec: a flat device scan (inclusive, exclusive or both; init,
-  // reverse, input conversion and input arrays included) without segments,
-  // a shape, fused outputs, outputs = aggregate or running_total, or a
-  // convert that reads the element's index or its neighbours (a rank does
-  // not know them across its part's ends). Others get a scangen::Error that
-  // says which of these it has.
+  // reverse, input conversion included), segmented by flags or offsets or
+  // not, without segments = keys, a shape, fused input arrays or outputs,
+  // outputs = aggregate or running_total, or a convert that reads the
+  // element's index or its neighbours (a rank does not know them across its
+  // part's ends). Others get a scangen::Error that says which of these it
+  // has.
   Scan(Runtime& rt, const dsl::Spec& spec, MPI_Comm comm);
   Scan(Runtime& rt, const std::string& scan_text, MPI_Comm comm, const std::string& name = "");
   ~Scan();
@@ -54,9 +70,12 @@ class Scan {
   // Collective over comm: this rank's part of the scan of the whole array.
   // `part`: as for scangen::Scan::run, for this rank's n elements (in or
   // inputs, the outputs of the spec's mode, n, and a workspace and stream
-  // or queue where wanted); aggregate, running_total, segments and shapes
-  // are refused. `total`, where given: one element of the spec's type in
-  // host memory, which receives the whole array's total (without init).
+  // or queue where wanted; a segmented spec's segment_flags, or
+  // segment_offsets and segment_count, local to the part: above);
+  // aggregate, running_total, segment aggregates and shapes are refused.
+  // `total`, where given: one element of the spec's type in host memory,
+  // which receives the whole array's total (without init); a segmented scan
+  // takes none.
   void run(const scangen::Scan::CudaArgs& part, void* total = nullptr) const;
   void run(const scangen::Scan::OpenCLArgs& part, void* total = nullptr) const;
 
