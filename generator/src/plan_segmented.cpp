@@ -125,7 +125,13 @@ void segmented_constants(const Plan& p, std::vector<std::pair<std::string, std::
   c.emplace_back("SG_VALUE_IDENTITY", p.names.identity);
   c.emplace_back("SG_VALUE_INIT", p.names.init);
   c.emplace_back("SG_VALUE_CONVERT", p.names.convert);
-  c.emplace_back("SG_SEGMENTS", std::to_string(static_cast<int>(p.segmented.form)));  // 1 flags, 2 offsets, 3 keys
+  // The forms by name; SG_SEGMENTS is one of them (the templates compare it with the names).
+  c.emplace_back("SG_SEGMENTS_FLAGS", "1");
+  c.emplace_back("SG_SEGMENTS_OFFSETS", "2");
+  c.emplace_back("SG_SEGMENTS_KEYS", "3");
+  c.emplace_back("SG_SEGMENTS", p.segmented.form == dsl::Segments::Flags     ? "SG_SEGMENTS_FLAGS"
+                                : p.segmented.form == dsl::Segments::Offsets ? "SG_SEGMENTS_OFFSETS"
+                                                                             : "SG_SEGMENTS_KEYS");
   if (!p.segmented.offset_type.empty()) c.emplace_back("SG_OFFSET", p.segmented.offset_type);
   if (!p.segmented.key_type.empty()) c.emplace_back("SG_KEY", p.segmented.key_type);
   c.emplace_back("SG_SEG_HEAD_BITS", p.segmented.head_bits ? "1" : "0");

@@ -151,6 +151,41 @@ std::vector<std::string> known_templates() {
   return all;
 }
 
+namespace {
+
+// The look-back's constants (a plan with tile statuses), its enumerations by name.
+void lookback_constants(const Plan& p, std::vector<std::pair<std::string, std::string>>& c) {
+  auto define = [&](const char* name, const std::string& value) { c.emplace_back(name, value); };
+  auto number = [&](const char* name, long value) { define(name, std::to_string(value)); };
+  number("SG_LB_FIRST_POLL_NS", p.tuning.first_poll_ns);
+  number("SG_LB_FIRST_POLL_FROM", p.tuning.first_poll_from);
+  if (p.backend == Backend::Cuda) {
+    number("SG_LB_POLL_NS", p.tuning.poll_ns);
+    // How statuses are published and read, by name (cuda/lookback.cuh compares SG_LB_STATUS_OPS with them).
+    number("SG_LB_OPS_EXCHANGE", 0);
+    number("SG_LB_OPS_RELAXED", 1);
+    number("SG_LB_OPS_VOLATILE", 2);
+    define("SG_LB_STATUS_OPS", p.tuning.status_ops == 0   ? "SG_LB_OPS_EXCHANGE"
+                               : p.tuning.status_ops == 1 ? "SG_LB_OPS_RELAXED"
+                                                          : "SG_LB_OPS_VOLATILE");
+    number("SG_LB_PDL", p.tuning.pdl);
+  } else
+    number("SG_SPIN", p.status_reads);
+  number("SG_MIN_BLOCKS", p.min_blocks);
+  // The status layouts by name (StatusLayout's values); SG_STATUS_KIND is the plan's.
+  number("SG_STATUS_WORD64", static_cast<long>(StatusLayout::Word64));
+  number("SG_STATUS_WORD128", static_cast<long>(StatusLayout::Word128));
+  number("SG_STATUS_TAG_THEN_WORDS", static_cast<long>(StatusLayout::TagThenWords));
+  number("SG_STATUS_TAGGED_WORDS", static_cast<long>(StatusLayout::TaggedWords));
+  define("SG_STATUS_KIND", p.status == StatusLayout::Word64         ? "SG_STATUS_WORD64"
+                           : p.status == StatusLayout::Word128      ? "SG_STATUS_WORD128"
+                           : p.status == StatusLayout::TagThenWords ? "SG_STATUS_TAG_THEN_WORDS"
+                                                                    : "SG_STATUS_TAGGED_WORDS");
+  number("SG_STATUS_WORDS", p.status_words);
+}
+
+}  // namespace
+
 std::vector<std::pair<std::string, std::string>> template_constants(const Plan& p) {
   std::vector<std::pair<std::string, std::string>> c;
   auto define = [&](const char* name, const std::string& value) { c.emplace_back(name, value); };
@@ -179,19 +214,7 @@ std::vector<std::pair<std::string, std::string>> template_constants(const Plan& 
     if (p.shuffle_words) number("SG_SHFL_WORDS", p.shuffle_words);
     number("SG_LANE_SCRATCH", p.lane_scratch);
   }
-  if (p.status != StatusLayout::None) {
-    number("SG_LB_FIRST_POLL_NS", p.tuning.first_poll_ns);
-    number("SG_LB_FIRST_POLL_FROM", p.tuning.first_poll_from);
-    if (p.backend == Backend::Cuda) {
-      number("SG_LB_POLL_NS", p.tuning.poll_ns);
-      number("SG_LB_STATUS_OPS", p.tuning.status_ops);
-      number("SG_LB_PDL", p.tuning.pdl);
-    } else
-      number("SG_SPIN", p.status_reads);
-    number("SG_MIN_BLOCKS", p.min_blocks);
-    number("SG_STATUS_KIND", static_cast<long>(p.status));  // the templates test these numbers
-    number("SG_STATUS_WORDS", p.status_words);
-  }
+  if (p.status != StatusLayout::None) lookback_constants(p, c);
   if (p.shape != dsl::Shape::Flat) number("SG_SHAPE_MIN_BLOCKS", p.shape_min_blocks);
   if (device) number("SG_TILE", static_cast<long>(p.tile));
   number("SG_STAGED_IO", p.staged_io ? 1 : 0);

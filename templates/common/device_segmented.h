@@ -30,7 +30,7 @@
 // offsets[segment_count] = n (the caller's duty: the runtime checks them on
 // request).
 //
-// Needs: SG_SEGMENTS (1 flags, 2 offsets, 3 keys), SG_OFFSET or SG_KEY,
+// Needs: SG_SEGMENTS (SG_SEGMENTS_FLAGS, _OFFSETS or _KEYS), SG_OFFSET or SG_KEY,
 // segmented_pair.h (SG_T is the pair), device.h, the backend's look-back.
 SG_BEGIN(reverse)
 //
@@ -86,10 +86,10 @@ SG_FN void SG_NAME(sg_seg_ends)(const unsigned int* starts, scangen_u64 lo, scan
 }
 #endif
 
-#if SG_SEGMENTS == 1
+#if SG_SEGMENTS == SG_SEGMENTS_FLAGS
 #define SG_SEG_PARAMS const SG_GLOBAL unsigned char *flags
 #define SG_SEG_ARGS flags
-#elif SG_SEGMENTS == 2
+#elif SG_SEGMENTS == SG_SEGMENTS_OFFSETS
 #define SG_SEG_PARAMS const SG_GLOBAL SG_OFFSET *offsets, scangen_u64 segment_count
 #define SG_SEG_ARGS offsets, segment_count
 #else
@@ -97,7 +97,7 @@ SG_FN void SG_NAME(sg_seg_ends)(const unsigned int* starts, scangen_u64 lo, scan
 #define SG_SEG_ARGS keys
 #endif
 
-#if SG_SEGMENTS == 2
+#if SG_SEGMENTS == SG_SEGMENTS_OFFSETS
 SG_BEGIN(reverse)
 // reverse = true: scan-order segment s is segment count - 1 - s of the array,
 // and its offsets are the reversed array's: n - offsets[count - s], with
@@ -126,7 +126,7 @@ SG_FN scangen_u64 SG_NAME(sg_seg_find)(const SG_GLOBAL SG_OFFSET* offsets, scang
 // segment[i] is the segment of element lo + i (below n).
 SG_FN void SG_NAME(sg_seg_starts)(SG_SEG_PARAMS, scangen_u64 lo, scangen_u64 n, unsigned int* starts,
                                   scangen_u64* segment) {
-#if SG_SEGMENTS == 2
+#if SG_SEGMENTS == SG_SEGMENTS_OFFSETS
   scangen_u64 s = lo < n ? SG_NAME(sg_seg_find)(offsets, segment_count, lo) : 0;
 #else
   (void)segment;
@@ -138,9 +138,9 @@ SG_FN void SG_NAME(sg_seg_starts)(SG_SEG_PARAMS, scangen_u64 lo, scangen_u64 n, 
     const scangen_u64 p = lo + (scangen_u64)i;
     unsigned char start = 0;
     if (p < n) {
-#if SG_SEGMENTS == 1
+#if SG_SEGMENTS == SG_SEGMENTS_FLAGS
       start = p == 0 || flags[SG_BEGIN(forward)pSG_END(forward)SG_BEGIN(reverse)n - pSG_END(reverse)] != 0;
-#elif SG_SEGMENTS == 2
+#elif SG_SEGMENTS == SG_SEGMENTS_OFFSETS
       while ((scangen_u64)SG_BEGIN(forward)offsets[s + 1]SG_END(forward)SG_BEGIN(reverse)SG_SEG_OFF(offsets, segment_count, s + 1)SG_END(reverse) <= p) ++s;
       start = (scangen_u64)SG_BEGIN(forward)offsets[s]SG_END(forward)SG_BEGIN(reverse)SG_SEG_OFF(offsets, segment_count, s)SG_END(reverse) == p;
       if (i < SG_ITEMS) segment[i] = s;
@@ -230,7 +230,7 @@ SG_FN void SG_NAME(sg_seg_head_starts)(const SG_GLOBAL unsigned int* words, scan
 }
 SG_END(head_bits)
 
-#if SG_STAGED_IO && SG_SEGMENTS != 2
+#if SG_STAGED_IO && SG_SEGMENTS != SG_SEGMENTS_OFFSETS
 // Flags and keys, staged: the tile's marks (flag bytes or keys) are read in
 // coalesced, striped order, then transposed through the exchange to the
 // blocked arrangement, where each thread compares its own in registers. With
@@ -238,7 +238,7 @@ SG_END(head_bits)
 // words (permuted in the exchange as sg_load's), fetched before the inputs so
 // that both reads are in flight at once; other tiles (and OpenCL) move one
 // mark per padded slot.
-#if SG_SEGMENTS == 1
+#if SG_SEGMENTS == SG_SEGMENTS_FLAGS
 #define SG_MARK_T unsigned char
 #else
 #define SG_MARK_T SG_KEY
@@ -292,13 +292,13 @@ SG_FN void SG_NAME(sg_seg_compare)(const SG_MARK_T* e, SG_MARK_T before, SG_MARK
   // past n do not (sg_seg_below: one comparison, not one an item).
 #pragma unroll
   for (int i = 0; i < SG_ITEMS; ++i) {
-#if SG_SEGMENTS == 1
+#if SG_SEGMENTS == SG_SEGMENTS_FLAGS
     SG_SEG_SET(starts, i, SG_BEGIN(forward)e[i]SG_END(forward)SG_BEGIN(reverse)(i == 0 ? before : e[i - 1])SG_END(reverse) != 0);
 #else
     SG_SEG_SET(starts, i, !(SG_BEGIN(key_c_equal)e[i] == (i == 0 ? before : e[i - 1])SG_END(key_c_equal)SG_BEGIN(key_equal)SG_BEGIN(forward)SG_NAME(key_equal)(i == 0 ? before : e[i - 1], e[i])SG_END(forward)SG_BEGIN(reverse)SG_NAME(key_equal)(e[i], i == 0 ? before : e[i - 1])SG_END(reverse)SG_END(key_equal)));
 #endif
   }
-#if SG_SEGMENTS == 1
+#if SG_SEGMENTS == SG_SEGMENTS_FLAGS
 SG_BEGIN(forward)
   (void)before;
   SG_SEG_SET(starts, SG_ITEMS, after != 0);
@@ -381,7 +381,7 @@ SG_FN void SG_NAME(sg_seg_place)(const SG_GLOBAL SG_MARK_T* marks, const SG_NAME
 #undef SG_MARK_T
 #endif
 
-#if SG_STAGED_IO && SG_SEGMENTS == 2
+#if SG_STAGED_IO && SG_SEGMENTS == SG_SEGMENTS_OFFSETS
 // Offsets, staged: one search per tile, by the whole block, then the tile's
 // offsets read cooperatively and scattered into the exchange as head marks
 // (a byte per position, padded by a word in 32 against bank conflicts) and,
@@ -503,7 +503,7 @@ SG_FN void SG_NAME(sg_seg_heads)(const SG_LOCAL unsigned char* marks, scangen_u6
 }
 #endif
 
-#if SG_SEGMENTS == 2 && SG_AGGREGATE_OUT && !SG_STAGED_IO
+#if SG_SEGMENTS == SG_SEGMENTS_OFFSETS && SG_AGGREGATE_OUT && !SG_STAGED_IO
 // The identity for the empty segments this thread answers for: those at the
 // position of one of its items, and, with the last element, those at n.
 SG_FN void SG_NAME(sg_seg_empty_aggregates)(const SG_GLOBAL SG_OFFSET* offsets, scangen_u64 segment_count,
@@ -531,7 +531,7 @@ SG_BEGIN(any_order)
 // arriving every few ns, tens to hundreds of tiles back). Its count of starts
 // is then its own, not the array's so far: not where the count names the
 // segments (flags and keys with segment_aggregates).
-#if SG_SEGMENTS == 2 || !SG_AGGREGATE_OUT
+#if SG_SEGMENTS == SG_SEGMENTS_OFFSETS || !SG_AGGREGATE_OUT
 #define SG_SEG_PUBLISH_EARLY(total) ((total).heads != 0u)
 #else
 #define SG_SEG_PUBLISH_EARLY(total) 0
@@ -716,7 +716,7 @@ SG_FN void SG_NAME(sg_seg_store)(SG_GLOBAL SG_VALUE_T* inclusive, SG_GLOBAL SG_V
 }
 
 SG_BEGIN(reverse)
-#if SG_SEGMENTS != 2 && SG_AGGREGATE_OUT
+#if SG_SEGMENTS != SG_SEGMENTS_OFFSETS && SG_AGGREGATE_OUT
 // reverse = true, flags and keys: the segment count is known only at the
 // end, so scan-order segment t's aggregate goes to aggregates[t] (the
 // array's segments last first), and the block that finishes last reverses
@@ -796,11 +796,11 @@ void SG_NAME(scan_kernel)(SG_PARAMS_scan_kernel) {
 #else
   SG_SHARED SG_ALIGN16 SG_T exchange[SG_EXCHANGE];
 #endif
-#if SG_SEGMENTS == 2 && SG_STAGED_IO && !SG_SEG_HEAD_BITS
+#if SG_SEGMENTS == SG_SEGMENTS_OFFSETS && SG_STAGED_IO && !SG_SEG_HEAD_BITS
   SG_SHARED scangen_u64 seg_range[4];
 #endif
 SG_BEGIN(reverse)
-#if SG_SEGMENTS != 2 && SG_AGGREGATE_OUT
+#if SG_SEGMENTS != SG_SEGMENTS_OFFSETS && SG_AGGREGATE_OUT
   SG_SHARED scangen_u64 seg_flip;
 #endif
 SG_END(reverse)
@@ -823,7 +823,7 @@ SG_END(reverse)
   // The starts' words first, in flight while the inputs load (sg_load's barriers come after).
   SG_NAME(sg_seg_head_starts)(SG_NAME(sg_seg_head_words)(workspace, tiles), mine, n, starts);
   SG_NAME(sg_load)(in, first, n, items, exchange);
-#elif SG_STAGED_IO && SG_SEGMENTS != 2
+#elif SG_STAGED_IO && SG_SEGMENTS != SG_SEGMENTS_OFFSETS
   (void)segment;
   SG_NAME(sg_seg_fetched) fetched;
   SG_NAME(sg_seg_fetch)(SG_SEG_ARGS, first, n, &fetched);
@@ -885,18 +885,18 @@ SG_END(reverse)
 #if SG_AGGREGATE_OUT
     // The last element of its segment writes the segment's total.
     if (SG_SEG_AT(ending, i))
-#if SG_SEGMENTS == 2 && SG_STAGED_IO
+#if SG_SEGMENTS == SG_SEGMENTS_OFFSETS && SG_STAGED_IO
       segment_aggregates[SG_BEGIN(forward)SG_NAME(sg_seg_ended)(offsets, segment_count, base, first, mine + (scangen_u64)i, marks)SG_END(forward)SG_BEGIN(reverse)SG_SEG_AGG(segment_count, SG_NAME(sg_seg_ended)(offsets, segment_count, base, first, mine + (scangen_u64)i, marks))SG_END(reverse)] = prefix.value;
-#elif SG_SEGMENTS == 2
+#elif SG_SEGMENTS == SG_SEGMENTS_OFFSETS
       segment_aggregates[SG_BEGIN(forward)segment[i]SG_END(forward)SG_BEGIN(reverse)SG_SEG_AGG(segment_count, segment[i])SG_END(reverse)] = prefix.value;
 #else
       segment_aggregates[prefix.heads - 1u] = prefix.value;
 #endif
 #endif
   }
-#if SG_SEGMENTS == 2 && SG_AGGREGATE_OUT && SG_STAGED_IO
+#if SG_SEGMENTS == SG_SEGMENTS_OFFSETS && SG_AGGREGATE_OUT && SG_STAGED_IO
   SG_BARRIER();  // the ends are read: the exchange may be reused
-#elif SG_SEGMENTS == 2 && SG_AGGREGATE_OUT
+#elif SG_SEGMENTS == SG_SEGMENTS_OFFSETS && SG_AGGREGATE_OUT
   SG_NAME(sg_seg_empty_aggregates)(offsets, segment_count, mine, n, starts, segment, segment_aggregates);
 #endif
 #if SG_INCLUSIVE_OUT && SG_EXCLUSIVE_OUT
@@ -907,7 +907,7 @@ SG_END(reverse)
   SG_NAME(sg_seg_store)(0, exclusive, first, n, inc, starts, exc0, exchange);
 #endif
 SG_BEGIN(reverse)
-#if SG_SEGMENTS != 2 && SG_AGGREGATE_OUT
+#if SG_SEGMENTS != SG_SEGMENTS_OFFSETS && SG_AGGREGATE_OUT
   SG_NAME(sg_seg_flip_aggregates)(segment_aggregates, workspace, tile, tiles,
                                   (scangen_u64)(tile > 0 ? before.heads + total.heads : total.heads), &seg_flip);
 #endif

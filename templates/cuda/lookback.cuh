@@ -6,13 +6,13 @@
 //
 // Status of a tile, tagged with its flag and the call's epoch (tag =
 // epoch << 2 | flag; a tag of another epoch, or flag 0, is not there yet):
-//   SG_STATUS_KIND 1 (element <= 4 bytes): one 64-bit word, value in the low half;
-//   SG_STATUS_KIND 2 (element <= 8 bytes): one 16-byte word {value, tag}, stored
+//   SG_STATUS_WORD64 (element <= 4 bytes): one 64-bit word, value in the low half;
+//   SG_STATUS_WORD128 (element <= 8 bytes): one 16-byte word {value, tag}, stored
 //     and loaded with one 16-byte access;
-//   SG_STATUS_KIND 3 (larger): a 32-bit tag, then a place for the aggregate and
+//   SG_STATUS_TAG_THEN_WORDS (larger): a 32-bit tag, then a place for the aggregate and
 //     one for the inclusive prefix (each written once per call); the value is
 //     written before the tag is released, and read after it is acquired;
-//   SG_STATUS_KIND 4 (larger, the tuning's tagged_words; OpenCL's layout): the
+//   SG_STATUS_TAGGED_WORDS (larger, the tuning's tagged_words; OpenCL's layout): the
 //     two places of 64-bit slots, each a 32-bit word of the value and the tag.
 // Workspace: 16 bytes of header (the ticket), then the statuses; the host
 // zeroes the header and the statuses of the call's tiles before each call,
@@ -26,16 +26,16 @@
 // workspace again before that (generator::kEpochCallsBeforeZero). Every
 // other kernel tags with epoch 0, and its workspace is zeroed for each call.
 //
-// Needs: SG_STATUS_KIND, SG_STATUS_WORDS (32-bit words per value, kind 3),
+// Needs: SG_STATUS_KIND (one of the four above), SG_STATUS_WORDS (32-bit words per value, tag then words),
 // SG_LB_FIRST_POLL_NS, SG_LB_FIRST_POLL_FROM, SG_LB_POLL_NS (sleeps of the
 // look-back, see the plan's tuning); SG_LB_STATUS_OPS, how statuses are
-// published and read (the tuning's status_ops): 0 a status is published with
-// an atomic exchange (kind 1, kind 2 on sm_90 and later: 128 bits; kind 3: its
-// tag), kind 1 read with relaxed loads at GPU scope; 1 kind 1 stored with
-// relaxed stores instead; 2 volatile loads and stores for kinds 1 and 3 (the
-// kernels before 2026-11-27: 0.89 of a copy for the i32 sum at 2^28 on an
-// H100, 0.99 with 0; bench/RESULTS.md, "Statuses published by atomic
-// exchange").
+// published and read (the tuning's status_ops): SG_LB_OPS_EXCHANGE a status
+// is published with an atomic exchange (WORD64; WORD128 on sm_90 and later:
+// 128 bits; TAG_THEN_WORDS: its tag), WORD64 read with relaxed loads at GPU
+// scope; SG_LB_OPS_RELAXED WORD64 stored with relaxed stores instead;
+// SG_LB_OPS_VOLATILE volatile loads and stores for WORD64 and TAG_THEN_WORDS
+// (0.89 of a copy for the i32 sum at 2^28 on an H100, 0.99 with the exchange;
+// bench/RESULTS.md, "Statuses published by atomic exchange").
 #define SG_FLAG_INVALID 0u
 #define SG_FLAG_AGGREGATE 1u
 #define SG_FLAG_INCLUSIVE 2u
@@ -105,23 +105,23 @@ SG_FN void SG_NAME(sg_status_put)(SG_GLOBAL unsigned char* workspace, unsigned l
 #pragma unroll
   for (int i = 0; i < (int)((sizeof(SG_T) + 3) / 4); ++i) u.word[i] = 0u;
   u.value = v;
-#if SG_STATUS_KIND == 1
+#if SG_STATUS_KIND == SG_STATUS_WORD64
   unsigned long long* s = (unsigned long long*)(workspace + 16) + tile;
   const unsigned long long word = ((unsigned long long)tag << 32) | u.word[0];
-#if SG_LB_STATUS_OPS == 0
+#if SG_LB_STATUS_OPS == SG_LB_OPS_EXCHANGE
   atomicExch(s, word);
-#elif SG_LB_STATUS_OPS == 1
+#elif SG_LB_STATUS_OPS == SG_LB_OPS_RELAXED
   asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(s), "l"(word) : "memory");
 #else
   *(volatile unsigned long long*)s = word;
 #endif
-#elif SG_STATUS_KIND == 2
+#elif SG_STATUS_KIND == SG_STATUS_WORD128
   unsigned long long* s = (unsigned long long*)(workspace + 16) + 2 * tile;
   unsigned long long lo = u.word[0];
   if (sizeof(SG_T) > 4) lo |= (unsigned long long)u.word[(sizeof(SG_T) + 3) / 4 - 1] << 32;
   const unsigned long long hi = tag;
   // One 16-byte access: a reader sees the old word or the new one, never half of each.
-#if SG_LB_STATUS_OPS == 0 && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#if SG_LB_STATUS_OPS == SG_LB_OPS_EXCHANGE && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm volatile(
       "{\n\t.reg .b128 sg_old, sg_new;\n\tmov.b128 sg_new, {%1, %2};\n\t"
       "atom.relaxed.gpu.global.exch.b128 sg_old, [%0], sg_new;\n\t}" ::"l"(s),
@@ -130,7 +130,7 @@ SG_FN void SG_NAME(sg_status_put)(SG_GLOBAL unsigned char* workspace, unsigned l
 #else
   asm volatile("st.relaxed.gpu.global.v2.u64 [%0], {%1, %2};" ::"l"(s), "l"(lo), "l"(hi) : "memory");
 #endif
-#elif SG_STATUS_KIND == 4
+#elif SG_STATUS_KIND == SG_STATUS_TAGGED_WORDS
   // Each 32-bit word of the value beside the tag in a 64-bit slot of its
   // place (the aggregate's or the inclusive prefix's), each slot published by
   // an atomic exchange: a reader takes a place whose every slot carries its
@@ -147,7 +147,7 @@ SG_FN void SG_NAME(sg_status_put)(SG_GLOBAL unsigned char* workspace, unsigned l
 #pragma unroll
   for (int i = 0; i < SG_STATUS_WORDS; ++i) value[i] = u.word[i];
   __threadfence();  // the value before the tag
-#if SG_LB_STATUS_OPS == 0
+#if SG_LB_STATUS_OPS == SG_LB_OPS_EXCHANGE
   atomicExch((unsigned int*)slot, tag);
 #else
   slot[0] = tag;
@@ -163,8 +163,8 @@ SG_FN unsigned int SG_NAME(sg_status_get)(SG_GLOBAL unsigned char* workspace, un
 #pragma unroll
   for (int i = 0; i < (int)((sizeof(SG_T) + 3) / 4); ++i) u.word[i] = 0u;
   unsigned int tag;
-#if SG_STATUS_KIND == 1
-#if SG_LB_STATUS_OPS <= 1
+#if SG_STATUS_KIND == SG_STATUS_WORD64
+#if SG_LB_STATUS_OPS != SG_LB_OPS_VOLATILE
   unsigned long long w;
   asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];"
                : "=l"(w)
@@ -175,7 +175,7 @@ SG_FN unsigned int SG_NAME(sg_status_get)(SG_GLOBAL unsigned char* workspace, un
 #endif
   tag = (unsigned int)(w >> 32);
   u.word[0] = (unsigned int)w;
-#elif SG_STATUS_KIND == 2
+#elif SG_STATUS_KIND == SG_STATUS_WORD128
   unsigned long long lo, hi;
   asm volatile("ld.relaxed.gpu.global.v2.u64 {%0, %1}, [%2];"
                : "=l"(lo), "=l"(hi)
@@ -184,7 +184,7 @@ SG_FN unsigned int SG_NAME(sg_status_get)(SG_GLOBAL unsigned char* workspace, un
   tag = (unsigned int)hi;
   u.word[0] = (unsigned int)lo;
   if (sizeof(SG_T) > 4) u.word[(sizeof(SG_T) + 3) / 4 - 1] = (unsigned int)(lo >> 32);
-#elif SG_STATUS_KIND == 4
+#elif SG_STATUS_KIND == SG_STATUS_TAGGED_WORDS
   // The inclusive prefix where its every slot carries its tag, else the
   // aggregate where its every slot does, else nothing yet.
   const unsigned long long* status = (const unsigned long long*)(workspace + 16) + tile * (2 * SG_STATUS_WORDS);

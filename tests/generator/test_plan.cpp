@@ -615,14 +615,15 @@ TEST_CASE("template constants are spelled from the plan's fields", "[unit]") {
     return std::string("(none)");
   };
   const Plan cuda = make_plan(load_one("scan s { type = f64; op = add; }"), Backend::Cuda);
-  CHECK(constant(cuda, "SG_STATUS_KIND") == "2");
+  CHECK(constant(cuda, "SG_STATUS_KIND") == "SG_STATUS_WORD128");  // by name
+  CHECK(constant(cuda, "SG_STATUS_WORD128") == "2");
   CHECK(constant(cuda, "SG_ITEMS") == std::to_string(cuda.items));
   CHECK(constant(cuda, "SG_TILE") == std::to_string(cuda.tile));
   CHECK(constant(cuda, "SG_SPIN") == "(none)");
   const Plan cl = make_plan(load_one("scan s { type = f64; op = add; }"), Backend::OpenCL);
   CHECK(cl.status_reads == scangen::generator::kOpenCLStatusReads);
   CHECK(constant(cl, "SG_SPIN") == std::to_string(scangen::generator::kOpenCLStatusReads));
-  CHECK(constant(cl, "SG_STATUS_KIND") == "4");
+  CHECK(constant(cl, "SG_STATUS_KIND") == "SG_STATUS_TAGGED_WORDS");
   const Plan block =
       make_plan(load_one("scan s { type = i32; op = add; level = block; threads = 64; items = 2; }"), Backend::Cuda);
   CHECK(constant(block, "SG_STATUS_KIND") == "(none)");
@@ -802,7 +803,8 @@ TEST_CASE("segmented scans scan (count, value) pairs with the form's parameters"
   const std::string text = scangen::generator::emit(keys);
   CHECK(text.find("#define SG_T s_seg\n") != std::string::npos);
   CHECK(text.find("#define SG_VALUE_T s_T\n") != std::string::npos);
-  CHECK(text.find("#define SG_SEGMENTS 3\n") != std::string::npos);
+  CHECK(text.find("#define SG_SEGMENTS SG_SEGMENTS_KEYS\n") != std::string::npos);
+  CHECK(text.find("#define SG_SEGMENTS_KEYS 3\n") != std::string::npos);
 }
 
 TEST_CASE("segments by key with key_equal compare neighbour keys by P_key_equal(before, own)", "[unit][segmented]") {

@@ -150,7 +150,11 @@ static inline discounted_returns_T discounted_returns_convert(discounted_returns
 #define SG_LB_FIRST_POLL_FROM 512
 #define SG_SPIN 4096
 #define SG_MIN_BLOCKS 0
-#define SG_STATUS_KIND 4
+#define SG_STATUS_WORD64 1
+#define SG_STATUS_WORD128 2
+#define SG_STATUS_TAG_THEN_WORDS 3
+#define SG_STATUS_TAGGED_WORDS 4
+#define SG_STATUS_KIND SG_STATUS_TAGGED_WORDS
 #define SG_STATUS_WORDS 2
 #define SG_TILE 4096
 #define SG_STAGED_IO 1
@@ -1030,6 +1034,10 @@ SG_FN discounted_returns_T discounted_returns_device_tile_prefix(SG_LOCAL discou
 #undef SG_LB_FIRST_POLL_FROM
 #undef SG_SPIN
 #undef SG_MIN_BLOCKS
+#undef SG_STATUS_WORD64
+#undef SG_STATUS_WORD128
+#undef SG_STATUS_TAG_THEN_WORDS
+#undef SG_STATUS_TAGGED_WORDS
 #undef SG_STATUS_KIND
 #undef SG_STATUS_WORDS
 #undef SG_TILE

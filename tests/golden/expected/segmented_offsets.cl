@@ -139,7 +139,11 @@ static inline segmented_offsets_T segmented_offsets_convert(segmented_offsets_In
 #define SG_LB_FIRST_POLL_FROM 512
 #define SG_SPIN 4096
 #define SG_MIN_BLOCKS 0
-#define SG_STATUS_KIND 4
+#define SG_STATUS_WORD64 1
+#define SG_STATUS_WORD128 2
+#define SG_STATUS_TAG_THEN_WORDS 3
+#define SG_STATUS_TAGGED_WORDS 4
+#define SG_STATUS_KIND SG_STATUS_TAGGED_WORDS
 #define SG_STATUS_WORDS 2
 #define SG_TILE 4096
 #define SG_STAGED_IO 1
@@ -161,7 +165,10 @@ static inline segmented_offsets_T segmented_offsets_convert(segmented_offsets_In
 #define SG_VALUE_IDENTITY segmented_offsets_identity
 #define SG_VALUE_INIT segmented_offsets_init
 #define SG_VALUE_CONVERT segmented_offsets_convert
-#define SG_SEGMENTS 2
+#define SG_SEGMENTS_FLAGS 1
+#define SG_SEGMENTS_OFFSETS 2
+#define SG_SEGMENTS_KEYS 3
+#define SG_SEGMENTS SG_SEGMENTS_OFFSETS
 #define SG_OFFSET scangen_u32
 #define SG_SEG_HEAD_BITS 0
 #define SG_SEG_WORDS 0
@@ -933,7 +940,7 @@ SG_FN segmented_offsets_seg segmented_offsets_sg_tile_prefix(SG_LOCAL segmented_
 // offsets[segment_count] = n (the caller's duty: the runtime checks them on
 // request).
 //
-// Needs: SG_SEGMENTS (1 flags, 2 offsets, 3 keys), SG_OFFSET or SG_KEY,
+// Needs: SG_SEGMENTS (SG_SEGMENTS_FLAGS, _OFFSETS or _KEYS), SG_OFFSET or SG_KEY,
 // segmented_pair.h (segmented_offsets_seg is the pair), device.h, the backend's look-back.
 
 // A thread's segment starts, at its items and at the element after them, as
@@ -1341,6 +1348,10 @@ void segmented_offsets_scan_kernel(const SG_GLOBAL segmented_offsets_In* in,
 #undef SG_LB_FIRST_POLL_FROM
 #undef SG_SPIN
 #undef SG_MIN_BLOCKS
+#undef SG_STATUS_WORD64
+#undef SG_STATUS_WORD128
+#undef SG_STATUS_TAG_THEN_WORDS
+#undef SG_STATUS_TAGGED_WORDS
 #undef SG_STATUS_KIND
 #undef SG_STATUS_WORDS
 #undef SG_TILE
@@ -1363,6 +1374,9 @@ void segmented_offsets_scan_kernel(const SG_GLOBAL segmented_offsets_In* in,
 #undef SG_VALUE_IDENTITY
 #undef SG_VALUE_INIT
 #undef SG_VALUE_CONVERT
+#undef SG_SEGMENTS_FLAGS
+#undef SG_SEGMENTS_OFFSETS
+#undef SG_SEGMENTS_KEYS
 #undef SG_SEGMENTS
 #undef SG_OFFSET
 #undef SG_SEG_HEAD_BITS

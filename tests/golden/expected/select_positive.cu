@@ -122,10 +122,17 @@ static __device__ __forceinline__ __attribute__((unused)) bool select_positive_s
 #define SG_LB_FIRST_POLL_NS 3000
 #define SG_LB_FIRST_POLL_FROM 512
 #define SG_LB_POLL_NS 32
-#define SG_LB_STATUS_OPS 0
+#define SG_LB_OPS_EXCHANGE 0
+#define SG_LB_OPS_RELAXED 1
+#define SG_LB_OPS_VOLATILE 2
+#define SG_LB_STATUS_OPS SG_LB_OPS_EXCHANGE
 #define SG_LB_PDL 1
 #define SG_MIN_BLOCKS 0
-#define SG_STATUS_KIND 1
+#define SG_STATUS_WORD64 1
+#define SG_STATUS_WORD128 2
+#define SG_STATUS_TAG_THEN_WORDS 3
+#define SG_STATUS_TAGGED_WORDS 4
+#define SG_STATUS_KIND SG_STATUS_WORD64
 #define SG_STATUS_WORDS 1
 #define SG_TILE 4096
 #define SG_STAGED_IO 1
@@ -620,13 +627,13 @@ SG_FN select_positive_T select_positive_sg_reduce_tile(SG_LOCAL select_positive_
 //
 // Status of a tile, tagged with its flag and the call's epoch (tag =
 // epoch << 2 | flag; a tag of another epoch, or flag 0, is not there yet):
-//   SG_STATUS_KIND 1 (element <= 4 bytes): one 64-bit word, value in the low half;
-//   SG_STATUS_KIND 2 (element <= 8 bytes): one 16-byte word {value, tag}, stored
+//   SG_STATUS_WORD64 (element <= 4 bytes): one 64-bit word, value in the low half;
+//   SG_STATUS_WORD128 (element <= 8 bytes): one 16-byte word {value, tag}, stored
 //     and loaded with one 16-byte access;
-//   SG_STATUS_KIND 3 (larger): a 32-bit tag, then a place for the aggregate and
+//   SG_STATUS_TAG_THEN_WORDS (larger): a 32-bit tag, then a place for the aggregate and
 //     one for the inclusive prefix (each written once per call); the value is
 //     written before the tag is released, and read after it is acquired;
-//   SG_STATUS_KIND 4 (larger, the tuning's tagged_words; OpenCL's layout): the
+//   SG_STATUS_TAGGED_WORDS (larger, the tuning's tagged_words; OpenCL's layout): the
 //     two places of 64-bit slots, each a 32-bit word of the value and the tag.
 // Workspace: 16 bytes of header (the ticket), then the statuses; the host
 // zeroes the header and the statuses of the call's tiles before each call,
@@ -640,16 +647,16 @@ SG_FN select_positive_T select_positive_sg_reduce_tile(SG_LOCAL select_positive_
 // workspace again before that (generator::kEpochCallsBeforeZero). Every
 // other kernel tags with epoch 0, and its workspace is zeroed for each call.
 //
-// Needs: SG_STATUS_KIND, SG_STATUS_WORDS (32-bit words per value, kind 3),
+// Needs: SG_STATUS_KIND (one of the four above), SG_STATUS_WORDS (32-bit words per value, tag then words),
 // SG_LB_FIRST_POLL_NS, SG_LB_FIRST_POLL_FROM, SG_LB_POLL_NS (sleeps of the
 // look-back, see the plan's tuning); SG_LB_STATUS_OPS, how statuses are
-// published and read (the tuning's status_ops): 0 a status is published with
-// an atomic exchange (kind 1, kind 2 on sm_90 and later: 128 bits; kind 3: its
-// tag), kind 1 read with relaxed loads at GPU scope; 1 kind 1 stored with
-// relaxed stores instead; 2 volatile loads and stores for kinds 1 and 3 (the
-// kernels before 2026-11-27: 0.89 of a copy for the i32 sum at 2^28 on an
-// H100, 0.99 with 0; bench/RESULTS.md, "Statuses published by atomic
-// exchange").
+// published and read (the tuning's status_ops): SG_LB_OPS_EXCHANGE a status
+// is published with an atomic exchange (WORD64; WORD128 on sm_90 and later:
+// 128 bits; TAG_THEN_WORDS: its tag), WORD64 read with relaxed loads at GPU
+// scope; SG_LB_OPS_RELAXED WORD64 stored with relaxed stores instead;
+// SG_LB_OPS_VOLATILE volatile loads and stores for WORD64 and TAG_THEN_WORDS
+// (0.89 of a copy for the i32 sum at 2^28 on an H100, 0.99 with the exchange;
+// bench/RESULTS.md, "Statuses published by atomic exchange").
 #define SG_FLAG_INVALID 0u
 #define SG_FLAG_AGGREGATE 1u
 #define SG_FLAG_INCLUSIVE 2u
@@ -1030,9 +1037,16 @@ SG_FN select_positive_T select_positive_device_tile_prefix(SG_LOCAL select_posit
 #undef SG_LB_FIRST_POLL_NS
 #undef SG_LB_FIRST_POLL_FROM
 #undef SG_LB_POLL_NS
+#undef SG_LB_OPS_EXCHANGE
+#undef SG_LB_OPS_RELAXED
+#undef SG_LB_OPS_VOLATILE
 #undef SG_LB_STATUS_OPS
 #undef SG_LB_PDL
 #undef SG_MIN_BLOCKS
+#undef SG_STATUS_WORD64
+#undef SG_STATUS_WORD128
+#undef SG_STATUS_TAG_THEN_WORDS
+#undef SG_STATUS_TAGGED_WORDS
 #undef SG_STATUS_KIND
 #undef SG_STATUS_WORDS
 #undef SG_TILE
