@@ -180,6 +180,25 @@ std::string check(scangen::Runtime& rt, const scangen::mpi::Scan& scan, int kind
   return bad;
 }
 
+// What is refused says so: keys, and a total of a segmented scan. "" when both are refused as they should be.
+std::string refusals(scangen::Runtime& rt) {
+  try {
+    scangen::mpi::Scan keys(rt, "scan mpi_seg_keys { type = i64; op = add; segments = keys; }", MPI_COMM_SELF);
+    return "segments = keys were taken";
+  } catch (const scangen::Error& e) {
+    if (!std::strstr(e.what(), "segments = keys are not carried across ranks")) return e.what();
+  }
+  scangen::mpi::Scan flags(rt, kCases[0].text, MPI_COMM_SELF);
+  scangen::Scan::OpenCLArgs part;
+  int64_t total = 0;
+  try {
+    flags.run(part, &total);
+    return "a segmented scan's total was taken";
+  } catch (const scangen::Error& e) {
+    return std::strstr(e.what(), "no one total") ? "" : e.what();
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -198,6 +217,13 @@ int main(int argc, char** argv) {
     scangen::RuntimeOptions options;
     options.backend = scangen::Backend::OpenCL;
     scangen::Runtime rt(options);
+    if (rank == 0) {
+      const std::string bad = refusals(rt);
+      if (!bad.empty()) {
+        std::fprintf(stderr, "mpi_segmented_check: refusals: %s\n", bad.c_str());
+        failed = 1;
+      }
+    }
     int index = 0;
     for (const Case& c : kCases) {
       if (rank != 0) MPI_Barrier(MPI_COMM_WORLD);  // rank 0 compiles, the others find its kernels on disk

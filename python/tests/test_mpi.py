@@ -46,6 +46,20 @@ def test_ranks(ranks, rng):
     assert f"mpi_check: {ranks} ranks, ok" in run.stdout
 
 
+@pytest.mark.parametrize("ranks", [1, 2, 3, 5, 8])
+def test_segments_span_ranks(ranks, rng):
+    """Segmented scans (flags=, offsets=, local to each part) whose segments span ranks (mpi_segmented_check.py)."""
+    problem = launch_problem()
+    if problem:
+        pytest.skip(problem)
+    _rng, seed = rng
+    script = pathlib.Path(__file__).with_name("mpi_segmented_check.py")
+    run = subprocess.run(mpirun(ranks) + [sys.executable, str(script), str(seed)], capture_output=True, text=True,
+                         timeout=600)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert f"mpi_segmented_check: {ranks} ranks, ok" in run.stdout
+
+
 def cuda_problem(kind):
     """Why the ranks cannot hold `kind` CUDA arrays here (None where they can)."""
     try:
@@ -84,3 +98,11 @@ def test_refusals():
     index = scangen.compile("scan index_mpi { type = u64; input = u8; convert(v, i) = i; op = add; level = device; }")
     with pytest.raises(scangen.ScanError, match="reads the element's index"):
         scangen.mpi.scan(MPI.COMM_SELF, index, np.zeros(3, np.uint8))
+    with pytest.raises(NotImplementedError, match="keys= are not carried across ranks"):
+        scangen.mpi.scan(MPI.COMM_SELF, s, np.zeros(3), keys=np.zeros(3, np.int32))
+    with pytest.raises(TypeError, match="one of offsets=, flags= and keys="):
+        scangen.mpi.scan(MPI.COMM_SELF, s, np.zeros(3), flags=np.ones(3, np.uint8), offsets=np.array([0, 3]))
+    with pytest.raises(ValueError, match="offsets= must go from 0"):
+        scangen.mpi.scan(MPI.COMM_SELF, s, np.zeros(3), offsets=np.array([0, 2]))
+    with pytest.raises(ValueError, match="one entry per element"):
+        scangen.mpi.scan(MPI.COMM_SELF, s, np.zeros(3), flags=np.ones(2, np.uint8))
