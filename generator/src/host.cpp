@@ -113,9 +113,9 @@ Scan describe_scan(const Plan& p) {
   c.threads = p.block_threads;
   if (c.device) {
     c.per_block = p.tile;
-    const uint64_t one = workspace_bytes(p, 1);
-    c.ws_per_tile = workspace_bytes(p, 2 * p.tile) - workspace_bytes(p, p.tile);
-    c.ws_base = one - c.ws_per_tile;
+    const WorkspaceLayout w = workspace_layout(p);
+    c.ws_per_tile = w.per_tile;
+    c.ws_base = w.header;
   } else {
     c.per_block = p.segment * static_cast<uint64_t>(p.groups_per_block);
   }

@@ -15,18 +15,24 @@ namespace scangen::generator {
 using detail::kWorkspaceHeader;
 using dsl::Level;
 
+WorkspaceLayout workspace_layout(const Plan& plan) {
+  if (plan.level != Level::Device) return {};
+  const bool lookback = plan.status != StatusLayout::None;
+  WorkspaceLayout w;
+  w.header = lookback ? kWorkspaceHeader : 0;
+  w.per_tile = lookback ? plan.status_bytes + detail::segmented_head_bytes_per_tile(plan) : plan.element_bytes;
+  return w;
+}
+
 uint64_t workspace_bytes(const Plan& plan, uint64_t n) {
   if (plan.level != Level::Device) return 0;
   // Rounded up without n + tile - 1, which wraps for n near 2^64.
   const uint64_t tiles = std::max<uint64_t>(1, n / plan.tile + (n % plan.tile != 0 ? 1 : 0));
-  const bool lookback = plan.status != StatusLayout::None;
-  const uint64_t per_tile =
-      lookback ? plan.status_bytes + detail::segmented_head_bytes_per_tile(plan) : plan.element_bytes;
-  const uint64_t header = lookback ? kWorkspaceHeader : 0;
-  if (tiles > (std::numeric_limits<uint64_t>::max() - header) / per_tile)
+  const WorkspaceLayout w = workspace_layout(plan);
+  if (tiles > (std::numeric_limits<uint64_t>::max() - w.header) / w.per_tile)
     throw std::overflow_error("scan '" + plan.spec.name + "': the workspace of " + std::to_string(n) +
                               " elements does not fit in 64 bits");
-  return header + tiles * per_tile;
+  return w.header + tiles * w.per_tile;
 }
 
 uint64_t aggregate_elements(const Plan& plan, uint64_t n) {

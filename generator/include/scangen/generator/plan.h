@@ -388,6 +388,14 @@ std::vector<std::string> known_templates();
 // scans): decoupled look-back, 16 bytes + a status per tile; reduce_then_scan,
 // one element per tile.
 uint64_t workspace_bytes(const Plan& plan, uint64_t n);
+// Its layout: `header` bytes, then `per_tile` bytes for each tile, one tile
+// at least (both 0 for warp and block scans). The host wrappers' workspace
+// function is this formula.
+struct WorkspaceLayout {
+  uint64_t header = 0;
+  uint64_t per_tile = 0;
+};
+WorkspaceLayout workspace_layout(const Plan& plan);
 
 // Elements of the aggregate output for n elements: one (device level), one
 // per segment (warp and block level).
