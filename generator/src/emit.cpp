@@ -192,7 +192,7 @@ void head_flag_part(const Plan& p, Holes& scan, Conditionals& cond) {
   cond.define(constants);
   for (const std::string& t : p.head_flags.templates) {
     // The pair and the public functions take the scan's names; the group scan the pair's.
-    const bool own_names = t == "common/segmented_pair.h" || t == "common/api_segmented.h";
+    const bool own_names = takes_scan_names(t);
     Holes& each = part.add("template");
     each.when("atomic", false)
         .set("SG_PATH", t)

@@ -18,9 +18,10 @@ namespace {
 struct Entry {
   const char* path;
   std::vector<const char*> needs;
-  bool lanes = false;     // the plan's lane exchange template (template_file(LaneExchange))
-  bool lookback = false;  // the backend's look-back template
-  bool counter = false;   // the counter's atomic update (emitted, BackendEmitter::atomic_combine), given a counter
+  bool lanes = false;       // the plan's lane exchange template (template_file(LaneExchange))
+  bool lookback = false;    // the backend's look-back template
+  bool counter = false;     // the counter's atomic update (emitted, BackendEmitter::atomic_combine), given a counter
+  bool scan_names = false;  // in the head-flag pass, filled with the scan's own names (not the pair scan's)
 };
 
 // The catalogue. The build embeds every file under templates/; these are the
@@ -36,7 +37,7 @@ const std::vector<Entry>& catalogue() {
       {"common/block_hillis_steele.h", {}},
       {"common/block_blelloch.h", {}},
       {"common/api.h", {}, false, false, true},
-      {"common/api_segmented.h", {}},
+      {"common/api_segmented.h", {}, false, false, false, true},
       {"common/io.h", {}},
       {"common/io_mirror.h", {"common/io.h"}},
       {"common/io_inputs.h", {"common/io.h"}},
@@ -46,7 +47,7 @@ const std::vector<Entry>& catalogue() {
       {"common/device_lookback.h", {"common/device.h"}, false, true},
       {"common/device_tile_prefix.h", {"common/device_lookback.h"}},
       {"common/device_reduce_then_scan.h", {"common/device.h"}},
-      {"common/segmented_pair.h", {}},
+      {"common/segmented_pair.h", {}, false, false, false, true},
       {"common/device_segmented.h", {"common/device.h"}, false, true},
       {"common/device_rows.h", {"common/device.h"}, false, true},
       {"common/device_strided.h", {"common/device_rows.h"}, false, true},
@@ -128,6 +129,11 @@ bool needs_lanes(const std::string& path) {
 bool needs_counter_update(const std::string& path) {
   const Entry* e = find(path);
   return e && e->counter;
+}
+
+bool takes_scan_names(const std::string& path) {
+  const Entry* e = find(path);
+  return e && e->scan_names;
 }
 
 std::vector<std::string> plan_templates(const Plan& p) {

@@ -33,6 +33,9 @@ bool needs_lanes(const std::string& path);
 // Whether a template calls the running-total counter's atomic update, which
 // the emitter writes before it for a plan with a counter.
 bool needs_counter_update(const std::string& path);
+// Whether template `path`, in a plan's head-flag pass, takes the scan's own names (the pair type and the
+// public functions) rather than the pair scan's.
+bool takes_scan_names(const std::string& path);
 
 // Whether the scan is a sum of 1- or 2-byte integers (wrapping) or of f16
 // that a CUDA look-back tile may scan in packed words (op = add on i8 / u8 /
