@@ -188,8 +188,7 @@ class Scan:
         """
         if _autograd.wants_grad(x):  # a tensor that requires a gradient: through torch.autograd
             return _autograd.torch_call(self, x, out, exclusive, init, axis, reverse,
-                                        offsets is not None or flags is not None or keys is not None,
-                                        return_aggregates)
+                                        _segments_arg(offsets, flags, keys), return_aggregates, check_segments)
         if offsets is None and flags is None and keys is None and init is None and not return_aggregates:
             result = _fast.call(self, x, out, exclusive, axis, reverse, check_segments)
             if result is not None:

@@ -217,7 +217,7 @@ def associative_scan(combine: str, x, *, identity, out=None, exclusive=False, in
 
 
 def vjp(scan, x, grad, *, exclusive: bool | None = None, init=None, axis: int | None = -1,
-        reverse: bool | None = None):
+        reverse: bool | None = None, offsets=None, flags=None, keys=None):
     """The gradient of a scan: the vector-Jacobian product ``grad . d scan(x) / d x``.
 
     scan: a :class:`Scan` (or ``.scan`` text, compiled) of a differentiable
@@ -230,14 +230,16 @@ def vjp(scan, x, grad, *, exclusive: bool | None = None, init=None, axis: int | 
         of ``scan.dtype`` and x's shape.
     exclusive, init, axis, reverse: those of the forward call (``init`` is
         a constant: it gets no gradient).
+    offsets, flags, keys: the forward call's segments (one of them; x 1-D
+        or axis=None): each segment is differentiated as a scan of its own
+        (keys under the spec's ``key_equal`` are refused: pass flags=).
 
     Returns the gradient with respect to ``x`` (``scan.dtype``, x's shape).
     The backward pass is a scan of its own, derived from the operator
     (``scan.adjoint_spec`` shows it): one pass from the end whose element is
     an affine map of (gradient of y[i], gradient of x[i]); with the forward
     exclusive scan it needs, two scans over the data. Where it cannot be
-    derived (an integer type, an input conversion, segments), ScanError
-    says why.
+    derived (an integer type, an input conversion), ScanError says why.
     """
     if not isinstance(scan, Scan):
         scan = compile(scan)
@@ -245,6 +247,9 @@ def vjp(scan, x, grad, *, exclusive: bool | None = None, init=None, axis: int | 
         exclusive = scan._kernel.mode == "exclusive"
     if reverse is None:
         reverse = scan._reverse
+    segments = _segments_arg(offsets, flags, keys)
     if _jax.is_jax(x):  # jax.vjp of the call: the same backward scan, as FFI calls
+        if segments is not None:
+            raise NotImplementedError("scangen: segments (offsets=, flags=, keys=) with JAX arrays are not supported")
         return _jax.vjp(scan, x, grad, bool(exclusive), init, axis, bool(reverse))
-    return _autograd.vjp(scan, scan._adjoint, x, grad, bool(exclusive), init, axis, bool(reverse))
+    return _autograd.vjp(scan, scan._adjoint, x, grad, bool(exclusive), init, axis, bool(reverse), segments)

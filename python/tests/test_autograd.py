@@ -180,8 +180,8 @@ def test_torch_autograd_refusals(device):
     x = torch.ones(5, dtype=torch.float64, device=device, requires_grad=True)
     with pytest.raises(RuntimeError, match="out= does not take part in autograd"):
         scangen.cumsum(x, out=torch.empty_like(x))
-    with pytest.raises(NotImplementedError, match="segmented"):
-        scangen.cumsum(x, offsets=torch.tensor([0, 2, 5], device=device))
+    with pytest.raises(NotImplementedError, match="aggregates"):
+        scangen.cumsum(x, offsets=torch.tensor([0, 2, 5], device=device), return_aggregates=True)
     with pytest.raises(scangen.ScanError, match="converts its input"):
         scangen.cumsum(x, dtype=np.float32)
     with torch.no_grad():  # no gradient asked for: the values, as ever
