@@ -134,3 +134,10 @@ def test_torch_autograd_of_segmented_scans(device, rng):
         assert torch.autograd.gradcheck(f, (x,), eps=1e-6, atol=1e-6, rtol=1e-5), seed
     with pytest.raises(NotImplementedError, match="aggregates"):
         scangen.cumsum(x, flags=flags, return_aggregates=True)
+
+
+def test_jax_refuses_segments_as_its_forward_calls_do():
+    jnp = pytest.importorskip("jax.numpy")
+    x = jnp.ones(3)
+    with pytest.raises(NotImplementedError, match="segments"):
+        scangen.vjp(scangen.compile(OPS["prod"][0]), x, x, flags=np.array([1, 0, 1], np.uint8))
