@@ -31,13 +31,8 @@ Holes scan_holes(const Plan& plan) {
       h.set(k, v);
   // api.h's and entry.h's seeding: both outputs, or (init_applies_to = exclusive) the exclusive one alone.
   h.when("seed_both", !plan.seed_exclusive_only).when("seed_exclusive", plan.seed_exclusive_only);
-  // device_lookback.h's running-total counter: written back by the last
-  // tile (CUDA: the last tile's look-back ends after every tile has read the
-  // counter) or, on OpenCL, whose fallback lets the last tile overtake a
-  // work-group not yet run, by the last work-group to finish (lookback.cl).
-  // The fixed-order look-back has no fallback: the last tile's prefix waits for every tile, as on CUDA.
-  const bool by_group = plan.backend == Backend::OpenCL && plan.outputs.running_total && !plan.fixed_order;
-  h.when("counter_by_last_tile", !by_group).when("counter_by_last_group", by_group);
+  // device_lookback.h's running-total counter: who writes it back (Plan::counter_by_last_group).
+  h.when("counter_by_last_tile", !plan.counter_by_last_group).when("counter_by_last_group", plan.counter_by_last_group);
   // device_segmented.h's key comparisons: C's == or the scan's key_equal(before, own).
   h.when("key_c_equal", !plan.segmented.key_equal).when("key_equal", plan.segmented.key_equal);
   // Items packed in 32-bit words (cuda/packed.cuh): device_lookback.h's

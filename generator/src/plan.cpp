@@ -133,6 +133,7 @@ void decide_scan(Plan& p, const dsl::Spec& spec, const Target& target) {
   p.reverse = spec.reverse;
   p.fixed_order = p.level == Level::Device && p.algorithm == Algorithm::DecoupledLookback && spec.deterministic &&
                   spec.combines_floats();
+  p.counter_by_last_group = p.backend == Backend::OpenCL && p.outputs.running_total && !p.fixed_order;
   p.convert_index = spec.convert && spec.convert->params.size() > 1;
   if (p.convert_index && p.level != Level::Device)
     fail(spec, "convert's index is given to device scans only");  // the checker's backstop

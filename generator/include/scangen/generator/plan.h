@@ -243,6 +243,12 @@ struct Plan {
   // the look-back combines the predecessors in an order fixed by the tile's
   // index (common/lookback_fixed.h), not in whatever order they publish.
   bool fixed_order = false;
+  // Device look-back scans with a running total: the counter written back by
+  // the last work-group to finish (lookback.cl's sg_count_done), not by the
+  // last tile. OpenCL's fallback lets the last tile overtake a work-group not
+  // yet run; CUDA's last tile (and the fixed-order look-back, which has no
+  // fallback) ends only after every tile has read the counter.
+  bool counter_by_last_group = false;
 
   // Segmented scans (`segments = ...;`): the tiles scan (segment count, value)
   // pairs with the segmented operator built from the scan's own
