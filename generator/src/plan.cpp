@@ -561,11 +561,11 @@ Plan make_plan(const dsl::Spec& spec, const Target& target, const DeviceTuning& 
 }
 
 Plan fast_tier_plan(const Plan& plan) {
-  const dsl::Spec& s = plan.spec;
+  // The plan's own decisions alone (the spec is not read again).
   const bool plain = plan.backend == Backend::Cuda && plan.level == Level::Device && plan.shape == dsl::Shape::Flat &&
                      plan.status != StatusLayout::None && !plan.segmented.on() && !plan.scatter &&
-                     !s.has_input_arrays() && !plan.reads_neighbours && !s.reverse && plan.packed_lanes == 0 &&
-                     s.algorithm == Algorithm::DecoupledLookback;
+                     !plan.input_arrays && !plan.reads_neighbours && !plan.reverse && plan.packed_lanes == 0 &&
+                     plan.algorithm == Algorithm::DecoupledLookback;
   if (!plain || !plan.staged_io) return plan;
   Plan f = plan;
   f.staged_io = false;
