@@ -563,8 +563,8 @@ Plan make_plan(const dsl::Spec& spec, const Target& target, const DeviceTuning& 
 Plan fast_tier_plan(const Plan& plan) {
   // The plan's own decisions alone (the spec is not read again).
   const bool plain = plan.backend == Backend::Cuda && plan.level == Level::Device && plan.shape == dsl::Shape::Flat &&
-                     plan.status != StatusLayout::None && !plan.segmented.on() && !plan.scatter &&
-                     !plan.input_arrays && !plan.reads_neighbours && !plan.reverse && plan.packed_lanes == 0 &&
+                     plan.status != StatusLayout::None && !plan.segmented.on() && !plan.scatter && !plan.input_arrays &&
+                     !plan.reads_neighbours && !plan.reverse && plan.packed_lanes == 0 &&
                      plan.algorithm == Algorithm::DecoupledLookback;
   if (!plain || !plan.staged_io) return plan;
   Plan f = plan;
