@@ -118,6 +118,12 @@ std::vector<ScalarSlot> flatten(const Type& t) {
   return out;
 }
 
+bool holds_scalar(const Type& t, ScalarKind k) {
+  for (const ScalarSlot& s : flatten(t))
+    if (s.kind == k) return true;
+  return false;
+}
+
 void collect_structs(const Type& t, std::vector<std::shared_ptr<const StructType>>& out) {
   if (!t.is_struct()) return;
   for (const Field& f : t.struct_type().fields) collect_structs(f.type, out);

@@ -139,11 +139,7 @@ const char* mode_words(Mode m) {
   return "scan";
 }
 
-bool mentions_f64(const dsl::Type& t) {
-  for (const dsl::ScalarSlot& slot : dsl::flatten(t))
-    if (slot.kind == dsl::ScalarKind::F64) return true;
-  return false;
-}
+bool mentions_f64(const dsl::Type& t) { return dsl::holds_scalar(t, dsl::ScalarKind::F64); }
 
 bool arrays_f64(const dsl::Spec& s) {
   if (s.input_arrays)

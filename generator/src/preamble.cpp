@@ -16,11 +16,7 @@ using namespace detail;
 
 namespace {
 
-bool mentions_f64(const dsl::Type& t) {
-  for (const dsl::ScalarSlot& s : dsl::flatten(t))
-    if (s.kind == dsl::ScalarKind::F64) return true;
-  return false;
-}
+bool mentions_f64(const dsl::Type& t) { return dsl::holds_scalar(t, dsl::ScalarKind::F64); }
 
 bool mentions_f64(const dsl::Expr* e) {
   if (!e) return false;

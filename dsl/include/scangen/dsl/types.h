@@ -118,6 +118,8 @@ struct ScalarSlot {
   std::string path;  // e.g. "m.a"; empty for a scalar type
 };
 std::vector<ScalarSlot> flatten(const Type& t);
+// Whether a scalar of `t` (itself, or a field at any depth) is of kind `k`.
+bool holds_scalar(const Type& t, ScalarKind k);
 
 // Every struct type reachable from `t`, innermost first, each once.
 void collect_structs(const Type& t, std::vector<std::shared_ptr<const StructType>>& out);
