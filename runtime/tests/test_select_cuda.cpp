@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "cuda_support.h"
+#include "nvrtc_fused.h"
 #include "nvrtc_program.h"
 #include "runtime_test_support.h"
 #include "scangen/dsl/dsl.h"
@@ -100,23 +101,7 @@ TEST_CASE("fused outputs: select and partition compile with NVRTC for sm_90", "[
   texts.push_back(sel::group_alloc_text());                            // P_scatter_update
   int raw_tiles = 0;
   for (const std::string& text : texts) {
-    scangen::dsl::Document doc = scangen::dsl::load("select.scan", text);
-    INFO(doc.diagnostics().render());
-    REQUIRE(doc.ok());
-    const scangen::dsl::Spec& spec = doc.specs().at(0);
-    // The table's plan, and the one with the tile's inputs kept in shared memory (Plan::raw_tile).
-    for (const char* tuning : {"", "raw_tile=1"}) {
-      scangen::generator::Target target{scangen::Backend::Cuda, 90};
-      target.tuning = tuning;
-      const scangen::generator::Plan plan = scangen::generator::make_plan(spec, target);
-      if (*tuning && !plan.raw_tile) continue;
-      const std::string source = scangen::generator::emit(plan);
-      const scangen::nvrtc_support::Compiled c = scangen::nvrtc_support::compile(source, spec.name + ".cu", "sm_90");
-      INFO(spec.name << " " << tuning << "\n" << c.log << c.builtins);
-      REQUIRE(c.status == NVRTC_SUCCESS);
-      CHECK(c.log.find("warning") == std::string::npos);
-      raw_tiles += plan.raw_tile ? 1 : 0;
-    }
+    raw_tiles += scangen::test::runtime::compile_fused_for_sm90("select.scan", text);
   }
   CHECK(raw_tiles > 0);
 }
