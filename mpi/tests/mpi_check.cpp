@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "rank_seed.h"
 #include "scangen/dsl/dsl.h"
 #include "scangen/mpi/mpi.h"
 #include "scangen/reference/reference.h"
@@ -162,12 +163,7 @@ int main(int argc, char** argv) {
   int rank = 0, ranks = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &ranks);
-  unsigned long long seed = 0;
-  if (rank == 0) {
-    const char* env = std::getenv("SCANGEN_TEST_SEED");
-    seed = env && *env ? std::strtoull(env, nullptr, 0) : std::random_device{}();
-  }
-  MPI_Bcast(&seed, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
+  const unsigned long long seed = scangen::test::rank_seed(MPI_COMM_WORLD, rank);
   int failed = 0;
   try {
     scangen::RuntimeOptions options;
