@@ -482,3 +482,23 @@ TEST_CASE("without a CUDA driver the default runtime says why it chose OpenCL", 
     WARN("a CUDA GPU is present: the default runtime uses it");
   }
 }
+
+TEST_CASE("SCANGEN_TUNING: a bad knob is refused when the Runtime is made, a good one plans the scans",
+          "[opencl][runtime]") {
+  if (!have_opencl()) return;
+  const char* before = std::getenv("SCANGEN_TUNING");
+  const std::string kept = before ? before : "";
+  setenv("SCANGEN_TUNING", "speed=1", 1);
+  CHECK_THROWS_WITH(scangen::Runtime({scangen::Backend::OpenCL}),
+                    Catch::Contains("SCANGEN_TUNING: tuning: unknown knob 'speed'"));
+  setenv("SCANGEN_TUNING", "items=4", 1);
+  {
+    TempCache cache;
+    scangen::Runtime rt({scangen::Backend::OpenCL});
+    CHECK(rt.compile("scan s { type = i32; op = add; level = device; }").plan().items == 4);
+  }
+  if (before)
+    setenv("SCANGEN_TUNING", kept.c_str(), 1);
+  else
+    unsetenv("SCANGEN_TUNING");
+}

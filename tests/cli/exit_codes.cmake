@@ -224,3 +224,13 @@ execute_process(COMMAND ${SCANGEN} explain --dump=plan --arch sm_90 --device "NV
 if(NOT rc EQUAL 0 OR NOT out MATCHES "the tuning table's sm_90 entry for H200 devices" OR NOT out MATCHES "at least 10 blocks per SM")
   message(FATAL_ERROR "explain --arch sm_90 --device 'NVIDIA H200' (exit ${rc}) did not take the H200's entry:\n${out}${err}")
 endif()
+
+# --tuning: knobs over the table's entry, checked by name and range; explain shows the plan they make.
+expect_error(1 "--tuning: unknown knob 'speed'" ${SCANGEN} emit --tuning speed=1 ${SOURCE_DIR}/examples/max.scan)
+expect_error(1 "raw_tile must be 0 or 1" ${SCANGEN} explain --tuning raw_tile=2 ${SOURCE_DIR}/examples/max.scan)
+execute_process(COMMAND ${SCANGEN} explain --dump=plan --target cuda --tuning "items=8"
+                        ${SOURCE_DIR}/examples/max.scan
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0 OR NOT out MATCHES "x 8 items")
+  message(FATAL_ERROR "explain --tuning items=8 (exit ${rc}) did not plan 8 items a thread:\n${out}${err}")
+endif()
