@@ -388,6 +388,12 @@ void decide_scatter_writes(Plan& p, size_t element, size_t limit) {
   p.scatter_striped = true;
 }
 
+}  // namespace
+
+uint64_t raw_tile_slots(const Plan& p) { return p.tile + 2 + (p.tile + 2) / 32; }
+
+namespace {
+
 // The tile's inputs kept in shared memory from the loads (Plan::raw_tile):
 // one slot per element and one on either side (its neighbours), padded as
 // the exchange is; in the block's static shared memory only.
@@ -395,8 +401,7 @@ void decide_raw_tile(Plan& p) {
   if (!p.tuning.raw_tile || !p.scatter_striped || p.input_arrays || p.packed_lanes != 0 || p.reverse ||
       p.segmented.on() || p.shape != dsl::Shape::Flat || p.algorithm != Algorithm::DecoupledLookback)
     return;
-  const uint64_t slots = p.tile + 2 + (p.tile + 2) / 32;
-  const size_t bytes = static_cast<size_t>(slots) * p.input_bytes;
+  const size_t bytes = static_cast<size_t>(raw_tile_slots(p)) * p.input_bytes;
   if (p.block_shared_bytes + bytes > kMaxSharedBytes) return;
   p.block_shared_bytes += bytes;
   p.raw_tile = true;

@@ -223,6 +223,7 @@ std::vector<std::pair<std::string, std::string>> template_constants(const Plan& 
   if (p.status != StatusLayout::None) lookback_constants(p, c);
   if (p.shape != dsl::Shape::Flat) number("SG_SHAPE_MIN_BLOCKS", p.shape_min_blocks);
   if (device) number("SG_TILE", static_cast<long>(p.tile));
+  if (p.raw_tile) number("SG_RAW_SLOTS", static_cast<long>(raw_tile_slots(p)));
   number("SG_STAGED_IO", p.staged_io ? 1 : 0);
   number("SG_VEC_IN", p.input_words);
   number("SG_VEC_OUT", p.output_words);

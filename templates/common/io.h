@@ -175,9 +175,9 @@ SG_BEGIN(raw_tile)
 // tile at SG_RAW_AT(-1) and the one after it at SG_RAW_AT(SG_BLOCK_ITEMS),
 // each where it exists. Each thread then converts its own items from there,
 // convert's neighbours beside them; the fused outputs (sg_scatter) read the
-// same slots, so the input is not read again.
+// same slots, so the input is not read again. The kernel's array has
+// SG_RAW_SLOTS of them (the plan's raw_tile_slots).
 #define SG_RAW_AT(e) SG_XPAD((e) + 1)
-#define SG_RAW_SLOTS (SG_BLOCK_ITEMS + 2 + (SG_BLOCK_ITEMS + 2) / 32)
 SG_FN void SG_NAME(sg_load_raw)(const SG_GLOBAL SG_IN* in, scangen_u64 first, scangen_u64 n, SG_T* items,
                                 SG_LOCAL SG_IN* raw) {
   const int tid = SG_THREAD();

@@ -394,6 +394,9 @@ std::vector<std::string> known_templates();
 // scans): decoupled look-back, 16 bytes + a status per tile; reduce_then_scan,
 // one element per tile.
 uint64_t workspace_bytes(const Plan& plan, uint64_t n);
+// Plan::raw_tile's shared-memory slots of the input type: the tile, one
+// element either side, padded by one slot in 32 (io.h's SG_RAW_AT).
+uint64_t raw_tile_slots(const Plan& plan);
 // Its layout: `header` bytes, then `per_tile` bytes for each tile, one tile
 // at least (both 0 for warp and block scans). The host wrappers' workspace
 // function is this formula.
